@@ -1,0 +1,187 @@
+// Package analysistest runs a System on txtar fixtures and compares its
+// order and diagnostics with the expectations written beside the input.
+//
+// A fixture is one txtar archive: the input files, then sections named
+// `want/...`:
+//
+//	entry: site.pp                  (comment lines: the entry file, default
+//	setting: puppet.ordering=random  the first input file; settings)
+//	-- site.pp --
+//	notify { 'a': }
+//	-- want/order --
+//	Notify[a]
+//	-- want/diagnostics --
+//	site.pp:1:1: error: ...
+//	-- want/refused --
+//	true
+//
+// want/order is the Labels of the Run whose Entry is the entry file (or
+// the first Run); want/diagnostics lists every diagnostic in `check`
+// format, sorted. Sections that are absent are not checked. Run the tests
+// with -update to rewrite the want sections from what the system says.
+package analysistest
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+	"golang.org/x/tools/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite want/ sections of txtar fixtures")
+
+// Outcome is what a system said about a fixture.
+type Outcome struct {
+	Result  *analysis.Result
+	Run     *analysis.Run
+	Order   []string
+	Diags   []string
+	Refused bool
+	Dir     string
+	WS      *source.Workspace
+}
+
+// Load writes the archive's input files into a temporary folder and
+// analyses them with sys.
+func Load(t testing.TB, sys analysis.System, ar *txtar.Archive) *Outcome {
+	t.Helper()
+	dir := t.TempDir()
+	dir, _ = filepath.EvalSymlinks(dir)
+	entry := ""
+	settings := analysis.Settings{}
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
+		line = strings.TrimSpace(line)
+		if v, ok := strings.CutPrefix(line, "entry:"); ok {
+			entry = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(line, "setting:"); ok {
+			k, val, _ := strings.Cut(strings.TrimSpace(v), "=")
+			settings[strings.TrimSpace(k)] = strings.TrimSpace(val)
+		}
+	}
+	for _, f := range ar.Files {
+		if strings.HasPrefix(f.Name, "want/") {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if entry == "" {
+			entry = f.Name
+		}
+	}
+	ws := source.NewWorkspace(dir)
+	entryURI := ""
+	if entry != "" {
+		entryURI = source.PathToURI(filepath.Join(dir, filepath.FromSlash(entry)))
+	}
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Entry: entryURI, Settings: settings}
+	files := analysis.Files([]analysis.System{sys}, in)[sys]
+	res := analysis.Analyze(sys, in, files)
+	out := &Outcome{Result: res, Dir: dir, WS: ws}
+	for i := range res.Runs {
+		if res.Runs[i].Entry == entryURI {
+			out.Run = &res.Runs[i]
+			break
+		}
+	}
+	if out.Run == nil && len(res.Runs) > 0 {
+		out.Run = &res.Runs[0]
+	}
+	if out.Run != nil {
+		out.Refused = out.Run.Refused
+		for _, st := range out.Run.Steps {
+			out.Order = append(out.Order, st.Label)
+		}
+	}
+	ds := append([]analysis.Diagnostic(nil), res.Diags...)
+	analysis.SortDiagnostics(ds)
+	for _, d := range ds {
+		out.Diags = append(out.Diags, analysis.CheckLine(ws, dir, d))
+	}
+	return out
+}
+
+// Run checks every *.txtar file in dir (recursively) as a subtest.
+func Run(t *testing.T, newSystem func() analysis.System, dir string) {
+	t.Helper()
+	var paths []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".txtar") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		t.Fatalf("no .txtar fixtures under %s", dir)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		name := strings.TrimSuffix(strings.TrimPrefix(p, dir+string(filepath.Separator)), ".txtar")
+		t.Run(name, func(t *testing.T) { RunFile(t, newSystem(), p) })
+	}
+}
+
+// RunFile checks one fixture.
+func RunFile(t *testing.T, sys analysis.System, path string) {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Load(t, sys, ar)
+	got := map[string]string{
+		"want/order":       lines(out.Order),
+		"want/diagnostics": lines(out.Diags),
+		"want/refused":     boolLine(out.Refused),
+	}
+	if *update {
+		changed := false
+		for i := range ar.Files {
+			if g, ok := got[ar.Files[i].Name]; ok && string(ar.Files[i].Data) != g {
+				ar.Files[i].Data = []byte(g)
+				changed = true
+			}
+		}
+		if changed {
+			if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	for _, f := range ar.Files {
+		g, ok := got[f.Name]
+		if !ok {
+			continue
+		}
+		if want := string(f.Data); want != g {
+			t.Errorf("%s mismatch\n--- want\n%s--- got\n%s", f.Name, want, g)
+		}
+	}
+}
+
+func lines(ss []string) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	return strings.Join(ss, "\n") + "\n"
+}
+
+func boolLine(b bool) string {
+	if b {
+		return "true\n"
+	}
+	return "false\n"
+}

@@ -1,0 +1,175 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Input says what to analyse: the workspace, the paths to start from
+// (folders are walked), and optionally the entry file of `order`.
+type Input struct {
+	Ctx       context.Context
+	Workspace *source.Workspace
+	// Paths are extra files or folders to include besides the workspace
+	// roots and open documents (the CLI's arguments).
+	Paths    []string
+	Entry    string // URI
+	Settings Settings
+}
+
+// Files finds, for each system, the files it owns among the workspace
+// roots, the paths and the open documents. Open documents without a local
+// path (untitled:) are offered by URI.
+func Files(systems []System, in Input) map[System][]*source.File {
+	out := map[System][]*source.File{}
+	ws := in.Workspace
+	headOf := func(p string) func() []byte {
+		return func() []byte {
+			if f := ws.Overlay(source.PathToURI(p)); f != nil {
+				return firstBytes(f.Text)
+			}
+			fh, err := os.Open(p)
+			if err != nil {
+				return nil
+			}
+			defer fh.Close()
+			buf := make([]byte, 4096)
+			n, _ := fh.Read(buf)
+			return buf[:n]
+		}
+	}
+	owner := func(p string) System {
+		h := headOf(p)
+		for _, s := range systems {
+			if s.Owns(p, h) {
+				return s
+			}
+		}
+		return nil
+	}
+	owners := map[string]System{}
+	paths := ws.Walk(func(p string) bool {
+		if s := owner(p); s != nil {
+			owners[p] = s
+			return true
+		}
+		return false
+	}, in.Paths...)
+	for _, p := range paths {
+		if f := ws.Lookup(p); f != nil {
+			out[owners[p]] = append(out[owners[p]], f)
+		}
+	}
+	for _, f := range ws.Overlays() {
+		if f.Path != "" {
+			continue
+		}
+		for _, s := range systems {
+			name := f.URI
+			if s.Owns(name, func() []byte { return firstBytes(f.Text) }) {
+				out[s] = append(out[s], f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func firstBytes(b []byte) []byte {
+	if len(b) > 4096 {
+		return b[:4096]
+	}
+	return b
+}
+
+// AnalyzeAll runs every system that owns at least one file. A system that
+// panics yields a Result with one internal-error diagnostic instead of
+// taking the server down.
+func AnalyzeAll(systems []System, in Input) []*Result {
+	files := Files(systems, in)
+	var results []*Result
+	for _, s := range systems {
+		fs := files[s]
+		if len(fs) == 0 {
+			continue
+		}
+		results = append(results, Analyze(s, in, fs))
+	}
+	return results
+}
+
+// Analyze runs one system on the given files, recovering from panics.
+func Analyze(s System, in Input, files []*source.File) (res *Result) {
+	ctx := in.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings}
+	defer func() {
+		if r := recover(); r != nil {
+			at := source.Span{}
+			if len(files) > 0 {
+				at.URI = files[0].URI
+			}
+			if in.Entry != "" {
+				at.URI = in.Entry
+			}
+			res = &Result{System: s.Name()}
+			for _, f := range files {
+				res.Files = append(res.Files, f.URI)
+			}
+			res.Diags = []Diagnostic{{
+				At: at, Severity: Error, Code: "internal-error", Source: s.Name(),
+				Message: fmt.Sprintf("ordering-lsp: internal error in the %s analysis: %v (please report this with the file)", s.Name(), r),
+			}}
+			if os.Getenv("ORDERING_LSP_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "panic in %s: %v\n%s", s.Name(), r, debug.Stack())
+			}
+		}
+	}()
+	res = s.Analyze(req)
+	if res == nil {
+		res = &Result{}
+	}
+	res.System = s.Name()
+	for i := range res.Diags {
+		if res.Diags[i].Source == "" {
+			res.Diags[i].Source = s.Name()
+		}
+	}
+	if res.Files == nil {
+		for _, f := range files {
+			res.Files = append(res.Files, f.URI)
+		}
+	}
+	return res
+}
+
+// SortDiagnostics orders diagnostics by file, then position, then message,
+// so output is stable from run to run.
+func SortDiagnostics(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i].At, ds[j].At
+		if a.URI != b.URI {
+			return a.URI < b.URI
+		}
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		return ds[i].Message < ds[j].Message
+	})
+}
+
+// Rel returns path relative to base when it is inside base.
+func Rel(base, path string) string {
+	if r, err := filepath.Rel(base, path); err == nil && !filepath.IsAbs(r) && len(r) > 0 && r[0] != '.' {
+		return r
+	}
+	return path
+}

@@ -1,0 +1,64 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// FileOf returns the text of the file named by a URI: the open document,
+// or the disk. Nil when it is gone.
+func FileOf(ws *source.Workspace, uri string) *source.File {
+	if f := ws.Overlay(uri); f != nil {
+		return f
+	}
+	if p := source.URIToPath(uri); p != "" {
+		return ws.Lookup(p)
+	}
+	return nil
+}
+
+// Where renders a span as `file:line:col` (1-based, byte columns), with
+// the path relative to base when it lies inside it.
+func Where(ws *source.Workspace, base string, at source.Span) string {
+	name := at.URI
+	if p := source.URIToPath(at.URI); p != "" {
+		name = p
+		if base != "" {
+			name = Rel(base, p)
+		}
+	}
+	f := FileOf(ws, at.URI)
+	if f == nil {
+		return name
+	}
+	l, c := f.Line1Col1(at.Start)
+	return fmt.Sprintf("%s:%d:%d", name, l, c)
+}
+
+// CheckLine renders a diagnostic in `check` format:
+// `file:line:col: severity: message`. Multi-line messages are folded onto
+// one line so each diagnostic stays one line of output.
+func CheckLine(ws *source.Workspace, base string, d Diagnostic) string {
+	msg := strings.ReplaceAll(d.Message, "\n", " ")
+	return fmt.Sprintf("%s: %s: %s", Where(ws, base, d.At), d.Severity, msg)
+}
+
+// Ordinal writes 1st, 2nd, 3rd, 4th, 11th, 21st...
+func Ordinal(n int) string {
+	suffix := "th"
+	switch n % 100 {
+	case 11, 12, 13:
+	default:
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}

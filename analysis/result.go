@@ -1,0 +1,218 @@
+package analysis
+
+import (
+	"sort"
+
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Severity follows the LSP numbering so no table is needed at the edge.
+type Severity uint8
+
+const (
+	Error Severity = 1 + iota
+	Warning
+	Info
+	Hint
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	case Info:
+		return "info"
+	case Hint:
+		return "hint"
+	}
+	return "unknown"
+}
+
+// Diagnostic is a problem found in the user's files. Messages use the real
+// tool's words wherever it has them, so users can search for them.
+type Diagnostic struct {
+	At       source.Span
+	Severity Severity
+	// Code is a stable identifier: "syntax", "missing-target", "cycle",
+	// "duplicate", "never-runs"... (used by SARIF rule ids and tests).
+	Code    string
+	Message string
+	// Related points at the other words involved: each edge of a cycle, the
+	// first declaration of a duplicate, the winner of a conflict.
+	Related []Related
+	// Source is the system name; filled in by the caller of Analyze.
+	Source string
+}
+
+// Related is one linked location of a diagnostic.
+type Related struct {
+	At      source.Span
+	Message string
+}
+
+// Link is a reference in the text: a requisite, a `Type['title']`, an
+// include, a handle in depends_on. Go-to-definition goes from At to the
+// Nodes' Decl spans and to the Files (for includes of whole files);
+// find-references goes the other way.
+type Link struct {
+	At    source.Span
+	Nodes []*Node
+	Files []source.Span // whole-file or non-node targets
+}
+
+// Step is one line of an execution order.
+type Step struct {
+	Node *Node
+	// Label is exactly what `ordering-lsp order` prints for the step, in
+	// the real tool's oracle format (`Notify[a]`, `pass=1 bundle=main ...`).
+	Label string
+	// Note is shown in hovers and inlay hints next to the position
+	// ("pass 2", "merged with 2 directives").
+	Note string
+}
+
+// Run is one execution order: a catalog for an entry manifest, a
+// highstate, a bundlesequence, a merged run list, a node's policies.
+type Run struct {
+	Name  string
+	Entry string // URI of the file the run starts from, "" when none
+	Steps []Step
+	// Refused is true when the real tool would refuse to apply anything
+	// (a cycle, a duplicate declaration, a missing target Puppet checks at
+	// compile time). Steps are still computed as far as possible so hovers
+	// keep working while the user fixes it.
+	Refused bool
+}
+
+// Symbol is a document outline entry.
+type Symbol struct {
+	Node     *Node
+	Children []*Symbol
+}
+
+// Result is everything one system knows about a workspace.
+type Result struct {
+	System string
+	Graph  Graph
+	Runs   []Run
+	Diags  []Diagnostic
+	Links  []Link
+	// Files lists the URIs the system analysed, so diagnostics of a file
+	// that became clean can be cleared.
+	Files []string
+
+	pos map[*Node][]RunPos
+}
+
+// RunPos places a node in a run: Index is 0-based.
+type RunPos struct {
+	Run   *Run
+	Index int
+	Step  *Step
+}
+
+// Positions lists every place n appears in the runs (CFEngine promises may
+// appear in several passes, Puppet resources in one catalog per entry).
+func (r *Result) Positions(n *Node) []RunPos {
+	if r.pos == nil {
+		r.pos = map[*Node][]RunPos{}
+		for i := range r.Runs {
+			run := &r.Runs[i]
+			for j := range run.Steps {
+				st := &run.Steps[j]
+				if st.Node != nil {
+					r.pos[st.Node] = append(r.pos[st.Node], RunPos{Run: run, Index: j, Step: st})
+				}
+			}
+		}
+	}
+	return r.pos[n]
+}
+
+// NodesAt returns the nodes whose declaration covers off in uri, innermost
+// (shortest span) first.
+func (r *Result) NodesAt(uri string, off int) []*Node {
+	var out []*Node
+	for _, n := range r.Graph.Nodes {
+		if n.Decl.URI == uri && !n.Hidden && n.Decl.Contains(off) {
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].Decl.End-out[i].Decl.Start < out[j].Decl.End-out[j].Decl.Start
+	})
+	return out
+}
+
+// LinksAt returns the links whose text covers off in uri, innermost first.
+func (r *Result) LinksAt(uri string, off int) []*Link {
+	var out []*Link
+	for i := range r.Links {
+		l := &r.Links[i]
+		if l.At.URI == uri && l.At.Contains(off) {
+			out = append(out, l)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].At.End-out[i].At.Start < out[j].At.End-out[j].At.Start
+	})
+	return out
+}
+
+// LinksTo returns the links that point at n.
+func (r *Result) LinksTo(n *Node) []*Link {
+	var out []*Link
+	for i := range r.Links {
+		for _, t := range r.Links[i].Nodes {
+			if t == n {
+				out = append(out, &r.Links[i])
+				break
+			}
+		}
+	}
+	return out
+}
+
+// LinksToFile returns the links whose file targets name uri.
+func (r *Result) LinksToFile(uri string) []*Link {
+	var out []*Link
+	for i := range r.Links {
+		for _, f := range r.Links[i].Files {
+			if f.URI == uri {
+				out = append(out, &r.Links[i])
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Symbols builds the outline of one file from the containment tree.
+func (r *Result) Symbols(uri string) []*Symbol {
+	byNode := map[*Node]*Symbol{}
+	var roots []*Symbol
+	for _, n := range r.Graph.Nodes {
+		if n.Hidden || n.Decl.URI != uri {
+			continue
+		}
+		byNode[n] = &Symbol{Node: n}
+	}
+	for _, n := range r.Graph.Nodes {
+		s := byNode[n]
+		if s == nil {
+			continue
+		}
+		p := n.Parent
+		for p != nil && byNode[p] == nil {
+			p = p.Parent
+		}
+		if p != nil {
+			byNode[p].Children = append(byNode[p].Children, s)
+		} else {
+			roots = append(roots, s)
+		}
+	}
+	return roots
+}

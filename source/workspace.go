@@ -1,0 +1,195 @@
+package source
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// MaxFileSize is the largest file the workspace reads from disk. Larger
+// files are reported by the loader rather than read: a 2 GB log file that
+// happens to end in .pp must not take the server down.
+const MaxFileSize = 64 << 20
+
+// Workspace is the set of files an analysis may look at: documents open in
+// the editor (which override the disk) and files on disk under the roots.
+// Systems use Lookup to follow includes, autoload paths and inputs lazily,
+// so nothing outside what an analysis actually needs is read.
+type Workspace struct {
+	mu       sync.Mutex
+	roots    []string
+	overlays map[string]*File // by URI
+	disk     map[string]*diskEntry
+}
+
+type diskEntry struct {
+	file    *File
+	modTime int64
+	size    int64
+}
+
+// NewWorkspace makes a workspace over the given root folders (absolute or
+// relative paths; may be empty).
+func NewWorkspace(roots ...string) *Workspace {
+	ws := &Workspace{overlays: map[string]*File{}, disk: map[string]*diskEntry{}}
+	for _, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			ws.roots = append(ws.roots, abs)
+		}
+	}
+	return ws
+}
+
+// Roots are the absolute workspace folders.
+func (ws *Workspace) Roots() []string {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return append([]string(nil), ws.roots...)
+}
+
+// AddRoot adds a folder (the server does this on workspace folder changes).
+func (ws *Workspace) AddRoot(root string) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, r := range ws.roots {
+		if r == root {
+			return
+		}
+	}
+	ws.roots = append(ws.roots, root)
+}
+
+// SetOverlay makes text the content of uri, whatever the disk says.
+func (ws *Workspace) SetOverlay(f *File) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.overlays[f.URI] = f
+}
+
+// DropOverlay forgets an editor document; the disk version (if any) shows again.
+func (ws *Workspace) DropOverlay(uri string) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	delete(ws.overlays, uri)
+}
+
+// Overlay returns the open document for uri, or nil.
+func (ws *Workspace) Overlay(uri string) *File {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.overlays[uri]
+}
+
+// Overlays lists the open documents, sorted by URI.
+func (ws *Workspace) Overlays() []*File {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	out := make([]*File, 0, len(ws.overlays))
+	for _, f := range ws.overlays {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
+	return out
+}
+
+// Lookup returns the file at an absolute local path: the open document if
+// there is one, else the disk content (cached until the file changes), else
+// nil when it does not exist, is a directory, or is too large.
+func (ws *Workspace) Lookup(path string) *File {
+	path = filepath.Clean(path)
+	uri := PathToURI(path)
+	ws.mu.Lock()
+	if f, ok := ws.overlays[uri]; ok {
+		ws.mu.Unlock()
+		return f
+	}
+	ws.mu.Unlock()
+	st, err := os.Stat(path)
+	if err != nil || st.IsDir() || st.Size() > MaxFileSize {
+		return nil
+	}
+	ws.mu.Lock()
+	e := ws.disk[path]
+	ws.mu.Unlock()
+	if e != nil && e.modTime == st.ModTime().UnixNano() && e.size == st.Size() {
+		return e.file
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	f := &File{URI: uri, Path: path, Text: text}
+	ws.mu.Lock()
+	ws.disk[path] = &diskEntry{file: f, modTime: st.ModTime().UnixNano(), size: st.Size()}
+	ws.mu.Unlock()
+	return f
+}
+
+// Exists reports whether path is an open document or exists on disk (file or dir).
+func (ws *Workspace) Exists(path string) bool {
+	if ws.Overlay(PathToURI(filepath.Clean(path))) != nil {
+		return true
+	}
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// IsDir reports whether path is a directory on disk.
+func (ws *Workspace) IsDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// skipDir lists folders never worth walking: VCS metadata, dependency
+// caches, editor state.
+var skipDir = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true, ".vscode-test": true, "vendor": false}
+
+// Walk lists the local paths below the roots (and below extra, if given)
+// for which keep returns true, plus every open document keep accepts, each
+// once, sorted. It does not read file contents.
+func (ws *Workspace) Walk(keep func(path string) bool, extra ...string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if !seen[p] && keep(p) {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, root := range append(ws.Roots(), extra...) {
+		st, err := os.Stat(root)
+		if err != nil {
+			continue
+		}
+		if !st.IsDir() {
+			add(root)
+			continue
+		}
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if p != root && (skipDir[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				return nil
+			}
+			add(p)
+			return nil
+		})
+	}
+	for _, f := range ws.Overlays() {
+		if f.Path != "" {
+			add(f.Path)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
