@@ -23,11 +23,12 @@ type Input struct {
 	Settings Settings
 }
 
-// Files finds, for each system, the files it owns among the workspace
-// roots, the paths and the open documents. Open documents without a local
-// path (untitled:) are offered by URI.
-func Files(systems []System, in Input) map[System][]*source.File {
-	out := map[System][]*source.File{}
+// Discover lists, for each system, the local paths it owns among the
+// workspace roots, the Input's Paths and the open documents. It reads only
+// the first bytes of candidate files; the server caches its answer and
+// re-runs it when files are created or deleted.
+func Discover(systems []System, in Input) map[System][]string {
+	out := map[System][]string{}
 	ws := in.Workspace
 	headOf := func(p string) func() []byte {
 		return func() []byte {
@@ -44,26 +45,30 @@ func Files(systems []System, in Input) map[System][]*source.File {
 			return buf[:n]
 		}
 	}
-	owner := func(p string) System {
+	ws.Walk(func(p string) bool {
 		h := headOf(p)
 		for _, s := range systems {
 			if s.Owns(p, h) {
-				return s
+				out[s] = append(out[s], p)
+				return true
 			}
-		}
-		return nil
-	}
-	owners := map[string]System{}
-	paths := ws.Walk(func(p string) bool {
-		if s := owner(p); s != nil {
-			owners[p] = s
-			return true
 		}
 		return false
 	}, in.Paths...)
-	for _, p := range paths {
-		if f := ws.Lookup(p); f != nil {
-			out[owners[p]] = append(out[owners[p]], f)
+	return out
+}
+
+// Load reads the discovered paths (open documents win over the disk) and
+// adds open documents that have no local path (untitled:) to the system
+// that owns their name.
+func Load(systems []System, in Input, paths map[System][]string) map[System][]*source.File {
+	out := map[System][]*source.File{}
+	ws := in.Workspace
+	for s, ps := range paths {
+		for _, p := range ps {
+			if f := ws.Lookup(p); f != nil {
+				out[s] = append(out[s], f)
+			}
 		}
 	}
 	for _, f := range ws.Overlays() {
@@ -71,14 +76,18 @@ func Files(systems []System, in Input) map[System][]*source.File {
 			continue
 		}
 		for _, s := range systems {
-			name := f.URI
-			if s.Owns(name, func() []byte { return firstBytes(f.Text) }) {
+			if s.Owns(f.URI, func() []byte { return firstBytes(f.Text) }) {
 				out[s] = append(out[s], f)
 				break
 			}
 		}
 	}
 	return out
+}
+
+// Files is Discover followed by Load.
+func Files(systems []System, in Input) map[System][]*source.File {
+	return Load(systems, in, Discover(systems, in))
 }
 
 func firstBytes(b []byte) []byte {
@@ -92,7 +101,11 @@ func firstBytes(b []byte) []byte {
 // panics yields a Result with one internal-error diagnostic instead of
 // taking the server down.
 func AnalyzeAll(systems []System, in Input) []*Result {
-	files := Files(systems, in)
+	return AnalyzeFiles(systems, in, Files(systems, in))
+}
+
+// AnalyzeFiles runs every system on the files already loaded for it.
+func AnalyzeFiles(systems []System, in Input, files map[System][]*source.File) []*Result {
 	var results []*Result
 	for _, s := range systems {
 		fs := files[s]

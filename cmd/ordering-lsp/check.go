@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// settingsFlag collects repeated --set key=value options.
+type settingsFlag analysis.Settings
+
+func (s settingsFlag) String() string { return "" }
+func (s settingsFlag) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want key=value, got %q", v)
+	}
+	s[k] = val
+	return nil
+}
+
+// analyzePaths analyses the given files and folders with every system.
+func analyzePaths(paths []string, entry string, settings analysis.Settings) (*source.Workspace, []*analysis.Result, error) {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return nil, nil, err
+		}
+	}
+	ws := source.NewWorkspace()
+	var abs []string
+	for _, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		abs = append(abs, a)
+	}
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: abs, Entry: entry, Settings: settings}
+	return ws, analysis.AnalyzeAll(newSystems(), in), nil
+}
+
+func cmdCheck(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "output format: text, json or sarif")
+	settings := analysis.Settings{}
+	fs.Var(settingsFlag(settings), "set", "a setting as key=value (repeatable), e.g. puppet.ordering=title-hash")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	ws, results, err := analyzePaths(paths, "", settings)
+	if err != nil {
+		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
+		return 2
+	}
+	var diags []analysis.Diagnostic
+	for _, r := range results {
+		diags = append(diags, r.Diags...)
+	}
+	analysis.SortDiagnostics(diags)
+	cwd, _ := os.Getwd()
+	switch *format {
+	case "text":
+		for _, d := range diags {
+			fmt.Fprintln(stdout, analysis.CheckLine(ws, cwd, d))
+		}
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(jsonDiagnostics(ws, cwd, diags)); err != nil {
+			fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
+			return 2
+		}
+	case "sarif":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sarifLog(ws, cwd, diags)); err != nil {
+			fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
+			return 2
+		}
+	default:
+		fmt.Fprintf(stderr, "ordering-lsp: unknown format %q (text, json, sarif)\n", *format)
+		return 2
+	}
+	for _, d := range diags {
+		if d.Severity == analysis.Error {
+			return 1
+		}
+	}
+	return 0
+}
+
+type jsonLocation struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine"`
+	EndColumn int    `json:"endColumn"`
+	Message   string `json:"message,omitempty"`
+}
+
+type jsonDiagnostic struct {
+	jsonLocation
+	Severity string         `json:"severity"`
+	Code     string         `json:"code,omitempty"`
+	Source   string         `json:"source"`
+	Related  []jsonLocation `json:"related,omitempty"`
+}
+
+// locate renders a span with 1-based lines and 1-based byte columns.
+func locate(ws *source.Workspace, base string, sp source.Span) jsonLocation {
+	loc := jsonLocation{File: displayPath(base, sp.URI)}
+	if f := analysis.FileOf(ws, sp.URI); f != nil {
+		loc.Line, loc.Column = f.Line1Col1(sp.Start)
+		loc.EndLine, loc.EndColumn = f.Line1Col1(max(sp.End, sp.Start))
+	}
+	return loc
+}
+
+func displayPath(base, uri string) string {
+	if p := source.URIToPath(uri); p != "" {
+		return analysis.Rel(base, p)
+	}
+	return uri
+}
+
+func jsonDiagnostics(ws *source.Workspace, base string, diags []analysis.Diagnostic) []jsonDiagnostic {
+	out := []jsonDiagnostic{}
+	for _, d := range diags {
+		jd := jsonDiagnostic{jsonLocation: locate(ws, base, d.At), Severity: d.Severity.String(), Code: d.Code, Source: d.Source}
+		jd.Message = d.Message
+		for _, r := range d.Related {
+			l := locate(ws, base, r.At)
+			l.Message = r.Message
+			jd.Related = append(jd.Related, l)
+		}
+		out = append(out, jd)
+	}
+	return out
+}

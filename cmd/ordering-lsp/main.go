@@ -1,0 +1,76 @@
+// Command ordering-lsp is the language server and command-line front end
+// of ordering-lsp: it tells in what order Puppet, Salt, CFEngine, Chef and
+// Rudder will apply configuration, and what is wrong with that order.
+//
+//	ordering-lsp serve            language server on stdin/stdout
+//	ordering-lsp check PATH...    diagnostics (text, json, sarif)
+//	ordering-lsp order FILE       execution order, one step per line
+//	ordering-lsp graph PATH...    relationship graph as Graphviz DOT
+//	ordering-lsp version
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// newSystems makes fresh instances of every registered system.
+func newSystems() []analysis.System {
+	out := make([]analysis.System, 0, len(systems))
+	for _, mk := range systems {
+		out = append(out, mk())
+	}
+	return out
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "serve", "--stdio":
+		return cmdServe(args[1:], stdin, stdout, stderr)
+	case "check":
+		return cmdCheck(args[1:], stdout, stderr)
+	case "order":
+		return cmdOrder(args[1:], stdout, stderr)
+	case "graph":
+		return cmdGraph(args[1:], stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintf(stdout, "ordering-lsp %s\n", version)
+		return 0
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "ordering-lsp: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: ordering-lsp <command> [options]
+
+commands:
+  serve [--stdio] [--log FILE]          run the language server on stdin/stdout
+  check [--format text|json|sarif] [--set key=value] PATH...
+                                        report problems; exit 1 when there is an error
+  order [options] FILE|DIR              print the execution order, one step per line;
+                                        problems go to stderr; exit 1 when the tool would refuse to run
+  graph [--set key=value] PATH...       print the relationship graph as Graphviz DOT
+  version                               print the version
+
+run 'ordering-lsp order --help' for the options of each system.
+`)
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// cmdOrder prints the execution order the real tool would use for one
+// entry (a manifest, an SLS, a policy, a Policyfile, a Rudder export), one
+// step per line in the tool's oracle notation. Each system contributes its
+// own options (--modulepath, --file-root, --node-groups...).
+func cmdOrder(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("order", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	settings := analysis.Settings{}
+	fs.Var(settingsFlag(settings), "set", "a setting as key=value (repeatable)")
+	sys := newSystems()
+	seen := map[string]bool{}
+	for _, s := range sys {
+		for _, f := range s.Flags() {
+			if seen[f.Name] {
+				continue
+			}
+			seen[f.Name] = true
+			key := f.Key
+			if f.Bool {
+				fs.BoolFunc(f.Name, f.Help, func(v string) error { settings[key] = v; return nil })
+			} else {
+				fs.Func(f.Name, f.Help, func(v string) error { settings[key] = v; return nil })
+			}
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: ordering-lsp order [options] FILE|DIR")
+		fs.PrintDefaults()
+		return 2
+	}
+	target, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
+		return 2
+	}
+	st, err := os.Stat(target)
+	if err != nil {
+		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
+		return 2
+	}
+	ws := source.NewWorkspace()
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{target}, Entry: source.PathToURI(target), Settings: settings}
+	found := analysis.Discover(sys, in)
+	// A file belongs to one system; a folder goes to the system owning the
+	// most files in it.
+	var owner analysis.System
+	for _, s := range sys {
+		if len(found[s]) > 0 && (owner == nil || len(found[s]) > len(found[owner])) {
+			owner = s
+		}
+	}
+	if owner == nil {
+		what := "file"
+		if st.IsDir() {
+			what = "folder"
+		}
+		fmt.Fprintf(stderr, "ordering-lsp: no supported system recognises the %s %s (Puppet .pp, Salt .sls, CFEngine .cf, Chef Policyfile.rb, Rudder exports)\n", what, fs.Arg(0))
+		return 2
+	}
+	files := analysis.Load([]analysis.System{owner}, in, map[analysis.System][]string{owner: found[owner]})
+	res := analysis.Analyze(owner, in, files[owner])
+
+	cwd, _ := os.Getwd()
+	diags := append([]analysis.Diagnostic(nil), res.Diags...)
+	analysis.SortDiagnostics(diags)
+	for _, d := range diags {
+		if d.Severity <= analysis.Warning {
+			fmt.Fprintln(stderr, analysis.CheckLine(ws, cwd, d))
+		}
+	}
+	var run *analysis.Run
+	for i := range res.Runs {
+		if res.Runs[i].Entry == in.Entry {
+			run = &res.Runs[i]
+			break
+		}
+	}
+	if run == nil && len(res.Runs) > 0 {
+		run = &res.Runs[0]
+	}
+	if run == nil {
+		fmt.Fprintf(stderr, "ordering-lsp: %s: nothing to run\n", fs.Arg(0))
+		return 1
+	}
+	if run.Refused {
+		// The real tool applies nothing: print nothing on stdout, as it would.
+		return 1
+	}
+	for _, s := range run.Steps {
+		fmt.Fprintln(stdout, s.Label)
+	}
+	return 0
+}
+
+func cmdGraph(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("graph", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	settings := analysis.Settings{}
+	fs.Var(settingsFlag(settings), "set", "a setting as key=value (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	entry := ""
+	if len(paths) == 1 {
+		if abs, err := filepath.Abs(paths[0]); err == nil {
+			entry = source.PathToURI(abs)
+		}
+	}
+	_, results, err := analyzePaths(paths, entry, settings)
+	if err != nil {
+		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
+		return 2
+	}
+	sort.SliceStable(results, func(i, j int) bool { return results[i].System < results[j].System })
+	if err := analysis.WriteDOT(stdout, results); err != nil {
+		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
+		return 2
+	}
+	return 0
+}

@@ -1,0 +1,71 @@
+package lsp
+
+import (
+	"strconv"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// file returns the current text of a document (open or on disk).
+func (s *Server) file(u string) *source.File {
+	return analysis.FileOf(s.ws, u)
+}
+
+func (s *Server) enc() source.Encoding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.encoding
+}
+
+// toRange converts a byte span into an LSP range in the negotiated
+// encoding. Unknown files give the empty range at the top.
+func (s *Server) toRange(sp source.Span) protocol.Range {
+	f := s.file(sp.URI)
+	if f == nil {
+		return protocol.Range{}
+	}
+	enc := s.enc()
+	a := f.Position(sp.Start, enc)
+	b := f.Position(max(sp.End, sp.Start), enc)
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(a.Line), Character: uint32(a.Col)},
+		End:   protocol.Position{Line: uint32(b.Line), Character: uint32(b.Col)},
+	}
+}
+
+func (s *Server) toLocation(sp source.Span) protocol.Location {
+	return protocol.Location{URI: uri.URI(sp.URI), Range: s.toRange(sp)}
+}
+
+// offset converts an LSP position in a document to a byte offset.
+func (s *Server) offset(u string, p protocol.Position) (*source.File, int) {
+	f := s.file(u)
+	if f == nil {
+		return nil, 0
+	}
+	return f, f.Offset(source.Position{Line: int(p.Line), Col: int(p.Character)}, s.enc())
+}
+
+// where renders a span as `file:line` for hover text.
+func (s *Server) where(sp source.Span) string {
+	f := s.file(sp.URI)
+	name := sp.URI
+	if p := source.URIToPath(sp.URI); p != "" {
+		name = p
+		for _, root := range s.ws.Roots() {
+			if r := analysis.Rel(root, p); r != p {
+				name = r
+				break
+			}
+		}
+	}
+	if f == nil {
+		return name
+	}
+	l, _ := f.Line1Col1(sp.Start)
+	return name + ":" + strconv.Itoa(l)
+}

@@ -1,0 +1,33 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+func init() {
+	register("workspace/didChangeConfiguration", method{notify: (*Server).didChangeConfiguration})
+}
+
+// didChangeConfiguration takes `{"settings": {"ordering": {...}}}` (or the
+// section itself) and re-analyses: ordering modes change every position.
+func (s *Server) didChangeConfiguration(_ context.Context, raw json.RawMessage) error {
+	var p struct {
+		Settings json.RawMessage `json:"settings"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return err
+	}
+	settings := settingsFromJSON(p.Settings)
+	s.mu.Lock()
+	s.settings = settings
+	refresh := s.inlayRefresh
+	s.mu.Unlock()
+	s.snap.invalidate()
+	if refresh {
+		go func() {
+			_, _ = s.conn.Call(context.Background(), "workspace/inlayHint/refresh", nil, nil)
+		}()
+	}
+	return nil
+}

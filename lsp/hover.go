@@ -1,0 +1,54 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+)
+
+func init() { register("textDocument/hover", method{call: (*Server).hover, async: true}) }
+
+// hover explains the declaration under the cursor, or every target of the
+// reference under it (a glob requisite can point at several states).
+func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.HoverParams
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	_, t := s.at(ctx, p.TextDocumentPositionParams)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	var parts []string
+	var rng protocol.Range
+	switch {
+	case t.node != nil:
+		parts = append(parts, analysis.Describe(t.result, t.node, s.where))
+		rng = s.toRange(t.node.Decl)
+	case t.link != nil:
+		rng = s.toRange(t.link.At)
+		for i, n := range t.link.Nodes {
+			if i == 3 {
+				parts = append(parts, "… and more targets")
+				break
+			}
+			parts = append(parts, analysis.Describe(t.result, n, s.where))
+		}
+		for _, f := range t.link.Files {
+			parts = append(parts, "→ `"+s.where(f)+"`")
+		}
+		if len(parts) == 0 {
+			return nil, nil
+		}
+	default:
+		return nil, nil // JSON null: nothing to say here
+	}
+	return &protocol.Hover{
+		Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: strings.Join(parts, "\n---\n\n")},
+		Range:    &rng,
+	}, nil
+}

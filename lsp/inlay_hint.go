@@ -1,0 +1,72 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+)
+
+func init() { register("textDocument/inlayHint", method{call: (*Server).inlayHint, async: true}) }
+
+// inlayHint writes each declaration's execution position after its name
+// (`#5/17`), so the order reads straight off the file. The setting
+// inlayHints.enabled=false turns them off.
+func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.InlayHintParams
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	enabled := s.settings.Bool("inlayHints.enabled", true)
+	s.mu.Unlock()
+	hints := []protocol.InlayHint{}
+	if !enabled {
+		return hints, nil
+	}
+	snap := s.snap.latest(ctx)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if snap == nil {
+		return hints, nil
+	}
+	u := string(p.TextDocument.URI)
+	f := s.file(u)
+	if f == nil {
+		return hints, nil
+	}
+	_, lo := s.offset(u, p.Range.Start)
+	_, hi := s.offset(u, p.Range.End)
+	yes := true
+	for _, r := range snap.results {
+		for _, n := range r.Graph.Nodes {
+			if n.Hidden || n.Decl.URI != u || n.Decl.End < lo || n.Decl.Start > hi {
+				continue
+			}
+			ps := r.Positions(n)
+			if len(ps) == 0 {
+				continue
+			}
+			pos := ps[0]
+			label := fmt.Sprintf("#%d/%d", pos.Index+1, len(pos.Run.Steps))
+			tip := fmt.Sprintf("runs %d of %d in %s", pos.Index+1, len(pos.Run.Steps), pos.Run.Name)
+			if pos.Step.Note != "" {
+				label += " " + pos.Step.Note
+				tip += " (" + pos.Step.Note + ")"
+			}
+			if len(ps) > 1 {
+				tip += fmt.Sprintf("; also in %d other places", len(ps)-1)
+			}
+			end := s.toRange(n.Decl).End
+			hints = append(hints, protocol.InlayHint{
+				Position:    end,
+				Label:       protocol.String(label),
+				Tooltip:     protocol.String(tip),
+				PaddingLeft: &yes,
+			})
+		}
+	}
+	return hints, nil
+}

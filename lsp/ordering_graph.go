@@ -1,0 +1,134 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+)
+
+func init() { register("ordering/graph", method{call: (*Server).orderingGraph, async: true}) }
+
+// graphNode and graphEdge are the wire shape of the custom request
+// `ordering/graph` the editor's graph view draws.
+type graphNode struct {
+	ID       int            `json:"id"`
+	Label    string         `json:"label"`
+	Kind     string         `json:"kind"`
+	System   string         `json:"system"`
+	URI      string         `json:"uri"`
+	Range    protocol.Range `json:"range"`
+	Position *int           `json:"position"`
+	Cycle    bool           `json:"cycle"`
+}
+
+type graphEdge struct {
+	From   int    `json:"from"`
+	To     int    `json:"to"`
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
+	Cycle  bool   `json:"cycle"`
+}
+
+type graphResult struct {
+	Nodes []graphNode `json:"nodes"`
+	Edges []graphEdge `json:"edges"`
+}
+
+// orderingGraph returns the relationship graph of one file's system (the
+// nodes of that file and everything they are related to), or of the whole
+// workspace when no uri is given. Nodes come in execution order.
+func (s *Server) orderingGraph(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &p)
+	}
+	snap := s.snap.latest(ctx)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	out := graphResult{Nodes: []graphNode{}, Edges: []graphEdge{}}
+	if snap == nil {
+		return out, nil
+	}
+	type key struct {
+		r *analysis.Result
+		n *analysis.Node
+	}
+	ids := map[key]int{}
+	for _, r := range snap.results {
+		keep := map[*analysis.Node]bool{}
+		for _, n := range r.Graph.Nodes {
+			if !n.Hidden && (p.URI == "" || n.Decl.URI == p.URI) {
+				keep[n] = true
+			}
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		// Pull in the other ends of edges so cross-file relationships show.
+		for _, e := range r.Graph.Edges {
+			if keep[e.From] && !e.To.Hidden {
+				keep[e.To] = true
+			}
+			if keep[e.To] && !e.From.Hidden {
+				keep[e.From] = true
+			}
+		}
+		onCycle := map[*analysis.Edge]bool{}
+		cycleNode := map[*analysis.Node]bool{}
+		for _, c := range analysis.Cycles(r.Graph.Nodes, r.Graph.Edges, analysis.ByIndex) {
+			for _, e := range c {
+				onCycle[e] = true
+				cycleNode[visible(e.From)] = true
+				cycleNode[visible(e.To)] = true
+			}
+		}
+		var nodes []*analysis.Node
+		for _, n := range r.Graph.Nodes {
+			if keep[n] {
+				nodes = append(nodes, n)
+			}
+		}
+		pos := func(n *analysis.Node) int {
+			if ps := r.Positions(n); len(ps) > 0 {
+				return ps[0].Index
+			}
+			return 1 << 30
+		}
+		sort.SliceStable(nodes, func(i, j int) bool { return pos(nodes[i]) < pos(nodes[j]) })
+		for _, n := range nodes {
+			id := len(out.Nodes)
+			ids[key{r, n}] = id
+			gn := graphNode{ID: id, Label: n.Ref, Kind: n.Kind, System: r.System, URI: n.Decl.URI, Range: s.toRange(n.Decl), Cycle: cycleNode[n]}
+			if ps := r.Positions(n); len(ps) > 0 {
+				v := ps[0].Index + 1
+				gn.Position = &v
+			}
+			out.Nodes = append(out.Nodes, gn)
+		}
+		for _, e := range r.Graph.Edges {
+			from, to := visible(e.From), visible(e.To)
+			a, ok1 := ids[key{r, from}]
+			b, ok2 := ids[key{r, to}]
+			if !ok1 || !ok2 || a == b {
+				continue
+			}
+			out.Edges = append(out.Edges, graphEdge{From: a, To: b, Kind: e.Kind.String(), Reason: e.Reason, Cycle: onCycle[e]})
+		}
+	}
+	return out, nil
+}
+
+// visible maps a hidden node (an anchor) to the container users wrote.
+func visible(n *analysis.Node) *analysis.Node {
+	for n.Hidden && n.Parent != nil {
+		n = n.Parent
+	}
+	return n
+}

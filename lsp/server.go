@@ -1,0 +1,217 @@
+// Package lsp is the language server: protocol wiring, the document store
+// and one file per LSP method. It knows nothing about any particular
+// configuration-management system: it asks analysis.Result for nodes,
+// links, runs and diagnostics.
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"runtime/debug"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Version is reported in serverInfo; main sets it.
+var Version = "dev"
+
+// Server is one language-server session.
+type Server struct {
+	conn    jsonrpc2.Conn
+	logger  *log.Logger
+	systems []analysis.System
+
+	mu           sync.Mutex
+	ws           *source.Workspace
+	encoding     source.Encoding
+	settings     analysis.Settings
+	initialized  bool
+	shutdown     bool
+	versions     map[string]int32 // document versions by URI
+	discovered   map[analysis.System][]string
+	rediscover   bool
+	inlayRefresh bool // client supports workspace/inlayHint/refresh
+
+	snap *snapshotter
+	exit chan int
+}
+
+// codec routes payloads through the protocol package's union-aware JSON,
+// which the library keeps unexported behind protocol.Marshal/Unmarshal.
+type codec struct{}
+
+func (codec) Marshal(v any) ([]byte, error)      { return protocol.Marshal(v) }
+func (codec) Unmarshal(data []byte, v any) error { return protocol.Unmarshal(data, v) }
+
+// New makes a server for the given systems (fresh instances: they keep
+// parse caches for the life of the session).
+func New(systems []analysis.System, logger *log.Logger) *Server {
+	if logger == nil {
+		logger = log.New(io.Discard, "", 0)
+	}
+	s := &Server{
+		logger:   logger,
+		systems:  systems,
+		ws:       source.NewWorkspace(),
+		settings: analysis.Settings{},
+		versions: map[string]int32{},
+		exit:     make(chan int, 1),
+	}
+	s.snap = newSnapshotter(s)
+	return s
+}
+
+// Serve runs the session over rwc (stdin/stdout for `serve`) until the
+// client sends exit or closes the stream. It returns the process exit code
+// the LSP specification asks for: 0 after shutdown, 1 otherwise.
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
+	stream := jsonrpc2.NewHeaderStream(rwc)
+	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(codec{}))
+	handler, cancel := jsonrpc2.CancelHandler(s.handle)
+	s.conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.Method() == "$/cancelRequest" {
+			var p struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if err := json.Unmarshal(req.Params(), &p); err == nil {
+				var n int64
+				var str string
+				if json.Unmarshal(p.ID, &n) == nil {
+					cancel(jsonrpc2.NewNumberID(n))
+				} else if json.Unmarshal(p.ID, &str) == nil {
+					cancel(jsonrpc2.NewStringID(str))
+				}
+			}
+			return nil, nil
+		}
+		return handler(ctx, req)
+	})
+	go s.snap.loop(ctx)
+	select {
+	case code := <-s.exit:
+		_ = s.conn.Close()
+		return code
+	case <-s.conn.Done():
+		if err := s.conn.Err(); err != nil {
+			s.logger.Printf("connection ended: %v", err)
+		}
+		s.mu.Lock()
+		down := s.shutdown
+		s.mu.Unlock()
+		if down {
+			return 0
+		}
+		return 1
+	}
+}
+
+// method is one handler: params are decoded by the caller.
+type method struct {
+	// call answers a request; async ones run off the read loop so a slow
+	// analysis never delays the next didChange.
+	call func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
+	// notify handles a notification inline, in wire order.
+	notify func(s *Server, ctx context.Context, params json.RawMessage) error
+	async  bool
+}
+
+// methods is filled by the init functions of the per-method files.
+var methods = map[string]method{}
+
+func register(name string, m method) { methods[name] = m }
+
+func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	name := req.Method()
+	m, ok := methods[name]
+	if !ok {
+		if !req.IsCall() {
+			return nil, nil // unknown notifications ($/setTrace, ...) are ignored
+		}
+		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method not supported: %s", name))
+	}
+	s.mu.Lock()
+	initialized, down := s.initialized, s.shutdown
+	s.mu.Unlock()
+	if req.IsCall() && !initialized && name != "initialize" {
+		return nil, jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "server not initialized")
+	}
+	if req.IsCall() && down && name != "shutdown" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "server is shutting down")
+	}
+	params := append(json.RawMessage(nil), req.Params()...)
+	defer func() {
+		// A bug in one handler must cost one answer, never the session.
+		if r := recover(); r != nil {
+			s.logger.Printf("panic in %s: %v\n%s", name, r, debug.Stack())
+			if req.IsCall() {
+				result, err = nil, jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("internal error in %s: %v", name, r))
+			} else {
+				result, err = nil, nil
+			}
+		}
+	}()
+	if !req.IsCall() {
+		if m.notify == nil {
+			return nil, nil
+		}
+		if err := m.notify(s, ctx, params); err != nil {
+			// An error from a notification would close the connection.
+			s.logger.Printf("%s: %v", name, err)
+		}
+		return nil, nil
+	}
+	if m.call == nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("%s is a notification", name))
+	}
+	if m.async {
+		jsonrpc2.Async(ctx)
+	}
+	res, err := m.call(s, ctx, params)
+	if err != nil {
+		var je *jsonrpc2.Error
+		if errors.As(err, &je) {
+			return nil, je
+		}
+		if ctx.Err() != nil {
+			return nil, jsonrpc2.NewError(requestCancelled, "request cancelled")
+		}
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+	}
+	return res, nil
+}
+
+// decode unmarshals params, turning a bad payload into InvalidParams.
+func decode(params json.RawMessage, v any) error {
+	if len(params) == 0 {
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, "missing params")
+	}
+	if err := protocol.Unmarshal(params, v); err != nil {
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, "invalid params: "+err.Error())
+	}
+	return nil
+}
+
+func (s *Server) notifyClient(method string, params any) {
+	if s.conn == nil {
+		return
+	}
+	if err := s.conn.Notify(context.Background(), method, params); err != nil {
+		s.logger.Printf("notify %s: %v", method, err)
+	}
+}
+
+func (s *Server) logMessage(typ protocol.MessageType, msg string) {
+	s.notifyClient("window/logMessage", &protocol.LogMessageParams{Type: typ, Message: msg})
+}
+
+// requestCancelled is LSP's RequestCancelled error code (not JSON-RPC's).
+const requestCancelled jsonrpc2.Code = -32800
