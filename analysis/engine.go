@@ -75,11 +75,8 @@ func Load(systems []System, in Input, paths map[System][]string) map[System][]*s
 		if f.Path != "" {
 			continue
 		}
-		for _, s := range systems {
-			if s.Owns(f.URI, func() []byte { return firstBytes(f.Text) }) {
-				out[s] = append(out[s], f)
-				break
-			}
+		if s := ownerOfBuffer(systems, f); s != nil {
+			out[s] = append(out[s], f)
 		}
 	}
 	return out
@@ -185,4 +182,20 @@ func Rel(base, path string) string {
 		return r
 	}
 	return path
+}
+
+// ownerOfBuffer finds the system of an editor buffer without a local path:
+// by its languageId first, then by its URI as a name.
+func ownerOfBuffer(systems []System, f *source.File) System {
+	for _, s := range systems {
+		if lo, ok := s.(LanguageOwner); ok && f.Language != "" && lo.OwnsLanguage(f.Language) {
+			return s
+		}
+	}
+	for _, s := range systems {
+		if s.Owns(f.URI, func() []byte { return firstBytes(f.Text) }) {
+			return s
+		}
+	}
+	return nil
 }

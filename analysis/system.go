@@ -29,6 +29,12 @@ type System interface {
 	Flags() []Flag
 }
 
+// LanguageOwner is implemented by systems that can claim editor buffers
+// with no file name (untitled:) by the editor's languageId.
+type LanguageOwner interface {
+	OwnsLanguage(languageID string) bool
+}
+
 // Request is what a system analyses.
 type Request struct {
 	Ctx context.Context

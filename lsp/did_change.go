@@ -44,7 +44,9 @@ func (s *Server) didChange(_ context.Context, raw json.RawMessage) error {
 			text = next
 		}
 	}
-	s.ws.SetOverlay(source.NewFile(u, source.URIToPath(u), text))
+	nf := source.NewFile(u, source.URIToPath(u), text)
+	nf.Language = f.Language
+	s.ws.SetOverlay(nf)
 	s.mu.Lock()
 	s.versions[u] = p.TextDocument.Version
 	s.mu.Unlock()

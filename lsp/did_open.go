@@ -20,7 +20,9 @@ func (s *Server) didOpen(_ context.Context, raw json.RawMessage) error {
 		return err
 	}
 	u := string(p.TextDocument.URI)
-	s.ws.SetOverlay(source.NewFile(u, source.URIToPath(u), []byte(p.TextDocument.Text)))
+	f := source.NewFile(u, source.URIToPath(u), []byte(p.TextDocument.Text))
+	f.Language = string(p.TextDocument.LanguageID)
+	s.ws.SetOverlay(f)
 	s.mu.Lock()
 	s.versions[u] = p.TextDocument.Version
 	s.mu.Unlock()

@@ -22,6 +22,9 @@ type File struct {
 	URI  string
 	Path string // "" for documents that only live in the editor (untitled:)
 	Text []byte
+	// Language is the editor's languageId for open documents ("" for
+	// files read from disk); it decides ownership of untitled buffers.
+	Language string
 
 	lines []int // byte offset of the start of each line, built lazily
 }

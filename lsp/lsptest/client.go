@@ -1,0 +1,174 @@
+// Package lsptest is a small LSP client for tests: it drives a server over
+// a pair of pipes (or a real process's stdio) the way an editor does, and
+// records what the server publishes.
+package lsptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// Client is a test LSP client.
+type Client struct {
+	t    testing.TB
+	conn jsonrpc2.Conn
+
+	mu    sync.Mutex
+	cond  *sync.Cond
+	diags map[string][]Diagnostic // latest publishDiagnostics by URI
+	count map[string]int          // how many times each URI was published
+	notes []string                // methods of every notification received
+}
+
+// Diagnostic is the subset of an LSP diagnostic tests look at.
+type Diagnostic struct {
+	Range    Range  `json:"range"`
+	Severity int    `json:"severity"`
+	Code     string `json:"code"`
+	Source   string `json:"source"`
+	Message  string `json:"message"`
+	Related  []struct {
+		Location Location `json:"location"`
+		Message  string   `json:"message"`
+	} `json:"relatedInformation"`
+}
+
+// Position, Range and Location mirror the LSP shapes.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+type Location struct {
+	URI   string `json:"uri"`
+	Range Range  `json:"range"`
+}
+
+type rwc struct {
+	io.Reader
+	io.WriteCloser
+}
+
+// New connects a client to a server reading r and writing w.
+func New(t testing.TB, fromServer io.Reader, toServer io.WriteCloser) *Client {
+	c := &Client{t: t, diags: map[string][]Diagnostic{}, count: map[string]int{}}
+	c.cond = sync.NewCond(&c.mu)
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rwc{fromServer, toServer}))
+	c.conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.notes = append(c.notes, req.Method())
+		if req.Method() == "textDocument/publishDiagnostics" {
+			var p struct {
+				URI         string       `json:"uri"`
+				Diagnostics []Diagnostic `json:"diagnostics"`
+			}
+			if err := json.Unmarshal(req.Params(), &p); err == nil {
+				if p.Diagnostics == nil {
+					c.t.Errorf("publishDiagnostics for %s with null diagnostics", p.URI)
+				}
+				c.diags[p.URI] = p.Diagnostics
+				c.count[p.URI]++
+			}
+			c.cond.Broadcast()
+		}
+		if req.IsCall() {
+			return nil, nil // workspace/inlayHint/refresh and friends
+		}
+		return nil, nil
+	})
+	return c
+}
+
+// Call sends a request and decodes the result into out (may be nil).
+func (c *Client) Call(method string, params, out any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var raw json.RawMessage
+	_, err := c.conn.Call(ctx, method, params, &raw)
+	if err != nil {
+		return err
+	}
+	if out != nil && len(raw) > 0 {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+// Notify sends a notification.
+func (c *Client) Notify(method string, params any) {
+	if err := c.conn.Notify(context.Background(), method, params); err != nil {
+		c.t.Fatalf("notify %s: %v", method, err)
+	}
+}
+
+// WaitDiagnostics waits until the diagnostics of uri satisfy ok, and
+// returns them. It fails the test after 20 s.
+func (c *Client) WaitDiagnostics(uri string, ok func([]Diagnostic) bool) []Diagnostic {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	timer := time.AfterFunc(20*time.Second, func() {
+		c.mu.Lock()
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer timer.Stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		if ds, seen := c.diags[uri]; seen && ok(ds) {
+			return ds
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("timed out waiting for diagnostics of %s; last: %s", uri, mustJSON(c.diags[uri]))
+		}
+		c.cond.Wait()
+	}
+}
+
+// Diagnostics returns the latest published diagnostics of uri.
+func (c *Client) Diagnostics(uri string) []Diagnostic {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.diags[uri]
+}
+
+// Close closes the connection.
+func (c *Client) Close() { _ = c.conn.Close() }
+
+// Open sends didOpen.
+func (c *Client) Open(uri, languageID, text string) {
+	c.Notify("textDocument/didOpen", map[string]any{
+		"textDocument": map[string]any{"uri": uri, "languageId": languageID, "version": 1, "text": text},
+	})
+}
+
+// Edit sends one incremental didChange replacing rng with text.
+func (c *Client) Edit(uri string, version int, rng Range, text string) {
+	c.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": version},
+		"contentChanges": []any{map[string]any{"range": rng, "text": text}},
+	})
+}
+
+// Pos builds a position parameter for uri.
+func Pos(uri string, line, char int) map[string]any {
+	return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": Position{line, char}}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return fmt.Sprint(string(b))
+}
