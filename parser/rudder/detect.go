@@ -1,0 +1,80 @@
+package rudder
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+)
+
+// Detect says which importer reads the file at path, from its name and the
+// first bytes of its content: "json" (API responses, archives, one file
+// holding rules, directives and techniques), "metadata.xml",
+// "technique.yml", or "" when the file is not Rudder's.
+func Detect(path string, head []byte) string {
+	base := strings.ToLower(filepath.Base(path))
+	switch {
+	case base == "metadata.xml":
+		if bytes.Contains(head, []byte("<TECHNIQUE")) {
+			return "metadata.xml"
+		}
+	case base == "technique.yml" || base == "technique.yaml":
+		if bytes.Contains(head, []byte("id:")) && (bytes.Contains(head, []byte("items:")) || bytes.Contains(head, []byte("version:"))) {
+			return "technique.yml"
+		}
+	case strings.HasSuffix(base, ".json"):
+		if LooksLikeJSON(head) {
+			return "json"
+		}
+	}
+	return ""
+}
+
+// LooksLikeJSON is the content test for JSON files: Rudder's words near
+// the start ("techniqueName"; "rules"/"directives"/"techniques" next to
+// "displayName" or an API envelope). ESLint's "rules" alone is not enough.
+func LooksLikeJSON(head []byte) bool {
+	h := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(h) == 0 || (h[0] != '{' && h[0] != '[') {
+		return false
+	}
+	has := func(s string) bool { return bytes.Contains(head, []byte(s)) }
+	if has(`"techniqueName"`) {
+		return true
+	}
+	list := has(`"rules"`) || has(`"directives"`) || has(`"techniques"`)
+	return list && (has(`"displayName"`) || has(`"action"`) || has(`"techniqueVersion"`) || has(`"versions"`))
+}
+
+// Import reads a file with the importer Detect chose (kind), defaulting to
+// detection from the content when kind is "".
+func Import(path string, text []byte, kind string) *File {
+	if kind == "" {
+		kind = Detect(path, text[:min(len(text), 4096)])
+		if kind == "" {
+			switch strings.ToLower(filepath.Ext(path)) {
+			case ".xml":
+				kind = "metadata.xml"
+			case ".yml", ".yaml":
+				kind = "technique.yml"
+			default:
+				kind = "json"
+			}
+		}
+	}
+	switch kind {
+	case "metadata.xml":
+		return ImportMetadataXML(path, text)
+	case "technique.yml":
+		return ImportTechniqueYAML(path, text)
+	}
+	f := ImportJSON(text)
+	if isArchivePath(path) {
+		f.Format = "archive-json"
+	}
+	return f
+}
+
+func isArchivePath(p string) bool {
+	p = filepath.ToSlash(p)
+	return strings.Contains(p, "/rules/") || strings.Contains(p, "/directives/") || strings.Contains(p, "/groups/")
+}
