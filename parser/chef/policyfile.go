@@ -1,0 +1,499 @@
+package chef
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Severity of a parser diagnostic (same numbering as analysis.Severity).
+type Severity uint8
+
+const (
+	Error Severity = 1 + iota
+	Warning
+	Info
+)
+
+// Diag is a problem found while reading a file; offsets are bytes.
+type Diag struct {
+	Start, End int
+	Severity   Severity
+	Code       string
+	Message    string
+}
+
+// Statement is one top-level statement of a Policyfile.
+type Statement struct {
+	Start, End int
+	Call       *Call
+	Assign     *Assign
+	// Skipped is Ruby that is not Policyfile DSL (or DSL guarded by a
+	// modifier condition): it is not evaluated.
+	Skipped bool
+}
+
+// File is a parsed Policyfile.
+type File struct {
+	Stmts []*Statement
+	Diags []Diag
+}
+
+// dslWords are the Policyfile DSL methods (chef-cli's Policyfile::DSL).
+var dslWords = map[string]bool{
+	"name": true, "default_source": true, "run_list": true, "named_run_list": true,
+	"cookbook": true, "include_policy": true, "default": true, "override": true, "metadata": true,
+}
+
+// Parser parses Policyfiles, caching each statement's syntax tree by its
+// text so an edit re-parses only the statements it touched. Safe for
+// concurrent use.
+type Parser struct {
+	mu    sync.Mutex
+	cache map[string]*cached
+}
+
+type cached struct {
+	stmt *gStmt
+	err  error
+}
+
+// NewParser returns a parser with an empty cache.
+func NewParser() *Parser { return &Parser{cache: map[string]*cached{}} }
+
+var defaultParser = NewParser()
+
+// Parse reads a Policyfile with the package's shared cache.
+func Parse(src []byte) *File { return defaultParser.Parse(src) }
+
+const maxCache = 20000
+
+func (p *Parser) parseChunk(text []byte) (*gStmt, error) {
+	key := string(text)
+	p.mu.Lock()
+	c, ok := p.cache[key]
+	p.mu.Unlock()
+	if ok {
+		return c.stmt, c.err
+	}
+	toks := fold(text, Scan(text))
+	st, err := safeParse(text, toks)
+	p.mu.Lock()
+	if len(p.cache) >= maxCache {
+		p.cache = map[string]*cached{}
+	}
+	p.cache[key] = &cached{st, err}
+	p.mu.Unlock()
+	return st, err
+}
+
+func safeParse(text []byte, toks []Tok) (st *gStmt, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			st, err = nil, fmt.Errorf("internal parser error: %v", r)
+		}
+	}()
+	return parseStatement(text, toks)
+}
+
+// Parse reads a Policyfile.
+func (p *Parser) Parse(src []byte) *File {
+	f := &File{}
+	toks := Scan(src)
+	for _, t := range toks {
+		if t.Err != "" {
+			f.Diags = append(f.Diags, Diag{Start: t.Start, End: t.End, Severity: Error, Code: "syntax", Message: "syntax error: " + t.Err})
+		}
+	}
+	for _, c := range Split(src, toks) {
+		st := &Statement{Start: c.Start, End: c.End}
+		f.Stmts = append(f.Stmts, st)
+		first := toks[c.From]
+		word := first.Text(src)
+		if c.Unbalanced != "" {
+			st.Skipped = true
+			f.Diags = append(f.Diags, Diag{Start: first.Start, End: first.End, Severity: Error, Code: "syntax",
+				Message: "syntax error: " + c.Unbalanced})
+			continue
+		}
+		if first.Kind == KError {
+			st.Skipped = true
+			continue // already reported
+		}
+		if first.Kind != KIdent || !dslWords[word] || isLocalAssign(src, toks, c) {
+			st.Skipped = true
+			f.Diags = append(f.Diags, Diag{Start: c.Start, End: lineEnd(src, c.Start, c.End), Severity: Info, Code: "ruby-skipped",
+				Message: "Ruby that is not Policyfile DSL is not evaluated: " + firstLine(src[c.Start:c.End])})
+			continue
+		}
+		g, err := p.parseChunk(src[c.Start:c.End])
+		if err != nil || g == nil {
+			st.Skipped = true
+			msg := "this `" + word + "` statement is Ruby the Policyfile reader does not understand; it is skipped"
+			sev := Warning
+			for _, t := range toks[c.From:c.To] {
+				if t.Kind == KError {
+					sev = Error
+					msg = "syntax error in `" + word + "` statement: " + t.Err
+				}
+			}
+			f.Diags = append(f.Diags, Diag{Start: c.Start, End: lineEnd(src, c.Start, c.End), Severity: sev, Code: "unsupported", Message: msg})
+			continue
+		}
+		cv := &conv{src: src[c.Start:c.End], base: c.Start}
+		if g.Modifier != nil {
+			st.Skipped = true
+			f.Diags = append(f.Diags, Diag{Start: c.Start, End: lineEnd(src, c.Start, c.End), Severity: Info, Code: "ruby-skipped",
+				Message: "`" + word + "` guarded by a Ruby condition is not evaluated: " + firstLine(src[c.Start:c.End])})
+			continue
+		}
+		if g.Assign != nil {
+			st.Assign = cv.assign(g.Assign)
+		} else if g.Call != nil {
+			st.Call = cv.call(g.Call)
+		}
+	}
+	return f
+}
+
+// isLocalAssign catches `name = "x"`: a local variable that shadows a DSL word.
+func isLocalAssign(src []byte, toks []Tok, c Chunk) bool {
+	if c.To-c.From < 2 {
+		return false
+	}
+	n := nextSig(toks, c.From)
+	if n < 0 || n >= c.To {
+		return false
+	}
+	t := toks[n]
+	s := t.Text(src)
+	return (t.Kind == KPunct && s == "=") || (t.Kind == KOp && strings.HasSuffix(s, "=") && s != "==" && s != "!=" && s != "<=" && s != ">=")
+}
+
+func lineEnd(src []byte, start, end int) int {
+	for i := start; i < end; i++ {
+		if src[i] == '\n' {
+			return i
+		}
+	}
+	return end
+}
+
+func firstLine(b []byte) string {
+	s := string(b)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " ..."
+	}
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+// ---- the Policyfile model ----
+
+// RunItem is one run-list entry.
+type RunItem struct {
+	// Raw is the entry as written: "nginx", "recipe[nginx::default]".
+	Raw string
+	// Type is "recipe" or "role".
+	Type string
+	// Name is the item name as chef compares it: "nginx" and
+	// "nginx::default" are different names to Chef::RunList.
+	Name string
+	// Version is the @version suffix, if any.
+	Version string
+	// Label is the lock-file notation: recipe[nginx::default].
+	Label            string
+	Cookbook, Recipe string
+	Start, End       int
+	// Unknown entries are Ruby expressions; Pattern ones are interpolated.
+	Unknown, Pattern bool
+}
+
+// Key is the identity chef-cli deduplicates on (type, name, version).
+func (r *RunItem) Key() string { return r.Type + "[" + r.Name + "@" + r.Version + "]" }
+
+var (
+	qualifiedRE = regexp.MustCompile(`^(recipe|role)\[([^\]@]+)(@([0-9]+(\.[0-9]+){1,2}))?\]$`)
+	versionedRE = regexp.MustCompile(`^(.+)@(\d+\.\d+(\.\d+)?)$`)
+)
+
+// ParseRunItem reads a run-list string the way Chef::RunList::RunListItem does.
+func ParseRunItem(raw string) *RunItem {
+	it := &RunItem{Raw: raw, Type: "recipe", Name: raw}
+	if m := qualifiedRE.FindStringSubmatch(raw); m != nil {
+		it.Type, it.Name, it.Version = m[1], m[2], m[4]
+	} else if m := versionedRE.FindStringSubmatch(raw); m != nil {
+		it.Name, it.Version = m[1], m[2]
+	}
+	cb, rc, found := strings.Cut(it.Name, "::")
+	if !found {
+		rc = "default"
+	}
+	it.Cookbook, it.Recipe = cb, rc
+	it.Label = "recipe[" + cb + "::" + rc + "]"
+	return it
+}
+
+// RunList is a run_list or named_run_list statement.
+type RunList struct {
+	Call  *Call
+	Name  string // named run lists only
+	Items []*RunItem
+	// Unknown is set when part of the list is computed by Ruby.
+	Unknown bool
+}
+
+// Source is a default_source statement.
+type Source struct {
+	Call *Call
+	Type string // supermarket, community, chef_server, chef_repo, artifactory, delivery_supermarket
+	Arg  *Value
+	// Preferred are the cookbooks named by preferred_for in its block.
+	Preferred []string
+}
+
+// Cookbook is a `cookbook` statement.
+type Cookbook struct {
+	Call       *Call
+	Name       *Value
+	Constraint *Value // nil when none
+	// Options: path git github chef_server branch tag ref rel revision...
+	Opts map[string]*Value
+}
+
+// Include is an include_policy statement.
+type Include struct {
+	Call *Call
+	Name *Value
+	Opts map[string]*Value
+}
+
+// Policy is what a Policyfile declares.
+type Policy struct {
+	Name          *Value
+	NameCall      *Call
+	Sources       []*Source
+	RunList       *RunList
+	NamedRunLists []*RunList
+	Cookbooks     []*Cookbook
+	Includes      []*Include
+	Attrs         []*Assign
+	Metadata      *Call
+	Diags         []Diag
+}
+
+var componentRE = regexp.MustCompile(`^[.\pL\pN_-]+$`)
+
+// Read builds the Policy model from a parsed file, with chef-cli's DSL
+// checks (its messages) as diagnostics.
+func Read(src []byte, f *File) *Policy {
+	p := &Policy{}
+	errf := func(start, end int, code, msg string) {
+		p.Diags = append(p.Diags, Diag{Start: start, End: end, Severity: Error, Code: code, Message: msg})
+	}
+	for _, st := range f.Stmts {
+		if st.Assign != nil {
+			p.Attrs = append(p.Attrs, st.Assign)
+			continue
+		}
+		c := st.Call
+		if c == nil {
+			continue
+		}
+		switch c.Name {
+		case "name":
+			if len(c.Args) > 0 {
+				p.Name, p.NameCall = c.Args[0], c
+			}
+		case "run_list", "named_run_list":
+			rl := &RunList{Call: c}
+			args := c.Args
+			if c.Name == "named_run_list" {
+				if len(args) == 0 {
+					errf(c.Start, c.End, "dsl", "named_run_list needs a name")
+					continue
+				}
+				rl.Name = args[0].Text
+				args = args[1:]
+			}
+			rl.Items, rl.Unknown = runItems(args)
+			if len(c.Opts) > 0 {
+				rl.Unknown = true
+			}
+			desc := func(it *RunItem) string {
+				if rl.Name != "" {
+					return fmt.Sprintf("Named Run List '%s' Item '%s'", rl.Name, it.Raw)
+				}
+				return fmt.Sprintf("Run List Item '%s'", it.Raw)
+			}
+			for _, it := range rl.Items {
+				if it.Unknown || it.Pattern {
+					continue
+				}
+				if !componentRE.MatchString(it.Cookbook) {
+					msg := fmt.Sprintf("%s has invalid cookbook name '%s'.\nCookbook names can only contain alphanumerics, hyphens, and underscores.", desc(it), it.Cookbook)
+					if regexp.MustCompile(`[^:]:[^:]`).MatchString(it.Cookbook) {
+						msg += fmt.Sprintf("\nDid you mean '%s'?", strings.Replace(it.Raw, ":", "::", 1))
+					}
+					errf(it.Start, it.End, "invalid-run-list-item", msg)
+				} else if strings.Contains(it.Name, "::") && !componentRE.MatchString(it.Recipe) {
+					errf(it.Start, it.End, "invalid-run-list-item", fmt.Sprintf("%s has invalid recipe name '%s'.\nRecipe names can only contain alphanumerics, hyphens, and underscores.", desc(it), it.Recipe))
+				}
+			}
+			if len(rl.Items) == 0 && !rl.Unknown {
+				continue // chef-cli ignores an empty call
+			}
+			if rl.Name == "" {
+				p.RunList = rl // a later run_list replaces an earlier one
+			} else {
+				replaced := false
+				for i, o := range p.NamedRunLists {
+					if o.Name == rl.Name {
+						p.NamedRunLists[i] = rl
+						replaced = true
+					}
+				}
+				if !replaced {
+					p.NamedRunLists = append(p.NamedRunLists, rl)
+				}
+			}
+		case "default_source":
+			if len(c.Args) == 0 {
+				continue
+			}
+			s := &Source{Call: c, Type: c.Args[0].Text}
+			if c.Args[0].Kind != VSymbol {
+				s.Type = c.Args[0].Text
+			}
+			if len(c.Args) > 1 {
+				s.Arg = c.Args[1]
+			}
+			if c.BlockEnd > c.BlockStart {
+				s.Preferred = preferredFor(src[c.BlockStart:c.BlockEnd])
+			}
+			switch s.Type {
+			case "community", "supermarket", "delivery_supermarket", "chef_server", "chef_repo", "artifactory":
+			default:
+				errf(c.Args[0].Start, c.Args[0].End, "dsl", fmt.Sprintf("Invalid default_source type '%s'", c.Args[0].String()))
+				continue
+			}
+			if s.Arg == nil {
+				switch s.Type {
+				case "delivery_supermarket", "chef_server", "artifactory":
+					errf(c.Start, c.End, "dsl", fmt.Sprintf("You must specify the server's URI when using a default_source :%s", s.Type))
+				case "chef_repo":
+					errf(c.Start, c.End, "dsl", "You must specify the path to the chef-repo when using a default_source :chef_repo")
+				}
+			}
+			p.Sources = append(p.Sources, s)
+		case "cookbook":
+			if len(c.Args) == 0 {
+				continue
+			}
+			cb := &Cookbook{Call: c, Name: c.Args[0], Opts: opts(c)}
+			if len(c.Args) > 1 {
+				cb.Constraint = c.Args[1]
+			}
+			for _, o := range p.Cookbooks {
+				if o.Name.Text == cb.Name.Text && cb.Name.Kind != VUnknown {
+					errf(c.Start, c.End, "conflicting-sources", fmt.Sprintf("Cookbook '%s' assigned to conflicting sources\n\nPrevious source: %s\nConflicts with: %s", cb.Name.Text, optsString(o.Call), optsString(c)))
+				}
+			}
+			p.Cookbooks = append(p.Cookbooks, cb)
+		case "include_policy":
+			if len(c.Args) == 0 {
+				continue
+			}
+			in := &Include{Call: c, Name: c.Args[0], Opts: opts(c)}
+			dup := false
+			for _, o := range p.Includes {
+				if o.Name.Text == in.Name.Text {
+					errf(in.Name.Start, in.Name.End, "include-conflict", fmt.Sprintf("Included policy '%s' assigned conflicting locations or was already specified\n\nPrevious source: %s\nConflicts with: %s", in.Name.Text, optsString(o.Call), optsString(c)))
+					dup = true
+				}
+			}
+			if !dup {
+				p.Includes = append(p.Includes, in)
+			}
+		case "metadata":
+			p.Metadata = c
+		}
+	}
+	return p
+}
+
+func runItems(args []*Value) (items []*RunItem, unknown bool) {
+	var walk func(v *Value, depth int)
+	walk = func(v *Value, depth int) {
+		if depth > 50 {
+			unknown = true
+			return
+		}
+		switch v.Kind {
+		case VArray:
+			for _, it := range v.Items {
+				walk(it, depth+1)
+			}
+		case VString, VSymbol:
+			it := ParseRunItem(v.Text)
+			it.Start, it.End = v.Start, v.End
+			it.Pattern = v.Pattern
+			items = append(items, it)
+		default:
+			unknown = true
+			items = append(items, &RunItem{Raw: v.Text, Label: v.Text, Unknown: true, Start: v.Start, End: v.End})
+		}
+	}
+	for _, a := range args {
+		walk(a, 0)
+	}
+	return
+}
+
+func opts(c *Call) map[string]*Value {
+	m := map[string]*Value{}
+	for _, p := range c.Opts {
+		if p.Key != nil {
+			m[p.Key.Text] = p.Value
+		}
+	}
+	return m
+}
+
+// optsString renders call options the way Ruby's Hash#inspect shows them
+// in chef-cli messages: {:path=>"x"}.
+func optsString(c *Call) string {
+	parts := []string{}
+	for _, p := range c.Opts {
+		parts = append(parts, ":"+p.Key.Text+"=>"+p.Value.String())
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// preferredFor finds `x.preferred_for "a", "b"` in a default_source block.
+func preferredFor(block []byte) []string {
+	toks := Scan(block)
+	var out []string
+	for i := 0; i < len(toks); i++ {
+		if toks[i].Kind == KIdent && toks[i].Text(block) == "preferred_for" {
+			for j := i + 1; j < len(toks) && toks[j].Kind != KNewline; j++ {
+				if toks[j].Kind == KString || toks[j].Kind == KSymbol {
+					s, _ := decodeString(toks[j].Text(block))
+					if toks[j].Kind == KSymbol {
+						s = strings.TrimPrefix(toks[j].Text(block), ":")
+					}
+					out = append(out, s)
+				} else if toks[j].Kind == KWords {
+					w := toks[j].Text(block)
+					if len(w) > 4 {
+						out = append(out, strings.Fields(w[3:len(w)-1])...)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
