@@ -29,10 +29,10 @@ type gAssign struct {
 
 type gCall struct {
 	Tokens []lexer.Token
-	Name   string   `parser:"@Ident"`
-	Paren  *gArgs   `parser:"( LCall @@? \")\""`
-	Args   *gArgs   `parser:"| @@ )?"`
-	Block  *string  `parser:"@Block?"`
+	Name   string  `parser:"@Ident"`
+	Paren  *gArgs  `parser:"( LCall @@? \")\""`
+	Args   *gArgs  `parser:"| @@ )?"`
+	Block  *string `parser:"@Block?"`
 }
 
 type gArgs struct {
