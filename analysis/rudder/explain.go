@@ -107,7 +107,9 @@ func (a *analyzer) prefixHints() {
 	dirMatters := map[*directive]bool{}
 	perRule := map[*rule]int{}
 	for _, p := range a.policies {
-		perRule[p.main.rule]++
+		if !p.system {
+			perRule[p.main.rule]++
+		}
 	}
 	if len(perRule) > 1 {
 		for r := range perRule {
@@ -115,14 +117,14 @@ func (a *analyzer) prefixHints() {
 		}
 	}
 	for _, p := range a.policies {
-		if perRule[p.main.rule] > 1 {
+		if !p.system && perRule[p.main.rule] > 1 {
 			dirMatters[p.main.dir] = true
 		}
 	}
 	// Equal priorities: the merge order or the winner depends on names.
 	byTech := map[*technique][]*draft{}
 	for _, dr := range a.drafts {
-		if g := dr.dir.tech.generation(); g == "unique" || g == "merged" {
+		if g := dr.dir.tech.generation(); (g == "unique" || g == "merged") && !dr.dir.tech.isSystem() && !dr.dir.System {
 			byTech[dr.dir.tech] = append(byTech[dr.dir.tech], dr)
 		}
 	}

@@ -2,6 +2,7 @@ package rudder
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -10,8 +11,18 @@ import (
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
+// where names a place as `file:line` with the file's base name, so
+// messages read the same on every machine.
 func (a *analyzer) where(at source.Span) string {
-	return analysis.Where(a.req.Workspace, "", at)
+	name := at.URI
+	if p := source.URIToPath(at.URI); p != "" {
+		name = filepath.Base(p)
+	}
+	if f := analysis.FileOf(a.req.Workspace, at.URI); f != nil {
+		l, _ := f.Line1Col1(at.Start)
+		return fmt.Sprintf("%s:%d", name, l)
+	}
+	return name
 }
 
 func declOf(uri string, name, id prs.Str, full prs.Span) source.Span {

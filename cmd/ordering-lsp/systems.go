@@ -2,9 +2,12 @@ package main
 
 import (
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/rudder"
 )
 
 // systems lists the supported configuration-management systems, one
 // constructor each. Adding a system is one line here; nothing else in the
 // command line or the server changes.
-var systems = []func() analysis.System{}
+var systems = []func() analysis.System{
+	rudder.New,
+}

@@ -244,6 +244,9 @@ func (p *jsonParser) str() (string, bool) {
 			}
 			p.i++
 			return out, true
+		case c == '\n':
+			p.fail(start, "unterminated string: the line ends inside it (truncated export?)")
+			return "", false
 		case c < 0x20:
 			p.fail(p.i, "invalid control character %s in string", quoteChar(c))
 			return "", false
