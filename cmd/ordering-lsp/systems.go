@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	cfengine "github.com/ordering-lsp/ordering-lsp/analysis/cfengine"
 	"github.com/ordering-lsp/ordering-lsp/analysis/rudder"
 )
 
@@ -9,5 +10,6 @@ import (
 // constructor each. Adding a system is one line here; nothing else in the
 // command line or the server changes.
 var systems = []func() analysis.System{
+	cfengine.New,
 	rudder.New,
 }

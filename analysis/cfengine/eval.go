@@ -1,0 +1,344 @@
+package cfengine
+
+import (
+	"path/filepath"
+	"strings"
+
+	cfp "github.com/ordering-lsp/ordering-lsp/parser/cfengine"
+)
+
+// A static evaluator for the values CFEngine computes before and while it
+// runs: just enough to expand inputs, bundlesequence entries and
+// promisers. Variables take the union of the values every class branch
+// gives them (an over-approximation: inputs must load every file any host
+// could load). What cannot be known statically stays unresolved.
+
+// valueSet is the possible values of a variable (a list variable keeps
+// all its items).
+type valueSet struct {
+	vals     []string
+	resolved bool
+}
+
+type varDef struct {
+	bundle  *bundleInfo
+	promise *cfp.Promise
+	name    string // promiser, may be arr[key]
+}
+
+type evaluator struct {
+	pol   *policy
+	vars  map[string][]*varDef // "ns:bundle.var" (default ns written without ns)
+	cache map[string]*valueSet
+	busy  map[string]bool
+}
+
+func newEvaluator(pol *policy) *evaluator {
+	ev := &evaluator{pol: pol, vars: map[string][]*varDef{}, cache: map[string]*valueSet{}, busy: map[string]bool{}}
+	for _, b := range pol.bundles {
+		for _, s := range b.block.Sections {
+			if s.Type.Text != "vars" {
+				continue
+			}
+			for _, p := range s.Promises {
+				key := b.key + "." + p.Promiser
+				ev.vars[key] = append(ev.vars[key], &varDef{bundle: b, promise: p, name: p.Promiser})
+			}
+		}
+	}
+	return ev
+}
+
+// scope is where a string is being expanded: the bundle (for unqualified
+// variables), its parameters' values, and the file (this.promise_dirname).
+type scope struct {
+	bundle *bundleInfo
+	params map[string]string
+	dir    string
+	act    string // the bundle activation (name and arguments)
+}
+
+const maxValues = 64
+
+// lookup returns the values of a qualified or unqualified variable name.
+func (ev *evaluator) lookup(name string, sc scope) *valueSet {
+	if sc.params != nil {
+		if v, ok := sc.params[name]; ok {
+			return &valueSet{vals: []string{v}, resolved: true}
+		}
+	}
+	switch name {
+	case "this.promise_dirname":
+		if sc.dir != "" {
+			return &valueSet{vals: []string{sc.dir}, resolved: true}
+		}
+	case "sys.policy_entry_dirname", "sys.inputdir", "sys.masterdir":
+		return &valueSet{vals: []string{ev.pol.entryDir}, resolved: true}
+	case "sys.libdir":
+		return &valueSet{vals: []string{filepath.Join(ev.pol.entryDir, "lib")}, resolved: true}
+	case "sys.local_libdir":
+		return &valueSet{vals: []string{"lib"}, resolved: true}
+	case "const.dirsep":
+		return &valueSet{vals: []string{"/"}, resolved: true}
+	case "const.n":
+		return &valueSet{vals: []string{"\n"}, resolved: true}
+	case "const.t":
+		return &valueSet{vals: []string{"\t"}, resolved: true}
+	case "this.bundle":
+		if sc.bundle != nil {
+			return &valueSet{vals: []string{sc.bundle.block.Name.Text}, resolved: true}
+		}
+	}
+	key := name
+	if !strings.Contains(name, ".") {
+		if sc.bundle == nil {
+			return &valueSet{}
+		}
+		key = sc.bundle.key + "." + name
+	} else if strings.HasPrefix(name, "default:") {
+		key = strings.TrimPrefix(name, "default:")
+	}
+	if vs, ok := ev.cache[key]; ok {
+		return vs
+	}
+	if ev.busy[key] {
+		return &valueSet{}
+	}
+	defs := ev.vars[key]
+	if len(defs) == 0 {
+		// augments (def.json) variables live in the def bundle
+		if v, ok := ev.pol.augments[key]; ok {
+			vs := &valueSet{vals: v, resolved: true}
+			ev.cache[key] = vs
+			return vs
+		}
+		return &valueSet{}
+	}
+	ev.busy[key] = true
+	out := &valueSet{resolved: true}
+	for _, d := range defs {
+		vs := ev.value(d, scope{bundle: d.bundle, dir: d.bundle.dir})
+		if !vs.resolved {
+			out.resolved = false
+		}
+		out.add(vs.vals...)
+	}
+	delete(ev.busy, key)
+	ev.cache[key] = out
+	return out
+}
+
+func (vs *valueSet) add(vals ...string) {
+	for _, v := range vals {
+		dup := false
+		for _, w := range vs.vals {
+			if w == v {
+				dup = true
+				break
+			}
+		}
+		if !dup && len(vs.vals) < maxValues {
+			vs.vals = append(vs.vals, v)
+		}
+	}
+}
+
+var valueLvals = []string{"string", "slist", "int", "real", "ilist", "rlist", "data"}
+
+func (ev *evaluator) value(d *varDef, sc scope) *valueSet {
+	for _, c := range d.promise.Constraints {
+		for _, l := range valueLvals {
+			if c.Lval.Text == l {
+				return ev.rval(c.Rval, sc)
+			}
+		}
+	}
+	return &valueSet{}
+}
+
+// arrayValues returns the values of every element arr[...] of an array.
+func (ev *evaluator) array(name string, sc scope, keys bool) *valueSet {
+	key := name
+	if !strings.Contains(name, ".") && sc.bundle != nil {
+		key = sc.bundle.key + "." + name
+	}
+	key = strings.TrimPrefix(key, "default:")
+	out := &valueSet{resolved: true}
+	found := false
+	for k, defs := range ev.sortedVars(key + "[") {
+		_ = k
+		for _, d := range defs {
+			found = true
+			if keys {
+				idx := d.name[strings.IndexByte(d.name, '[')+1:]
+				out.add(strings.TrimSuffix(idx, "]"))
+				continue
+			}
+			vs := ev.value(d, scope{bundle: d.bundle, dir: d.bundle.dir})
+			if !vs.resolved {
+				out.resolved = false
+			}
+			out.add(vs.vals...)
+		}
+	}
+	if !found {
+		// maybe a list or an augments variable
+		if !keys {
+			return ev.lookup(name, sc)
+		}
+		return &valueSet{}
+	}
+	return out
+}
+
+// sortedVars returns the variable definitions whose key starts with
+// prefix, in definition order.
+func (ev *evaluator) sortedVars(prefix string) [][]*varDef {
+	var out [][]*varDef
+	for _, b := range ev.pol.bundles {
+		for _, s := range b.block.Sections {
+			if s.Type.Text != "vars" {
+				continue
+			}
+			for _, p := range s.Promises {
+				key := b.key + "." + p.Promiser
+				if strings.HasPrefix(key, prefix) {
+					out = append(out, []*varDef{{bundle: b, promise: p, name: p.Promiser}})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (ev *evaluator) rval(r *cfp.Rval, sc scope) *valueSet {
+	if r == nil {
+		return &valueSet{}
+	}
+	switch r.Kind {
+	case cfp.String, cfp.Ident:
+		return ev.expand(r.Value, sc)
+	case cfp.NakedVar:
+		if strings.HasPrefix(r.Value, "@") {
+			return ev.lookup(r.Value[2:len(r.Value)-1], sc)
+		}
+		return ev.expand(r.Value, sc)
+	case cfp.List:
+		out := &valueSet{resolved: true}
+		for _, it := range r.Items {
+			vs := ev.rval(it, sc)
+			if !vs.resolved {
+				out.resolved = false
+			}
+			out.add(vs.vals...)
+		}
+		return out
+	case cfp.Call:
+		switch r.Value {
+		case "getvalues", "getindices":
+			if len(r.Items) == 1 {
+				a := r.Items[0]
+				if a.Kind == cfp.Call && a.Value == "mergedata" && len(a.Items) == 1 {
+					a = a.Items[0]
+				}
+				if a.Kind == cfp.String || a.Kind == cfp.Ident {
+					return ev.array(strings.TrimPrefix(strings.TrimSuffix(strings.TrimPrefix(a.Value, "@("), ")"), "default:"), sc, r.Value == "getindices")
+				}
+				if a.Kind == cfp.NakedVar {
+					return ev.array(a.Value[2:len(a.Value)-1], sc, r.Value == "getindices")
+				}
+			}
+		case "concat":
+			out := &valueSet{vals: []string{""}, resolved: true}
+			for _, it := range r.Items {
+				vs := ev.rval(it, sc)
+				if !vs.resolved || len(vs.vals) != 1 {
+					return &valueSet{}
+				}
+				out.vals[0] += vs.vals[0]
+			}
+			return out
+		}
+	}
+	return &valueSet{}
+}
+
+// expand interpolates $(x) and ${x} in s. Several possible values give
+// several results; unresolved references are kept as written and make the
+// result unresolved.
+func (ev *evaluator) expand(s string, sc scope) *valueSet {
+	if !strings.Contains(s, "$(") && !strings.Contains(s, "${") {
+		return &valueSet{vals: []string{s}, resolved: true}
+	}
+	results := []string{""}
+	resolved := true
+	for i := 0; i < len(s); {
+		if s[i] == '$' && i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{') {
+			end := matchClose(s, i+1)
+			if end < 0 {
+				for k := range results {
+					results[k] += s[i:]
+				}
+				break
+			}
+			inner := s[i+2 : end]
+			if strings.Contains(inner, "$(") || strings.Contains(inner, "${") {
+				if e := ev.expand(inner, sc); e.resolved && len(e.vals) == 1 {
+					inner = e.vals[0]
+				}
+			}
+			vs := ev.lookup(inner, sc)
+			if !vs.resolved || len(vs.vals) == 0 {
+				resolved = false
+				for k := range results {
+					results[k] += s[i : end+1]
+				}
+			} else {
+				var next []string
+				for _, r := range results {
+					for _, v := range vs.vals {
+						if len(next) < maxValues {
+							next = append(next, r+v)
+						}
+					}
+				}
+				results = next
+			}
+			i = end + 1
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] != '$' {
+			j++
+		}
+		if j == i {
+			j = i + 1
+		}
+		for k := range results {
+			results[k] += s[i:j]
+		}
+		i = j
+	}
+	return &valueSet{vals: results, resolved: resolved}
+}
+
+func matchClose(s string, open int) int {
+	o := s[open]
+	c := byte(')')
+	if o == '{' {
+		c = '}'
+	}
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case o:
+			depth++
+		case c:
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}

@@ -1,0 +1,605 @@
+package cfengine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	cfp "github.com/ordering-lsp/ordering-lsp/parser/cfengine"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// The static schedule: cf-agent's evaluation simulated without a host.
+// Classes are three-valued: set for sure, maybe set (a hard class, an
+// outcome we cannot know), or not set yet (a class some promise of the
+// policy defines, before that promise has run). A promise is scheduled at
+// its first possible evaluation.
+
+type tri uint8
+
+const (
+	triFalse tri = iota
+	triMaybe
+	triTrue
+)
+
+func and3(a, b tri) tri { return min(a, b) }
+func or3(a, b tri) tri  { return max(a, b) }
+func not3(a tri) tri    { return triTrue - a }
+
+const maxPasses = 3
+
+type callSite struct {
+	at   source.Span
+	step int
+}
+
+// doneKey is one promise in one bundle activation (bundle + arguments):
+// cf-agent evaluates it once there.
+type doneKey struct {
+	p   *promiseInfo
+	act string
+}
+
+type scheduler struct {
+	a        *analyzer
+	pol      *policy
+	ev       *evaluator
+	classes  map[string]tri
+	definers map[string][]*promiseInfo // classes some promise may define
+	done     map[doneKey]bool
+	handleOK map[string]bool
+	called   map[string]callSite
+	steps    []analysis.Step
+	// first pass each promise ran in, and why not earlier
+	passes  map[*promiseInfo][]int
+	why     map[*promiseInfo]string
+	ranIn   map[*promiseInfo]*bundleInfo
+	depth   int
+	topDown func(b *bundleInfo) bool
+	// position of each bundle in the bundlesequence (1-based) and its size
+	seqPos map[*bundleInfo]int
+	seqLen int
+	// repeated calls: the second call site and the first
+	repeats [][2]source.Span
+}
+
+func newScheduler(a *analyzer, pol *policy, ev *evaluator) *scheduler {
+	s := &scheduler{a: a, pol: pol, ev: ev, classes: map[string]tri{"any": triTrue}, definers: map[string][]*promiseInfo{},
+		done: map[doneKey]bool{}, handleOK: map[string]bool{}, called: map[string]callSite{},
+		passes: map[*promiseInfo][]int{}, why: map[*promiseInfo]string{}, seqPos: map[*bundleInfo]int{}}
+	// which classes can promises of this policy define?
+	for _, b := range pol.bundles {
+		for _, p := range b.promises {
+			if p.typ == "classes" {
+				s.definers[p.p.Promiser] = append(s.definers[p.p.Promiser], p)
+			}
+			if c := p.p.Get("classes"); c != nil {
+				for _, name := range s.outcomeClasses(p, c, true) {
+					s.definers[name] = append(s.definers[name], p)
+				}
+			}
+		}
+	}
+	return s
+}
+
+// classValue is what is known about one class right now.
+func (s *scheduler) classValue(name string) tri {
+	name = strings.TrimPrefix(name, "default:")
+	if v, ok := s.classes[name]; ok {
+		return v
+	}
+	if _, ok := s.definers[name]; ok {
+		return triFalse
+	}
+	return triMaybe // a hard class, or defined outside the policy
+}
+
+// evalClassExpr evaluates a class expression (| || . & ! parentheses).
+func (s *scheduler) evalClassExpr(expr string, sc scope) tri {
+	if strings.Contains(expr, "$(") || strings.Contains(expr, "${") {
+		vs := s.ev.expand(expr, sc)
+		if !vs.resolved || len(vs.vals) != 1 {
+			return triMaybe
+		}
+		expr = vs.vals[0]
+	}
+	p := &exprParser{s: expr, sched: s}
+	v := p.or()
+	if p.bad || p.i < len(p.s) {
+		return triMaybe
+	}
+	return v
+}
+
+type exprParser struct {
+	s     string
+	i     int
+	bad   bool
+	sched *scheduler
+	depth int
+}
+
+func (p *exprParser) skip() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
+		p.i++
+	}
+}
+
+func (p *exprParser) or() tri {
+	v := p.and()
+	for {
+		p.skip()
+		if p.i < len(p.s) && p.s[p.i] == '|' {
+			p.i++
+			if p.i < len(p.s) && p.s[p.i] == '|' {
+				p.i++
+			}
+			v = or3(v, p.and())
+			continue
+		}
+		return v
+	}
+}
+
+func (p *exprParser) and() tri {
+	v := p.unary()
+	for {
+		p.skip()
+		if p.i < len(p.s) && (p.s[p.i] == '.' || p.s[p.i] == '&') {
+			p.i++
+			v = and3(v, p.unary())
+			continue
+		}
+		return v
+	}
+}
+
+func (p *exprParser) unary() tri {
+	p.skip()
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > 100 || p.i >= len(p.s) {
+		p.bad = true
+		return triMaybe
+	}
+	switch c := p.s[p.i]; {
+	case c == '!':
+		p.i++
+		return not3(p.unary())
+	case c == '(':
+		p.i++
+		v := p.or()
+		p.skip()
+		if p.i < len(p.s) && p.s[p.i] == ')' {
+			p.i++
+		} else {
+			p.bad = true
+		}
+		return v
+	}
+	j := p.i
+	for j < len(p.s) && (isWordByte(p.s[j]) || p.s[j] == ':') {
+		j++
+	}
+	if j == p.i {
+		p.bad = true
+		return triMaybe
+	}
+	name := p.s[p.i:j]
+	p.i = j
+	switch name {
+	case "any", "true":
+		return triTrue
+	case "false", "nil":
+		return triFalse
+	}
+	return p.sched.classValue(canonify(name))
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+func canonify(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !isWordByte(c) && c != ':' {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// evalClassRval evaluates an if/unless/expression value.
+func (s *scheduler) evalClassRval(r *cfp.Rval, sc scope) tri {
+	if r == nil {
+		return triMaybe
+	}
+	switch r.Kind {
+	case cfp.String, cfp.Ident:
+		return s.evalClassExpr(r.Value, sc)
+	case cfp.Call:
+		switch r.Value {
+		case "and":
+			v := triTrue
+			for _, it := range r.Items {
+				v = and3(v, s.evalClassRval(it, sc))
+			}
+			return v
+		case "or":
+			v := triFalse
+			for _, it := range r.Items {
+				v = or3(v, s.evalClassRval(it, sc))
+			}
+			return v
+		case "not":
+			if len(r.Items) == 1 {
+				return not3(s.evalClassRval(r.Items[0], sc))
+			}
+		case "classify", "classmatch", "isvariable", "fileexists", "returnszero", "strcmp", "regcmp":
+		}
+	}
+	return triMaybe
+}
+
+// guard is the promise's context and if/unless/ifvarclass together.
+func (s *scheduler) guard(p *promiseInfo, sc scope) tri {
+	v := s.evalClassExpr(p.p.Context, sc)
+	for _, c := range p.p.Constraints {
+		switch c.Lval.Text {
+		case "if", "ifvarclass":
+			v = and3(v, s.evalClassRval(c.Rval, sc))
+		case "unless":
+			v = and3(v, not3(s.evalClassRval(c.Rval, sc)))
+		}
+	}
+	return v
+}
+
+// outcomeClasses lists the classes a `classes =>` body sets. With any,
+// every class the body can set; else the classes set when the promise is
+// kept or repaired (the outcomes a promise that works has).
+func (s *scheduler) outcomeClasses(p *promiseInfo, c *cfp.Constraint, any bool) []string {
+	kept, _, _ := s.outcomes(p, c)
+	if any {
+		_, _, all := s.outcomes(p, c)
+		return all
+	}
+	return kept
+}
+
+// outcomes returns the classes set on KEPT, on REPAIRED and all of them.
+func (s *scheduler) outcomes(p *promiseInfo, c *cfp.Constraint) (kept, repaired, all []string) {
+	if c == nil || c.Rval == nil {
+		return
+	}
+	name := c.Rval.Value
+	var args []*cfp.Rval
+	if c.Rval.Kind == cfp.Call {
+		args = c.Rval.Items
+	} else if c.Rval.Kind != cfp.Ident {
+		return
+	}
+	body := s.pol.body("classes", name, p.bundle.block.Namespace)
+	if body == nil {
+		return
+	}
+	params := map[string]string{}
+	sc := scope{bundle: p.bundle, dir: p.bundle.dir}
+	for i, prm := range body.block.Params {
+		if i < len(args) {
+			vs := s.ev.rval(args[i], sc)
+			if vs.resolved && len(vs.vals) == 1 {
+				params[prm.Text] = vs.vals[0]
+			}
+		}
+	}
+	bsc := scope{params: params, dir: body.file.dir}
+	for _, at := range body.block.Attrs {
+		var names []string
+		for _, it := range at.Rval.Scalars() {
+			vs := s.ev.expand(it.Value, bsc)
+			if vs.resolved {
+				for _, v := range vs.vals {
+					names = append(names, canonify(v))
+				}
+			}
+		}
+		switch at.Lval.Text {
+		case "promise_kept", "kept_returncodes":
+			kept = append(kept, names...)
+		case "promise_repaired", "repaired_returncodes":
+			repaired = append(repaired, names...)
+		case "cancel_kept", "cancel_repaired", "cancel_notkept", "scope", "persist_time", "timer_policy":
+			continue
+		}
+		all = append(all, names...)
+	}
+	return
+}
+
+// fails reports whether a promise's outcome is known statically to be
+// NOT_KEPT (a command that always fails).
+func fails(p *promiseInfo) bool {
+	if p.typ != "commands" {
+		return false
+	}
+	cmd := strings.Fields(p.p.Promiser)
+	return len(cmd) > 0 && (cmd[0] == "/bin/false" || cmd[0] == "/usr/bin/false")
+}
+
+// preEvaluate defines the classes of every common bundle, as cf-agent
+// does before the bundlesequence (a few rounds: classes may use others).
+func (s *scheduler) preEvaluate() {
+	for range 3 {
+		for _, b := range s.pol.bundles {
+			if b.block.Type.Text != "common" {
+				continue
+			}
+			sc := scope{bundle: b, dir: b.dir}
+			for _, p := range b.promises {
+				if p.typ != "classes" {
+					continue
+				}
+				g := s.guard(p, sc)
+				if g == triFalse {
+					continue
+				}
+				v := and3(g, s.classPromiseValue(p, sc))
+				name := canonify(p.p.Promiser)
+				if v > s.classes[name] {
+					s.classes[name] = v
+				}
+			}
+		}
+	}
+}
+
+func (s *scheduler) classPromiseValue(p *promiseInfo, sc scope) tri {
+	for _, c := range p.p.Constraints {
+		switch c.Lval.Text {
+		case "expression":
+			return s.evalClassRval(c.Rval, sc)
+		case "and":
+			v := triTrue
+			for _, it := range c.Rval.Items {
+				v = and3(v, s.evalClassRval(it, sc))
+			}
+			if c.Rval.Kind != cfp.List {
+				v = s.evalClassRval(c.Rval, sc)
+			}
+			return v
+		case "or":
+			v := triFalse
+			for _, it := range c.Rval.Items {
+				v = or3(v, s.evalClassRval(it, sc))
+			}
+			if c.Rval.Kind != cfp.List {
+				v = s.evalClassRval(c.Rval, sc)
+			}
+			return v
+		case "not":
+			return not3(s.evalClassRval(c.Rval, sc))
+		case "xor", "dist", "select_class":
+			return triMaybe
+		}
+	}
+	// `"c";` alone, or only other attributes: the class is defined.
+	return triTrue
+}
+
+// typeRank orders promise types in a bundle: the bundle type's normal
+// order, custom types after all of them (in order of appearance).
+func typeRank(b *bundleInfo) func(string) int {
+	order := cfp.NormalOrder(b.block.Type.Text)
+	if order == nil {
+		order = cfp.NormalOrder("agent")
+	}
+	rank := map[string]int{}
+	for i, t := range order {
+		rank[t] = i
+	}
+	next := len(order)
+	for _, s := range b.block.Sections {
+		if _, ok := rank[s.Type.Text]; !ok {
+			rank[s.Type.Text] = next
+			next++
+		}
+	}
+	return func(t string) int { return rank[t] }
+}
+
+// inOrder returns a bundle's promises in evaluation order for one pass.
+func (s *scheduler) inOrder(b *bundleInfo) []*promiseInfo {
+	out := append([]*promiseInfo(nil), b.promises...)
+	if s.topDown != nil && s.topDown(b) {
+		return out
+	}
+	rank := typeRank(b)
+	// stable insertion sort by type rank keeps text order inside a type
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && rank(out[j].typ) < rank(out[j-1].typ); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func escapeLabel(s string) string {
+	s = strings.ReplaceAll(s, "\\", "\\\\")
+	return strings.ReplaceAll(s, "\n", "\\n")
+}
+
+func (s *scheduler) emit(p *promiseInfo, pass int, promiser string) {
+	label := fmt.Sprintf("pass=%d bundle=%s type=%s promiser=%s", pass, p.bundle.label, p.typ, escapeLabel(promiser))
+	s.steps = append(s.steps, analysis.Step{Node: p.node, Label: label, Note: fmt.Sprintf("pass %d", pass)})
+	ps := s.passes[p]
+	if len(ps) == 0 || ps[len(ps)-1] != pass {
+		s.passes[p] = append(ps, pass)
+	}
+}
+
+// runBundle evaluates one bundle activation: up to three passes.
+func (s *scheduler) runBundle(b *bundleInfo, args []string, at source.Span) {
+	key := b.key + "(" + strings.Join(args, ",") + ")"
+	if first, ok := s.called[key]; ok {
+		if !first.at.IsZero() && !at.IsZero() {
+			s.repeats = append(s.repeats, [2]source.Span{at, first.at})
+		}
+		return
+	}
+	s.called[key] = callSite{at: at, step: len(s.steps)}
+	if s.depth > 30 {
+		return
+	}
+	s.depth++
+	defer func() { s.depth-- }()
+	params := map[string]string{}
+	for i, p := range b.block.Params {
+		if i < len(args) {
+			params[p.Text] = args[i]
+			params[b.block.Name.Text+"."+p.Text] = args[i]
+		}
+	}
+	sc := scope{bundle: b, params: params, dir: b.dir, act: key}
+	order := s.inOrder(b)
+	for pass := 1; pass <= maxPasses; pass++ {
+		for _, p := range order {
+			s.evalPromise(p, pass, sc)
+		}
+	}
+}
+
+func (s *scheduler) promisers(p *promiseInfo, sc scope) []string {
+	vs := s.ev.expand(p.p.Promiser, sc)
+	if len(vs.vals) == 0 {
+		return []string{p.p.Promiser}
+	}
+	return vs.vals
+}
+
+func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
+	g := s.guard(p, sc)
+	if g == triFalse {
+		if s.why[p] == "" && len(s.passes[p]) == 0 {
+			s.why[p] = fmt.Sprintf("its class guard is false in pass %d", pass)
+		}
+		return
+	}
+	switch p.typ {
+	case "vars", "meta", "defaults":
+		for _, pr := range s.promisers(p, sc) {
+			if p.typ == "defaults" && len(pr) > 30 {
+				pr = pr[:30]
+			}
+			s.emit(p, pass, pr)
+		}
+		return
+	case "classes":
+		name := canonify(p.p.Promiser)
+		if s.classes[name] == triTrue || s.done[doneKey{p, sc.act}] {
+			return
+		}
+		v := and3(g, s.classPromiseValue(p, sc))
+		if v == triFalse {
+			return
+		}
+		s.done[doneKey{p, sc.act}] = true
+		if v > s.classes[name] {
+			s.classes[name] = v
+		}
+		for _, pr := range s.promisers(p, sc) {
+			s.emit(p, pass, canonify(pr))
+		}
+		return
+	}
+	if s.done[doneKey{p, sc.act}] {
+		return
+	}
+	// depends_on: every handle must be KEPT or REPAIRED already
+	if dep := p.p.Get("depends_on"); dep != nil {
+		for _, h := range dep.Rval.Scalars() {
+			if !s.handleOK[h.Value] {
+				s.why[p] = fmt.Sprintf("depends_on '%s' is not kept yet in pass %d", h.Value, pass)
+				return
+			}
+		}
+	}
+	s.done[doneKey{p, sc.act}] = true
+	s.ranIn = nil
+	for _, pr := range s.promisers(p, sc) {
+		s.emit(p, pass, pr)
+	}
+	failed := fails(p)
+	if p.handle != "" && !failed {
+		s.handleOK[p.handle] = true
+	}
+	if c := p.p.Get("classes"); c != nil {
+		kept, repaired, all := s.outcomes(p, c)
+		set := func(names []string, v tri) {
+			for _, n := range names {
+				if v > s.classes[n] {
+					s.classes[n] = v
+				}
+			}
+		}
+		switch {
+		case failed:
+			set(all, triMaybe)
+		case p.typ == "reports":
+			set(kept, triTrue)
+		default:
+			both := map[string]bool{}
+			for _, k := range kept {
+				both[k] = true
+			}
+			for _, r := range repaired {
+				if both[r] {
+					s.classes[r] = triTrue
+				}
+			}
+			set(kept, triMaybe)
+			set(repaired, triMaybe)
+		}
+	}
+	if p.typ == "methods" {
+		if ub := p.p.Get("usebundle"); ub != nil {
+			if target, args, ok := s.callTarget(ub.Rval, sc, p.bundle.block.Namespace); ok {
+				s.runBundle(target, args, s.a.span(p.bundle.file, ub.Rval.NameSpan))
+			}
+		}
+	}
+}
+
+// callTarget resolves a usebundle value to a bundle and its arguments.
+func (s *scheduler) callTarget(r *cfp.Rval, sc scope, ns string) (*bundleInfo, []string, bool) {
+	if r == nil {
+		return nil, nil, false
+	}
+	name := r.Value
+	var args []string
+	switch r.Kind {
+	case cfp.Call:
+		for _, it := range r.Items {
+			vs := s.ev.rval(it, sc)
+			if len(vs.vals) == 1 {
+				args = append(args, vs.vals[0])
+			} else {
+				args = append(args, fmt.Sprintf("%v", vs.vals))
+			}
+		}
+	case cfp.String, cfp.NakedVar:
+		vs := s.ev.expand(r.Value, sc)
+		if !vs.resolved || len(vs.vals) != 1 {
+			return nil, nil, false
+		}
+		name = vs.vals[0]
+	}
+	if strings.Contains(name, "$(") || strings.Contains(name, "${") {
+		return nil, nil, false
+	}
+	b := s.pol.bundle(name, ns)
+	return b, args, b != nil
+}

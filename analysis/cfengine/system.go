@@ -1,0 +1,717 @@
+// Package cfengine lowers CFEngine 3 policy into the neutral graph and
+// computes the static schedule cf-agent follows: the bundlesequence,
+// normal ordering of promise types, up to three passes per bundle, nested
+// bundles via methods, depends_on and class guards.
+package cfengine
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	cfp "github.com/ordering-lsp/ordering-lsp/parser/cfengine"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// System is the CFEngine analysis. It keeps a parser whose chunk cache
+// lives as long as the server.
+type System struct {
+	parser *cfp.Parser
+}
+
+// New returns the CFEngine system.
+func New() analysis.System { return &System{parser: cfp.NewParser()} }
+
+func (*System) Name() string { return "cfengine" }
+
+// Owns claims *.cf policy files and *.cf.in templates (masterfiles ships
+// promises.cf.in and update.cf.in, which configure only stamps a
+// version into).
+func (*System) Owns(path string, head func() []byte) bool {
+	return strings.HasSuffix(path, ".cf") || strings.HasSuffix(path, ".cf.in")
+}
+
+func (*System) Flags() []analysis.Flag {
+	return []analysis.Flag{
+		{Name: "bundlesequence", Key: "cfengine.bundlesequence", Help: "comma-separated bundles to run instead of the policy's bundlesequence (like cf-agent -b)"},
+		{Name: "evaluation-order", Key: "cfengine.evaluationOrder", Help: "classic (normal ordering) or top_down, overriding the policy"},
+		{Name: "cfengine-version", Key: "cfengine.version", Help: "CFEngine version @if macros are evaluated for (default " + cfp.DefaultVersion + ")"},
+	}
+}
+
+type analyzer struct {
+	sys       *System
+	req       *analysis.Request
+	graph     *analysis.Graph
+	files     map[string]*fileInfo // by path (or URI for editor-only documents)
+	order     []*fileInfo
+	promiseOf map[*cfp.Promise]*promiseInfo
+	diags     []analysis.Diagnostic
+	seenDiag  map[string]bool
+	links     []analysis.Link
+	seenLink  map[string]bool
+	res       *analysis.Result
+}
+
+func (a *analyzer) span(fi *fileInfo, s cfp.Span) source.Span {
+	return source.Span{URI: fi.src.URI, Start: s.Start, End: s.End}
+}
+
+func (a *analyzer) diag(d analysis.Diagnostic) {
+	k := fmt.Sprintf("%s#%d#%d#%s", d.At.URI, d.At.Start, d.At.End, d.Message)
+	if a.seenDiag[k] {
+		return
+	}
+	a.seenDiag[k] = true
+	a.diags = append(a.diags, d)
+}
+
+func (a *analyzer) link(l analysis.Link) {
+	k := fmt.Sprintf("%s#%d#%d", l.At.URI, l.At.Start, l.At.End)
+	if a.seenLink[k] {
+		return
+	}
+	a.seenLink[k] = true
+	a.links = append(a.links, l)
+}
+
+// load parses the file at path (open document or disk), once.
+func (a *analyzer) load(path string) *fileInfo {
+	if fi, ok := a.files[path]; ok {
+		return fi
+	}
+	f := a.req.Workspace.Lookup(path)
+	if f == nil {
+		a.files[path] = nil
+		return nil
+	}
+	return a.add(path, f)
+}
+
+func (a *analyzer) add(key string, f *source.File) *fileInfo {
+	parsed := a.sys.parser.Parse(f.Text)
+	fi := a.newFileInfo(f, parsed)
+	a.files[key] = fi
+	a.order = append(a.order, fi)
+	for _, e := range parsed.Errors {
+		a.diag(analysis.Diagnostic{At: a.span(fi, e.Span), Severity: analysis.Error, Code: "syntax", Message: e.Message})
+	}
+	return fi
+}
+
+func (s *System) Analyze(req *analysis.Request) *analysis.Result {
+	if req.Workspace == nil {
+		req.Workspace = source.NewWorkspace()
+	}
+	s.parser.Version = req.Settings.Get("cfengine.version", cfp.DefaultVersion)
+	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{}, files: map[string]*fileInfo{},
+		promiseOf: map[*cfp.Promise]*promiseInfo{}, seenDiag: map[string]bool{}, seenLink: map[string]bool{}}
+	res := &analysis.Result{}
+	a.res = res
+	for _, f := range req.Files {
+		key := f.Path
+		if key == "" {
+			key = f.URI
+		}
+		if _, ok := a.files[key]; !ok {
+			a.add(key, f)
+		}
+	}
+	var entryFile *fileInfo
+	if req.Entry != "" {
+		if p := source.URIToPath(req.Entry); p != "" {
+			entryFile = a.load(p)
+		}
+		if entryFile == nil {
+			for _, fi := range a.order {
+				if fi.src.URI == req.Entry {
+					entryFile = fi
+				}
+			}
+		}
+	}
+	// Entries: the asked-for file, else every file with a body common
+	// control, else files defining bundle main that no entry loads.
+	var entries []*fileInfo
+	if entryFile != nil {
+		entries = append(entries, entryFile)
+	}
+	files := append([]*fileInfo(nil), a.order...)
+	for _, fi := range files {
+		if fi != entryFile && hasCommonControl(fi) {
+			entries = append(entries, fi)
+		}
+	}
+	var policies []*policy
+	covered := map[*fileInfo]bool{}
+	for _, e := range entries {
+		if req.Canceled() {
+			break
+		}
+		pol := a.loadPolicy(e)
+		policies = append(policies, pol)
+		for _, fi := range pol.files {
+			covered[fi] = true
+		}
+	}
+	for _, fi := range files {
+		if !covered[fi] && definesMain(fi) {
+			pol := a.loadPolicy(fi)
+			policies = append(policies, pol)
+			for _, f := range pol.files {
+				covered[f] = true
+			}
+		}
+	}
+	// Files no policy loads: checked alone, without missing-definition
+	// diagnostics (they may be loaded by a policy outside the workspace).
+	for _, fi := range files {
+		if !covered[fi] {
+			pol := a.loadPolicy(fi)
+			pol.unresolved = true
+			a.checkPolicy(pol, nil, false)
+			if len(entries) == 0 && hasAgentBundle(fi) {
+				a.diag(analysis.Diagnostic{At: source.Span{URI: fi.src.URI}, Severity: analysis.Warning, Code: "no-bundlesequence",
+					Message: "no body common control and no bundle main: run alone, cf-agent says Bundle 'main' listed in the bundlesequence is not a defined bundle"})
+			}
+		}
+	}
+	for i, pol := range policies {
+		run, sched := a.schedule(pol)
+		a.checkPolicy(pol, sched, true)
+		if i == 0 || pol.entry == entryFile {
+			a.facts(pol, sched)
+		}
+		res.Runs = append(res.Runs, *run)
+	}
+	a.structuralLinks()
+	res.Graph = *a.graph
+	res.Diags = a.diags
+	res.Links = a.links
+	return res
+}
+
+func hasCommonControl(fi *fileInfo) bool {
+	for _, b := range fi.blocks {
+		if b.Kind == "body" && b.Type.Text == "common" && b.Name.Text == "control" {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAgentBundle(fi *fileInfo) bool {
+	for _, b := range fi.bundles {
+		if b.block.Type.Text == "agent" {
+			return true
+		}
+	}
+	return false
+}
+
+func definesMain(fi *fileInfo) bool {
+	for _, b := range fi.bundles {
+		if b.key == "main" {
+			return true
+		}
+	}
+	return false
+}
+
+// seqItem is one bundlesequence entry: the bundle, its arguments and the
+// words that named it.
+type seqItem struct {
+	name string
+	args []string
+	at   source.Span
+	ok   bool // statically known
+}
+
+func (a *analyzer) bundlesequence(pol *policy, ev *evaluator) ([]seqItem, bool) {
+	if bs := a.req.Settings.Get("cfengine.bundlesequence", ""); bs != "" {
+		var out []seqItem
+		for _, n := range strings.Split(bs, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				out = append(out, seqItem{name: n, ok: true})
+			}
+		}
+		return out, true
+	}
+	if pol.control != nil {
+		fi := pol.entry
+		for _, f := range pol.files {
+			for _, b := range f.blocks {
+				if b == pol.control {
+					fi = f
+				}
+			}
+		}
+		for _, at := range pol.control.Attrs {
+			if at.Lval.Text != "bundlesequence" || at.Rval == nil {
+				continue
+			}
+			items := at.Rval.Items
+			if at.Rval.Kind != cfp.List {
+				items = []*cfp.Rval{at.Rval}
+			}
+			var out []seqItem
+			sc := scope{dir: fi.dir}
+			for _, it := range items {
+				sp := a.span(fi, it.NameSpan)
+				if it.Kind == cfp.String {
+					sp = source.Span{URI: sp.URI, Start: it.Span.Start + 1, End: it.Span.End - 1}
+				}
+				switch it.Kind {
+				case cfp.Call:
+					var args []string
+					for _, x := range it.Items {
+						vs := ev.rval(x, sc)
+						args = append(args, strings.Join(vs.vals, ","))
+					}
+					out = append(out, seqItem{name: it.Value, args: args, at: sp, ok: true})
+				default:
+					vs := ev.rval(it, sc)
+					if !vs.resolved {
+						out = append(out, seqItem{name: it.Value, at: sp})
+						continue
+					}
+					for _, v := range vs.vals {
+						out = append(out, seqItem{name: v, at: sp, ok: it.Kind != cfp.NakedVar || true})
+					}
+				}
+			}
+			return out, true
+		}
+	}
+	return []seqItem{{name: "main", ok: true}}, false
+}
+
+// schedule computes the Run of one policy.
+func (a *analyzer) schedule(pol *policy) (*analysis.Run, *scheduler) {
+	ev := newEvaluator(pol)
+	s := newScheduler(a, pol, ev)
+	mode := a.req.Settings.Get("cfengine.evaluationOrder", "")
+	commonOrder, agentOrder := "", ""
+	for _, f := range pol.files {
+		for _, bo := range f.bodies {
+			b := bo.block
+			if b.Kind != "body" || b.Name.Text != "control" {
+				continue
+			}
+			for _, at := range b.Attrs {
+				if at.Lval.Text == "evaluation_order" && at.Rval != nil && at.Rval.Kind == cfp.String {
+					switch b.Type.Text {
+					case "common":
+						commonOrder = at.Rval.Value
+					case "agent":
+						agentOrder = at.Rval.Value
+					}
+				}
+			}
+		}
+	}
+	s.topDown = func(b *bundleInfo) bool {
+		if mode != "" {
+			return mode == "top_down"
+		}
+		if b.block.EvalOrder != "" {
+			return b.block.EvalOrder == "top_down"
+		}
+		if agentOrder != "" {
+			return agentOrder == "top_down"
+		}
+		return commonOrder == "top_down"
+	}
+	s.preEvaluate()
+	seq, explicit := a.bundlesequence(pol, ev)
+	s.seqLen = len(seq)
+	run := &analysis.Run{Name: filepath.Base(pol.entry.src.Path), Entry: pol.entry.src.URI}
+	if run.Name == "." || run.Name == "" {
+		run.Name = pol.entry.src.URI
+	}
+	for i, it := range seq {
+		if !it.ok {
+			continue
+		}
+		b := pol.bundle(it.name, "default")
+		if b == nil {
+			if !pol.unresolved || !explicit {
+				at := it.at
+				if at.IsZero() {
+					at = source.Span{URI: pol.entry.src.URI, Start: 0, End: 0}
+				}
+				a.diag(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-target",
+					Message: fmt.Sprintf("Bundle '%s' listed in the bundlesequence is not a defined bundle", it.name)})
+				run.Refused = true
+			}
+			continue
+		}
+		if !it.at.IsZero() {
+			a.link(analysis.Link{At: it.at, Nodes: []*analysis.Node{b.node}})
+		}
+		if _, ok := s.seqPos[b]; !ok {
+			s.seqPos[b] = i + 1
+		}
+		s.runBundle(b, it.args, it.at)
+	}
+	run.Steps = s.steps
+	for _, r := range s.repeats {
+		a.diag(analysis.Diagnostic{At: r[0], Severity: analysis.Info, Code: "repeated-call",
+			Message: "this bundle was already evaluated with the same arguments in this run: this call does nothing",
+			Related: []analysis.Related{{At: r[1], Message: "first evaluated here"}}})
+	}
+	return run, s
+}
+
+// bodyLvals are the promise attributes whose value names a body of the
+// same type (libpromises/mod_*.c: CF_DATA_TYPE_BODY constraints).
+var bodyLvals = map[string]bool{
+	"action": true, "classes": true, "contain": true, "copy_from": true, "perms": true, "edit_defaults": true,
+	"delete": true, "depth_search": true, "file_select": true, "link_from": true, "changes": true, "rename": true,
+	"acl": true, "select_region": true, "insert_select": true, "edit_field": true, "replace_with": true,
+	"match_value": true, "service_method": true, "package_method": true, "package_module": true,
+	"process_select": true, "process_count": true, "database_server": true, "environment_resources": true,
+	"environment_interface": true, "volume": true, "mount": true, "location": true, "password": true,
+	"select_xpath": true, "module": false,
+}
+
+// bundleLvals name a bundle: lval -> bundle type ("" = agent or common).
+var bundleLvals = map[string]string{"usebundle": "", "edit_line": "edit_line", "edit_xml": "edit_xml", "home_bundle": ""}
+
+// checkPolicy reports what cf-promises (and cf-agent) would say about one
+// policy, and what they silently skip.
+func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
+	missingOK := pol.unresolved
+	for _, l := range pol.inputLinks {
+		a.link(l)
+	}
+	// duplicate bundles and bodies
+	seen := map[string]*bundleInfo{}
+	for _, b := range pol.bundles {
+		k := b.block.Type.Text + " " + b.key
+		if first, ok := seen[k]; ok {
+			a.diag(analysis.Diagnostic{At: a.span(b.file, b.block.Name.Span), Severity: analysis.Error, Code: "duplicate",
+				Message: fmt.Sprintf("Duplicate definition of bundle %s with type %s", b.block.Name.Text, b.block.Type.Text),
+				Related: []analysis.Related{{At: first.node.Decl, Message: "first defined here"}}})
+			continue
+		}
+		seen[k] = b
+	}
+	seenBody := map[string]*bodyInfo{}
+	var bodyKeys []string
+	for k := range pol.bodies {
+		bodyKeys = append(bodyKeys, k)
+	}
+	sort.Strings(bodyKeys)
+	for _, k := range bodyKeys {
+		for _, bo := range pol.bodies[k] {
+			if bo.block.Type.Text == "file" && bo.block.Name.Text == "control" {
+				continue
+			}
+			if first, ok := seenBody[k]; ok {
+				a.diag(analysis.Diagnostic{At: a.span(bo.file, bo.block.Name.Span), Severity: analysis.Error, Code: "duplicate",
+					Message: fmt.Sprintf("Duplicate definition of body %s with type %s", bo.block.Name.Text, bo.block.Type.Text),
+					Related: []analysis.Related{{At: first.node.Decl, Message: "first defined here"}}})
+				continue
+			}
+			seenBody[k] = bo
+		}
+	}
+	// duplicate handles (same context), promise types not allowed
+	handles := map[string]*promiseInfo{}
+	for _, b := range pol.bundles {
+		for _, sec := range b.block.Sections {
+			t := sec.Type.Text
+			if cfp.BuiltinPromiseTypes[t] && !cfp.TypeAllowed(b.block.Type.Text, t) {
+				a.diag(analysis.Diagnostic{At: a.span(b.file, sec.Type.Span), Severity: analysis.Error, Code: "type-not-allowed",
+					Message: fmt.Sprintf("Promise type '%s' not supported by '%s' bundle type", t, b.block.Type.Text)})
+			}
+		}
+		for _, p := range b.promises {
+			if p.handle == "" || strings.Contains(p.handle, "$(") || strings.Contains(p.handle, "${") {
+				continue
+			}
+			if first, ok := handles[p.handle]; ok {
+				if first.p.Context == p.p.Context {
+					h := p.p.Get("handle")
+					a.diag(analysis.Diagnostic{At: a.span(b.file, h.Rval.Span), Severity: analysis.Error, Code: "duplicate",
+						Message: fmt.Sprintf("Duplicate promise handle %s found", p.handle),
+						Related: []analysis.Related{{At: a.span(first.bundle.file, first.p.Get("handle").Rval.Span), Message: "first used here"}}})
+				}
+				continue
+			}
+			handles[p.handle] = p
+		}
+	}
+	// references: bodies, bundles, handles
+	for _, b := range pol.bundles {
+		ns := b.block.Namespace
+		for _, p := range b.promises {
+			for _, c := range p.p.Constraints {
+				r := c.Rval
+				if r == nil {
+					continue
+				}
+				lv := c.Lval.Text
+				if bodyLvals[lv] && (r.Kind == cfp.Ident || r.Kind == cfp.Call) {
+					if bo := pol.body(lv, r.Value, ns); bo != nil {
+						a.link(analysis.Link{At: a.span(b.file, r.NameSpan), Nodes: []*analysis.Node{bo.node}})
+						a.graph.Connect(&analysis.Edge{From: p.node, To: bo.node, Kind: analysis.Reference, Reason: lv, At: a.span(b.file, r.NameSpan)})
+					} else if !missingOK && !(lv == "package_module" && r.Kind == cfp.Ident && strings.Contains(r.Value, "$")) {
+						a.diag(analysis.Diagnostic{At: a.span(b.file, r.NameSpan), Severity: analysis.Error, Code: "missing-target",
+							Message: fmt.Sprintf("Undefined body %s with type %s", r.Value, lv)})
+					}
+				}
+				if bt, ok := bundleLvals[lv]; ok && (r.Kind == cfp.Ident || r.Kind == cfp.Call || (r.Kind == cfp.String && !strings.ContainsAny(r.Value, "$@"))) {
+					target := pol.bundle(r.Value, ns)
+					if target != nil && bt != "" && target.block.Type.Text != bt {
+						target = nil
+						for _, cand := range pol.byKey[qualify(ns, r.Value)] {
+							if cand.block.Type.Text == bt {
+								target = cand
+							}
+						}
+					}
+					sp := a.span(b.file, r.NameSpan)
+					if r.Kind == cfp.String {
+						sp = source.Span{URI: sp.URI, Start: r.Span.Start + 1, End: r.Span.End - 1}
+					}
+					if target != nil {
+						a.link(analysis.Link{At: sp, Nodes: []*analysis.Node{target.node}})
+						a.graph.Connect(&analysis.Edge{From: p.node, To: target.node, Kind: analysis.Call, Reason: lv, At: sp})
+					} else if !missingOK {
+						msg := fmt.Sprintf("A method attempted to use a bundle '%s' that was apparently not defined", r.Value)
+						if lv != "usebundle" {
+							msg = fmt.Sprintf("Undefined bundle %s with type %s", r.Value, bt)
+						}
+						a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Error, Code: "missing-target", Message: msg})
+					}
+				}
+				if lv == "depends_on" {
+					a.checkDependsOn(pol, s, p, c)
+				}
+			}
+			a.varLinks(pol, p)
+		}
+	}
+	if complete && pol.control == nil && pol.bundle("main", "default") == nil && a.req.Settings.Get("cfengine.bundlesequence", "") == "" && s != nil {
+		// reported by schedule() already
+		_ = s
+	}
+}
+
+// checkDependsOn links each handle of a depends_on and warns about the
+// ones that keep the promise from ever running.
+func (a *analyzer) checkDependsOn(pol *policy, s *scheduler, p *promiseInfo, c *cfp.Constraint) {
+	for _, h := range c.Rval.Scalars() {
+		sp := a.span(p.bundle.file, h.Span)
+		sp = source.Span{URI: sp.URI, Start: sp.Start + 1, End: sp.End - 1}
+		targets := pol.handles[h.Value]
+		var nodes []*analysis.Node
+		for _, t := range targets {
+			nodes = append(nodes, t.node)
+			a.graph.Connect(&analysis.Edge{From: t.node, To: p.node, Kind: analysis.Order, Reason: "depends_on", At: sp})
+		}
+		if len(nodes) > 0 {
+			a.link(analysis.Link{At: sp, Nodes: nodes})
+		}
+		if pol.unresolved || strings.ContainsAny(h.Value, "$@") {
+			continue
+		}
+		if len(targets) == 0 {
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
+				Message: fmt.Sprintf("depends_on '%s': no promise has this handle, so this promise silently never runs (cf-agent reports nothing)", h.Value)})
+			continue
+		}
+		t := targets[0]
+		if fails(t) {
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
+				Message: fmt.Sprintf("depends_on '%s': that promise (%s) always fails (NOT_KEPT), so this promise silently never runs", h.Value, t.node.Ref),
+				Related: []analysis.Related{{At: t.node.Decl, Message: "the promise with handle '" + h.Value + "'"}}})
+			continue
+		}
+		if s == nil {
+			continue
+		}
+		if cyc := a.dependsCycle(pol, p, h.Value); cyc != nil {
+			var rel []analysis.Related
+			names := []string{}
+			for _, q := range cyc {
+				rel = append(rel, analysis.Related{At: q.node.Decl, Message: fmt.Sprintf("%s depends on '%s'", q.node.Ref, depList(q))})
+				names = append(names, q.handle)
+			}
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
+				Message: fmt.Sprintf("depends_on cycle (%s): these promises silently never run", strings.Join(append(names, names[0]), " -> ")),
+				Related: rel})
+			continue
+		}
+		if len(s.passes[p]) == 0 && len(s.passes[t]) > 0 && t.bundle != p.bundle {
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
+				Message: fmt.Sprintf("depends_on '%s': that promise is in bundle '%s', which runs after this promise's bundle '%s' has finished, so this promise silently never runs", h.Value, t.bundle.label, p.bundle.label),
+				Related: []analysis.Related{{At: t.node.Decl, Message: "the promise with handle '" + h.Value + "'"}}})
+		}
+	}
+}
+
+func depList(p *promiseInfo) string {
+	var hs []string
+	if d := p.p.Get("depends_on"); d != nil {
+		for _, h := range d.Rval.Scalars() {
+			hs = append(hs, h.Value)
+		}
+	}
+	return strings.Join(hs, "', '")
+}
+
+// dependsCycle returns the promises of a depends_on cycle through p (via
+// handle h), or nil.
+func (a *analyzer) dependsCycle(pol *policy, p *promiseInfo, h string) []*promiseInfo {
+	if p.handle == "" {
+		return nil
+	}
+	// BFS from the promise named h back to p
+	type item struct {
+		q    *promiseInfo
+		path []*promiseInfo
+	}
+	start := pol.handles[h]
+	if len(start) == 0 {
+		return nil
+	}
+	queue := []item{{start[0], []*promiseInfo{p, start[0]}}}
+	seen := map[*promiseInfo]bool{start[0]: true}
+	for len(queue) > 0 && len(seen) < 10000 {
+		it := queue[0]
+		queue = queue[1:]
+		if it.q == p {
+			return it.path[:len(it.path)-1]
+		}
+		d := it.q.p.Get("depends_on")
+		if d == nil {
+			continue
+		}
+		for _, x := range d.Rval.Scalars() {
+			for _, nq := range pol.handles[x.Value] {
+				if nq == p {
+					return it.path
+				}
+				if !seen[nq] {
+					seen[nq] = true
+					queue = append(queue, item{nq, append(append([]*promiseInfo(nil), it.path...), nq)})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// varLinks links $(bundle.var) references in a promise's strings to the
+// vars promises defining them.
+func (a *analyzer) varLinks(pol *policy, p *promiseInfo) {
+	var visit func(r *cfp.Rval)
+	check := func(text string, base int, quoted bool) {
+		off := 0
+		if quoted {
+			off = 1
+		}
+		for i := 0; i+1 < len(text); i++ {
+			if (text[i] != '$' && text[i] != '@') || (text[i+1] != '(' && text[i+1] != '{') {
+				continue
+			}
+			end := matchClose(text, i+1)
+			if end < 0 {
+				return
+			}
+			name := text[i+2 : end]
+			if strings.ContainsAny(name, "$()[") || !strings.Contains(name, ".") {
+				continue
+			}
+			bname, vname, _ := strings.Cut(name, ".")
+			b := pol.bundle(bname, p.bundle.block.Namespace)
+			if b == nil {
+				continue
+			}
+			var nodes []*analysis.Node
+			for _, q := range b.promises {
+				if q.typ == "vars" && q.p.Promiser == vname {
+					nodes = append(nodes, q.node)
+				}
+			}
+			if len(nodes) > 0 {
+				a.link(analysis.Link{At: source.Span{URI: p.bundle.file.src.URI, Start: base + off + i + 2, End: base + off + end}, Nodes: nodes})
+			}
+		}
+	}
+	visit = func(r *cfp.Rval) {
+		if r == nil {
+			return
+		}
+		switch r.Kind {
+		case cfp.String:
+			raw := p.bundle.file.src.Text[r.Span.Start:r.Span.End]
+			check(string(raw[1:len(raw)-1]), r.Span.Start, true)
+		case cfp.NakedVar:
+			check(r.Value, r.Span.Start, false)
+		}
+		for _, it := range r.Items {
+			visit(it)
+		}
+	}
+	raw := p.bundle.file.src.Text[p.p.PromiserSpan.Start:p.p.PromiserSpan.End]
+	if len(raw) >= 2 {
+		check(string(raw[1:len(raw)-1]), p.p.PromiserSpan.Start, true)
+	}
+	for _, c := range p.p.Constraints {
+		visit(c.Rval)
+	}
+}
+
+// structuralLinks adds links that do not depend on a policy: bodies named
+// by promises in files no policy covers are handled in checkPolicy.
+func (a *analyzer) structuralLinks() {}
+
+// facts fills the hover lines of bundles and promises from one policy's
+// schedule.
+func (a *analyzer) facts(pol *policy, s *scheduler) {
+	for _, b := range pol.bundles {
+		if pos, ok := s.seqPos[b]; ok {
+			b.node.Facts = append(b.node.Facts, analysis.Fact{Label: "bundlesequence", Value: fmt.Sprintf("%s of %d", analysis.Ordinal(pos), s.seqLen)})
+		}
+		rank := typeRank(b)
+		for _, p := range b.promises {
+			n := p.node
+			n.Facts = append(n.Facts, analysis.Fact{Label: "bundle", Value: b.label})
+			td := s.topDown != nil && s.topDown(b)
+			if td {
+				n.Facts = append(n.Facts, analysis.Fact{Label: "order", Value: fmt.Sprintf("top_down: %s promise of %d in the bundle", analysis.Ordinal(p.textIdx+1), len(b.promises))})
+			} else {
+				kind := "normal ordering"
+				if !cfp.BuiltinPromiseTypes[p.typ] {
+					kind = "custom promise type, evaluated at the end of each pass"
+				}
+				n.Facts = append(n.Facts, analysis.Fact{Label: "order", Value: fmt.Sprintf("%s (%s type, %s), %s promise of %d", p.typ, analysis.Ordinal(rank(p.typ)+1), kind, analysis.Ordinal(p.typeIdx+1), p.typeCount)})
+			}
+			ps := s.passes[p]
+			switch {
+			case len(ps) == 0:
+				why := s.why[p]
+				if why == "" {
+					why = "its bundle is not reached from the bundlesequence"
+				}
+				n.Facts = append(n.Facts, analysis.Fact{Label: "pass", Value: "never evaluated: " + why})
+			default:
+				var strs []string
+				for _, x := range ps {
+					strs = append(strs, fmt.Sprint(x))
+				}
+				v := strings.Join(strs, ", ")
+				if ps[0] > 1 && s.why[p] != "" {
+					v += " (not earlier: " + s.why[p] + ")"
+				}
+				n.Facts = append(n.Facts, analysis.Fact{Label: "pass", Value: v})
+			}
+		}
+	}
+}
