@@ -129,12 +129,20 @@ func (a *analyzer) prefixHints() {
 		}
 	}
 	for _, ds := range byTech {
-		for i, x := range ds {
-			for _, y := range ds[i+1:] {
-				if x.dir != y.dir && x.dir.Priority == y.dir.Priority {
-					ruleMatters[x.rule], ruleMatters[y.rule] = true, true
-					dirMatters[x.dir], dirMatters[y.dir] = true, true
-				}
+		byPriority := map[int][]*draft{}
+		for _, dr := range ds {
+			byPriority[dr.dir.Priority] = append(byPriority[dr.dir.Priority], dr)
+		}
+		for _, same := range byPriority {
+			distinct := map[*directive]bool{}
+			for _, dr := range same {
+				distinct[dr.dir] = true
+			}
+			if len(distinct) < 2 {
+				continue
+			}
+			for _, dr := range same {
+				ruleMatters[dr.rule], dirMatters[dr.dir] = true, true
 			}
 		}
 	}
@@ -211,13 +219,16 @@ func (a *analyzer) directiveFacts(d *directive, total int) []analysis.Fact {
 // rankFact places a directive among the directives of its technique on the
 // node (priority, then rule name, then directive name) and says why.
 func (a *analyzer) rankFact(d *directive) string {
-	var all []*draft
-	for _, dr := range a.drafts {
-		if dr.dir.tech == d.tech {
-			all = append(all, dr)
+	if a.ranked == nil {
+		a.ranked = map[*technique][]*draft{}
+		for _, dr := range a.drafts {
+			a.ranked[dr.dir.tech] = append(a.ranked[dr.dir.tech], dr)
+		}
+		for _, all := range a.ranked {
+			sort.SliceStable(all, func(i, j int) bool { return priorityThenBundle(all[i], all[j]) < 0 })
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return priorityThenBundle(all[i], all[j]) < 0 })
+	all := a.ranked[d.tech]
 	idx := -1
 	for i, dr := range all {
 		if dr.dir == d {
@@ -312,13 +323,13 @@ func (a *analyzer) techniqueFacts(t *technique) []analysis.Fact {
 	var fs []analysis.Fact
 	add := func(l, v string) { fs = append(fs, analysis.Fact{Label: l, Value: v}) }
 	add("generation", techniqueSummary(t, ""))
-	count := 0
-	for _, d := range a.directives {
-		if d.tech == t {
-			count++
+	if a.perTech == nil {
+		a.perTech = map[*technique]int{}
+		for _, d := range a.directives {
+			a.perTech[d.tech]++
 		}
 	}
-	add("directives", fmt.Sprintf("%d", count))
+	add("directives", fmt.Sprintf("%d", a.perTech[t]))
 	return fs
 }
 

@@ -1,12 +1,14 @@
 package rudder
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/analysis/analysistest"
+	"github.com/ordering-lsp/ordering-lsp/source"
 	"golang.org/x/tools/txtar"
 )
 
@@ -133,4 +135,28 @@ func TestLinks(t *testing.T) {
 	if len(syms) != 1 || syms[0].Node != curl {
 		t.Errorf("symbols of p-curl.json: %v", syms)
 	}
+}
+
+// FuzzAnalyze runs the whole analysis on one arbitrary JSON export: no
+// input may panic (Analyze turns panics into an internal-error diagnostic).
+func FuzzAnalyze(f *testing.F) {
+	f.Add([]byte(`{"rules":[{"id":"r","displayName":"R","directives":["d","d","x"],"targets":["group:g"]}],"directives":[{"id":"d","displayName":"D","techniqueName":"genericVariableDefinition","parameters":{"section":{"name":"s","sections":[{"section":{"name":"Variable definition","vars":[{"var":{"name":"GENERIC_VARIABLE_NAME","value":"v"}}]}}]}}}],"groups":[{"id":"h"}]}`))
+	f.Add([]byte(`[{"id":"a","techniqueName":"t","priority":-3},{"id":"b","techniqueName":"t","enabled":false},{"id":"r","targets":[{"and":["special:all",{"include":{"or":[]}}]}],"directives":["a","b"]}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ws := source.NewWorkspace()
+		file := source.NewFile("untitled:export.json", "", b)
+		ws.SetOverlay(file)
+		for _, groups := range []string{"", "g,h"} {
+			in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{"rudder.nodeGroups": groups}}
+			res := analysis.Analyze(New(), in, []*source.File{file})
+			for _, d := range res.Diags {
+				if d.Code == "internal-error" {
+					t.Fatal(d.Message)
+				}
+				if d.At.Start < 0 || d.At.End > len(b) || d.At.Start > d.At.End {
+					t.Fatalf("bad span %v", d.At)
+				}
+			}
+		}
+	})
 }

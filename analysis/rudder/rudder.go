@@ -182,6 +182,9 @@ type analyzer struct {
 	policies []*policy
 	refused  bool
 	nodeDesc string
+
+	ranked  map[*technique][]*draft
+	perTech map[*technique]int
 }
 
 func (a *analyzer) diag(at source.Span, sev analysis.Severity, code, msg string, rel ...analysis.Related) {

@@ -72,7 +72,7 @@ func (im *importer) walk(v *JSON, hint string, depth int) {
 			return
 		}
 	}
-	if d := v.Get("data"); d != nil && (d.Kind == JObject || d.Kind == JArray) && v.Get("id") == nil && v.Get("displayName") == nil {
+	if d := v.Get("data"); d != nil && (d.Kind == JObject || d.Kind == JArray) && (v.Get("action") != nil || v.Get("result") != nil || (v.Get("id") == nil && v.Get("displayName") == nil)) {
 		im.walk(d, hint, depth+1)
 		return
 	}

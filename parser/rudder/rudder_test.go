@@ -1,0 +1,177 @@
+package rudder
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestJSONSpans(t *testing.T) {
+	text := []byte(`{"rules":[{"id":"r1","displayName":"05. é base","directives":["d\u00e91"]}]}`)
+	f := ImportJSON(text)
+	if len(f.Errors) != 0 || len(f.Rules) != 1 {
+		t.Fatalf("errors %v, rules %d", f.Errors, len(f.Rules))
+	}
+	r := f.Rules[0]
+	if got := string(text[r.Name.At.Start:r.Name.At.End]); got != "05. é base" || r.Name.Value != got {
+		t.Errorf("name span %q value %q", got, r.Name.Value)
+	}
+	if r.Directives[0].Value != "dé1" || string(text[r.Directives[0].At.Start:r.Directives[0].At.End]) != `d\u00e91` {
+		t.Errorf("escaped id %q", r.Directives[0].Value)
+	}
+	if r.Full.Start != strings.Index(string(text), `{"id"`) || text[r.Full.End-1] != '}' {
+		t.Errorf("full span %v", r.Full)
+	}
+}
+
+// A file cut at any byte keeps the objects completed before the cut and
+// reports where the cut is.
+func TestTruncatedJSON(t *testing.T) {
+	text := `{"action":"listRules","data":{"rules":[{"id":"a","displayName":"A","directives":[]},{"id":"b","displayName":"B","directives":["x"]}]}}`
+	cut := strings.Index(text, `{"id":"b"`) + 12
+	f := ImportJSON([]byte(text[:cut]))
+	if len(f.Errors) != 1 || f.Errors[0].Code != "syntax" {
+		t.Fatalf("errors: %v", f.Errors)
+	}
+	if !strings.Contains(f.Errors[0].Msg, "truncated export?") {
+		t.Errorf("message: %s", f.Errors[0].Msg)
+	}
+	if len(f.Rules) != 1 || f.Rules[0].ID.Value != "a" {
+		t.Errorf("rules kept: %d", len(f.Rules))
+	}
+	for i := 0; i < len(text); i++ {
+		f := ImportJSON([]byte(text[:i]))
+		if len(f.Errors) == 0 {
+			t.Errorf("cut at %d: no error", i)
+		}
+		for _, e := range f.Errors {
+			if e.At.Start < 0 || e.At.End > i || e.At.Start > e.At.End {
+				t.Errorf("cut at %d: span %v", i, e.At)
+			}
+		}
+	}
+}
+
+func TestShapes(t *testing.T) {
+	cases := []struct {
+		name, text       string
+		rules, dirs, tec int
+	}{
+		{"envelope", `{"action":"listDirectives","result":"success","data":{"directives":[{"id":"d","displayName":"D","techniqueName":"t"}]}}`, 0, 1, 0},
+		{"plain array", `[{"id":"d","techniqueName":"t"},{"id":"r","targets":[],"directives":["d"]}]`, 1, 1, 0},
+		{"all in one", `{"rules":[{"id":"r","directives":[]}],"directives":[{"id":"d","techniqueName":"t"}],"techniques":[{"name":"t","versions":["1.0","2.0"]}]}`, 1, 1, 2},
+		{"archive rule", `{"id":"r","displayName":"R","directives":["a","b"],"targets":[{"include":{"or":["special:all"]},"exclude":{"or":[]}}],"enabled":true}`, 1, 0, 0},
+		{"archive directive", `{"id":"d","displayName":"D","techniqueName":"t","techniqueVersion":"1.0","priority":"3"}`, 0, 1, 0},
+		{"deleted technique", `{"action":"deleteTechnique","id":"x","result":"success","data":{"techniques":{"id":"x","version":"1.0"}}}`, 0, 0, 1},
+		{"error response", `{"action":"ruleDetails","result":"error","errorDetails":"Rule with id 'x' was not found"}`, 0, 0, 0},
+	}
+	for _, c := range cases {
+		f := ImportJSON([]byte(c.text))
+		if len(f.Rules) != c.rules || len(f.Directives) != c.dirs || len(f.Techniques) != c.tec {
+			t.Errorf("%s: %d rules %d directives %d techniques, errors %v", c.name, len(f.Rules), len(f.Directives), len(f.Techniques), f.Errors)
+		}
+	}
+	f := ImportJSON([]byte(`{"id":"d","displayName":"D","techniqueName":"t","priority":"3"}`))
+	if f.Directives[0].Priority != 3 {
+		t.Errorf("string priority: %d", f.Directives[0].Priority)
+	}
+}
+
+func TestMetadataXML(t *testing.T) {
+	text := "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<!-- c -->\n<TECHNIQUE name=\"Paquets é\">\n  <MULTIINSTANCE>TRUE</MULTIINSTANCE>\n  <POLICYGENERATION> separated </POLICYGENERATION>\n  <SECTIONS><SECTION name=\"x\"><MULTIINSTANCE>false</MULTIINSTANCE></SECTION></SECTIONS>\n</TECHNIQUE>\n"
+	f := ImportMetadataXML("techniques/apps/packageManagement/1.3/metadata.xml", []byte(text))
+	if len(f.Errors) != 0 || len(f.Techniques) != 1 {
+		t.Fatalf("errors %v", f.Errors)
+	}
+	tc := f.Techniques[0]
+	if tc.ID.Value != "packageManagement" || tc.Version.Value != "1.3" || !tc.MultiInstance || tc.Generation.Value != "separated" {
+		t.Errorf("technique %+v", tc)
+	}
+	if got := text[tc.Name.At.Start:tc.Name.At.End]; got != "Paquets é" {
+		t.Errorf("name span %q", got)
+	}
+	if got := text[tc.Generation.At.Start:tc.Generation.At.End]; got != "separated" {
+		t.Errorf("generation span %q", got)
+	}
+}
+
+func TestTechniqueYAML(t *testing.T) {
+	text := "id: ntp_technique\nname: \"NTP\"\nversion: \"0.1\"\nparams:\n  - name: server\nitems: []\n"
+	f := ImportTechniqueYAML("x/technique.yml", []byte(text))
+	if len(f.Techniques) != 1 {
+		t.Fatalf("errors %v", f.Errors)
+	}
+	tc := f.Techniques[0]
+	if !tc.MultiInstance || tc.Generation.Value != SeparatedWithParameters || text[tc.Name.At.Start:tc.Name.At.End] != "NTP" {
+		t.Errorf("technique %+v", tc)
+	}
+	if f := ImportTechniqueYAML("x/technique.yml", []byte("id: [\n")); len(f.Errors) != 1 {
+		t.Errorf("bad yaml: %v", f.Errors)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	cases := []struct{ path, head, want string }{
+		{"a/rules.json", `{"action":"listRules","data":{"rules":[`, "json"},
+		{"a/.eslintrc.json", `{"extends":"x","rules":{"semi":"error"}}`, ""},
+		{"a/package.json", `{"name":"x","version":"1.0"}`, ""},
+		{"t/x/1.0/metadata.xml", `<TECHNIQUE name="x">`, "metadata.xml"},
+		{"t/metadata.xml", `<project>`, ""},
+		{"t/technique.yml", "id: x\nversion: '1.0'\n", "technique.yml"},
+		{"d/x.json", `{"id":"d","techniqueName":"t"}`, "json"},
+	}
+	for _, c := range cases {
+		if got := Detect(c.path, []byte(c.head)); got != c.want {
+			t.Errorf("%s: %q want %q", c.path, got, c.want)
+		}
+	}
+}
+
+func FuzzImportJSON(f *testing.F) {
+	f.Add([]byte(`{"action":"listRules","data":{"rules":[{"id":"r","displayName":"R","directives":["d"],"targets":[{"include":{"or":["special:all"]},"exclude":{"or":[]}}]}]}}`))
+	f.Add([]byte(`[{"id":"d","techniqueName":"t","parameters":{"section":{"name":"s","vars":[{"var":{"name":"A","value":"b"}}],"sections":[{"section":{"name":"x"}}]}}}]`))
+	f.Add([]byte(`{"rules":[],"directives":[],"techniques":[{"name":"t","versions":["1"]}],"groups":[{"id":"g"}]}`))
+	f.Add([]byte(`"\ud83d\ude00" [1e5, -0.5, true, null]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file := ImportJSON(b)
+		for _, e := range file.Errors {
+			if e.At.Start < 0 || e.At.End > len(b) || e.At.Start > e.At.End {
+				t.Fatalf("bad error span %v in %d bytes", e.At, len(b))
+			}
+		}
+		for _, r := range file.Rules {
+			if r.Name.At.End > len(b) || r.Full.End > len(b) {
+				t.Fatalf("bad span")
+			}
+		}
+	})
+}
+
+func FuzzImportMetadataXML(f *testing.F) {
+	f.Add([]byte("<TECHNIQUE name=\"x\">\n<MULTIINSTANCE>true</MULTIINSTANCE><POLICYGENERATION>merged</POLICYGENERATION></TECHNIQUE>"))
+	f.Add([]byte("<TECHNIQUE name='x'><SYSTEM>true</SYSTEM><POLICY_TYPES>a,b</POLICY_TYPES>"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file := ImportMetadataXML("techniques/c/t/1.0/metadata.xml", b)
+		for _, e := range file.Errors {
+			if e.At.Start < 0 || e.At.End > len(b) || e.At.Start > e.At.End {
+				t.Fatalf("bad error span %v in %d bytes", e.At, len(b))
+			}
+		}
+		for _, tc := range file.Techniques {
+			if tc.Name.At.End > len(b) || tc.Generation.At.End > len(b) || tc.Generation.At.Start > tc.Generation.At.End {
+				t.Fatalf("bad span %v %v", tc.Name.At, tc.Generation.At)
+			}
+		}
+	})
+}
+
+func FuzzImportTechniqueYAML(f *testing.F) {
+	f.Add([]byte("id: x\nname: \"X\"\nversion: '1.0'\nparams:\n  - name: p\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file := ImportTechniqueYAML("t/technique.yml", b)
+		for _, tc := range file.Techniques {
+			if tc.Name.At.End > len(b) || tc.Name.At.Start > tc.Name.At.End {
+				t.Fatalf("bad span %v", tc.Name.At)
+			}
+		}
+	})
+}
