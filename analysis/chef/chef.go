@@ -1,0 +1,61 @@
+// Package chef lowers Chef Policyfiles and their lock files into the
+// neutral graph: the merged run list of every policy (RFC 097 "Policyfile
+// Includes" as chef-cli implements it), the policy include graph, and the
+// conflicts chef-cli reports when it compiles a policy, plus the include
+// loops it does not detect.
+//
+// Merge rules (chef-cli's PolicyfileCompiler#expanded_run_list): the run
+// list of each included policy's lock, in include_policy order, then the
+// policy's own run_list; an item already present is not added again
+// (Chef::RunList#<< compares type, name and version, before the name is
+// normalised to recipe[cookbook::recipe]). Nothing here executes Ruby.
+package chef
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pchef "github.com/ordering-lsp/ordering-lsp/parser/chef"
+)
+
+type system struct {
+	parser *pchef.Parser
+}
+
+// New returns the Chef Policyfile system.
+func New() analysis.System { return &system{parser: pchef.NewParser()} }
+
+func (s *system) Name() string           { return "chef" }
+func (s *system) Flags() []analysis.Flag { return nil }
+
+// Owns claims Policyfile.rb, *.rb policy files under policyfiles/ or
+// policies/ that call run_list, and *.lock.json files that are policy locks.
+func (s *system) Owns(path string, head func() []byte) bool {
+	base := filepath.Base(path)
+	slash := filepath.ToSlash(path)
+	switch {
+	case base == "Policyfile.rb":
+		return true
+	case strings.HasSuffix(base, ".lock.json"):
+		h := head()
+		return h != nil && pchef.LooksLikeLock(h)
+	case strings.HasSuffix(base, ".rb"):
+		if !(strings.Contains(slash, "/policyfiles/") || strings.Contains(slash, "/policies/") ||
+			strings.HasPrefix(slash, "policyfiles/") || strings.HasPrefix(slash, "policies/")) {
+			return false
+		}
+		if strings.Contains(slash, "/recipes/") || strings.Contains(slash, "/attributes/") || strings.Contains(slash, "/resources/") || strings.Contains(slash, "/libraries/") {
+			return false
+		}
+		h := head()
+		return h != nil && bytes.Contains(h, []byte("run_list"))
+	}
+	return false
+}
+
+func (s *system) Analyze(req *analysis.Request) *analysis.Result {
+	a := newAnalyzer(s, req)
+	return a.run()
+}

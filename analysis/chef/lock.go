@@ -1,0 +1,290 @@
+package chef
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pchef "github.com/ordering-lsp/ordering-lsp/parser/chef"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+func labelsOf(items []pchef.LockItem) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = pchef.ParseRunItem(it.Text).Label
+	}
+	return out
+}
+
+func entryLabels(es []*entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.item.Label
+	}
+	return out
+}
+
+func sameList(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func listText(l []string) string {
+	if len(l) > 8 {
+		return "[" + strings.Join(l[:8], ", ") + fmt.Sprintf(", ... %d more]", len(l)-8)
+	}
+	return "[" + strings.Join(l, ", ") + "]"
+}
+
+// stale compares a Policyfile with the lock beside it.
+func (a *analyzer) stale(u *unit, entries []*entry) {
+	if u.lock == nil || u.rb == nil {
+		return
+	}
+	if u.rb.RunList != nil && u.rb.RunList.Unknown {
+		return
+	}
+	for _, in := range u.includes {
+		if in.target == nil {
+			return // cannot know what the merge gives
+		}
+	}
+	lf := u.lockFile
+	lockName := filepath.Base(lf.Path)
+	if lf.Path == "" {
+		lockName = lf.URI
+	}
+	var reasons []string
+	rbAt := u.node.Decl
+	if u.rb.RunList != nil {
+		rbAt = spanOf(u.rbFile, u.rb.RunList.Call.Start, u.rb.RunList.Call.End)
+	}
+	lockDiag := func(key, msg string, rel source.Span) {
+		reasons = append(reasons, msg)
+		if u.owned {
+			a.diag(u, a.lockKeySpan(u, key), analysis.Warning, "stale-lock",
+				fmt.Sprintf("%s is stale against %s: %s; run `chef update`", lockName, filepath.Base(u.rbFile.Path), msg),
+				analysis.Related{At: rel, Message: "in the Policyfile"})
+		}
+	}
+	if u.lock.Name != "" && u.lock.Name != u.name {
+		lockDiag("name", fmt.Sprintf("its name is %q, the Policyfile says %q", u.lock.Name, u.name), u.node.Decl)
+	}
+	got, want := labelsOf(u.lock.RunList), entryLabels(entries)
+	if !sameList(got, want) {
+		lockDiag("run_list", fmt.Sprintf("run_list differs: the lock has %s, the Policyfile merges to %s", listText(got), listText(want)), rbAt)
+	}
+	// cookbooks the Policyfile needs that the lock does not have
+	locked := map[string]bool{}
+	for _, c := range u.lock.CookbookLocks {
+		locked[c.Name] = true
+	}
+	var missing []string
+	seen := map[string]bool{}
+	need := func(cb string) {
+		if cb != "" && !locked[cb] && !seen[cb] {
+			seen[cb] = true
+			missing = append(missing, cb)
+		}
+	}
+	for _, c := range u.rb.Cookbooks {
+		if c.Name.Kind == pchef.VString && !c.Name.Pattern {
+			need(c.Name.Text)
+		}
+	}
+	for _, e := range entries {
+		if !e.item.Pattern {
+			need(e.item.Cookbook)
+		}
+	}
+	if len(missing) > 0 {
+		lockDiag("cookbook_locks", fmt.Sprintf("cookbook_locks lacks %s", strings.Join(missing, ", ")), rbAt)
+	}
+	// named run lists (own ones only: included ones come with their locks)
+	lockNamed := map[string][]string{}
+	for _, n := range u.lock.NamedRunLists {
+		lockNamed[n.Name] = labelsOf(n.Items)
+	}
+	for _, rl := range u.rb.NamedRunLists {
+		if rl.Unknown {
+			continue
+		}
+		var mine []string
+		for _, it := range rl.Items {
+			mine = append(mine, it.Label)
+		}
+		got, ok := lockNamed[rl.Name]
+		if !ok {
+			lockDiag("named_run_lists", fmt.Sprintf("named_run_list %s is missing", rl.Name), spanOf(u.rbFile, rl.Call.Start, rl.Call.End))
+			continue
+		}
+		if len(u.includes) == 0 && !sameList(dedupe(mine), got) {
+			lockDiag("named_run_lists", fmt.Sprintf("named_run_list %s differs: the lock has %s, the Policyfile says %s", rl.Name, listText(got), listText(mine)), spanOf(u.rbFile, rl.Call.Start, rl.Call.End))
+		}
+	}
+	// included policies that changed since the lock was made
+	recorded := map[string]pchef.IncludedLock{}
+	for _, e := range u.lock.Included {
+		recorded[e.Name] = e
+	}
+	for _, in := range u.includes {
+		e, ok := recorded[in.name]
+		if !ok {
+			lockDiag("included_policy_locks", fmt.Sprintf("included policy %s is not in included_policy_locks", in.name), in.at)
+			continue
+		}
+		if in.kind == "path" && in.target.lock != nil && e.RevisionID != "" && in.target.lock.RevisionID != "" && e.RevisionID != in.target.lock.RevisionID {
+			lockDiag("included_policy_locks", fmt.Sprintf("included policy %s changed since this lock was made (revision %s here, %s in %s)", in.name, short(e.RevisionID), short(in.target.lock.RevisionID), a.rel(in.target.lockFile.Path)), in.at)
+		}
+	}
+	if len(reasons) > 0 {
+		a.diag(u, rbAt, analysis.Warning, "stale-lock", fmt.Sprintf("%s beside this Policyfile is stale: %s; run `chef update`", lockName, strings.Join(reasons, "; ")),
+			analysis.Related{At: fileSpan(lf), Message: lockName})
+	}
+}
+
+func dedupe(l []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range l {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// lockFile analyses a lock: its syntax, its stored run list as a Run, the
+// links of its included_policy_locks, and, for a lock without its
+// Policyfile, whether its run list agrees with the locks it includes.
+func (a *analyzer) lockFile(u *unit) {
+	lf := u.lockFile
+	if lf == nil || !u.owned {
+		return
+	}
+	if u.lockErr != nil {
+		off := 0
+		var se *pchef.SyntaxError
+		msg := u.lockErr.Error()
+		if errors.As(u.lockErr, &se) {
+			off = se.Offset
+		}
+		a.diag(u, spanOf(lf, off, off), analysis.Error, "syntax", "syntax error: "+msg)
+		return
+	}
+	l := u.lock
+	parent := u.lockNode
+	if parent == nil {
+		parent = u.node
+	}
+	// links of included_policy_locks entries
+	lockIncludes := u.includes
+	if u.rb != nil {
+		// the Policyfile's includes drive the unit; resolve the lock's
+		// entries only for links.
+		lockIncludes = nil
+		for i := range l.Included {
+			e := &l.Included[i]
+			for _, in := range u.includes {
+				if in.name == e.Name && in.target != nil {
+					lockIncludes = append(lockIncludes, &incl{from: u, name: e.Name, entry: e, at: spanOf(lf, e.Start, e.End), target: in.target, kind: in.kind})
+				}
+			}
+		}
+	}
+	for _, in := range lockIncludes {
+		if in.target == nil {
+			continue
+		}
+		link := analysis.Link{At: in.at, Files: []source.Span{fileSpan(in.target.lockFile)}}
+		if in.target.node != nil {
+			link.Nodes = append(link.Nodes, in.target.node)
+		}
+		if in.target.rbFile != nil {
+			link.Files = append(link.Files, fileSpan(in.target.rbFile))
+		}
+		a.res.Links = append(a.res.Links, link)
+	}
+	// the stored run list
+	run := analysis.Run{Name: u.name + " (lock)", Entry: lf.URI}
+	var prev *analysis.Node
+	var srcs []runSource
+	if u.rb == nil {
+		for _, in := range u.includes {
+			if in.target != nil && in.target.lock != nil {
+				srcs = append(srcs, lockItems(in, in.target.lock.RunList))
+			}
+		}
+	}
+	fromOf := map[string]*incl{}
+	for _, e := range merge(srcs) {
+		fromOf[e.item.Key()] = e.from
+	}
+	for i, it := range l.RunList {
+		ri := pchef.ParseRunItem(it.Text)
+		n := &analysis.Node{Kind: "recipe", Ref: ri.Label, Decl: spanOf(lf, it.Start, it.End), Full: spanOf(lf, it.Start, it.End), Parent: parent}
+		n.Facts = append(n.Facts, analysis.Fact{Label: "position", Value: fmt.Sprintf("%d of %d in the run list locked for %s", i+1, len(l.RunList), u.name)})
+		if in := fromOf[ri.Key()]; in != nil {
+			n.Facts = append(n.Facts, analysis.Fact{Label: "from", Value: "included policy " + a.contributor(in, ri.Key())})
+		}
+		a.res.Graph.Add(n)
+		if prev != nil {
+			a.res.Graph.Connect(&analysis.Edge{From: prev, To: n, Kind: analysis.Order, Reason: "run list", At: n.Decl})
+		}
+		prev = n
+		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: ri.Label, Note: fmt.Sprintf("%d/%d", i+1, len(l.RunList))})
+	}
+	for _, nr := range l.NamedRunLists {
+		nrun := analysis.Run{Name: u.name + " (lock) named_run_list " + nr.Name}
+		for _, it := range nr.Items {
+			ri := pchef.ParseRunItem(it.Text)
+			n := a.res.Graph.Add(&analysis.Node{Kind: "recipe", Ref: ri.Label, Decl: spanOf(lf, it.Start, it.End), Full: spanOf(lf, it.Start, it.End), Parent: parent})
+			nrun.Steps = append(nrun.Steps, analysis.Step{Node: n, Label: ri.Label})
+		}
+		a.res.Runs = append(a.res.Runs, nrun)
+	}
+	if u.rb == nil && len(srcs) > 0 {
+		// chef-cli wrote run_list = merge(included run lists, own); merging the
+		// stored list behind the included ones must give it back unchanged.
+		mine := runSource{}
+		for _, it := range l.RunList {
+			ri := pchef.ParseRunItem(it.Text)
+			ri.Start, ri.End = it.Start, it.End
+			mine.items = append(mine.items, ri)
+			mine.spans = append(mine.spans, spanOf(lf, it.Start, it.End))
+		}
+		merged := entryLabels(merge(append(srcs, mine)))
+		if got := labelsOf(l.RunList); !sameList(merged, got) {
+			var rel []analysis.Related
+			var names []string
+			for _, in := range u.includes {
+				if in.target != nil {
+					rel = append(rel, analysis.Related{At: fileSpan(in.target.lockFile), Message: "included policy " + in.name})
+					names = append(names, a.rel(in.target.lockFile.Path))
+				}
+			}
+			a.diag(u, a.lockKeySpan(u, "run_list"), analysis.Warning, "stale-lock",
+				fmt.Sprintf("this lock's run_list %s does not start with the run lists of its included policies (merging %s in front of it gives %s): it is stale against them; run `chef update`",
+					listText(got), strings.Join(names, ", "), listText(merged)), rel...)
+		}
+		for _, in := range u.includes {
+			if in.target != nil && in.kind == "path" && in.entry != nil && in.entry.RevisionID != "" && in.target.lock.RevisionID != in.entry.RevisionID {
+				a.diag(u, in.at, analysis.Warning, "stale-lock", fmt.Sprintf("included policy %s changed since this lock was made (revision %s here, %s in %s); run `chef update`", in.name, short(in.entry.RevisionID), short(in.target.lock.RevisionID), a.rel(in.target.lockFile.Path)),
+					analysis.Related{At: a.lockKeySpan(in.target, "revision_id"), Message: "current revision"})
+			}
+		}
+	}
+	a.res.Runs = append(a.res.Runs, run)
+}
+
