@@ -287,4 +287,3 @@ func (a *analyzer) lockFile(u *unit) {
 	}
 	a.res.Runs = append(a.res.Runs, run)
 }
-
