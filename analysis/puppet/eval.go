@@ -1,0 +1,1391 @@
+package puppet
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Limits that keep pathological manifests (a define declaring itself, a
+// class graph that explodes) from hanging the server.
+const (
+	maxResources  = 500000
+	maxEvalDepth  = 200
+	maxDefineGens = 100
+	maxIter       = 10000
+)
+
+var metaparams = map[string]analysis.EdgeKind{"before": analysis.Order, "require": analysis.Order, "notify": analysis.Refresh, "subscribe": analysis.Refresh}
+
+// res is a resource in the simulated catalog: a plain resource, or a
+// container (class, define instance, stage, node, Class[main]).
+type res struct {
+	typ, title string
+	key        string // Type[canonical title]
+	display    string // Type[title] as Puppet prints it
+	kind       string // "resource", "class", "define", "stage", "node", "main"
+	prio       int
+	virtual    bool
+	exported   bool
+	realized   bool
+	spec       bool // declared in a branch whose condition we could not decide
+	attrs      []attr
+	decl, full source.Span
+	scope      *scope // the scope it was declared in
+	inner      *scope // for containers: the scope of its body
+	container  *res   // lexical container
+	also       []*res // extra containers (contain)
+	stage      string
+	parentSym  *analysis.Node
+	// define instances / classes: their definition
+	define *defineInfo
+	class  *classInfo
+	params []attr
+	env    *env
+	tags   []string
+	// graph
+	node, begin, end *analysis.Node
+	synthetic        bool
+	site             source.Span // where a class was first declared
+	siteHow          string      // include, contain, require, class, inherits
+}
+
+func (r *res) isContainer() bool { return r.kind != "resource" }
+
+func (r *res) attr(name string) (attr, bool) {
+	for i := len(r.attrs) - 1; i >= 0; i-- {
+		if r.attrs[i].name == name && r.attrs[i].from == "" {
+			return r.attrs[i], true
+		}
+	}
+	return attr{}, false
+}
+
+// anyAttr finds an attribute whether written, defaulted or overridden.
+func (r *res) anyAttr(name string) (attr, bool) {
+	for i := len(r.attrs) - 1; i >= 0; i-- {
+		if r.attrs[i].name == name {
+			return r.attrs[i], true
+		}
+	}
+	return attr{}, false
+}
+
+type attr struct {
+	name   string
+	v      val
+	nameAt source.Span
+	at     source.Span // the value
+	op     string
+	from   string // "" written, "default", "override"
+}
+
+type scope struct {
+	vars     map[string]val
+	parent   *scope // variable lookup
+	dyn      *scope // resource defaults (dynamic scoping)
+	defaults map[string][]attr
+	owner    *res
+	name     string // class name, for $name::var
+}
+
+func newScope(parent, dyn *scope, owner *res, name string) *scope {
+	return &scope{vars: map[string]val{}, parent: parent, dyn: dyn, owner: owner, name: name}
+}
+
+type env struct {
+	sc   *scope
+	f    *fileInfo
+	sym  *analysis.Node // symbol parent for resource nodes
+	spec bool
+}
+
+type collector struct {
+	typ      string
+	exported bool
+	query    pp.Node
+	env      *env
+	attrs    []attr
+	at       source.Span
+	matched  []*res
+	done     bool
+}
+
+type override struct {
+	target val
+	attrs  []attr
+	env    *env
+	at     source.Span
+}
+
+type relation struct {
+	op          string
+	left, right val
+	at          source.Span
+}
+
+type linkRec struct {
+	at    source.Span
+	refs  []*ref
+	class string // class name target
+	def   string // define name target
+}
+
+// run simulates one compilation: `puppet apply` of an entry file, or of a
+// synthetic `include x`.
+type run struct {
+	a          *analyzer
+	name       string
+	entry      string
+	prio       int
+	resources  []*res
+	byKey      map[string]*res
+	aliases    map[string]*res
+	classes    map[string]*res
+	pending    []*res
+	cols       []*collector
+	overrides  []*override
+	rels       []*relation
+	diags      []analysis.Diagnostic
+	links      []linkRec
+	top        *scope
+	main       *res
+	stages     map[string]*res
+	depth      int
+	steps      int
+	strict     bool // entry mode: unknown classes are errors
+	patterns   []*res
+	compileErr bool
+}
+
+func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
+	return source.Span{URI: f.uri, Start: l.Pos, End: l.End}
+}
+
+func (r *run) diag(at source.Span, sev analysis.Severity, code, msg string, rel ...analysis.Related) {
+	r.diags = append(r.diags, analysis.Diagnostic{At: at, Severity: sev, Code: code, Message: msg, Related: rel})
+	if sev == analysis.Error {
+		r.compileErr = true
+	}
+}
+
+func (r *run) newRes(typ, title, kind string, decl source.Span) *res {
+	r.prio++
+	x := &res{typ: typ, title: title, kind: kind, prio: r.prio, decl: decl}
+	x.key = refString(typ, canonTitle(typ, title))
+	if typ == "Class" {
+		x.display = refString("Class", classDisplay(title))
+	} else {
+		x.display = refString(typ, title)
+	}
+	return x
+}
+
+func (r *run) add(x *res) {
+	r.resources = append(r.resources, x)
+	r.byKey[x.key] = x
+}
+
+// ---- statements ----
+
+func (r *run) stmts(e *env, ns []pp.Node) {
+	for _, n := range ns {
+		if r.a.canceled() || r.steps > maxIter*100 {
+			return
+		}
+		r.eval(e, n)
+	}
+}
+
+func (r *run) eval(e *env, n pp.Node) val {
+	r.steps++
+	r.depth++
+	defer func() { r.depth-- }()
+	if r.depth > maxEvalDepth {
+		return unknown(r.span(e.f, *n.Span()))
+	}
+	at := r.span(e.f, *n.Span())
+	switch t := n.(type) {
+	case *pp.Str:
+		if !t.Interpolated() {
+			return str(t.Value, at)
+		}
+		var b strings.Builder
+		pat := false
+		for _, p := range t.Parts {
+			if p.Expr == nil {
+				b.WriteString(p.Lit)
+				continue
+			}
+			v := r.eval(e, p.Expr)
+			s, ok := v.text()
+			if !ok {
+				pat = true
+				if v.k == vStr {
+					b.WriteString(s)
+					continue
+				}
+				b.WriteString("*")
+				continue
+			}
+			b.WriteString(s)
+		}
+		v := str(b.String(), at)
+		v.pat = pat
+		return v
+	case *pp.Num:
+		return val{k: vNum, s: t.Text, at: at}
+	case *pp.Bool:
+		return val{k: vBool, s: fmt.Sprint(t.Value), at: at}
+	case *pp.Undef:
+		return val{k: vUndef, at: at}
+	case *pp.Default:
+		return val{k: vDefault, at: at}
+	case *pp.Regex:
+		return val{k: vRegex, s: t.Value, at: at}
+	case *pp.Name:
+		return str(t.Value, at)
+	case *pp.TypeRef:
+		return val{k: vTypeName, s: t.Value, at: at}
+	case *pp.Var:
+		return r.lookup(e, t.Name, at)
+	case *pp.Array:
+		v := val{k: vArr, at: at}
+		for _, x := range t.Elems {
+			if u, ok := x.(*pp.Unary); ok && u.Op == "*" {
+				v.arr = append(v.arr, r.eval(e, u.X).list()...)
+				continue
+			}
+			v.arr = append(v.arr, r.eval(e, x))
+		}
+		return v
+	case *pp.Hash:
+		v := val{k: vHash, at: at}
+		for _, en := range t.Entries {
+			v.keys = append(v.keys, r.eval(e, en.Key))
+			v.arr = append(v.arr, r.eval(e, en.Value))
+		}
+		return v
+	case *pp.Paren:
+		return r.eval(e, t.X)
+	case *pp.Access:
+		return r.access(e, t, at)
+	case *pp.Unary:
+		x := r.eval(e, t.X)
+		switch t.Op {
+		case "!":
+			if b, ok := x.truth(); ok {
+				return val{k: vBool, s: fmt.Sprint(!b), at: at}
+			}
+		case "-":
+			if x.k == vNum {
+				if f, ok := numVal(x.s); ok {
+					return val{k: vNum, s: fmtNum(-f), at: at}
+				}
+			}
+		case "*":
+			return x
+		}
+		return unknown(at)
+	case *pp.Binary:
+		return r.binary(e, t, at)
+	case *pp.Selector:
+		x := r.eval(e, t.X)
+		for _, c := range t.Cases {
+			m := r.eval(e, c.Match)
+			if m.k == vDefault {
+				return r.eval(e, c.Value)
+			}
+			if ok, known := r.matches(x, m); !known {
+				return unknown(at)
+			} else if ok {
+				return r.eval(e, c.Value)
+			}
+		}
+		return unknown(at)
+	case *pp.If:
+		c := r.eval(e, t.Cond)
+		b, known := c.truth()
+		if t.Unless {
+			b = !b
+		}
+		if known {
+			if b {
+				r.stmts(e, t.Then)
+			} else {
+				r.stmts(e, t.Else)
+			}
+			return val{k: vUndef, at: at}
+		}
+		se := *e
+		se.spec = true
+		r.stmts(&se, t.Then)
+		r.stmts(&se, t.Else)
+		return unknown(at)
+	case *pp.Case:
+		x := r.eval(e, t.X)
+		var def *pp.CaseOption
+		for i := range t.Options {
+			o := &t.Options[i]
+			for _, vn := range o.Values {
+				m := r.eval(e, vn)
+				if m.k == vDefault {
+					def = o
+					continue
+				}
+				ok, known := r.matches(x, m)
+				if !known {
+					se := *e
+					se.spec = true
+					for j := range t.Options {
+						r.stmts(&se, t.Options[j].Body)
+					}
+					return unknown(at)
+				}
+				if ok {
+					r.stmts(e, o.Body)
+					return unknown(at)
+				}
+			}
+		}
+		if def != nil {
+			r.stmts(e, def.Body)
+		}
+		return unknown(at)
+	case *pp.Resource:
+		return r.resource(e, t, at)
+	case *pp.ResourceDefaults:
+		typ := capType(t.Type.Value)
+		attrs := r.attrs(e, t.Attrs, "default")
+		if e.sc.defaults == nil {
+			e.sc.defaults = map[string][]attr{}
+		}
+		e.sc.defaults[typ] = append(e.sc.defaults[typ], attrs...)
+		return val{k: vUndef, at: at}
+	case *pp.ResourceOverride:
+		target := r.eval(e, t.Ref)
+		r.overrides = append(r.overrides, &override{target: target, attrs: r.attrs(e, t.Attrs, "override"), env: e, at: at})
+		return target
+	case *pp.Collector:
+		c := &collector{typ: capType(t.Type.Value), exported: t.Exported, query: t.Query, env: e, at: at}
+		if t.HasAttrs {
+			c.attrs = r.attrs(e, t.Attrs, "override")
+		}
+		r.cols = append(r.cols, c)
+		return val{k: vCollect, col: c, at: at}
+	case *pp.Call:
+		return r.call(e, t, at)
+	case *pp.MethodCall:
+		recv := r.eval(e, t.Recv)
+		args := []val{recv}
+		for _, a := range t.Args {
+			args = append(args, r.eval(e, a))
+		}
+		return r.function(e, t.Name, r.span(e.f, t.NameLoc), args, t.Args, t.Lambda, at)
+	case *pp.ClassDef, *pp.DefineDef, *pp.NodeDef, *pp.FunctionDef, *pp.TypeAlias, *pp.Block:
+		return val{k: vUndef, at: at}
+	case *pp.Lambda:
+		return unknown(at)
+	}
+	return unknown(at)
+}
+
+func (r *run) lookup(e *env, name string, at source.Span) val {
+	name = strings.TrimPrefix(name, "::")
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		cls := name[:i]
+		if c := r.classes[cls]; c != nil && c.inner != nil {
+			if v, ok := c.inner.vars[name[i+2:]]; ok {
+				v.at = at
+				return v
+			}
+		}
+		return unknown(at)
+	}
+	for s := e.sc; s != nil; s = s.parent {
+		if v, ok := s.vars[name]; ok {
+			v.at = at
+			return v
+		}
+	}
+	if facts[name] {
+		return unknown(at)
+	}
+	// Puppet 7 (strict_variables off): an unknown variable is undef.
+	return val{k: vUndef, at: at}
+}
+
+// facts are variables facter (or the server) sets at top scope.
+var facts = map[string]bool{
+	"facts": true, "trusted": true, "server_facts": true, "settings": false, "environment": true, "clientcert": true,
+	"clientversion": true, "servername": true, "serverip": true, "serverversion": true, "module_name": true, "caller_module_name": true,
+	"osfamily": true, "operatingsystem": true, "operatingsystemrelease": true, "operatingsystemmajrelease": true, "os": true,
+	"kernel": true, "kernelrelease": true, "kernelversion": true, "kernelmajversion": true, "architecture": true, "hardwaremodel": true,
+	"hostname": true, "fqdn": true, "domain": true, "ipaddress": true, "ipaddress6": true, "macaddress": true, "networking": true,
+	"processorcount": true, "processors": true, "memorysize": true, "memory": true, "lsbdistcodename": true, "lsbdistid": true,
+	"lsbdistrelease": true, "lsbmajdistrelease": true, "virtual": true, "is_virtual": true, "timezone": true, "uptime": true,
+	"path": true, "id": true, "selinux": true, "puppetversion": true, "facterversion": true, "rubyversion": true, "system_uptime": true,
+	"identity": true, "interfaces": true, "partitions": true, "disks": true, "mountpoints": true, "dmi": true, "ssh": true,
+	"swapsize": true, "uuid": true, "serialnumber": true, "manufacturer": true, "productname": true, "physicalprocessorcount": true,
+	"ec2_metadata": true, "gce": true, "augeas": true, "filesystems": true, "load_averages": true, "ruby": true, "aio_agent_version": true,
+	"certname": true, "agent_specified_environment": true, "title": false, "name": false,
+}
+
+func (r *run) access(e *env, t *pp.Access, at source.Span) val {
+	if tr, ok := t.X.(*pp.TypeRef); ok {
+		typ := capType(tr.Value)
+		switch typ {
+		case "Resource":
+			// Resource['file', '/x'] or Resource[File, '/x']
+			if len(t.Args) >= 2 {
+				tv := r.eval(e, t.Args[0])
+				s, _ := tv.text()
+				if tv.k == vTypeName || tv.k == vStr {
+					return r.mkRefs(e, capType(s), t.Args[1:], at)
+				}
+			}
+			return unknown(at)
+		}
+		if isDataType(typ) {
+			return val{k: vTypeName, s: typ, at: at}
+		}
+		return r.mkRefs(e, typ, t.Args, at)
+	}
+	x := r.eval(e, t.X)
+	if len(t.Args) == 1 {
+		k := r.eval(e, t.Args[0])
+		switch x.k {
+		case vArr:
+			if k.k == vNum {
+				if f, ok := numVal(k.s); ok {
+					i := int(f)
+					if i < 0 {
+						i += len(x.arr)
+					}
+					if i >= 0 && i < len(x.arr) {
+						v := x.arr[i]
+						v.at = at
+						return v
+					}
+					return val{k: vUndef, at: at}
+				}
+			}
+		case vHash:
+			for i, kk := range x.keys {
+				if eq, ok := equal(kk, k); ok && eq {
+					v := x.arr[i]
+					v.at = at
+					return v
+				}
+			}
+		case vRef:
+			// Class['x'] style values reach here only through variables
+		}
+	}
+	return unknown(at)
+}
+
+var dataTypes = map[string]bool{
+	"String": true, "Integer": true, "Float": true, "Numeric": true, "Boolean": true, "Array": true, "Hash": true,
+	"Optional": true, "Variant": true, "Enum": true, "Pattern": true, "Struct": true, "Tuple": true, "Undef": true,
+	"Any": true, "Scalar": true, "Data": true, "Collection": true, "Callable": true, "Type": true, "Regexp": true,
+	"Default": true, "NotUndef": true, "Sensitive": true, "Iterable": true, "Iterator": true, "Runtime": true,
+	"Stdlib::Absolutepath": true, "Timespan": true, "Timestamp": true, "SemVer": true, "SemVerRange": true,
+	"Binary": true, "Object": true, "Init": true, "Deferred": true, "CatalogEntry": true, "Error": true,
+	"Stdlib::Port": true, "Stdlib::Host": true, "Stdlib::Filemode": true, "ScalarData": true, "RichData": true,
+	"Resource": true, "Class": false,
+}
+
+func isDataType(t string) bool {
+	if dataTypes[t] {
+		return true
+	}
+	// Module-namespaced data types (Stdlib::*, Apache::*) used with [...]
+	// are types, not resource references, when their first segment is a
+	// well-known type module.
+	return strings.HasPrefix(t, "Stdlib::") || strings.HasPrefix(t, "Systemd::Unit")
+}
+
+// mkRefs builds Type['a'] or Type['a', 'b'] (an array of references).
+func (r *run) mkRefs(e *env, typ string, args []pp.Node, at source.Span) val {
+	var refs []val
+	var recs []*ref
+	for _, a := range args {
+		v := r.eval(e, a)
+		for _, x := range v.list() {
+			s, ok := x.text()
+			if x.k == vUnknown {
+				s = "*"
+			}
+			if typ == "Class" {
+				s = strings.ToLower(strings.TrimPrefix(s, "::"))
+			}
+			rf := &ref{typ: typ, title: s, pat: !ok, at: r.span(e.f, *a.Span())}
+			if len(args) == 1 && len(v.list()) == 1 {
+				rf.at = at
+			}
+			recs = append(recs, rf)
+			refs = append(refs, val{k: vRef, ref: rf, at: rf.at})
+		}
+	}
+	if len(refs) > 0 {
+		r.links = append(r.links, linkRec{at: at, refs: recs})
+	}
+	if len(refs) == 1 {
+		return refs[0]
+	}
+	return val{k: vArr, arr: refs, at: at}
+}
+
+func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
+	switch t.Op {
+	case "->", "~>", "<-", "<~":
+		l := r.eval(e, t.Left)
+		rt := r.eval(e, t.Right)
+		r.rels = append(r.rels, &relation{op: t.Op, left: l, right: rt, at: r.span(e.f, t.OpLoc)})
+		return rt
+	case "=":
+		v := r.eval(e, t.Right)
+		if vr, ok := t.Left.(*pp.Var); ok {
+			e.sc.vars[strings.TrimPrefix(vr.Name, "::")] = v
+		}
+		return v
+	case "+=", "-=":
+		r.eval(e, t.Right)
+		if vr, ok := t.Left.(*pp.Var); ok {
+			e.sc.vars[vr.Name] = unknown(at)
+		}
+		return unknown(at)
+	case "and", "or":
+		l := r.eval(e, t.Left)
+		lb, lk := l.truth()
+		if lk && t.Op == "and" && !lb {
+			return val{k: vBool, s: "false", at: at}
+		}
+		if lk && t.Op == "or" && lb {
+			return val{k: vBool, s: "true", at: at}
+		}
+		rv := r.eval(e, t.Right)
+		rb, rk := rv.truth()
+		if lk && rk {
+			return val{k: vBool, s: fmt.Sprint(rb), at: at}
+		}
+		if rk && t.Op == "and" && !rb {
+			return val{k: vBool, s: "false", at: at}
+		}
+		if rk && t.Op == "or" && rb {
+			return val{k: vBool, s: "true", at: at}
+		}
+		return unknown(at)
+	}
+	l := r.eval(e, t.Left)
+	rv := r.eval(e, t.Right)
+	boolv := func(b bool) val { return val{k: vBool, s: fmt.Sprint(b), at: at} }
+	switch t.Op {
+	case "==", "!=":
+		eq, ok := equal(l, rv)
+		if !ok {
+			return unknown(at)
+		}
+		return boolv(eq == (t.Op == "=="))
+	case "=~", "!~":
+		m, ok := r.matches(l, rv)
+		if !ok {
+			return unknown(at)
+		}
+		return boolv(m == (t.Op == "=~"))
+	case "in":
+		if rv.k == vArr && l.known() {
+			for _, x := range rv.arr {
+				eq, ok := equal(l, x)
+				if !ok {
+					return unknown(at)
+				}
+				if eq {
+					return boolv(true)
+				}
+			}
+			return boolv(false)
+		}
+		return unknown(at)
+	case "+":
+		if l.k == vNum && rv.k == vNum {
+			a, _ := numVal(l.s)
+			b, _ := numVal(rv.s)
+			return val{k: vNum, s: fmtNum(a + b), at: at}
+		}
+		if l.k == vArr {
+			out := val{k: vArr, arr: append(append([]val(nil), l.arr...), rv.list()...), at: at}
+			return out
+		}
+	case "-", "*", "/", "%":
+		if l.k == vNum && rv.k == vNum {
+			a, _ := numVal(l.s)
+			b, _ := numVal(rv.s)
+			switch t.Op {
+			case "-":
+				return val{k: vNum, s: fmtNum(a - b), at: at}
+			case "*":
+				return val{k: vNum, s: fmtNum(a * b), at: at}
+			case "/":
+				if b != 0 {
+					return val{k: vNum, s: fmtNum(float64(int64(a / b))), at: at}
+				}
+			case "%":
+				if int64(b) != 0 {
+					return val{k: vNum, s: fmtNum(float64(int64(a) % int64(b))), at: at}
+				}
+			}
+		}
+	case "<", ">", "<=", ">=":
+		if l.k == vNum && rv.k == vNum {
+			a, _ := numVal(l.s)
+			b, _ := numVal(rv.s)
+			var res bool
+			switch t.Op {
+			case "<":
+				res = a < b
+			case ">":
+				res = a > b
+			case "<=":
+				res = a <= b
+			case ">=":
+				res = a >= b
+			}
+			return boolv(res)
+		}
+	}
+	return unknown(at)
+}
+
+// matches is case/selector matching: equality, regex, or type.
+func (r *run) matches(x, m val) (bool, bool) {
+	switch m.k {
+	case vDefault:
+		return true, true
+	case vRegex:
+		s, ok := x.text()
+		if !ok || x.k != vStr {
+			return false, false
+		}
+		re, err := compileRegex(m.s)
+		if err != nil {
+			return false, false
+		}
+		return re.MatchString(s), true
+	case vTypeName:
+		return false, false
+	case vArr:
+		if x.k != vArr {
+			return false, false
+		}
+	}
+	return equal(x, m)
+}
+
+func (r *run) attrs(e *env, as []*pp.Attr, from string) []attr {
+	var out []attr
+	for _, a := range as {
+		v := r.eval(e, a.Value)
+		if a.Name == "*" {
+			if v.k == vHash {
+				for i, k := range v.keys {
+					if s, ok := k.text(); ok {
+						out = append(out, attr{name: s, v: v.arr[i], nameAt: r.span(e.f, a.NameLoc), at: v.arr[i].at, op: "=>", from: from})
+					}
+				}
+			}
+			continue
+		}
+		out = append(out, attr{name: a.Name, v: v, nameAt: r.span(e.f, a.NameLoc), at: r.span(e.f, *a.Value.Span()), op: a.Op, from: from})
+	}
+	return out
+}
+
+// resource evaluates `type { title: attrs; ... }`.
+func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
+	out := val{k: vRes, at: at}
+	typName := strings.TrimPrefix(strings.ToLower(t.Type), "::")
+	var def *defineInfo
+	if typName != "class" {
+		def = r.a.defineFor(r, typName)
+		if def != nil {
+			r.links = append(r.links, linkRec{at: r.span(e.f, t.TypeLoc), def: def.name})
+		} else if r.strict && !builtinTypes[typName] && !r.a.rubyType(typName) {
+			r.diag(r.span(e.f, t.TypeLoc), analysis.Error, "unknown-type", fmt.Sprintf("Unknown resource type: '%s'", typName))
+			return out
+		}
+	}
+	// Per-type defaults in the statement: a body titled `default`.
+	var bodyDefaults []attr
+	for _, b := range t.Bodies {
+		if _, ok := b.Title.(*pp.Default); ok {
+			bodyDefaults = r.attrs(e, b.Attrs, "")
+		}
+	}
+	for _, b := range t.Bodies {
+		if _, ok := b.Title.(*pp.Default); ok {
+			continue
+		}
+		titles := r.eval(e, b.Title)
+		attrs := append(append([]attr(nil), bodyDefaults...), r.attrs(e, b.Attrs, "")...)
+		for _, tv := range titles.list() {
+			title, ok := tv.text()
+			if tv.k == vUnknown {
+				title = "*"
+			}
+			decl := r.span(e.f, *b.Title.Span())
+			if typName == "class" {
+				if !ok {
+					continue
+				}
+				if c := r.declareClass(e, title, decl, "class", attrs); c != nil {
+					out.res = append(out.res, c)
+				}
+				continue
+			}
+			typ := capType(typName)
+			x := r.newRes(typ, title, "resource", decl)
+			x.full = r.span(e.f, b.Loc)
+			x.attrs = attrs
+			x.virtual = t.Virtual
+			x.exported = t.Exported
+			x.scope = e.sc
+			x.container = e.sc.owner
+			x.spec = e.spec
+			x.parentSym = e.sym
+			x.env = e
+			if !ok {
+				x.display = refString(typ, title)
+			}
+			if typ == "Stage" {
+				x.kind = "stage"
+				r.stages[title] = x
+			}
+			if def != nil {
+				x.kind = "define"
+				x.define = def
+				x.params = attrs
+			}
+			if prev := r.byKey[x.key]; prev != nil || r.aliases[x.key] != nil {
+				if prev == nil {
+					prev = r.aliases[x.key]
+				}
+				if ok && !x.spec && !prev.spec {
+					r.diag(decl, analysis.Error, "duplicate",
+						fmt.Sprintf("Duplicate declaration: %s is already declared at (file: %s, line: %d); cannot redeclare (file: %s, line: %d)",
+							x.display, r.a.displayPath(prev.decl.URI), r.a.line(prev.decl), r.a.displayPath(decl.URI), r.a.line(decl)),
+						analysis.Related{At: prev.decl, Message: "first declared here"})
+				}
+				r.prio--
+				continue
+			}
+			if len(r.resources) > maxResources {
+				continue
+			}
+			r.add(x)
+			r.addAliases(x)
+			if !ok {
+				r.patterns = append(r.patterns, x)
+			}
+			if def != nil && !x.virtual {
+				r.pending = append(r.pending, x)
+			}
+			out.res = append(out.res, x)
+		}
+	}
+	return out
+}
+
+// namevars by type: a resource can also be referenced by its namevar.
+var namevar = map[string]string{"File": "path", "Exec": "command", "Package": "name", "Service": "name", "User": "name", "Group": "name", "Host": "name", "Mount": "name", "Cron": "name"}
+
+func (r *run) addAliases(x *res) {
+	nv := namevar[x.typ]
+	for _, a := range x.attrs {
+		if a.name == "alias" || (nv != "" && a.name == nv && x.typ != "Exec") {
+			for _, v := range a.v.list() {
+				if s, ok := v.text(); ok && s != "" {
+					k := refString(x.typ, canonTitle(x.typ, s))
+					if k != x.key {
+						r.aliases[k] = x
+					}
+				}
+			}
+		}
+	}
+}
+
+// resolve finds the catalog resource a reference names.
+func (r *run) resolve(rf *ref) *res {
+	k := refString(rf.typ, canonTitle(rf.typ, rf.title))
+	if x := r.byKey[k]; x != nil {
+		return x
+	}
+	if x := r.aliases[k]; x != nil {
+		return x
+	}
+	if rf.typ == "Class" {
+		return r.classes[canonTitle("Class", rf.title)]
+	}
+	// A resource whose title we could only compute as a pattern may be
+	// the one meant: never call such a reference missing.
+	for _, x := range r.patterns {
+		if x.typ == rf.typ && globMatch(x.title, rf.title) {
+			return x
+		}
+	}
+	return nil
+}
+
+// resolvePattern lists the catalog resources a pattern reference may name.
+func (r *run) resolvePattern(rf *ref) []*res {
+	var out []*res
+	for _, x := range r.resources {
+		if x.typ == rf.typ && globMatch(rf.title, x.title) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// ---- functions ----
+
+func (r *run) call(e *env, t *pp.Call, at source.Span) val {
+	nameAt := r.span(e.f, t.NameLoc)
+	switch t.Name {
+	case "include", "contain", "require", "hiera_include":
+		for _, a := range t.Args {
+			v := r.eval(e, a)
+			for _, x := range v.list() {
+				name, ok := x.text()
+				if x.k == vRef && x.ref.typ == "Class" {
+					name, ok = x.ref.title, !x.ref.pat
+				}
+				if !ok || t.Name == "hiera_include" {
+					continue
+				}
+				c := r.declareClass(e, name, x.at, t.Name, nil)
+				if c == nil {
+					continue
+				}
+				owner := e.sc.owner
+				switch t.Name {
+				case "contain":
+					if owner != nil && owner != c {
+						c.also = append(c.also, owner)
+					}
+				case "require":
+					if owner != nil {
+						cref := &ref{typ: "Class", title: c.title, at: x.at}
+						r.rels = append(r.rels, &relation{op: "require()", left: val{k: vRef, ref: cref, at: x.at}, right: val{k: vRes, res: []*res{owner}}, at: x.at})
+					}
+				}
+			}
+		}
+		return val{k: vUndef, at: at}
+	case "realize":
+		for _, a := range t.Args {
+			v := r.eval(e, a)
+			r.overrides = append(r.overrides, &override{target: v, env: e, at: r.span(e.f, *a.Span())})
+		}
+		return val{k: vUndef, at: at}
+	}
+	var args []val
+	for _, a := range t.Args {
+		args = append(args, r.eval(e, a))
+	}
+	return r.function(e, t.Name, nameAt, args, t.Args, t.Lambda, at)
+}
+
+// function evaluates the calls that matter for the catalog: iteration
+// with lambdas (each, map, filter, with...) and create_resources.
+func (r *run) function(e *env, name string, nameAt source.Span, args []val, argNodes []pp.Node, lam *pp.Lambda, at source.Span) val {
+	switch name {
+	case "each", "map", "filter", "reduce", "with", "slice", "flat_map", "any", "all", "step", "reverse_each":
+		if lam == nil {
+			return unknown(at)
+		}
+		if name == "with" {
+			r.lambda(e, lam, args)
+			return unknown(at)
+		}
+		if len(args) == 0 {
+			return unknown(at)
+		}
+		coll := args[0]
+		n := 0
+		switch coll.k {
+		case vArr:
+			var out []val
+			for i, x := range coll.arr {
+				if n++; n > 10000 {
+					break
+				}
+				var res val
+				if len(lam.Params) >= 2 {
+					res = r.lambda(e, lam, []val{{k: vNum, s: fmt.Sprint(i)}, x})
+				} else {
+					res = r.lambda(e, lam, []val{x})
+				}
+				out = append(out, res)
+			}
+			if name == "map" {
+				return val{k: vArr, arr: out, at: at}
+			}
+			return unknown(at)
+		case vHash:
+			for i, k := range coll.keys {
+				if n++; n > 10000 {
+					break
+				}
+				if len(lam.Params) >= 2 {
+					r.lambda(e, lam, []val{k, coll.arr[i]})
+				} else {
+					r.lambda(e, lam, []val{{k: vArr, arr: []val{k, coll.arr[i]}}})
+				}
+			}
+			return unknown(at)
+		case vNum:
+			if f, ok := numVal(coll.s); ok && f < 10000 {
+				for i := 0; i < int(f); i++ {
+					r.lambda(e, lam, []val{{k: vNum, s: fmt.Sprint(i)}})
+				}
+			}
+			return unknown(at)
+		}
+		// Unknown collection: evaluate the body once with unknown
+		// parameters so its resources exist as patterns.
+		se := *e
+		se.spec = true
+		params := make([]val, len(lam.Params))
+		for i := range params {
+			params[i] = unknown(at)
+		}
+		r.lambda(&se, lam, params)
+		return unknown(at)
+	case "create_resources":
+		return unknown(at)
+	case "defined":
+		return unknown(at)
+	}
+	if lam != nil {
+		se := *e
+		se.spec = true
+		params := make([]val, len(lam.Params))
+		for i := range params {
+			params[i] = unknown(at)
+		}
+		r.lambda(&se, lam, params)
+	}
+	return unknown(at)
+}
+
+func (r *run) lambda(e *env, lam *pp.Lambda, args []val) val {
+	sc := newScope(e.sc, e.sc, e.sc.owner, e.sc.name)
+	sc.defaults = nil
+	for i, p := range lam.Params {
+		name := strings.TrimPrefix(p.Name, "::")
+		if i < len(args) {
+			sc.vars[name] = args[i]
+		} else if p.Default != nil {
+			sc.vars[name] = r.eval(e, p.Default)
+		} else {
+			sc.vars[name] = unknown(r.span(e.f, p.Loc))
+		}
+	}
+	ne := *e
+	ne.sc = sc
+	var last val
+	for _, s := range lam.Body {
+		last = r.eval(&ne, s)
+	}
+	return last
+}
+
+// ---- classes and defines ----
+
+// declareClass includes/contains/requires/class{}s a class: it enters
+// the catalog at its first declaration and its body is evaluated at once.
+func (r *run) declareClass(e *env, name string, at source.Span, how string, params []attr) *res {
+	name = strings.ToLower(strings.TrimPrefix(name, "::"))
+	if name == "" {
+		return nil
+	}
+	ci := r.a.classFor(r, name)
+	r.links = append(r.links, linkRec{at: at, class: name})
+	if ci == nil {
+		r.unknownClass(name, at)
+		return nil
+	}
+	if c := r.classes[name]; c != nil {
+		if how == "class" && !e.spec && !c.spec {
+			first := c.site
+			if first.IsZero() {
+				first = c.decl
+			}
+			where := ""
+			if c.siteHow == "class" {
+				// Puppet names the first place only when it was also a
+				// resource-like declaration.
+				where = fmt.Sprintf(" at (file: %s, line: %d)", r.a.displayPath(first.URI), r.a.line(first))
+			}
+			r.diag(at, analysis.Error, "duplicate",
+				fmt.Sprintf("Duplicate declaration: %s is already declared%s; cannot redeclare (file: %s, line: %d)",
+					c.display, where, r.a.displayPath(at.URI), r.a.line(at)),
+				analysis.Related{At: first, Message: "first declared here (" + c.siteHow + ")"})
+		}
+		return c
+	}
+	if r.depth > maxEvalDepth {
+		return nil
+	}
+	var parentScope *scope = r.top
+	if ci.def.Parent != "" {
+		pe := &env{sc: r.top, f: ci.file, sym: ci.node, spec: e.spec}
+		pat := r.span(ci.file, ci.def.ParentLoc)
+		if p := r.declareClass(pe, ci.def.Parent, pat, "inherits", nil); p != nil && p.inner != nil {
+			parentScope = p.inner
+		}
+	}
+	if c := r.classes[name]; c != nil { // declared by its own parent chain
+		return c
+	}
+	c := r.newRes("Class", name, "class", r.span(ci.file, ci.def.NameLoc))
+	c.full = r.span(ci.file, ci.def.Loc)
+	c.class = ci
+	c.site = at
+	c.siteHow = how
+	c.scope = e.sc
+	c.spec = e.spec
+	c.container = nil
+	c.params = params
+	// Stage: explicit metaparameter, else the declaring class's stage.
+	c.stage = "main"
+	for _, p := range params {
+		if p.name == "stage" {
+			if s, ok := p.v.text(); ok {
+				c.stage = s
+			}
+		}
+	}
+	if c.stage == "main" && e.sc.owner != nil && e.sc.owner.kind == "class" && e.sc.owner.stage != "" {
+		hasStage := false
+		for _, p := range params {
+			hasStage = hasStage || p.name == "stage"
+		}
+		if !hasStage {
+			c.stage = e.sc.owner.stage
+		}
+	}
+	for _, p := range params {
+		if _, ok := metaparams[p.name]; ok || p.name == "stage" || p.name == "tag" {
+			c.attrs = append(c.attrs, p)
+		}
+	}
+	r.add(c)
+	r.classes[name] = c
+	// Evaluate the body now.
+	sc := newScope(parentScope, e.sc, c, name)
+	c.inner = sc
+	sc.vars["title"] = str(name, at)
+	sc.vars["name"] = str(name, at)
+	ce := &env{sc: sc, f: ci.file, sym: ci.node, spec: e.spec}
+	r.bindParams(ce, ci.def.Params, params, at)
+	r.stmts(ce, ci.def.Body)
+	return c
+}
+
+func (r *run) bindParams(e *env, ps []*pp.Param, given []attr, at source.Span) {
+	for _, p := range ps {
+		name := strings.TrimPrefix(p.Name, "::")
+		set := false
+		for _, g := range given {
+			if g.name == name {
+				e.sc.vars[name] = g.v
+				set = true
+			}
+		}
+		if set {
+			continue
+		}
+		if p.Default != nil {
+			e.sc.vars[name] = r.eval(e, p.Default)
+		} else {
+			e.sc.vars[name] = unknown(at)
+		}
+	}
+}
+
+func (r *run) unknownClass(name string, at source.Span) {
+	msg := fmt.Sprintf("Could not find class ::%s for %s", name, r.a.certname)
+	if r.strict || r.a.moduleKnown(name) {
+		r.diag(at, analysis.Error, "unknown-class", msg)
+		return
+	}
+	mod := name
+	if i := strings.Index(mod, "::"); i >= 0 {
+		mod = mod[:i]
+	}
+	r.diag(at, analysis.Hint, "unknown-class", msg+fmt.Sprintf(" (module '%s' is not in the workspace)", mod))
+}
+
+// evalDefine evaluates a define instance's body (after the main code).
+func (r *run) evalDefine(x *res) {
+	d := x.define
+	sc := newScope(r.top, x.scope, x, "")
+	x.inner = sc
+	at := x.decl
+	sc.vars["title"] = str(x.title, at)
+	sc.vars["name"] = str(x.title, at)
+	if _, ok := x.tryTitlePattern(); ok {
+		v := unknown(at)
+		sc.vars["title"], sc.vars["name"] = v, v
+	}
+	for _, p := range x.params {
+		if p.name == "name" {
+			sc.vars["name"] = p.v
+		}
+	}
+	e := &env{sc: sc, f: d.file, sym: d.node, spec: x.spec}
+	r.bindParams(e, d.def.Params, x.params, at)
+	r.stmts(e, d.def.Body)
+}
+
+func (x *res) tryTitlePattern() (string, bool) {
+	if strings.Contains(x.title, "*") {
+		return x.title, true
+	}
+	return "", false
+}
+
+// ---- collectors ----
+
+func (r *run) collect(c *collector) bool {
+	changed := false
+	for _, x := range r.resources {
+		if x.typ != c.typ || x.kind == "class" {
+			continue
+		}
+		if c.exported {
+			// puppet apply has no storeconfigs: export collectors collect nothing.
+			continue
+		}
+		if !r.queryMatch(c.query, x) {
+			continue
+		}
+		if !containsRes(c.matched, x) {
+			c.matched = append(c.matched, x)
+		}
+		if x.virtual && !x.realized {
+			x.realized = true
+			changed = true
+			if x.kind == "define" {
+				r.pending = append(r.pending, x)
+			}
+		}
+	}
+	return changed
+}
+
+func containsRes(xs []*res, x *res) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *run) queryMatch(q pp.Node, x *res) bool {
+	if q == nil {
+		return true
+	}
+	switch t := q.(type) {
+	case *pp.Paren:
+		return r.queryMatch(t.X, x)
+	case *pp.Binary:
+		switch t.Op {
+		case "and":
+			return r.queryMatch(t.Left, x) && r.queryMatch(t.Right, x)
+		case "or":
+			return r.queryMatch(t.Left, x) || r.queryMatch(t.Right, x)
+		case "==", "!=":
+			var name string
+			switch l := t.Left.(type) {
+			case *pp.Name:
+				name = l.Value
+			case *pp.Str:
+				name = l.Value
+			default:
+				return false
+			}
+			want := r.eval(x.envOr(r), t.Right)
+			ws, ok := want.text()
+			if !ok {
+				return false
+			}
+			var have []string
+			switch name {
+			case "title":
+				have = []string{x.title}
+			case "tag":
+				have = x.allTags()
+			default:
+				if a, ok := x.attr(name); ok {
+					for _, v := range a.v.list() {
+						if s, ok := v.text(); ok {
+							have = append(have, s)
+						}
+					}
+				}
+			}
+			found := false
+			for _, h := range have {
+				if strings.EqualFold(h, ws) {
+					found = true
+				}
+			}
+			if t.Op == "==" {
+				return found
+			}
+			return !found && len(have) > 0 || !found && name != "tag" && name != "title" && len(have) == 0 && false
+		}
+	}
+	return false
+}
+
+func (x *res) envOr(r *run) *env {
+	if x.env != nil {
+		return x.env
+	}
+	return &env{sc: r.top, f: &fileInfo{}}
+}
+
+func (x *res) allTags() []string {
+	tags := []string{strings.ToLower(x.typ)}
+	for _, t := range x.tags {
+		tags = append(tags, t)
+	}
+	if a, ok := x.attr("tag"); ok {
+		for _, v := range a.v.list() {
+			if s, ok := v.text(); ok {
+				tags = append(tags, s)
+			}
+		}
+	}
+	for c := x.container; c != nil; c = c.container {
+		if c.kind == "class" {
+			tags = append(tags, c.title)
+			tags = append(tags, strings.Split(c.title, "::")...)
+		}
+	}
+	return tags
+}
+
+// ---- finishing: defines, collectors, overrides, defaults ----
+
+func (r *run) finish() {
+	for gen := 0; gen < maxDefineGens; gen++ {
+		progress := false
+		for len(r.pending) > 0 {
+			if r.a.canceled() {
+				return
+			}
+			batch := r.pending
+			r.pending = nil
+			for _, x := range batch {
+				if x.inner == nil {
+					r.evalDefine(x)
+					progress = true
+				}
+			}
+			if gen++; gen > maxDefineGens {
+				break
+			}
+		}
+		for _, c := range r.cols {
+			if r.collect(c) {
+				progress = true
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	// realize() and overrides.
+	for _, o := range r.overrides {
+		for _, t := range o.target.list() {
+			var targets []*res
+			switch t.k {
+			case vRef:
+				if x := r.resolve(t.ref); x != nil {
+					targets = append(targets, x)
+				} else if !t.ref.pat && o.attrs == nil {
+					r.diag(t.at, analysis.Error, "missing-target", fmt.Sprintf("Failed to realize virtual resources %s", refString(t.ref.typ, t.ref.title)))
+				}
+			case vRes:
+				targets = t.res
+			}
+			for _, x := range targets {
+				if o.attrs == nil {
+					if x.virtual && !x.realized {
+						x.realized = true
+						if x.kind == "define" && x.inner == nil {
+							r.evalDefine(x)
+						}
+					}
+					continue
+				}
+				x.attrs = append(x.attrs, o.attrs...)
+			}
+		}
+	}
+	// Collector override blocks.
+	for _, c := range r.cols {
+		if len(c.attrs) == 0 {
+			continue
+		}
+		for _, x := range c.matched {
+			x.attrs = append(x.attrs, c.attrs...)
+		}
+	}
+	// Resource defaults, dynamically scoped: nearest scope wins.
+	for _, x := range r.resources {
+		if x.kind == "class" || x.kind == "main" || x.kind == "stage" && x.scope == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, a := range x.attrs {
+			if a.from != "default" {
+				seen[a.name] = true
+			}
+		}
+		for s := x.scope; s != nil; s = s.dyn {
+			for _, d := range s.defaults[x.typ] {
+				if !seen[d.name] {
+					x.attrs = append(x.attrs, d)
+				}
+			}
+			for _, d := range s.defaults[x.typ] {
+				seen[d.name] = true
+			}
+		}
+	}
+}
+
+// inCatalog: virtual resources that were never realized are not applied.
+func (x *res) inCatalog() bool { return !x.virtual || x.realized }
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,837 @@
+package puppet
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+func (a *analyzer) newRun(name, entry string) *run {
+	r := &run{a: a, name: name, entry: entry, byKey: map[string]*res{}, aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}
+	st := r.newRes("Stage", "main", "stage", source.Span{})
+	r.add(st)
+	r.stages["main"] = st
+	m := r.newRes("Class", "main", "main", source.Span{})
+	m.display = "Class[main]"
+	r.add(m)
+	r.classes["main"] = m
+	r.main = m
+	r.top = newScope(nil, nil, m, "")
+	m.inner = r.top
+	return r
+}
+
+// runFile simulates `puppet apply FILE`; sel picks one node definition
+// (server mode), nil picks as Puppet would for the certname.
+func (a *analyzer) runFile(fi *fileInfo, sel *nodeInfo, name string) analysis.Run {
+	r := a.newRun(name, fi.uri)
+	e := &env{sc: r.top, f: fi}
+	r.stmts(e, fi.ast.Stmts)
+	if len(fi.nodes) > 0 {
+		n := sel
+		if n == nil {
+			n = pickNode(fi.nodes, a.certname)
+		}
+		if n == nil && !a.strict && len(fi.nodes) == 1 {
+			n = fi.nodes[0]
+		}
+		if n == nil {
+			r.diag(a.span(fi, fi.nodes[0].def.Loc), analysis.Error, "no-node",
+				fmt.Sprintf("Could not find node statement with name 'default' or '%s'", a.certname))
+		} else {
+			nr := r.newRes("Node", n.name, "node", n.node.Decl)
+			nr.container = r.main
+			nr.scope = r.top
+			r.add(nr)
+			nr.node = n.node
+			sc := newScope(r.top, r.top, nr, "")
+			nr.inner = sc
+			r.stmts(&env{sc: sc, f: n.file, sym: n.node}, n.def.Body)
+		}
+	}
+	r.finish()
+	return a.buildRun(r)
+}
+
+func pickNode(nodes []*nodeInfo, cert string) *nodeInfo {
+	for _, n := range nodes {
+		for _, m := range n.def.Matches {
+			if s, ok := m.(*pp.Str); ok && strings.EqualFold(s.Value, cert) {
+				return n
+			}
+		}
+	}
+	for _, n := range nodes {
+		for _, m := range n.def.Matches {
+			if re, ok := m.(*pp.Regex); ok {
+				if rx, err := compileRegex(re.Value); err == nil && rx.MatchString(cert) {
+					return n
+				}
+			}
+		}
+	}
+	for _, n := range nodes {
+		for _, m := range n.def.Matches {
+			if _, ok := m.(*pp.Default); ok {
+				return n
+			}
+		}
+	}
+	return nil
+}
+
+// runSynthetic evaluates `include x` or `x { 'title': }` alone.
+func (a *analyzer) runSynthetic(kind, name string) analysis.Run {
+	r := a.newRun(kind+" "+name, "")
+	r.strict = false
+	if kind == "class" {
+		ci := a.classes[name]
+		e := &env{sc: r.top, f: ci.file}
+		r.declareClass(e, name, a.span(ci.file, ci.def.NameLoc), "include", nil)
+	} else {
+		d := a.defines[name]
+		x := r.newRes(capType(name), "title", "define", a.span(d.file, d.def.NameLoc))
+		x.define = d
+		x.scope = r.top
+		x.container = r.main
+		x.parentSym = d.node
+		x.synthetic = true
+		r.add(x)
+		r.pending = append(r.pending, x)
+	}
+	r.finish()
+	return a.buildRun(r)
+}
+
+// ---- the relationship graph of one run ----
+
+type pkey struct {
+	h   string
+	p   int
+	sub int8
+}
+
+type runGraph struct {
+	r        *run
+	nodes    []*analysis.Node
+	edges    []*analysis.Edge
+	prio     map[*analysis.Node]pkey
+	owner    map[*analysis.Node]*res
+	explicit map[[2]*analysis.Node]bool
+	out      map[*analysis.Node][]*analysis.Edge
+}
+
+func (a *analyzer) node(key string, mk func() *analysis.Node) *analysis.Node {
+	if n := a.nodeKeys[key]; n != nil {
+		return n
+	}
+	n := a.graph.Add(mk())
+	a.nodeKeys[key] = n
+	return n
+}
+
+func (a *analyzer) edge(g *runGraph, from, to *analysis.Node, kind analysis.EdgeKind, reason string, at source.Span) *analysis.Edge {
+	k := edgeKey{from, to, kind, at}
+	e := a.edgeKeys[k]
+	if e == nil {
+		e = a.graph.Connect(&analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at})
+		a.edgeKeys[k] = e
+	}
+	g.edges = append(g.edges, e)
+	return e
+}
+
+func spanKey(s source.Span) string {
+	return s.URI + "#" + strconv.Itoa(s.Start) + "-" + strconv.Itoa(s.End)
+}
+
+func (x *res) containerish() bool {
+	return x.kind == "class" || x.kind == "define" || x.kind == "stage" || x.kind == "main" || x.kind == "node" || x.typ == "Stage"
+}
+
+func (a *analyzer) buildRun(r *run) analysis.Run {
+	g := &runGraph{r: r, prio: map[*analysis.Node]pkey{}, owner: map[*analysis.Node]*res{}, explicit: map[[2]*analysis.Node]bool{}}
+	salt := ""
+	switch a.ordering {
+	case "random":
+		salt = a.req.Settings.Get("puppet.seed", strconv.FormatInt(time.Now().UnixNano(), 10))
+	}
+	hashOf := func(ref string) string {
+		if a.ordering == "title-hash" {
+			s := sha1.Sum([]byte("NaCl, MgSO4 (salts) and then " + ref))
+			return hex.EncodeToString(s[:])
+		}
+		if a.ordering == "random" {
+			s := sha1.Sum([]byte(salt + ref))
+			return hex.EncodeToString(s[:])
+		}
+		return ""
+	}
+	var live []*res
+	for _, x := range r.resources {
+		if !x.inCatalog() {
+			continue
+		}
+		live = append(live, x)
+		if x.typ == "File" {
+			x.display = refString("File", canonTitle("File", x.title))
+		}
+		h := hashOf(x.display)
+		if x.containerish() {
+			if x.typ == "Stage" {
+				x.kind = "stage"
+				if x.title != "main" {
+					r.stages[x.title] = x
+				}
+			}
+			dk := spanKey(x.decl) + "|" + x.display + "|" + r.name
+			parent := x.parentSym
+			if x.class != nil {
+				parent = x.class.node
+			}
+			x.begin = a.node("A|"+dk, func() *analysis.Node {
+				return &analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true}
+			})
+			x.end = a.node("Z|"+dk, func() *analysis.Node {
+				return &analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true}
+			})
+			g.prio[x.begin] = pkey{h, x.prio, 0}
+			g.prio[x.end] = pkey{h, x.prio, 1}
+			g.owner[x.begin], g.owner[x.end] = x, x
+			g.nodes = append(g.nodes, x.begin, x.end)
+			switch {
+			case x.class != nil:
+				x.node = x.class.node
+			case x.kind == "define" || (x.kind == "stage" && !x.decl.IsZero()):
+				x.node = a.node("R|"+x.display+"|"+spanKey(x.decl), func() *analysis.Node {
+					n := &analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym}
+					if x.kind == "define" {
+						n.Facts = append(n.Facts, analysis.Fact{Label: "defined type instance", Value: "its body is evaluated after the main code; it is ordered as a container (before/after everything it declares)"})
+					}
+					return n
+				})
+			}
+			continue
+		}
+		x.node = a.node("R|"+x.display+"|"+spanKey(x.decl), func() *analysis.Node {
+			return &analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym}
+		})
+		g.prio[x.node] = pkey{h, x.prio, 0}
+		g.owner[x.node] = x
+		g.nodes = append(g.nodes, x.node)
+	}
+	begin := func(x *res) *analysis.Node {
+		if x.begin != nil {
+			return x.begin
+		}
+		return x.node
+	}
+	end := func(x *res) *analysis.Node {
+		if x.end != nil {
+			return x.end
+		}
+		return x.node
+	}
+
+	// Containment: admissible -> child -> completed.
+	for _, x := range live {
+		var parents []*res
+		switch {
+		case x.kind == "stage" && x.title == "main" && x.decl.IsZero():
+		case x.kind == "stage":
+		case x.kind == "main":
+			parents = append(parents, r.stages["main"])
+		case x.kind == "class":
+			st := r.stages[x.stage]
+			if st == nil || !st.inCatalog() {
+				if x.stage != "main" {
+					r.diag(x.decl, analysis.Error, "unknown-stage", fmt.Sprintf("Could not find stage %s specified by %s", x.stage, x.display))
+				}
+				st = r.stages["main"]
+			}
+			parents = append(parents, st)
+		default:
+			c := x.container
+			if c == nil {
+				c = r.main
+			}
+			parents = append(parents, c)
+		}
+		parents = append(parents, x.also...)
+		for _, p := range parents {
+			if p == nil || p.begin == nil || !p.inCatalog() {
+				continue
+			}
+			a.edge(g, p.begin, begin(x), analysis.Order, "contains", x.decl)
+			a.edge(g, end(x), p.end, analysis.Order, "contains", x.decl)
+		}
+	}
+	// An empty container still orders what is before it before what is after it.
+	for _, x := range live {
+		if x.begin != nil && len(g.outOf(x.begin)) == 0 {
+			a.edge(g, x.begin, x.end, analysis.Order, "contains", x.decl)
+		}
+	}
+
+	// Metaparameters.
+	for _, x := range live {
+		for _, mp := range []string{"before", "require", "notify", "subscribe"} {
+			vals := relValues(x.attrs, mp)
+			for _, av := range vals {
+				for _, v := range av.v.list() {
+					var targets []*res
+					switch v.k {
+					case vRef:
+						if v.ref.pat {
+							targets = nil
+							break
+						}
+						t := r.resolve(v.ref)
+						if t == nil || !t.inCatalog() {
+							if !x.spec && !(x.define != nil && strings.Contains(x.title, "*")) {
+								r.diag(v.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp))
+							}
+							continue
+						}
+						targets = []*res{t}
+					case vRes:
+						targets = v.res
+					default:
+						continue
+					}
+					kind := metaparams[mp]
+					for _, t := range targets {
+						if mp == "before" || mp == "notify" {
+							a.relEdge(g, end(x), begin(t), kind, mp, v.at)
+						} else {
+							a.relEdge(g, end(t), begin(x), kind, mp, v.at)
+						}
+					}
+				}
+			}
+		}
+	}
+	// Chaining arrows and the require function.
+	for _, rel := range r.rels {
+		left := r.operands(rel.left, rel, true)
+		right := r.operands(rel.right, rel, false)
+		kind := analysis.Order
+		if rel.op == "~>" || rel.op == "<~" {
+			kind = analysis.Refresh
+		}
+		src, dst := left, right
+		if rel.op == "<-" || rel.op == "<~" {
+			src, dst = right, left
+		}
+		reason := rel.op
+		if rel.op == "require()" {
+			reason = "require (function)"
+		}
+		for _, s := range src {
+			for _, d := range dst {
+				if s == d {
+					continue
+				}
+				a.relEdge(g, end(s), begin(d), kind, reason, rel.at)
+			}
+		}
+	}
+	// Autorequire, unless an explicit edge goes the other way.
+	for _, x := range live {
+		if x.containerish() {
+			continue
+		}
+		for _, ar := range r.autorequires(x) {
+			if ar.t == x || !ar.t.inCatalog() || ar.t.containerish() {
+				continue
+			}
+			from, to := ar.t.node, x.node
+			if g.explicit[[2]*analysis.Node{to, from}] || g.explicit[[2]*analysis.Node{from, to}] {
+				continue
+			}
+			a.edge(g, from, to, analysis.Auto, ar.reason, ar.at)
+		}
+	}
+
+	// Order.
+	less := func(p, q *analysis.Node) bool {
+		a, b := g.prio[p], g.prio[q]
+		if a.h != b.h {
+			return a.h < b.h
+		}
+		if a.p != b.p {
+			return a.p < b.p
+		}
+		if a.sub != b.sub {
+			return a.sub < b.sub
+		}
+		return p.Index < q.Index
+	}
+	order, stuck := analysis.Toposort(g.nodes, g.edges, less)
+	run := analysis.Run{Name: r.name, Entry: r.entry}
+	for _, n := range append(order, stuck...) {
+		if n.Hidden {
+			continue
+		}
+		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: n.Ref})
+	}
+	// Cycles, in Puppet's words.
+	if len(stuck) > 0 {
+		a.cycles(g)
+	}
+	a.refreshFacts(g, live)
+	// Links.
+	for _, l := range r.links {
+		var targets []*analysis.Node
+		switch {
+		case l.class != "":
+			if ci := a.classes[l.class]; ci != nil {
+				targets = append(targets, ci.node)
+			}
+		case l.def != "":
+			if d := a.defines[l.def]; d != nil {
+				targets = append(targets, d.node)
+			}
+		default:
+			for _, rf := range l.refs {
+				if rf.typ == "Class" {
+					if ci := a.classes[canonTitle("Class", rf.title)]; ci != nil {
+						targets = append(targets, ci.node)
+					}
+					continue
+				}
+				if rf.pat {
+					for _, t := range r.resolvePattern(rf) {
+						if t.node != nil {
+							targets = append(targets, t.node)
+						}
+					}
+					continue
+				}
+				if t := r.resolve(rf); t != nil && t.node != nil {
+					targets = append(targets, t.node)
+				}
+			}
+		}
+		a.addLink(l.at, targets)
+	}
+	for _, d := range r.diags {
+		a.addDiag(d)
+	}
+	run.Refused = r.compileErr || len(stuck) > 0
+	if !run.Refused {
+		for _, fi := range a.order {
+			if len(fi.ast.Errors) > 0 && (a.strict || fi.uri == r.entry) {
+				run.Refused = true
+			}
+		}
+	}
+	return run
+}
+
+func displayTitle(rf *ref) string {
+	if rf.typ == "Class" {
+		return classDisplay(rf.title)
+	}
+	return rf.title
+}
+
+func (a *analyzer) relEdge(g *runGraph, from, to *analysis.Node, kind analysis.EdgeKind, reason string, at source.Span) {
+	if from == nil || to == nil {
+		return
+	}
+	g.explicit[[2]*analysis.Node{from, to}] = true
+	a.edge(g, from, to, kind, reason, at)
+}
+
+func (a *analyzer) addLink(at source.Span, targets []*analysis.Node) {
+	if at.IsZero() {
+		return
+	}
+	k := linkKey{at.URI, at.Start, at.End}
+	l := a.links[k]
+	if l == nil {
+		l = &analysis.Link{At: at}
+		a.links[k] = l
+		a.linkList = append(a.linkList, k)
+	}
+	for _, t := range targets {
+		dup := false
+		for _, x := range l.Nodes {
+			if x == t {
+				dup = true
+			}
+		}
+		if !dup {
+			l.Nodes = append(l.Nodes, t)
+		}
+	}
+}
+
+// relValues applies Puppet's attribute precedence to one metaparameter:
+// written values, replaced by `=>` overrides, extended by `+>`; defaults
+// only when nothing else set it.
+func relValues(attrs []attr, name string) []attr {
+	var out []attr
+	set := false
+	for _, a := range attrs {
+		if a.name != name {
+			continue
+		}
+		switch {
+		case a.op == "+>":
+			out = append(out, a)
+			set = true
+		case a.from == "default":
+			if !set {
+				out = append(out, a)
+				set = true
+			}
+		default:
+			out = []attr{a}
+			set = true
+		}
+	}
+	return out
+}
+
+// operands turns a chain operand into catalog resources; missing
+// references are Puppet's "Could not find resource ... for relationship".
+func (r *run) operands(v val, rel *relation, left bool) []*res {
+	var out []*res
+	for _, x := range v.list() {
+		switch x.k {
+		case vRef:
+			if x.ref.pat {
+				continue
+			}
+			t := r.resolve(x.ref)
+			if t == nil || !t.inCatalog() {
+				other := rel.right
+				if !left {
+					other = rel.left
+				}
+				od := operandName(other)
+				name := refString(x.ref.typ, displayTitle(x.ref))
+				srcSide := left != (rel.op == "<-" || rel.op == "<~")
+				if srcSide {
+					r.diag(x.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find resource '%s' for relationship on '%s'", name, od))
+				} else {
+					r.diag(x.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find resource '%s' for relationship from '%s'", name, od))
+				}
+				continue
+			}
+			out = append(out, t)
+		case vRes:
+			for _, t := range x.res {
+				if t.inCatalog() {
+					out = append(out, t)
+				}
+			}
+		case vCollect:
+			for _, t := range x.col.matched {
+				if t.inCatalog() {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func operandName(v val) string {
+	for _, x := range v.list() {
+		switch x.k {
+		case vRef:
+			return refString(x.ref.typ, displayTitle(x.ref))
+		case vRes:
+			if len(x.res) > 0 {
+				return x.res[0].display
+			}
+		}
+	}
+	return "?"
+}
+
+type autoreq struct {
+	t      *res
+	reason string
+	at     source.Span
+}
+
+func (r *run) find(typ, title string) *res {
+	return r.resolve(&ref{typ: typ, title: title})
+}
+
+// autorequires lists what Puppet's types require by themselves.
+func (r *run) autorequires(x *res) []autoreq {
+	var out []autoreq
+	add := func(typ, title, reason string, at source.Span) {
+		if t := r.find(typ, title); t != nil {
+			out = append(out, autoreq{t, reason, at})
+		}
+	}
+	strs := func(a attr) []string {
+		var ss []string
+		for _, v := range a.v.list() {
+			if s, ok := v.text(); ok && s != "" {
+				ss = append(ss, s)
+			}
+		}
+		return ss
+	}
+	switch x.typ {
+	case "File":
+		p := x.title
+		at := x.decl
+		if a, ok := x.anyAttr("path"); ok {
+			if s, k := a.v.text(); k {
+				p, at = s, a.at
+			}
+		}
+		if strings.HasPrefix(p, "/") {
+			p = path.Clean(p)
+			for d := path.Dir(p); ; d = path.Dir(d) {
+				if t := r.find("File", d); t != nil && t != x {
+					out = append(out, autoreq{t, "autorequire (parent directory)", at})
+					break
+				}
+				if d == "/" || d == "." {
+					break
+				}
+			}
+		}
+		if a, ok := x.anyAttr("owner"); ok {
+			for _, s := range strs(a) {
+				add("User", s, "autorequire (owner)", a.at)
+			}
+		}
+		if a, ok := x.anyAttr("group"); ok {
+			for _, s := range strs(a) {
+				add("Group", s, "autorequire (group)", a.at)
+			}
+		}
+	case "User":
+		if a, ok := x.anyAttr("gid"); ok {
+			for _, s := range strs(a) {
+				add("Group", s, "autorequire (gid)", a.at)
+			}
+		}
+		if a, ok := x.anyAttr("groups"); ok {
+			for _, s := range strs(a) {
+				for _, g := range strings.Split(s, ",") {
+					add("Group", strings.TrimSpace(g), "autorequire (groups)", a.at)
+				}
+			}
+		}
+	case "Exec":
+		if a, ok := x.anyAttr("cwd"); ok {
+			for _, s := range strs(a) {
+				add("File", s, "autorequire (cwd)", a.at)
+			}
+		}
+		for _, name := range []string{"command", "onlyif", "unless"} {
+			if a, ok := x.anyAttr(name); ok {
+				for _, s := range strs(a) {
+					if f := strings.Fields(s); len(f) > 0 && strings.HasPrefix(f[0], "/") {
+						add("File", f[0], "autorequire ("+name+")", a.at)
+					}
+				}
+			}
+		}
+		if a, ok := x.anyAttr("user"); ok {
+			for _, s := range strs(a) {
+				add("User", s, "autorequire (user)", a.at)
+			}
+		}
+	case "Cron", "Ssh_authorized_key":
+		if a, ok := x.anyAttr("user"); ok {
+			for _, s := range strs(a) {
+				add("User", s, "autorequire (user)", a.at)
+			}
+		}
+	}
+	return out
+}
+
+// cycles reports every dependency cycle as Puppet does, once per
+// resource on it, with one related entry per edge.
+func (a *analyzer) cycles(g *runGraph) {
+	sortKey := func(n *analysis.Node) string {
+		if n.Hidden {
+			x := g.owner[n]
+			if x != nil && n == x.begin {
+				return "Whit[admissible_" + n.Ref + "]"
+			}
+			return "Whit[completed_" + n.Ref + "]"
+		}
+		return n.Ref
+	}
+	var orderEdges []*analysis.Edge
+	for _, e := range g.edges {
+		if e.Kind.Orders() {
+			orderEdges = append(orderEdges, e)
+		}
+	}
+	cyc := analysis.Cycles(g.nodes, orderEdges, func(p, q *analysis.Node) bool { return sortKey(p) < sortKey(q) })
+	if len(cyc) == 0 {
+		return
+	}
+	head := fmt.Sprintf("Found %d dependency cycle:", len(cyc))
+	if len(cyc) > 1 {
+		head = fmt.Sprintf("Found %d dependency cycles:", len(cyc))
+	}
+	for _, c := range cyc {
+		c = puppetPath(c, orderEdges)
+		ns := analysis.CycleNodes(c)
+		names := make([]string, len(ns))
+		for i, n := range ns {
+			names[i] = n.Ref
+		}
+		msg := head + "\n(" + strings.Join(names, " => ") + ")"
+		var rel []analysis.Related
+		for _, e := range c {
+			if e.At.IsZero() {
+				continue
+			}
+			rel = append(rel, analysis.Related{At: e.At, Message: fmt.Sprintf("%s => %s (%s)", e.From.Ref, e.To.Ref, e.Reason)})
+		}
+		seen := map[string]bool{}
+		for _, n := range ns {
+			at := n.Decl
+			if at.IsZero() || seen[spanKey(at)] {
+				continue
+			}
+			seen[spanKey(at)] = true
+			g.r.diag(at, analysis.Error, "cycle", msg, rel...)
+		}
+	}
+}
+
+// refreshFacts explains, on each resource, what refreshes it.
+func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
+	into := map[*analysis.Node][]*analysis.Edge{}
+	for _, e := range g.edges {
+		if e.Kind == analysis.Refresh {
+			into[e.To] = append(into[e.To], e)
+		}
+	}
+	if len(into) == 0 {
+		return
+	}
+	for _, x := range live {
+		if x.containerish() || x.node == nil {
+			continue
+		}
+		var lines []string
+		for _, e := range into[x.node] {
+			lines = append(lines, fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At)))
+		}
+		seen := map[*res]bool{}
+		for c := x.container; c != nil && !seen[c]; c = c.container {
+			seen[c] = true
+			if c.begin == nil {
+				continue
+			}
+			for _, e := range into[c.begin] {
+				lines = append(lines, fmt.Sprintf("%s via %s (%s at %s)", e.From.Ref, c.display, e.Reason, a.where(e.At)))
+			}
+		}
+		for _, l := range lines {
+			dup := false
+			for _, f := range x.node.Facts {
+				if f.Label == "refreshed by" && f.Value == l {
+					dup = true
+				}
+			}
+			if !dup {
+				x.node.Facts = append(x.node.Facts, analysis.Fact{Label: "refreshed by", Value: l})
+			}
+		}
+	}
+}
+
+func (a *analyzer) where(at source.Span) string {
+	return fmt.Sprintf("%s:%d", a.displayPath(at.URI), a.line(at))
+}
+
+// puppetPath re-walks a cycle the way Puppet prints it (paths_in_cycle):
+// a breadth-first search from the component's first vertex that stops at
+// the first vertex seen twice on a path, which need not be the start.
+func puppetPath(c []*analysis.Edge, edges []*analysis.Edge) []*analysis.Edge {
+	if len(c) == 0 {
+		return c
+	}
+	start := c[0].From
+	out := map[*analysis.Node][]*analysis.Edge{}
+	in := map[*analysis.Node][]*analysis.Edge{}
+	for _, e := range edges {
+		out[e.From] = append(out[e.From], e)
+		in[e.To] = append(in[e.To], e)
+	}
+	reach := func(adj map[*analysis.Node][]*analysis.Edge, fwd bool) map[*analysis.Node]bool {
+		seen := map[*analysis.Node]bool{start: true}
+		q := []*analysis.Node{start}
+		for len(q) > 0 {
+			v := q[0]
+			q = q[1:]
+			for _, e := range adj[v] {
+				w := e.To
+				if !fwd {
+					w = e.From
+				}
+				if !seen[w] {
+					seen[w] = true
+					q = append(q, w)
+				}
+			}
+		}
+		return seen
+	}
+	f, b := reach(out, true), reach(in, false)
+	type frame struct {
+		v    *analysis.Node
+		path []*analysis.Edge
+		on   map[*analysis.Node]bool
+	}
+	q := []frame{{v: start, on: map[*analysis.Node]bool{}}}
+	for steps := 0; len(q) > 0 && steps < 100000; steps++ {
+		fr := q[0]
+		q = q[1:]
+		if fr.on[fr.v] {
+			// Trim the lead-in so the path starts where Puppet's does: at
+			// the start vertex, ending at the repeated one.
+			return fr.path
+		}
+		on := make(map[*analysis.Node]bool, len(fr.on)+1)
+		for k := range fr.on {
+			on[k] = true
+		}
+		on[fr.v] = true
+		for _, e := range out[fr.v] {
+			if f[e.To] && b[e.To] {
+				p := append(append([]*analysis.Edge(nil), fr.path...), e)
+				q = append(q, frame{v: e.To, path: p, on: on})
+			}
+		}
+	}
+	return c
+}
+
+func (g *runGraph) outOf(n *analysis.Node) []*analysis.Edge {
+	if g.out == nil {
+		g.out = map[*analysis.Node][]*analysis.Edge{}
+		for _, e := range g.edges {
+			g.out[e.From] = append(g.out[e.From], e)
+		}
+	}
+	return g.out[n]
+}

@@ -1,0 +1,616 @@
+// Package puppet lowers Puppet manifests into the neutral graph: it
+// simulates what the Puppet 7 compiler puts into a catalog, in the order
+// it puts it there (classes at first declaration, defined-type bodies
+// after the main code), then the relationship graph Puppet's transaction
+// sorts (containers replaced by begin/end anchors, metaparameters, chaining
+// arrows, collectors, autorequire) and its order.
+package puppet
+
+import (
+	"encoding/json"
+	"hash/maphash"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// System is the Puppet analysis. It keeps parsed chunks between calls.
+type System struct {
+	mu      sync.Mutex
+	parsers map[string]*pp.Parser
+	parsed  map[string]*parsedFile
+}
+
+type parsedFile struct {
+	hash uint64
+	size int
+	ast  *pp.File
+}
+
+// New returns the Puppet system.
+func New() analysis.System {
+	return &System{parsers: map[string]*pp.Parser{}, parsed: map[string]*parsedFile{}}
+}
+
+func (s *System) Name() string { return "puppet" }
+
+func (s *System) Owns(path string, head func() []byte) bool {
+	return strings.HasSuffix(path, ".pp")
+}
+
+func (s *System) Flags() []analysis.Flag {
+	return []analysis.Flag{
+		{Name: "modulepath", Key: "puppet.modulepath", Help: "colon-separated module directories (default: a modules/ folder next to or above the file, and the workspace roots)"},
+		{Name: "certname", Key: "puppet.certname", Help: "node name used to pick a node definition (default puppet-order)"},
+		{Name: "ordering", Key: "puppet.ordering", Help: "manifest (default) | title-hash | random: pre-Puppet-6 orderings"},
+	}
+}
+
+var hashSeed = maphash.MakeSeed()
+
+// parse returns the syntax tree of f, re-parsing only changed chunks.
+func (s *System) parse(f *source.File) *pp.File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := maphash.Bytes(hashSeed, f.Text)
+	if p := s.parsed[f.URI]; p != nil && p.hash == h && p.size == len(f.Text) {
+		return p.ast
+	}
+	ps := s.parsers[f.URI]
+	if ps == nil {
+		ps = &pp.Parser{}
+		s.parsers[f.URI] = ps
+	}
+	ast := ps.Parse(f.Text)
+	s.parsed[f.URI] = &parsedFile{hash: h, size: len(f.Text), ast: ast}
+	return ast
+}
+
+// fileInfo is one parsed manifest in an analysis.
+type fileInfo struct {
+	uri  string
+	path string
+	src  *source.File
+	ast  *pp.File
+	// topLevel: the file has statements other than definitions.
+	topLevel bool
+	nodes    []*nodeInfo
+}
+
+type classInfo struct {
+	name string
+	def  *pp.ClassDef
+	file *fileInfo
+	node *analysis.Node
+}
+
+type defineInfo struct {
+	name string
+	def  *pp.DefineDef
+	file *fileInfo
+	node *analysis.Node
+}
+
+type nodeInfo struct {
+	def  *pp.NodeDef
+	file *fileInfo
+	node *analysis.Node
+	name string
+}
+
+// analyzer holds one Analyze call's state.
+type analyzer struct {
+	sys       *System
+	req       *analysis.Request
+	ws        *source.Workspace
+	files     map[string]*fileInfo // by path (or URI when no path)
+	order     []*fileInfo
+	classes   map[string]*classInfo
+	defines   map[string]*defineInfo
+	graph     analysis.Graph
+	modpath   []string
+	rootMods  map[string]string // module name -> module root (a module opened at its root)
+	certname  string
+	ordering  string
+	strict    bool
+	nodeKeys  map[string]*analysis.Node
+	edgeKeys  map[edgeKey]*analysis.Edge
+	diagKeys  map[string]bool
+	diags     []analysis.Diagnostic
+	links     map[linkKey]*analysis.Link
+	linkList  []linkKey
+	declared  map[string]bool // classes/defines declared somewhere in the workspace
+	rubyTypes map[string]bool
+}
+
+type edgeKey struct {
+	from, to *analysis.Node
+	kind     analysis.EdgeKind
+	at       source.Span
+}
+
+type linkKey struct {
+	uri        string
+	start, end int
+}
+
+func (a *analyzer) canceled() bool { return a.req.Canceled() }
+
+// Analyze implements analysis.System.
+func (s *System) Analyze(req *analysis.Request) *analysis.Result {
+	a := &analyzer{
+		sys: s, req: req, ws: req.Workspace,
+		files: map[string]*fileInfo{}, classes: map[string]*classInfo{}, defines: map[string]*defineInfo{},
+		rootMods: map[string]string{}, nodeKeys: map[string]*analysis.Node{}, edgeKeys: map[edgeKey]*analysis.Edge{},
+		diagKeys: map[string]bool{}, links: map[linkKey]*analysis.Link{}, declared: map[string]bool{},
+	}
+	if a.ws == nil {
+		a.ws = source.NewWorkspace()
+	}
+	a.certname = req.Settings.Get("puppet.certname", "puppet-order")
+	a.ordering = req.Settings.Get("puppet.ordering", "manifest")
+	a.strict = req.Entry != ""
+	a.setupModulePath()
+	res := &analysis.Result{}
+
+	var runs []analysis.Run
+	if req.Entry != "" {
+		var entry *source.File
+		for _, f := range req.Files {
+			if f.URI == req.Entry {
+				entry = f
+			}
+		}
+		if entry == nil {
+			entry = analysis.FileOf(a.ws, req.Entry)
+		}
+		if entry != nil {
+			fi := a.load(entry)
+			runs = append(runs, a.runFile(fi, nil, filepath.Base(fi.path)))
+		}
+	} else {
+		for _, f := range req.Files {
+			a.load(f)
+		}
+		a.scanDeclared()
+		for _, fi := range a.order {
+			if a.canceled() {
+				break
+			}
+			if !fi.topLevel {
+				continue
+			}
+			name := analysis.Rel(a.root(), fi.path)
+			if fi.path == "" {
+				name = fi.uri
+			}
+			if len(fi.nodes) > 1 {
+				for _, n := range fi.nodes {
+					runs = append(runs, a.runFile(fi, n, name+" (node "+n.name+")"))
+				}
+			} else {
+				runs = append(runs, a.runFile(fi, nil, name))
+			}
+		}
+		// Classes and defines that nothing declares get a run of their own
+		// (as if `include x` / `x { 'title': }` alone), so every resource
+		// has a position to show.
+		var names []string
+		for n := range a.classes {
+			if !a.declared[n] {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if a.canceled() {
+				break
+			}
+			runs = append(runs, a.runSynthetic("class", n))
+		}
+		names = names[:0]
+		for n := range a.defines {
+			if !a.declared[n] {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if a.canceled() {
+				break
+			}
+			runs = append(runs, a.runSynthetic("define", n))
+		}
+	}
+	// Syntax errors of every parsed file.
+	for _, fi := range a.order {
+		for _, e := range fi.ast.Errors {
+			a.addDiag(analysis.Diagnostic{At: source.Span{URI: fi.uri, Start: e.Pos, End: e.End}, Severity: analysis.Error, Code: "syntax", Message: e.Msg})
+		}
+	}
+	res.Graph = a.graph
+	res.Runs = runs
+	res.Diags = a.diags
+	for _, k := range a.linkList {
+		res.Links = append(res.Links, *a.links[k])
+	}
+	if req.Entry == "" {
+		for _, f := range req.Files {
+			res.Files = append(res.Files, f.URI)
+		}
+	} else {
+		for _, fi := range a.order {
+			res.Files = append(res.Files, fi.uri)
+		}
+	}
+	return res
+}
+
+func (a *analyzer) root() string {
+	if rs := a.ws.Roots(); len(rs) > 0 {
+		return rs[0]
+	}
+	return ""
+}
+
+// load parses a file once per analysis and indexes its definitions.
+func (a *analyzer) load(f *source.File) *fileInfo {
+	key := f.Path
+	if key == "" {
+		key = f.URI
+	}
+	if fi := a.files[key]; fi != nil {
+		return fi
+	}
+	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: a.sys.parse(f)}
+	a.files[key] = fi
+	a.order = append(a.order, fi)
+	a.index(fi, fi.ast.Stmts, "", nil)
+	return fi
+}
+
+func (a *analyzer) span(fi *fileInfo, l pp.Loc) source.Span {
+	return source.Span{URI: fi.uri, Start: l.Pos, End: l.End}
+}
+
+// index records classes, defines and nodes (nested ones get qualified names).
+func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *analysis.Node) {
+	for _, s := range stmts {
+		switch t := s.(type) {
+		case *pp.ClassDef:
+			name := strings.ToLower(t.Name)
+			if prefix != "" && !strings.Contains(name, "::") {
+				name = prefix + "::" + name
+			}
+			n := a.graph.Add(&analysis.Node{Kind: "class", Ref: refString("Class", classDisplay(name)), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true})
+			if _, dup := a.classes[name]; !dup {
+				a.classes[name] = &classInfo{name: name, def: t, file: fi, node: n}
+			}
+			a.index(fi, t.Body, name, n)
+		case *pp.DefineDef:
+			name := strings.ToLower(t.Name)
+			if prefix != "" && !strings.Contains(name, "::") {
+				name = prefix + "::" + name
+			}
+			n := a.graph.Add(&analysis.Node{Kind: "define", Ref: capType(name), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true,
+				Facts: []analysis.Fact{{Label: "defined type", Value: "each instance's body is evaluated after the main code, so its resources enter the catalog late"}}})
+			if _, dup := a.defines[name]; !dup {
+				a.defines[name] = &defineInfo{name: name, def: t, file: fi, node: n}
+			}
+			a.index(fi, t.Body, prefix, n)
+		case *pp.NodeDef:
+			var names []string
+			for _, m := range t.Matches {
+				switch mt := m.(type) {
+				case *pp.Str:
+					names = append(names, mt.Value)
+				case *pp.Default:
+					names = append(names, "default")
+				case *pp.Regex:
+					names = append(names, "/"+mt.Value+"/")
+				}
+			}
+			decl := a.span(fi, t.Loc)
+			if len(t.Matches) > 0 {
+				decl = a.span(fi, *t.Matches[0].Span())
+			}
+			nm := strings.Join(names, ", ")
+			n := a.graph.Add(&analysis.Node{Kind: "node", Ref: "Node[" + nm + "]", Decl: decl, Full: a.span(fi, t.Loc), Parent: parent, Container: true})
+			fi.nodes = append(fi.nodes, &nodeInfo{def: t, file: fi, node: n, name: nm})
+			fi.topLevel = fi.topLevel || prefix == ""
+		case *pp.FunctionDef, *pp.TypeAlias, *pp.Block:
+		default:
+			if prefix == "" && parent == nil {
+				fi.topLevel = true
+			}
+		}
+	}
+}
+
+// scanDeclared marks classes and defines that some code in the workspace
+// declares (include/contain/require/class{}/resource of a defined type).
+func (a *analyzer) scanDeclared() {
+	for _, fi := range a.order {
+		for _, s := range fi.ast.Stmts {
+			pp.Walk(s, func(n pp.Node) bool {
+				switch t := n.(type) {
+				case *pp.Call:
+					if t.Name == "include" || t.Name == "contain" || t.Name == "require" {
+						for _, arg := range t.Args {
+							for _, w := range words(arg) {
+								a.declared[w] = true
+							}
+						}
+					}
+				case *pp.Resource:
+					if t.Type == "class" {
+						for _, b := range t.Bodies {
+							for _, w := range words(b.Title) {
+								a.declared[w] = true
+							}
+						}
+					} else {
+						a.declared[strings.ToLower(strings.TrimPrefix(t.Type, "::"))] = true
+					}
+				case *pp.ClassDef:
+					if t.Parent != "" {
+						a.declared[strings.ToLower(t.Parent)] = true
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+func words(n pp.Node) []string {
+	var out []string
+	pp.Walk(n, func(x pp.Node) bool {
+		switch t := x.(type) {
+		case *pp.Str:
+			if !t.Interpolated() {
+				out = append(out, strings.ToLower(strings.TrimPrefix(t.Value, "::")))
+			}
+		case *pp.Name:
+			out = append(out, strings.ToLower(strings.TrimPrefix(t.Value, "::")))
+		}
+		return true
+	})
+	return out
+}
+
+// ---- module path and autoload ----
+
+func (a *analyzer) setupModulePath() {
+	seen := map[string]bool{}
+	addDir := func(d string) {
+		if d == "" || seen[d] {
+			return
+		}
+		seen[d] = true
+		a.modpath = append(a.modpath, d)
+	}
+	base := a.root()
+	if mp := a.req.Settings.Get("puppet.modulepath", ""); mp != "" {
+		for _, d := range filepath.SplitList(mp) {
+			if !filepath.IsAbs(d) {
+				if a.req.Entry != "" && base == "" {
+					if p := source.URIToPath(a.req.Entry); p != "" {
+						base = filepath.Dir(p)
+					}
+				}
+				d = filepath.Join(base, d)
+			}
+			addDir(filepath.Clean(d))
+		}
+	}
+	// A modules/ folder next to or above the entry file.
+	if p := source.URIToPath(a.req.Entry); p != "" {
+		for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+			if a.ws.IsDir(filepath.Join(d, "modules")) {
+				addDir(filepath.Join(d, "modules"))
+				break
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	for _, r := range a.ws.Roots() {
+		for _, sub := range []string{"modules", "site", "site-modules"} {
+			if a.ws.IsDir(filepath.Join(r, sub)) {
+				addDir(filepath.Join(r, sub))
+			}
+		}
+		addDir(r)
+		// A module opened at its root.
+		if a.ws.IsDir(filepath.Join(r, "manifests")) {
+			a.rootMods[moduleName(r)] = r
+		}
+	}
+}
+
+func moduleName(root string) string {
+	if b, err := os.ReadFile(filepath.Join(root, "metadata.json")); err == nil {
+		var m struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(b, &m) == nil && m.Name != "" {
+			n := m.Name
+			if i := strings.LastIndexAny(n, "-/"); i >= 0 {
+				n = n[i+1:]
+			}
+			return strings.ToLower(n)
+		}
+	}
+	return strings.ToLower(filepath.Base(root))
+}
+
+// autoloadPaths lists where Puppet would look for a class or define.
+func (a *analyzer) autoloadPaths(name string) []string {
+	parts := strings.Split(name, "::")
+	mod := parts[0]
+	rel := "init.pp"
+	if len(parts) > 1 {
+		rel = filepath.Join(parts[1:]...) + ".pp"
+	}
+	var out []string
+	if r, ok := a.rootMods[mod]; ok {
+		out = append(out, filepath.Join(r, "manifests", rel))
+	}
+	for _, d := range a.modpath {
+		out = append(out, filepath.Join(d, mod, "manifests", rel))
+	}
+	return out
+}
+
+func (a *analyzer) autoload(name string) {
+	for _, p := range a.autoloadPaths(name) {
+		if a.files[p] != nil {
+			continue
+		}
+		if f := a.ws.Lookup(p); f != nil {
+			a.load(f)
+			return
+		}
+	}
+}
+
+func (a *analyzer) classFor(r *run, name string) *classInfo {
+	if ci := a.classes[name]; ci != nil {
+		return ci
+	}
+	a.autoload(name)
+	return a.classes[name]
+}
+
+func (a *analyzer) defineFor(r *run, name string) *defineInfo {
+	if builtinTypes[name] {
+		return nil
+	}
+	if d := a.defines[name]; d != nil {
+		return d
+	}
+	a.autoload(name)
+	return a.defines[name]
+}
+
+// moduleKnown: the workspace holds the module a class name belongs to,
+// so a missing class is a real error rather than an absent dependency.
+func (a *analyzer) moduleKnown(name string) bool {
+	mod := name
+	if i := strings.Index(mod, "::"); i >= 0 {
+		mod = mod[:i]
+	}
+	if _, ok := a.rootMods[mod]; ok {
+		return true
+	}
+	if _, ok := a.classes[mod]; ok {
+		return true
+	}
+	for _, d := range a.modpath {
+		if a.ws.IsDir(filepath.Join(d, mod, "manifests")) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analyzer) displayPath(uri string) string {
+	p := source.URIToPath(uri)
+	if p == "" {
+		return uri
+	}
+	if a.req.Entry != "" {
+		if ep := source.URIToPath(a.req.Entry); ep != "" {
+			return analysis.Rel(filepath.Dir(ep), p)
+		}
+	}
+	for _, r := range a.ws.Roots() {
+		if rel := analysis.Rel(r, p); rel != p {
+			return rel
+		}
+	}
+	return p
+}
+
+func (a *analyzer) line(sp source.Span) int {
+	f := analysis.FileOf(a.ws, sp.URI)
+	if f == nil {
+		return 0
+	}
+	l, _ := f.Line1Col1(sp.Start)
+	return l
+}
+
+func (a *analyzer) addDiag(d analysis.Diagnostic) {
+	k := d.At.URI + "\x00" + itoa(d.At.Start) + "\x00" + itoa(d.At.End) + "\x00" + d.Message
+	if a.diagKeys[k] {
+		return
+	}
+	a.diagKeys[k] = true
+	a.diags = append(a.diags, d)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+var regexCache sync.Map
+
+func compileRegex(s string) (*regexp.Regexp, error) {
+	if v, ok := regexCache.Load(s); ok {
+		return v.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return nil, err
+	}
+	regexCache.Store(s, re)
+	return re, nil
+}
+
+var builtinTypes = map[string]bool{
+	"notify": true, "exec": true, "file": true, "package": true, "service": true, "user": true, "group": true,
+	"cron": true, "host": true, "mount": true, "ssh_authorized_key": true, "sshkey": true, "tidy": true,
+	"augeas": true, "schedule": true, "stage": true, "filebucket": true, "resources": true, "k5login": true,
+	"mailalias": true, "maillist": true, "yumrepo": true, "zfs": true, "zone": true, "zpool": true,
+	"selboolean": true, "selmodule": true, "computer": true, "interface": true, "router": true, "vlan": true,
+	"scheduled_task": true, "macauthorization": true, "mcx": true, "nagios_command": true, "whit": true, "component": true,
+}
+
+// rubyType reports whether a module on the module path ships a Ruby type
+// of that name (lib/puppet/type/NAME.rb), like stdlib's file_line.
+func (a *analyzer) rubyType(name string) bool {
+	if v, ok := a.rubyTypes[name]; ok {
+		return v
+	}
+	found := false
+	dirs := append([]string(nil), a.modpath...)
+	for _, r := range a.rootMods {
+		dirs = append(dirs, filepath.Dir(r))
+	}
+	for _, d := range dirs {
+		ms, _ := filepath.Glob(filepath.Join(d, "*", "lib", "puppet", "type", name+".rb"))
+		if len(ms) > 0 {
+			found = true
+			break
+		}
+	}
+	for _, r := range a.rootMods {
+		if a.ws.Exists(filepath.Join(r, "lib", "puppet", "type", name+".rb")) {
+			found = true
+		}
+	}
+	if a.rubyTypes == nil {
+		a.rubyTypes = map[string]bool{}
+	}
+	a.rubyTypes[name] = found
+	return found
+}

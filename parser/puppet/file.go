@@ -1,0 +1,249 @@
+package puppet
+
+import (
+	"hash/maphash"
+	"sync"
+)
+
+// File is a parsed manifest: the top-level statements of every chunk that
+// parsed, and the syntax errors of those that did not.
+type File struct {
+	Stmts  []Node
+	Errors []Error
+	Chunks []Chunk
+}
+
+// Chunk is one top-level piece of a file, parsed on its own so that a
+// syntax error costs one chunk and a keystroke re-parses one chunk.
+type Chunk struct {
+	Loc
+	Stmts []Node
+	Err   *Error
+	hash  uint64
+}
+
+var seed = maphash.MakeSeed()
+
+// Parse parses a whole file. It never panics and never fails: syntax
+// errors are listed in File.Errors and everything else is kept.
+func Parse(src []byte) *File {
+	return (&Parser{}).Parse(src)
+}
+
+// Parser keeps the chunks of the previous version of one file so that an
+// edit re-parses only the chunks whose text changed (the others are
+// reused, shifted to their new offsets). Not safe for concurrent use on
+// one value; use one Parser per file.
+type Parser struct {
+	mu   sync.Mutex
+	prev map[uint64][]Chunk
+	// Reused and Parsed count chunks of the last Parse (for tests and
+	// benchmarks).
+	Reused, Parsed int
+}
+
+// Parse parses src, reusing unchanged chunks from the previous call.
+func (ps *Parser) Parse(src []byte) *File {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	toks := Lex(src)
+	ranges := splitChunks(src, toks)
+	f := &File{}
+	next := make(map[uint64][]Chunk, len(ranges))
+	ps.Reused, ps.Parsed = 0, 0
+	for _, r := range ranges {
+		ch := ps.chunk(src, toks, r)
+		for _, c := range ch {
+			next[c.hash] = append(next[c.hash], c)
+			f.Chunks = append(f.Chunks, c)
+			f.Stmts = append(f.Stmts, c.Stmts...)
+			if c.Err != nil {
+				f.Errors = append(f.Errors, *c.Err)
+			}
+		}
+	}
+	ps.prev = next
+	return f
+}
+
+type tokRange struct{ a, b int } // token indexes [a, b)
+
+func (ps *Parser) chunk(src []byte, toks []Token, r tokRange) []Chunk {
+	pos := toks[r.a].Pos
+	end := toks[r.b-1].End
+	h := maphash.Bytes(seed, src[pos:end])
+	if old := ps.prev[h]; len(old) > 0 {
+		c := old[0]
+		ps.prev[h] = old[1:]
+		if c.End-c.Pos == end-pos { // same 64-bit hash and length: same text
+			shiftChunk(&c, pos-c.Pos)
+			ps.Reused++
+			return []Chunk{c}
+		}
+	}
+	ps.Parsed++
+	sub := make([]Token, r.b-r.a+1)
+	copy(sub, toks[r.a:r.b])
+	follow := &toks[r.b]
+	sub[len(sub)-1] = Token{Kind: TEOF, Pos: end, End: end}
+	stmts, err := parseTokens(src, sub, follow)
+	if err == nil {
+		return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h}}
+	}
+	// Error recovery: if a later line starts a statement at column 0,
+	// the error is most likely an unclosed bracket before it. Cut there:
+	// the first part keeps its error, the rest is chunked again.
+	if cut := restartPoint(src, toks, r); cut > r.a {
+		first := ps.chunk(src, toks, tokRange{r.a, cut})
+		out := first
+		for _, rr := range splitRange(src, toks, cut, r.b) {
+			out = append(out, ps.chunk(src, toks, rr)...)
+		}
+		return out
+	}
+	return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, Err: err, hash: h}}
+}
+
+// splitChunks cuts the token list (ending with TEOF) into top-level
+// statement groups by balanced brackets.
+func splitChunks(src []byte, toks []Token) []tokRange {
+	if len(toks) == 0 {
+		return nil
+	}
+	return splitRange(src, toks, 0, len(toks)-1)
+}
+
+func splitRange(src []byte, toks []Token, a, b int) []tokRange {
+	var out []tokRange
+	start := a
+	depth := 0
+	for i := a; i < b; i++ {
+		t := &toks[i]
+		if t.Kind == TPunct {
+			switch t.Val {
+			case "{", "[", "(":
+				depth++
+			case "}", "]", ")":
+				if depth > 0 {
+					depth--
+				}
+			}
+		}
+		if depth != 0 || i+1 >= b {
+			continue
+		}
+		n := &toks[i+1]
+		cut := false
+		if t.Kind == TPunct && t.Val == "}" && startsStatement(n) {
+			cut = true
+		} else if endsExpr(t) && n.NL && atLineStart(src, n.Pos) && startsStatement(n) {
+			cut = true
+		}
+		if cut {
+			out = append(out, tokRange{start, i + 1})
+			start = i + 1
+		}
+	}
+	if start < b {
+		out = append(out, tokRange{start, b})
+	}
+	return out
+}
+
+// restartPoint finds, after the first token of r, a token at column 0
+// that starts a statement; it returns its index or -1.
+func restartPoint(src []byte, toks []Token, r tokRange) int {
+	for i := r.a + 1; i < r.b; i++ {
+		t := &toks[i]
+		if t.NL && atLineStart(src, t.Pos) && startsStatement(t) {
+			return i
+		}
+	}
+	return -1
+}
+
+func atLineStart(src []byte, pos int) bool {
+	return pos == 0 || src[pos-1] == '\n'
+}
+
+func startsStatement(t *Token) bool {
+	switch t.Kind {
+	case TName:
+		switch t.Val {
+		case "else", "elsif", "and", "or", "in", "inherits":
+			return false
+		}
+		return true
+	case TTypeName, TVar:
+		return true
+	case TPunct:
+		return t.Val == "@" || t.Val == "@@"
+	}
+	return false
+}
+
+func endsExpr(t *Token) bool {
+	switch t.Kind {
+	case TName, TTypeName, TVar, TString, TIString, TNumber, TRegex:
+		return true
+	case TPunct:
+		return t.Val == ")" || t.Val == "]" || t.Val == "}"
+	}
+	return false
+}
+
+// shiftChunk moves every offset in a reused chunk by d bytes.
+func shiftChunk(c *Chunk, d int) {
+	if d == 0 {
+		return
+	}
+	c.Pos += d
+	c.End += d
+	if c.Err != nil {
+		e := *c.Err
+		e.Pos += d
+		e.End += d
+		c.Err = &e
+	}
+	for _, s := range c.Stmts {
+		Walk(s, func(n Node) bool {
+			shiftNode(n, d)
+			return true
+		})
+	}
+}
+
+func shiftLoc(l *Loc, d int) { l.Pos += d; l.End += d }
+
+func shiftNode(n Node, d int) {
+	shiftLoc(n.Span(), d)
+	switch t := n.(type) {
+	case *Call:
+		shiftLoc(&t.NameLoc, d)
+	case *MethodCall:
+		shiftLoc(&t.NameLoc, d)
+	case *Binary:
+		shiftLoc(&t.OpLoc, d)
+	case *Resource:
+		shiftLoc(&t.TypeLoc, d)
+	case *Attr:
+		shiftLoc(&t.NameLoc, d)
+	case *Param:
+		shiftLoc(&t.NameLoc, d)
+	case *ClassDef:
+		shiftLoc(&t.NameLoc, d)
+		shiftLoc(&t.ParentLoc, d)
+	case *DefineDef:
+		shiftLoc(&t.NameLoc, d)
+	case *FunctionDef:
+		shiftLoc(&t.NameLoc, d)
+	case *TypeAlias:
+		shiftLoc(&t.NameLoc, d)
+	case *Block:
+		shiftLoc(&t.NameLoc, d)
+	case *Case:
+		for i := range t.Options {
+			shiftLoc(&t.Options[i].Loc, d)
+		}
+	}
+}

@@ -1,0 +1,880 @@
+package puppet
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxDepth bounds expression nesting: deeper input is a syntax error,
+// never a stack overflow.
+const maxDepth = 400
+
+// Error is a syntax error at a byte range.
+type Error struct {
+	Loc
+	Msg string
+}
+
+func (e Error) Error() string { return e.Msg }
+
+// statementCalls are the functions Puppet lets you call without
+// parentheses as a statement (`include a, b`).
+var statementCalls = map[string]bool{
+	"include": true, "require": true, "contain": true, "realize": true, "tag": true,
+	"debug": true, "info": true, "notice": true, "warning": true, "err": true, "fail": true,
+	"alert": true, "crit": true, "emerg": true, "break": true, "next": true, "return": true,
+	"import": true, "hiera_include": true, "create_resources": false,
+}
+
+var keywords = map[string]bool{
+	"and": true, "or": true, "in": true, "if": true, "elsif": true, "else": true, "unless": true,
+	"case": true, "default": true, "true": true, "false": true, "undef": true, "class": true,
+	"define": true, "node": true, "inherits": true, "function": true, "type": true,
+}
+
+type bailout struct{}
+
+type parser struct {
+	src   []byte
+	toks  []Token
+	i     int
+	depth int
+	err   *Error
+	// eofAt: when a chunk is a slice of a bigger file, the token that
+	// follows it (for "Syntax error at 'x'").
+	follow *Token
+}
+
+func (p *parser) tok() *Token { return &p.toks[p.i] }
+func (p *parser) peek(n int) *Token {
+	if p.i+n < len(p.toks) {
+		return &p.toks[p.i+n]
+	}
+	return &p.toks[len(p.toks)-1]
+}
+func (p *parser) advance() *Token {
+	t := &p.toks[p.i]
+	if t.Kind != TEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) is(val string) bool {
+	t := p.tok()
+	return t.Kind == TPunct && t.Val == val
+}
+
+func (p *parser) isWord(val string) bool {
+	t := p.tok()
+	return t.Kind == TName && t.Val == val
+}
+
+func (p *parser) accept(val string) bool {
+	if p.is(val) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expect(val string) *Token {
+	if !p.is(val) {
+		p.fail(fmt.Sprintf("expected '%s'", val))
+	}
+	return p.advance()
+}
+
+// fail records a syntax error at the current token and unwinds the chunk.
+func (p *parser) fail(expected string) {
+	t := p.tok()
+	msg := ""
+	at := Loc{t.Pos, t.End}
+	switch {
+	case t.Kind == TIllegal:
+		msg = "Syntax error: " + t.Val
+	case t.Kind == TEOF && p.follow != nil && p.follow.Kind != TEOF:
+		f := p.follow
+		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(p.src, f))
+		at = Loc{f.Pos, f.End}
+	case t.Kind == TEOF:
+		msg = "Syntax error at end of input"
+	default:
+		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(p.src, t))
+	}
+	if expected != "" {
+		msg += "; " + expected
+	}
+	p.err = &Error{Loc: at, Msg: msg}
+	panic(bailout{})
+}
+
+func tokenText(src []byte, t *Token) string {
+	s := string(src[t.Pos:t.End])
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return s
+}
+
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.fail("nesting too deep")
+	}
+}
+func (p *parser) leave() { p.depth-- }
+
+// statements parses until '}' or TEOF.
+func (p *parser) statements() []Node {
+	var out []Node
+	for {
+		for p.accept(";") {
+		}
+		t := p.tok()
+		if t.Kind == TEOF || (t.Kind == TPunct && t.Val == "}") {
+			return out
+		}
+		out = append(out, p.statement())
+	}
+}
+
+func (p *parser) block() ([]Node, Loc) {
+	open := p.expect("{")
+	body := p.statements()
+	cl := p.expect("}")
+	return body, Loc{open.Pos, cl.End}
+}
+
+func (p *parser) statement() Node {
+	t := p.tok()
+	if t.Kind == TName {
+		n1 := p.peek(1)
+		switch t.Val {
+		case "class":
+			if n1.Kind == TName {
+				return p.classDef()
+			}
+		case "define":
+			if n1.Kind == TName {
+				return p.defineDef()
+			}
+		case "node":
+			if !(n1.Kind == TPunct && (n1.Val == "{" || n1.Val == "(")) {
+				return p.nodeDef()
+			}
+		case "function":
+			if n1.Kind == TName {
+				return p.functionDef()
+			}
+		case "type":
+			if n1.Kind == TTypeName {
+				return p.typeAlias()
+			}
+		case "plan":
+			if n1.Kind == TName && p.peek(2).Kind == TPunct && (p.peek(2).Val == "(" || p.peek(2).Val == "{") {
+				return p.plan()
+			}
+		}
+		if statementCalls[t.Val] && !(n1.Kind == TPunct && (n1.Val == "(" || n1.Val == "{" || n1.Val == "=>" || n1.Val == "=")) {
+			return p.statementCall()
+		}
+	}
+	return p.expr(0, true)
+}
+
+func (p *parser) statementCall() Node {
+	name := p.advance()
+	c := &Call{Name: name.Val, NameLoc: Loc{name.Pos, name.End}}
+	c.Pos = name.Pos
+	c.End = name.End
+	if p.startsExpr() && !p.tok().NL || p.startsExpr() && p.tok().Kind != TName {
+		for {
+			a := p.expr(3, true)
+			c.Args = append(c.Args, a)
+			c.End = a.Span().End
+			if !p.accept(",") {
+				break
+			}
+		}
+	}
+	return c
+}
+
+// startsExpr reports whether the current token can begin an expression.
+func (p *parser) startsExpr() bool {
+	t := p.tok()
+	switch t.Kind {
+	case TName:
+		return !(t.Val == "else" || t.Val == "elsif" || t.Val == "and" || t.Val == "or" || t.Val == "in" || t.Val == "inherits")
+	case TTypeName, TVar, TString, TIString, TNumber, TRegex:
+		return true
+	case TPunct:
+		switch t.Val {
+		case "[", "{", "(", "-", "!", "@", "@@", "*":
+			return true
+		}
+	}
+	return false
+}
+
+var binPrec = map[string]int{
+	"->": 1, "~>": 1, "<-": 1, "<~": 1,
+	"=": 2, "+=": 2, "-=": 2,
+	"or": 3, "and": 4,
+	"<": 5, ">": 5, "<=": 5, ">=": 5,
+	"==": 6, "!=": 6,
+	"<<": 7, ">>": 7,
+	"+": 8, "-": 8,
+	"*": 9, "/": 9, "%": 9,
+	"=~": 10, "!~": 10,
+	"in": 11,
+}
+
+func (p *parser) binOp() (string, int) {
+	t := p.tok()
+	switch t.Kind {
+	case TPunct:
+		if pr, ok := binPrec[t.Val]; ok {
+			return t.Val, pr
+		}
+	case TName:
+		if t.Val == "and" || t.Val == "or" || t.Val == "in" {
+			return t.Val, binPrec[t.Val]
+		}
+	}
+	return "", 0
+}
+
+// expr parses a binary expression whose operators bind tighter than min.
+// resources says whether `name { ... }` is a resource here (it is not in
+// the condition of an if/unless/case).
+func (p *parser) expr(min int, resources bool) Node {
+	p.enter()
+	defer p.leave()
+	left := p.unary(resources)
+	for {
+		op, pr := p.binOp()
+		if pr == 0 || pr <= min {
+			return left
+		}
+		ot := p.advance()
+		next := pr
+		if pr == 2 { // assignment is right associative
+			next = pr - 1
+		}
+		right := p.expr(next, resources)
+		b := &Binary{Op: op, OpLoc: Loc{ot.Pos, ot.End}, Left: left, Right: right}
+		b.Pos = left.Span().Pos
+		b.End = right.Span().End
+		left = b
+	}
+}
+
+func (p *parser) unary(resources bool) Node {
+	t := p.tok()
+	if t.Kind == TPunct && (t.Val == "-" || t.Val == "!" || t.Val == "*") {
+		p.advance()
+		p.enter()
+		x := p.unary(resources)
+		p.leave()
+		u := &Unary{Op: t.Val, X: x}
+		u.Pos, u.End = t.Pos, x.Span().End
+		return u
+	}
+	return p.postfix(p.primary(resources), resources)
+}
+
+func (p *parser) postfix(x Node, resources bool) Node {
+	for i := 0; ; i++ {
+		t := p.tok()
+		if t.Kind != TPunct {
+			return x
+		}
+		switch t.Val {
+		case "[":
+			// `[` after whitespace starts a new list, not an access.
+			if prev := p.toks[p.i-1]; t.Pos > prev.End {
+				return x
+			}
+			p.advance()
+			a := &Access{X: x}
+			a.Args = p.list("]")
+			cl := p.expect("]")
+			a.Pos, a.End = x.Span().Pos, cl.End
+			x = a
+		case ".":
+			p.advance()
+			nt := p.tok()
+			if nt.Kind != TName && nt.Kind != TTypeName {
+				p.fail("expected a method name")
+			}
+			p.advance()
+			m := &MethodCall{Recv: x, Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
+			m.Pos, m.End = x.Span().Pos, nt.End
+			if p.is("(") && p.tok().Pos == nt.End {
+				p.advance()
+				m.Args = p.list(")")
+				m.End = p.expect(")").End
+			}
+			if p.is("|") {
+				m.Lambda = p.lambda()
+				m.End = m.Lambda.End
+			}
+			x = m
+		case "?":
+			p.advance()
+			s := &Selector{X: x}
+			p.expect("{")
+			for !p.is("}") {
+				m := p.expr(2, true)
+				p.expect("=>")
+				v := p.expr(2, true)
+				s.Cases = append(s.Cases, SelCase{Match: m, Value: v})
+				if !p.accept(",") {
+					break
+				}
+			}
+			cl := p.expect("}")
+			s.Pos, s.End = x.Span().Pos, cl.End
+			x = s
+		default:
+			return x
+		}
+	}
+}
+
+// list parses comma-separated expressions up to (not including) close,
+// allowing a trailing comma.
+func (p *parser) list(close string) []Node {
+	var out []Node
+	for !p.is(close) {
+		out = append(out, p.expr(2, true))
+		if !p.accept(",") {
+			break
+		}
+	}
+	return out
+}
+
+func (p *parser) primary(resources bool) Node {
+	t := p.tok()
+	switch t.Kind {
+	case TString:
+		p.advance()
+		return &Str{Loc: Loc{t.Pos, t.End}, Value: t.Val}
+	case TIString:
+		p.advance()
+		return p.istring(t)
+	case TNumber:
+		p.advance()
+		return &Num{Loc: Loc{t.Pos, t.End}, Text: t.Val}
+	case TRegex:
+		p.advance()
+		return &Regex{Loc: Loc{t.Pos, t.End}, Value: t.Val}
+	case TVar:
+		p.advance()
+		return &Var{Loc: Loc{t.Pos, t.End}, Name: t.Val}
+	case TTypeName:
+		return p.typeExpr(resources)
+	case TName:
+		return p.word(resources)
+	case TPunct:
+		switch t.Val {
+		case "[":
+			p.advance()
+			a := &Array{}
+			a.Elems = p.list("]")
+			a.Pos, a.End = t.Pos, p.expect("]").End
+			return a
+		case "{":
+			return p.hash()
+		case "(":
+			p.advance()
+			x := p.expr(0, true)
+			pr := &Paren{X: x}
+			pr.Pos, pr.End = t.Pos, p.expect(")").End
+			return pr
+		case "@", "@@":
+			p.advance()
+			nt := p.tok()
+			if nt.Kind != TName || !(p.peek(1).Kind == TPunct && p.peek(1).Val == "{") {
+				p.fail("expected a resource declaration after '" + t.Val + "'")
+			}
+			r := p.resource(t.Pos).(*Resource)
+			r.Virtual = true
+			r.Exported = t.Val == "@@"
+			return r
+		}
+	}
+	p.fail("")
+	return nil
+}
+
+func (p *parser) hash() Node {
+	open := p.expect("{")
+	h := &Hash{}
+	for !p.is("}") {
+		k := p.expr(2, true)
+		p.expect("=>")
+		v := p.expr(2, true)
+		h.Entries = append(h.Entries, HashEntry{Key: k, Value: v})
+		if !p.accept(",") {
+			break
+		}
+	}
+	h.Pos, h.End = open.Pos, p.expect("}").End
+	return h
+}
+
+func (p *parser) istring(t *Token) Node {
+	s := &Str{Loc: Loc{t.Pos, t.End}}
+	for _, pt := range t.Parts {
+		if !pt.Expr {
+			s.Parts = append(s.Parts, Part{Lit: pt.Lit})
+			continue
+		}
+		if pt.Simple {
+			s.Parts = append(s.Parts, Part{Expr: &Var{Loc: Loc{pt.Pos - 1, pt.End}, Name: string(p.src[pt.Pos:pt.End])}})
+			continue
+		}
+		s.Parts = append(s.Parts, Part{Expr: p.interpolation(pt.Pos, pt.End)})
+	}
+	return s
+}
+
+// interpolation parses the expression inside ${...}; a leading bare word
+// is a variable name there.
+func (p *parser) interpolation(pos, end int) Node {
+	toks := lexRange(p.src, pos, end)
+	sub := &parser{src: p.src, toks: toks, depth: p.depth + 1}
+	if len(toks) == 1 {
+		return &Str{Loc: Loc{pos, end}}
+	}
+	if toks[0].Kind == TName && !keywords[toks[0].Val] {
+		toks[0].Kind = TVar
+	}
+	var x Node
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(bailout); !ok {
+					panic(r)
+				}
+			}
+		}()
+		x = sub.expr(0, true)
+		if sub.tok().Kind != TEOF {
+			sub.fail("")
+		}
+	}()
+	if sub.err != nil {
+		p.err = sub.err
+		panic(bailout{})
+	}
+	return x
+}
+
+// typeExpr: TTypeName, TTypeName[...], collectors, resource defaults and
+// overrides (`File { }`, `File['x'] { }`).
+func (p *parser) typeExpr(resources bool) Node {
+	t := p.advance()
+	tr := &TypeRef{Loc: Loc{t.Pos, t.End}, Value: t.Val}
+	if p.is("<|") || p.is("<<|") {
+		exported := p.tok().Val == "<<|"
+		p.advance()
+		c := &Collector{Type: tr, Exported: exported}
+		closeTok := "|>"
+		if exported {
+			closeTok = "|>>"
+		}
+		if !p.is(closeTok) {
+			c.Query = p.expr(2, true)
+		}
+		c.End = p.expect(closeTok).End
+		c.Pos = t.Pos
+		if resources && p.is("{") {
+			p.advance()
+			c.Attrs = p.attrs()
+			c.HasAttrs = true
+			c.End = p.expect("}").End
+		}
+		return c
+	}
+	if resources && p.is("{") {
+		p.advance()
+		d := &ResourceDefaults{Type: tr}
+		d.Attrs = p.attrs()
+		d.Pos, d.End = t.Pos, p.expect("}").End
+		return d
+	}
+	x := p.postfix(tr, resources)
+	if a, ok := x.(*Access); ok && resources && p.is("{") && a.X == Node(tr) {
+		p.advance()
+		o := &ResourceOverride{Ref: a}
+		o.Attrs = p.attrs()
+		o.Pos, o.End = t.Pos, p.expect("}").End
+		return o
+	}
+	return x
+}
+
+func (p *parser) word(resources bool) Node {
+	t := p.tok()
+	loc := Loc{t.Pos, t.End}
+	switch t.Val {
+	case "true", "false":
+		p.advance()
+		return &Bool{Loc: loc, Value: t.Val == "true"}
+	case "undef":
+		p.advance()
+		return &Undef{Loc: loc}
+	case "default":
+		p.advance()
+		return &Default{Loc: loc}
+	case "if", "unless":
+		return p.ifExpr()
+	case "case":
+		return p.caseExpr()
+	}
+	n1 := p.peek(1)
+	if resources && n1.Kind == TPunct && n1.Val == "{" {
+		return p.resource(t.Pos)
+	}
+	if n1.Kind == TPunct && n1.Val == "(" && n1.Pos == t.End {
+		p.advance()
+		p.advance()
+		c := &Call{Name: t.Val, NameLoc: loc, Parens: true}
+		c.Args = p.list(")")
+		c.Pos, c.End = t.Pos, p.expect(")").End
+		if p.is("|") {
+			c.Lambda = p.lambda()
+			c.End = c.Lambda.End
+		}
+		return c
+	}
+	if keywords[t.Val] && t.Val != "type" && t.Val != "function" && t.Val != "node" {
+		p.fail("")
+	}
+	p.advance()
+	return &Name{Loc: loc, Value: t.Val}
+}
+
+func (p *parser) resource(start int) Node {
+	t := p.advance() // type name
+	r := &Resource{Type: t.Val, TypeLoc: Loc{t.Pos, t.End}}
+	p.expect("{")
+	for !p.is("}") {
+		title := p.expr(2, true)
+		p.expect(":")
+		b := &ResourceBody{Title: title}
+		b.Attrs = p.attrs()
+		b.Pos = title.Span().Pos
+		b.End = p.toks[p.i-1].End
+		r.Bodies = append(r.Bodies, b)
+		if !p.accept(";") {
+			break
+		}
+	}
+	r.Pos, r.End = start, p.expect("}").End
+	return r
+}
+
+// attrs parses `name => value, ...` up to '}' or ';' (not consumed).
+func (p *parser) attrs() []*Attr {
+	var out []*Attr
+	for {
+		t := p.tok()
+		if t.Kind == TPunct && (t.Val == "}" || t.Val == ";") {
+			return out
+		}
+		var name string
+		switch {
+		case t.Kind == TName:
+			name = t.Val
+		case t.Kind == TPunct && t.Val == "*":
+			name = "*"
+		default:
+			p.fail("expected an attribute name")
+		}
+		p.advance()
+		op := p.tok()
+		if !(op.Kind == TPunct && (op.Val == "=>" || op.Val == "+>")) {
+			p.fail("expected '=>'")
+		}
+		p.advance()
+		v := p.expr(2, true)
+		a := &Attr{Name: name, NameLoc: Loc{t.Pos, t.End}, Op: op.Val, Value: v}
+		a.Pos, a.End = t.Pos, v.Span().End
+		out = append(out, a)
+		if !p.accept(",") {
+			t := p.tok()
+			if !(t.Kind == TPunct && (t.Val == "}" || t.Val == ";")) {
+				p.fail("expected ',' or '}'")
+			}
+			return out
+		}
+	}
+}
+
+func (p *parser) lambda() *Lambda {
+	open := p.expect("|")
+	l := &Lambda{}
+	for !p.is("|") {
+		l.Params = append(l.Params, p.param())
+		if !p.accept(",") {
+			break
+		}
+	}
+	p.expect("|")
+	body, loc := p.block()
+	l.Body = body
+	l.Pos, l.End = open.Pos, loc.End
+	return l
+}
+
+func (p *parser) param() *Param {
+	t := p.tok()
+	pr := &Param{}
+	pr.Pos = t.Pos
+	if t.Kind == TTypeName {
+		pr.Type = p.postfix(&TypeRef{Loc: Loc{t.Pos, t.End}, Value: p.advance().Val}, false)
+	}
+	if p.accept("*") {
+		pr.Splat = true
+	}
+	v := p.tok()
+	if v.Kind != TVar {
+		p.fail("expected a parameter name")
+	}
+	p.advance()
+	pr.Name, pr.NameLoc, pr.End = v.Val, Loc{v.Pos, v.End}, v.End
+	if p.accept("=") {
+		pr.Default = p.expr(2, true)
+		pr.End = pr.Default.Span().End
+	}
+	return pr
+}
+
+func (p *parser) params() []*Param {
+	if !p.accept("(") {
+		return nil
+	}
+	var out []*Param
+	for !p.is(")") {
+		out = append(out, p.param())
+		if !p.accept(",") {
+			break
+		}
+	}
+	p.expect(")")
+	return out
+}
+
+func (p *parser) ifExpr() Node {
+	t := p.advance()
+	n := &If{Unless: t.Val == "unless"}
+	n.Pos = t.Pos
+	n.Cond = p.expr(0, false)
+	n.Then, _ = p.block()
+	n.End = p.toks[p.i-1].End
+	if p.isWord("elsif") && !n.Unless {
+		p.tok().Val = "if" // parse the elsif as a nested if
+		e := p.ifExpr()
+		n.Else = []Node{e}
+		n.HasElse = true
+		n.End = e.Span().End
+	} else if p.isWord("else") {
+		p.advance()
+		n.Else, _ = p.block()
+		n.HasElse = true
+		n.End = p.toks[p.i-1].End
+	}
+	return n
+}
+
+func (p *parser) caseExpr() Node {
+	t := p.advance()
+	c := &Case{}
+	c.Pos = t.Pos
+	c.X = p.expr(0, false)
+	p.expect("{")
+	for !p.is("}") {
+		var o CaseOption
+		o.Loc.Pos = p.tok().Pos
+		for {
+			o.Values = append(o.Values, p.expr(2, false))
+			if !p.accept(",") {
+				break
+			}
+		}
+		p.expect(":")
+		o.Body, _ = p.block()
+		o.Loc.End = p.toks[p.i-1].End
+		c.Options = append(c.Options, o)
+	}
+	c.End = p.expect("}").End
+	return c
+}
+
+func (p *parser) classDef() Node {
+	kw := p.advance()
+	nt := p.advance()
+	c := &ClassDef{Name: strings.TrimPrefix(nt.Val, "::"), NameLoc: Loc{nt.Pos, nt.End}}
+	c.Pos = kw.Pos
+	c.Params = p.params()
+	if p.isWord("inherits") {
+		p.advance()
+		pt := p.tok()
+		if pt.Kind != TName && !(pt.Kind == TName && pt.Val == "default") {
+			p.fail("expected a class name")
+		}
+		p.advance()
+		c.Parent, c.ParentLoc = strings.TrimPrefix(pt.Val, "::"), Loc{pt.Pos, pt.End}
+	}
+	var loc Loc
+	c.Body, loc = p.block()
+	c.End = loc.End
+	return c
+}
+
+func (p *parser) defineDef() Node {
+	kw := p.advance()
+	nt := p.advance()
+	d := &DefineDef{Name: strings.TrimPrefix(nt.Val, "::"), NameLoc: Loc{nt.Pos, nt.End}}
+	d.Pos = kw.Pos
+	d.Params = p.params()
+	var loc Loc
+	d.Body, loc = p.block()
+	d.End = loc.End
+	return d
+}
+
+func (p *parser) nodeDef() Node {
+	kw := p.advance()
+	n := &NodeDef{}
+	n.Pos = kw.Pos
+	for {
+		t := p.tok()
+		switch {
+		case t.Kind == TString || t.Kind == TIString:
+			n.Matches = append(n.Matches, p.primary(false))
+		case t.Kind == TRegex:
+			n.Matches = append(n.Matches, p.primary(false))
+		case t.Kind == TName && t.Val == "default":
+			p.advance()
+			n.Matches = append(n.Matches, &Default{Loc: Loc{t.Pos, t.End}})
+		case t.Kind == TName || t.Kind == TNumber:
+			// unquoted host name: words joined by dots
+			start, end := t.Pos, t.End
+			p.advance()
+			for p.is(".") && (p.peek(1).Kind == TName || p.peek(1).Kind == TNumber) {
+				p.advance()
+				end = p.advance().End
+			}
+			n.Matches = append(n.Matches, &Str{Loc: Loc{start, end}, Value: string(p.src[start:end])})
+		default:
+			p.fail("expected a node name")
+		}
+		if !p.accept(",") {
+			break
+		}
+	}
+	if p.isWord("inherits") {
+		p.advance()
+		n.Parent = p.primary(false)
+	}
+	var loc Loc
+	n.Body, loc = p.block()
+	n.End = loc.End
+	return n
+}
+
+func (p *parser) functionDef() Node {
+	kw := p.advance()
+	nt := p.advance()
+	f := &FunctionDef{Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
+	f.Pos = kw.Pos
+	f.Params = p.params()
+	if p.accept(">>") {
+		f.Return = p.expr(11, false)
+	}
+	var loc Loc
+	f.Body, loc = p.block()
+	f.End = loc.End
+	return f
+}
+
+func (p *parser) typeAlias() Node {
+	kw := p.advance()
+	nt := p.advance()
+	a := &TypeAlias{Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
+	a.Pos = kw.Pos
+	p.expect("=")
+	a.Value = p.expr(2, false)
+	a.End = a.Value.Span().End
+	return a
+}
+
+func (p *parser) plan() Node {
+	kw := p.advance()
+	nt := p.advance()
+	b := &Block{Keyword: kw.Val, Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
+	b.Pos = kw.Pos
+	b.Params = p.params()
+	var loc Loc
+	b.Body, loc = p.block()
+	b.End = loc.End
+	return b
+}
+
+// parseTokens parses toks (ending in TEOF) as a statement list. On a
+// syntax error it returns the statements before it and the error.
+func parseTokens(src []byte, toks []Token, follow *Token) (stmts []Node, err *Error) {
+	p := &parser{src: src, toks: toks, follow: follow}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+			err = p.err
+		}
+	}()
+	for {
+		for p.accept(";") {
+		}
+		if p.tok().Kind == TEOF {
+			return stmts, nil
+		}
+		if p.is("}") {
+			p.fail("")
+		}
+		stmts = append(stmts, p.statement())
+	}
+}
+
+// ParseExpr parses a single expression (tests and tools).
+func ParseExpr(src string) (Node, error) {
+	toks := Lex([]byte(src))
+	p := &parser{src: []byte(src), toks: toks}
+	var n Node
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(bailout); !ok {
+					panic(r)
+				}
+				err = *p.err
+			}
+		}()
+		n = p.expr(0, true)
+		if p.tok().Kind != TEOF {
+			p.fail("")
+		}
+	}()
+	return n, err
+}
