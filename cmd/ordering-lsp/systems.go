@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	cfengine "github.com/ordering-lsp/ordering-lsp/analysis/cfengine"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/analysis/rudder"
 )
 
@@ -10,6 +11,7 @@ import (
 // constructor each. Adding a system is one line here; nothing else in the
 // command line or the server changes.
 var systems = []func() analysis.System{
+	puppet.New,
 	cfengine.New,
 	rudder.New,
 }
