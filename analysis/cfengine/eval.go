@@ -98,7 +98,8 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 	} else if strings.HasPrefix(name, "default:") {
 		key = strings.TrimPrefix(name, "default:")
 	}
-	if vs, ok := ev.cache[key]; ok {
+	local := sc.params != nil && sc.bundle != nil && strings.HasPrefix(key, sc.bundle.key+".")
+	if vs, ok := ev.cache[key]; ok && !local {
 		return vs
 	}
 	if ev.busy[key] {
@@ -117,14 +118,20 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 	ev.busy[key] = true
 	out := &valueSet{resolved: true}
 	for _, d := range defs {
-		vs := ev.value(d, scope{bundle: d.bundle, dir: d.bundle.dir})
+		dsc := scope{bundle: d.bundle, dir: d.bundle.dir}
+		if local {
+			dsc.params = sc.params
+		}
+		vs := ev.value(d, dsc)
 		if !vs.resolved {
 			out.resolved = false
 		}
 		out.add(vs.vals...)
 	}
 	delete(ev.busy, key)
-	ev.cache[key] = out
+	if !local {
+		ev.cache[key] = out
+	}
 	return out
 }
 

@@ -133,6 +133,8 @@ type policy struct {
 	// unresolved is true when some inputs could not be computed
 	// statically: missing-definition diagnostics are then not given.
 	unresolved bool
+	// missing is true when an input file does not exist.
+	missing    bool
 	inputLinks []analysis.Link
 }
 
@@ -143,6 +145,13 @@ func (pol *policy) add(fi *fileInfo) {
 	pol.inFiles[fi] = true
 	pol.files = append(pol.files, fi)
 	for _, b := range fi.bundles {
+		if b.block.Name.Text == "__main__" {
+			// __main__ is main in the entry file and ignored elsewhere
+			if fi != pol.entry {
+				continue
+			}
+			b.key, b.label = "main", "main"
+		}
 		pol.bundles = append(pol.bundles, b)
 		pol.byKey[b.key] = append(pol.byKey[b.key], b)
 		for _, p := range b.promises {
@@ -280,6 +289,9 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 			break
 		}
 	}
+	if pol.missing {
+		pol.unresolved = true
+	}
 	return pol
 }
 
@@ -293,6 +305,7 @@ func (a *analyzer) addInput(pol *policy, v, base string, link *analysis.Link, fr
 	}
 	fi := a.load(filepath.Clean(p))
 	if fi == nil {
+		pol.missing = true
 		// a missing input: cf-promises refuses the policy, unless
 		// ignore_missing_inputs; reported once, on the words.
 		if link != nil && from != nil {

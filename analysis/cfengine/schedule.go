@@ -444,13 +444,16 @@ func (s *scheduler) emit(p *promiseInfo, pass int, promiser string) {
 // runBundle evaluates one bundle activation: up to three passes.
 func (s *scheduler) runBundle(b *bundleInfo, args []string, at source.Span) {
 	key := b.key + "(" + strings.Join(args, ",") + ")"
+	// Called again with the same arguments: cf-agent runs the bundle's
+	// passes again, but every promise but vars/meta/defaults was already
+	// evaluated (the promise lock cache), so only variables are computed.
 	if first, ok := s.called[key]; ok {
 		if !first.at.IsZero() && !at.IsZero() {
 			s.repeats = append(s.repeats, [2]source.Span{at, first.at})
 		}
-		return
+	} else {
+		s.called[key] = callSite{at: at, step: len(s.steps)}
 	}
-	s.called[key] = callSite{at: at, step: len(s.steps)}
 	if s.depth > 30 {
 		return
 	}

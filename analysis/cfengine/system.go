@@ -227,6 +227,9 @@ type seqItem struct {
 	args []string
 	at   source.Span
 	ok   bool // statically known
+	// expanded items come from a list variable (over-approximated: the
+	// union of every class branch), so repeats are not reported.
+	expanded bool
 }
 
 func (a *analyzer) bundlesequence(pol *policy, ev *evaluator) ([]seqItem, bool) {
@@ -278,7 +281,7 @@ func (a *analyzer) bundlesequence(pol *policy, ev *evaluator) ([]seqItem, bool) 
 						continue
 					}
 					for _, v := range vs.vals {
-						out = append(out, seqItem{name: v, at: sp, ok: it.Kind != cfp.NakedVar || true})
+						out = append(out, seqItem{name: v, at: sp, ok: true, expanded: it.Kind == cfp.NakedVar})
 					}
 				}
 			}
@@ -354,12 +357,16 @@ func (a *analyzer) schedule(pol *policy) (*analysis.Run, *scheduler) {
 		if _, ok := s.seqPos[b]; !ok {
 			s.seqPos[b] = i + 1
 		}
-		s.runBundle(b, it.args, it.at)
+		at := it.at
+		if it.expanded {
+			at = source.Span{}
+		}
+		s.runBundle(b, it.args, at)
 	}
 	run.Steps = s.steps
 	for _, r := range s.repeats {
 		a.diag(analysis.Diagnostic{At: r[0], Severity: analysis.Info, Code: "repeated-call",
-			Message: "this bundle was already evaluated with the same arguments in this run: this call does nothing",
+			Message: "this bundle was already evaluated with the same arguments in this run: this call only recomputes its variables, its other promises do nothing",
 			Related: []analysis.Related{{At: r[1], Message: "first evaluated here"}}})
 	}
 	return run, s
@@ -464,7 +471,7 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 							Message: fmt.Sprintf("Undefined body %s with type %s", r.Value, lv)})
 					}
 				}
-				if bt, ok := bundleLvals[lv]; ok && (r.Kind == cfp.Ident || r.Kind == cfp.Call || (r.Kind == cfp.String && !strings.ContainsAny(r.Value, "$@"))) {
+				if bt, ok := bundleLvals[lv]; ok && !strings.ContainsAny(r.Value, "$@") && (r.Kind == cfp.Ident || r.Kind == cfp.Call || r.Kind == cfp.String) {
 					target := pol.bundle(r.Value, ns)
 					if target != nil && bt != "" && target.block.Type.Text != bt {
 						target = nil
