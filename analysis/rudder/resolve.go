@@ -104,6 +104,9 @@ func (a *analyzer) resolve() {
 	var dirs []*directive
 	for _, d := range a.directives {
 		if old, ok := a.dirByID[d.ID.Value]; ok {
+			if sameDirective(old.Directive, d.Directive) {
+				continue
+			}
 			a.duplicate("directive", d.ID.Value, d.uri, d.Name, d.ID, d.Full, old.uri, old.Name, old.ID, old.Full)
 			continue
 		}
@@ -125,6 +128,9 @@ func (a *analyzer) resolve() {
 	var rules []*rule
 	for _, r := range a.rules {
 		if old, ok := a.ruleByID[r.ID.Value]; ok {
+			if sameRule(old.Rule, r.Rule) {
+				continue
+			}
 			a.duplicate("rule", r.ID.Value, r.uri, r.Name, r.ID, r.Full, old.uri, old.Name, old.ID, old.Full)
 			continue
 		}
@@ -145,6 +151,10 @@ func (a *analyzer) resolve() {
 		for _, ref := range r.Directives {
 			at := span(r.uri, ref.At)
 			d := a.dirByID[ref.Value]
+			if d == nil && len(a.dirByID) == 0 {
+				// A rules export alone: the directives live elsewhere.
+				continue
+			}
 			if d == nil {
 				sev := analysis.Error
 				if !r.Enabled {
@@ -191,6 +201,36 @@ func (a *analyzer) resolve() {
 		}
 		r.applies = r.Enabled && (len(nodeGroups) == 0 || a.matches(r.Targets, nodeGroups, 0))
 	}
+}
+
+// sameRule and sameDirective: one object exported twice (an API dump
+// and an archive of the same server) is not a conflict; only what changes
+// the generated policies is compared.
+func sameRule(a, b *prs.Rule) bool {
+	if a.Name.Value != b.Name.Value || a.Enabled != b.Enabled || len(a.Directives) != len(b.Directives) {
+		return false
+	}
+	for i := range a.Directives {
+		if a.Directives[i].Value != b.Directives[i].Value {
+			return false
+		}
+	}
+	at, bt := a.Targets.Simples(), b.Targets.Simples()
+	if len(at) != len(bt) {
+		return false
+	}
+	for i := range at {
+		if at[i].Value != bt[i].Value {
+			return false
+		}
+	}
+	return true
+}
+
+func sameDirective(a, b *prs.Directive) bool {
+	return a.Name.Value == b.Name.Value && a.TechniqueName.Value == b.TechniqueName.Value &&
+		a.TechniqueVersion.Value == b.TechniqueVersion.Value && a.Priority == b.Priority &&
+		a.Enabled == b.Enabled && a.PolicyMode.Value == b.PolicyMode.Value && a.System == b.System
 }
 
 func (a *analyzer) duplicate(kind, id, uri string, name, idStr prs.Str, full prs.Span, oldURI string, oldName, oldID prs.Str, oldFull prs.Span) {

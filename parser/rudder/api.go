@@ -86,6 +86,16 @@ func (im *importer) walk(v *JSON, hint string, depth int) {
 		}
 		return
 	}
+	if v.Get("compliance") != nil || v.Get("complianceDetails") != nil {
+		// Compliance reports list rules and directives with their
+		// compliance, not their definitions.
+		return
+	}
+	if hint == "" && v.Get("id") == nil {
+		// A lone object without an id is not a Rudder export (technique
+		// test inputs look like directives without ids).
+		return
+	}
 	switch kind := classify(v, hint); kind {
 	case "rules":
 		im.rule(v)
