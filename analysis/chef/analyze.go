@@ -363,6 +363,7 @@ func (a *analyzer) resolveRBInclude(u *unit, inc *pchef.Include, depth int) {
 		in.kind = "server"
 		if revision == "" && group == "" {
 			report(analysis.Error, "include-source", fmt.Sprintf("include_policy for %s must specify policy_revision_id or policy_group", in.name), in.at)
+			return
 		}
 	case inc.Opts["git"] != nil:
 		in.kind = "git"
@@ -433,7 +434,7 @@ func (a *analyzer) resolveRBInclude(u *unit, inc *pchef.Include, depth int) {
 		var se *pchef.SyntaxError
 		if errors.As(t.lockErr, &se) {
 			rel = append(rel, analysis.Related{At: spanOf(t.lockFile, se.Offset, se.Offset), Message: "the lock file breaks here"})
-			msg = fmt.Sprintf("%s (%s)", se.Msg, analysis.Where(a.ws, "", spanOf(t.lockFile, se.Offset, se.Offset)))
+			msg = fmt.Sprintf("%s (%s)", se.Msg, analysis.Where(a.ws, a.base(), spanOf(t.lockFile, se.Offset, se.Offset)))
 		}
 		report(analysis.Error, "bad-include", fmt.Sprintf("included policy lock %s could not be read: %s", path, msg), in.pathAt, rel...)
 		in.target = nil

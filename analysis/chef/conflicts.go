@@ -23,7 +23,7 @@ type cbOrigin struct {
 
 // normOpts renders a cookbook lock's source_options with paths made
 // absolute, the way chef-cli's LocalLockFetcher rewrites them.
-func normOpts(u *unit, so *pchef.JSON) string {
+func (a *analyzer) normOpts(u *unit, so *pchef.JSON) string {
 	if so == nil || so.Kind != pchef.JObject {
 		return "{}"
 	}
@@ -35,7 +35,7 @@ func normOpts(u *unit, so *pchef.JSON) string {
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(u.dir, p)
 			}
-			v = strconv.Quote(filepath.Clean(p))
+			v = strconv.Quote(a.rel(filepath.Clean(p)))
 		}
 		parts = append(parts, k.Name+"="+v)
 	}
@@ -64,7 +64,7 @@ func (a *analyzer) cookbookConflicts(u *unit) {
 		for _, cb := range keys {
 			o := &cbOrigin{in: in, version: versions[cb], at: fileSpan(t.lockFile)}
 			if c, ok := locks[cb]; ok {
-				o.opts = normOpts(t, c.SourceOptions)
+				o.opts = a.normOpts(t, c.SourceOptions)
 				o.at = spanOf(t.lockFile, c.Start, c.End)
 			}
 			first := seen[cb]
@@ -100,7 +100,7 @@ func (a *analyzer) cookbookConflicts(u *unit) {
 					fmt.Sprintf("Multiple versions provided for cookbook %s: this policy asks for '%s' but included policy %s locks %s", c.Name.Text, c.Constraint.Text, o.in.name, o.version), rel...)
 			}
 		}
-		mine := cookbookOpts(u, c)
+		mine := a.cookbookOpts(u, c)
 		if mine != "" && o.opts != "" && !sameSource(mine, o.opts) {
 			a.diag(u, at, analysis.Error, "source-conflict",
 				fmt.Sprintf("Conflicting sources provided for cookbook %s: this policy takes it from %s, included policy %s locked it from %s", c.Name.Text, mine, o.in.name, o.opts), rel...)
@@ -148,7 +148,7 @@ func sourceDesc(s *pchef.Source) string {
 
 // cookbookOpts renders the source options of a `cookbook` statement in the
 // form normOpts uses, or "" when it has no source of its own.
-func cookbookOpts(u *unit, c *pchef.Cookbook) string {
+func (a *analyzer) cookbookOpts(u *unit, c *pchef.Cookbook) string {
 	parts := []string{}
 	for _, k := range []string{"path", "git", "github", "chef_server", "artifactory", "branch", "tag", "ref", "rel", "revision"} {
 		v := c.Opts[k]
@@ -163,7 +163,7 @@ func cookbookOpts(u *unit, c *pchef.Cookbook) string {
 			if !filepath.IsAbs(s) {
 				s = filepath.Join(u.dir, s)
 			}
-			s = filepath.Clean(s)
+			s = a.rel(filepath.Clean(s))
 		}
 		if k == "github" {
 			k, s = "git", "https://github.com/"+s+".git"

@@ -90,8 +90,7 @@ type gHash struct {
 type gPost struct {
 	Member *string  `parser:"(  (\".\" | \"&.\" | \"::\") @(Ident | Const)"`
 	Call   *gArgs   `parser:" | LCall @@? \")\""`
-	Index  []*gExpr `parser:" | LIndex @@ ( \",\" @@ )* \"]\""`
-	Block  *string  `parser:" | @Block )"`
+	Index  []*gExpr `parser:" | LIndex @@ ( \",\" @@ )* \"]\" )"`
 }
 
 // tokenDef adapts the scanner to participle.

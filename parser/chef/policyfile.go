@@ -106,7 +106,7 @@ func (p *Parser) Parse(src []byte) *File {
 			f.Diags = append(f.Diags, Diag{Start: t.Start, End: t.End, Severity: Error, Code: "syntax", Message: "syntax error: " + t.Err})
 		}
 	}
-	for _, c := range Split(src, toks) {
+	for _, c := range splitRecover(src, toks) {
 		st := &Statement{Start: c.Start, End: c.End}
 		f.Stmts = append(f.Stmts, st)
 		first := toks[c.From]
@@ -131,13 +131,16 @@ func (p *Parser) Parse(src []byte) *File {
 		if err != nil || g == nil {
 			st.Skipped = true
 			msg := "this `" + word + "` statement is Ruby the Policyfile reader does not understand; it is skipped"
-			sev := Warning
+			reported := false
 			for _, t := range toks[c.From:c.To] {
-				if t.Kind == KError {
-					sev = Error
-					msg = "syntax error in `" + word + "` statement: " + t.Err
+				if t.Err != "" {
+					reported = true // the scanner's error already says why
 				}
 			}
+			if reported {
+				continue
+			}
+			sev := Warning
 			f.Diags = append(f.Diags, Diag{Start: c.Start, End: lineEnd(src, c.Start, c.End), Severity: sev, Code: "unsupported", Message: msg})
 			continue
 		}
@@ -155,6 +158,47 @@ func (p *Parser) Parse(src []byte) *File {
 		}
 	}
 	return f
+}
+
+// splitRecover splits statements; a statement that never closes (an open
+// bracket, a missing `end`) is cut before the next line that starts in
+// column 0 with a DSL word, and splitting resumes there, so one syntax
+// error costs one statement, not the rest of the file.
+func splitRecover(src []byte, toks []Tok) []Chunk {
+	var out []Chunk
+	base := 0
+	for guard := 0; guard < len(toks)+1; guard++ {
+		chunks := Split(src, toks[base:])
+		for i := range chunks {
+			chunks[i].From += base
+			chunks[i].To += base
+		}
+		if len(chunks) == 0 || chunks[len(chunks)-1].Unbalanced == "" {
+			return append(out, chunks...)
+		}
+		last := chunks[len(chunks)-1]
+		cut := -1
+		for j := last.From + 1; j < last.To; j++ {
+			t := toks[j]
+			if t.Kind == KIdent && (t.Start == 0 || src[t.Start-1] == '\n') && dslWords[t.Text(src)] {
+				cut = j
+				break
+			}
+		}
+		if cut < 0 {
+			return append(out, chunks...)
+		}
+		end := prevSig(toks, cut)
+		for end > last.From && toks[end].Kind == KNewline {
+			end = prevSig(toks, end)
+		}
+		last.To = end + 1
+		last.End = toks[end].End
+		out = append(out, chunks[:len(chunks)-1]...)
+		out = append(out, last)
+		base = cut
+	}
+	return out
 }
 
 // isLocalAssign catches `name = "x"`: a local variable that shadows a DSL word.
