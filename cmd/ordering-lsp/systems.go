@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	cfengine "github.com/ordering-lsp/ordering-lsp/analysis/cfengine"
+	"github.com/ordering-lsp/ordering-lsp/analysis/chef"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/analysis/rudder"
 )
@@ -14,4 +15,5 @@ var systems = []func() analysis.System{
 	puppet.New,
 	cfengine.New,
 	rudder.New,
+	chef.New,
 }
