@@ -2,6 +2,7 @@ package rudder
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -73,7 +74,7 @@ func (a *analyzer) generate() {
 		if c := bundleOrder(p.main, q.main); c != 0 {
 			return c < 0
 		}
-		return p.main.rule.ID.Value+"@@"+p.main.dir.ID.Value < q.main.rule.ID.Value+"@@"+q.main.dir.ID.Value
+		return compareFold(p.uniqueID(), q.uniqueID()) < 0
 	}
 	sort.SliceStable(a.policies, func(i, j int) bool {
 		p, q := a.policies[i], a.policies[j]
@@ -236,6 +237,15 @@ func (a *analyzer) separate(ds []*draft) {
 			dr.why = fmt.Sprintf("the same directive is already applied through rule '%s'", keep.rule.Name.Value)
 		}
 	}
+}
+
+var nonWord = regexp.MustCompile(`\W`)
+
+// uniqueID is Rudder's PolicyId.getRudderUniqueId (technique version, then
+// directive id, non-word characters as "_"): the last tie-break between
+// policies with the same rule and directive names.
+func (p *policy) uniqueID() string {
+	return nonWord.ReplaceAllString(p.main.dir.TechniqueVersion.Value+"_"+p.main.dir.ID.Value, "_")
 }
 
 // label is the line `order` prints for a policy.
