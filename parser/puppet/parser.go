@@ -454,7 +454,7 @@ func (p *parser) interpolation(pos, end int) Node {
 	if len(toks) == 1 {
 		return &Str{Loc: Loc{pos, end}}
 	}
-	if toks[0].Kind == TName && !keywords[toks[0].Val] {
+	if toks[0].Kind == TName && !keywords[toks[0].Val] && !(len(toks) > 1 && toks[1].Kind == TPunct && toks[1].Val == "(") {
 		toks[0].Kind = TVar
 	}
 	var x Node
