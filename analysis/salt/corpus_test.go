@@ -1,0 +1,95 @@
+package salt
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// TestCorpus analyses real Salt trees named in SALT_CORPUS (folders,
+// separated by ':'; optional `=ROOT` suffix for the file root) and prints
+// parse and requisite figures plus every error. It is skipped unless
+// SALT_CORPUS is set: the corpora are fetched, never committed.
+//
+//	SALT_CORPUS=/tmp/corpus/nginx-formula go test ./analysis/salt -run Corpus -v
+func TestCorpus(t *testing.T) {
+	spec := os.Getenv("SALT_CORPUS")
+	if spec == "" {
+		t.Skip("set SALT_CORPUS to a folder of SLS files")
+	}
+	for _, item := range strings.Split(spec, ":") {
+		dir, root, _ := strings.Cut(item, "=")
+		ws := source.NewWorkspace(dir)
+		sys := New()
+		settings := analysis.Settings{}
+		if root != "" {
+			settings["salt.fileRoot"] = root
+		}
+		if e := os.Getenv("SALT_ENGINE"); e != "" {
+			settings["salt.engine"] = e
+		}
+		in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: settings}
+		if entry := os.Getenv("SALT_ENTRY"); entry != "" {
+			abs, _ := filepath.Abs(entry)
+			in.Entry = source.PathToURI(abs)
+		}
+		files := analysis.Files([]analysis.System{sys}, in)[sys]
+		res := analysis.Analyze(sys, in, files)
+		parsed, failed := 0, 0
+		bad := map[string]bool{}
+		for _, d := range res.Diags {
+			if d.Code == "syntax" && d.Severity == analysis.Error {
+				bad[d.At.URI] = true
+			}
+		}
+		for _, f := range files {
+			if bad[f.URI] {
+				failed++
+			} else {
+				parsed++
+			}
+		}
+		reqLinks, resolved := 0, 0
+		for _, l := range res.Links {
+			if len(l.Nodes) > 0 || len(l.Files) > 0 {
+				resolved++
+			}
+			reqLinks++
+		}
+		counts := map[string]int{}
+		var lines []string
+		for _, d := range res.Diags {
+			counts[d.Code+"/"+d.Severity.String()]++
+			if d.Severity <= analysis.Warning || os.Getenv("SALT_ALL") != "" {
+				lines = append(lines, analysis.CheckLine(ws, dir, d))
+			}
+		}
+		missing := counts["missing-requisite/error"]
+		steps := 0
+		for _, r := range res.Runs {
+			steps += len(r.Steps)
+		}
+		sort.Strings(lines)
+		t.Logf("%s: %d files, %d parse, %d with syntax errors; %d runs, %d steps; %d links; %d missing-requisite errors; diagnostics %v",
+			dir, len(files), parsed, failed, len(res.Runs), steps, reqLinks, missing, counts)
+		for _, l := range lines {
+			t.Log(l)
+		}
+		if os.Getenv("SALT_ORDER") != "" {
+			for _, r := range res.Runs {
+				fmt.Printf("== %s (refused=%v)\n", r.Name, r.Refused)
+				for _, s := range r.Steps {
+					fmt.Println(s.Label)
+				}
+			}
+		}
+		_ = resolved
+	}
+}

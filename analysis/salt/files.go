@@ -1,0 +1,412 @@
+package salt
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// sfile is one SLS file as the analysis sees it: where it sits in a file
+// root, its SLS name, and what it declares.
+type sfile struct {
+	file *source.File
+	root string // file root (absolute)
+	sls  string // dotted SLS name: nginx.pkg.install, nginx (for nginx/init.sls)
+	init bool   // the file is an init.sls
+	p    *sp.File
+
+	includes []*include
+	excludes []*exclude
+	extends  []*extendDecl
+	ids      []*idDecl
+	// generator: the file may produce states nobody can name in advance
+	// (opaque template output, a renderer we do not read, an include we
+	// cannot resolve).
+	generator bool
+}
+
+type include struct {
+	name string // as written (rendered), may be relative (.x) or hold Unknown
+	node *sp.Node
+	env  string
+	f    *sfile // the including file (set when rendering)
+}
+
+type exclude struct {
+	kind string // "sls" or "id"
+	name string
+	node *sp.Node
+}
+
+type idDecl struct {
+	id    string
+	key   *sp.Node
+	val   *sp.Node
+	entry *sp.Entry
+	f     *sfile
+	short bool // `id: mod.fun` short form
+	// decls are the state declarations in order.
+	decls []*stDecl
+	bad   string // structural problem in Salt's words, "" if fine
+}
+
+type extendDecl struct {
+	id    string
+	key   *sp.Node
+	decls []*stDecl
+	f     *sfile
+}
+
+// stDecl is one state declaration: `pkg.installed:` or `pkg:` with the
+// function among its arguments.
+type stDecl struct {
+	module  string
+	modNode *sp.Node
+	fun     string
+	funNode *sp.Node
+	funs    []string // every function given (more than one is an error)
+	args    []*arg
+	null    bool // `pkg.installed:` with nothing after the colon
+	notList bool
+}
+
+// arg is one `- key: value` argument.
+type arg struct {
+	key     string
+	keyNode *sp.Node
+	val     *sp.Node
+	f       *sfile
+	// reqs are the requisite entries when key is a requisite keyword.
+	reqs []*reqEntry
+	// from: when an arg was added by extend or an _in requisite.
+	via string
+}
+
+// reqEntry is one entry of a requisite list: `- pkg: nginx`, `- nginx`,
+// `- sls: web`.
+type reqEntry struct {
+	mod    string // state module, "id" for bare IDs, "sls"
+	target string // may contain sp.Unknown
+	node   *sp.Node
+	span   source.Span
+	f      *sfile
+	// For entries made from an _in declaration: who declared it.
+	inFrom *inOrigin
+	bad    string
+}
+
+type inOrigin struct {
+	key   string // require_in, watch_in...
+	state string // declaring module
+	id    string // declaring ID
+	span  source.Span
+}
+
+var requisiteKeys = map[string]bool{
+	"require": true, "require_any": true, "watch": true, "watch_any": true,
+	"prereq": true, "onfail": true, "onfail_any": true, "onfail_all": true, "onfail_stop": true,
+	"onchanges": true, "onchanges_any": true, "listen": true, "prerequired": true,
+	"use":        true,
+	"require_in": true, "watch_in": true, "onfail_in": true, "onchanges_in": true,
+	"use_in": true, "prereq_in": true, "listen_in": true,
+}
+
+// modWatch lists the state modules with a mod_watch function in Salt
+// 3006/3007 (salt/states/*.py defining or aliasing mod_watch); a watch on
+// any other module behaves as require.
+var modWatch = map[string]bool{
+	"at": true, "cmd": true, "docker_container": true, "docker_image": true, "etcd": true,
+	"event": true, "kernelpkg": true, "module": true, "mount": true, "pkg": true,
+	"service": true, "supervisord": true, "test": true, "tomcat": true,
+}
+
+// parseCache keeps parsed files by content and template variables.
+type parseCache struct {
+	mu    sync.Mutex
+	files map[string]*sp.File
+	yaml  *sp.Cache
+}
+
+func newParseCache() *parseCache {
+	return &parseCache{files: map[string]*sp.File{}, yaml: sp.NewCache()}
+}
+
+func (c *parseCache) parse(text []byte, vars map[string]string) *sp.File {
+	keys := make([]string, 0, len(vars))
+	for k := range vars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var kb strings.Builder
+	for _, k := range keys {
+		kb.WriteString(k)
+		kb.WriteByte('=')
+		kb.WriteString(vars[k])
+		kb.WriteByte(0)
+	}
+	kb.Write(text)
+	key := kb.String()
+	c.mu.Lock()
+	f, ok := c.files[key]
+	c.mu.Unlock()
+	if ok {
+		return f
+	}
+	f = sp.Parse(text, vars, c.yaml)
+	c.mu.Lock()
+	if len(c.files) > 20000 {
+		c.files = map[string]*sp.File{}
+	}
+	c.files[key] = f
+	c.mu.Unlock()
+	return f
+}
+
+// slsName computes the SLS name of path under root.
+func slsName(root, path string) (string, bool) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		rel = filepath.Base(path)
+	}
+	rel = filepath.ToSlash(rel)
+	rel = strings.TrimSuffix(rel, ".sls")
+	init := false
+	if rel == "init" || strings.HasSuffix(rel, "/init") {
+		init = true
+		rel = strings.TrimSuffix(strings.TrimSuffix(rel, "init"), "/")
+	}
+	return strings.ReplaceAll(rel, "/", "."), init
+}
+
+// templateVars are the variables Salt gives every SLS template
+// (salt/utils/templates.py generate_sls_context), all knowable from the
+// file's place in the file root.
+func templateVars(root, path, sls string) map[string]string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		rel = filepath.Base(path)
+	}
+	tplfile := filepath.ToSlash(rel)
+	slspath := ""
+	if i := strings.LastIndex(tplfile, "/"); i >= 0 {
+		slspath = tplfile[:i]
+	}
+	tpldir := slspath
+	if tpldir == "" {
+		tpldir = "."
+	}
+	return map[string]string{
+		"sls":          sls,
+		"saltenv":      "base",
+		"env":          "base",
+		"tplpath":      path,
+		"tplfile":      tplfile,
+		"tpldir":       tpldir,
+		"tpldot":       strings.ReplaceAll(slspath, "/", "."),
+		"slspath":      slspath,
+		"slsdotpath":   strings.ReplaceAll(slspath, "/", "."),
+		"slscolonpath": strings.ReplaceAll(slspath, "/", ":"),
+		"sls_path":     strings.ReplaceAll(slspath, "/", "_"),
+	}
+}
+
+func (s *System) fileSpan(f *sfile, n *sp.Node) source.Span {
+	if n == nil {
+		return source.Span{URI: f.file.URI}
+	}
+	return source.Span{URI: f.file.URI, Start: n.Start, End: n.End}
+}
+
+// read lowers a parsed file into includes, extends and state IDs.
+func (s *System) read(f *sfile) {
+	for _, e := range f.p.Entries {
+		if e.Opaque || e.Key == nil {
+			f.generator = true
+			continue
+		}
+		key := e.Key.Value
+		switch key {
+		case "include":
+			if e.Val.Kind != sp.Seq {
+				continue
+			}
+			for _, it := range e.Val.Items {
+				switch it.Kind {
+				case sp.Scalar:
+					f.includes = append(f.includes, &include{name: it.Value, node: it, env: "base"})
+				case sp.Map:
+					for i, k := range it.Keys {
+						v := it.Vals[i]
+						if v.Kind == sp.Scalar {
+							f.includes = append(f.includes, &include{name: v.Value, node: v, env: k.Value})
+						}
+					}
+				}
+			}
+			continue
+		case "exclude":
+			if e.Val.Kind != sp.Seq {
+				continue
+			}
+			for _, it := range e.Val.Items {
+				switch it.Kind {
+				case sp.Scalar:
+					f.excludes = append(f.excludes, &exclude{kind: "sls", name: it.Value, node: it})
+				case sp.Map:
+					if len(it.Keys) == 1 && it.Vals[0].Kind == sp.Scalar {
+						f.excludes = append(f.excludes, &exclude{kind: it.Keys[0].Value, name: it.Vals[0].Value, node: it.Vals[0]})
+					}
+				}
+			}
+			continue
+		case "extend":
+			if e.Val.Kind != sp.Map {
+				continue
+			}
+			for i, k := range e.Val.Keys {
+				ext := &extendDecl{id: k.Value, key: k, f: f}
+				v := e.Val.Vals[i]
+				if v.Kind == sp.Map {
+					ext.decls = s.readDecls(f, v, nil)
+				}
+				f.extends = append(f.extends, ext)
+			}
+			continue
+		}
+		d := &idDecl{id: key, key: e.Key, val: e.Val, entry: e, f: f}
+		switch e.Val.Kind {
+		case sp.Scalar:
+			if v, ok := e.Val.Str(); ok && strings.Contains(v, ".") {
+				mod, fun, _ := strings.Cut(v, ".")
+				d.short = true
+				d.decls = []*stDecl{{module: mod, modNode: e.Val, fun: fun, funNode: e.Val, funs: []string{fun}}}
+			} else if e.Val.HasUnknown() {
+				d.short = true
+				d.decls = []*stDecl{{module: sp.Unknown, modNode: e.Val, fun: sp.Unknown, funNode: e.Val, funs: []string{sp.Unknown}}}
+			} else {
+				d.bad = "ID " + key + " in SLS " + f.sls + " is not a dictionary"
+			}
+		case sp.Map:
+			d.decls = s.readDecls(f, e.Val, d)
+		default:
+			d.bad = "ID " + key + " in SLS " + f.sls + " is not a dictionary"
+		}
+		f.ids = append(f.ids, d)
+	}
+	if f.p.Skipped || len(f.p.Opaque) > 0 && hasTopOpaque(f) {
+		f.generator = true
+	}
+}
+
+// hasTopOpaque reports whether some unknowable template output stands at
+// column 0 (where it could declare states).
+func hasTopOpaque(f *sfile) bool {
+	text := f.file.Text
+	for _, o := range f.p.Opaque {
+		if o.Start == 0 || o.Start <= len(text) && text[o.Start-1] == '\n' {
+			return true
+		}
+	}
+	return false
+}
+
+// readDecls reads the state declarations of one ID (or extend entry).
+func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
+	var out []*stDecl
+	seen := map[string]bool{}
+	for i, k := range m.Keys {
+		key := k.Value
+		if strings.HasPrefix(key, "_") {
+			continue
+		}
+		v := m.Vals[i]
+		d := &stDecl{module: key, modNode: k}
+		if mod, fun, ok := strings.Cut(key, "."); ok {
+			d.module, d.fun = mod, fun
+			d.funNode = k
+			d.funs = append(d.funs, fun)
+		}
+		if seen[d.module] && owner != nil && owner.bad == "" {
+			owner.bad = "ID '" + owner.id + "' in SLS '" + f.sls + "' contains multiple state declarations of the same type"
+		}
+		seen[d.module] = true
+		switch v.Kind {
+		case sp.Seq:
+			for _, it := range v.Items {
+				switch it.Kind {
+				case sp.Scalar:
+					if str, ok := it.Str(); ok {
+						d.funs = append(d.funs, str)
+						if d.fun == "" {
+							d.fun, d.funNode = str, it
+						}
+					}
+				case sp.Map:
+					for j, ak := range it.Keys {
+						a := &arg{key: ak.Value, keyNode: ak, val: it.Vals[j], f: f}
+						if requisiteKeys[a.key] {
+							a.reqs = readReqs(f, a.val)
+						}
+						d.args = append(d.args, a)
+					}
+				}
+			}
+		case sp.Scalar:
+			if v.Tag == "!!null" {
+				d.null = true
+			} else {
+				d.notList = true
+			}
+		default:
+			d.notList = true
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func readReqs(f *sfile, v *sp.Node) []*reqEntry {
+	var items []*sp.Node
+	switch v.Kind {
+	case sp.Seq:
+		items = v.Items
+	case sp.Map:
+		items = []*sp.Node{v} // single requisite as a dict (req_in allows it)
+	case sp.Scalar:
+		if v.Tag != "!!null" {
+			items = []*sp.Node{v}
+		}
+	}
+	var out []*reqEntry
+	for _, it := range items {
+		switch it.Kind {
+		case sp.Scalar:
+			out = append(out, &reqEntry{mod: "id", target: it.Value, node: it, f: f,
+				span: source.Span{URI: f.file.URI, Start: it.Start, End: it.End}})
+		case sp.Map:
+			for j, k := range it.Keys {
+				t := it.Vals[j]
+				mod := k.Value
+				if i := strings.Index(mod, "."); i >= 0 {
+					mod = mod[:i] // trim_req
+				}
+				e := &reqEntry{mod: mod, node: t, f: f,
+					span: source.Span{URI: f.file.URI, Start: k.Start, End: max(t.End, k.End)}}
+				if str, ok := t.Str(); ok {
+					e.target = str
+				} else if t.Kind == sp.Scalar && t.Tag == "!!null" {
+					e.target = ""
+					e.bad = "null"
+				} else {
+					e.bad = "Illegal requisite"
+				}
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}

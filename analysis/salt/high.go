@@ -1,0 +1,914 @@
+package salt
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// This file follows salt/state.py of Salt 3006/3007 (BaseHighState
+// .render_state, merge_included_states, _handle_iorder; State
+// .reconcile_extend, verify_high, requisite_in, apply_exclude,
+// compile_high_data, order_chunks): same steps, same order, same
+// messages, on the parsed files instead of rendered Python dicts.
+
+// body is high[id]: one ID with its state declarations, as the run sees
+// it (extends and _in requisites change it, so each run has its own).
+type body struct {
+	id           string
+	sls          string
+	f            *sfile
+	decl         *idDecl
+	states       []*hstate
+	includedFrom []string
+}
+
+func (b *body) state(mod string) *hstate {
+	for _, s := range b.states {
+		if s.module == mod {
+			return s
+		}
+	}
+	return nil
+}
+
+// hstate is high[id][module].
+type hstate struct {
+	module string
+	decl   *stDecl
+	funs   []string
+	funAt  *sp.Node
+	args   []*arg
+	null   bool
+	bad    bool // not a list
+}
+
+func (h *hstate) argFirst(key string) *arg {
+	for _, a := range h.args {
+		if a.key == key {
+			return a
+		}
+	}
+	return nil
+}
+
+// high is the high data of one run.
+type high struct {
+	ids      []string
+	m        map[string]*body
+	extends  []*extendDecl
+	excludes []*exclude
+}
+
+func newHigh() *high { return &high{m: map[string]*body{}} }
+
+func (h *high) put(b *body) {
+	if _, ok := h.m[b.id]; !ok {
+		h.ids = append(h.ids, b.id)
+	}
+	h.m[b.id] = b
+}
+
+func (h *high) remove(id string) {
+	if _, ok := h.m[id]; !ok {
+		return
+	}
+	delete(h.m, id)
+	for i, x := range h.ids {
+		if x == id {
+			h.ids = append(h.ids[:i], h.ids[i+1:]...)
+			break
+		}
+	}
+}
+
+// problem is a diagnostic found while compiling a run.
+type problem struct {
+	at       source.Span
+	sev      int // 1 error, 2 warning, 3 info
+	code     string
+	msg      string
+	related  []relatedSpan
+	refuses  bool // Salt refuses the run
+	missing  *reqEntry
+	chunk    *chunk
+	maybeOK  bool // a template could produce the target: not reported
+	onlyInfo bool
+}
+
+type relatedSpan struct {
+	at  source.Span
+	msg string
+}
+
+// compiler renders the high data of one run.
+type compiler struct {
+	t        *tree
+	mods     map[string]bool
+	iorder   int
+	auto     bool
+	problems []*problem
+	// generator: some file of the run may declare states nobody can name
+	// in advance.
+	generator bool
+	files     []*sfile // files of the run, in render order
+}
+
+func (c *compiler) fail(p *problem) { c.problems = append(c.problems, p) }
+
+// renderState is BaseHighState.render_state: the file's IDs, then each
+// include (rendered once per run), merged into the file's state; the
+// file's own states get their auto order after its includes.
+func (c *compiler) renderState(sls string, from *include, depth int) *high {
+	if depth > 64 {
+		return nil
+	}
+	f := c.t.bySLS(sls)
+	c.mods[sls] = true
+	if f == nil {
+		if from != nil {
+			if strings.Contains(sls, sp.Unknown) {
+				c.generator = true
+				return nil
+			}
+			c.fail(&problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
+				msg: fmt.Sprintf("Specified SLS %s in saltenv base is not available on the salt master or through a configured fileserver", sls)})
+		}
+		return nil
+	}
+	c.files = append(c.files, f)
+	if f.generator {
+		c.generator = true
+	}
+	st := newHigh()
+	for _, d := range f.ids {
+		if _, dup := st.m[d.id]; dup {
+			continue // both branches of a template condition
+		}
+		st.put(newBody(d))
+	}
+	for _, e := range f.extends {
+		st.extends = append(st.extends, e)
+	}
+	st.excludes = append(st.excludes, f.excludes...)
+	for _, inc := range f.includes {
+		name := inc.name
+		if strings.Contains(name, sp.Unknown) {
+			c.generator = true
+			continue
+		}
+		if strings.HasPrefix(name, ".") {
+			m := relRe.FindStringSubmatch(name)
+			levels, rest := len(m[1]), m[2]
+			comps := strings.Split(sls, ".")
+			if f.init {
+				comps = append(comps, "init")
+			}
+			if levels > len(comps) {
+				c.fail(&problem{at: inc.node2spanIn(f), sev: 1, code: "missing-include", refuses: true,
+					msg: fmt.Sprintf("Attempted relative include of '%s' within SLS 'base:%s' goes beyond top level package ", name, sls)})
+				continue
+			}
+			name = strings.Join(append(append([]string{}, comps[:len(comps)-levels]...), rest), ".")
+			name = strings.TrimSuffix(name, ".")
+		}
+		targets := []string{name}
+		if hasGlob(name) {
+			targets = nil
+			for _, a := range c.t.avail() {
+				if fnmatch(a, name) {
+					targets = append(targets, a)
+				}
+			}
+			if len(targets) == 0 {
+				targets = []string{name}
+			}
+		}
+		for _, tgt := range targets {
+			if c.mods[tgt] {
+				continue
+			}
+			ninc := *inc
+			ninc.f = f
+			nst := c.renderState(tgt, &ninc, depth+1)
+			if nst == nil {
+				continue
+			}
+			for _, id := range nst.ids {
+				b := nst.m[id]
+				b.includedFrom = append(b.includedFrom, sls)
+			}
+			c.merge(st, nst)
+		}
+	}
+	if c.auto {
+		for _, id := range st.ids {
+			b := st.m[id]
+			for _, s := range b.states {
+				if s.bad || s.null {
+					continue
+				}
+				found := false
+				for _, a := range s.args {
+					if a.key == "order" {
+						found = true
+					}
+				}
+				if !found {
+					s.args = append(s.args, &arg{key: "order", via: "auto", f: b.f, val: &sp.Node{Kind: sp.Scalar, Tag: "!!int", Value: fmt.Sprint(c.iorder)}})
+					c.iorder++
+				}
+			}
+		}
+	}
+	return st
+}
+
+var relRe = regexp.MustCompile(`^(\.+)(.*)$`)
+
+func (inc *include) node2span() source.Span {
+	if inc.f == nil {
+		return source.Span{}
+	}
+	return source.Span{URI: inc.f.file.URI, Start: inc.node.Start, End: inc.node.End}
+}
+
+func (inc *include) node2spanIn(f *sfile) source.Span {
+	return source.Span{URI: f.file.URI, Start: inc.node.Start, End: inc.node.End}
+}
+
+// merge is merge_included_states: extends and excludes accumulate, IDs
+// must be globally unique.
+func (c *compiler) merge(into, st *high) {
+	into.extends = append(into.extends, st.extends...)
+	into.excludes = append(into.excludes, st.excludes...)
+	for _, id := range st.ids {
+		nb := st.m[id]
+		if ob, ok := into.m[id]; ok && ob != nb {
+			if ob.decl != nb.decl {
+				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS 'base:%s' and SLS 'base:%s'", id, ob.sls, nb.sls)
+				// reported on both declarations, each pointing at the other
+				c.fail(&problem{at: nb.f.span(nb.decl.key), sev: 1, code: "conflicting-id", refuses: true, msg: msg,
+					related: []relatedSpan{{ob.f.span(ob.decl.key), fmt.Sprintf("'%s' is also declared in SLS 'base:%s'", id, ob.sls)}}})
+				c.fail(&problem{at: ob.f.span(ob.decl.key), sev: 1, code: "conflicting-id", refuses: true, msg: msg,
+					related: []relatedSpan{{nb.f.span(nb.decl.key), fmt.Sprintf("'%s' is also declared in SLS 'base:%s'", id, nb.sls)}}})
+			}
+		}
+		into.put(nb)
+	}
+}
+
+func (f *sfile) span(n *sp.Node) source.Span {
+	if n == nil {
+		return source.Span{URI: f.file.URI}
+	}
+	return source.Span{URI: f.file.URI, Start: n.Start, End: n.End}
+}
+
+func newBody(d *idDecl) *body {
+	b := &body{id: d.id, sls: d.f.sls, f: d.f, decl: d}
+	for _, sd := range d.decls {
+		b.states = append(b.states, newHState(sd))
+	}
+	return b
+}
+
+func newHState(sd *stDecl) *hstate {
+	h := &hstate{module: sd.module, decl: sd, funAt: sd.funNode, null: sd.null, bad: sd.notList}
+	h.funs = append(h.funs, sd.funs...)
+	for _, a := range sd.args {
+		h.args = append(h.args, cloneArg(a))
+	}
+	return h
+}
+
+func cloneArg(a *arg) *arg {
+	cp := *a
+	cp.reqs = append([]*reqEntry(nil), a.reqs...)
+	return &cp
+}
+
+// reconcileExtend is State.reconcile_extend.
+func (c *compiler) reconcileExtend(h *high, exts []*extension, strict bool) {
+	var sexcl []string
+	for _, ex := range h.excludes {
+		if ex.kind == "sls" {
+			sexcl = append(sexcl, ex.name)
+		}
+	}
+	for _, ext := range exts {
+		if len(ext.states) == 0 {
+			continue
+		}
+		name := ext.id
+		stateType := ext.states[0].module
+		b := h.m[name]
+		if b == nil || b.state(stateType) == nil {
+			ids := findName(name, stateType, h, strict)
+			if len(ids) != 1 {
+				if strings.Contains(name, sp.Unknown) || c.generator {
+					continue
+				}
+				c.fail(&problem{at: ext.at, sev: 1, code: "extend-missing", refuses: true,
+					msg: fmt.Sprintf("Cannot extend ID '%s' in 'base:%s'. It is not part of the high state.\nThis is likely due to a missing include statement or an incorrectly typed ID.\nEnsure that a state with an ID of '%s' is available\nin environment 'base' and to SLS '%s'", name, ext.sls, name, ext.sls)})
+				continue
+			}
+			name = ids[0]
+			b = h.m[name]
+		}
+		excluded := false
+		for _, s := range sexcl {
+			if s == ext.sls {
+				excluded = true
+			}
+		}
+		if excluded {
+			continue
+		}
+		for _, es := range ext.states {
+			hs := b.state(es.module)
+			if hs == nil {
+				ns := &hstate{module: es.module, funs: es.funs, funAt: es.funAt, decl: es.decl}
+				for _, a := range es.args {
+					ns.args = append(ns.args, cloneArg(a))
+				}
+				b.states = append(b.states, ns)
+				continue
+			}
+			if len(es.funs) > 0 {
+				// replacing the function
+				hs.funs = append([]string(nil), es.funs...)
+				hs.funAt = es.funAt
+			}
+			for _, a := range es.args {
+				update := false
+				for i, old := range hs.args {
+					if old.key == a.key {
+						if requisiteKeywords[a.key] {
+							merged := cloneArg(old)
+							merged.reqs = append(merged.reqs, a.reqs...)
+							hs.args[i] = merged
+						} else {
+							na := cloneArg(a)
+							hs.args[i] = na
+						}
+						update = true
+					}
+					if a.key == "name" && old.key == "names" {
+						hs.args[i] = cloneArg(a)
+					}
+				}
+				if !update {
+					hs.args = append(hs.args, cloneArg(a))
+				}
+			}
+		}
+	}
+}
+
+// requisiteKeywords is STATE_REQUISITE_KEYWORDS.
+var requisiteKeywords = map[string]bool{
+	"onchanges": true, "onchanges_any": true, "onfail": true, "onfail_any": true, "onfail_all": true,
+	"onfail_stop": true, "prereq": true, "prerequired": true, "watch": true, "watch_any": true,
+	"require": true, "require_any": true, "listen": true,
+}
+
+// extension is one extend entry (from `extend:` or from an _in requisite).
+type extension struct {
+	id     string
+	sls    string
+	at     source.Span
+	states []*hstate
+	key    *sp.Node
+	f      *sfile
+}
+
+// findName is salt.state.find_name.
+func findName(name, state string, h *high, strict bool) []string {
+	check2 := true
+	if strict {
+		check2 = h.m[name] != nil && h.m[name].state(state) != nil
+	}
+	if h.m[name] != nil && check2 {
+		return []string{name}
+	}
+	var out []string
+	if state == "sls" {
+		for _, id := range h.ids {
+			if h.m[id].sls == name {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	for _, id := range h.ids {
+		s := h.m[id].state(state)
+		if s == nil {
+			continue
+		}
+		for _, a := range s.args {
+			if v, ok := a.val.Str(); ok && v == name && a.val.Kind == sp.Scalar {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// verifyHigh is State.verify_high (3006/3007): structure, and the one
+// recursion check Salt makes before running (two states requiring each
+// other directly with the right state modules).
+func (c *compiler) verifyHigh(h *high, master bool) {
+	type rq struct {
+		state string
+		reqs  map[string]string
+		order []string
+		at    map[string]*reqEntry
+	}
+	reqs := map[string]*rq{}
+	for _, id := range h.ids {
+		b := h.m[id]
+		for _, s := range b.states {
+			at := b.f.span(b.decl.key)
+			if s.decl != nil && s.decl.modNode != nil {
+				at = b.f.span(s.decl.modNode)
+			}
+			if s.null {
+				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
+					msg: fmt.Sprintf("ID '%s' in SLS '%s' contains a short declaration (%s) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.", id, b.sls, s.module)})
+				continue
+			}
+			if s.bad {
+				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
+					msg: fmt.Sprintf("State '%s' in SLS '%s' is not formed as a list", id, b.sls)})
+				continue
+			}
+			for _, a := range s.args {
+				if !(a.key == "require" || a.key == "watch" || a.key == "prereq" || a.key == "onchanges") {
+					continue
+				}
+				if a.val != nil && a.val.Kind != sp.Seq && a.via == "" {
+					c.fail(&problem{at: b.f.span(a.keyNode), sev: 1, code: "structure", refuses: true,
+						msg: fmt.Sprintf("The %s statement in state '%s' in SLS '%s' needs to be formed as a list", a.key, id, b.sls)})
+					continue
+				}
+				if master {
+					continue
+				}
+				r := &rq{state: s.module, reqs: map[string]string{}, at: map[string]*reqEntry{}}
+				reqs[id] = r
+				for _, e := range a.reqs {
+					if e.bad != "" || e.inFrom != nil {
+						continue
+					}
+					r.reqs[e.target] = e.mod
+					r.at[e.target] = e
+					if other, ok := reqs[e.target]; ok {
+						if om, ok := other.reqs[id]; ok && om == s.module && other.state == e.mod {
+							p := &problem{at: e.span, sev: 1, code: "cycle", refuses: true,
+								msg: fmt.Sprintf("A recursive requisite was found, SLS \"%s\" ID \"%s\" ID \"%s\"", b.sls, id, e.target)}
+							p.related = append(p.related, relatedSpan{e.span, fmt.Sprintf("%s %s %s: %s", id, a.key, e.mod, e.target)})
+							if oe := other.at[id]; oe != nil {
+								p.related = append(p.related, relatedSpan{oe.span, fmt.Sprintf("%s requires %s: %s", e.target, oe.mod, id)})
+							}
+							c.fail(p)
+						}
+					}
+				}
+			}
+			nfun := len(s.funs)
+			if nfun == 0 {
+				if s.module == "require" || s.module == "watch" {
+					continue
+				}
+				if strings.Contains(s.module, sp.Unknown) {
+					continue
+				}
+				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
+					msg: fmt.Sprintf("No function declared in state '%s' in SLS '%s'", id, b.sls)})
+			} else if nfun > 1 && uniq(s.funs) > 1 {
+				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
+					msg: fmt.Sprintf("Too many functions declared in state '%s' in SLS '%s'. Please choose one of the following: %s", id, b.sls, strings.Join(s.funs, ", "))})
+			}
+		}
+	}
+}
+
+func uniq(ss []string) int {
+	m := map[string]bool{}
+	for _, s := range ss {
+		m[s] = true
+	}
+	return len(m)
+}
+
+// requisiteIn is State.requisite_in: _in declarations become requisites of
+// their targets (through a strict extend), prereq adds prerequired to its
+// target, use/use_in copy arguments.
+func (c *compiler) requisiteIn(h *high) {
+	type extKey struct{ id string }
+	var order []string
+	exts := map[string]*extension{}
+	getExt := func(name, mod, sls string, f *sfile, at source.Span) *hstate {
+		e := exts[name]
+		if e == nil {
+			e = &extension{id: name, sls: sls, at: at, f: f}
+			exts[name] = e
+			order = append(order, name)
+		}
+		for _, s := range e.states {
+			if s.module == mod {
+				return s
+			}
+		}
+		s := &hstate{module: mod}
+		e.states = append(e.states, s)
+		return s
+	}
+	addReq := func(s *hstate, rkey string, re *reqEntry) {
+		for _, a := range s.args {
+			if a.key == rkey {
+				for _, x := range a.reqs {
+					if x.mod == re.mod && x.target == re.target && x.inFrom != nil && re.inFrom != nil && x.inFrom.span == re.inFrom.span {
+						return
+					}
+				}
+				a.reqs = append(a.reqs, re)
+				return
+			}
+		}
+		s.args = append(s.args, &arg{key: rkey, reqs: []*reqEntry{re}, via: re.inFrom.key, f: re.f})
+	}
+	reqIn := map[string]bool{"require_in": true, "watch_in": true, "onfail_in": true, "onchanges_in": true,
+		"use": true, "use_in": true, "prereq": true, "prereq_in": true}
+	reqInAll := map[string]bool{"require": true, "watch": true, "onfail": true, "onfail_stop": true, "onchanges": true}
+	for k := range reqIn {
+		reqInAll[k] = true
+	}
+	for _, id := range h.ids {
+		b := h.m[id]
+		for _, s := range b.states {
+			for _, a := range s.args {
+				if !reqIn[a.key] {
+					continue
+				}
+				rkey := strings.SplitN(a.key, "_", 2)[0]
+				var hinges []*reqEntry
+				for _, e := range a.reqs {
+					if e.bad != "" {
+						continue
+					}
+					ind := e
+					if e.mod == "id" {
+						// bare name: the first state of that ID, or a state named so
+						if t := h.m[e.target]; t != nil && len(t.states) > 0 {
+							cp := *e
+							cp.mod = t.states[0].module
+							ind = &cp
+						} else {
+							found := false
+							for _, oid := range h.ids {
+								for _, os := range h.m[oid].states {
+									if na := os.argLast("name"); na != nil && na.val.Value == e.target {
+										cp := *e
+										cp.mod, cp.target = os.module, oid
+										ind = &cp
+										found = true
+									}
+								}
+							}
+							if !found {
+								continue
+							}
+						}
+					}
+					if ind.mod == "sls" {
+						hinges = hinges[:0]
+						for _, oid := range h.ids {
+							if h.m[oid].sls == ind.target {
+								ob := h.m[oid]
+								if len(ob.states) > 0 {
+									cp := *ind
+									cp.mod, cp.target = ob.states[0].module, oid
+									hinges = append(hinges, &cp)
+								}
+							}
+						}
+					} else {
+						hinges = append(hinges, ind)
+					}
+					for _, hg := range hinges {
+						origin := &inOrigin{key: a.key, state: s.module, id: id, span: hg.span}
+						back := &reqEntry{mod: s.module, target: id, node: hg.node, span: hg.span, f: hg.f, inFrom: origin}
+						switch a.key {
+						case "prereq_in":
+							self := getExt(id, s.module, b.sls, b.f, hg.span)
+							addReq(self, "prerequired", &reqEntry{mod: hg.mod, target: hg.target, node: hg.node, span: hg.span, f: hg.f, inFrom: origin})
+							continue
+						case "prereq":
+							for _, tid := range findName(hg.target, hg.mod, h, true) {
+								ts := getExt(tid, hg.mod, b.sls, b.f, hg.span)
+								addReq(ts, "prerequired", back)
+							}
+							continue
+						case "use", "use_in":
+							c.applyUse(h, a.key, id, s, hg, reqInAll)
+							continue
+						}
+						ts := getExt(hg.target, hg.mod, b.sls, b.f, hg.span)
+						addReq(ts, rkey, back)
+					}
+				}
+			}
+		}
+	}
+	var list []*extension
+	for _, name := range order {
+		list = append(list, exts[name])
+	}
+	c.reconcileExtend(h, list, true)
+}
+
+func (s *hstate) argLast(key string) *arg {
+	var out *arg
+	for _, a := range s.args {
+		if a.key == key {
+			out = a
+		}
+	}
+	return out
+}
+
+// applyUse copies arguments for use / use_in (never name, names or
+// requisites, nor what the receiving state already sets).
+func (c *compiler) applyUse(h *high, key, id string, s *hstate, hg *reqEntry, ignore map[string]bool) {
+	for _, tid := range findName(hg.target, hg.mod, h, true) {
+		ts := h.m[tid].state(hg.mod)
+		if ts == nil {
+			continue
+		}
+		from, to := ts, s
+		if key == "use_in" {
+			from, to = s, ts
+		}
+		have := map[string]bool{}
+		for _, a := range to.args {
+			have[a.key] = true
+		}
+		for _, a := range from.args {
+			if ignore[a.key] || have[a.key] || a.key == "name" || a.key == "names" || a.via == "auto" {
+				continue
+			}
+			na := cloneArg(a)
+			na.via = key
+			to.args = append(to.args, na)
+		}
+	}
+}
+
+// applyExclude is State.apply_exclude.
+func (c *compiler) applyExclude(h *high) {
+	var exSLS []string
+	exID := map[string]bool{}
+	for _, ex := range h.excludes {
+		switch ex.kind {
+		case "sls":
+			exSLS = append(exSLS, ex.name)
+		case "id":
+			exID[ex.name] = true
+		}
+	}
+	for _, id := range h.ids {
+		for _, p := range exSLS {
+			if fnmatch(h.m[id].sls, p) {
+				exID[id] = true
+			}
+		}
+	}
+	ids := append([]string(nil), h.ids...)
+	for _, id := range ids {
+		if exID[id] {
+			h.remove(id)
+		}
+	}
+}
+
+// orderVal is a chunk's order as written.
+type orderVal struct {
+	set   bool
+	isInt bool
+	num   float64
+	str   string
+	auto  bool
+	arg   *arg
+}
+
+// chunk is one low chunk: what Salt executes.
+type chunk struct {
+	state, fun, id, name string
+	sls                  string
+	includedFrom         []string
+	body                 *body
+	hs                   *hstate
+	nameNode             *sp.Node // the name:/names: entry, nil when the name is the ID
+	nameIndex            int
+	ov                   orderVal
+	order                float64
+	orderHow             string
+	reqs                 map[string][]*reqEntry
+	reqArgs              map[string]*arg
+	tag                  string
+	index                int
+	prereqFlag           bool
+	prerequiredFlag      bool
+	watchAsRequire       []*reqEntry
+}
+
+// compile is State.compile_high_data followed by order_chunks.
+func (c *compiler) compile(h *high) []*chunk {
+	var chunks []*chunk
+	for _, id := range h.ids {
+		b := h.m[id]
+		for _, s := range b.states {
+			if s.bad || s.null || len(s.funs) == 0 {
+				continue
+			}
+			base := &chunk{state: s.module, id: id, name: id, sls: b.sls, includedFrom: b.includedFrom, body: b, hs: s,
+				reqs: map[string][]*reqEntry{}, reqArgs: map[string]*arg{}}
+			var names []*sp.Node
+			for _, a := range s.args {
+				switch a.key {
+				case "names":
+					if a.val != nil && a.val.Kind == sp.Seq {
+						names = append(names, a.val.Items...)
+					}
+				case "state":
+				case "name":
+					if v, ok := a.val.Str(); ok && a.val.IsString() {
+						base.name = v
+						base.nameNode = a.val
+					} else {
+						base.name = id
+						base.nameNode = nil
+					}
+				case "order":
+					base.ov = readOrder(a)
+				default:
+					if requisiteKeywords[a.key] || a.key == "listen_in" {
+						base.reqs[a.key] = a.reqs
+						base.reqArgs[a.key] = a
+					}
+				}
+			}
+			fun := s.funs[len(s.funs)-1]
+			if len(s.funs) > 0 {
+				fun = s.funs[0]
+			}
+			if len(names) == 0 {
+				ch := *base
+				ch.fun = fun
+				chunks = append(chunks, &ch)
+				continue
+			}
+			seen := map[string]bool{}
+			no := 1
+			for _, n := range names {
+				ch := *base
+				ch.reqs = copyReqs(base.reqs)
+				ch.reqArgs = copyArgs(base.reqArgs)
+				ch.fun = fun
+				switch n.Kind {
+				case sp.Scalar:
+					ch.name = n.Value
+					ch.nameNode = n
+				case sp.Map:
+					if len(n.Keys) == 0 {
+						continue
+					}
+					ch.name = n.Keys[0].Value
+					ch.nameNode = n.Keys[0]
+					if n.Vals[0].Kind == sp.Seq {
+						for _, it := range n.Vals[0].Items {
+							if it.Kind != sp.Map {
+								continue
+							}
+							for j, k := range it.Keys {
+								a := &arg{key: k.Value, keyNode: k, val: it.Vals[j], f: b.f}
+								switch {
+								case requisiteKeys[a.key]:
+									a.reqs = readReqs(b.f, a.val)
+									ch.reqs[a.key] = a.reqs
+									ch.reqArgs[a.key] = a
+								case a.key == "order":
+									ch.ov = readOrder(a)
+								}
+							}
+						}
+					}
+				default:
+					continue
+				}
+				if seen[ch.name] {
+					continue
+				}
+				seen[ch.name] = true
+				ch.nameIndex = no
+				chunks = append(chunks, &ch)
+				no++
+			}
+		}
+	}
+	orderChunks(chunks)
+	for i, ch := range chunks {
+		ch.index = i
+		ch.tag = ch.state + "_|-" + ch.id + "_|-" + ch.name + "_|-" + ch.fun
+	}
+	return chunks
+}
+
+func copyReqs(m map[string][]*reqEntry) map[string][]*reqEntry {
+	out := make(map[string][]*reqEntry, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func copyArgs(m map[string]*arg) map[string]*arg {
+	out := make(map[string]*arg, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func readOrder(a *arg) orderVal {
+	ov := orderVal{set: true, arg: a, auto: a.via == "auto"}
+	if a.val == nil {
+		return ov
+	}
+	if n, ok := a.val.Int(); ok {
+		ov.isInt, ov.num = true, float64(n)
+		return ov
+	}
+	if f, ok := a.val.Float(); ok {
+		ov.num = f
+		ov.str = "float"
+		return ov
+	}
+	ov.str = a.val.Value
+	return ov
+}
+
+// orderChunks is State.order_chunks.
+func orderChunks(chunks []*chunk) {
+	capv := 1.0
+	for _, ch := range chunks {
+		if ch.ov.set && ch.ov.isInt {
+			if ch.ov.num > capv-1 && ch.ov.num > 0 {
+				capv = ch.ov.num + 100
+			}
+		}
+	}
+	for _, ch := range chunks {
+		switch {
+		case !ch.ov.set:
+			ch.order = capv
+			ch.orderHow = "default"
+			continue
+		case ch.ov.isInt || ch.ov.str == "float":
+			ch.order = ch.ov.num
+			ch.orderHow = "explicit"
+			if ch.ov.auto {
+				ch.orderHow = "auto"
+			}
+		case ch.ov.str == "last":
+			ch.order = capv + 1000000
+			ch.orderHow = "last"
+		case ch.ov.str == "first":
+			ch.order = 0
+			ch.orderHow = "first"
+		default:
+			ch.order = capv
+			ch.orderHow = "default"
+		}
+		if ch.nameIndex > 0 {
+			ch.order += float64(ch.nameIndex) / 10000.0
+		}
+		if ch.order < 0 {
+			ch.order = capv + 1000000 + ch.order
+			ch.orderHow = "negative"
+		}
+	}
+	sort.SliceStable(chunks, func(i, j int) bool {
+		a, b := chunks[i], chunks[j]
+		if a.order != b.order {
+			return a.order < b.order
+		}
+		return a.state+a.name+a.fun < b.state+b.name+b.fun
+	})
+}

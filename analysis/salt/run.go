@@ -1,0 +1,437 @@
+package salt
+
+import (
+	"sort"
+	"strings"
+
+	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
+)
+
+// This file follows State.call_chunks / call_chunk / check_requisite /
+// call_listen of salt/state.py (3006/3007): chunks are visited in sorted
+// order; a chunk whose requisites have not run pulls them first (depth
+// first, in the order require, require_any, watch, watch_any, prereq,
+// onfail, onfail_any, onchanges, onchanges_any, prerequired); each state
+// that gets a result takes the next run number. Nothing is executed: every
+// state is assumed to succeed with changes, which never moves a position.
+
+// checkOrder is check_requisite's requisite order.
+var checkOrder = []string{"require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onfail_all", "onchanges", "onchanges_any"}
+
+// pullOrder is call_chunk's requisite order (no onfail_all).
+var pullOrder = []string{"require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onchanges", "onchanges_any"}
+
+type simResult struct {
+	num       int
+	recursive bool
+	lost      bool
+	listener  *chunk // for mod_watch steps of listen
+}
+
+type lostReq struct {
+	kind  string // requisite key as Salt reports it (watch may read require)
+	entry *reqEntry
+}
+
+type match struct {
+	chunks []*chunk
+	maybe  bool // a template could produce the target
+}
+
+type sim struct {
+	chunks    []*chunk
+	byID      map[string][]*chunk
+	byName    map[string][]*chunk
+	bySLS     map[string][]*chunk
+	byInc     map[string][]*chunk
+	patterns  []*chunk
+	generator bool
+
+	running map[string]*simResult
+	pre     map[string]bool
+	active  map[string]bool
+	runNum  int
+	order   []*chunk // by run number
+	listen  []*listenStep
+
+	pulledBy   map[*chunk]*chunk
+	lost       map[*chunk][]lostReq
+	recursive  map[*chunk]bool
+	matchCache map[string]*match
+	converted  map[*chunk]bool
+	steps      int
+}
+
+type listenStep struct {
+	ch     *chunk // the listening state
+	target *chunk
+	entry  *reqEntry
+}
+
+func newSim(chunks []*chunk, generator bool) *sim {
+	s := &sim{chunks: chunks, byID: map[string][]*chunk{}, byName: map[string][]*chunk{},
+		bySLS: map[string][]*chunk{}, byInc: map[string][]*chunk{}, generator: generator,
+		running: map[string]*simResult{}, pre: map[string]bool{}, active: map[string]bool{},
+		pulledBy: map[*chunk]*chunk{}, lost: map[*chunk][]lostReq{}, recursive: map[*chunk]bool{},
+		matchCache: map[string]*match{}, converted: map[*chunk]bool{}}
+	for _, ch := range chunks {
+		s.byID[ch.id] = append(s.byID[ch.id], ch)
+		if ch.name != ch.id {
+			s.byName[ch.name] = append(s.byName[ch.name], ch)
+		}
+		s.bySLS[ch.sls] = append(s.bySLS[ch.sls], ch)
+		for _, inc := range ch.includedFrom {
+			s.byInc[inc] = append(s.byInc[inc], ch)
+		}
+		if strings.Contains(ch.id, sp.Unknown) || strings.Contains(ch.name, sp.Unknown) || strings.Contains(ch.state, sp.Unknown) {
+			s.patterns = append(s.patterns, ch)
+		}
+	}
+	return s
+}
+
+// match finds the chunks a requisite entry names, in chunk order.
+func (s *sim) match(e *reqEntry) *match {
+	key := e.mod + "\x00" + e.target
+	if m, ok := s.matchCache[key]; ok {
+		return m
+	}
+	m := &match{}
+	val := e.target
+	unknown := strings.Contains(val, sp.Unknown)
+	if e.mod == "sls" {
+		if hasGlob(val) || unknown {
+			for _, ch := range s.chunks {
+				if fnmatch(ch.sls, val) || contains(ch.includedFrom, val) {
+					m.chunks = append(m.chunks, ch)
+				}
+			}
+		} else {
+			m.chunks = append(m.chunks, s.bySLS[val]...)
+			m.chunks = append(m.chunks, s.byInc[val]...)
+			m.chunks = uniqSorted(m.chunks)
+		}
+	} else if hasGlob(val) || unknown {
+		for _, ch := range s.chunks {
+			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.mod == "id" || ch.state == e.mod) {
+				m.chunks = append(m.chunks, ch)
+			}
+		}
+	} else {
+		for _, ch := range s.byID[val] {
+			if e.mod == "id" || ch.state == e.mod {
+				m.chunks = append(m.chunks, ch)
+			}
+		}
+		for _, ch := range s.byName[val] {
+			if e.mod == "id" || ch.state == e.mod {
+				m.chunks = append(m.chunks, ch)
+			}
+		}
+		m.chunks = uniqSorted(m.chunks)
+	}
+	if len(m.chunks) == 0 {
+		if unknown || s.generator {
+			m.maybe = true
+		}
+		for _, ch := range s.patterns {
+			if e.mod == "sls" {
+				continue
+			}
+			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.mod == "id" || ch.state == e.mod || strings.Contains(ch.state, sp.Unknown)) {
+				m.chunks = append(m.chunks, ch)
+			}
+		}
+		if len(m.chunks) > 0 {
+			m.maybe = true
+		}
+	}
+	s.matchCache[key] = m
+	return m
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func uniqSorted(l []*chunk) []*chunk {
+	if len(l) < 2 {
+		return l
+	}
+	sort.Slice(l, func(i, j int) bool { return l[i].index < l[j].index })
+	out := l[:1]
+	for _, c := range l[1:] {
+		if c != out[len(out)-1] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// convertWatch is the start of check_requisite: a watch on a state module
+// without mod_watch becomes a require (appended to it).
+func (s *sim) convertWatch(low *chunk) {
+	if s.converted[low] {
+		return
+	}
+	s.converted[low] = true
+	if strings.Contains(low.state, sp.Unknown) || modWatch[low.state] {
+		return
+	}
+	low.reqs = copyReqs(low.reqs)
+	if w, ok := low.reqs["watch"]; ok {
+		low.reqs["require"] = append(append([]*reqEntry(nil), low.reqs["require"]...), w...)
+		low.watchAsRequire = w
+		delete(low.reqs, "watch")
+	}
+	if w, ok := low.reqs["watch_any"]; ok {
+		low.reqs["require_any"] = append(append([]*reqEntry(nil), low.reqs["require_any"]...), w...)
+		delete(low.reqs, "watch_any")
+	}
+}
+
+func (s *sim) has(low *chunk, key string) bool {
+	_, ok := low.reqs[key]
+	return ok
+}
+
+// check is check_requisite reduced to what decides order: met or unmet.
+func (s *sim) check(low *chunk, pre bool) bool {
+	s.convertWatch(low)
+	present := false
+	for _, k := range checkOrder {
+		if s.has(low, k) {
+			present = true
+		}
+	}
+	if s.has(low, "prerequired") {
+		present = true
+	}
+	if !present {
+		return true
+	}
+	keys := checkOrder
+	if pre {
+		keys = append(append([]string(nil), checkOrder...), "prerequired")
+	}
+	for _, k := range keys {
+		for _, e := range low.reqs[k] {
+			if e.bad == "null" {
+				continue
+			}
+			m := s.match(e)
+			if len(m.chunks) == 0 {
+				if m.maybe {
+					continue
+				}
+				return false
+			}
+			for _, ch := range m.chunks {
+				if strings.HasPrefix(k, "prereq") && k != "prerequired" {
+					if !s.pre[ch.tag] {
+						return false
+					}
+				} else if s.running[ch.tag] == nil {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func (s *sim) record(low *chunk, r *simResult) {
+	r.num = s.runNum
+	s.runNum++
+	s.running[low.tag] = r
+	s.order = append(s.order, low)
+}
+
+// call is State.call: a chunk flagged __prereq__ runs in test mode (its
+// result goes to the pre dict, no run number) and loses the flag.
+func (s *sim) call(low *chunk) (toPre bool) {
+	if low.prereqFlag {
+		low.prereqFlag = false
+		return true
+	}
+	s.record(low, &simResult{})
+	return false
+}
+
+func (s *sim) callChunk(low *chunk, depth int) {
+	s.steps++
+	if s.steps > 5_000_000 {
+		return
+	}
+	tag := low.tag
+	if len(low.reqs["prerequired"]) == 0 {
+		s.active[tag] = true
+	}
+	keys := pullOrder
+	pre := !low.prereqFlag
+	if pre {
+		keys = append(append([]string(nil), pullOrder...), "prerequired")
+	}
+	if s.check(low, pre) {
+		if s.call(low) {
+			s.pre[tag] = true
+		}
+		return
+	}
+	var lost []lostReq
+	var reqs []*chunk
+	for _, k := range keys {
+		for _, e := range low.reqs[k] {
+			if e.bad == "null" {
+				continue
+			}
+			m := s.match(e)
+			if len(m.chunks) == 0 {
+				if !m.maybe {
+					lost = append(lost, lostReq{k, e})
+				}
+				continue
+			}
+			for _, ch := range m.chunks {
+				if k == "prereq" {
+					ch.prereqFlag = true
+				} else if k == "prerequired" {
+					ch.prerequiredFlag = true
+				}
+				reqs = append(reqs, ch)
+			}
+		}
+	}
+	if len(lost) > 0 {
+		s.lost[low] = lost
+		if low.prereqFlag {
+			s.runNum++
+			s.pre[tag] = true
+			return
+		}
+		s.record(low, &simResult{lost: true})
+		return
+	}
+	for _, ch := range reqs {
+		if s.running[ch.tag] != nil {
+			continue
+		}
+		if s.active[ch.tag] {
+			if ch.prerequiredFlag {
+				if !s.pre[tag] {
+					low.prereqFlag = true
+					s.call(low)
+					s.pre[ch.tag] = true
+				}
+				return
+			}
+			s.recursive[low] = true
+			s.record(low, &simResult{recursive: true})
+			return
+		}
+		if _, ok := s.pulledBy[ch]; !ok {
+			s.pulledBy[ch] = low
+		}
+		s.callChunk(ch, 0)
+	}
+	if low.prereqFlag {
+		s.call(low)
+		s.pre[tag] = true
+		return
+	}
+	depth++
+	if depth >= 20 {
+		s.recursive[low] = true
+		r := &simResult{recursive: true, num: s.runNum}
+		s.running[tag] = r
+		s.order = append(s.order, low)
+		return
+	}
+	s.callChunk(low, depth)
+}
+
+// run is call_chunks then call_listen.
+func (s *sim) run() {
+	for _, low := range s.chunks {
+		if s.running[low.tag] == nil {
+			s.callChunk(low, 0)
+		}
+		s.active = map[string]bool{}
+	}
+	s.callListen()
+}
+
+// callListen is call_listen: each listen (and listen_in) adds a mod_watch
+// of the listening state at the end of the run, when the state it listens
+// to reported changes (which we assume).
+func (s *sim) callListen() {
+	type key struct{ state, id, name string }
+	inCref := func(ch *chunk, v string) bool { return ch.state == v || ch.id == v || ch.name == v }
+	for _, ch := range s.chunks {
+		var entries []*reqEntry
+		entries = append(entries, ch.reqs["listen"]...)
+		for _, e := range entries {
+			target := e
+			if e.mod == "id" {
+				var found *chunk
+				for _, c := range s.chunks {
+					if c.id == e.target || c.name == e.target {
+						found = c
+					}
+				}
+				if found == nil {
+					continue
+				}
+				target = &reqEntry{mod: found.state, target: found.id}
+			}
+			var tos []*chunk
+			for _, c := range s.chunks {
+				if c.state == target.mod && inCref(c, target.target) {
+					tos = append(tos, c)
+				}
+			}
+			if len(tos) == 0 {
+				if strings.Contains(target.target, sp.Unknown) || s.generator {
+					continue
+				}
+				s.lost[ch] = append(s.lost[ch], lostReq{"listen", e})
+				continue
+			}
+			for _, to := range tos {
+				if s.running[to.tag] == nil {
+					continue
+				}
+				s.listen = append(s.listen, &listenStep{ch: ch, target: to, entry: e})
+			}
+		}
+		for _, e := range ch.reqs["listen_in"] {
+			if e.mod == "id" {
+				continue
+			}
+			// the listening states are those matching (mod, target)
+			for _, l := range s.chunks {
+				if l.state == e.mod && inCref(l, e.target) {
+					if s.running[ch.tag] != nil {
+						s.listen = append(s.listen, &listenStep{ch: l, target: ch, entry: e})
+					}
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var out []*listenStep
+	for _, l := range s.listen {
+		t := l.ch.tag
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, l)
+	}
+	s.listen = out
+}

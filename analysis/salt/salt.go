@@ -1,0 +1,990 @@
+// Package salt lowers Salt states (SLS files) into the neutral graph and
+// computes the order Salt 3006/3007 runs them in: the steps of
+// salt/state.py (render_state, reconcile_extend, verify_high,
+// requisite_in, apply_exclude, compile_high_data, order_chunks,
+// call_chunks, call_listen) modelled on the parsed files, without
+// executing anything.
+package salt
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// System is the Salt system. It keeps parsed files between calls.
+type System struct {
+	cache *parseCache
+}
+
+// New makes the Salt system.
+func New() analysis.System { return &System{cache: newParseCache()} }
+
+func (s *System) Name() string { return "salt" }
+
+// Owns claims *.sls files, except pillar trees (pillar SLS files hold
+// data, not states).
+func (s *System) Owns(path string, head func() []byte) bool {
+	if !strings.HasSuffix(path, ".sls") {
+		return false
+	}
+	p := filepath.ToSlash(path)
+	return !strings.Contains(p, "/pillar/") && !strings.Contains(p, "/pillars/")
+}
+
+func (s *System) Flags() []analysis.Flag {
+	return []analysis.Flag{{Name: "file-root", Key: "salt.fileRoot",
+		Help: "Salt file_roots folder (default: the nearest folder above the file holding top.sls, else above its init.sls packages, else the file's folder)"}}
+}
+
+// tree is one file root.
+type tree struct {
+	s       *System
+	root    string
+	ws      *source.Workspace
+	bySlsM  map[string]*sfile
+	byPath  map[string]*sfile
+	avails  []string
+	availOK bool
+}
+
+func (t *tree) bySLS(name string) *sfile {
+	if f, ok := t.bySlsM[name]; ok {
+		return f
+	}
+	var f *sfile
+	if name != "" && !strings.Contains(name, sp.Unknown) && !strings.Contains(name, "/") && !strings.Contains(name, "..") {
+		rel := filepath.FromSlash(strings.ReplaceAll(name, ".", "/"))
+		for _, p := range []string{filepath.Join(t.root, rel+".sls"), filepath.Join(t.root, rel, "init.sls")} {
+			if f = t.load(p); f != nil {
+				break
+			}
+		}
+	}
+	t.bySlsM[name] = f
+	return f
+}
+
+func (t *tree) load(path string) *sfile {
+	if f, ok := t.byPath[path]; ok {
+		return f
+	}
+	var sf *sfile
+	if file := t.ws.Lookup(path); file != nil {
+		sf = t.s.newFile(file, t.root)
+	}
+	t.byPath[path] = sf
+	return sf
+}
+
+func (s *System) newFile(file *source.File, root string) *sfile {
+	sls, init := slsName(root, file.Path)
+	if file.Path == "" {
+		sls = strings.TrimSuffix(filepath.Base(file.URI), ".sls")
+	}
+	f := &sfile{file: file, root: root, sls: sls, init: init}
+	f.p = s.cache.parse(file.Text, templateVars(root, file.Path, sls))
+	s.read(f)
+	return f
+}
+
+// avail lists the SLS names under the root (for include and sls globs).
+func (t *tree) avail() []string {
+	if t.availOK {
+		return t.avails
+	}
+	t.availOK = true
+	seen := map[string]bool{}
+	_ = filepath.WalkDir(t.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != t.root && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".sls") {
+			n, _ := slsName(t.root, p)
+			seen[n] = true
+		}
+		return nil
+	})
+	for _, o := range t.ws.Overlays() {
+		if o.Path != "" && strings.HasPrefix(o.Path, t.root+string(filepath.Separator)) && strings.HasSuffix(o.Path, ".sls") {
+			n, _ := slsName(t.root, o.Path)
+			seen[n] = true
+		}
+	}
+	for n := range seen {
+		t.avails = append(t.avails, n)
+	}
+	sort.Strings(t.avails)
+	return t.avails
+}
+
+// rootOf finds the file root of a path: the setting, else the nearest
+// folder holding top.sls, else the parent of the outermost chain of
+// folders holding init.sls (a formula's package), else the file's folder.
+func rootOf(ws *source.Workspace, path string, setting string) string {
+	if setting != "" {
+		if abs, err := filepath.Abs(setting); err == nil {
+			return abs
+		}
+		return setting
+	}
+	dir := filepath.Dir(path)
+	for d := dir; ; {
+		if ws.Exists(filepath.Join(d, "top.sls")) {
+			return d
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	d := dir
+	for i := 0; i < 32 && ws.Exists(filepath.Join(d, "init.sls")); i++ {
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	return d
+}
+
+// Analyze builds the graph, runs and diagnostics.
+func (s *System) Analyze(req *analysis.Request) *analysis.Result {
+	a := &analyzer{s: s, req: req, res: &analysis.Result{}, nodes: map[string]*analysis.Node{},
+		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
+		lostAt: map[string]*analysis.Diagnostic{}, foundAt: map[string]bool{}, fileDiag: map[*sfile]bool{},
+		master: req.Settings.Get("salt.engine", "3007") == "master",
+		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
+	setting := req.Settings.Get("salt.fileRoot", "")
+	trees := map[string]*tree{}
+	treeOf := func(root string) *tree {
+		t := trees[root]
+		if t == nil {
+			t = &tree{s: s, root: root, ws: req.Workspace, bySlsM: map[string]*sfile{}, byPath: map[string]*sfile{}}
+			trees[root] = t
+		}
+		return t
+	}
+	type target struct {
+		t *tree
+		f *sfile
+	}
+	var targets []target
+	var tops []target
+	if req.Entry != "" {
+		var file *source.File
+		for _, f := range req.Files {
+			if f.URI == req.Entry {
+				file = f
+			}
+		}
+		if file == nil {
+			file = analysis.FileOf(req.Workspace, req.Entry)
+		}
+		if file != nil {
+			root := filepath.Dir(file.Path)
+			if file.Path != "" {
+				root = rootOf(req.Workspace, file.Path, setting)
+			}
+			t := treeOf(root)
+			var f *sfile
+			if file.Path != "" {
+				t.byPath[file.Path] = nil
+				delete(t.byPath, file.Path)
+				f = t.load(file.Path)
+			} else {
+				f = s.newFile(file, root)
+			}
+			if f != nil {
+				if filepath.Base(file.Path) == "top.sls" && filepath.Dir(file.Path) == root {
+					tops = append(tops, target{t, f})
+				} else {
+					targets = append(targets, target{t, f})
+				}
+			}
+		}
+	} else {
+		seenTop := map[string]bool{}
+		for _, file := range req.Files {
+			if req.Canceled() {
+				break
+			}
+			var t *tree
+			var f *sfile
+			if file.Path == "" {
+				t = treeOf("")
+				f = s.newFile(file, "")
+			} else {
+				root := rootOf(req.Workspace, file.Path, setting)
+				t = treeOf(root)
+				f = t.load(file.Path)
+				if f == nil {
+					continue
+				}
+				if !seenTop[root] {
+					seenTop[root] = true
+					if tf := t.load(filepath.Join(root, "top.sls")); tf != nil {
+						tops = append(tops, target{t, tf})
+					}
+				}
+				if filepath.Base(file.Path) == "top.sls" && filepath.Dir(file.Path) == root {
+					continue
+				}
+			}
+			targets = append(targets, target{t, f})
+		}
+	}
+	for _, tg := range targets {
+		if req.Canceled() {
+			break
+		}
+		a.runSLS(tg.t, tg.f)
+	}
+	for _, tg := range tops {
+		if req.Canceled() {
+			break
+		}
+		a.runTop(tg.t, tg.f)
+	}
+	// per-file diagnostics of every file read
+	for _, t := range trees {
+		for _, f := range t.byPath {
+			if f != nil {
+				a.fileDiags(f)
+			}
+		}
+	}
+	for _, tg := range targets {
+		a.fileDiags(tg.f)
+	}
+	a.finish()
+	return a.res
+}
+
+type edgeKey struct {
+	from, to *analysis.Node
+	reason   string
+	at       source.Span
+}
+
+type linkAcc struct {
+	nodes map[*analysis.Node]bool
+	list  []*analysis.Node
+	files []source.Span
+	fset  map[string]bool
+}
+
+type analyzer struct {
+	s        *System
+	req      *analysis.Request
+	res      *analysis.Result
+	nodes    map[string]*analysis.Node
+	edges    map[edgeKey]*analysis.Edge
+	links    map[source.Span]*linkAcc
+	linkOrd  []source.Span
+	diags    map[string]bool
+	lostAt   map[string]*analysis.Diagnostic
+	lostOrd  []string
+	foundAt  map[string]bool
+	fileDiag map[*sfile]bool
+	master   bool
+	auto     bool
+	facts    map[*analysis.Node]map[string][]string
+}
+
+func sev(n int) analysis.Severity {
+	switch n {
+	case 2:
+		return analysis.Warning
+	case 3:
+		return analysis.Info
+	}
+	return analysis.Error
+}
+
+func (a *analyzer) diag(d analysis.Diagnostic) {
+	key := fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
+	if a.diags[key] {
+		return
+	}
+	a.diags[key] = true
+	a.res.Diags = append(a.res.Diags, d)
+}
+
+func (a *analyzer) fileDiags(f *sfile) {
+	if a.fileDiag[f] {
+		return
+	}
+	a.fileDiag[f] = true
+	for _, e := range f.p.Errors {
+		code := "syntax"
+		if e.Severity == 3 {
+			code = "renderer"
+		}
+		a.diag(analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code, Message: e.Msg})
+	}
+	for _, d := range f.ids {
+		if d.bad != "" {
+			a.diag(analysis.Diagnostic{At: f.span(d.key), Severity: analysis.Error, Code: "structure", Message: d.bad})
+		}
+	}
+}
+
+func (a *analyzer) link(at source.Span, nodes []*analysis.Node, files []source.Span) {
+	if at.URI == "" {
+		return
+	}
+	l := a.links[at]
+	if l == nil {
+		l = &linkAcc{nodes: map[*analysis.Node]bool{}, fset: map[string]bool{}}
+		a.links[at] = l
+		a.linkOrd = append(a.linkOrd, at)
+	}
+	for _, n := range nodes {
+		if !l.nodes[n] {
+			l.nodes[n] = true
+			l.list = append(l.list, n)
+		}
+	}
+	for _, f := range files {
+		k := fmt.Sprintf("%s|%d|%d", f.URI, f.Start, f.End)
+		if !l.fset[k] {
+			l.fset[k] = true
+			l.files = append(l.files, f)
+		}
+	}
+}
+
+// node returns the graph node of a chunk (one per declaration, shared by
+// every run).
+func (a *analyzer) node(ch *chunk) *analysis.Node {
+	key := fmt.Sprintf("%p|%s|%s", ch.body.decl, ch.state, ch.name)
+	if n, ok := a.nodes[key]; ok {
+		return n
+	}
+	f := ch.body.f
+	decl := f.span(ch.body.decl.key)
+	if ch.nameNode != nil && ch.nameIndex > 0 {
+		decl = f.span(ch.nameNode)
+	}
+	full := source.Span{URI: f.file.URI, Start: ch.body.decl.entry.Start, End: ch.body.decl.entry.End}
+	if full.End < decl.End {
+		full.End = decl.End
+	}
+	n := a.res.Graph.Add(&analysis.Node{Kind: "state", Ref: label(ch, f), Decl: decl, Full: full})
+	a.nodes[key] = n
+	return n
+}
+
+// label is the oracle's line: `module.function ID NAME`.
+func label(ch *chunk, f *sfile) string {
+	disp := func(s string, n *sp.Node) string {
+		if !strings.Contains(s, sp.Unknown) {
+			return s
+		}
+		if n != nil && f != nil {
+			if d := f.p.Display(n); d != "" && n.Value == s {
+				return d
+			}
+		}
+		return strings.ReplaceAll(s, sp.Unknown, "*")
+	}
+	id := disp(ch.id, ch.body.decl.key)
+	name := id
+	if ch.name != ch.id {
+		name = disp(ch.name, ch.nameNode)
+	}
+	state := strings.ReplaceAll(ch.state, sp.Unknown, "*")
+	fun := strings.ReplaceAll(ch.fun, sp.Unknown, "*")
+	return state + "." + fun + " " + id + " " + name
+}
+
+func (a *analyzer) fact(n *analysis.Node, label, value string) {
+	if a.facts == nil {
+		a.facts = map[*analysis.Node]map[string][]string{}
+	}
+	m := a.facts[n]
+	if m == nil {
+		m = map[string][]string{}
+		a.facts[n] = m
+	}
+	for _, v := range m[label] {
+		if v == value {
+			return
+		}
+	}
+	if len(m[label]) < 8 {
+		m[label] = append(m[label], value)
+	}
+	found := false
+	for _, f := range n.Facts {
+		if f.Label == label {
+			found = true
+		}
+	}
+	if !found {
+		n.Facts = append(n.Facts, analysis.Fact{Label: label})
+	}
+}
+
+func (a *analyzer) where(sp source.Span) string {
+	return analysis.Where(a.req.Workspace, "", sp)
+}
+
+func (a *analyzer) runSLS(t *tree, f *sfile) {
+	c := &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto}
+	st := c.renderState(f.sls, nil, 0)
+	if st == nil {
+		st = newHigh()
+	}
+	a.finishRun(c, st, "state.sls "+f.sls, f.file.URI, f.sls)
+}
+
+// runTop builds the highstate of a top.sls: every SLS of every target of
+// every environment, in top file order (one machine matching all targets).
+func (a *analyzer) runTop(t *tree, top *sfile) {
+	c := &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto}
+	hs := newHigh()
+	for _, e := range top.p.Entries {
+		if e.Key == nil || e.Val == nil || e.Val.Kind != sp.Map {
+			continue
+		}
+		for i := range e.Val.Keys {
+			tv := e.Val.Vals[i]
+			if tv.Kind != sp.Seq {
+				continue
+			}
+			for _, it := range tv.Items {
+				name, ok := it.Str()
+				if !ok || it.Kind != sp.Scalar {
+					continue
+				}
+				if strings.Contains(name, sp.Unknown) {
+					c.generator = true
+					continue
+				}
+				var names []string
+				if hasGlob(name) {
+					for _, n := range t.avail() {
+						if fnmatch(n, name) && n != "top" {
+							names = append(names, n)
+						}
+					}
+				} else {
+					names = []string{name}
+				}
+				for _, n := range names {
+					if tf := t.bySLS(n); tf != nil {
+						a.link(top.span(it), nil, []source.Span{{URI: tf.file.URI}})
+					}
+					if c.mods[n] {
+						continue
+					}
+					inc := &include{name: n, node: it, f: top}
+					st := c.renderState(n, inc, 0)
+					if st != nil {
+						c.merge(hs, st)
+					}
+				}
+			}
+		}
+	}
+	a.finishRun(c, hs, "highstate", top.file.URI, "")
+}
+
+func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string) {
+	// links of includes and extends
+	for _, f := range c.files {
+		a.fileLinks(c, f)
+	}
+	var exts []*extension
+	for _, e := range h.extends {
+		ext := &extension{id: e.id, sls: e.f.sls, at: e.f.span(e.key), key: e.key, f: e.f}
+		for _, d := range e.decls {
+			hs := newHState(d)
+			hs.funs = nil
+			for _, fn := range d.funs {
+				hs.funs = append(hs.funs, fn)
+			}
+			ext.states = append(ext.states, hs)
+		}
+		exts = append(exts, ext)
+	}
+	// reconcile_extend is in call_high: extends first, then verify_high
+	c.reconcileExtend(h, exts, false)
+	c.verifyHigh(h, a.master)
+	c.requisiteIn(h)
+	c.applyExclude(h)
+	chunks := c.compile(h)
+	sm := newSim(chunks, c.generator)
+	sm.run()
+
+	run := analysis.Run{Name: name, Entry: entry}
+	total := len(sm.order) + len(sm.listen)
+	for i, ch := range sm.order {
+		n := a.node(ch)
+		note := ""
+		r := sm.running[ch.tag]
+		switch {
+		case r != nil && r.lost:
+			note = "fails: requisites not found"
+		case r != nil && r.recursive:
+			note = "fails: recursive requisite"
+		}
+		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: label(ch, ch.body.f), Note: note})
+		a.orderFact(n, ch, i, total, name)
+	}
+	for _, l := range sm.listen {
+		n := a.node(l.ch)
+		lb := strings.ReplaceAll(l.ch.state, sp.Unknown, "*") + ".mod_watch listener_" + label(l.ch, l.ch.body.f)[len(l.ch.state+"."+l.ch.fun)+1:]
+		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: lb,
+			Note: "listen: mod_watch at the end of the run, only if " + l.target.id + " reports changes"})
+	}
+	for _, p := range c.problems {
+		if p.refuses {
+			run.Refused = true
+		}
+	}
+	a.edgesAndLinks(c, h, sm, run.Name)
+	a.runProblems(c, sm, entrySLS, &run)
+	for _, p := range c.problems {
+		d := analysis.Diagnostic{At: p.at, Severity: sev(p.sev), Code: p.code, Message: p.msg}
+		for _, r := range p.related {
+			d.Related = append(d.Related, analysis.Related{At: r.at, Message: r.msg})
+		}
+		a.diag(d)
+	}
+	a.res.Runs = append(a.res.Runs, run)
+}
+
+func (a *analyzer) orderFact(n *analysis.Node, ch *chunk, i, total int, run string) {
+	v := strconv.FormatFloat(ch.order, 'f', -1, 64)
+	how := ""
+	switch ch.orderHow {
+	case "auto":
+		how = "auto-order (state_auto_order: definition order, included files first)"
+	case "explicit":
+		how = "explicit `order: " + ch.ov.arg.val.Value + "`"
+	case "first":
+		how = "`order: first`"
+	case "last":
+		how = "`order: last` (after every numbered state)"
+	case "negative":
+		how = "negative `order: " + ch.ov.arg.val.Value + "` (counts back from the end)"
+	default:
+		how = "no order (state_auto_order off): sorted by module, name and function"
+	}
+	if ch.ov.arg != nil && ch.ov.arg.via == "use" {
+		how += " (copied by use)"
+	}
+	a.fact(n, "order value", v+" from "+how)
+	a.fact(n, "SLS", ch.sls)
+}
+
+// fileLinks links include entries to files and extend keys to states.
+func (a *analyzer) fileLinks(c *compiler, f *sfile) {
+	for _, inc := range f.includes {
+		name := inc.name
+		if strings.Contains(name, sp.Unknown) {
+			continue
+		}
+		if strings.HasPrefix(name, ".") {
+			m := relRe.FindStringSubmatch(name)
+			comps := strings.Split(f.sls, ".")
+			if f.init {
+				comps = append(comps, "init")
+			}
+			if len(m[1]) > len(comps) {
+				continue
+			}
+			name = strings.TrimSuffix(strings.Join(append(append([]string{}, comps[:len(comps)-len(m[1])]...), m[2]), "."), ".")
+		}
+		var files []source.Span
+		if hasGlob(name) {
+			for _, n := range c.t.avail() {
+				if fnmatch(n, name) {
+					if tf := c.t.bySLS(n); tf != nil {
+						files = append(files, source.Span{URI: tf.file.URI})
+					}
+				}
+			}
+		} else if tf := c.t.bySLS(name); tf != nil {
+			files = append(files, source.Span{URI: tf.file.URI})
+		}
+		a.link(f.span(inc.node), nil, files)
+	}
+}
+
+// edgesAndLinks turns matched requisites into edges and links.
+func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) {
+	byBody := map[*idDecl][]*chunk{}
+	for _, ch := range sm.chunks {
+		byBody[ch.body.decl] = append(byBody[ch.body.decl], ch)
+	}
+	// extend keys -> the states of that ID
+	for _, e := range h.extends {
+		var nodes []*analysis.Node
+		for _, ch := range sm.chunks {
+			if ch.id == e.id {
+				nodes = append(nodes, a.node(ch))
+			}
+		}
+		a.link(e.f.span(e.key), nodes, nil)
+	}
+	for _, ch := range sm.chunks {
+		n := a.node(ch)
+		for key, entries := range ch.reqs {
+			if key == "prerequired" || key == "listen_in" {
+				continue
+			}
+			for _, e := range entries {
+				if e.bad == "null" {
+					continue
+				}
+				m := sm.match(e)
+				var targets []*analysis.Node
+				var files []source.Span
+				for _, t := range m.chunks {
+					tn := a.node(t)
+					targets = append(targets, tn)
+					reason := key
+					if e.inFrom != nil {
+						reason = e.inFrom.key
+					}
+					kind := analysis.Order
+					switch key {
+					case "watch", "watch_any", "onchanges", "onchanges_any":
+						kind = analysis.Refresh
+					case "listen":
+						kind = analysis.Reference
+					}
+					from, to := tn, n
+					if key == "prereq" {
+						from, to = n, tn
+					}
+					if contains2(ch.watchAsRequire, e) {
+						reason = "watch (as require: " + ch.state + " has no mod_watch)"
+						kind = analysis.Order
+					}
+					if from == to {
+						continue
+					}
+					ek := edgeKey{from, to, reason, e.span}
+					if a.edges[ek] == nil {
+						a.edges[ek] = a.res.Graph.Connect(&analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: e.span})
+					}
+					if e.inFrom != nil {
+						a.fact(n, "declared by "+e.inFrom.key, fmt.Sprintf("%s: %s (%s)", e.inFrom.state, e.inFrom.id, a.where(e.inFrom.span)))
+					}
+				}
+				if e.mod == "sls" {
+					if tf := c.t.bySLS(e.target); tf != nil {
+						files = append(files, source.Span{URI: tf.file.URI})
+					}
+				}
+				a.link(e.span, targets, files)
+				lk := fmt.Sprintf("%s|%d|%d|%s", e.span.URI, e.span.Start, e.span.End, e.target)
+				if len(m.chunks) > 0 || m.maybe {
+					a.foundAt[lk] = true
+				}
+			}
+		}
+	}
+	// _in declarations in the source link to their targets too
+	for _, id := range h.ids {
+		b := h.m[id]
+		for _, s := range b.states {
+			for _, ar := range s.args {
+				if !strings.HasSuffix(ar.key, "_in") && ar.key != "use" {
+					continue
+				}
+				for _, e := range ar.reqs {
+					if e.inFrom != nil || e.bad != "" {
+						continue
+					}
+					m := sm.match(e)
+					var targets []*analysis.Node
+					for _, t := range m.chunks {
+						targets = append(targets, a.node(t))
+					}
+					var files []source.Span
+					if e.mod == "sls" {
+						if tf := c.t.bySLS(e.target); tf != nil {
+							files = append(files, source.Span{URI: tf.file.URI})
+						}
+					}
+					a.link(e.span, targets, files)
+				}
+			}
+		}
+	}
+}
+
+func contains2(l []*reqEntry, e *reqEntry) bool {
+	for _, x := range l {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
+
+// runProblems reports what the simulated run found: requisites not
+// found, cycles, order: last pulled earlier, watch acting as require,
+// sls requisites on include-only files.
+func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analysis.Run) {
+	pos := map[*chunk]int{}
+	for i, ch := range sm.order {
+		pos[ch] = i
+	}
+	// requisites not found
+	var lostChunks []*chunk
+	for ch := range sm.lost {
+		lostChunks = append(lostChunks, ch)
+	}
+	sort.Slice(lostChunks, func(i, j int) bool { return lostChunks[i].index < lostChunks[j].index })
+	for _, ch := range lostChunks {
+		for _, l := range sm.lost[ch] {
+			e := l.entry
+			lk := fmt.Sprintf("%s|%d|%d|%s", e.span.URI, e.span.Start, e.span.End, e.target)
+			at := e.span
+			if e.inFrom != nil {
+				at = e.inFrom.span
+			}
+			var msg string
+			if l.kind == "listen" {
+				msg = fmt.Sprintf("Referenced state %s: %s does not exist", e.mod, e.target)
+			} else if a.master {
+				run.Refused = true
+				msg = fmt.Sprintf("Referenced state does not exist for requisite [%s: (%s: %s)] in state [%s] in SLS [%s]", l.kind, e.mod, e.target, ch.name, ch.sls)
+			} else {
+				msg = fmt.Sprintf("The following requisites were not found:\n    %s:\n        %s: %s", l.kind, e.mod, e.target)
+			}
+			if hint := a.hint(c, sm, e); hint != "" {
+				msg += "\n" + hint
+			}
+			d := &analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-requisite", Message: msg}
+			if a.lostAt[lk] == nil {
+				a.lostAt[lk] = d
+				a.lostOrd = append(a.lostOrd, lk)
+			}
+		}
+	}
+	// cycles
+	var nodes []*analysis.Node
+	nodeChunk := map[*analysis.Node]*chunk{}
+	for _, ch := range sm.chunks {
+		n := a.node(ch)
+		if _, ok := nodeChunk[n]; !ok {
+			nodes = append(nodes, n)
+			nodeChunk[n] = ch
+		}
+	}
+	inRun := map[*analysis.Node]bool{}
+	for _, n := range nodes {
+		inRun[n] = true
+	}
+	var edges []*analysis.Edge
+	for _, e := range a.res.Graph.Edges {
+		if inRun[e.From] && inRun[e.To] && e.Kind.Orders() {
+			edges = append(edges, e)
+		}
+	}
+	idx := map[*analysis.Node]int{}
+	for _, ch := range sm.chunks {
+		n := a.node(ch)
+		if _, ok := idx[n]; !ok {
+			idx[n] = ch.index
+		}
+	}
+	less := func(x, y *analysis.Node) bool { return idx[x] < idx[y] }
+	reported := map[string]bool{}
+	for _, p := range c.problems {
+		if p.code == "cycle" {
+			reported[p.msg] = true
+		}
+	}
+	for _, cyc := range analysis.Cycles(nodes, edges, less) {
+		ns := analysis.CycleNodes(cyc)
+		ns = ns[:len(ns)-1]
+		var ids []string
+		for i := len(ns) - 1; i >= 0; i-- {
+			ids = append(ids, fmt.Sprintf("ID \"%s\"", nodeChunk[ns[i]].id))
+		}
+		first := nodeChunk[ns[len(ns)-1]]
+		var msg string
+		if a.master {
+			var parts []string
+			for _, e := range cyc {
+				parts = append(parts, fmt.Sprintf("(%s, '%s', %s)", chunkStr(nodeChunk[e.To]), strings.SplitN(e.Reason, " ", 2)[0], chunkStr(nodeChunk[e.From])))
+			}
+			msg = "Recursive requisites were found: " + strings.Join(parts, ", ")
+			run.Refused = true
+		} else {
+			msg = fmt.Sprintf("A recursive requisite was found, SLS \"%s\" %s", first.sls, strings.Join(ids, " "))
+		}
+		dup := false
+		if !a.master && len(ns) == 2 {
+			// verify_high reports this pair (in one of the two orders)
+			for m := range reported {
+				if strings.Contains(m, fmt.Sprintf("ID \"%s\"", nodeChunk[ns[0]].id)) && strings.Contains(m, fmt.Sprintf("ID \"%s\"", nodeChunk[ns[1]].id)) {
+					dup = true
+				}
+			}
+		}
+		if dup {
+			// give the verify_high diagnostic every edge
+			for _, p := range c.problems {
+				if p.code == "cycle" && len(p.related) < len(cyc) {
+					p.related = nil
+					for _, e := range cyc {
+						p.related = append(p.related, relatedSpan{e.At, fmt.Sprintf("%s %s %s", nodeChunk[e.To].id, e.Reason, nodeChunk[e.From].id)})
+					}
+				}
+			}
+			continue
+		}
+		d := analysis.Diagnostic{At: cyc[len(cyc)-1].At, Severity: analysis.Error, Code: "cycle", Message: msg}
+		for _, e := range cyc {
+			d.Related = append(d.Related, analysis.Related{At: e.At, Message: fmt.Sprintf("%s %s %s", nodeChunk[e.To].id, e.Reason, nodeChunk[e.From].id)})
+		}
+		a.diag(d)
+	}
+	// order: last pulled earlier by a requisite
+	for ch, by := range sm.pulledBy {
+		if ch.orderHow != "last" || by.order >= ch.order || ch.ov.arg == nil || ch.ov.arg.keyNode == nil {
+			continue
+		}
+		f := ch.ov.arg.f
+		a.diag(analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: ch.ov.arg.keyNode.Start, End: ch.ov.arg.val.End},
+			Severity: analysis.Info, Code: "order-last-pulled",
+			Message: fmt.Sprintf("%s has order: last, but %s (order %s) requires it: Salt runs it before %s, at position %d of %d in %s, not last",
+				ch.id, by.id, strconv.FormatFloat(by.order, 'f', -1, 64), by.id, pos[ch]+1, len(sm.order), run.Name)})
+	}
+	// watch on a state without mod_watch
+	for _, ch := range sm.chunks {
+		if len(ch.watchAsRequire) == 0 {
+			continue
+		}
+		if ar := ch.reqArgs["watch"]; ar != nil && ar.keyNode != nil && ar.f != nil {
+			a.diag(analysis.Diagnostic{At: ar.f.span(ar.keyNode), Severity: analysis.Info, Code: "watch-as-require",
+				Message: fmt.Sprintf("watch on a %s state: the %s module has no mod_watch, so Salt treats this watch as require (ordering only, nothing is refreshed)", ch.state, ch.state)})
+		}
+		for _, e := range ch.watchAsRequire {
+			if e.inFrom != nil {
+				a.diag(analysis.Diagnostic{At: e.inFrom.span, Severity: analysis.Info, Code: "watch-as-require",
+					Message: fmt.Sprintf("watch_in on a %s state: the %s module has no mod_watch, so Salt treats this as require (ordering only, nothing is refreshed)", ch.state, ch.state)})
+			}
+		}
+	}
+	// sls requisites on an SLS that only includes others
+	for _, ch := range sm.chunks {
+		for key, entries := range ch.reqs {
+			for _, e := range entries {
+				if e.mod != "sls" || hasGlob(e.target) || e.inFrom != nil {
+					continue
+				}
+				tf := c.t.bySLS(e.target)
+				if tf == nil || len(tf.ids) > 0 || len(tf.includes) == 0 {
+					continue
+				}
+				m := sm.match(e)
+				if len(m.chunks) == 0 {
+					continue
+				}
+				direct := map[string]bool{}
+				for _, x := range m.chunks {
+					direct[x.sls] = true
+				}
+				var names []string
+				for n := range direct {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				a.diag(analysis.Diagnostic{At: e.span, Severity: analysis.Info, Code: "sls-include-only",
+					Message: fmt.Sprintf("%s: sls: %s declares no states; Salt matches the states of the SLS files it includes itself and rendered first (%s), not those included deeper or already included elsewhere",
+						key, e.target, strings.Join(names, ", "))})
+			}
+		}
+	}
+}
+
+// chunkStr is DependencyGraph._chunk_str of the newer engine.
+func chunkStr(ch *chunk) string {
+	if ch.id != ch.name {
+		return fmt.Sprintf("{'SLS': '%s', 'ID': '%s', 'NAME': '%s'}", ch.sls, ch.id, ch.name)
+	}
+	return fmt.Sprintf("{'SLS': '%s', 'ID': '%s'}", ch.sls, ch.id)
+}
+
+// hint explains a missing requisite when the target exists under another
+// module or with another case, or when an sls target only includes others.
+func (a *analyzer) hint(c *compiler, sm *sim, e *reqEntry) string {
+	if e.mod == "sls" {
+		if tf := c.t.bySLS(e.target); tf != nil && len(tf.ids) == 0 && len(tf.includes) > 0 {
+			return fmt.Sprintf("SLS '%s' only includes other SLS files, and their states were already included from elsewhere first, so none counts as included from '%s'", e.target, e.target)
+		}
+		return ""
+	}
+	var mods []string
+	seen := map[string]bool{}
+	for _, ch := range append(append([]*chunk(nil), sm.byID[e.target]...), sm.byName[e.target]...) {
+		if ch.state != e.mod && !seen[ch.state] {
+			seen[ch.state] = true
+			mods = append(mods, ch.state)
+		}
+	}
+	if len(mods) > 0 {
+		return fmt.Sprintf("'%s' is a %s state, not %s: write `- %s: %s`", e.target, strings.Join(mods, "/"), e.mod, mods[0], e.target)
+	}
+	low := strings.ToLower(e.target)
+	for _, ch := range sm.chunks {
+		if (strings.ToLower(ch.id) == low || strings.ToLower(ch.name) == low) && (e.mod == "id" || ch.state == e.mod) {
+			other := ch.id
+			if strings.ToLower(ch.id) != low {
+				other = ch.name
+			}
+			return fmt.Sprintf("IDs and names are case-sensitive: did you mean '%s'?", other)
+		}
+	}
+	return ""
+}
+
+func (a *analyzer) finish() {
+	for _, lk := range a.lostOrd {
+		if a.foundAt[lk] {
+			continue
+		}
+		a.diag(*a.lostAt[lk])
+	}
+	for _, at := range a.linkOrd {
+		l := a.links[at]
+		if len(l.list) == 0 && len(l.files) == 0 {
+			continue
+		}
+		a.res.Links = append(a.res.Links, analysis.Link{At: at, Nodes: l.list, Files: l.files})
+	}
+	for n, m := range a.facts {
+		for i := range n.Facts {
+			vals := m[n.Facts[i].Label]
+			n.Facts[i].Value = strings.Join(vals, "; ")
+		}
+	}
+	_ = os.Getenv
+}

@@ -1,0 +1,1131 @@
+package salt
+
+import (
+	"strconv"
+	"strings"
+)
+
+// A small Jinja expression language: enough to evaluate what is knowable
+// without executing anything (literals, names bound by set/for, string
+// methods, common filters). Anything else evaluates to unknown. Parsing
+// never fails hard: a malformed expression is unknown.
+
+type tok struct {
+	k    byte // 'n' name, 's' string, '#' number, 'o' operator, 0 end
+	text string
+}
+
+func lexExpr(src string) []tok {
+	var out []tok
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+			j := i
+			for j < len(src) && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9' || src[j] >= 0x80) {
+				j++
+			}
+			out = append(out, tok{'n', src[i:j]})
+			i = j
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(src) && (src[j] >= '0' && src[j] <= '9' || src[j] == '.' || src[j] == '_') {
+				if src[j] == '.' && (j+1 >= len(src) || src[j+1] < '0' || src[j+1] > '9') {
+					break
+				}
+				j++
+			}
+			out = append(out, tok{'#', src[i:j]})
+			i = j
+		case c == '\'' || c == '"':
+			j := i + 1
+			var sb strings.Builder
+			for j < len(src) && src[j] != c {
+				if src[j] == '\\' && j+1 < len(src) {
+					j++
+					switch src[j] {
+					case 'n':
+						sb.WriteByte('\n')
+					case 't':
+						sb.WriteByte('\t')
+					default:
+						sb.WriteByte(src[j])
+					}
+					j++
+					continue
+				}
+				sb.WriteByte(src[j])
+				j++
+			}
+			out = append(out, tok{'s', sb.String()})
+			i = j + 1
+		default:
+			for _, op := range []string{"**", "//", "==", "!=", "<=", ">="} {
+				if strings.HasPrefix(src[i:], op) {
+					out = append(out, tok{'o', op})
+					i += 2
+					goto next
+				}
+			}
+			out = append(out, tok{'o', string(c)})
+			i++
+		next:
+		}
+	}
+	return out
+}
+
+// expr is a parsed expression.
+type expr interface{}
+
+type (
+	eLit  struct{ v val }
+	eName struct{ name string }
+	eList struct{ items []expr }
+	eDict struct{ keys, vals []expr }
+	eAttr struct {
+		x    expr
+		name string
+	}
+	eIndex struct{ x, i expr }
+	eSlice struct{ x, lo, hi expr }
+	eCall  struct {
+		fn   expr
+		args []expr
+		kw   map[string]expr
+	}
+	eFilter struct {
+		x    expr
+		name string
+		args []expr
+	}
+	eTest struct {
+		x    expr
+		name string
+		neg  bool
+		args []expr
+	}
+	eBin struct {
+		op   string
+		l, r expr
+	}
+	eNot  struct{ x expr }
+	eNeg  struct{ x expr }
+	eCond struct{ then, cond, els expr }
+	eBad  struct{}
+)
+
+type exprParser struct {
+	toks  []tok
+	pos   int
+	depth int
+}
+
+func parseExpr(src string) expr {
+	p := &exprParser{toks: lexExpr(src)}
+	e := p.ternary()
+	return e
+}
+
+func (p *exprParser) peek() tok {
+	if p.pos < len(p.toks) {
+		return p.toks[p.pos]
+	}
+	return tok{}
+}
+
+func (p *exprParser) is(k byte, text string) bool {
+	t := p.peek()
+	return t.k == k && t.text == text
+}
+
+func (p *exprParser) accept(k byte, text string) bool {
+	if p.is(k, text) {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *exprParser) ternary() expr {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > 100 {
+		p.pos = len(p.toks)
+		return eBad{}
+	}
+	x := p.or()
+	if p.accept('n', "if") {
+		c := p.or()
+		var e expr = eLit{noneVal()}
+		if p.accept('n', "else") {
+			e = p.ternary()
+		}
+		return eCond{x, c, e}
+	}
+	return x
+}
+
+func (p *exprParser) or() expr {
+	x := p.and()
+	for p.accept('n', "or") {
+		x = eBin{"or", x, p.and()}
+	}
+	return x
+}
+
+func (p *exprParser) and() expr {
+	x := p.not()
+	for p.accept('n', "and") {
+		x = eBin{"and", x, p.not()}
+	}
+	return x
+}
+
+func (p *exprParser) not() expr {
+	if p.accept('n', "not") {
+		return eNot{p.not()}
+	}
+	return p.compare()
+}
+
+func (p *exprParser) compare() expr {
+	x := p.concat()
+	for {
+		t := p.peek()
+		switch {
+		case t.k == 'o' && (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == ">" || t.text == "<=" || t.text == ">="):
+			p.pos++
+			x = eBin{t.text, x, p.concat()}
+		case t.k == 'n' && t.text == "in":
+			p.pos++
+			x = eBin{"in", x, p.concat()}
+		case t.k == 'n' && t.text == "not" && p.pos+1 < len(p.toks) && p.toks[p.pos+1].text == "in":
+			p.pos += 2
+			x = eNot{eBin{"in", x, p.concat()}}
+		case t.k == 'n' && t.text == "is":
+			p.pos++
+			neg := p.accept('n', "not")
+			name := p.peek().text
+			p.pos++
+			var args []expr
+			if p.accept('o', "(") {
+				args, _ = p.args(")")
+			} else if pt := p.peek(); pt.k == 's' || pt.k == '#' {
+				args = []expr{p.primary()}
+			}
+			x = eTest{x, name, neg, args}
+		default:
+			return x
+		}
+	}
+}
+
+func (p *exprParser) concat() expr {
+	x := p.add()
+	for p.accept('o', "~") {
+		x = eBin{"~", x, p.add()}
+	}
+	return x
+}
+
+func (p *exprParser) add() expr {
+	x := p.mul()
+	for {
+		if p.accept('o', "+") {
+			x = eBin{"+", x, p.mul()}
+		} else if p.accept('o', "-") {
+			x = eBin{"-", x, p.mul()}
+		} else {
+			return x
+		}
+	}
+}
+
+func (p *exprParser) mul() expr {
+	x := p.unary()
+	for {
+		t := p.peek()
+		if t.k == 'o' && (t.text == "*" || t.text == "/" || t.text == "//" || t.text == "%" || t.text == "**") {
+			p.pos++
+			x = eBin{t.text, x, p.unary()}
+		} else {
+			return x
+		}
+	}
+}
+
+func (p *exprParser) unary() expr {
+	if p.accept('o', "-") {
+		return eNeg{p.unary()}
+	}
+	if p.accept('o', "+") {
+		return p.unary()
+	}
+	return p.filtered()
+}
+
+func (p *exprParser) filtered() expr {
+	x := p.postfix(p.primary())
+	for p.accept('o', "|") {
+		name := p.peek().text
+		p.pos++
+		for p.accept('o', ".") { // namespaced filters
+			name += "." + p.peek().text
+			p.pos++
+		}
+		var args []expr
+		if p.accept('o', "(") {
+			args, _ = p.args(")")
+		}
+		x = p.postfix(eFilter{x, name, args})
+	}
+	return x
+}
+
+func (p *exprParser) postfix(x expr) expr {
+	for steps := 0; steps < 1000; steps++ {
+		switch {
+		case p.accept('o', "."):
+			t := p.peek()
+			p.pos++
+			x = eAttr{x, t.text}
+		case p.accept('o', "["):
+			var lo, hi expr
+			if !p.is('o', ":") {
+				lo = p.ternary()
+			}
+			if p.accept('o', ":") {
+				if !p.is('o', "]") && !p.is('o', ":") {
+					hi = p.ternary()
+				}
+				if p.accept('o', ":") && !p.is('o', "]") {
+					p.ternary()
+					x = eBad{}
+				}
+				p.accept('o', "]")
+				if _, bad := x.(eBad); !bad {
+					x = eSlice{x, lo, hi}
+				}
+				continue
+			}
+			p.accept('o', "]")
+			x = eIndex{x, lo}
+		case p.accept('o', "("):
+			args, kw := p.args(")")
+			x = eCall{x, args, kw}
+		default:
+			return x
+		}
+	}
+	return x
+}
+
+// args parses call arguments up to close; keyword arguments are returned
+// separately.
+func (p *exprParser) args(close string) ([]expr, map[string]expr) {
+	var args []expr
+	var kw map[string]expr
+	for p.pos < len(p.toks) && !p.accept('o', close) {
+		if t := p.peek(); t.k == 'n' && p.pos+1 < len(p.toks) && p.toks[p.pos+1].text == "=" && p.toks[p.pos+1].k == 'o' {
+			p.pos += 2
+			if kw == nil {
+				kw = map[string]expr{}
+			}
+			kw[t.text] = p.ternary()
+		} else {
+			start := p.pos
+			args = append(args, p.ternary())
+			if p.pos == start {
+				p.pos++ // skip a stray token
+			}
+		}
+		p.accept('o', ",")
+	}
+	return args, kw
+}
+
+func (p *exprParser) primary() expr {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > 100 {
+		p.pos = len(p.toks)
+		return eBad{}
+	}
+	t := p.peek()
+	switch t.k {
+	case 0:
+		return eBad{}
+	case 's':
+		p.pos++
+		s := t.text
+		for p.peek().k == 's' { // implicit concatenation
+			s += p.peek().text
+			p.pos++
+		}
+		return eLit{strVal(s)}
+	case '#':
+		p.pos++
+		f, err := strconv.ParseFloat(strings.ReplaceAll(t.text, "_", ""), 64)
+		if err != nil {
+			return eBad{}
+		}
+		return eLit{numVal(f)}
+	case 'n':
+		p.pos++
+		switch t.text {
+		case "true", "True":
+			return eLit{boolVal(true)}
+		case "false", "False":
+			return eLit{boolVal(false)}
+		case "none", "None":
+			return eLit{noneVal()}
+		}
+		return eName{t.text}
+	case 'o':
+		switch t.text {
+		case "(":
+			p.pos++
+			x := p.ternary()
+			if p.accept('o', ",") { // tuple
+				items := []expr{x}
+				for p.pos < len(p.toks) && !p.is('o', ")") {
+					items = append(items, p.ternary())
+					if !p.accept('o', ",") {
+						break
+					}
+				}
+				x = eList{items}
+			}
+			p.accept('o', ")")
+			return x
+		case "[":
+			p.pos++
+			var items []expr
+			for p.pos < len(p.toks) && !p.accept('o', "]") {
+				start := p.pos
+				items = append(items, p.ternary())
+				if p.pos == start {
+					p.pos++
+				}
+				p.accept('o', ",")
+			}
+			return eList{items}
+		case "{":
+			p.pos++
+			var d eDict
+			for p.pos < len(p.toks) && !p.accept('o', "}") {
+				start := p.pos
+				k := p.ternary()
+				p.accept('o', ":")
+				v := p.ternary()
+				d.keys = append(d.keys, k)
+				d.vals = append(d.vals, v)
+				if p.pos == start {
+					p.pos++
+				}
+				p.accept('o', ",")
+			}
+			return d
+		}
+	}
+	p.pos++
+	return eBad{}
+}
+
+// scope is a chain of variable bindings.
+type scope struct {
+	vars   map[string]val
+	parent *scope
+}
+
+func (s *scope) lookup(name string) (val, bool) {
+	for c := s; c != nil; c = c.parent {
+		if v, ok := c.vars[name]; ok {
+			return v, true
+		}
+	}
+	return unknownVal, false
+}
+
+func (s *scope) set(name string, v val) { s.vars[name] = v }
+
+// assign rebinds name where it is defined (Jinja's namespace rules are
+// looser; for analysis this is close enough), else in s.
+func (s *scope) assign(name string, v val) {
+	s.vars[name] = v
+}
+
+func eval(e expr, sc *scope, depth int) val {
+	if depth > 200 {
+		return unknownVal
+	}
+	depth++
+	switch x := e.(type) {
+	case eLit:
+		return x.v
+	case eName:
+		v, _ := sc.lookup(x.name)
+		return v
+	case eList:
+		l := make([]val, len(x.items))
+		for i, it := range x.items {
+			l[i] = eval(it, sc, depth)
+		}
+		return listVal(l)
+	case eDict:
+		d := newDict()
+		for i := range x.keys {
+			k, ok := eval(x.keys[i], sc, depth).key()
+			if !ok {
+				return unknownVal
+			}
+			d.set(k, eval(x.vals[i], sc, depth))
+		}
+		return val{k: kDict, dict: d}
+	case eAttr:
+		return attr(eval(x.x, sc, depth), x.name)
+	case eIndex:
+		return index(eval(x.x, sc, depth), eval(x.i, sc, depth))
+	case eSlice:
+		return slice(eval(x.x, sc, depth), x.lo, x.hi, sc, depth)
+	case eCall:
+		return call(x, sc, depth)
+	case eFilter:
+		return filter(x, sc, depth)
+	case eTest:
+		return test(x, sc, depth)
+	case eNot:
+		b, ok := eval(x.x, sc, depth).truth()
+		if !ok {
+			return unknownVal
+		}
+		return boolVal(!b)
+	case eNeg:
+		v := eval(x.x, sc, depth)
+		if v.k == kNum {
+			return numVal(-v.n)
+		}
+		return unknownVal
+	case eCond:
+		b, ok := eval(x.cond, sc, depth).truth()
+		if !ok {
+			return unknownVal
+		}
+		if b {
+			return eval(x.then, sc, depth)
+		}
+		return eval(x.els, sc, depth)
+	case eBin:
+		return binary(x, sc, depth)
+	}
+	return unknownVal
+}
+
+func attr(v val, name string) val {
+	if v.k == kDict {
+		if r, ok := v.dict.m[name]; ok {
+			return r
+		}
+		return unknownVal
+	}
+	// Methods are resolved by call(); a bare attribute of a known scalar
+	// is unknown.
+	return unknownVal
+}
+
+func index(v, i val) val {
+	switch v.k {
+	case kDict:
+		k, ok := i.key()
+		if !ok {
+			return unknownVal
+		}
+		if r, ok := v.dict.m[k]; ok {
+			return r
+		}
+	case kList:
+		if i.k == kNum {
+			n := int(i.n)
+			if n < 0 {
+				n += len(v.list)
+			}
+			if n >= 0 && n < len(v.list) {
+				return v.list[n]
+			}
+		}
+	case kStr:
+		if i.k == kNum && v.known() {
+			rs := []rune(v.s)
+			n := int(i.n)
+			if n < 0 {
+				n += len(rs)
+			}
+			if n >= 0 && n < len(rs) {
+				return strVal(string(rs[n]))
+			}
+		}
+	}
+	return unknownVal
+}
+
+func slice(v val, loE, hiE expr, sc *scope, depth int) val {
+	var n int
+	switch v.k {
+	case kList:
+		n = len(v.list)
+	case kStr:
+		if !v.known() {
+			return unknownVal
+		}
+		n = len([]rune(v.s))
+	default:
+		return unknownVal
+	}
+	bound := func(e expr, def int) (int, bool) {
+		if e == nil {
+			return def, true
+		}
+		b := eval(e, sc, depth)
+		if b.k != kNum {
+			return 0, false
+		}
+		i := int(b.n)
+		if i < 0 {
+			i += n
+		}
+		return max(0, min(i, n)), true
+	}
+	lo, ok1 := bound(loE, 0)
+	hi, ok2 := bound(hiE, n)
+	if !ok1 || !ok2 {
+		return unknownVal
+	}
+	if hi < lo {
+		hi = lo
+	}
+	if v.k == kList {
+		return listVal(append([]val(nil), v.list[lo:hi]...))
+	}
+	return strVal(string([]rune(v.s)[lo:hi]))
+}
+
+func evalArgs(args []expr, sc *scope, depth int) []val {
+	out := make([]val, len(args))
+	for i, a := range args {
+		out[i] = eval(a, sc, depth)
+	}
+	return out
+}
+
+func call(x eCall, sc *scope, depth int) val {
+	at, ok := x.fn.(eAttr)
+	if !ok {
+		if n, ok := x.fn.(eName); ok {
+			args := evalArgs(x.args, sc, depth)
+			switch n.name {
+			case "range":
+				var lo, hi float64
+				switch len(args) {
+				case 1:
+					if args[0].k != kNum {
+						return unknownVal
+					}
+					hi = args[0].n
+				case 2:
+					if args[0].k != kNum || args[1].k != kNum {
+						return unknownVal
+					}
+					lo, hi = args[0].n, args[1].n
+				default:
+					return unknownVal
+				}
+				if hi-lo > 1000 {
+					return unknownVal
+				}
+				var l []val
+				for i := lo; i < hi; i++ {
+					l = append(l, numVal(i))
+				}
+				return listVal(l)
+			case "dict":
+				d := newDict()
+				for k, e := range x.kw {
+					d.set(k, eval(e, sc, depth))
+				}
+				if len(args) == 0 {
+					sortKeys(d)
+					return val{k: kDict, dict: d}
+				}
+			case "namespace":
+				d := newDict()
+				for k, e := range x.kw {
+					d.set(k, eval(e, sc, depth))
+				}
+				return val{k: kDict, dict: d}
+			}
+		}
+		return unknownVal
+	}
+	recv := eval(at.x, sc, depth)
+	args := evalArgs(x.args, sc, depth)
+	arg := func(i int) (string, bool) {
+		if i < len(args) && args[i].k == kStr {
+			return args[i].s, true
+		}
+		return "", false
+	}
+	switch recv.k {
+	case kStr:
+		s := recv.s
+		switch at.name {
+		case "split":
+			if !recv.known() {
+				return unknownVal
+			}
+			var parts []string
+			if sep, ok := arg(0); ok && sep != "" {
+				n := -1
+				if len(args) > 1 && args[1].k == kNum {
+					n = int(args[1].n) + 1
+				}
+				parts = strings.SplitN(s, sep, n)
+			} else if len(args) == 0 {
+				parts = strings.Fields(s)
+			} else {
+				return unknownVal
+			}
+			l := make([]val, len(parts))
+			for i, p := range parts {
+				l[i] = strVal(p)
+			}
+			return listVal(l)
+		case "rsplit":
+			sep, ok := arg(0)
+			if !ok || sep == "" || !recv.known() {
+				return unknownVal
+			}
+			n := -1
+			if len(args) > 1 && args[1].k == kNum {
+				n = int(args[1].n)
+			}
+			var parts []string
+			if n < 0 {
+				parts = strings.Split(s, sep)
+			} else {
+				rest := s
+				for len(parts) < n {
+					i := strings.LastIndex(rest, sep)
+					if i < 0 {
+						break
+					}
+					parts = append([]string{rest[i+len(sep):]}, parts...)
+					rest = rest[:i]
+				}
+				parts = append([]string{rest}, parts...)
+			}
+			l := make([]val, len(parts))
+			for i, p := range parts {
+				l[i] = strVal(p)
+			}
+			return listVal(l)
+		case "replace":
+			a, ok1 := arg(0)
+			b, ok2 := arg(1)
+			if !ok1 || !ok2 || !recv.known() {
+				return unknownVal
+			}
+			return strVal(strings.ReplaceAll(s, a, b))
+		case "lower":
+			return strVal(strings.ToLower(s))
+		case "upper":
+			return strVal(strings.ToUpper(s))
+		case "strip", "rstrip", "lstrip":
+			cut := " \t\n\r"
+			if c, ok := arg(0); ok {
+				cut = c
+			}
+			switch at.name {
+			case "strip":
+				return strVal(strings.Trim(s, cut))
+			case "rstrip":
+				return strVal(strings.TrimRight(s, cut))
+			}
+			return strVal(strings.TrimLeft(s, cut))
+		case "startswith", "endswith":
+			p, ok := arg(0)
+			if !ok || !recv.known() {
+				return unknownVal
+			}
+			if at.name == "startswith" {
+				return boolVal(strings.HasPrefix(s, p))
+			}
+			return boolVal(strings.HasSuffix(s, p))
+		case "join":
+			if len(args) == 1 && args[0].k == kList {
+				parts := make([]string, len(args[0].list))
+				for i, it := range args[0].list {
+					parts[i] = it.text()
+				}
+				return strVal(strings.Join(parts, s))
+			}
+		case "format":
+			out := s
+			for _, a := range args {
+				out = strings.Replace(out, "{}", a.text(), 1)
+			}
+			if strings.Contains(out, "{") {
+				return unknownVal
+			}
+			return strVal(out)
+		}
+	case kDict:
+		switch at.name {
+		case "get":
+			if len(args) == 0 {
+				return unknownVal
+			}
+			k, ok := args[0].key()
+			if !ok {
+				return unknownVal
+			}
+			if v, ok := recv.dict.m[k]; ok {
+				return v
+			}
+			if len(args) > 1 {
+				return args[1]
+			}
+			return noneVal()
+		case "items":
+			l := make([]val, len(recv.dict.keys))
+			for i, k := range recv.dict.keys {
+				l[i] = listVal([]val{strVal(k), recv.dict.m[k]})
+			}
+			return listVal(l)
+		case "keys":
+			l := make([]val, len(recv.dict.keys))
+			for i, k := range recv.dict.keys {
+				l[i] = strVal(k)
+			}
+			return listVal(l)
+		case "values":
+			l := make([]val, len(recv.dict.keys))
+			for i, k := range recv.dict.keys {
+				l[i] = recv.dict.m[k]
+			}
+			return listVal(l)
+		}
+	}
+	return unknownVal
+}
+
+func sortKeys(d *dict) {
+	l := make([]val, len(d.keys))
+	for i, k := range d.keys {
+		l[i] = strVal(k)
+	}
+	l = sortVals(l)
+	for i := range l {
+		d.keys[i] = l[i].s
+	}
+}
+
+func filter(x eFilter, sc *scope, depth int) val {
+	v := eval(x.x, sc, depth)
+	args := evalArgs(x.args, sc, depth)
+	switch x.name {
+	case "default", "d":
+		if v.k == kUnknown {
+			// An undefined name takes the default; an unknown value may
+			// be defined. Only a literal default over an undefined local
+			// name is knowable, and we cannot tell which: unknown.
+			return unknownVal
+		}
+		return v
+	case "string":
+		if v.k == kUnknown {
+			return unknownVal
+		}
+		return strVal(v.text())
+	case "lower":
+		if v.k == kStr {
+			return strVal(strings.ToLower(v.s))
+		}
+	case "upper":
+		if v.k == kStr {
+			return strVal(strings.ToUpper(v.s))
+		}
+	case "trim":
+		if v.k == kStr {
+			return strVal(strings.TrimSpace(v.s))
+		}
+	case "capitalize":
+		if v.k == kStr && v.known() && v.s != "" {
+			return strVal(strings.ToUpper(v.s[:1]) + strings.ToLower(v.s[1:]))
+		}
+	case "replace":
+		if v.k == kStr && v.known() && len(args) >= 2 && args[0].k == kStr && args[1].k == kStr {
+			return strVal(strings.ReplaceAll(v.s, args[0].s, args[1].s))
+		}
+	case "join":
+		if v.k == kList {
+			sep := ""
+			if len(args) > 0 && args[0].k == kStr {
+				sep = args[0].s
+			}
+			parts := make([]string, len(v.list))
+			for i, it := range v.list {
+				parts[i] = it.text()
+			}
+			return strVal(strings.Join(parts, sep))
+		}
+	case "list":
+		if l, ok := v.items(); ok {
+			return listVal(l)
+		}
+	case "first":
+		if v.k == kList && len(v.list) > 0 {
+			return v.list[0]
+		}
+	case "last":
+		if v.k == kList && len(v.list) > 0 {
+			return v.list[len(v.list)-1]
+		}
+	case "length", "count":
+		if l, ok := v.items(); ok {
+			return numVal(float64(len(l)))
+		}
+	case "sort":
+		if v.k == kList {
+			return listVal(sortVals(v.list))
+		}
+	case "reverse":
+		if v.k == kList {
+			l := make([]val, len(v.list))
+			for i := range v.list {
+				l[len(l)-1-i] = v.list[i]
+			}
+			return listVal(l)
+		}
+	case "unique":
+		if v.k == kList {
+			var l []val
+			seen := map[string]bool{}
+			for _, it := range v.list {
+				if !seen[it.repr()] {
+					seen[it.repr()] = true
+					l = append(l, it)
+				}
+			}
+			return listVal(l)
+		}
+	case "int":
+		if v.k == kNum || (v.k == kStr && v.known()) {
+			return numVal(float64(int64(toNum(v))))
+		}
+	case "float":
+		if v.k == kNum || (v.k == kStr && v.known()) {
+			return numVal(toNum(v))
+		}
+	case "bool", "to_bool":
+		if b, ok := v.truth(); ok {
+			if v.k == kStr {
+				s := strings.ToLower(v.s)
+				return boolVal(s == "true" || s == "yes" || s == "1" || s == "on")
+			}
+			return boolVal(b)
+		}
+	case "dictsort":
+		if v.k == kDict {
+			d := &dict{keys: append([]string(nil), v.dict.keys...), m: v.dict.m}
+			sortKeys(d)
+			l := make([]val, len(d.keys))
+			for i, k := range d.keys {
+				l[i] = listVal([]val{strVal(k), d.m[k]})
+			}
+			return listVal(l)
+		}
+	}
+	return unknownVal
+}
+
+func test(x eTest, sc *scope, depth int) val {
+	var r val
+	switch x.name {
+	case "defined", "undefined":
+		name, isName := x.x.(eName)
+		if !isName {
+			return unknownVal
+		}
+		v, ok := sc.lookup(name.name)
+		if !ok || v.k == kUnknown {
+			return unknownVal
+		}
+		r = boolVal(x.name == "defined")
+	default:
+		v := eval(x.x, sc, depth)
+		if v.k == kUnknown {
+			return unknownVal
+		}
+		switch x.name {
+		case "none":
+			r = boolVal(v.k == kNone)
+		case "string":
+			r = boolVal(v.k == kStr)
+		case "number", "integer", "float":
+			r = boolVal(v.k == kNum)
+		case "mapping":
+			r = boolVal(v.k == kDict)
+		case "sequence", "iterable":
+			r = boolVal(v.k == kList || v.k == kStr || v.k == kDict)
+		case "list":
+			r = boolVal(v.k == kList)
+		case "true", "false":
+			r = boolVal(v.k == kBool && v.b == (x.name == "true"))
+		case "sameas", "equalto", "eq":
+			if len(x.args) != 1 {
+				return unknownVal
+			}
+			eq, ok := equal(v, eval(x.args[0], sc, depth))
+			if !ok {
+				return unknownVal
+			}
+			r = boolVal(eq)
+		default:
+			return unknownVal
+		}
+	}
+	if x.neg {
+		r.b = !r.b
+	}
+	return r
+}
+
+func binary(x eBin, sc *scope, depth int) val {
+	switch x.op {
+	case "and":
+		l := eval(x.l, sc, depth)
+		lb, lok := l.truth()
+		if lok && !lb {
+			return l
+		}
+		r := eval(x.r, sc, depth)
+		if !lok {
+			if rb, rok := r.truth(); rok && !rb {
+				return boolVal(false)
+			}
+			return unknownVal
+		}
+		return r
+	case "or":
+		l := eval(x.l, sc, depth)
+		lb, lok := l.truth()
+		if lok && lb {
+			return l
+		}
+		r := eval(x.r, sc, depth)
+		if !lok {
+			if rb, rok := r.truth(); rok && rb {
+				return boolVal(true)
+			}
+			return unknownVal
+		}
+		return r
+	}
+	l := eval(x.l, sc, depth)
+	r := eval(x.r, sc, depth)
+	switch x.op {
+	case "~":
+		return strVal(l.text() + r.text())
+	case "+":
+		switch {
+		case l.k == kStr && r.k == kStr:
+			return strVal(l.s + r.s)
+		case l.k == kNum && r.k == kNum:
+			return numVal(l.n + r.n)
+		case l.k == kList && r.k == kList:
+			return listVal(append(append([]val(nil), l.list...), r.list...))
+		case l.k == kStr && r.k == kUnknown, l.k == kUnknown && r.k == kStr:
+			return strVal(l.text() + r.text())
+		}
+		return unknownVal
+	case "==", "!=":
+		eq, ok := equal(l, r)
+		if !ok {
+			return unknownVal
+		}
+		return boolVal(eq == (x.op == "=="))
+	case "in":
+		if !l.known() {
+			return unknownVal
+		}
+		switch r.k {
+		case kStr:
+			if !r.known() || l.k != kStr {
+				return unknownVal
+			}
+			return boolVal(strings.Contains(r.s, l.s))
+		case kList:
+			for _, it := range r.list {
+				eq, ok := equal(l, it)
+				if !ok {
+					return unknownVal
+				}
+				if eq {
+					return boolVal(true)
+				}
+			}
+			return boolVal(false)
+		case kDict:
+			k, _ := l.key()
+			_, ok := r.dict.m[k]
+			return boolVal(ok)
+		}
+		return unknownVal
+	}
+	if l.k == kNum && r.k == kNum {
+		a, b := l.n, r.n
+		switch x.op {
+		case "-":
+			return numVal(a - b)
+		case "*":
+			return numVal(a * b)
+		case "/":
+			if b != 0 {
+				return numVal(a / b)
+			}
+		case "//":
+			if b != 0 {
+				return numVal(float64(int64(a / b)))
+			}
+		case "%":
+			if b != 0 && a == float64(int64(a)) && b == float64(int64(b)) {
+				return numVal(float64(int64(a) % int64(b)))
+			}
+		case "<":
+			return boolVal(a < b)
+		case ">":
+			return boolVal(a > b)
+		case "<=":
+			return boolVal(a <= b)
+		case ">=":
+			return boolVal(a >= b)
+		}
+	}
+	if l.k == kStr && r.k == kStr && l.known() && r.known() {
+		switch x.op {
+		case "<":
+			return boolVal(l.s < r.s)
+		case ">":
+			return boolVal(l.s > r.s)
+		case "<=":
+			return boolVal(l.s <= r.s)
+		case ">=":
+			return boolVal(l.s >= r.s)
+		}
+	}
+	return unknownVal
+}

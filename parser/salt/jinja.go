@@ -1,0 +1,779 @@
+package salt
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The Jinja front end renders a template without executing anything: it
+// expands what is knowable and writes Unknown where a value comes from the
+// machine (pillar, grains, salt[...], imports). The rendered text keeps a
+// map back to the source so that every position lands on what the user
+// wrote.
+
+// Seg maps a piece of rendered text back to the source.
+type Seg struct {
+	R      int // rendered start
+	RLen   int
+	S, SE  int  // source span: the literal text, or the whole {{ ... }}
+	Lit    bool // literal text: offsets map one to one
+	Opaque bool // output of something unknowable (may hold anything)
+}
+
+// Rendered is a template's output and its map to the source.
+type Rendered struct {
+	Text []byte
+	Segs []Seg
+	// Opaque lists source spans of unknowable output that stands on its
+	// own lines (a macro call, an unknown loop body producing keys...): the
+	// template may produce states there that nobody can name in advance.
+	Opaque []Span
+	Errors []Error
+}
+
+// Span is a half-open byte range of the source.
+type Span struct{ Start, End int }
+
+// Error is a problem found while reading the source.
+type Error struct {
+	Span
+	Msg      string
+	Severity int // 1 error, 2 warning, 3 info
+}
+
+// Src maps a rendered offset to the source.
+func (r *Rendered) Src(off int) int {
+	segs := r.Segs
+	lo, hi := 0, len(segs)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if segs[m].R <= off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	i := lo - 1
+	if i < 0 {
+		if len(segs) > 0 {
+			return segs[0].S
+		}
+		return 0
+	}
+	s := segs[i]
+	if s.Lit {
+		d := off - s.R
+		if d > s.SE-s.S {
+			d = s.SE - s.S
+		}
+		return s.S + d
+	}
+	if off >= s.R+s.RLen {
+		return s.SE
+	}
+	return s.S
+}
+
+// SrcEnd maps the exclusive end of a rendered range to the source: an end
+// inside or at the end of an expression's output maps to the expression's end.
+func (r *Rendered) SrcEnd(off int) int {
+	segs := r.Segs
+	lo, hi := 0, len(segs)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if segs[m].R < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	i := lo - 1
+	if i < 0 {
+		return r.Src(off)
+	}
+	s := segs[i]
+	if s.Lit {
+		return s.S + min(off-s.R, s.SE-s.S)
+	}
+	return s.SE
+}
+
+// Display renders the rendered range [a,b) for people: known text as it
+// renders, unknowable parts as the source that would produce them.
+func (r *Rendered) Display(src []byte, a, b int) string {
+	var sb strings.Builder
+	for _, s := range r.Segs {
+		if s.R+s.RLen <= a || s.R >= b {
+			continue
+		}
+		lo, hi := max(a, s.R), min(b, s.R+s.RLen)
+		chunk := string(r.Text[lo:hi])
+		if !s.Lit && strings.Contains(chunk, Unknown) && s.SE <= len(src) {
+			chunk = strings.ReplaceAll(chunk, Unknown, string(src[s.S:s.SE]))
+		}
+		sb.WriteString(chunk)
+	}
+	if sb.Len() == 0 && a < b && b <= len(r.Text) {
+		return string(r.Text[a:b])
+	}
+	return sb.String()
+}
+
+// Template tokens.
+type jtok struct {
+	kind       byte // 't' text, 'e' expression, 's' statement, 'c' comment
+	start, end int  // whole token in source
+	in         int  // start of the inner text
+	inEnd      int
+	lstrip     bool // {%- : strip whitespace before
+	rstrip     bool // -%} : strip whitespace after
+}
+
+func lexTemplate(src []byte) ([]jtok, []Error) {
+	var toks []jtok
+	var errs []Error
+	i := 0
+	textStart := 0
+	n := len(src)
+	flushText := func(end int) {
+		if end > textStart {
+			toks = append(toks, jtok{kind: 't', start: textStart, end: end, in: textStart, inEnd: end})
+		}
+	}
+	for i < n-1 {
+		if src[i] != '{' || (src[i+1] != '{' && src[i+1] != '%' && src[i+1] != '#') {
+			i++
+			continue
+		}
+		open := src[i+1]
+		closeCh := map[byte]byte{'{': '}', '%': '%', '#': '#'}[open]
+		flushText(i)
+		start := i
+		in := i + 2
+		t := jtok{start: start}
+		if in < n && (src[in] == '-' || src[in] == '+') {
+			t.lstrip = src[in] == '-'
+			in++
+		}
+		// raw blocks: {% raw %} ... {% endraw %}
+		j := in
+		found := false
+		quote := byte(0)
+		for j < n-1 {
+			c := src[j]
+			if open != '#' {
+				if quote != 0 {
+					if c == '\\' {
+						j += 2
+						continue
+					}
+					if c == quote {
+						quote = 0
+					}
+					j++
+					continue
+				}
+				if c == '\'' || c == '"' {
+					quote = c
+					j++
+					continue
+				}
+			}
+			if c == closeCh && src[j+1] == '}' {
+				found = true
+				break
+			}
+			j++
+		}
+		if !found {
+			errs = append(errs, Error{Span: Span{start, min(start+2, n)}, Msg: fmt.Sprintf("Jinja syntax error: unclosed %q", string(src[start:start+2])), Severity: 1})
+			// treat the rest as text
+			textStart = start
+			i = n
+			break
+		}
+		inEnd := j
+		if inEnd > in && (src[inEnd-1] == '-' || src[inEnd-1] == '+') {
+			t.rstrip = src[inEnd-1] == '-'
+			inEnd--
+		}
+		t.in, t.inEnd, t.end = in, inEnd, j+2
+		switch open {
+		case '{':
+			t.kind = 'e'
+		case '%':
+			t.kind = 's'
+		case '#':
+			t.kind = 'c'
+		}
+		toks = append(toks, t)
+		i = t.end
+		textStart = i
+		if t.kind == 's' && strings.TrimSpace(string(src[t.in:t.inEnd])) == "raw" {
+			// find {% endraw %}
+			k := i
+			for k < n-1 {
+				if src[k] == '{' && src[k+1] == '%' {
+					m := k + 2
+					for m < n && (src[m] == '-' || src[m] == ' ' || src[m] == '\t') {
+						m++
+					}
+					if strings.HasPrefix(string(src[m:min(n, m+6)]), "endraw") {
+						break
+					}
+				}
+				k++
+			}
+			if k >= n-1 {
+				errs = append(errs, Error{Span: Span{t.start, t.end}, Msg: "Jinja syntax error: unclosed raw block", Severity: 1})
+				k = n
+			}
+			toks = append(toks, jtok{kind: 'r', start: i, end: k, in: i, inEnd: k})
+			i = k
+			textStart = k
+		}
+	}
+	flushText(n)
+	return toks, errs
+}
+
+// Template tree.
+type jnode interface{}
+
+type (
+	jText struct{ start, end int } // after whitespace control
+	jExpr struct {
+		start, end int
+		e          expr
+	}
+	jIf struct {
+		conds  []expr // nil cond = else
+		bodies [][]jnode
+	}
+	jFor struct {
+		targets    []string
+		iter       expr
+		cond       expr
+		body, els  []jnode
+		start, end int
+	}
+	jSet struct {
+		targets []string
+		e       expr
+	}
+	jSetBlock struct {
+		name string
+		body []jnode
+	}
+	jUnknownSet struct{ names []string } // imports, load_yaml...
+	jOpaque     struct{ start, end int } // output nobody can know
+	jScope      struct {
+		sets []jSet
+		body []jnode
+	}
+)
+
+type tparser struct {
+	src  []byte
+	toks []jtok
+	pos  int
+	errs []Error
+	// strip tracks trailing strip requests for the next text token.
+}
+
+// stmtWord returns the first word of a statement token and the rest.
+func (p *tparser) stmt(t jtok) (string, string) {
+	s := strings.TrimSpace(string(p.src[t.in:t.inEnd]))
+	w := s
+	rest := ""
+	if i := strings.IndexAny(s, " \t\n\r("); i >= 0 {
+		w, rest = s[:i], strings.TrimSpace(s[i:])
+	}
+	return w, rest
+}
+
+// parseBody parses nodes until one of the end words; it returns the nodes,
+// the word that ended the body and its rest.
+func (p *tparser) parseBody(ends []string, depth int) ([]jnode, string, string, jtok) {
+	var out []jnode
+	for p.pos < len(p.toks) {
+		t := p.toks[p.pos]
+		switch t.kind {
+		case 't', 'r':
+			p.pos++
+			out = append(out, jText{t.in, t.inEnd})
+		case 'c':
+			p.pos++
+		case 'e':
+			p.pos++
+			out = append(out, jExpr{t.start, t.end, parseExpr(string(p.src[t.in:t.inEnd]))})
+		case 's':
+			w, rest := p.stmt(t)
+			for _, e := range ends {
+				if w == e {
+					p.pos++
+					return out, w, rest, t
+				}
+			}
+			p.pos++
+			if depth > 100 {
+				continue
+			}
+			if n := p.parseStmt(t, w, rest, depth+1); n != nil {
+				out = append(out, n)
+			}
+		}
+	}
+	if len(ends) > 0 {
+		return out, "", "", jtok{}
+	}
+	return out, "", "", jtok{}
+}
+
+func (p *tparser) expectEnd(open jtok, word string, ends []string) {
+	if word == "" {
+		p.errs = append(p.errs, Error{Span: Span{open.start, open.end}, Severity: 1,
+			Msg: fmt.Sprintf("Jinja syntax error: Unexpected end of template. Jinja was looking for the following tags: '%s'", strings.Join(ends, "' or '"))})
+	}
+}
+
+func splitTargets(s string) []string {
+	var out []string
+	for _, t := range strings.Split(strings.Trim(s, "() "), ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
+	switch w {
+	case "if":
+		n := jIf{}
+		cond := parseExpr(rest)
+		for {
+			body, end, erest, et := p.parseBody([]string{"elif", "else", "endif"}, depth)
+			n.conds = append(n.conds, cond)
+			n.bodies = append(n.bodies, body)
+			switch end {
+			case "elif":
+				cond = parseExpr(erest)
+				continue
+			case "else":
+				body, end2, _, _ := p.parseBody([]string{"endif"}, depth)
+				n.conds = append(n.conds, nil)
+				n.bodies = append(n.bodies, body)
+				p.expectEnd(t, end2, []string{"endif"})
+			default:
+				p.expectEnd(t, end, []string{"endif"})
+			}
+			_ = et
+			return n
+		}
+	case "for":
+		n := jFor{start: t.start, end: t.end}
+		inAt := strings.Index(rest, " in ")
+		if inAt < 0 {
+			p.errs = append(p.errs, Error{Span: Span{t.start, t.end}, Severity: 1, Msg: "Jinja syntax error: expected 'in' in for loop"})
+			body, end, _, _ := p.parseBody([]string{"endfor"}, depth)
+			p.expectEnd(t, end, []string{"endfor"})
+			_ = body
+			return jOpaque{t.start, t.end}
+		}
+		n.targets = splitTargets(rest[:inAt])
+		iter := rest[inAt+4:]
+		// `for x in y if cond` and `recursive`
+		iter = strings.TrimSuffix(strings.TrimSpace(iter), " recursive")
+		if k := strings.Index(iter, " if "); k >= 0 {
+			n.cond = parseExpr(iter[k+4:])
+			iter = iter[:k]
+		}
+		n.iter = parseExpr(iter)
+		body, end, _, _ := p.parseBody([]string{"else", "endfor"}, depth)
+		n.body = body
+		if end == "else" {
+			n.els, end, _, _ = p.parseBody([]string{"endfor"}, depth)
+		}
+		p.expectEnd(t, end, []string{"endfor"})
+		return n
+	case "set":
+		if eq := strings.Index(rest, "="); eq >= 0 && !strings.HasPrefix(rest[eq:], "==") {
+			return jSet{splitTargets(rest[:eq]), parseExpr(rest[eq+1:])}
+		}
+		name := strings.TrimSpace(rest)
+		if i := strings.IndexAny(name, " |"); i >= 0 {
+			name = name[:i]
+		}
+		body, end, _, _ := p.parseBody([]string{"endset"}, depth)
+		p.expectEnd(t, end, []string{"endset"})
+		return jSetBlock{name, body}
+	case "macro":
+		name := rest
+		if i := strings.Index(name, "("); i >= 0 {
+			name = name[:i]
+		}
+		_, end, _, _ := p.parseBody([]string{"endmacro"}, depth)
+		p.expectEnd(t, end, []string{"endmacro"})
+		return jUnknownSet{[]string{strings.TrimSpace(name)}}
+	case "call":
+		_, end, _, et := p.parseBody([]string{"endcall"}, depth)
+		p.expectEnd(t, end, []string{"endcall"})
+		e := t.end
+		if end != "" {
+			e = et.end
+		}
+		return jOpaque{t.start, e}
+	case "filter":
+		body, end, _, _ := p.parseBody([]string{"endfilter"}, depth)
+		p.expectEnd(t, end, []string{"endfilter"})
+		return jScope{body: body}
+	case "with":
+		var sets []jSet
+		for _, a := range splitTopLevel(rest) {
+			if eq := strings.Index(a, "="); eq >= 0 {
+				sets = append(sets, jSet{[]string{strings.TrimSpace(a[:eq])}, parseExpr(a[eq+1:])})
+			}
+		}
+		body, end, _, _ := p.parseBody([]string{"endwith"}, depth)
+		p.expectEnd(t, end, []string{"endwith"})
+		return jScope{sets: sets, body: body}
+	case "block":
+		body, end, _, _ := p.parseBody([]string{"endblock"}, depth)
+		p.expectEnd(t, end, []string{"endblock"})
+		return jScope{body: body}
+	case "autoescape":
+		body, end, _, _ := p.parseBody([]string{"endautoescape"}, depth)
+		p.expectEnd(t, end, []string{"endautoescape"})
+		return jScope{body: body}
+	case "load_yaml", "load_json", "load_text":
+		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), "as"))
+		_, end, _, _ := p.parseBody([]string{"end" + strings.TrimPrefix(w, "load_"), "endload"}, depth)
+		p.expectEnd(t, end, []string{"endload"})
+		return jUnknownSet{[]string{name}}
+	case "import_yaml", "import_json", "import_text", "import":
+		if i := strings.LastIndex(rest, " as "); i >= 0 {
+			return jUnknownSet{[]string{strings.TrimSpace(rest[i+4:])}}
+		}
+		return nil
+	case "from":
+		i := strings.Index(rest, " import ")
+		if i < 0 {
+			return nil
+		}
+		names := rest[i+8:]
+		names = strings.TrimSuffix(strings.TrimSpace(names), "with context")
+		names = strings.TrimSuffix(strings.TrimSpace(names), "without context")
+		var out []string
+		for _, part := range strings.Split(names, ",") {
+			part = strings.TrimSpace(part)
+			if k := strings.Index(part, " as "); k >= 0 {
+				part = part[k+4:]
+			}
+			if part != "" {
+				out = append(out, strings.TrimSpace(part))
+			}
+		}
+		return jUnknownSet{out}
+	case "do":
+		// `{% do x.update(...) %}`, `{% do l.append(...) %}`: x changes.
+		name := rest
+		if i := strings.IndexAny(name, ".[( "); i >= 0 {
+			name = name[:i]
+		}
+		return jUnknownSet{[]string{name}}
+	case "include", "extends":
+		return jOpaque{t.start, t.end}
+	case "break", "continue", "raw":
+		return nil
+	case "elif", "else", "endif", "endfor", "endmacro", "endcall", "endset", "endfilter", "endwith", "endblock", "endraw", "endload", "endautoescape":
+		p.errs = append(p.errs, Error{Span: Span{t.start, t.end}, Severity: 1, Msg: fmt.Sprintf("Jinja syntax error: Encountered unknown tag '%s'.", w)})
+		return nil
+	}
+	// Unknown statement (extension tags): ignore, it prints nothing.
+	return nil
+}
+
+func splitTopLevel(s string) []string {
+	var out []string
+	depth := 0
+	start := 0
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if q != 0 {
+			if c == q {
+				q = 0
+			}
+			continue
+		}
+		switch c {
+		case '\'', '"':
+			q = c
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// renderer walks the tree writing output.
+type renderer struct {
+	src    []byte
+	out    []byte
+	segs   []Seg
+	opaque []Span
+	steps  int
+	limit  int
+}
+
+func (r *renderer) lit(a, b int) {
+	if b <= a {
+		return
+	}
+	if n := len(r.segs); n > 0 && r.segs[n-1].Lit && r.segs[n-1].SE == a && r.segs[n-1].R+r.segs[n-1].RLen == len(r.out) {
+		r.segs[n-1].RLen += b - a
+		r.segs[n-1].SE = b
+	} else {
+		r.segs = append(r.segs, Seg{R: len(r.out), RLen: b - a, S: a, SE: b, Lit: true})
+	}
+	r.out = append(r.out, r.src[a:b]...)
+}
+
+func (r *renderer) emit(text string, a, b int, opaque bool) {
+	if text == "" {
+		return
+	}
+	r.segs = append(r.segs, Seg{R: len(r.out), RLen: len(text), S: a, SE: b, Opaque: opaque})
+	r.out = append(r.out, text...)
+}
+
+// atLineStart reports whether the output so far ends at a line start
+// (only blanks since the last newline).
+func (r *renderer) atLineStart() bool {
+	for i := len(r.out) - 1; i >= 0; i-- {
+		switch r.out[i] {
+		case '\n':
+			return true
+		case ' ', '\t':
+			continue
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
+	if depth > 60 {
+		return
+	}
+	for _, n := range nodes {
+		r.steps++
+		if r.steps > r.limit || len(r.out) > 8<<20 {
+			return
+		}
+		switch x := n.(type) {
+		case jText:
+			r.lit(x.start, x.end)
+		case jExpr:
+			v := eval(x.e, sc, 0)
+			text := v.text()
+			lineStart := r.atLineStart()
+			if v.k == kList || v.k == kDict {
+				// Python repr is what Jinja prints; YAML reads it as flow.
+				text = v.repr()
+			}
+			opaque := v.k == kUnknown
+			if opaque && lineStart && r.restOfLineBlank(x.end) {
+				r.opaque = append(r.opaque, Span{x.start, x.end})
+			}
+			r.emit(text, x.start, x.end, opaque)
+		case jOpaque:
+			if r.atLineStart() {
+				r.opaque = append(r.opaque, Span{x.start, x.end})
+			}
+			r.emit(Unknown, x.start, x.end, true)
+		case jIf:
+			taken := false
+			for i, c := range x.conds {
+				if c == nil {
+					r.render(x.bodies[i], sc, depth+1)
+					taken = true
+					break
+				}
+				b, ok := eval(c, sc, 0).truth()
+				if !ok {
+					// Unknown condition: the branch may render; so may the
+					// rest. Render them all (states in any branch exist
+					// for some machine); what they set becomes unknown.
+					for j := i; j < len(x.conds); j++ {
+						inner := &scope{vars: map[string]val{}, parent: sc}
+						r.render(x.bodies[j], inner, depth+1)
+						for name := range inner.vars {
+							sc.set(name, unknownVal)
+						}
+					}
+					taken = true
+					break
+				}
+				if b {
+					r.render(x.bodies[i], sc, depth+1)
+					taken = true
+					break
+				}
+			}
+			_ = taken
+		case jFor:
+			it := eval(x.iter, sc, 0)
+			items, ok := it.items()
+			inner := &scope{vars: map[string]val{}, parent: sc}
+			if !ok {
+				for _, t := range x.targets {
+					inner.set(t, unknownVal)
+				}
+				inner.set("loop", unknownVal)
+				// One pass with the loop variables unknown: what the body
+				// declares becomes patterns.
+				r.render(x.body, inner, depth+1)
+				if len(x.els) > 0 {
+					r.render(x.els, sc, depth+1)
+				}
+				continue
+			}
+			count := 0
+			for idx, item := range items {
+				inner := &scope{vars: map[string]val{}, parent: sc}
+				bindTargets(inner, x.targets, item)
+				loop := newDict()
+				loop.set("index", numVal(float64(idx+1)))
+				loop.set("index0", numVal(float64(idx)))
+				loop.set("first", boolVal(idx == 0))
+				loop.set("last", boolVal(idx == len(items)-1))
+				loop.set("length", numVal(float64(len(items))))
+				inner.set("loop", val{k: kDict, dict: loop})
+				if x.cond != nil {
+					b, ok := eval(x.cond, inner, 0).truth()
+					if ok && !b {
+						continue
+					}
+				}
+				count++
+				r.render(x.body, inner, depth+1)
+				if r.steps > r.limit {
+					return
+				}
+			}
+			if count == 0 {
+				r.render(x.els, sc, depth+1)
+			}
+		case jSet:
+			v := eval(x.e, sc, 0)
+			bindTargets(sc, x.targets, v)
+		case jSetBlock:
+			sub := &renderer{src: r.src, limit: r.limit - r.steps}
+			sub.render(x.body, sc, depth+1)
+			r.steps += sub.steps
+			s := string(sub.out)
+			if strings.Contains(s, Unknown) {
+				sc.set(x.name, unknownVal)
+			} else {
+				sc.set(x.name, strVal(s))
+			}
+		case jUnknownSet:
+			for _, n := range x.names {
+				sc.set(n, unknownVal)
+			}
+		case jScope:
+			inner := &scope{vars: map[string]val{}, parent: sc}
+			for _, s := range x.sets {
+				bindTargets(inner, s.targets, eval(s.e, sc, 0))
+			}
+			r.render(x.body, inner, depth+1)
+		}
+	}
+}
+
+// restOfLineBlank reports whether only blanks follow off up to the newline.
+func (r *renderer) restOfLineBlank(off int) bool {
+	for i := off; i < len(r.src); i++ {
+		switch r.src[i] {
+		case '\n':
+			return true
+		case ' ', '\t', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func bindTargets(sc *scope, targets []string, v val) {
+	if len(targets) == 1 {
+		sc.set(targets[0], v)
+		return
+	}
+	var parts []val
+	if v.k == kList {
+		parts = v.list
+	}
+	for i, t := range targets {
+		if i < len(parts) {
+			sc.set(t, parts[i])
+		} else {
+			sc.set(t, unknownVal)
+		}
+	}
+}
+
+// applyWhitespaceControl trims text tokens next to {%- and -%} markers.
+func applyWhitespaceControl(src []byte, toks []jtok) {
+	for i := range toks {
+		t := &toks[i]
+		if t.kind != 't' {
+			continue
+		}
+		if i > 0 && toks[i-1].rstrip {
+			for t.in < t.inEnd && isSpace(src[t.in]) {
+				t.in++
+			}
+		}
+		if i+1 < len(toks) && toks[i+1].lstrip {
+			for t.inEnd > t.in && isSpace(src[t.inEnd-1]) {
+				t.inEnd--
+			}
+		}
+	}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// RenderJinja renders src with the given known variables.
+func RenderJinja(src []byte, vars map[string]string) *Rendered {
+	toks, errs := lexTemplate(src)
+	applyWhitespaceControl(src, toks)
+	p := &tparser{src: src, toks: toks, errs: errs}
+	tree, _, _, _ := p.parseBody(nil, 0)
+	root := &scope{vars: map[string]val{}}
+	for k, v := range vars {
+		root.set(k, strVal(v))
+	}
+	r := &renderer{src: src, limit: 200000}
+	r.render(tree, root, 0)
+	if r.steps > r.limit {
+		p.errs = append(p.errs, Error{Span: Span{0, 0}, Severity: 3, Msg: "template expansion stopped early: too many loop iterations"})
+	}
+	return &Rendered{Text: r.out, Segs: r.segs, Opaque: r.opaque, Errors: p.errs}
+}
+
+// Identity is the "rendering" of a file without a template engine.
+func Identity(src []byte) *Rendered {
+	return &Rendered{Text: src, Segs: []Seg{{R: 0, RLen: len(src), S: 0, SE: len(src), Lit: true}}}
+}

@@ -1,0 +1,231 @@
+package salt
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Unknown is the character a value the template cannot know at edit time
+// (a pillar lookup, a grain, an imported macro's output) renders as. It is
+// a private-use code point: YAML accepts it in plain scalars, no real SLS
+// file contains it, and an ID holding it is a pattern (each Unknown stands
+// for any text).
+const Unknown = "\uE000"
+
+// kind of a template value.
+type kind uint8
+
+const (
+	kUnknown kind = iota
+	kStr
+	kNum
+	kBool
+	kNone
+	kList
+	kDict
+)
+
+// val is a Jinja value as far as it is knowable. Strings may contain
+// Unknown runes (partly known, e.g. "svc_" ~ pillar value).
+type val struct {
+	k    kind
+	s    string
+	n    float64
+	b    bool
+	list []val
+	dict *dict
+}
+
+type dict struct {
+	keys []string
+	m    map[string]val
+}
+
+func newDict() *dict { return &dict{m: map[string]val{}} }
+
+func (d *dict) set(k string, v val) {
+	if _, ok := d.m[k]; !ok {
+		d.keys = append(d.keys, k)
+	}
+	d.m[k] = v
+}
+
+var unknownVal = val{}
+
+func strVal(s string) val     { return val{k: kStr, s: s} }
+func numVal(n float64) val    { return val{k: kNum, n: n} }
+func boolVal(b bool) val      { return val{k: kBool, b: b} }
+func listVal(l []val) val     { return val{k: kList, list: l} }
+func noneVal() val            { return val{k: kNone} }
+func (v val) known() bool     { return v.k != kUnknown && !(v.k == kStr && strings.Contains(v.s, Unknown)) }
+func (v val) isUnknown() bool { return v.k == kUnknown }
+
+// truth returns the truthiness and whether it is known.
+func (v val) truth() (bool, bool) {
+	switch v.k {
+	case kStr:
+		if strings.Contains(v.s, Unknown) {
+			return true, true // a partly known string is non-empty
+		}
+		return v.s != "", true
+	case kNum:
+		return v.n != 0, true
+	case kBool:
+		return v.b, true
+	case kNone:
+		return false, true
+	case kList:
+		return len(v.list) > 0, true
+	case kDict:
+		return len(v.dict.keys) > 0, true
+	}
+	return false, false
+}
+
+// text renders a value as Jinja prints it ({{ v }}).
+func (v val) text() string {
+	switch v.k {
+	case kStr:
+		return v.s
+	case kNum:
+		return fmtNum(v.n)
+	case kBool:
+		if v.b {
+			return "True"
+		}
+		return "False"
+	case kNone:
+		return "None"
+	case kList, kDict:
+		return v.repr()
+	}
+	return Unknown
+}
+
+func fmtNum(n float64) string {
+	if n == float64(int64(n)) && n < 1e15 && n > -1e15 {
+		return strconv.FormatInt(int64(n), 10)
+	}
+	return strconv.FormatFloat(n, 'g', -1, 64)
+}
+
+// repr is Python's repr, which is what Jinja prints for lists and dicts.
+func (v val) repr() string {
+	switch v.k {
+	case kStr:
+		return "'" + strings.ReplaceAll(v.s, "'", "\\'") + "'"
+	case kList:
+		parts := make([]string, len(v.list))
+		for i, x := range v.list {
+			parts[i] = x.repr()
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case kDict:
+		parts := make([]string, 0, len(v.dict.keys))
+		for _, k := range v.dict.keys {
+			parts = append(parts, "'"+k+"': "+v.dict.m[k].repr())
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return v.text()
+}
+
+// key is the dict key a value stands for.
+func (v val) key() (string, bool) {
+	switch v.k {
+	case kStr:
+		return v.s, !strings.Contains(v.s, Unknown)
+	case kNum, kBool, kNone:
+		return v.text(), true
+	}
+	return "", false
+}
+
+func equal(a, b val) (bool, bool) {
+	if !a.known() || !b.known() {
+		return false, false
+	}
+	if a.k != b.k {
+		if (a.k == kNum || a.k == kBool) && (b.k == kNum || b.k == kBool) {
+			return toNum(a) == toNum(b), true
+		}
+		return false, true
+	}
+	switch a.k {
+	case kStr:
+		return a.s == b.s, true
+	case kNum:
+		return a.n == b.n, true
+	case kBool:
+		return a.b == b.b, true
+	case kNone:
+		return true, true
+	case kList:
+		if len(a.list) != len(b.list) {
+			return false, true
+		}
+		for i := range a.list {
+			eq, ok := equal(a.list[i], b.list[i])
+			if !ok {
+				return false, false
+			}
+			if !eq {
+				return false, true
+			}
+		}
+		return true, true
+	}
+	return false, false
+}
+
+func toNum(v val) float64 {
+	switch v.k {
+	case kNum:
+		return v.n
+	case kBool:
+		if v.b {
+			return 1
+		}
+	case kStr:
+		f, _ := strconv.ParseFloat(strings.TrimSpace(v.s), 64)
+		return f
+	}
+	return 0
+}
+
+// items lists what a for loop over v visits; ok is false when unknown.
+func (v val) items() ([]val, bool) {
+	switch v.k {
+	case kList:
+		return v.list, true
+	case kDict:
+		out := make([]val, len(v.dict.keys))
+		for i, k := range v.dict.keys {
+			out[i] = strVal(k)
+		}
+		return out, true
+	case kStr:
+		if !v.known() {
+			return nil, false
+		}
+		out := make([]val, 0, len(v.s))
+		for _, r := range v.s {
+			out = append(out, strVal(string(r)))
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func sortVals(l []val) []val {
+	out := append([]val(nil), l...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.k == kNum && b.k == kNum {
+			return a.n < b.n
+		}
+		return a.text() < b.text()
+	})
+	return out
+}

@@ -1,0 +1,505 @@
+package salt
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// NodeKind is the YAML shape of a node.
+type NodeKind uint8
+
+const (
+	Scalar NodeKind = iota
+	Map
+	Seq
+)
+
+// Node is a YAML node with positions in the source (not the rendered
+// text). Keys and Vals are parallel for maps; Items holds sequences.
+type Node struct {
+	Kind   NodeKind
+	Tag    string // !!str !!int !!float !!bool !!null ...
+	Value  string // scalar value as YAML reads it; may contain Unknown
+	Start  int    // source offsets
+	End    int
+	RStart int // rendered offsets
+	REnd   int
+	Keys   []*Node
+	Vals   []*Node
+	Items  []*Node
+}
+
+// Str returns the scalar value and whether the node is a string-like
+// scalar (not a map or sequence, not null).
+func (n *Node) Str() (string, bool) {
+	if n == nil || n.Kind != Scalar || n.Tag == "!!null" {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// IsString reports whether the scalar is a YAML string (not an int, a
+// bool, a float or null).
+func (n *Node) IsString() bool {
+	return n != nil && n.Kind == Scalar && (n.Tag == "!!str" || n.Tag == "" || n.Tag == "!")
+}
+
+// Int returns an integer scalar.
+func (n *Node) Int() (int, bool) {
+	if n == nil || n.Kind != Scalar || n.Tag != "!!int" {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+	if err != nil {
+		return 0, false
+	}
+	return int(v), true
+}
+
+// Float returns a float scalar.
+func (n *Node) Float() (float64, bool) {
+	if n == nil || n.Kind != Scalar || n.Tag != "!!float" {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(n.Value, 64)
+	return v, err == nil
+}
+
+// HasUnknown reports whether a scalar holds template output nobody knows.
+func (n *Node) HasUnknown() bool {
+	return n != nil && n.Kind == Scalar && strings.Contains(n.Value, Unknown)
+}
+
+// Entry is one top-level key of an SLS file and its value.
+type Entry struct {
+	Key, Val *Node
+	// Start, End cover the whole chunk in the source.
+	Start, End int
+	// Opaque: the chunk is template output nobody can know (a macro call
+	// on its own line).
+	Opaque bool
+}
+
+// File is one parsed SLS file.
+type File struct {
+	Renderer string // the pipeline, "jinja|yaml" by default
+	// Skipped is set when the renderer is not one we read (py, pydsl,
+	// mako...): the file's states are unknown.
+	Skipped bool
+	R       *Rendered
+	Entries []*Entry
+	Errors  []Error
+	// Opaque spans: template output that may produce any states.
+	Opaque []Span
+	// Display renders a node's value for people (unknown parts shown as
+	// the template text that makes them).
+	src []byte
+}
+
+// Display returns how a scalar reads for people: the rendered value with
+// unknown parts replaced by the template expressions that produce them.
+func (f *File) Display(n *Node) string {
+	if n == nil {
+		return ""
+	}
+	if !strings.Contains(n.Value, Unknown) {
+		return n.Value
+	}
+	d := f.R.Display(f.src, n.RStart, n.REnd)
+	d = strings.Trim(d, "'\"")
+	if d == "" {
+		return strings.ReplaceAll(n.Value, Unknown, "*")
+	}
+	return d
+}
+
+// Cache keeps parsed YAML chunks by content so that an edit re-parses one
+// chunk. Safe for concurrent use.
+type Cache struct {
+	mu sync.Mutex
+	m  map[string]*cached
+	n  int
+}
+
+type cached struct {
+	node *yaml.Node
+	err  error
+	gen  int
+}
+
+// NewCache makes an empty chunk cache.
+func NewCache() *Cache { return &Cache{m: map[string]*cached{}} }
+
+const cacheMax = 50000
+
+func (c *Cache) parse(text string) (*yaml.Node, error) {
+	if c != nil {
+		c.mu.Lock()
+		c.n++
+		if e, ok := c.m[text]; ok {
+			e.gen = c.n
+			c.mu.Unlock()
+			return e.node, e.err
+		}
+		c.mu.Unlock()
+	}
+	var doc yaml.Node
+	err := safeUnmarshal([]byte(text), &doc)
+	var root *yaml.Node
+	if err == nil {
+		root = &doc
+	}
+	if c != nil {
+		c.mu.Lock()
+		if len(c.m) >= cacheMax {
+			// drop the older half
+			for k, e := range c.m {
+				if e.gen < c.n-cacheMax/2 {
+					delete(c.m, k)
+				}
+			}
+			if len(c.m) >= cacheMax {
+				c.m = map[string]*cached{}
+			}
+		}
+		c.m[text] = &cached{node: root, err: err, gen: c.n}
+		c.mu.Unlock()
+	}
+	return root, err
+}
+
+func safeUnmarshal(b []byte, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return yaml.Unmarshal(b, n)
+}
+
+var shebangOK = map[string]bool{"jinja": true, "yaml": true, "yamlex": true, "gpg": true}
+
+// Parse reads an SLS file: the shebang renderer, Jinja (expanding what is
+// knowable with vars), then YAML chunk by chunk.
+func Parse(src []byte, vars map[string]string, cache *Cache) *File {
+	f := &File{Renderer: "jinja|yaml", src: src}
+	if bytes.HasPrefix(src, []byte("#!")) {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line = src[:i]
+		}
+		spec := strings.TrimSpace(string(line[2:]))
+		if i := strings.IndexAny(spec, " \t"); i >= 0 {
+			spec = spec[:i]
+		}
+		f.Renderer = spec
+		parts := strings.Split(spec, "|")
+		hasYAML := false
+		for _, p := range parts {
+			if !shebangOK[p] {
+				f.Skipped = true
+			}
+			if p == "yaml" || p == "yamlex" {
+				hasYAML = true
+			}
+		}
+		if !hasYAML {
+			f.Skipped = true
+		}
+		if f.Skipped {
+			f.R = Identity(src)
+			f.Errors = append(f.Errors, Error{Span: Span{0, len(line)}, Severity: 3,
+				Msg: fmt.Sprintf("renderer %q is not analysed: the states of this file are unknown to ordering-lsp", spec)})
+			f.Opaque = append(f.Opaque, Span{0, len(line)})
+			return f
+		}
+		if parts[0] != "jinja" {
+			f.R = Identity(src)
+		}
+	}
+	if f.R == nil {
+		f.R = RenderJinja(src, vars)
+		f.Errors = append(f.Errors, f.R.Errors...)
+		f.Opaque = append(f.Opaque, f.R.Opaque...)
+	}
+	f.readYAML(cache)
+	for _, e := range f.Entries {
+		e.Start = min(max(e.Start, 0), len(src))
+		e.End = min(max(e.End, e.Start), len(src))
+	}
+	for i := range f.Errors {
+		e := &f.Errors[i]
+		e.Start = min(max(e.Start, 0), len(src))
+		e.End = min(max(e.End, e.Start), len(src))
+	}
+	return f
+}
+
+// chunk boundaries: lines starting at column 0 with a key.
+func splitChunks(text []byte) [][2]int {
+	var out [][2]int
+	start := -1
+	i := 0
+	for i < len(text) {
+		j := bytes.IndexByte(text[i:], '\n')
+		end := len(text)
+		if j >= 0 {
+			end = i + j + 1
+		}
+		line := text[i:end]
+		top := len(line) > 0 && !isSpace(line[0]) && line[0] != '#'
+		if top && (bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("..."))) {
+			if start >= 0 {
+				out = append(out, [2]int{start, i})
+			}
+			start = -1
+			i = end
+			continue
+		}
+		if top {
+			if start >= 0 {
+				out = append(out, [2]int{start, i})
+			}
+			start = i
+		}
+		i = end
+	}
+	if start >= 0 {
+		out = append(out, [2]int{start, len(text)})
+	}
+	return out
+}
+
+var lineRe = regexp.MustCompile(`line (\d+)`)
+
+func (f *File) readYAML(cache *Cache) {
+	text := f.R.Text
+	for _, ch := range splitChunks(text) {
+		a, b := ch[0], ch[1]
+		body := string(text[a:b])
+		entry := &Entry{Start: f.R.Src(a), End: f.R.SrcEnd(trimRight(text, a, b))}
+		if strings.TrimSpace(strings.ReplaceAll(body, Unknown, "")) == "" || strings.HasPrefix(body, Unknown) && !strings.Contains(firstLine(body), ":") {
+			entry.Opaque = true
+			f.Entries = append(f.Entries, entry)
+			continue
+		}
+		root, err := cache.parse(body)
+		if err != nil {
+			msg := err.Error()
+			msg = strings.TrimPrefix(msg, "yaml: ")
+			at := a
+			if m := lineRe.FindStringSubmatch(msg); m != nil {
+				if ln, e := strconv.Atoi(m[1]); e == nil {
+					at = lineOffset(text, a, b, ln)
+				}
+			}
+			lineEnd := at
+			for lineEnd < b && text[lineEnd] != '\n' {
+				lineEnd++
+			}
+			es := f.R.Src(at)
+			if at >= b {
+				es = f.R.SrcEnd(at)
+			}
+			f.Errors = append(f.Errors, Error{Span: Span{es, f.R.SrcEnd(lineEnd)}, Severity: 1,
+				Msg: "Rendering SLS failed: " + msg})
+			continue
+		}
+		conv := &converter{f: f, text: text, base: a, end: b}
+		conv.lines = lineStarts(text, a, b)
+		var n *yaml.Node = root
+		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+			n = n.Content[0]
+		}
+		if n.Kind != yaml.MappingNode {
+			if strings.Contains(body, Unknown) {
+				entry.Opaque = true
+				f.Entries = append(f.Entries, entry)
+				continue
+			}
+			at := a
+			f.Errors = append(f.Errors, Error{Span: Span{f.R.Src(at), f.R.SrcEnd(trimRight(text, a, b))}, Severity: 1,
+				Msg: "SLS does not render to a dictionary"})
+			continue
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := conv.node(n.Content[i], 0)
+			v := conv.node(n.Content[i+1], 0)
+			e := *entry
+			e.Key, e.Val = k, v
+			if i > 0 {
+				e.Start = k.Start
+			}
+			f.Entries = append(f.Entries, &e)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func trimRight(text []byte, a, b int) int {
+	for b > a && isSpace(text[b-1]) {
+		b--
+	}
+	return b
+}
+
+func lineStarts(text []byte, a, b int) []int {
+	ls := []int{a}
+	for i := a; i < b; i++ {
+		if text[i] == '\n' {
+			ls = append(ls, i+1)
+		}
+	}
+	return ls
+}
+
+func lineOffset(text []byte, a, b, line int) int {
+	ls := lineStarts(text, a, b)
+	if line-1 < len(ls) && line >= 1 {
+		return ls[line-1]
+	}
+	return a
+}
+
+type converter struct {
+	f     *File
+	text  []byte
+	base  int
+	end   int
+	lines []int
+	count int
+}
+
+// offset converts a yaml.v3 line/column (1-based, columns in runes) to a
+// rendered byte offset.
+func (c *converter) offset(line, col int) int {
+	if line < 1 || line > len(c.lines) {
+		return c.base
+	}
+	off := c.lines[line-1]
+	for i := 1; i < col && off < c.end; i++ {
+		if c.text[off] == '\n' {
+			break
+		}
+		_, size := utf8.DecodeRune(c.text[off:c.end])
+		off += size
+	}
+	return off
+}
+
+func (c *converter) node(y *yaml.Node, depth int) *Node {
+	c.count++
+	if depth > 200 || c.count > 2000000 {
+		return &Node{Kind: Scalar, Tag: "!!null"}
+	}
+	if y.Kind == yaml.AliasNode && y.Alias != nil {
+		n := c.node(y.Alias, depth+1)
+		// the alias itself is where the user looks
+		s := c.offset(y.Line, y.Column)
+		cp := *n
+		cp.RStart, cp.REnd = s, c.scalarEnd(s, "*"+y.Value, 0)
+		cp.Start, cp.End = c.f.R.Src(cp.RStart), c.f.R.SrcEnd(cp.REnd)
+		return &cp
+	}
+	if y.Kind == yaml.DocumentNode && len(y.Content) > 0 {
+		return c.node(y.Content[0], depth+1)
+	}
+	start := c.offset(y.Line, y.Column)
+	n := &Node{Tag: y.ShortTag(), RStart: start}
+	switch y.Kind {
+	case yaml.MappingNode:
+		n.Kind = Map
+		n.REnd = start + 1
+		for i := 0; i+1 < len(y.Content); i += 2 {
+			k := c.node(y.Content[i], depth+1)
+			v := c.node(y.Content[i+1], depth+1)
+			n.Keys = append(n.Keys, k)
+			n.Vals = append(n.Vals, v)
+			n.REnd = max(n.REnd, k.REnd, v.REnd)
+		}
+	case yaml.SequenceNode:
+		n.Kind = Seq
+		n.REnd = start + 1
+		for _, it := range y.Content {
+			x := c.node(it, depth+1)
+			n.Items = append(n.Items, x)
+			n.REnd = max(n.REnd, x.REnd)
+		}
+	default:
+		n.Kind = Scalar
+		n.Value = y.Value
+		n.REnd = c.scalarEnd(start, y.Value, y.Style)
+	}
+	n.Start = c.f.R.Src(n.RStart)
+	n.End = c.f.R.SrcEnd(n.REnd)
+	if n.End < n.Start {
+		n.End = n.Start
+	}
+	return n
+}
+
+// scalarEnd finds where a scalar starting at off ends in the rendered text.
+func (c *converter) scalarEnd(off int, value string, style yaml.Style) int {
+	t := c.text
+	if off >= c.end {
+		return off
+	}
+	switch {
+	case style&yaml.DoubleQuotedStyle != 0 || (off < c.end && t[off] == '"'):
+		for i := off + 1; i < c.end; i++ {
+			if t[i] == '\\' {
+				i++
+				continue
+			}
+			if t[i] == '"' {
+				return i + 1
+			}
+		}
+		return c.end
+	case style&yaml.SingleQuotedStyle != 0 || (off < c.end && t[off] == '\''):
+		for i := off + 1; i < c.end; i++ {
+			if t[i] == '\'' {
+				if i+1 < c.end && t[i+1] == '\'' {
+					i++
+					continue
+				}
+				return i + 1
+			}
+		}
+		return c.end
+	case style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		e := off
+		for e < c.end && t[e] != '\n' {
+			e++
+		}
+		return e
+	}
+	if off+len(value) <= c.end && string(t[off:off+len(value)]) == value {
+		return off + len(value)
+	}
+	// multi-line plain scalar or a tag: up to the end of the line
+	e := off
+	for e < c.end && t[e] != '\n' {
+		if t[e] == ' ' && e+1 < c.end && t[e+1] == '#' {
+			break
+		}
+		e++
+	}
+	for e > off && (t[e-1] == ' ' || t[e-1] == '\r') {
+		e--
+	}
+	return e
+}
