@@ -6,6 +6,7 @@ import (
 	"github.com/ordering-lsp/ordering-lsp/analysis/chef"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/analysis/rudder"
+	"github.com/ordering-lsp/ordering-lsp/analysis/salt"
 )
 
 // systems lists the supported configuration-management systems, one
@@ -16,4 +17,5 @@ var systems = []func() analysis.System{
 	cfengine.New,
 	rudder.New,
 	chef.New,
+	salt.New,
 }
