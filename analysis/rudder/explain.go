@@ -38,6 +38,20 @@ func (a *analyzer) explain() {
 	}
 	a.res.Runs = append(a.res.Runs, run)
 
+	// Secondary runs, after the main one (which `order` prints): the order
+	// of the values inside each merged policy, so hovers and inlay hints
+	// place merged directives too.
+	for _, p := range a.policies {
+		if len(p.merged) < 2 {
+			continue
+		}
+		mr := analysis.Run{Name: "values merged into the policy " + p.main.rule.Name.Value + " / " + p.main.dir.Name.Value + " (priority, then rule name, then directive name)"}
+		for _, dr := range p.merged {
+			mr.Steps = append(mr.Steps, analysis.Step{Node: dr.dir.node, Label: dr.rule.Name.Value + " / " + dr.dir.Name.Value, Note: fmt.Sprintf("merged value, priority %d", dr.dir.Priority)})
+		}
+		a.res.Runs = append(a.res.Runs, mr)
+	}
+
 	for _, p := range a.policies {
 		for _, dr := range p.merged {
 			if dr.dir != p.main.dir {
@@ -381,6 +395,7 @@ func (a *analyzer) variables() {
 		for _, name := range order {
 			ds := byName[name]
 			final := ds[len(ds)-1]
+			vr := analysis.Run{Name: "declarations of ${generic_variable_definition." + name + "} in " + p.label() + " (the last one wins)"}
 			for i, x := range ds {
 				n := &analysis.Node{
 					Kind:   "variable",
@@ -397,7 +412,13 @@ func (a *analyzer) variables() {
 					n.Facts = append(n.Facts, analysis.Fact{Label: "declared", Value: v})
 				}
 				a.res.Graph.Add(n)
+				note := "overridden"
+				if i == len(ds)-1 {
+					note = "final value"
+				}
+				vr.Steps = append(vr.Steps, analysis.Step{Node: n, Label: x.dr.rule.Name.Value + " / " + x.dr.dir.Name.Value + ": " + name, Note: note})
 			}
+			a.res.Runs = append(a.res.Runs, vr)
 		}
 	}
 }

@@ -73,7 +73,7 @@ func (a *analyzer) resolve() {
 	}
 	a.techniques = techs
 	for _, t := range a.techniques {
-		t.node = g.Add(&analysis.Node{Kind: "technique", Ref: "Technique " + t.label(), Decl: declOf(t.uri, t.Name, t.ID, t.Full), Full: span(t.uri, t.Full)})
+		t.node = g.Add(&analysis.Node{Kind: "technique", Ref: "Technique " + t.label(), Decl: declOf(t.uri, t.Name, t.ID, t.Full), Full: span(t.uri, t.Full), Container: true})
 		a.techByID[t.ID.Value] = append(a.techByID[t.ID.Value], t)
 		a.techFiles++
 		if g := t.Generation; g.Set && t.Source == "metadata.xml" {
@@ -96,7 +96,7 @@ func (a *analyzer) resolve() {
 			continue
 		}
 		a.groupByID[gr.ID.Value] = gr
-		gr.node = g.Add(&analysis.Node{Kind: "group", Ref: fmt.Sprintf("Group %q", gr.Name.Value), Decl: declOf(gr.uri, gr.Name, gr.ID, gr.Full), Full: span(gr.uri, gr.Full)})
+		gr.node = g.Add(&analysis.Node{Kind: "group", Ref: fmt.Sprintf("Group %q", gr.Name.Value), Decl: declOf(gr.uri, gr.Name, gr.ID, gr.Full), Full: span(gr.uri, gr.Full), Container: true})
 	}
 
 	// Directives.
@@ -136,7 +136,7 @@ func (a *analyzer) resolve() {
 		}
 		a.ruleByID[r.ID.Value] = r
 		rules = append(rules, r)
-		r.node = g.Add(&analysis.Node{Kind: "rule", Ref: fmt.Sprintf("Rule %q", r.Name.Value), Decl: declOf(r.uri, r.Name, r.ID, r.Full), Full: span(r.uri, r.Full)})
+		r.node = g.Add(&analysis.Node{Kind: "rule", Ref: fmt.Sprintf("Rule %q", r.Name.Value), Decl: declOf(r.uri, r.Name, r.ID, r.Full), Full: span(r.uri, r.Full), Container: true})
 	}
 	a.rules = rules
 

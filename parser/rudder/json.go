@@ -82,6 +82,9 @@ const MaxDepth = 200
 // containers have Closed == false) together with the error.
 func ParseJSON(text []byte) (*JSON, error) {
 	p := &jsonParser{s: text}
+	if len(text) >= 3 && text[0] == 0xef && text[1] == 0xbb && text[2] == 0xbf {
+		p.i = 3 // a UTF-8 byte order mark, as some Windows tools write
+	}
 	p.ws()
 	if p.i >= len(p.s) {
 		return nil, &SyntaxError{p.i, "unexpected end of JSON input: the file is empty"}

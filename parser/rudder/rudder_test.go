@@ -51,6 +51,13 @@ func TestTruncatedJSON(t *testing.T) {
 	}
 }
 
+func TestBOM(t *testing.T) {
+	f := ImportJSON([]byte("\ufeff{\"rules\":[{\"id\":\"r\",\"directives\":[]}]}"))
+	if len(f.Errors) != 0 || len(f.Rules) != 1 {
+		t.Errorf("BOM: %v", f.Errors)
+	}
+}
+
 func TestShapes(t *testing.T) {
 	cases := []struct {
 		name, text       string
