@@ -155,6 +155,11 @@ func (s *system) Analyze(req *analysis.Request) *analysis.Result {
 			return a.res
 		}
 	}
+	for uri := range s.cache {
+		if !seen[uri] {
+			delete(s.cache, uri) // closed or deleted since
+		}
+	}
 	a.resolve()
 	a.generate()
 	a.explain()
