@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
+// TestParseDump prints the statements of PP=file (a debugging aid).
 func TestParseDump(t *testing.T) {
 	p := os.Getenv("PP")
 	if p == "" {
-		t.Skip()
+		t.Skip("set PP=file.pp")
 	}
 	src, _ := os.ReadFile(p)
 	f := Parse(src)
@@ -21,13 +22,162 @@ func TestParseDump(t *testing.T) {
 	}
 }
 
-func TestLexDump(t *testing.T) {
-	p := os.Getenv("PP")
-	if p == "" {
-		t.Skip()
+func mustParse(t *testing.T, src string) *File {
+	t.Helper()
+	f := Parse([]byte(src))
+	for _, e := range f.Errors {
+		t.Errorf("unexpected error at %d %q: %s", e.Pos, src[e.Pos:e.End], e.Msg)
 	}
-	src, _ := os.ReadFile(p)
-	for _, tk := range Lex(src) {
-		t.Logf("%v %q %d-%d nl=%v", tk.Kind, tk.Val, tk.Pos, tk.End, tk.NL)
+	return f
+}
+
+// The whole language parses without errors.
+func TestLanguage(t *testing.T) {
+	src := `
+class foo($x = 1, Optional[String] $y = undef, *$rest) inherits foo::params {
+  notify { "hi ${x} $y ${facts['os']['family']} ${lookup('k')}": message => @("END"/L)
+    hello ${x}
+    | END
+  }
+  $text = @(EOT)
+    raw $x
+    EOT
+  if $x == 1 and $facts['os']['family'] =~ /Red(Hat)?/ { include bar, baz }
+  elsif $y in ['a', 'b'] { contain qux } else { require zz }
+  unless $x { notice('no') }
+  $arr.each |$i| { file { "/tmp/${i}": ensure => file } }
+  each($h) |$k, $v| { notify { $k: } }
+  case $x { 'a', 'b': { } /re/: { } default: { } }
+  $v = $x ? { 1 => 'one', default => 'other' }
+  File['/a'] -> Package['b'] ~> Service['c'] <- Exec['d'] <~ Exec['e']
+  Package <| tag == 'x' and (title == 'y' or name != 'z') |> -> Service <| |>
+  User <<| |>> { shell => '/bin/sh' }
+  File { owner => root }
+  File['/x'] { mode => '0644', require +> Package['p'] }
+  @user { 'u': }
+  @@file { 'e': }
+  notify { ['a','b']: ; 'c': * => $h; default: loglevel => info }
+  class { 'x': stage => pre }
+  $a = [1, 2, 3,]
+  $b = { 'k' => [1], k2 => { n => -1.5e3 } }
+  $c = $a[0] + $b['k'][0] * 2 - 0x1F % 3
+  $d = Resource['file', '/x']
+  $e = !$d
+  $f = "escaped \$ and \" and \u{1F600}"
+  $g = $a.map |$n| { $n * 2 }.filter |$n| { $n > 2 }
+  $s = 'it\'s'
+  /* block
+     comment */
+  realize(User['u'])
+  realize User['u']
+}
+node default, 'web.example.com', /db/ { include foo }
+node db01.example.com inherits default { }
+define x::y(String $a, Array[String] $b = []) { notify { $title: } }
+function mymod::f(Integer $x) >> Integer { $x + 1 }
+type MyType = Variant[String, Integer]
+plan mymod::p(TargetSpec $t) { run_task('x', $t) }
+Class['a'] -> Class['b']
+Stage['pre'] -> Stage['main']
+`
+	f := mustParse(t, src)
+	if len(f.Stmts) != 9 {
+		t.Errorf("got %d top-level statements, want 9", len(f.Stmts))
+	}
+}
+
+func TestLexer(t *testing.T) {
+	cases := []struct {
+		src  string
+		want []string // kind:value
+	}{
+		{`$a = 10 / 2`, []string{"variable:a", "punctuation:=", "number:10", "punctuation:/", "number:2"}},
+		{`$a =~ /x\/y/`, []string{"variable:a", "punctuation:=~", "regex:x\\/y"}},
+		{`Foo::Bar ::baz foo::bar`, []string{"type name:Foo::Bar", "name:::baz", "name:foo::bar"}},
+		{`'a\'b\\c\d'`, []string{"string:a'b\\c\\d"}},
+		{`"x\ty"`, []string{"string:x\ty"}},
+		{"@(E)\nbody\nE\n$x", []string{"string:body\n", "variable:x"}},
+		{"\xff", []string{"illegal:unexpected character"}},
+		{`"unterminated`, []string{"illegal:unterminated quoted string"}},
+		{`<<| |>> <| |>`, []string{"punctuation:<<|", "punctuation:|>>", "punctuation:<|", "punctuation:|>"}},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, tk := range Lex([]byte(c.src)) {
+			if tk.Kind == TEOF {
+				break
+			}
+			got = append(got, tk.Kind.String()+":"+tk.Val)
+		}
+		if strings.Join(got, " | ") != strings.Join(c.want, " | ") {
+			t.Errorf("Lex(%q)\n got %q\nwant %q", c.src, got, c.want)
+		}
+	}
+}
+
+// Offsets are bytes, also after multi-byte characters.
+func TestOffsets(t *testing.T) {
+	src := "notify { 'é😀': }\nnotify { 'b': require => Notify['x'] }\n"
+	f := mustParse(t, src)
+	r := f.Stmts[1].(*Resource)
+	ref := r.Bodies[0].Attrs[0].Value
+	if got := src[ref.Span().Pos:ref.Span().End]; got != "Notify['x']" {
+		t.Errorf("span covers %q", got)
+	}
+}
+
+// A syntax error costs its chunk only.
+func TestRecovery(t *testing.T) {
+	src := "notify { 'a': }\nnotify { 'b':\n  message => 'x'\nnotify { 'c': }\nclass k { file { '/x': ensure => }\n}\nnotify { 'd': }\n"
+	f := Parse([]byte(src))
+	if len(f.Errors) != 2 {
+		t.Fatalf("errors: %+v", f.Errors)
+	}
+	var titles []string
+	for _, s := range f.Stmts {
+		if r, ok := s.(*Resource); ok {
+			titles = append(titles, r.Bodies[0].Title.(*Str).Value)
+		}
+	}
+	if strings.Join(titles, ",") != "a,c,d" {
+		t.Errorf("kept %v", titles)
+	}
+	if e := f.Errors[0]; src[e.Pos:e.End] != "notify" || !strings.HasPrefix(e.Msg, "Syntax error at 'notify'") {
+		t.Errorf("first error %q at %q", e.Msg, src[e.Pos:e.End])
+	}
+}
+
+// Editing one statement re-parses only its chunk; the others are reused
+// and shifted to their new offsets.
+func TestIncremental(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 100; i++ {
+		b.WriteString("notify { 'n")
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteString("': require => Notify['m'] }\n")
+	}
+	src := b.String()
+	ps := &Parser{}
+	ps.Parse([]byte(src))
+	edited := strings.Replace(src, "nxx'", "nxxy'", 1)
+	f := ps.Parse([]byte(edited))
+	if ps.Parsed != 1 || ps.Reused != 99 {
+		t.Errorf("parsed %d reused %d", ps.Parsed, ps.Reused)
+	}
+	fresh := Parse([]byte(edited))
+	for i := range fresh.Stmts {
+		a, b := f.Stmts[i].(*Resource), fresh.Stmts[i].(*Resource)
+		if *a.Span() != *b.Span() || *a.Bodies[0].Attrs[0].Value.Span() != *b.Bodies[0].Attrs[0].Value.Span() {
+			t.Fatalf("statement %d: reused span %v, fresh %v", i, a.Span(), b.Span())
+		}
+	}
+}
+
+// Deep nesting is an error, not a crash.
+func TestDeepNesting(t *testing.T) {
+	src := "$x = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	f := Parse([]byte(src))
+	if len(f.Errors) == 0 {
+		t.Fatal("no error for 100000-deep nesting")
 	}
 }

@@ -1,0 +1,43 @@
+package puppet_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// FuzzAnalyze: no manifest may panic or hang the whole analysis, in the
+// server (no entry) or as `order` would run it.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{
+		"notify { 'a': require => Notify['b'] } notify { 'b': before => Notify['a'] }",
+		"class a { include b } class b { contain a } include a",
+		"define d() { d { \"x${title}\": } } d { 'a': }",
+		"@notify { 'v': } Notify <| |> -> Notify['v'] realize(Notify['v'])",
+		"stage { 'pre': before => Stage['main'] } class { 'c': stage => pre } class c { }",
+		"file { '/a/b': owner => u } user { 'u': groups => ['g'] } group { 'g': } exec { 'e': cwd => '/a', command => '/a/b' }",
+		"$x = [1,2] $x.each |$i| { notify { \"n${i}\": } } Notify { before => Notify['n1'] }",
+		"node default { notify { 'n': } } node 'puppet-order' { }",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, src []byte, entry bool) {
+		ws := source.NewWorkspace()
+		file := source.NewFile("untitled:fuzz.pp", "", src)
+		ws.SetOverlay(file)
+		req := &analysis.Request{Ctx: context.Background(), Files: []*source.File{file}, Workspace: ws, Settings: analysis.Settings{}}
+		if entry {
+			req.Entry = file.URI
+		}
+		res := puppet.New().Analyze(req)
+		for _, d := range res.Diags {
+			if d.At.Start < 0 || d.At.End > len(src) || d.At.Start > d.At.End {
+				t.Fatalf("diagnostic span %v out of %d: %s", d.At, len(src), d.Message)
+			}
+		}
+	})
+}
