@@ -455,6 +455,15 @@ func (r *run) access(e *env, t *pp.Access, at source.Span) val {
 		}
 		return r.mkRefs(e, typ, t.Args, at)
 	}
+	if nm, ok := t.X.(*pp.Name); ok && len(t.Args) >= 1 {
+		// notify['x']: a lower-case word is a string, so this is a substring.
+		if k := r.eval(e, t.Args[0]); k.k == vStr {
+			r.diag(r.span(e.f, *t.Args[0].Span()), analysis.Error, "evaluation",
+				"Evaluation Error: A substring operation does not accept a String as a character index. Expected an Integer")
+			_ = nm
+			return unknown(at)
+		}
+	}
 	x := r.eval(e, t.X)
 	if len(t.Args) == 1 {
 		k := r.eval(e, t.Args[0])

@@ -181,9 +181,6 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			continue
 		}
 		live = append(live, x)
-		if x.typ == "File" {
-			x.display = refString("File", canonTitle("File", x.title))
-		}
 		h := hashOf(x.display)
 		if x.containerish() {
 			if x.typ == "Stage" {
@@ -297,7 +294,13 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 						t := r.resolve(v.ref)
 						if t == nil || !t.inCatalog() {
 							if !x.spec && !(x.define != nil && strings.Contains(x.title, "*")) {
-								r.diag(v.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp))
+								if t != nil {
+									// Virtual and never realized: the compiler is
+									// happy, the agent is not.
+									r.diag(v.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find dependency %s for %s", refString(v.ref.typ, displayTitle(v.ref)), x.display))
+								} else {
+									r.diag(v.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp))
+								}
 							}
 							continue
 						}
@@ -514,7 +517,10 @@ func (r *run) operands(v val, rel *relation, left bool) []*res {
 				continue
 			}
 			t := r.resolve(x.ref)
-			if t == nil || !t.inCatalog() {
+			if t != nil && !t.inCatalog() {
+				continue // a virtual resource: the reference does not realize it, no edge
+			}
+			if t == nil {
 				other := rel.right
 				if !left {
 					other = rel.left
@@ -607,6 +613,12 @@ func (r *run) autorequires(x *res) []autoreq {
 				if d == "/" || d == "." {
 					break
 				}
+			}
+		}
+		// A link waits for its target when that is managed.
+		if a, ok := x.anyAttr("target"); ok {
+			for _, s := range strs(a) {
+				add("File", s, "autorequire (link target)", a.at)
 			}
 		}
 		if a, ok := x.anyAttr("owner"); ok {

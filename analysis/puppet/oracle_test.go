@@ -32,7 +32,7 @@ func TestOracle(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(c), ".pp")
 		t.Run(name, func(t *testing.T) {
 			want, err := os.ReadFile(strings.TrimSuffix(c, ".pp") + ".order")
-			if err != nil {
+			if err != nil || len(want) == 0 {
 				t.Skip("no .order file yet")
 			}
 			if why, ok := knownGaps[name]; ok {
@@ -93,7 +93,7 @@ func essence(line string) string {
 	if i := strings.Index(s, `\nTry the '--graph'`); i >= 0 {
 		s = s[:i]
 	}
-	if strings.Contains(s, "Could not find resource") {
+	if strings.Contains(s, "Could not find resource") || strings.Contains(s, "Could not find dependency") {
 		s = reFileAt.ReplaceAllString(s, "")
 	}
 	if m := reDup.FindString(s); m != "" {
