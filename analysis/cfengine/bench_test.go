@@ -1,0 +1,72 @@
+package cfengine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// writePolicy generates a masterfiles-sized policy: an entry with inputs
+// and n library files of 20 bundles each.
+func writePolicy(b *testing.B, dir string, n int) string {
+	var inputs, seq []string
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("lib%d.cf", i)
+		inputs = append(inputs, fmt.Sprintf("%q", name))
+		var sb strings.Builder
+		for j := 0; j < 20; j++ {
+			fmt.Fprintf(&sb, "bundle agent b%d_%d\n{\n  vars:\n    \"v\" string => \"x\";\n  files:\n    \"/tmp/%d/%d\" perms => p%d, handle => \"h%d_%d\";\n  commands:\n    \"/bin/echo $(v)\" depends_on => { \"h%d_%d\" };\n  reports:\n    \"done\";\n}\n", i, j, i, j, i, i, j, i, j)
+			seq = append(seq, fmt.Sprintf("\"b%d_%d\"", i, j))
+		}
+		fmt.Fprintf(&sb, "body perms p%d\n{\n  mode => \"644\";\n}\n", i)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(sb.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	entry := filepath.Join(dir, "promises.cf")
+	text := fmt.Sprintf("body common control\n{\n  bundlesequence => { %s };\n  inputs => { %s };\n}\n", strings.Join(seq, ", "), strings.Join(inputs, ", "))
+	if err := os.WriteFile(entry, []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return entry
+}
+
+func benchAnalyze(b *testing.B, edit bool) {
+	dir := b.TempDir()
+	entry := writePolicy(b, dir, 150)
+	ws := source.NewWorkspace(dir)
+	sys := New()
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
+	files := analysis.Files([]analysis.System{sys}, in)[sys]
+	analysis.Analyze(sys, in, files)
+	lib := filepath.Join(dir, "lib7.cf")
+	orig := ws.Lookup(lib).Text
+	_ = entry
+	i := 0
+	for b.Loop() {
+		if !edit {
+			sys = New() // cold: empty chunk cache
+		} else {
+			text := append([]byte(nil), orig...)
+			if i%2 == 0 {
+				text = []byte(strings.Replace(string(orig), "\"done\";", "\"done!\";", 1))
+			}
+			ws.SetOverlay(source.NewFile(source.PathToURI(lib), lib, text))
+			files = analysis.Files([]analysis.System{sys}, in)[sys]
+		}
+		analysis.Analyze(sys, in, files)
+		i++
+	}
+}
+
+// BenchmarkAnalyzeCold: 151 files, 3000 bundles (~45,000 lines), empty cache.
+func BenchmarkAnalyzeCold(b *testing.B) { benchAnalyze(b, false) }
+
+// BenchmarkAnalyzeOneEdit: the same workspace after one keystroke in one file.
+func BenchmarkAnalyzeOneEdit(b *testing.B) { benchAnalyze(b, true) }
