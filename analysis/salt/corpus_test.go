@@ -69,6 +69,11 @@ func TestCorpus(t *testing.T) {
 			counts[d.Code+"/"+d.Severity.String()]++
 			if d.Severity <= analysis.Warning || os.Getenv("SALT_ALL") != "" {
 				lines = append(lines, analysis.CheckLine(ws, dir, d))
+				if d.Code == "cycle" {
+					for _, r := range d.Related {
+						lines = append(lines, "      related "+analysis.Where(ws, dir, r.At)+" "+r.Message)
+					}
+				}
 			}
 		}
 		missing := counts["missing-requisite/error"]

@@ -287,6 +287,10 @@ func (s *System) read(f *sfile) {
 			} else if e.Val.HasUnknown() {
 				d.short = true
 				d.decls = []*stDecl{{module: sp.Unknown, modNode: e.Val, fun: sp.Unknown, funNode: e.Val, funs: []string{sp.Unknown}}}
+			} else if strings.Contains(key, sp.Unknown) || hasTopOpaque(f) {
+				// the body comes from template output nobody can know
+				d.decls = []*stDecl{{module: sp.Unknown, modNode: e.Key, fun: sp.Unknown, funNode: e.Key, funs: []string{sp.Unknown}}}
+				f.generator = true
 			} else {
 				d.bad = "ID " + key + " in SLS " + f.sls + " is not a dictionary"
 			}
@@ -330,8 +334,15 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 			d.funNode = k
 			d.funs = append(d.funs, fun)
 		}
-		if seen[d.module] && owner != nil && owner.bad == "" {
-			owner.bad = "ID '" + owner.id + "' in SLS '" + f.sls + "' contains multiple state declarations of the same type"
+		if seen[d.module] {
+			// Both branches of a condition nobody can decide at edit
+			// time: alternatives, keep the first.
+			if f.p.R.InAlt(k.Start) || strings.Contains(d.module, sp.Unknown) {
+				continue
+			}
+			if owner != nil && owner.bad == "" {
+				owner.bad = "ID '" + owner.id + "' in SLS '" + f.sls + "' contains multiple state declarations of the same type"
+			}
 		}
 		seen[d.module] = true
 		switch v.Kind {
@@ -340,6 +351,9 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 				switch it.Kind {
 				case sp.Scalar:
 					if str, ok := it.Str(); ok {
+						if len(d.funs) > 0 && f.p.R.InAlt(it.Start) {
+							continue // another branch's function
+						}
 						d.funs = append(d.funs, str)
 						if d.fun == "" {
 							d.fun, d.funNode = str, it

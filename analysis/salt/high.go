@@ -2,6 +2,7 @@ package salt
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -25,6 +26,9 @@ type body struct {
 	decl         *idDecl
 	states       []*hstate
 	includedFrom []string
+	// cond: declared in a branch of an undecidable condition, or in a
+	// file included from one: it may not exist on a given machine.
+	cond bool
 }
 
 func (b *body) state(mod string) *hstate {
@@ -123,20 +127,25 @@ func (c *compiler) fail(p *problem) { c.problems = append(c.problems, p) }
 // renderState is BaseHighState.render_state: the file's IDs, then each
 // include (rendered once per run), merged into the file's state; the
 // file's own states get their auto order after its includes.
-func (c *compiler) renderState(sls string, from *include, depth int) *high {
+func (c *compiler) renderState(sls string, from *include, depth int, cond bool) *high {
 	if depth > 64 {
 		return nil
 	}
 	f := c.t.bySLS(sls)
 	c.mods[sls] = true
 	if f == nil {
-		if from != nil {
-			if strings.Contains(sls, sp.Unknown) {
-				c.generator = true
-				return nil
+		// whatever the missing file declares is unknown
+		c.generator = true
+		if from != nil && !strings.Contains(sls, sp.Unknown) {
+			p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
+				msg: fmt.Sprintf("Specified SLS %s in saltenv base is not available on the salt master or through a configured fileserver", sls)}
+			top := strings.SplitN(sls, ".", 2)[0]
+			if !c.t.ws.Exists(filepath.Join(c.t.root, top)) && !c.t.ws.Exists(filepath.Join(c.t.root, top+".sls")) {
+				// another formula, most likely in another file root
+				p.sev = 2
+				p.msg += fmt.Sprintf(" (nothing named '%s' in %s: another formula's file root?)", top, c.t.root)
 			}
-			c.fail(&problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
-				msg: fmt.Sprintf("Specified SLS %s in saltenv base is not available on the salt master or through a configured fileserver", sls)})
+			c.fail(p)
 		}
 		return nil
 	}
@@ -149,7 +158,9 @@ func (c *compiler) renderState(sls string, from *include, depth int) *high {
 		if _, dup := st.m[d.id]; dup {
 			continue // both branches of a template condition
 		}
-		st.put(newBody(d))
+		b := newBody(d)
+		b.cond = cond || f.p.R.InAlt(d.key.Start)
+		st.put(b)
 	}
 	for _, e := range f.extends {
 		st.extends = append(st.extends, e)
@@ -194,7 +205,7 @@ func (c *compiler) renderState(sls string, from *include, depth int) *high {
 			}
 			ninc := *inc
 			ninc.f = f
-			nst := c.renderState(tgt, &ninc, depth+1)
+			nst := c.renderState(tgt, &ninc, depth+1, cond || f.p.R.InAlt(inc.node.Start))
 			if nst == nil {
 				continue
 			}
@@ -249,7 +260,8 @@ func (c *compiler) merge(into, st *high) {
 	for _, id := range st.ids {
 		nb := st.m[id]
 		if ob, ok := into.m[id]; ok && ob != nb {
-			if ob.decl != nb.decl {
+			conditional := strings.Contains(id, sp.Unknown) || ob.cond || nb.cond
+			if ob.decl != nb.decl && !conditional {
 				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS 'base:%s' and SLS 'base:%s'", id, ob.sls, nb.sls)
 				// reported on both declarations, each pointing at the other
 				c.fail(&problem{at: nb.f.span(nb.decl.key), sev: 1, code: "conflicting-id", refuses: true, msg: msg,
@@ -585,6 +597,16 @@ func (c *compiler) requisiteIn(h *high) {
 								continue
 							}
 						}
+					}
+					if strings.Contains(ind.mod, sp.Unknown) {
+						// `- {{ kind }}: target`: any module of that ID
+						t := h.m[ind.target]
+						if t == nil || len(t.states) == 0 {
+							continue
+						}
+						cp := *ind
+						cp.mod = t.states[0].module
+						ind = &cp
 					}
 					if ind.mod == "sls" {
 						hinges = hinges[:0]

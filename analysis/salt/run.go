@@ -35,7 +35,10 @@ type lostReq struct {
 
 type match struct {
 	chunks []*chunk
-	maybe  bool // a template could produce the target
+	// maybeChunks could be the target once templates are rendered on the
+	// machine: linked, never ordered.
+	maybeChunks []*chunk
+	maybe       bool // a template could produce the target
 }
 
 type sim struct {
@@ -111,7 +114,16 @@ func (s *sim) match(e *reqEntry) *match {
 			m.chunks = append(m.chunks, s.byInc[val]...)
 			m.chunks = uniqSorted(m.chunks)
 		}
-	} else if hasGlob(val) || unknown {
+	} else if unknown {
+		// A templated target: the same template text names the same
+		// state (`pkg_{{ s }}` in the loop that declares it); anything
+		// else it could match is a maybe.
+		for _, ch := range s.chunks {
+			if (ch.name == val || ch.id == val) && (e.mod == "id" || ch.state == e.mod) {
+				m.chunks = append(m.chunks, ch)
+			}
+		}
+	} else if hasGlob(val) {
 		for _, ch := range s.chunks {
 			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.mod == "id" || ch.state == e.mod) {
 				m.chunks = append(m.chunks, ch)
@@ -130,6 +142,16 @@ func (s *sim) match(e *reqEntry) *match {
 		}
 		m.chunks = uniqSorted(m.chunks)
 	}
+	if len(m.chunks) == 0 && unknown && e.mod != "sls" {
+		for _, ch := range s.chunks {
+			if len(m.maybeChunks) >= 50 {
+				break
+			}
+			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.mod == "id" || ch.state == e.mod) {
+				m.maybeChunks = append(m.maybeChunks, ch)
+			}
+		}
+	}
 	if len(m.chunks) == 0 {
 		if unknown || s.generator {
 			m.maybe = true
@@ -139,10 +161,10 @@ func (s *sim) match(e *reqEntry) *match {
 				continue
 			}
 			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.mod == "id" || ch.state == e.mod || strings.Contains(ch.state, sp.Unknown)) {
-				m.chunks = append(m.chunks, ch)
+				m.maybeChunks = append(m.maybeChunks, ch)
 			}
 		}
-		if len(m.chunks) > 0 {
+		if len(m.maybeChunks) > 0 {
 			m.maybe = true
 		}
 	}

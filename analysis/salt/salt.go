@@ -169,6 +169,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{s: s, req: req, res: &analysis.Result{}, nodes: map[string]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
 		lostAt: map[string]*analysis.Diagnostic{}, foundAt: map[string]bool{}, fileDiag: map[*sfile]bool{},
+		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
 	setting := req.Settings.Get("salt.fileRoot", "")
@@ -277,6 +278,27 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	return a.res
 }
 
+type ctxDiag struct {
+	d    analysis.Diagnostic
+	runs int
+}
+
+// contextual records a run-dependent diagnostic (once per run).
+func (a *analyzer) contextual(d analysis.Diagnostic) {
+	key := fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
+	if a.runSeen[key] {
+		return
+	}
+	a.runSeen[key] = true
+	c := a.ctx[key]
+	if c == nil {
+		c = &ctxDiag{d: d}
+		a.ctx[key] = c
+		a.ctxOrd = append(a.ctxOrd, key)
+	}
+	c.runs++
+}
+
 type edgeKey struct {
 	from, to *analysis.Node
 	reason   string
@@ -291,17 +313,25 @@ type linkAcc struct {
 }
 
 type analyzer struct {
-	s        *System
-	req      *analysis.Request
-	res      *analysis.Result
-	nodes    map[string]*analysis.Node
-	edges    map[edgeKey]*analysis.Edge
-	links    map[source.Span]*linkAcc
-	linkOrd  []source.Span
-	diags    map[string]bool
-	lostAt   map[string]*analysis.Diagnostic
-	lostOrd  []string
-	foundAt  map[string]bool
+	s       *System
+	req     *analysis.Request
+	res     *analysis.Result
+	nodes   map[string]*analysis.Node
+	edges   map[edgeKey]*analysis.Edge
+	links   map[source.Span]*linkAcc
+	linkOrd []source.Span
+	diags   map[string]bool
+	lostAt  map[string]*analysis.Diagnostic
+	lostOrd []string
+	foundAt map[string]bool
+	// contextual problems depend on what else the run includes (a
+	// requisite or extend target in a file the run does not include, a
+	// cycle made by include order): reported when every run that holds
+	// the file has them.
+	ctx      map[string]*ctxDiag
+	ctxOrd   []string
+	runFiles map[string]int
+	runSeen  map[string]bool
 	fileDiag map[*sfile]bool
 	master   bool
 	auto     bool
@@ -449,7 +479,7 @@ func (a *analyzer) where(sp source.Span) string {
 
 func (a *analyzer) runSLS(t *tree, f *sfile) {
 	c := &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto}
-	st := c.renderState(f.sls, nil, 0)
+	st := c.renderState(f.sls, nil, 0, false)
 	if st == nil {
 		st = newHigh()
 	}
@@ -497,7 +527,7 @@ func (a *analyzer) runTop(t *tree, top *sfile) {
 						continue
 					}
 					inc := &include{name: n, node: it, f: top}
-					st := c.renderState(n, inc, 0)
+					st := c.renderState(n, inc, 0, false)
 					if st != nil {
 						c.merge(hs, st)
 					}
@@ -509,6 +539,14 @@ func (a *analyzer) runTop(t *tree, top *sfile) {
 }
 
 func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string) {
+	a.runSeen = map[string]bool{}
+	seenURI := map[string]bool{}
+	for _, f := range c.files {
+		if !seenURI[f.file.URI] {
+			seenURI[f.file.URI] = true
+			a.runFiles[f.file.URI]++
+		}
+	}
 	// links of includes and extends
 	for _, f := range c.files {
 		a.fileLinks(c, f)
@@ -567,6 +605,10 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 		d := analysis.Diagnostic{At: p.at, Severity: sev(p.sev), Code: p.code, Message: p.msg}
 		for _, r := range p.related {
 			d.Related = append(d.Related, analysis.Related{At: r.at, Message: r.msg})
+		}
+		if p.code == "extend-missing" || p.code == "cycle" {
+			a.contextual(d)
+			continue
 		}
 		a.diag(d)
 	}
@@ -698,6 +740,9 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 						files = append(files, source.Span{URI: tf.file.URI})
 					}
 				}
+				for _, t := range m.maybeChunks {
+					targets = append(targets, a.node(t))
+				}
 				a.link(e.span, targets, files)
 				lk := fmt.Sprintf("%s|%d|%d|%s", e.span.URI, e.span.Start, e.span.End, e.target)
 				if len(m.chunks) > 0 || m.maybe {
@@ -779,11 +824,8 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 			if hint := a.hint(c, sm, e); hint != "" {
 				msg += "\n" + hint
 			}
-			d := &analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-requisite", Message: msg}
-			if a.lostAt[lk] == nil {
-				a.lostAt[lk] = d
-				a.lostOrd = append(a.lostOrd, lk)
-			}
+			_ = lk
+			a.contextual(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-requisite", Message: msg})
 		}
 	}
 	// cycles
@@ -864,7 +906,7 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 		for _, e := range cyc {
 			d.Related = append(d.Related, analysis.Related{At: e.At, Message: fmt.Sprintf("%s %s %s", nodeChunk[e.To].id, e.Reason, nodeChunk[e.From].id)})
 		}
-		a.diag(d)
+		a.contextual(d)
 	}
 	// order: last pulled earlier by a requisite
 	for ch, by := range sm.pulledBy {
@@ -967,11 +1009,11 @@ func (a *analyzer) hint(c *compiler, sm *sim, e *reqEntry) string {
 }
 
 func (a *analyzer) finish() {
-	for _, lk := range a.lostOrd {
-		if a.foundAt[lk] {
-			continue
+	for _, k := range a.ctxOrd {
+		c := a.ctx[k]
+		if c.runs >= a.runFiles[c.d.At.URI] {
+			a.diag(c.d)
 		}
-		a.diag(*a.lostAt[lk])
 	}
 	for _, at := range a.linkOrd {
 		l := a.links[at]

@@ -28,7 +28,22 @@ type Rendered struct {
 	// own lines (a macro call, an unknown loop body producing keys...): the
 	// template may produce states there that nobody can name in advance.
 	Opaque []Span
+	// Alts lists the source of branches of conditions nobody can decide
+	// at edit time: every branch is rendered, so what they declare are
+	// alternatives, not duplicates.
+	Alts   []Span
 	Errors []Error
+}
+
+// InAlt reports whether a source offset lies in a branch of an unknown
+// condition.
+func (r *Rendered) InAlt(off int) bool {
+	for _, a := range r.Alts {
+		if off >= a.Start && off < a.End {
+			return true
+		}
+	}
+	return false
 }
 
 // Span is a half-open byte range of the source.
@@ -249,6 +264,7 @@ type (
 	jIf struct {
 		conds  []expr // nil cond = else
 		bodies [][]jnode
+		spans  []Span // source of each body
 	}
 	jFor struct {
 		targets    []string
@@ -352,23 +368,34 @@ func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
 	case "if":
 		n := jIf{}
 		cond := parseExpr(rest)
+		from := t.end
 		for {
 			body, end, erest, et := p.parseBody([]string{"elif", "else", "endif"}, depth)
 			n.conds = append(n.conds, cond)
 			n.bodies = append(n.bodies, body)
+			to := et.start
+			if end == "" {
+				to = len(p.src)
+			}
+			n.spans = append(n.spans, Span{from, to})
+			from = et.end
 			switch end {
 			case "elif":
 				cond = parseExpr(erest)
 				continue
 			case "else":
-				body, end2, _, _ := p.parseBody([]string{"endif"}, depth)
+				body, end2, _, et2 := p.parseBody([]string{"endif"}, depth)
 				n.conds = append(n.conds, nil)
 				n.bodies = append(n.bodies, body)
+				to := et2.start
+				if end2 == "" {
+					to = len(p.src)
+				}
+				n.spans = append(n.spans, Span{from, to})
 				p.expectEnd(t, end2, []string{"endif"})
 			default:
 				p.expectEnd(t, end, []string{"endif"})
 			}
-			_ = et
 			return n
 		}
 	case "for":
@@ -530,6 +557,7 @@ type renderer struct {
 	out    []byte
 	segs   []Seg
 	opaque []Span
+	alts   []Span
 	steps  int
 	limit  int
 }
@@ -594,11 +622,22 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			opaque := v.k == kUnknown
 			if opaque && lineStart && r.restOfLineBlank(x.end) {
 				r.opaque = append(r.opaque, Span{x.start, x.end})
+				if r.indented() {
+					// A macro's output on its own line (arguments, list
+					// items): unknowable; a YAML comment keeps the rest
+					// of the mapping readable.
+					r.emit("#"+Unknown, x.start, x.end, true)
+					continue
+				}
 			}
 			r.emit(text, x.start, x.end, opaque)
 		case jOpaque:
 			if r.atLineStart() {
 				r.opaque = append(r.opaque, Span{x.start, x.end})
+				if r.indented() {
+					r.emit("#"+Unknown, x.start, x.end, true)
+					continue
+				}
 			}
 			r.emit(Unknown, x.start, x.end, true)
 		case jIf:
@@ -615,6 +654,7 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 					// rest. Render them all (states in any branch exist
 					// for some machine); what they set becomes unknown.
 					for j := i; j < len(x.conds); j++ {
+						r.alts = append(r.alts, x.spans[j])
 						inner := &scope{vars: map[string]val{}, parent: sc}
 						r.render(x.bodies[j], inner, depth+1)
 						for name := range inner.vars {
@@ -701,6 +741,13 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 	}
 }
 
+// indented reports whether the current output line has blanks before
+// the write position.
+func (r *renderer) indented() bool {
+	n := len(r.out)
+	return n > 0 && (r.out[n-1] == ' ' || r.out[n-1] == '\t')
+}
+
 // restOfLineBlank reports whether only blanks follow off up to the newline.
 func (r *renderer) restOfLineBlank(off int) bool {
 	for i := off; i < len(r.src); i++ {
@@ -770,7 +817,7 @@ func RenderJinja(src []byte, vars map[string]string) *Rendered {
 	if r.steps > r.limit {
 		p.errs = append(p.errs, Error{Span: Span{0, 0}, Severity: 3, Msg: "template expansion stopped early: too many loop iterations"})
 	}
-	return &Rendered{Text: r.out, Segs: r.segs, Opaque: r.opaque, Errors: p.errs}
+	return &Rendered{Text: r.out, Segs: r.segs, Opaque: r.opaque, Alts: r.alts, Errors: p.errs}
 }
 
 // Identity is the "rendering" of a file without a template engine.
