@@ -36,7 +36,7 @@ func (s *system) Name() string { return "rudder" }
 // start, metadata.xml with a <TECHNIQUE> root, YAML techniques.
 func (s *system) Owns(p string, head func() []byte) bool {
 	base := strings.ToLower(filepath.Base(p))
-	if base != "metadata.xml" && base != "technique.yml" && base != "technique.yaml" && !strings.HasSuffix(base, ".json") {
+	if !strings.HasSuffix(base, ".xml") && base != "technique.yml" && base != "technique.yaml" && !strings.HasSuffix(base, ".json") {
 		return false
 	}
 	return prs.Detect(p, head()) != ""
@@ -228,6 +228,8 @@ func formatName(f string) string {
 		return "technique metadata.xml"
 	case "technique.yml":
 		return "YAML technique"
+	case "repository-xml":
+		return "configuration repository XML"
 	}
 	return "JSON export"
 }

@@ -21,6 +21,10 @@ func Detect(path string, head []byte) string {
 		if bytes.Contains(head, []byte("id:")) && (bytes.Contains(head, []byte("items:")) || bytes.Contains(head, []byte("version:"))) {
 			return "technique.yml"
 		}
+	case strings.HasSuffix(base, ".xml"):
+		if LooksLikeRepoXML(head) {
+			return "repository-xml"
+		}
 	case strings.HasSuffix(base, ".json"):
 		if LooksLikeJSON(head) {
 			return "json"
@@ -45,6 +49,21 @@ func LooksLikeJSON(head []byte) bool {
 	return list && (has(`"displayName"`) || has(`"action"`) || has(`"techniqueVersion"`) || has(`"versions"`))
 }
 
+// LooksLikeRepoXML recognises the XML of a Rudder server's configuration
+// repository: <rule fileFormat=...>, <directive fileFormat=...>,
+// <nodeGroup fileFormat=...>.
+func LooksLikeRepoXML(head []byte) bool {
+	for _, tag := range []string{"<rule", "<directive", "<nodeGroup"} {
+		if i := bytes.Index(head, []byte(tag)); i >= 0 {
+			rest := head[i+len(tag):]
+			if j := bytes.IndexByte(rest, '>'); j >= 0 && bytes.Contains(rest[:j], []byte("fileFormat")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Import reads a file with the importer Detect chose (kind), defaulting to
 // detection from the content when kind is "".
 func Import(path string, text []byte, kind string) *File {
@@ -66,6 +85,8 @@ func Import(path string, text []byte, kind string) *File {
 		return ImportMetadataXML(path, text)
 	case "technique.yml":
 		return ImportTechniqueYAML(path, text)
+	case "repository-xml":
+		return ImportRepoXML(text)
 	}
 	f := ImportJSON(text)
 	if isArchivePath(path) {

@@ -182,3 +182,24 @@ func FuzzImportTechniqueYAML(f *testing.F) {
 		}
 	})
 }
+
+func FuzzImportRepoXML(f *testing.F) {
+	f.Add([]byte(`<rule fileFormat="6"><id>r</id><displayName>R</displayName><targets><target>{"include":{"or":["special:all"]},"exclude":{"or":[]}}</target><target>group:g</target></targets><directiveIds><id>d</id></directiveIds><isEnabled>true</isEnabled></rule>`))
+	f.Add([]byte(`<directive fileFormat="6"><id>d</id><section name="sections"><section name="x"><var name="A">1 &amp; 2</var></section></section><priority>3</priority></directive>`))
+	f.Add([]byte(`<rule fileFormat="6"><id>r</id><targets><target>{&quot;or&quot;:[&quot;group:g&quot;]}</target></targets></rule>`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file := ImportRepoXML(b)
+		for _, e := range file.Errors {
+			if e.At.Start < 0 || e.At.End > len(b) || e.At.Start > e.At.End {
+				t.Fatalf("bad error span %v in %d bytes", e.At, len(b))
+			}
+		}
+		for _, r := range file.Rules {
+			for _, s := range append(r.Targets.Simples(), r.Name, r.ID) {
+				if s.At.Start < 0 || s.At.End > len(b) || s.At.Start > s.At.End {
+					t.Fatalf("bad span %v", s.At)
+				}
+			}
+		}
+	})
+}
