@@ -151,6 +151,9 @@ func (a *analyzer) resolve() {
 		for _, ref := range r.Directives {
 			at := span(r.uri, ref.At)
 			d := a.dirByID[ref.Value]
+			if uid, _, ok := strings.Cut(ref.Value, "+"); d == nil && ok {
+				d = a.dirByID[uid] // a revision: "uid+rev"
+			}
 			if d == nil && len(a.dirByID) == 0 {
 				// A rules export alone: the directives live elsewhere.
 				continue
@@ -199,7 +202,12 @@ func (a *analyzer) resolve() {
 					fmt.Sprintf("rule '%s' targets group '%s', which is not among the %d groups of the workspace", r.Name.Value, id, len(a.groupByID)))
 			}
 		}
-		r.applies = r.Enabled && (len(nodeGroups) == 0 || a.matches(r.Targets, nodeGroups, 0))
+		noTarget := r.Targets != nil && len(r.Targets.Simples()) == 0
+		if noTarget && r.Enabled && len(r.Directives) > 0 {
+			a.diag(span(r.uri, r.TargetsAt), analysis.Info, "no-target",
+				fmt.Sprintf("rule '%s' has no target: it applies to no node", r.Name.Value))
+		}
+		r.applies = r.Enabled && !noTarget && (len(nodeGroups) == 0 || a.matches(r.Targets, nodeGroups, 0))
 	}
 }
 
