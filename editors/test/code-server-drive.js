@@ -1,0 +1,224 @@
+// Drives code-server (a real VS Code 1.100 workbench) in headless Debian Chromium with
+// playwright-core, the ordering extension installed from its .vsix, on editors/test/workspace.
+// Usage: NODE_PATH=<playwright dir>/node_modules node code-server-drive.js URL WORKSPACE OUT_DIR
+// Checks (each printed as "ok - name" / "not ok - name: why"):
+//   problems   the Problems panel lists the expected message of every file of expect.json
+//   hover      the hover of the Puppet file matches expect.json (execution position)
+//   definition F12 on a Puppet reference lands on the declaration's line
+//   graph      "Ordering: Show Execution Graph" draws nodes in execution order, cycle nodes red,
+//              and clicking a node on the canvas jumps to its declaration
+//   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
+// Writes problems.png, hover.png, graph.png, order.png (README screenshots) and error-*.png.
+// Prints "RESULT {json}" last; exit code = number of failed checks.
+const { chromium } = require('playwright-core');
+const fs = require('fs');
+const path = require('path');
+const os = require('os');
+
+const [url, wsDir, outDir = '.'] = process.argv.slice(2);
+const expect = JSON.parse(fs.readFileSync(path.join(wsDir, 'expect.json'), 'utf8'));
+const puppet = expect.files.find((f) => f.languageId === 'puppet');
+const T = Number(process.env.E2E_TIMEOUT_MS || 60000);
+const t0 = Date.now();
+const res = { url, checks: {}, timings: {} };
+let failed = 0;
+
+function check(name, ok, detail) {
+  res.checks[name] = ok ? 'ok' : `FAIL: ${detail}`;
+  if (ok) console.log(`ok - ${name}${detail ? ` (${detail})` : ''}`);
+  else { failed++; console.log(`not ok - ${name}: ${detail}`); }
+}
+
+(async () => {
+  const udd = fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-chromium-'));
+  const browser = await chromium.launchPersistentContext(udd, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 760 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = browser.pages()[0] || await browser.newPage();
+  const consoleErrors = [];
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text().slice(0, 300)); });
+  const shot = (name) => page.screenshot({ path: path.join(outDir, name) }).catch(() => {});
+  const cursor = () => page.$eval('#status\\.editor\\.selection', (e) => e.innerText).catch(() => null);
+
+  const step = async (name, fn) => {
+    const ts = Date.now();
+    try { await fn(); } catch (e) {
+      check(name, false, String(e && e.message || e).split('\n')[0]);
+      await shot(`error-${name}.png`);
+      await page.keyboard.press('Escape').catch(() => {});
+    }
+    res.timings[name] = Date.now() - ts;
+  };
+
+  const runCommand = async (title) => {
+    await page.keyboard.press('F1');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(title);
+    await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${title}"]`, { timeout: 20000 });
+    await page.keyboard.press('Enter');
+  };
+
+  const openFile = async (rel) => {
+    const base = path.basename(rel);
+    await page.keyboard.press('Control+P');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(rel);
+    await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${base}"]`, { timeout: 20000 });
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.tab.active[aria-label*="${base}"]`, { timeout: 20000 });
+    await page.waitForSelector('.monaco-editor .view-lines');
+  };
+
+  const gotoPos = async (pos) => {
+    await page.click('.editor-group-container.active .monaco-editor .view-lines');
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(pos);
+    await page.keyboard.press('Enter');
+    const [l, c] = pos.split(':');
+    await page.waitForFunction((want) => {
+      const e = document.querySelector('#status\\.editor\\.selection');
+      return e && e.innerText.startsWith(want);
+    }, `Ln ${l}, Col ${c}`, { timeout: 5000 }).catch(() => {});
+  };
+
+  try {
+    await page.goto(url);
+    await page.waitForSelector('.monaco-workbench', { timeout: T });
+    await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: T });
+    res.timings.workbench = Date.now() - t0;
+    await page.click('.monaco-workbench .part.editor');
+
+    // Open every file (the Puppet one last: it stays the active editor), then read Problems.
+    await step('problems', async () => {
+      for (const f of [...expect.files.filter((f) => f !== puppet), puppet]) await openFile(f.path);
+      await page.keyboard.press('Control+Shift+M');
+      const rowSel = '.markers-panel .monaco-list-row';
+      const rows = () => page.$$eval(rowSel, (rs) => rs.map((r) => r.getAttribute('aria-label') || r.innerText));
+      const wanted = expect.files.map((f) => f.diagnostic);
+      const deadline = Date.now() + T;
+      let got = [];
+      for (;;) {
+        got = await rows().catch(() => []);
+        if (wanted.every((w) => got.some((g) => g.includes(w))) || Date.now() > deadline) break;
+        await page.waitForTimeout(250);
+      }
+      res.problems = got;
+      const missing = wanted.filter((w) => !got.some((g) => g.includes(w)));
+      await shot('problems.png');
+      check('problems', missing.length === 0,
+        missing.length ? `missing ${JSON.stringify(missing)}; rows: ${JSON.stringify(got)}` : `${got.length} rows`);
+    });
+
+    await step('hover', async () => {
+      await gotoPos(puppet.hover.at);
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');
+      const hoverText = () => [...document.querySelectorAll('.monaco-editor .monaco-hover')]
+        .filter((e) => e.offsetParent !== null && e.innerText.trim()).map((e) => e.innerText.trim())[0];
+      await page.waitForFunction(hoverText, null, { timeout: 20000 });
+      await page.waitForTimeout(300);
+      res.hover = await page.evaluate(hoverText);
+      await shot('hover.png');
+      await page.keyboard.press('Escape');
+      check('hover', new RegExp(puppet.hover.match, 'i').test(res.hover), JSON.stringify(res.hover));
+    });
+
+    await step('definition', async () => {
+      await gotoPos(puppet.definition.at);
+      const before = await cursor();
+      await page.keyboard.press('F12');
+      await page.waitForFunction((b) => {
+        const e = document.querySelector('#status\\.editor\\.selection');
+        return e && e.innerText !== b;
+      }, before, { timeout: 20000 });
+      const after = await cursor();
+      res.definition = { before, after };
+      check('definition', after && after.startsWith(`Ln ${puppet.definition.line},`), `${before} -> ${after}`);
+    });
+
+    await step('graph', async () => {
+      // room for the picture: no side bar, no panel
+      await runCommand('View: Close Primary Side Bar');
+      await runCommand('View: Close Panel');
+      await runCommand('Ordering: Show Execution Graph');
+      // the webview's content lives in nested iframes; find the one that has our #cy
+      let frame;
+      const deadline = Date.now() + T;
+      while (!frame && Date.now() < deadline) {
+        for (const f of page.frames()) {
+          if (await f.$('body[data-state="drawn"] #cy').catch(() => null)) { frame = f; break; }
+        }
+        if (!frame) await page.waitForTimeout(250);
+      }
+      if (!frame) throw new Error('graph webview never drew');
+      await page.waitForTimeout(800); // dagre layout + fit animation
+      const g = await frame.evaluate(() => ({
+        order: [...document.querySelectorAll('#list li a')].map((a) => a.textContent),
+        cycle: [...document.querySelectorAll('li.cycle a')].map((a) => a.textContent),
+        stats: document.getElementById('stats').textContent,
+        canvasNodes: window.cy ? window.cy.nodes().length : 0,
+        redNodes: window.cy ? window.cy.nodes('.cycle').map((n) => n.data('label')) : [],
+      }));
+      res.graph = g;
+      await shot('graph.png');
+      const okOrder = g.order.indexOf('Notify[c]') >= 0 && g.order.indexOf('Notify[c]') < g.order.indexOf('Notify[d]');
+      const okCycle = ['Notify[a]', 'Notify[b]'].every((l) => g.redNodes.includes(l) && g.cycle.includes(l));
+      if (!(okOrder && okCycle && g.canvasNodes >= 4)) {
+        check('graph', false, `order/cycle not drawn as expected: ${JSON.stringify(g)}`);
+        return;
+      }
+      // click a node on the canvas: the editor must jump to its declaration
+      const target = 'Notify[d]';
+      const p = await frame.evaluate((label) => {
+        const n = window.cy.nodes().filter((x) => x.data('label') === label)[0];
+        const r = window.cy.container().getBoundingClientRect();
+        const rp = n.renderedPosition();
+        return { x: r.left + rp.x, y: r.top + rp.y };
+      }, target);
+      const box = await (await frame.frameElement()).boundingBox();
+      const wantLine = fs.readFileSync(path.join(wsDir, puppet.path), 'utf8').split('\n').findIndex((l) => l.includes("notify { 'd'")) + 1;
+      await page.mouse.click(box.x + p.x, box.y + p.y);
+      await page.waitForFunction((want) => {
+        const e = document.querySelector('#status\\.editor\\.selection');
+        const tab = document.querySelector('.tab.active');
+        return e && e.innerText.startsWith(want) && tab && /site\.pp/.test(tab.getAttribute('aria-label') || '');
+      }, `Ln ${wantLine},`, { timeout: 10000 }).catch(() => {});
+      const after = await cursor();
+      check('graph', after && after.startsWith(`Ln ${wantLine},`),
+        `${g.stats}; order ${g.order.join(' ')}; red ${g.redNodes.join(' ')}; click ${target} -> ${after}`);
+    });
+
+    await step('order', async () => {
+      await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
+      await openFile(puppet.path);
+      await runCommand('Ordering: Show Execution Order');
+      const rowsSel = '.monaco-list-row[aria-label]';
+      let rows = [];
+      const deadline = Date.now() + 20000;
+      while (Date.now() < deadline) {
+        rows = await page.$$eval(rowsSel, (rs) => rs.map((r) => r.getAttribute('aria-label')));
+        if (rows.some((r) => /^\d+\. Notify\[c\]/.test(r))) break;
+        await page.waitForTimeout(250);
+      }
+      res.order = rows.filter((r) => /^\d+\. /.test(r));
+      await shot('order.png');
+      const ic = rows.findIndex((r) => /^\d+\. Notify\[c\]/.test(r));
+      const id = rows.findIndex((r) => /^\d+\. Notify\[d\]/.test(r));
+      check('order', ic >= 0 && id > ic, JSON.stringify(res.order));
+    });
+  } catch (e) {
+    check('workbench', false, String(e && e.message || e).split('\n')[0]);
+    await shot('error-workbench.png');
+  }
+  res.console_errors = consoleErrors.filter((m) => /ordering|graph|Content Security Policy/i.test(m)).slice(0, 10);
+  res.total_ms = Date.now() - t0;
+  console.log('RESULT ' + JSON.stringify(res, null, 1));
+  await browser.close();
+  fs.rmSync(udd, { recursive: true, force: true });
+  process.exit(Math.min(failed, 100));
+})();

@@ -1,0 +1,40 @@
+#!/bin/bash
+# VS Code end-to-end: code-server 4.100.3 (VS Code 1.100.3 workbench) + our .vsix + the real
+# ordering-lsp, driven by headless Chromium (playwright-core). Installs what it needs
+# (install-code-server.sh). Usage: code-server-e2e.sh VSIX SERVER_BINARY [OUT_DIR]
+# Prints one "ok - ..." / "not ok - ..." line per check and exits with the number of failures.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+VSIX=$(realpath "${1:?vsix}"); SERVER=$(realpath "${2:?server binary}"); OUT=$(mkdir -p "${3:-$PWD/e2e-out}" && realpath "${3:-$PWD/e2e-out}")
+t0=$(now_ms)
+eval "$("$HERE/install-code-server.sh")" || { echo "not ok - code-server install failed"; exit 1; }
+t1=$(now_ms); echo "# install/check code-server + chromium + playwright-core: $((t1-t0)) ms"
+
+TMP=$(mktemp -d); UD=$TMP/user-data; EXT=$TMP/extensions; WS=$TMP/workspace; mkdir -p "$UD/User"
+cp -r "$HERE/workspace" "$WS"
+: > "$TMP/config.yaml"   # keeps code-server away from ~/.config/code-server
+CS="$CS_DIR/node_modules/.bin/code-server --config $TMP/config.yaml --user-data-dir $UD --extensions-dir $EXT"
+cat > "$UD/User/settings.json" <<JSON
+{ "ordering.server.path": "$SERVER", "ordering.trace.server": "messages",
+  "workbench.startupEditor": "none", "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off", "update.mode": "none", "extensions.autoUpdate": false,
+  "extensions.autoCheckUpdates": false, "extensions.ignoreRecommendations": true, "workbench.enableExperiments": false,
+  "chat.disableAIFeatures": true, "workbench.tips.enabled": false, "window.commandCenter": false,
+  "workbench.colorTheme": "Default Light Modern", "editor.minimap.enabled": false, "git.enabled": false }
+JSON
+$CS --install-extension "$VSIX" >"$OUT/install-extension.log" 2>&1 || { cat "$OUT/install-extension.log"; echo "not ok - install the .vsix"; exit 1; }
+t2=$(now_ms); echo "# code-server --install-extension: $((t2-t1)) ms"
+PORT=${PORT:-$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}
+$CS --bind-addr 127.0.0.1:$PORT --auth none --disable-telemetry --disable-update-check \
+    --disable-workspace-trust --disable-getting-started-override >"$OUT/code-server.log" 2>&1 &
+CSPID=$!
+trap 'kill $CSPID 2>/dev/null; wait $CSPID 2>/dev/null; rm -rf "$TMP"' EXIT
+for i in $(seq 1 150); do curl -fsS -o /dev/null http://127.0.0.1:$PORT/healthz 2>/dev/null && break; sleep 0.2; done
+t3=$(now_ms); echo "# code-server up: $((t3-t2)) ms"
+NODE_PATH="$PW_DIR/node_modules" node "$HERE/code-server-drive.js" "http://127.0.0.1:$PORT/?folder=$WS" "$WS" "$OUT" | tee "$OUT/drive.log"
+rc=${PIPESTATUS[0]}
+t4=$(now_ms); echo "# browser part: $((t4-t3)) ms; code-server e2e total: $((t4-t0)) ms"
+# the extension's own log, for failures
+find "$UD/logs" -name '*Ordering*' -exec cp {} "$OUT/" \; 2>/dev/null
+exit $rc

@@ -1,0 +1,124 @@
+-- Neovim (>= 0.7, Debian's) end-to-end test of ordering-lsp: one server for the workspace,
+-- every file of expect.json opened in turn; checks diagnostics, hover and definition.
+-- Usage: ORDERING_LSP=/path/ordering-lsp WS=editors/test/workspace \
+--        nvim --headless --clean -c "luafile editors/test/nvim-e2e.lua"
+-- Prints "ok - ..." / "not ok - ..." per check, then "RESULT {json}"; exit code = failures.
+local function out(s) io.stdout:write(s .. '\n'); io.stdout:flush() end
+local t0 = vim.loop.hrtime()
+local function ms() return math.floor((vim.loop.hrtime() - t0) / 1e6) end
+local env = function(k, d) local v = os.getenv(k); if v == nil or v == '' then return d end; return v end
+
+local server = env('ORDERING_LSP', 'ordering-lsp')
+local ws = vim.fn.fnamemodify(env('WS', 'editors/test/workspace'), ':p'):gsub('/$', '')
+local timeout = tonumber(env('LSP_TIMEOUT_MS', '15000'))
+local expect = vim.fn.json_decode(table.concat(vim.fn.readfile(ws .. '/expect.json'), '\n'))
+local res = { server = server, checks = {}, timings = {} }
+local failed = 0
+
+local function check(name, ok, detail)
+  res.checks[name] = ok and 'ok' or ('FAIL: ' .. tostring(detail))
+  if ok then out('ok - ' .. name .. (detail and (' (' .. detail .. ')') or ''))
+  else failed = failed + 1; out('not ok - ' .. name .. ': ' .. tostring(detail)) end
+end
+
+local function finish()
+  res.total_ms = ms()
+  out('RESULT ' .. vim.fn.json_encode(res))
+  vim.cmd('cquit ' .. failed)
+end
+
+-- latest diagnostics per URI, as the server published them
+local published = {}
+local initialized = false
+local client_id = vim.lsp.start_client({
+  name = 'ordering',
+  cmd = { server, 'serve' },
+  root_dir = ws,
+  workspace_folders = { { uri = vim.uri_from_fname(ws), name = 'workspace' } },
+  init_options = {
+    puppet = { ordering = 'manifest' }, salt = { stateAutoOrder = true, engine = '3007' },
+    cfengine = { evaluationOrder = 'classic' }, inlayHints = { enabled = true },
+  },
+  on_init = function() initialized = true end,
+  handlers = {
+    ['textDocument/publishDiagnostics'] = function(err, result, ctx, config)
+      if result then published[result.uri] = result.diagnostics end
+      return vim.lsp.diagnostic.on_publish_diagnostics(err, result, ctx, config)
+    end,
+  },
+})
+if not client_id then check('nvim start', false, 'start_client failed'); return finish() end
+if not vim.wait(timeout, function() return initialized end, 20) then
+  check('nvim initialize', false, 'no initialize answer in ' .. timeout .. ' ms'); return finish()
+end
+res.timings.initialize = ms()
+local client = vim.lsp.get_client_by_id(client_id)
+
+local function lc(pos) -- "line:col" 1-based -> 0-based numbers
+  local l, c = pos:match('^(%d+):(%d+)$')
+  return tonumber(l) - 1, tonumber(c) - 1
+end
+
+for _, f in ipairs(expect.files) do
+  local file = ws .. '/' .. f.path
+  local uri = vim.uri_from_fname(file)
+  local sys = f.languageId
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  vim.bo[bufnr].filetype = f.languageId
+  vim.lsp.buf_attach_client(bufnr, client_id)
+
+  -- diagnostics: wait for a publish for this file that has the expected message
+  local t = ms()
+  local function has_diag()
+    for _, d in ipairs(published[uri] or {}) do
+      if d.message:find(f.diagnostic, 1, true) then return d end
+    end
+  end
+  vim.wait(timeout, function() return has_diag() ~= nil end, 20)
+  local d = has_diag()
+  local got = {}
+  for _, x in ipairs(published[uri] or {}) do table.insert(got, (x.range.start.line + 1) .. ':' .. x.message:gsub('\n', ' | ')) end
+  check('nvim ' .. sys .. ' diagnostics', d ~= nil,
+    d and ((d.range.start.line + 1) .. ': ' .. d.message:gsub('\n', ' | '):sub(1, 100)) or vim.fn.json_encode(got))
+  res.timings[sys .. '_diagnostics'] = ms() - t
+
+  local function request(method, pos)
+    local l, c = lc(pos)
+    local params = { textDocument = { uri = uri }, position = { line = l, character = c } }
+    local r, err = client.request_sync(method, params, timeout, bufnr)
+    if not r then return nil, tostring(err) end
+    if r.err then return nil, vim.inspect(r.err) end
+    return r.result
+  end
+
+  if f.hover then
+    local r, err = request('textDocument/hover', f.hover.at)
+    local text = ''
+    if r and r ~= vim.NIL and r.contents then
+      text = table.concat(vim.lsp.util.convert_input_to_markdown_lines(r.contents), '\n')
+    end
+    -- Lua patterns are not regexes: use Vim's regex engine (\c = ignore case, \v = very magic)
+    local ok = text ~= '' and vim.fn.match(text, '\\v\\c' .. f.hover.match) >= 0
+    check('nvim ' .. sys .. ' hover', ok, ok and text:gsub('\n', ' '):sub(1, 80) or (err or ('hover: ' .. vim.inspect(text))))
+  end
+
+  if f.definition then
+    local r, err = request('textDocument/definition', f.definition.at)
+    local lines = {}
+    if r and r ~= vim.NIL then
+      if r.uri or r.targetUri then r = { r } end
+      for _, loc in ipairs(r) do
+        local rg = loc.range or loc.targetSelectionRange
+        table.insert(lines, vim.fn.fnamemodify(vim.uri_to_fname(loc.uri or loc.targetUri), ':t') .. ':' .. (rg.start.line + 1))
+      end
+    end
+    local want = vim.fn.fnamemodify(file, ':t') .. ':' .. f.definition.line
+    check('nvim ' .. sys .. ' definition', vim.tbl_contains(lines, want),
+      'want ' .. want .. ', got ' .. (err or vim.fn.json_encode(lines)))
+  end
+end
+
+client.stop()
+vim.wait(2000, function() return client.is_stopped() end, 20)
+finish()

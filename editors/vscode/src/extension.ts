@@ -1,0 +1,187 @@
+import * as fs from 'fs';
+import * as vscode from 'vscode';
+import {
+  CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { documentSelector, isOrderingDocument } from './languages';
+import { resolveServerPath } from './serverPath';
+import { didChangeConfigurationParams, toServerSettings } from './settings';
+import { RestartPolicy } from './restartPolicy';
+import { GraphPanel } from './graphPanel';
+import { OrderTreeProvider } from './orderTree';
+import { reveal } from './reveal';
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel;
+let traceOutput: vscode.OutputChannel;
+let status: vscode.StatusBarItem;
+const restarts = new RestartPolicy();
+let lastDoc: vscode.Uri | undefined;
+
+function serverSettings() {
+  const cfg = vscode.workspace.getConfiguration('ordering');
+  return toServerSettings((k) => cfg.get(k));
+}
+
+function isExecutable(f: string): boolean {
+  try {
+    if (!fs.statSync(f).isFile()) return false;
+    if (process.platform !== 'win32') fs.accessSync(f, fs.constants.X_OK);
+    return true;
+  } catch { return false; }
+}
+
+async function offerFix(message: string, ...extra: string[]): Promise<void> {
+  const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output', ...extra);
+  if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'ordering.server.path');
+  else if (choice === 'Show Output') output.show(true);
+  else if (choice === 'Restart Server') await vscode.commands.executeCommand('ordering.restartServer');
+}
+
+function setStatus(text: string, tooltip: string, error = false) {
+  status.text = text;
+  status.tooltip = tooltip;
+  status.backgroundColor = error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+  status.show();
+}
+
+async function startClient(context: vscode.ExtensionContext): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const setting = vscode.workspace.getConfiguration('ordering').get<string>('server.path');
+  const resolved = resolveServerPath(setting, {
+    PATH: process.env.PATH, PATHEXT: process.env.PATHEXT, HOME: process.env.HOME || process.env.USERPROFILE,
+    platform: process.platform, workspaceFolder: folder, isExecutable,
+  });
+  if (!resolved.ok) {
+    output.appendLine(`cannot start: ${resolved.reason}`);
+    setStatus('$(error) Ordering', resolved.reason, true);
+    void offerFix(`Ordering: cannot start the language server: ${resolved.reason}. Install ordering-lsp or set "ordering.server.path".`);
+    return;
+  }
+  output.appendLine(`starting ${resolved.path} serve (found via ${resolved.from})`);
+  const serverOptions: ServerOptions = {
+    run: { command: resolved.path, args: ['serve'], transport: TransportKind.stdio },
+    debug: { command: resolved.path, args: ['serve'], transport: TransportKind.stdio },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: documentSelector(),
+    initializationOptions: serverSettings(),
+    outputChannel: output,
+    traceOutputChannel: traceOutput,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Continue }),
+      closed: () => {
+        // died before the handshake finished: start() rejects and its catch decides
+        if (!running) return { action: CloseAction.DoNotRestart, handled: true };
+        const decision = restarts.crashed(Date.now());
+        if (decision === 'restart') {
+          output.appendLine(`server stopped unexpectedly; restarting (${restarts.recent} of ${restarts.max} in 3 minutes)`);
+          setStatus('$(sync~spin) Ordering', 'restarting after a crash');
+          void vscode.window.showWarningMessage(
+            `Ordering: the language server stopped unexpectedly and was restarted (${restarts.recent}/${restarts.max}).`, 'Show Output',
+          ).then((c) => { if (c) output.show(true); });
+          return { action: CloseAction.Restart, handled: true };
+        }
+        setStatus('$(error) Ordering', 'the language server crashed too often', true);
+        void offerFix(`Ordering: the language server crashed ${restarts.recent} times in 3 minutes and was not restarted. Check "ordering.server.path" and the output.`, 'Restart Server');
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    },
+  };
+  let running = false;
+  const c = new LanguageClient('ordering', 'Ordering Language Server', serverOptions, clientOptions);
+  client = c;
+  c.onDidChangeState((e) => {
+    if (e.newState === State.Running) running = true;
+    if (e.newState === State.Running) setStatus('$(check) Ordering', `ordering-lsp: ${resolved.path}`);
+    else if (e.newState === State.Starting) setStatus('$(sync~spin) Ordering', 'starting');
+  });
+  setStatus('$(sync~spin) Ordering', 'starting');
+  try {
+    await c.start();
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    output.appendLine(`start failed: ${msg}`);
+    if (client === c) client = undefined;
+    await c.dispose().catch(() => undefined);
+    if (client) return; // a restart (command, settings) already replaced this client
+    if (restarts.crashed(Date.now()) === 'restart') {
+      output.appendLine(`retrying (${restarts.recent} of ${restarts.max} in 3 minutes)`);
+      setStatus('$(sync~spin) Ordering', 'retrying');
+      await new Promise((r) => setTimeout(r, 300 * restarts.recent));
+      if (!client) await startClient(context);
+      return;
+    }
+    setStatus('$(error) Ordering', msg, true);
+    void offerFix(`Ordering: the language server ${resolved.path} could not start: ${msg}. Check "ordering.server.path" and the output.`, 'Restart Server');
+  }
+}
+
+async function stopClient(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c) await c.stop().catch(() => undefined);
+}
+
+export function getClient(): LanguageClient | undefined {
+  return client && client.state === State.Running ? client : undefined;
+}
+
+/** The file a view command is about: the active editor, else the last ordering document. */
+export function currentDocument(): vscode.Uri | undefined {
+  const doc = vscode.window.activeTextEditor?.document;
+  if (doc && isOrderingDocument(doc)) return doc.uri;
+  return lastDoc;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel('Ordering');
+  traceOutput = vscode.window.createOutputChannel('Ordering Trace');
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  status.command = 'ordering.showOutput';
+  context.subscriptions.push(output, traceOutput, status);
+
+  const track = (e: vscode.TextEditor | undefined) => { if (e && isOrderingDocument(e.document)) lastDoc = e.document.uri; };
+  track(vscode.window.activeTextEditor);
+  context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor(track));
+
+  const orderTree = new OrderTreeProvider(getClient);
+  context.subscriptions.push(
+    vscode.window.registerTreeDataProvider('orderingExecutionOrder', orderTree),
+    vscode.commands.registerCommand('ordering.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('ordering.restartServer', async () => {
+      restarts.reset();
+      await stopClient();
+      await startClient(context);
+    }),
+    vscode.commands.registerCommand('ordering.showGraph', () => GraphPanel.show(context, getClient, currentDocument()?.toString())),
+    vscode.commands.registerCommand('ordering.showWorkspaceGraph', () => GraphPanel.show(context, getClient, undefined)),
+    vscode.commands.registerCommand('ordering.showOrder', async () => {
+      const uri = currentDocument();
+      if (!uri) { void vscode.window.showInformationMessage('Ordering: open a Puppet, Salt, CFEngine, Chef or Rudder file first.'); return; }
+      await orderTree.load(uri.toString());
+      await vscode.commands.executeCommand('orderingExecutionOrder.focus');
+    }),
+    vscode.commands.registerCommand('ordering.order.reveal', (loc: { uri: string; range: any }) => reveal(loc.uri, loc.range)),
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (!e.affectsConfiguration('ordering')) return;
+      if (e.affectsConfiguration('ordering.server.path')) {
+        restarts.reset();
+        await stopClient();
+        await startClient(context);
+        return;
+      }
+      const c = getClient();
+      if (c) await c.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(serverSettings()));
+      GraphPanel.refreshSoon();
+    }),
+    vscode.languages.onDidChangeDiagnostics(() => GraphPanel.refreshSoon()),
+  );
+  await startClient(context);
+}
+
+export async function deactivate(): Promise<void> {
+  await stopClient();
+}

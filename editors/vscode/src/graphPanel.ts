@@ -1,0 +1,112 @@
+import * as crypto from 'crypto';
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { GraphRequest, type GraphParams, type GraphResult } from './protocol';
+import { baseName, toViewModel } from './graphModel';
+import { reveal } from './reveal';
+
+type ToWebview = { type: 'graph'; model: ReturnType<typeof toViewModel> } | { type: 'error'; message: string };
+type FromWebview = { type: 'ready' } | { type: 'refresh' } | { type: 'reveal'; uri: string; range: GraphResult['nodes'][0]['range'] };
+
+/** The "Execution Graph" webview: one panel, re-targeted by each command. */
+export class GraphPanel {
+  private static current: GraphPanel | undefined;
+  private static timer: NodeJS.Timeout | undefined;
+  private ready = false;
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly context: vscode.ExtensionContext,
+    private readonly client: () => LanguageClient | undefined,
+    private uri: string | undefined,
+  ) {
+    panel.webview.html = this.html();
+    panel.onDidDispose(() => { if (GraphPanel.current === this) GraphPanel.current = undefined; });
+    panel.webview.onDidReceiveMessage((m: FromWebview) => {
+      if (m.type === 'ready') { this.ready = true; void this.refresh(); }
+      else if (m.type === 'refresh') void this.refresh();
+      else if (m.type === 'reveal') void reveal(m.uri, m.range, vscode.ViewColumn.One);
+    });
+  }
+
+  static show(context: vscode.ExtensionContext, client: () => LanguageClient | undefined, uri: string | undefined): void {
+    if (GraphPanel.current) {
+      GraphPanel.current.uri = uri;
+      GraphPanel.current.panel.reveal(vscode.ViewColumn.Beside, true);
+      void GraphPanel.current.refresh();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel('orderingGraph', 'Execution Graph',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
+        enableScripts: true,
+        retainContextWhenHidden: true,
+        localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
+      });
+    GraphPanel.current = new GraphPanel(panel, context, client, uri);
+  }
+
+  /** Diagnostics or settings changed: redraw (debounced). */
+  static refreshSoon(): void {
+    if (!GraphPanel.current) return;
+    if (GraphPanel.timer) clearTimeout(GraphPanel.timer);
+    GraphPanel.timer = setTimeout(() => { void GraphPanel.current?.refresh(); }, 400);
+  }
+
+  private post(m: ToWebview) { void this.panel.webview.postMessage(m); }
+
+  async refresh(): Promise<void> {
+    if (!this.ready) return;
+    const title = this.uri ? baseName(this.uri) : 'workspace';
+    this.panel.title = `Execution Graph: ${title}`;
+    const c = this.client();
+    if (!c) { this.post({ type: 'error', message: 'The ordering language server is not running.' }); return; }
+    try {
+      const params: GraphParams = this.uri ? { uri: this.uri } : {};
+      const res = await c.sendRequest<GraphResult>(GraphRequest, params);
+      this.post({ type: 'graph', model: toViewModel(res, title) });
+    } catch (e) {
+      this.post({ type: 'error', message: `ordering/graph failed: ${e instanceof Error ? e.message : String(e)}` });
+    }
+  }
+
+  private html(): string {
+    const w = this.panel.webview;
+    const nonce = crypto.randomBytes(16).toString('base64');
+    const script = w.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'graph.js'));
+    const css = w.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'media', 'graph.css'));
+    // Nothing but our own bundled script and stylesheet: no network, no inline script.
+    const csp = [
+      `default-src 'none'`,
+      `script-src 'nonce-${nonce}'`,
+      `style-src ${w.cspSource} 'unsafe-inline'`, // cytoscape sizes its canvases with style attributes
+      `img-src ${w.cspSource} data:`,
+      `font-src ${w.cspSource}`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${css}">
+<title>Execution Graph</title>
+</head>
+<body>
+<header>
+  <span id="title">Execution graph</span>
+  <span id="stats"></span>
+  <span class="legend"><span class="sw order"></span>order <span class="sw refresh"></span>refresh <span class="sw auto"></span>auto
+  <span class="sw call"></span>call <span class="sw cycle"></span>cycle</span>
+  <button id="fit" title="Fit to window">Fit</button>
+  <button id="refresh" title="Ask the server again">Refresh</button>
+</header>
+<main>
+  <div id="cy" role="img" aria-label="execution graph"></div>
+  <aside><h2>Execution order</h2><ol id="list"></ol><div id="unordered-box"><h2>Not ordered</h2><ul id="unordered"></ul></div></aside>
+</main>
+<div id="message"></div>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+  }
+}

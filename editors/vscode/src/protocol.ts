@@ -1,0 +1,40 @@
+// Types of the ordering-lsp custom requests (the server contract). No 'vscode' import: the
+// webview and the unit tests use these too.
+
+export interface Position { line: number; character: number }
+export interface Range { start: Position; end: Position }
+
+export type EdgeKind = 'order' | 'refresh' | 'auto' | 'call' | 'reference';
+
+export interface GraphNode {
+  id: number;
+  label: string;
+  kind: string;
+  system: string;
+  uri: string;
+  range: Range;
+  /** 1-based execution position; null when the node does not run in order (cycle, skipped, container) */
+  position: number | null;
+  cycle: boolean;
+}
+
+export interface GraphEdge {
+  from: number;
+  to: number;
+  kind: EdgeKind | string;
+  reason: string;
+  cycle: boolean;
+}
+
+/** ordering/graph: params { uri?: string } (absent = whole workspace) */
+export interface GraphResult { nodes: GraphNode[]; edges: GraphEdge[] }
+export interface GraphParams { uri?: string }
+
+export interface Step { label: string; note: string; uri: string; range: Range }
+export interface Run { name: string; entry: string; refused: boolean; steps: Step[] }
+/** ordering/order: params { uri: string } */
+export interface OrderResult { runs: Run[] }
+export interface OrderParams { uri: string }
+
+export const GraphRequest = 'ordering/graph';
+export const OrderRequest = 'ordering/order';
