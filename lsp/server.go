@@ -12,6 +12,7 @@ import (
 	"io"
 	"log"
 	"runtime/debug"
+	"strconv"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -43,6 +44,9 @@ type Server struct {
 
 	snap *snapshotter
 	exit chan int
+
+	cancelMu sync.Mutex
+	inFlight map[string]context.CancelFunc // by JSON-encoded request id
 }
 
 // codec routes payloads through the protocol package's union-aware JSON,
@@ -65,6 +69,7 @@ func New(systems []analysis.System, logger *log.Logger) *Server {
 		settings: analysis.Settings{},
 		versions: map[string]int32{},
 		exit:     make(chan int, 1),
+		inFlight: map[string]context.CancelFunc{},
 	}
 	s.snap = newSnapshotter(s)
 	return s
@@ -74,26 +79,14 @@ func New(systems []analysis.System, logger *log.Logger) *Server {
 // client sends exit or closes the stream. It returns the process exit code
 // the LSP specification asks for: 0 after shutdown, 1 otherwise.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
-	stream := jsonrpc2.NewHeaderStream(rwc)
+	stream := newTolerantStream(jsonrpc2.NewHeaderStream(rwc), s.logger.Printf)
 	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(codec{}))
-	handler, cancel := jsonrpc2.CancelHandler(s.handle)
 	s.conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if req.Method() == "$/cancelRequest" {
-			var p struct {
-				ID json.RawMessage `json:"id"`
-			}
-			if err := json.Unmarshal(req.Params(), &p); err == nil {
-				var n int64
-				var str string
-				if json.Unmarshal(p.ID, &n) == nil {
-					cancel(jsonrpc2.NewNumberID(n))
-				} else if json.Unmarshal(p.ID, &str) == nil {
-					cancel(jsonrpc2.NewStringID(str))
-				}
-			}
+			s.cancelRequest(json.RawMessage(req.Params()))
 			return nil, nil
 		}
-		return handler(ctx, req)
+		return s.handle(ctx, req)
 	})
 	go s.snap.loop(ctx)
 	select {
@@ -148,6 +141,23 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "server is shutting down")
 	}
 	params := append(json.RawMessage(nil), req.Params()...)
+	if req.IsCall() {
+		// The request context is pooled by jsonrpc2 and dies with the
+		// handler's first return; derive from the connection's context so
+		// $/cancelRequest can cancel work that runs after Async.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(jsonrpc2.DetachContext(ctx))
+		key := idKey(req.ID())
+		s.cancelMu.Lock()
+		s.inFlight[key] = cancel
+		s.cancelMu.Unlock()
+		defer func() {
+			s.cancelMu.Lock()
+			delete(s.inFlight, key)
+			s.cancelMu.Unlock()
+			cancel()
+		}()
+	}
 	defer func() {
 		// A bug in one handler must cost one answer, never the session.
 		if r := recover(); r != nil {
@@ -215,3 +225,30 @@ func (s *Server) logMessage(typ protocol.MessageType, msg string) {
 
 // requestCancelled is LSP's RequestCancelled error code (not JSON-RPC's).
 const requestCancelled jsonrpc2.Code = -32800
+
+func idKey(id jsonrpc2.ID) string {
+	if n, ok := id.Number(); ok {
+		return strconv.FormatInt(n, 10)
+	}
+	if str, ok := id.StringValue(); ok {
+		return strconv.Quote(str)
+	}
+	return ""
+}
+
+// cancelRequest handles $/cancelRequest inline, ahead of later messages.
+func (s *Server) cancelRequest(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return
+	}
+	key := string(p.ID)
+	s.cancelMu.Lock()
+	cancel := s.inFlight[key]
+	s.cancelMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
