@@ -97,6 +97,18 @@ type reqEntry struct {
 	// For entries made from an _in declaration: who declared it.
 	inFrom *inOrigin
 	bad    string
+	// disp is the target as written when it holds template output (the
+	// expression's source text): two templated values are the same only
+	// when written the same.
+	disp string
+}
+
+// dispKey normalises the display of a templated value.
+func dispKey(f *sfile, n *sp.Node) string {
+	if n == nil || !strings.Contains(n.Value, sp.Unknown) {
+		return ""
+	}
+	return strings.Join(strings.Fields(f.p.Display(n)), "")
 }
 
 type inOrigin struct {
@@ -232,6 +244,11 @@ func (s *System) read(f *sfile) {
 		switch key {
 		case "include":
 			if e.Val.Kind != sp.Seq {
+				// a templated include list (`{{ includes|yaml }}`):
+				// whatever it includes is unknown
+				if v, ok := e.Val.Str(); !ok || v != "[]" {
+					f.generator = true
+				}
 				continue
 			}
 			for _, it := range e.Val.Items {
@@ -318,6 +335,25 @@ func hasTopOpaque(f *sfile) bool {
 	return false
 }
 
+func hasNil(l []*stDecl) bool {
+	for _, x := range l {
+		if x == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func dropNil(l []*stDecl) []*stDecl {
+	out := l[:0]
+	for _, x := range l {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // readDecls reads the state declarations of one ID (or extend entry).
 func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 	var out []*stDecl
@@ -336,11 +372,19 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 		}
 		if seen[d.module] {
 			// Both branches of a condition nobody can decide at edit
-			// time: alternatives, keep the first.
+			// time: alternatives, keep the first (or the one with
+			// arguments when the first is `mod.fun:` with nothing after).
 			if f.p.R.InAlt(k.Start) || strings.Contains(d.module, sp.Unknown) {
-				continue
-			}
-			if owner != nil && owner.bad == "" {
+				for j, o := range out {
+					if o.module == d.module && o.null && v.Kind == sp.Seq {
+						out[j] = nil
+					}
+				}
+				if !hasNil(out) {
+					continue
+				}
+				out = dropNil(out)
+			} else if owner != nil && owner.bad == "" {
 				owner.bad = "ID '" + owner.id + "' in SLS '" + f.sls + "' contains multiple state declarations of the same type"
 			}
 		}
@@ -399,7 +443,7 @@ func readReqs(f *sfile, v *sp.Node) []*reqEntry {
 	for _, it := range items {
 		switch it.Kind {
 		case sp.Scalar:
-			out = append(out, &reqEntry{mod: "id", target: it.Value, node: it, f: f,
+			out = append(out, &reqEntry{mod: "id", target: it.Value, node: it, f: f, disp: dispKey(f, it),
 				span: source.Span{URI: f.file.URI, Start: it.Start, End: it.End}})
 		case sp.Map:
 			for j, k := range it.Keys {
@@ -412,6 +456,7 @@ func readReqs(f *sfile, v *sp.Node) []*reqEntry {
 					span: source.Span{URI: f.file.URI, Start: k.Start, End: max(t.End, k.End)}}
 				if str, ok := t.Str(); ok {
 					e.target = str
+					e.disp = dispKey(f, t)
 				} else if t.Kind == sp.Scalar && t.Tag == "!!null" {
 					e.target = ""
 					e.bad = "null"

@@ -102,6 +102,7 @@ type problem struct {
 	chunk    *chunk
 	maybeOK  bool // a template could produce the target: not reported
 	onlyInfo bool
+	target   string // the ID an extend names
 }
 
 type relatedSpan struct {
@@ -139,6 +140,10 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 		if from != nil && !strings.Contains(sls, sp.Unknown) {
 			p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
 				msg: fmt.Sprintf("Specified SLS %s in saltenv base is not available on the salt master or through a configured fileserver", sls)}
+			if from.f != nil && (cond || from.f.p.R.InAlt(from.node.Start)) {
+				p.sev = 2
+				p.msg += " (this include is in a branch of a condition decided on the machine)"
+			}
 			top := strings.SplitN(sls, ".", 2)[0]
 			if !c.t.ws.Exists(filepath.Join(c.t.root, top)) && !c.t.ws.Exists(filepath.Join(c.t.root, top+".sls")) {
 				// another formula, most likely in another file root
@@ -322,10 +327,10 @@ func (c *compiler) reconcileExtend(h *high, exts []*extension, strict bool) {
 		if b == nil || b.state(stateType) == nil {
 			ids := findName(name, stateType, h, strict)
 			if len(ids) != 1 {
-				if strings.Contains(name, sp.Unknown) || c.generator {
+				if strings.Contains(name, sp.Unknown) || c.generator || couldBe(h, name, stateType) {
 					continue
 				}
-				c.fail(&problem{at: ext.at, sev: 1, code: "extend-missing", refuses: true,
+				c.fail(&problem{at: ext.at, sev: 1, code: "extend-missing", refuses: true, target: name,
 					msg: fmt.Sprintf("Cannot extend ID '%s' in 'base:%s'. It is not part of the high state.\nThis is likely due to a missing include statement or an incorrectly typed ID.\nEnsure that a state with an ID of '%s' is available\nin environment 'base' and to SLS '%s'", name, ext.sls, name, ext.sls)})
 				continue
 			}
@@ -397,6 +402,26 @@ type extension struct {
 	states []*hstate
 	key    *sp.Node
 	f      *sfile
+}
+
+// couldBe reports whether a templated ID or name in h could turn out to
+// be name (so an extend of it may work on the machine).
+func couldBe(h *high, name, state string) bool {
+	for _, id := range h.ids {
+		b := h.m[id]
+		for _, s := range b.states {
+			if s.module != state && !strings.Contains(s.module, sp.Unknown) {
+				continue
+			}
+			if strings.Contains(id, sp.Unknown) && fnmatch(name, id) {
+				return true
+			}
+			if na := s.argLast("name"); na != nil && na.val != nil && strings.Contains(na.val.Value, sp.Unknown) && fnmatch(name, na.val.Value) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // findName is salt.state.find_name.
@@ -748,6 +773,7 @@ type chunk struct {
 	prereqFlag           bool
 	prerequiredFlag      bool
 	watchAsRequire       []*reqEntry
+	idDisp, nameDisp     string // templated ID and name as written
 }
 
 // compile is State.compile_high_data followed by order_chunks.
@@ -842,6 +868,13 @@ func (c *compiler) compile(h *high) []*chunk {
 				chunks = append(chunks, &ch)
 				no++
 			}
+		}
+	}
+	for _, ch := range chunks {
+		ch.idDisp = dispKey(ch.body.f, ch.body.decl.key)
+		ch.nameDisp = ch.idDisp
+		if ch.nameNode != nil {
+			ch.nameDisp = dispKey(ch.body.f, ch.nameNode)
 		}
 	}
 	orderChunks(chunks)

@@ -95,7 +95,7 @@ func newSim(chunks []*chunk, generator bool) *sim {
 
 // match finds the chunks a requisite entry names, in chunk order.
 func (s *sim) match(e *reqEntry) *match {
-	key := e.mod + "\x00" + e.target
+	key := e.mod + "\x00" + e.target + "\x00" + e.disp
 	if m, ok := s.matchCache[key]; ok {
 		return m
 	}
@@ -119,7 +119,8 @@ func (s *sim) match(e *reqEntry) *match {
 		// state (`pkg_{{ s }}` in the loop that declares it); anything
 		// else it could match is a maybe.
 		for _, ch := range s.chunks {
-			if (ch.name == val || ch.id == val) && (e.mod == "id" || ch.state == e.mod) {
+			same := e.disp != "" && (ch.nameDisp == e.disp || ch.idDisp == e.disp)
+			if same && (ch.name == val || ch.id == val) && (e.mod == "id" || ch.state == e.mod) {
 				m.chunks = append(m.chunks, ch)
 			}
 		}

@@ -174,6 +174,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
 	setting := req.Settings.Get("salt.fileRoot", "")
 	trees := map[string]*tree{}
+	a.trees = trees
 	treeOf := func(root string) *tree {
 		t := trees[root]
 		if t == nil {
@@ -279,12 +280,13 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 }
 
 type ctxDiag struct {
-	d    analysis.Diagnostic
-	runs int
+	d      analysis.Diagnostic
+	runs   int
+	target string // the ID a missing requisite or extend names
 }
 
 // contextual records a run-dependent diagnostic (once per run).
-func (a *analyzer) contextual(d analysis.Diagnostic) {
+func (a *analyzer) contextual(d analysis.Diagnostic, target string) {
 	key := fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
 	if a.runSeen[key] {
 		return
@@ -292,7 +294,7 @@ func (a *analyzer) contextual(d analysis.Diagnostic) {
 	a.runSeen[key] = true
 	c := a.ctx[key]
 	if c == nil {
-		c = &ctxDiag{d: d}
+		c = &ctxDiag{d: d, target: target}
 		a.ctx[key] = c
 		a.ctxOrd = append(a.ctxOrd, key)
 	}
@@ -336,6 +338,7 @@ type analyzer struct {
 	master   bool
 	auto     bool
 	facts    map[*analysis.Node]map[string][]string
+	trees    map[string]*tree
 }
 
 func sev(n int) analysis.Severity {
@@ -607,7 +610,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 			d.Related = append(d.Related, analysis.Related{At: r.at, Message: r.msg})
 		}
 		if p.code == "extend-missing" || p.code == "cycle" {
-			a.contextual(d)
+			a.contextual(d, p.target)
 			continue
 		}
 		a.diag(d)
@@ -825,7 +828,7 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 				msg += "\n" + hint
 			}
 			_ = lk
-			a.contextual(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-requisite", Message: msg})
+			a.contextual(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-requisite", Message: msg}, e.target)
 		}
 	}
 	// cycles
@@ -906,7 +909,7 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 		for _, e := range cyc {
 			d.Related = append(d.Related, analysis.Related{At: e.At, Message: fmt.Sprintf("%s %s %s", nodeChunk[e.To].id, e.Reason, nodeChunk[e.From].id)})
 		}
-		a.contextual(d)
+		a.contextual(d, "")
 	}
 	// order: last pulled earlier by a requisite
 	for ch, by := range sm.pulledBy {
@@ -1008,12 +1011,39 @@ func (a *analyzer) hint(c *compiler, sm *sim, e *reqEntry) string {
 	return ""
 }
 
+// declaredElsewhere finds a file of the analysis that declares id.
+func (a *analyzer) declaredElsewhere(id string) string {
+	for _, t := range a.trees {
+		for _, f := range t.byPath {
+			if f == nil {
+				continue
+			}
+			for _, d := range f.ids {
+				if d.id == id {
+					return a.where(f.span(d.key))
+				}
+			}
+		}
+	}
+	return ""
+}
+
 func (a *analyzer) finish() {
 	for _, k := range a.ctxOrd {
 		c := a.ctx[k]
-		if c.runs >= a.runFiles[c.d.At.URI] {
-			a.diag(c.d)
+		if c.runs < a.runFiles[c.d.At.URI] {
+			continue
 		}
+		if c.target != "" {
+			if where := a.declaredElsewhere(c.target); where != "" {
+				// The target exists in the file root; only this SLS on
+				// its own lacks it (it is meant to be applied with the
+				// other from top.sls).
+				c.d.Severity = analysis.Warning
+				c.d.Message += "\n('" + c.target + "' is declared in " + where + ", which this SLS does not include: include it, or apply both together from top.sls)"
+			}
+		}
+		a.diag(c.d)
 	}
 	for _, at := range a.linkOrd {
 		l := a.links[at]

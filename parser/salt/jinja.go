@@ -560,7 +560,15 @@ type renderer struct {
 	alts   []Span
 	steps  int
 	limit  int
+	mode   int
 }
+
+// Rendering modes for conditions nobody can decide at edit time.
+const (
+	modeAll   = iota // render every branch (the default)
+	modeFirst        // only the first undecidable branch
+	modeLast         // only the else branch (nothing when there is none)
+)
 
 func (r *renderer) lit(a, b int) {
 	if b <= a {
@@ -656,7 +664,17 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 					for j := i; j < len(x.conds); j++ {
 						r.alts = append(r.alts, x.spans[j])
 						inner := &scope{vars: map[string]val{}, parent: sc}
-						r.render(x.bodies[j], inner, depth+1)
+						// mode: every branch, only the first, or only
+						// the last (none when there is no else)
+						render := r.mode == modeAll || r.mode == modeFirst && j == i ||
+							r.mode == modeLast && j == len(x.conds)-1 && x.conds[j] == nil
+						if render {
+							r.render(x.bodies[j], inner, depth+1)
+						} else {
+							sub := &renderer{src: r.src, limit: r.limit - r.steps, mode: r.mode}
+							sub.render(x.bodies[j], inner, depth+1)
+							r.steps += sub.steps
+						}
 						for name := range inner.vars {
 							sc.set(name, unknownVal)
 						}
@@ -804,6 +822,10 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // RenderJinja renders src with the given known variables.
 func RenderJinja(src []byte, vars map[string]string) *Rendered {
+	return renderJinja(src, vars, modeAll)
+}
+
+func renderJinja(src []byte, vars map[string]string, mode int) *Rendered {
 	toks, errs := lexTemplate(src)
 	applyWhitespaceControl(src, toks)
 	p := &tparser{src: src, toks: toks, errs: errs}
@@ -812,7 +834,7 @@ func RenderJinja(src []byte, vars map[string]string) *Rendered {
 	for k, v := range vars {
 		root.set(k, strVal(v))
 	}
-	r := &renderer{src: src, limit: 200000}
+	r := &renderer{src: src, limit: 200000, mode: mode}
 	r.render(tree, root, 0)
 	if r.steps > r.limit {
 		p.errs = append(p.errs, Error{Span: Span{0, 0}, Severity: 3, Msg: "template expansion stopped early: too many loop iterations"})

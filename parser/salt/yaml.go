@@ -34,6 +34,7 @@ type Node struct {
 	Keys   []*Node
 	Vals   []*Node
 	Items  []*Node
+	r      *Rendered // the rendering the R offsets refer to
 }
 
 // Str returns the scalar value and whether the node is a string-like
@@ -112,7 +113,11 @@ func (f *File) Display(n *Node) string {
 	if !strings.Contains(n.Value, Unknown) {
 		return n.Value
 	}
-	d := f.R.Display(f.src, n.RStart, n.REnd)
+	r := n.r
+	if r == nil {
+		r = f.R
+	}
+	d := r.Display(f.src, n.RStart, n.REnd)
 	d = strings.Trim(d, "'\"")
 	if d == "" {
 		return strings.ReplaceAll(n.Value, Unknown, "*")
@@ -228,8 +233,13 @@ func Parse(src []byte, vars map[string]string, cache *Cache) *File {
 		f.R = RenderJinja(src, vars)
 		f.Errors = append(f.Errors, f.R.Errors...)
 		f.Opaque = append(f.Opaque, f.R.Opaque...)
+		f.readYAML(cache)
+		if len(f.R.Alts) > 0 && f.yamlErrors() > 0 {
+			f.retryBranches(src, vars, cache)
+		}
+	} else {
+		f.readYAML(cache)
 	}
-	f.readYAML(cache)
 	for _, e := range f.Entries {
 		e.Start = min(max(e.Start, 0), len(src))
 		e.End = min(max(e.End, e.Start), len(src))
@@ -342,6 +352,66 @@ func (f *File) readYAML(cache *Cache) {
 	}
 }
 
+func (f *File) yamlErrors() int {
+	n := 0
+	for _, e := range f.Errors {
+		if strings.HasPrefix(e.Msg, "Rendering SLS failed") || e.Msg == "SLS does not render to a dictionary" {
+			n++
+		}
+	}
+	return n
+}
+
+// retryBranches handles templates whose undecidable branches only make
+// sense one at a time (an else that continues the list before the if):
+// it renders only the first branches, then only the else branches, and
+// keeps every entry that parses, with the errors of the better attempt.
+func (f *File) retryBranches(src []byte, vars map[string]string, cache *Cache) {
+	keep := f.Errors[:0:0]
+	for _, e := range f.Errors {
+		if !strings.HasPrefix(e.Msg, "Rendering SLS failed") && e.Msg != "SLS does not render to a dictionary" {
+			keep = append(keep, e)
+		}
+	}
+	best := -1
+	var bestErrs []Error
+	seen := map[string]bool{}
+	var entries []*Entry
+	add := func(es []*Entry) {
+		for _, e := range es {
+			k := ""
+			if e.Key != nil {
+				k = fmt.Sprintf("%d|%s", e.Key.Start, e.Key.Value)
+			} else {
+				k = fmt.Sprintf("opaque|%d", e.Start)
+			}
+			if !seen[k] {
+				seen[k] = true
+				entries = append(entries, e)
+			}
+		}
+	}
+	for _, mode := range []int{modeFirst, modeLast} {
+		g := &File{Renderer: f.Renderer, src: f.src, R: renderJinja(src, vars, mode)}
+		g.readYAML(cache)
+		n := g.yamlErrors()
+		add(g.Entries)
+		if best < 0 || n < best {
+			best = n
+			bestErrs = nil
+			for _, e := range g.Errors {
+				if strings.HasPrefix(e.Msg, "Rendering SLS failed") || e.Msg == "SLS does not render to a dictionary" {
+					bestErrs = append(bestErrs, e)
+				}
+			}
+		}
+	}
+	// the all-branches entries that parsed come last (they may repeat)
+	add(f.Entries)
+	f.Entries = entries
+	f.Errors = append(keep, bestErrs...)
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]
@@ -418,7 +488,7 @@ func (c *converter) node(y *yaml.Node, depth int) *Node {
 		return c.node(y.Content[0], depth+1)
 	}
 	start := c.offset(y.Line, y.Column)
-	n := &Node{Tag: y.ShortTag(), RStart: start}
+	n := &Node{Tag: y.ShortTag(), RStart: start, r: c.f.R}
 	switch y.Kind {
 	case yaml.MappingNode:
 		n.Kind = Map
