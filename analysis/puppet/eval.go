@@ -796,6 +796,11 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 			if len(r.resources) > maxResources {
 				continue
 			}
+			for _, a := range attrs {
+				if a.name == "stage" && typ != "Stage" {
+					r.diag(a.nameAt, analysis.Error, "evaluation", fmt.Sprintf("Only classes can set 'stage'; normal resources like %s cannot change run stage", x.display))
+				}
+			}
 			r.add(x)
 			r.addAliases(x)
 			if !ok {

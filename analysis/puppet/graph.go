@@ -20,7 +20,7 @@ func (a *analyzer) newRun(name, entry string) *run {
 	r.add(st)
 	r.stages["main"] = st
 	m := r.newRes("Class", "main", "main", source.Span{})
-	m.display = "Class[main]"
+	m.display = "Class[Main]" // how Puppet prints its anchors
 	r.add(m)
 	r.classes["main"] = m
 	r.main = m
@@ -123,13 +123,13 @@ type runGraph struct {
 	r        *run
 	nodes    []*analysis.Node
 	edges    []*analysis.Edge
-	prio     map[*analysis.Node]pkey
-	owner    map[*analysis.Node]*res
+	prioS    []pkey
+	ownerS   []*res
 	explicit map[[2]*analysis.Node]bool
 	out      map[*analysis.Node][]*analysis.Edge
 }
 
-func (a *analyzer) node(key string, mk func() *analysis.Node) *analysis.Node {
+func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
 	if n := a.nodeKeys[key]; n != nil {
 		return n
 	}
@@ -138,7 +138,20 @@ func (a *analyzer) node(key string, mk func() *analysis.Node) *analysis.Node {
 	return n
 }
 
+// edge adds an edge to the run and to the shared graph; runs that share
+// nodes share edges (the map is only built once a second run exists).
 func (a *analyzer) edge(g *runGraph, from, to *analysis.Node, kind analysis.EdgeKind, reason string, at source.Span) *analysis.Edge {
+	if a.runsBuilt == 0 {
+		e := a.graph.Connect(&analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at})
+		g.edges = append(g.edges, e)
+		return e
+	}
+	if a.edgeKeys == nil {
+		a.edgeKeys = make(map[edgeKey]*analysis.Edge, len(a.graph.Edges))
+		for _, e := range a.graph.Edges {
+			a.edgeKeys[edgeKey{e.From, e.To, e.Kind, e.At}] = e
+		}
+	}
 	k := edgeKey{from, to, kind, at}
 	e := a.edgeKeys[k]
 	if e == nil {
@@ -158,7 +171,7 @@ func (x *res) containerish() bool {
 }
 
 func (a *analyzer) buildRun(r *run) analysis.Run {
-	g := &runGraph{r: r, prio: map[*analysis.Node]pkey{}, owner: map[*analysis.Node]*res{}, explicit: map[[2]*analysis.Node]bool{}}
+	g := &runGraph{r: r, explicit: map[[2]*analysis.Node]bool{}}
 	salt := ""
 	switch a.ordering {
 	case "random":
@@ -189,26 +202,26 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 					r.stages[x.title] = x
 				}
 			}
-			dk := spanKey(x.decl) + "|" + x.display + "|" + r.name
 			parent := x.parentSym
 			if x.class != nil {
 				parent = x.class.node
 			}
-			x.begin = a.node("A|"+dk, func() *analysis.Node {
+			x.begin = a.node(nodeKey{'A', x.display, x.decl, r.name}, func() *analysis.Node {
 				return &analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true}
 			})
-			x.end = a.node("Z|"+dk, func() *analysis.Node {
+			x.end = a.node(nodeKey{'Z', x.display, x.decl, r.name}, func() *analysis.Node {
 				return &analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true}
 			})
-			g.prio[x.begin] = pkey{h, x.prio, 0}
-			g.prio[x.end] = pkey{h, x.prio, 1}
-			g.owner[x.begin], g.owner[x.end] = x, x
+			g.setPrio(x.begin, pkey{h, x.prio, 0})
+			g.setPrio(x.end, pkey{h, x.prio, 1})
+			g.setOwner(x.begin, x)
+			g.setOwner(x.end, x)
 			g.nodes = append(g.nodes, x.begin, x.end)
 			switch {
 			case x.class != nil:
 				x.node = x.class.node
 			case x.kind == "define" || (x.kind == "stage" && !x.decl.IsZero()):
-				x.node = a.node("R|"+x.display+"|"+spanKey(x.decl), func() *analysis.Node {
+				x.node = a.node(nodeKey{'R', x.display, x.decl, ""}, func() *analysis.Node {
 					n := &analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym}
 					if x.kind == "define" {
 						n.Facts = append(n.Facts, analysis.Fact{Label: "defined type instance", Value: "its body is evaluated after the main code; it is ordered as a container (before/after everything it declares)"})
@@ -218,11 +231,11 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			}
 			continue
 		}
-		x.node = a.node("R|"+x.display+"|"+spanKey(x.decl), func() *analysis.Node {
+		x.node = a.node(nodeKey{'R', x.display, x.decl, ""}, func() *analysis.Node {
 			return &analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym}
 		})
-		g.prio[x.node] = pkey{h, x.prio, 0}
-		g.owner[x.node] = x
+		g.setPrio(x.node, pkey{h, x.prio, 0})
+		g.setOwner(x.node, x)
 		g.nodes = append(g.nodes, x.node)
 	}
 	begin := func(x *res) *analysis.Node {
@@ -366,7 +379,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 
 	// Order.
 	less := func(p, q *analysis.Node) bool {
-		a, b := g.prio[p], g.prio[q]
+		a, b := g.prioS[p.Index], g.prioS[q.Index]
 		if a.h != b.h {
 			return a.h < b.h
 		}
@@ -437,6 +450,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			}
 		}
 	}
+	a.runsBuilt++
 	return run
 }
 
@@ -652,9 +666,13 @@ func (r *run) autorequires(x *res) []autoreq {
 		}
 		for _, name := range []string{"command", "onlyif", "unless"} {
 			if a, ok := x.anyAttr(name); ok {
+				// Ruby's %r{^/\S+}: an absolute path at the start of any line.
 				for _, s := range strs(a) {
-					if f := strings.Fields(s); len(f) > 0 && strings.HasPrefix(f[0], "/") {
-						add("File", f[0], "autorequire ("+name+")", a.at)
+					for _, line := range strings.Split(s, "\n") {
+						if strings.HasPrefix(line, "/") {
+							f := strings.Fields(line)
+							add("File", f[0], "autorequire ("+name+")", a.at)
+						}
 					}
 				}
 			}
@@ -679,7 +697,7 @@ func (r *run) autorequires(x *res) []autoreq {
 func (a *analyzer) cycles(g *runGraph) {
 	sortKey := func(n *analysis.Node) string {
 		if n.Hidden {
-			x := g.owner[n]
+			x := g.ownerOf(n)
 			if x != nil && n == x.begin {
 				return "Whit[admissible_" + n.Ref + "]"
 			}
@@ -846,4 +864,25 @@ func (g *runGraph) outOf(n *analysis.Node) []*analysis.Edge {
 		}
 	}
 	return g.out[n]
+}
+
+func (g *runGraph) setPrio(n *analysis.Node, k pkey) {
+	for len(g.prioS) <= n.Index {
+		g.prioS = append(g.prioS, pkey{})
+	}
+	g.prioS[n.Index] = k
+}
+
+func (g *runGraph) setOwner(n *analysis.Node, x *res) {
+	for len(g.ownerS) <= n.Index {
+		g.ownerS = append(g.ownerS, nil)
+	}
+	g.ownerS[n.Index] = x
+}
+
+func (g *runGraph) ownerOf(n *analysis.Node) *res {
+	if n.Index < len(g.ownerS) {
+		return g.ownerS[n.Index]
+	}
+	return nil
 }

@@ -121,8 +121,9 @@ type analyzer struct {
 	certname  string
 	ordering  string
 	strict    bool
-	nodeKeys  map[string]*analysis.Node
+	nodeKeys  map[nodeKey]*analysis.Node
 	edgeKeys  map[edgeKey]*analysis.Edge
+	runsBuilt int
 	diagKeys  map[string]bool
 	diags     []analysis.Diagnostic
 	links     map[linkKey]*analysis.Link
@@ -137,6 +138,13 @@ type edgeKey struct {
 	at       source.Span
 }
 
+type nodeKey struct {
+	kind byte
+	ref  string
+	at   source.Span
+	run  string
+}
+
 type linkKey struct {
 	uri        string
 	start, end int
@@ -149,7 +157,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{
 		sys: s, req: req, ws: req.Workspace,
 		files: map[string]*fileInfo{}, classes: map[string]*classInfo{}, defines: map[string]*defineInfo{},
-		rootMods: map[string]string{}, nodeKeys: map[string]*analysis.Node{}, edgeKeys: map[edgeKey]*analysis.Edge{},
+		rootMods: map[string]string{}, nodeKeys: map[nodeKey]*analysis.Node{},
 		diagKeys: map[string]bool{}, links: map[linkKey]*analysis.Link{}, declared: map[string]bool{},
 	}
 	if a.ws == nil {

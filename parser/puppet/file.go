@@ -82,11 +82,10 @@ func (ps *Parser) chunk(src []byte, toks []Token, r tokRange) []Chunk {
 		}
 	}
 	ps.Parsed++
-	sub := make([]Token, r.b-r.a+1)
-	copy(sub, toks[r.a:r.b])
+	// toks[r.b] reads as end of input for this chunk (parseTokens never
+	// looks past its last token).
 	follow := &toks[r.b]
-	sub[len(sub)-1] = Token{Kind: TEOF, Pos: end, End: end}
-	stmts, err := parseTokens(src, sub, follow)
+	stmts, err := parseTokens(src, toks[r.a:r.b+1], follow)
 	if err == nil {
 		return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h}}
 	}

@@ -10,7 +10,18 @@ package puppet
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
+
+// view returns the bytes as a string without copying. Sources are never
+// modified after they are handed to the lexer (source.File texts are
+// immutable), so tokens may share their memory.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
 
 // Kind classifies a token.
 type Kind uint8
@@ -265,7 +276,7 @@ func (lx *lexer) word(p int) Token {
 	if s[p] == ':' && p+2 < lx.end && isUpper(s[p+2]) {
 		k = TTypeName
 	}
-	return Token{Kind: k, Val: string(s[p:i]), Pos: p, End: i}
+	return Token{Kind: k, Val: view(s[p:i]), Pos: p, End: i}
 }
 
 func (lx *lexer) variable(p int) Token {
@@ -291,7 +302,7 @@ func (lx *lexer) variable(p int) Token {
 	if i == st {
 		return Token{Kind: TIllegal, Val: "'$' without a variable name", Pos: p, End: i}
 	}
-	return Token{Kind: TVar, Val: string(s[st:i]), Pos: p, End: i}
+	return Token{Kind: TVar, Val: view(s[st:i]), Pos: p, End: i}
 }
 
 func (lx *lexer) number(p int) Token {
@@ -336,11 +347,21 @@ func (lx *lexer) number(p int) Token {
 	if bad {
 		return Token{Kind: TIllegal, Val: "illegal number", Pos: p, End: i}
 	}
-	return Token{Kind: TNumber, Val: string(s[p:i]), Pos: p, End: i}
+	return Token{Kind: TNumber, Val: view(s[p:i]), Pos: p, End: i}
 }
 
 func (lx *lexer) single(p int) Token {
 	s := lx.src
+	// Fast path: no escapes.
+	for i := p + 1; i < lx.end; i++ {
+		if s[i] == '\\' {
+			break
+		}
+		if s[i] == '\'' {
+			lx.pos = i + 1
+			return Token{Kind: TString, Val: view(s[p+1 : i]), Pos: p, End: lx.pos}
+		}
+	}
 	var b strings.Builder
 	i := p + 1
 	for i < lx.end {
@@ -362,6 +383,17 @@ func (lx *lexer) single(p int) Token {
 }
 
 func (lx *lexer) double(p int) Token {
+	// Fast path: no escapes, no interpolation.
+	for i := p + 1; i < lx.end; i++ {
+		c := lx.src[i]
+		if c == '\\' || c == '$' {
+			break
+		}
+		if c == '"' {
+			lx.pos = i + 1
+			return Token{Kind: TString, Val: view(lx.src[p+1 : i]), Pos: p, End: lx.pos}
+		}
+	}
 	end, ok := findClose(lx.src, p+1, lx.end, '"')
 	if !ok {
 		lx.pos = lx.end

@@ -36,7 +36,9 @@ type bailout struct{}
 
 type parser struct {
 	src   []byte
-	toks  []Token
+	toks  []Token // toks[n] and beyond read as eof
+	n     int
+	eof   Token
 	i     int
 	depth int
 	err   *Error
@@ -45,19 +47,32 @@ type parser struct {
 	follow *Token
 }
 
-func (p *parser) tok() *Token { return &p.toks[p.i] }
+func (p *parser) tok() *Token {
+	if p.i < p.n {
+		return &p.toks[p.i]
+	}
+	return &p.eof
+}
 func (p *parser) peek(n int) *Token {
-	if p.i+n < len(p.toks) {
+	if p.i+n < p.n {
 		return &p.toks[p.i+n]
 	}
-	return &p.toks[len(p.toks)-1]
+	return &p.eof
 }
 func (p *parser) advance() *Token {
-	t := &p.toks[p.i]
+	t := p.tok()
 	if t.Kind != TEOF {
 		p.i++
 	}
 	return t
+}
+
+// prev is the token before the current one.
+func (p *parser) prev() *Token {
+	if p.i > 0 && p.i-1 < p.n {
+		return &p.toks[p.i-1]
+	}
+	return &p.eof
 }
 
 func (p *parser) is(val string) bool {
@@ -297,7 +312,7 @@ func (p *parser) postfix(x Node, resources bool) Node {
 		switch t.Val {
 		case "[":
 			// `[` after whitespace starts a new list, not an access.
-			if prev := p.toks[p.i-1]; t.Pos > prev.End {
+			if prev := p.prev(); t.Pos > prev.End {
 				return x
 			}
 			p.advance()
@@ -450,7 +465,7 @@ func (p *parser) istring(t *Token) Node {
 // is a variable name there.
 func (p *parser) interpolation(pos, end int) Node {
 	toks := lexRange(p.src, pos, end)
-	sub := &parser{src: p.src, toks: toks, depth: p.depth + 1}
+	sub := &parser{src: p.src, toks: toks, n: len(toks) - 1, eof: toks[len(toks)-1], depth: p.depth + 1}
 	if len(toks) == 1 {
 		return &Str{Loc: Loc{pos, end}}
 	}
@@ -573,7 +588,7 @@ func (p *parser) resource(start int) Node {
 		b := &ResourceBody{Title: title}
 		b.Attrs = p.attrs()
 		b.Pos = title.Span().Pos
-		b.End = p.toks[p.i-1].End
+		b.End = p.prev().End
 		r.Bodies = append(r.Bodies, b)
 		if !p.accept(";") {
 			break
@@ -680,7 +695,7 @@ func (p *parser) ifExpr() Node {
 	n.Pos = t.Pos
 	n.Cond = p.expr(0, false)
 	n.Then, _ = p.block()
-	n.End = p.toks[p.i-1].End
+	n.End = p.prev().End
 	if p.isWord("elsif") && !n.Unless {
 		p.tok().Val = "if" // parse the elsif as a nested if
 		e := p.ifExpr()
@@ -691,7 +706,7 @@ func (p *parser) ifExpr() Node {
 		p.advance()
 		n.Else, _ = p.block()
 		n.HasElse = true
-		n.End = p.toks[p.i-1].End
+		n.End = p.prev().End
 	}
 	return n
 }
@@ -713,7 +728,7 @@ func (p *parser) caseExpr() Node {
 		}
 		p.expect(":")
 		o.Body, _ = p.block()
-		o.Loc.End = p.toks[p.i-1].End
+		o.Loc.End = p.prev().End
 		c.Options = append(c.Options, o)
 	}
 	c.End = p.expect("}").End
@@ -834,7 +849,13 @@ func (p *parser) plan() Node {
 // parseTokens parses toks (ending in TEOF) as a statement list. On a
 // syntax error it returns the statements before it and the error.
 func parseTokens(src []byte, toks []Token, follow *Token) (stmts []Node, err *Error) {
-	p := &parser{src: src, toks: toks, follow: follow}
+	n := len(toks) - 1
+	eof := toks[n]
+	if eof.Kind != TEOF {
+		e := toks[max(n-1, 0)].End
+		eof = Token{Kind: TEOF, Pos: e, End: e}
+	}
+	p := &parser{src: src, toks: toks, n: n, eof: eof, follow: follow}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
@@ -859,7 +880,7 @@ func parseTokens(src []byte, toks []Token, follow *Token) (stmts []Node, err *Er
 // ParseExpr parses a single expression (tests and tools).
 func ParseExpr(src string) (Node, error) {
 	toks := Lex([]byte(src))
-	p := &parser{src: []byte(src), toks: toks}
+	p := &parser{src: []byte(src), toks: toks, n: len(toks) - 1, eof: toks[len(toks)-1]}
 	var n Node
 	var err error
 	func() {

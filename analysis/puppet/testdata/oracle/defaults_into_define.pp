@@ -1,11 +1,11 @@
-# Resource defaults are dynamically scoped into define bodies: a default set
-# in class c applies to the notify inside the define instance declared in c,
-# but not to a define instance declared at top scope.
+# Resource defaults are dynamically scoped into define bodies: the default set
+# in class c reaches the notify inside the instance declared in c (it runs
+# before 'gate'), but not the instance declared at top scope (after 'gate').
 define d() { notify { "in-${title}": } }
 class c {
   Notify { before => Notify['gate'] }
   d { 'from-class': }
 }
-d { 'from-top': }
 notify { 'gate': }
 include c
+d { 'from-top': }

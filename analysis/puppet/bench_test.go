@@ -1,0 +1,84 @@
+package puppet_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+func analyzeText(sys analysis.System, text []byte) *analysis.Result {
+	ws := source.NewWorkspace()
+	f := source.NewFile("untitled:bench.pp", "", text)
+	ws.SetOverlay(f)
+	req := &analysis.Request{Ctx: context.Background(), Files: []*source.File{f}, Workspace: ws, Settings: analysis.Settings{}}
+	return sys.Analyze(req)
+}
+
+// BenchmarkAnalyzeCold: parse and analyse a generated manifest from
+// scratch (a new System each time: no chunk cache).
+func BenchmarkAnalyzeCold(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		text := genManifest(n)
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			for i := 0; i < b.N; i++ {
+				res := analyzeText(puppet.New(), text)
+				if len(res.Runs) == 0 || len(res.Runs[0].Steps) < n {
+					b.Fatalf("runs %d steps %d", len(res.Runs), len(res.Runs[0].Steps))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEdit: a one-character edit in a 10,000-line manifest, then a
+// fresh analysis with the same System (unchanged chunks are reused).
+func BenchmarkEdit(b *testing.B) {
+	text := genManifest(3300) // ~10,000 lines
+	lines := 0
+	for _, c := range text {
+		if c == '\n' {
+			lines++
+		}
+	}
+	sys := puppet.New()
+	analyzeText(sys, text)
+	mid := len(text) / 2
+	for text[mid] != '\'' {
+		mid++
+	}
+	mid-- // the last character of a title
+	b.ReportAllocs()
+	b.ReportMetric(float64(lines), "lines")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		edited := append([]byte(nil), text...)
+		edited[mid] = byte('a' + i%26)
+		analyzeText(sys, edited)
+	}
+}
+
+// BenchmarkMemory100k reports the live heap holding the result of a
+// 100k-resource analysis.
+func BenchmarkMemory100k(b *testing.B) {
+	text := genManifest(100000)
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		sys := puppet.New()
+		res := analyzeText(sys, text)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "live-MB")
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "alloc-MB")
+		runtime.KeepAlive(res)
+		runtime.KeepAlive(sys)
+	}
+}
