@@ -1,10 +1,10 @@
-# `contain` inside a define: the contained class is ordered inside the define
-# instance, so Notify[after] (which requires the instance) waits for it; the
-# class is declared when the define body is evaluated (after main code).
+# `contain` inside a define: the class is declared when the define body is
+# evaluated (after main code) and is contained in the instance, so 'after'
+# (require => Wrap['w']) waits for inner-1 too; 'free' is unconstrained.
 class inner { notify { 'inner-1': } }
 define wrap() {
-  contain inner
   notify { "wrap-${title}": }
+  contain inner
 }
 wrap { 'w': }
 notify { 'after': require => Wrap['w'] }
