@@ -61,7 +61,7 @@ func (t *tree) bySLS(name string) *sfile {
 		return f
 	}
 	var f *sfile
-	if name != "" && !strings.Contains(name, sp.Unknown) && !strings.Contains(name, "/") && !strings.Contains(name, "..") {
+	if name != "" && !strings.Contains(name, sp.Unknown) && !strings.Contains(name, "..") && !strings.HasPrefix(name, "/") {
 		rel := filepath.FromSlash(strings.ReplaceAll(name, ".", "/"))
 		for _, p := range []string{filepath.Join(t.root, rel+".sls"), filepath.Join(t.root, rel, "init.sls")} {
 			if f = t.load(p); f != nil {

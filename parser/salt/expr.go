@@ -125,9 +125,19 @@ type exprParser struct {
 }
 
 func parseExpr(src string) expr {
+	e, _ := parseExprRest(src)
+	return e
+}
+
+// parseExprRest also returns the first token left over (Jinja would
+// stop with "expected token 'end of print statement'").
+func parseExprRest(src string) (expr, string) {
 	p := &exprParser{toks: lexExpr(src)}
 	e := p.ternary()
-	return e
+	if p.pos < len(p.toks) {
+		return e, p.toks[p.pos].text
+	}
+	return e, ""
 }
 
 func (p *exprParser) peek() tok {
@@ -452,6 +462,18 @@ func (s *scope) lookup(name string) (val, bool) {
 }
 
 func (s *scope) set(name string, v val) { s.vars[name] = v }
+
+// assignWhere rebinds name in the scope that defines it (objects live
+// there: a `do x.append()` in a loop changes the outer x), else in s.
+func (s *scope) assignWhere(name string, v val) {
+	for c := s; c != nil; c = c.parent {
+		if _, ok := c.vars[name]; ok {
+			c.vars[name] = v
+			return
+		}
+	}
+	s.vars[name] = v
+}
 
 // assign rebinds name where it is defined (Jinja's namespace rules are
 // looser; for analysis this is close enough), else in s.

@@ -2,6 +2,7 @@ package salt
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -281,9 +282,12 @@ type (
 		name string
 		body []jnode
 	}
-	jUnknownSet struct{ names []string } // imports, load_yaml...
-	jOpaque     struct{ start, end int } // output nobody can know
-	jScope      struct {
+	jUnknownSet struct {
+		names  []string
+		mutate bool // `do x.append(...)`: the object changes where it lives
+	} // imports, load_yaml...
+	jOpaque struct{ start, end int } // output nobody can know
+	jScope  struct {
 		sets []jSet
 		body []jnode
 	}
@@ -322,7 +326,12 @@ func (p *tparser) parseBody(ends []string, depth int) ([]jnode, string, string, 
 			p.pos++
 		case 'e':
 			p.pos++
-			out = append(out, jExpr{t.start, t.end, parseExpr(string(p.src[t.in:t.inEnd]))})
+			e, rest := parseExprRest(string(p.src[t.in:t.inEnd]))
+			if rest != "" {
+				p.errs = append(p.errs, Error{Span: Span{t.start, min(t.end, t.start+2)}, Severity: 1,
+					Msg: fmt.Sprintf("Jinja syntax error: expected token 'end of print statement', got '%s'", rest)})
+			}
+			out = append(out, jExpr{t.start, t.end, e})
 		case 's':
 			w, rest := p.stmt(t)
 			for _, e := range ends {
@@ -352,6 +361,8 @@ func (p *tparser) expectEnd(open jtok, word string, ends []string) {
 			Msg: fmt.Sprintf("Jinja syntax error: Unexpected end of template. Jinja was looking for the following tags: '%s'", strings.Join(ends, "' or '"))})
 	}
 }
+
+var inRe = regexp.MustCompile(`\s+in\s+`)
 
 func splitTargets(s string) []string {
 	var out []string
@@ -400,7 +411,11 @@ func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
 		}
 	case "for":
 		n := jFor{start: t.start, end: t.end}
-		inAt := strings.Index(rest, " in ")
+		loc := inRe.FindStringIndex(rest)
+		inAt := -1
+		if loc != nil {
+			inAt = loc[0]
+		}
 		if inAt < 0 {
 			p.errs = append(p.errs, Error{Span: Span{t.start, t.end}, Severity: 1, Msg: "Jinja syntax error: expected 'in' in for loop"})
 			body, end, _, _ := p.parseBody([]string{"endfor"}, depth)
@@ -409,7 +424,7 @@ func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
 			return jOpaque{t.start, t.end}
 		}
 		n.targets = splitTargets(rest[:inAt])
-		iter := rest[inAt+4:]
+		iter := rest[loc[1]:]
 		// `for x in y if cond` and `recursive`
 		iter = strings.TrimSuffix(strings.TrimSpace(iter), " recursive")
 		if k := strings.Index(iter, " if "); k >= 0 {
@@ -442,7 +457,7 @@ func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
 		}
 		_, end, _, _ := p.parseBody([]string{"endmacro"}, depth)
 		p.expectEnd(t, end, []string{"endmacro"})
-		return jUnknownSet{[]string{strings.TrimSpace(name)}}
+		return jUnknownSet{names: []string{strings.TrimSpace(name)}}
 	case "call":
 		_, end, _, et := p.parseBody([]string{"endcall"}, depth)
 		p.expectEnd(t, end, []string{"endcall"})
@@ -477,10 +492,10 @@ func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
 		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), "as"))
 		_, end, _, _ := p.parseBody([]string{"end" + strings.TrimPrefix(w, "load_"), "endload"}, depth)
 		p.expectEnd(t, end, []string{"endload"})
-		return jUnknownSet{[]string{name}}
+		return jUnknownSet{names: []string{name}}
 	case "import_yaml", "import_json", "import_text", "import":
 		if i := strings.LastIndex(rest, " as "); i >= 0 {
-			return jUnknownSet{[]string{strings.TrimSpace(rest[i+4:])}}
+			return jUnknownSet{names: []string{strings.TrimSpace(rest[i+4:])}}
 		}
 		return nil
 	case "from":
@@ -501,14 +516,14 @@ func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
 				out = append(out, strings.TrimSpace(part))
 			}
 		}
-		return jUnknownSet{out}
+		return jUnknownSet{names: out}
 	case "do":
 		// `{% do x.update(...) %}`, `{% do l.append(...) %}`: x changes.
 		name := rest
 		if i := strings.IndexAny(name, ".[( "); i >= 0 {
 			name = name[:i]
 		}
-		return jUnknownSet{[]string{name}}
+		return jUnknownSet{names: []string{name}, mutate: true}
 	case "include", "extends":
 		return jOpaque{t.start, t.end}
 	case "break", "continue", "raw":
@@ -629,6 +644,12 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			}
 			opaque := v.k == kUnknown
 			if opaque && lineStart && r.restOfLineBlank(x.end) {
+				if ind, ok := r.blockScalar(); ok {
+					// `contents: |` then `{{ text|indent(8) }}` at column
+					// 0: the text belongs to the block scalar.
+					r.emit(strings.Repeat(" ", ind)+Unknown, x.start, x.end, true)
+					continue
+				}
 				r.opaque = append(r.opaque, Span{x.start, x.end})
 				if r.indented() {
 					// A macro's output on its own line (arguments, list
@@ -747,7 +768,11 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			}
 		case jUnknownSet:
 			for _, n := range x.names {
-				sc.set(n, unknownVal)
+				if x.mutate {
+					sc.assignWhere(n, unknownVal)
+				} else {
+					sc.set(n, unknownVal)
+				}
 			}
 		case jScope:
 			inner := &scope{vars: map[string]val{}, parent: sc}
@@ -757,6 +782,31 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			r.render(x.body, inner, depth+1)
 		}
 	}
+}
+
+// blockScalar reports whether the previous output line opens a YAML
+// block scalar (ends in | or >, with chomping), and the indentation its
+// content needs.
+func (r *renderer) blockScalar() (int, bool) {
+	end := len(r.out)
+	for end > 0 && (r.out[end-1] == ' ' || r.out[end-1] == '\t') {
+		end--
+	}
+	if end == 0 || r.out[end-1] != '\n' {
+		return 0, false
+	}
+	end--
+	start := end
+	for start > 0 && r.out[start-1] != '\n' {
+		start--
+	}
+	line := strings.TrimRight(string(r.out[start:end]), " \t\r")
+	t := strings.TrimRight(line, "-+0123456789")
+	if !strings.HasSuffix(t, "|") && !strings.HasSuffix(t, ">") {
+		return 0, false
+	}
+	ind := len(line) - len(strings.TrimLeft(line, " "))
+	return ind + 2, true
 }
 
 // indented reports whether the current output line has blanks before

@@ -291,6 +291,7 @@ var lineRe = regexp.MustCompile(`line (\d+)`)
 
 func (f *File) readYAML(cache *Cache) {
 	text := f.R.Text
+	notDict := false
 	for _, ch := range splitChunks(text) {
 		a, b := ch[0], ch[1]
 		body := string(text[a:b])
@@ -334,9 +335,12 @@ func (f *File) readYAML(cache *Cache) {
 				f.Entries = append(f.Entries, entry)
 				continue
 			}
-			at := a
-			f.Errors = append(f.Errors, Error{Span: Span{f.R.Src(at), f.R.SrcEnd(trimRight(text, a, b))}, Severity: 1,
-				Msg: "SLS does not render to a dictionary"})
+			if !notDict {
+				// Salt says it once for the file
+				notDict = true
+				f.Errors = append(f.Errors, Error{Span: Span{f.R.Src(a), f.R.SrcEnd(trimRight(text, a, b))}, Severity: 1,
+					Msg: "SLS does not render to a dictionary"})
+			}
 			continue
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
