@@ -92,17 +92,18 @@ func (h *high) remove(id string) {
 
 // problem is a diagnostic found while compiling a run.
 type problem struct {
-	at       source.Span
-	sev      int // 1 error, 2 warning, 3 info
-	code     string
-	msg      string
-	related  []relatedSpan
-	refuses  bool // Salt refuses the run
-	missing  *reqEntry
-	chunk    *chunk
-	maybeOK  bool // a template could produce the target: not reported
-	onlyInfo bool
-	target   string // the ID an extend names
+	at        source.Span
+	sev       int // 1 error, 2 warning, 3 info
+	code      string
+	msg       string
+	related   []relatedSpan
+	refuses   bool // Salt refuses the run
+	missing   *reqEntry
+	chunk     *chunk
+	maybeOK   bool // a template could produce the target: not reported
+	onlyInfo  bool
+	target    string // the ID an extend names
+	targetMod string
 }
 
 type relatedSpan struct {
@@ -330,7 +331,7 @@ func (c *compiler) reconcileExtend(h *high, exts []*extension, strict bool) {
 				if strings.Contains(name, sp.Unknown) || c.generator || couldBe(h, name, stateType) {
 					continue
 				}
-				c.fail(&problem{at: ext.at, sev: 1, code: "extend-missing", refuses: true, target: name,
+				c.fail(&problem{at: ext.at, sev: 1, code: "extend-missing", refuses: true, target: name, targetMod: stateType,
 					msg: fmt.Sprintf("Cannot extend ID '%s' in 'base:%s'. It is not part of the high state.\nThis is likely due to a missing include statement or an incorrectly typed ID.\nEnsure that a state with an ID of '%s' is available\nin environment 'base' and to SLS '%s'", name, ext.sls, name, ext.sls)})
 				continue
 			}
@@ -653,9 +654,10 @@ func (c *compiler) requisiteIn(h *high) {
 						back := &reqEntry{mod: s.module, target: id, node: hg.node, span: hg.span, f: hg.f, inFrom: origin}
 						switch a.key {
 						case "prereq_in":
+							// prerequired on the declaring state, and (no
+							// continue in requisite_in) prereq on the target
 							self := getExt(id, s.module, b.sls, b.f, hg.span)
 							addReq(self, "prerequired", &reqEntry{mod: hg.mod, target: hg.target, node: hg.node, span: hg.span, f: hg.f, inFrom: origin})
-							continue
 						case "prereq":
 							for _, tid := range findName(hg.target, hg.mod, h, true) {
 								ts := getExt(tid, hg.mod, b.sls, b.f, hg.span)

@@ -283,10 +283,12 @@ type ctxDiag struct {
 	d      analysis.Diagnostic
 	runs   int
 	target string // the ID a missing requisite or extend names
+	mod    string // its state module ("id" for any)
+	inRun  map[string]bool
 }
 
 // contextual records a run-dependent diagnostic (once per run).
-func (a *analyzer) contextual(d analysis.Diagnostic, target string) {
+func (a *analyzer) contextual(d analysis.Diagnostic, target, mod string) {
 	key := fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
 	if a.runSeen[key] {
 		return
@@ -294,7 +296,7 @@ func (a *analyzer) contextual(d analysis.Diagnostic, target string) {
 	a.runSeen[key] = true
 	c := a.ctx[key]
 	if c == nil {
-		c = &ctxDiag{d: d, target: target}
+		c = &ctxDiag{d: d, target: target, mod: mod, inRun: a.curRun}
 		a.ctx[key] = c
 		a.ctxOrd = append(a.ctxOrd, key)
 	}
@@ -334,6 +336,7 @@ type analyzer struct {
 	ctxOrd   []string
 	runFiles map[string]int
 	runSeen  map[string]bool
+	curRun   map[string]bool
 	fileDiag map[*sfile]bool
 	master   bool
 	auto     bool
@@ -544,6 +547,7 @@ func (a *analyzer) runTop(t *tree, top *sfile) {
 func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string) {
 	a.runSeen = map[string]bool{}
 	seenURI := map[string]bool{}
+	a.curRun = seenURI
 	for _, f := range c.files {
 		if !seenURI[f.file.URI] {
 			seenURI[f.file.URI] = true
@@ -610,7 +614,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 			d.Related = append(d.Related, analysis.Related{At: r.at, Message: r.msg})
 		}
 		if p.code == "extend-missing" || p.code == "cycle" {
-			a.contextual(d, p.target)
+			a.contextual(d, p.target, p.targetMod)
 			continue
 		}
 		a.diag(d)
@@ -727,7 +731,7 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 						reason = "watch (as require: " + ch.state + " has no mod_watch)"
 						kind = analysis.Order
 					}
-					if from == to {
+					if from == to && e.mod == "sls" && ch.state != t.state {
 						continue
 					}
 					ek := edgeKey{from, to, reason, e.span}
@@ -828,7 +832,7 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 				msg += "\n" + hint
 			}
 			_ = lk
-			a.contextual(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-requisite", Message: msg}, e.target)
+			a.contextual(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-requisite", Message: msg}, e.target, e.mod)
 		}
 	}
 	// cycles
@@ -909,7 +913,7 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 		for _, e := range cyc {
 			d.Related = append(d.Related, analysis.Related{At: e.At, Message: fmt.Sprintf("%s %s %s", nodeChunk[e.To].id, e.Reason, nodeChunk[e.From].id)})
 		}
-		a.contextual(d, "")
+		a.contextual(d, "", "")
 	}
 	// order: last pulled earlier by a requisite
 	for ch, by := range sm.pulledBy {
@@ -1011,16 +1015,27 @@ func (a *analyzer) hint(c *compiler, sm *sim, e *reqEntry) string {
 	return ""
 }
 
-// declaredElsewhere finds a file of the analysis that declares id.
-func (a *analyzer) declaredElsewhere(id string) string {
+// declaredElsewhere finds a file of the file root, not part of the run,
+// that declares id with module mod: the SLS alone lacks it, but applied
+// together (from top.sls, or included elsewhere) it works.
+func (a *analyzer) declaredElsewhere(c *ctxDiag) string {
 	for _, t := range a.trees {
 		for _, f := range t.byPath {
-			if f == nil {
+			if f == nil || c.inRun[f.file.URI] {
 				continue
 			}
 			for _, d := range f.ids {
-				if d.id == id {
-					return a.where(f.span(d.key))
+				if d.id != c.target {
+					continue
+				}
+				ok := c.mod == "" || c.mod == "id"
+				for _, sd := range d.decls {
+					if sd.module == c.mod {
+						ok = true
+					}
+				}
+				if ok {
+					return analysis.Where(a.req.Workspace, t.root, f.span(d.key))
 				}
 			}
 		}
@@ -1035,7 +1050,7 @@ func (a *analyzer) finish() {
 			continue
 		}
 		if c.target != "" {
-			if where := a.declaredElsewhere(c.target); where != "" {
+			if where := a.declaredElsewhere(c); where != "" {
 				// The target exists in the file root; only this SLS on
 				// its own lacks it (it is meant to be applied with the
 				// other from top.sls).

@@ -305,11 +305,16 @@ func (f *File) readYAML(cache *Cache) {
 		if err != nil {
 			msg := err.Error()
 			msg = strings.TrimPrefix(msg, "yaml: ")
-			at := a
+			line := 0
 			if m := lineRe.FindStringSubmatch(msg); m != nil {
-				if ln, e := strconv.Atoi(m[1]); e == nil {
-					at = lineOffset(text, a, b, ln)
-				}
+				line, _ = strconv.Atoi(m[1])
+				// the diagnostic's position says where; the chunk's own
+				// line number would only mislead
+				msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
+			}
+			at := a
+			if line > 0 {
+				at = lineOffset(text, a, b, line)
 			}
 			lineEnd := at
 			for lineEnd < b && text[lineEnd] != '\n' {
