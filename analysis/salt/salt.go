@@ -750,7 +750,10 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 				for _, t := range m.maybeChunks {
 					targets = append(targets, a.node(t))
 				}
-				a.link(e.span, targets, files)
+				if e.inFrom == nil {
+					// (an _in entry links to its own target below)
+					a.link(e.span, targets, files)
+				}
 				lk := fmt.Sprintf("%s|%d|%d|%s", e.span.URI, e.span.Start, e.span.End, e.target)
 				if len(m.chunks) > 0 || m.maybe {
 					a.foundAt[lk] = true
