@@ -8,6 +8,8 @@
 //   graph      "Ordering: Show Execution Graph" draws nodes in execution order, cycle nodes red,
 //              and clicking a node on the canvas jumps to its declaration
 //   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
+//   settings   unticking/ticking ordering.inlayHints.enabled in the Settings editor hides/shows
+//              the position hints: the setting reaches the running server
 // Writes problems.png, hover.png, graph.png, order.png (README screenshots) and error-*.png.
 // Prints "RESULT {json}" last; exit code = number of failed checks.
 const { chromium } = require('playwright-core');
@@ -54,12 +56,21 @@ function check(name, ok, detail) {
     res.timings[name] = Date.now() - ts;
   };
 
-  const runCommand = async (title) => {
-    await page.keyboard.press('F1');
-    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-    await page.keyboard.type(title);
-    await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${title}"]`, { timeout: 20000 });
-    await page.keyboard.press('Enter');
+  // F1, type the title, Enter on the row that has it. Several titles: the first that exists
+  // (command titles move between VS Code versions).
+  const runCommand = async (...titles) => {
+    for (let i = 0; i < titles.length; i++) {
+      const title = titles[i];
+      await page.keyboard.press('F1');
+      await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('>' + title);
+      const row = `.quick-input-list .monaco-list-row[aria-label^="${title}"]`;
+      const found = await page.waitForSelector(row, { timeout: i === titles.length - 1 ? 20000 : 3000 }).then(() => true, () => false);
+      if (found) { await page.keyboard.press('Enter'); return; }
+      await page.keyboard.press('Escape');
+    }
+    throw new Error(`no command ${JSON.stringify(titles)}`);
   };
 
   const openFile = async (rel) => {
@@ -97,6 +108,8 @@ function check(name, ok, detail) {
     await step('problems', async () => {
       for (const f of [...expect.files.filter((f) => f !== puppet), puppet]) await openFile(f.path);
       await page.keyboard.press('Control+Shift+M');
+      // the marker list is virtual (only visible rows exist): make the panel tall
+      await runCommand('View: Toggle Maximized Panel', 'View: Maximize Panel Size');
       const rowSel = '.markers-panel .monaco-list-row';
       const rows = () => page.$$eval(rowSel, (rs) => rs.map((r) => r.getAttribute('aria-label') || r.innerText));
       const wanted = expect.files.map((f) => f.diagnostic);
@@ -110,6 +123,7 @@ function check(name, ok, detail) {
       res.problems = got;
       const missing = wanted.filter((w) => !got.some((g) => g.includes(w)));
       await shot('problems.png');
+      await runCommand('View: Toggle Maximized Panel', 'View: Maximize Panel Size');
       check('problems', missing.length === 0,
         missing.length ? `missing ${JSON.stringify(missing)}; rows: ${JSON.stringify(got)}` : `${got.length} rows`);
     });
@@ -144,7 +158,7 @@ function check(name, ok, detail) {
     await step('graph', async () => {
       // room for the picture: no side bar, no panel
       await runCommand('View: Close Primary Side Bar');
-      await runCommand('View: Close Panel');
+      await runCommand('View: Hide Panel', 'View: Close Panel', 'View: Toggle Panel Visibility');
       await runCommand('Ordering: Show Execution Graph');
       // the webview's content lives in nested iframes; find the one that has our #cy
       let frame;
@@ -197,19 +211,53 @@ function check(name, ok, detail) {
       await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
       await openFile(puppet.path);
       await runCommand('Ordering: Show Execution Order');
-      const rowsSel = '.monaco-list-row[aria-label]';
+      // rows of the "Execution Order" tree (explorer side bar): "1. Notify[c]", ...
+      const rowsSel = '.pane-body .monaco-list-row';
       let rows = [];
       const deadline = Date.now() + 20000;
       while (Date.now() < deadline) {
-        rows = await page.$$eval(rowsSel, (rs) => rs.map((r) => r.getAttribute('aria-label')));
+        rows = await page.$$eval(rowsSel, (rs) => rs.map((r) => (r.innerText || r.getAttribute('aria-label') || '').trim().split('\n')[0]));
         if (rows.some((r) => /^\d+\. Notify\[c\]/.test(r))) break;
         await page.waitForTimeout(250);
       }
       res.order = rows.filter((r) => /^\d+\. /.test(r));
+      if (!res.order.length) res.order_rows = rows;
       await shot('order.png');
       const ic = rows.findIndex((r) => /^\d+\. Notify\[c\]/.test(r));
       const id = rows.findIndex((r) => /^\d+\. Notify\[d\]/.test(r));
       check('order', ic >= 0 && id > ic, JSON.stringify(res.order));
+    });
+
+    // settings reach the running server (workspace/didChangeConfiguration): untick
+    // "Inlay Hints: Enabled" in the Settings editor, the position hints go; tick it, they come back
+    await step('settings', async () => {
+      await openFile(puppet.path);
+      const text = () => page.$eval('.editor-group-container.active .monaco-editor .view-lines', (e) => e.innerText).catch(() => '');
+      const hint = /#\d+\/\d+/;
+      const waitText = async (want) => {
+        const deadline = Date.now() + 15000;
+        while (Date.now() < deadline) { if (hint.test(await text()) === want) return true; await page.waitForTimeout(200); }
+        return false;
+      };
+      const toggle = async () => {
+        await runCommand('Preferences: Open User Settings');
+        await page.waitForSelector('.settings-editor', { timeout: 20000 });
+        await page.waitForTimeout(500);
+        await page.keyboard.type('ordering.inlayHints.enabled');
+        const box = '.settings-editor .setting-item-bool .setting-value-checkbox';
+        await page.waitForSelector(box, { timeout: 20000 });
+        await page.waitForTimeout(300);
+        await page.click(box);
+        await page.waitForTimeout(300);
+        await page.keyboard.press('Control+W').catch(() => {});
+        await openFile(puppet.path);
+      };
+      const before = await waitText(true);
+      await toggle();
+      const off = await waitText(false);
+      await toggle();
+      const on = await waitText(true);
+      check('settings', before && off && on, `position hints shown ${before}, gone after unticking ${off}, back after ticking ${on}`);
     });
   } catch (e) {
     check('workbench', false, String(e && e.message || e).split('\n')[0]);

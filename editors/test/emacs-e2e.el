@@ -31,8 +31,8 @@
 ;; (puppet-mode / salt-mode from MELPA work the same way in a real setup; see editors/README.md).
 (unless (fboundp 'puppet-mode) (define-derived-mode puppet-mode prog-mode "Puppet"))
 (unless (fboundp 'sls-mode) (define-derived-mode sls-mode prog-mode "SLS"))
-(require 'cfengine) ; Emacs' own cfengine-mode
-(defvar e2e-modes '(("puppet" . puppet-mode) ("sls" . sls-mode) ("cfengine" . cfengine-mode)))
+(require (quote cfengine)) ; Emacs' own cfengine3-mode (cfengine-mode only picks 2 or 3)
+(defvar e2e-modes '(("puppet" . puppet-mode) ("sls" . sls-mode) ("cfengine" . cfengine3-mode)))
 
 (cl-defmethod eglot-handle-notification :before
   (_server (_method (eql textDocument/publishDiagnostics)) &key uri diagnostics &allow-other-keys)

@@ -92,6 +92,9 @@ function render(model: GraphViewModel) {
     ],
     layout: { name: 'dagre', rankDir: 'TB', nodeSep: 30, rankSep: 50, fit: true, padding: 20 } as cytoscape.LayoutOptions,
   });
+  // a small graph would be blown up to fill the view: cap the zoom at 1.5
+  cy.one('layoutstop', () => { if (cy && cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } });
+  if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); }
   cy.on('tap', 'node', (ev) => { const n = byId.get(ev.target.id()); if (n) revealNode(n); });
   (window as unknown as { cy: cytoscape.Core }).cy = cy; // handy from devtools and the end-to-end test
   document.body.dataset.state = 'drawn';
