@@ -50,6 +50,7 @@ type res struct {
 	// graph
 	node, begin, end *analysis.Node
 	synthetic        bool
+	pat              bool        // the title is a pattern (built from unknown values)
 	site             source.Span // where a class was first declared
 	siteHow          string      // include, contain, require, class, inherits
 }
@@ -86,8 +87,9 @@ type attr struct {
 
 type scope struct {
 	vars     map[string]val
-	parent   *scope // variable lookup
-	dyn      *scope // resource defaults (dynamic scoping)
+	under    []map[string]val // layers below vars while speculating
+	parent   *scope           // variable lookup
+	dyn      *scope           // resource defaults (dynamic scoping)
 	defaults map[string][]attr
 	owner    *res
 	name     string // class name, for $name::var
@@ -123,9 +125,11 @@ type override struct {
 }
 
 type relation struct {
-	op          string
-	left, right val
-	at          source.Span
+	op                string
+	left, right       val
+	leftTxt, rightTxt string
+	at                source.Span
+	spec              bool
 }
 
 type linkRec struct {
@@ -158,12 +162,33 @@ type run struct {
 	depth      int
 	steps      int
 	strict     bool // entry mode: unknown classes are errors
+	missing    []missingDiag
+	absent     bool // a class of a module absent from the workspace was declared
+	synthetic  bool // a class or define analysed alone (server)
+	out        int  // index of this run in the result
 	patterns   []*res
 	compileErr bool
 }
 
 func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
 	return source.Span{URI: f.uri, Start: l.Pos, End: l.End}
+}
+
+// missingDiag is a missing relationship target; in the server its
+// severity is decided once every run is known (see settleMissing).
+type missingDiag struct {
+	d   analysis.Diagnostic
+	ref *ref
+}
+
+func (r *run) missingTarget(at source.Span, rf *ref, msg string) {
+	d := analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-target", Message: msg}
+	if r.strict {
+		r.diags = append(r.diags, d)
+		r.compileErr = true
+		return
+	}
+	r.missing = append(r.missing, missingDiag{d, rf})
 }
 
 func (r *run) diag(at source.Span, sev analysis.Severity, code, msg string, rel ...analysis.Related) {
@@ -321,10 +346,7 @@ func (r *run) eval(e *env, n pp.Node) val {
 			}
 			return val{k: vUndef, at: at}
 		}
-		se := *e
-		se.spec = true
-		r.stmts(&se, t.Then)
-		r.stmts(&se, t.Else)
+		r.speculate(e, [][]pp.Node{t.Then, t.Else}, t.HasElse)
 		return unknown(at)
 	case *pp.Case:
 		x := r.eval(e, t.X)
@@ -339,11 +361,17 @@ func (r *run) eval(e *env, n pp.Node) val {
 				}
 				ok, known := r.matches(x, m)
 				if !known {
-					se := *e
-					se.spec = true
+					var bodies [][]pp.Node
+					hasDefault := false
 					for j := range t.Options {
-						r.stmts(&se, t.Options[j].Body)
+						bodies = append(bodies, t.Options[j].Body)
+						for _, vn := range t.Options[j].Values {
+							if _, ok := vn.(*pp.Default); ok {
+								hasDefault = true
+							}
+						}
 					}
+					r.speculate(e, bodies, hasDefault)
 					return unknown(at)
 				}
 				if ok {
@@ -399,7 +427,7 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 	if i := strings.LastIndex(name, "::"); i >= 0 {
 		cls := name[:i]
 		if c := r.classes[cls]; c != nil && c.inner != nil {
-			if v, ok := c.inner.vars[name[i+2:]]; ok {
+			if v, ok := c.inner.get(name[i+2:]); ok {
 				v.at = at
 				return v
 			}
@@ -407,7 +435,7 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 		return unknown(at)
 	}
 	for s := e.sc; s != nil; s = s.parent {
-		if v, ok := s.vars[name]; ok {
+		if v, ok := s.get(name); ok {
 			v.at = at
 			return v
 		}
@@ -555,7 +583,8 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 	case "->", "~>", "<-", "<~":
 		l := r.eval(e, t.Left)
 		rt := r.eval(e, t.Right)
-		r.rels = append(r.rels, &relation{op: t.Op, left: l, right: rt, at: r.span(e.f, t.OpLoc)})
+		r.rels = append(r.rels, &relation{op: t.Op, left: l, right: rt, at: r.span(e.f, t.OpLoc), spec: e.spec,
+			leftTxt: e.f.text(t.Left), rightTxt: e.f.text(t.Right)})
 		return rt
 	case "=":
 		v := r.eval(e, t.Right)
@@ -719,10 +748,16 @@ func (r *run) attrs(e *env, as []*pp.Attr, from string) []attr {
 func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 	out := val{k: vRes, at: at}
 	typName := strings.TrimPrefix(strings.ToLower(t.Type), "::")
-	var def *defineInfo
+	if t.TypeExpr != nil {
+		v := r.eval(e, t.TypeExpr)
+		s, ok := v.text()
+		if !ok || (v.k != vStr && v.k != vTypeName) {
+			return out // a type we cannot know: nothing to order
+		}
+		typName = strings.TrimPrefix(strings.ToLower(s), "::")
+	}
 	if typName != "class" {
-		def = r.a.defineFor(r, typName)
-		if def != nil {
+		if def := r.a.defineFor(r, typName); def != nil {
 			r.links = append(r.links, linkRec{at: r.span(e.f, t.TypeLoc), def: def.name})
 		} else if r.strict && !builtinTypes[typName] && !r.a.rubyType(typName) {
 			r.diag(r.span(e.f, t.TypeLoc), analysis.Error, "unknown-type", fmt.Sprintf("Unknown resource type: '%s'", typName))
@@ -741,78 +776,91 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 			continue
 		}
 		titles := r.eval(e, b.Title)
-		attrs := append(append([]attr(nil), bodyDefaults...), r.attrs(e, b.Attrs, "")...)
-		for _, tv := range titles.list() {
-			title, ok := tv.text()
-			if tv.k == vUnknown {
-				title = "*"
-			}
-			decl := r.span(e.f, *b.Title.Span())
-			if typName == "class" {
-				if !ok {
-					continue
-				}
-				if c := r.declareClass(e, title, decl, "class", attrs); c != nil {
-					out.res = append(out.res, c)
-				}
-				continue
-			}
-			typ := capType(typName)
-			x := r.newRes(typ, title, "resource", decl)
-			x.full = r.span(e.f, b.Loc)
-			x.attrs = attrs
-			x.virtual = t.Virtual
-			x.exported = t.Exported
-			x.scope = e.sc
-			x.container = e.sc.owner
-			x.spec = e.spec
-			x.parentSym = e.sym
-			x.env = e
-			if !ok {
-				x.display = refString(typ, title)
-			}
-			if typ == "Stage" {
-				x.kind = "stage"
-				r.stages[title] = x
-			}
-			if def != nil {
-				x.kind = "define"
-				x.define = def
-				x.params = attrs
-			}
-			if prev := r.byKey[x.key]; prev != nil || r.aliases[x.key] != nil {
-				if prev == nil {
-					prev = r.aliases[x.key]
-				}
-				if ok && !x.spec && !prev.spec {
-					r.diag(decl, analysis.Error, "duplicate",
-						fmt.Sprintf("Duplicate declaration: %s is already declared at (file: %s, line: %d); cannot redeclare (file: %s, line: %d)",
-							x.display, r.a.displayPath(prev.decl.URI), r.a.line(prev.decl), r.a.displayPath(decl.URI), r.a.line(decl)),
-						analysis.Related{At: prev.decl, Message: "first declared here"})
-				}
-				r.prio--
-				continue
-			}
-			if len(r.resources) > maxResources {
-				continue
-			}
-			for _, a := range attrs {
-				if a.name == "stage" && typ != "Stage" {
-					r.diag(a.nameAt, analysis.Error, "evaluation", fmt.Sprintf("Only classes can set 'stage'; normal resources like %s cannot change run stage", x.display))
-				}
-			}
-			r.add(x)
-			r.addAliases(x)
-			if !ok {
-				r.patterns = append(r.patterns, x)
-			}
-			if def != nil && !x.virtual {
-				r.pending = append(r.pending, x)
-			}
-			out.res = append(out.res, x)
+		attrs := r.attrs(e, b.Attrs, "")
+		if len(bodyDefaults) > 0 {
+			attrs = append(append([]attr(nil), bodyDefaults...), attrs...)
 		}
+		decl := r.span(e.f, *b.Title.Span())
+		full := r.span(e.f, b.Loc)
+		titles.each(func(tv val) {
+			if x := r.declare(e, typName, tv, attrs, decl, full, t.Virtual, t.Exported, false); x != nil {
+				out.res = append(out.res, x)
+			}
+		})
 	}
 	return out
+}
+
+// declare puts one resource (or define instance, or class) into the
+// catalog. quiet: an existing one is fine (ensure_resource).
+func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full source.Span, virtual, exported, quiet bool) *res {
+	title, ok := tv.text()
+	if tv.k == vUnknown {
+		title = "*"
+	}
+	if typName == "class" {
+		if !ok {
+			return nil
+		}
+		return r.declareClass(e, title, decl, "class", attrs)
+	}
+	def := r.a.defineFor(r, typName)
+	typ := capType(typName)
+	x := r.newRes(typ, title, "resource", decl)
+	x.full = full
+	x.attrs = attrs
+	x.virtual = virtual
+	x.exported = exported
+	x.scope = e.sc
+	x.container = e.sc.owner
+	x.spec = e.spec
+	x.parentSym = e.sym
+	x.env = e
+	x.pat = !ok
+	if typ == "Stage" {
+		x.kind = "stage"
+		r.stages[title] = x
+	}
+	if def != nil {
+		x.kind = "define"
+		x.define = def
+		x.params = attrs
+	}
+	prev := r.byKey[x.key]
+	if prev == nil {
+		prev = r.aliases[x.key]
+	}
+	if prev != nil {
+		if ok && !x.spec && !prev.spec && !quiet {
+			r.diag(decl, analysis.Error, "duplicate",
+				fmt.Sprintf("Duplicate declaration: %s is already declared at (file: %s, line: %d); cannot redeclare (file: %s, line: %d)",
+					x.display, r.a.displayPath(prev.decl.URI), r.a.line(prev.decl), r.a.displayPath(decl.URI), r.a.line(decl)),
+				analysis.Related{At: prev.decl, Message: "first declared here"})
+		}
+		r.prio--
+		if quiet {
+			return prev
+		}
+		return nil
+	}
+	if len(r.resources) > maxResources {
+		r.prio--
+		return nil
+	}
+	for _, a := range attrs {
+		if a.name == "stage" && typ != "Stage" {
+			r.diag(a.nameAt, analysis.Error, "evaluation", fmt.Sprintf("Only classes can set 'stage'; normal resources like %s cannot change run stage", x.display))
+		}
+	}
+	r.add(x)
+	r.addAliases(x)
+	if !ok {
+		r.patterns = append(r.patterns, x)
+	}
+	if def != nil && !x.virtual {
+		r.pending = append(r.pending, x)
+	}
+	return x
 }
 
 // namevars by type: a resource can also be referenced by its namevar.
@@ -834,8 +882,37 @@ func (r *run) addAliases(x *res) {
 	}
 }
 
-// resolve finds the catalog resource a reference names.
+// resolve finds the catalog resource a reference names; a resource
+// whose title is a pattern that may match counts too (no edge is drawn
+// to it, but the reference is not missing).
 func (r *run) resolve(rf *ref) *res {
+	x, _ := r.resolveBoth(rf)
+	return x
+}
+
+// resolveExact ignores pattern titles (autorequire must be certain).
+func (r *run) resolveExact(rf *ref) *res {
+	x, exact := r.resolveBoth(rf)
+	if !exact {
+		return nil
+	}
+	return x
+}
+
+func (r *run) resolveBoth(rf *ref) (*res, bool) {
+	x := r.lookupRef(rf)
+	if x != nil {
+		return x, true
+	}
+	for _, x := range r.patterns {
+		if x.typ == rf.typ && globMatch(x.title, rf.title) {
+			return x, false
+		}
+	}
+	return nil, false
+}
+
+func (r *run) lookupRef(rf *ref) *res {
 	k := refString(rf.typ, canonTitle(rf.typ, rf.title))
 	if x := r.byKey[k]; x != nil {
 		return x
@@ -845,13 +922,6 @@ func (r *run) resolve(rf *ref) *res {
 	}
 	if rf.typ == "Class" {
 		return r.classes[canonTitle("Class", rf.title)]
-	}
-	// A resource whose title we could only compute as a pattern may be
-	// the one meant: never call such a reference missing.
-	for _, x := range r.patterns {
-		if x.typ == rf.typ && globMatch(x.title, rf.title) {
-			return x
-		}
 	}
 	return nil
 }
@@ -982,7 +1052,52 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 		}
 		r.lambda(&se, lam, params)
 		return unknown(at)
-	case "create_resources":
+	case "ensure_resource", "stdlib::ensure_resource":
+		if len(args) >= 2 {
+			if typ, ok := args[0].text(); ok {
+				var attrs []attr
+				if len(args) >= 3 {
+					attrs = hashAttrs(args[2])
+				}
+				args[1].each(func(tv val) {
+					r.declare(e, strings.ToLower(typ), tv, attrs, tv.at, at, false, false, true)
+				})
+			}
+		}
+		return unknown(at)
+	case "ensure_resources", "stdlib::ensure_resources", "create_resources":
+		if len(args) >= 2 && args[1].k == vHash {
+			if typ, ok := args[0].text(); ok {
+				virtual := strings.HasPrefix(typ, "@")
+				exported := strings.HasPrefix(typ, "@@")
+				typ = strings.ToLower(strings.TrimLeft(typ, "@"))
+				var defaults []attr
+				if len(args) >= 3 {
+					defaults = hashAttrs(args[2])
+				}
+				for i, k := range args[1].keys {
+					attrs := append(append([]attr(nil), defaults...), hashAttrs(args[1].arr[i])...)
+					r.declare(e, typ, k, attrs, k.at, at, virtual, exported, name != "create_resources")
+				}
+			}
+		}
+		return unknown(at)
+	case "ensure_packages", "stdlib::ensure_packages":
+		if len(args) >= 1 {
+			var defaults []attr
+			if len(args) >= 2 {
+				defaults = hashAttrs(args[1])
+			}
+			if args[0].k == vHash {
+				for i, k := range args[0].keys {
+					r.declare(e, "package", k, append(append([]attr(nil), defaults...), hashAttrs(args[0].arr[i])...), k.at, at, false, false, true)
+				}
+			} else {
+				args[0].each(func(tv val) {
+					r.declare(e, "package", tv, defaults, tv.at, at, false, false, true)
+				})
+			}
+		}
 		return unknown(at)
 	case "defined":
 		return unknown(at)
@@ -1033,7 +1148,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	ci := r.a.classFor(r, name)
 	r.links = append(r.links, linkRec{at: at, class: name})
 	if ci == nil {
-		r.unknownClass(name, at)
+		r.unknownClass(name, at, e.spec)
 		return nil
 	}
 	if c := r.classes[name]; c != nil {
@@ -1135,8 +1250,13 @@ func (r *run) bindParams(e *env, ps []*pp.Param, given []attr, at source.Span) {
 	}
 }
 
-func (r *run) unknownClass(name string, at source.Span) {
+func (r *run) unknownClass(name string, at source.Span, spec bool) {
 	msg := fmt.Sprintf("Could not find class ::%s for %s", name, r.a.certname)
+	if spec && !r.strict {
+		r.absent = true
+		r.diag(at, analysis.Hint, "unknown-class", msg+" (in a branch that depends on facts)")
+		return
+	}
 	if r.strict || r.a.moduleKnown(name) {
 		r.diag(at, analysis.Error, "unknown-class", msg)
 		return
@@ -1145,6 +1265,7 @@ func (r *run) unknownClass(name string, at source.Span) {
 	if i := strings.Index(mod, "::"); i >= 0 {
 		mod = mod[:i]
 	}
+	r.absent = true
 	r.diag(at, analysis.Hint, "unknown-class", msg+fmt.Sprintf(" (module '%s' is not in the workspace)", mod))
 }
 
@@ -1402,4 +1523,82 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// hashAttrs turns a literal hash of parameters into attributes.
+func hashAttrs(h val) []attr {
+	if h.k != vHash {
+		return nil
+	}
+	var out []attr
+	for i, k := range h.keys {
+		if name, ok := k.text(); ok {
+			out = append(out, attr{name: name, v: h.arr[i], nameAt: k.at, at: h.arr[i].at, op: "=>"})
+		}
+	}
+	return out
+}
+
+// speculate evaluates branches whose condition we cannot decide: each
+// branch writes into its own layer over the scope's variables, then a
+// variable keeps a value only if every possible branch (exhaustive: no
+// implicit empty one) agrees.
+func (r *run) speculate(e *env, branches [][]pp.Node, exhaustive bool) {
+	se := *e
+	se.spec = true
+	sc := e.sc
+	base := sc.vars
+	layers := make([]map[string]val, 0, len(branches))
+	for _, b := range branches {
+		sc.under = append(sc.under, base)
+		sc.vars = map[string]val{}
+		r.stmts(&se, b)
+		layers = append(layers, sc.vars)
+		sc.vars = base
+		sc.under = sc.under[:len(sc.under)-1]
+	}
+	if !exhaustive || len(layers) == 0 {
+		layers = append(layers, map[string]val{})
+	}
+	get := func(m map[string]val, k string) (val, bool) {
+		if v, ok := m[k]; ok {
+			return v, true
+		}
+		v, ok := sc.get(k)
+		return v, ok
+	}
+	for _, l := range layers {
+		for k, v := range l {
+			same := true
+			for _, o := range layers {
+				w, ok := get(o, k)
+				if !ok {
+					same = false
+					break
+				}
+				if eq, known := equal(v, w); !known || !eq {
+					same = false
+					break
+				}
+			}
+			if same {
+				base[k] = v
+			} else {
+				base[k] = unknown(v.at)
+			}
+		}
+	}
+}
+
+// get looks a variable up in this scope only (its layers included).
+func (s *scope) get(name string) (val, bool) {
+	if v, ok := s.vars[name]; ok {
+		return v, true
+	}
+	for i := len(s.under) - 1; i >= 0; i-- {
+		if v, ok := s.under[i][name]; ok {
+			return v, true
+		}
+	}
+	return val{}, false
 }

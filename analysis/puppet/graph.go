@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -92,6 +93,7 @@ func pickNode(nodes []*nodeInfo, cert string) *nodeInfo {
 func (a *analyzer) runSynthetic(kind, name string) analysis.Run {
 	r := a.newRun(kind+" "+name, "")
 	r.strict = false
+	r.synthetic = true
 	if kind == "class" {
 		ci := a.classes[name]
 		e := &env{sc: r.top, f: ci.file}
@@ -120,13 +122,14 @@ type pkey struct {
 }
 
 type runGraph struct {
-	r        *run
-	nodes    []*analysis.Node
-	edges    []*analysis.Edge
-	prioS    []pkey
-	ownerS   []*res
-	explicit map[[2]*analysis.Node]bool
-	out      map[*analysis.Node][]*analysis.Edge
+	r         *run
+	nodes     []*analysis.Node
+	edges     []*analysis.Edge
+	prio      map[*analysis.Node]pkey
+	owner     map[*analysis.Node]*res
+	explicit  map[[2]*analysis.Node]bool
+	out       map[*analysis.Node][]*analysis.Edge
+	hardCycle bool
 }
 
 func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
@@ -189,11 +192,19 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		return ""
 	}
 	var live []*res
+	a.allRuns = append(a.allRuns, r)
 	for _, x := range r.resources {
 		if !x.inCatalog() {
 			continue
 		}
 		live = append(live, x)
+		if !a.strict {
+			if x.pat {
+				a.declaredPats = append(a.declaredPats, x.typ+"["+x.title+"]")
+			} else {
+				a.declaredKeys[x.key] = true
+			}
+		}
 		h := hashOf(x.display)
 		if x.containerish() {
 			if x.typ == "Stage" {
@@ -298,13 +309,22 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			for _, av := range vals {
 				for _, v := range av.v.list() {
 					var targets []*res
+					if v.k == vStr && !v.pat {
+						// 'Notify[b]' as a string: Puppet still takes it.
+						if m := refText.FindStringSubmatch(v.s); m != nil {
+							v = val{k: vRef, ref: &ref{typ: capType(m[1]), title: m[2], at: v.at}, at: v.at}
+						}
+					}
 					switch v.k {
 					case vRef:
 						if v.ref.pat {
 							targets = nil
 							break
 						}
-						t := r.resolve(v.ref)
+						t, exact := r.resolveBoth(v.ref)
+						if t != nil && !exact {
+							continue // maybe the resource with a computed title: no edge, no error
+						}
 						if t == nil || !t.inCatalog() {
 							if !x.spec && !(x.define != nil && strings.Contains(x.title, "*")) {
 								if t != nil {
@@ -312,7 +332,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 									// happy, the agent is not.
 									r.diag(v.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find dependency %s for %s", refString(v.ref.typ, displayTitle(v.ref)), x.display))
 								} else {
-									r.diag(v.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp))
+									r.missingTarget(v.at, v.ref, fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp))
 								}
 							}
 							continue
@@ -379,7 +399,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 
 	// Order.
 	less := func(p, q *analysis.Node) bool {
-		a, b := g.prioS[p.Index], g.prioS[q.Index]
+		a, b := g.prio[p], g.prio[q]
 		if a.h != b.h {
 			return a.h < b.h
 		}
@@ -442,7 +462,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	for _, d := range r.diags {
 		a.addDiag(d)
 	}
-	run.Refused = r.compileErr || len(stuck) > 0
+	run.Refused = r.compileErr || g.hardCycle
 	if !run.Refused {
 		for _, fi := range a.order {
 			if len(fi.ast.Errors) > 0 && (a.strict || fi.uri == r.entry) {
@@ -530,7 +550,10 @@ func (r *run) operands(v val, rel *relation, left bool) []*res {
 			if x.ref.pat {
 				continue
 			}
-			t := r.resolve(x.ref)
+			t, exact := r.resolveBoth(x.ref)
+			if t != nil && !exact {
+				continue
+			}
 			if t != nil && !t.inCatalog() {
 				continue // a virtual resource: the reference does not realize it, no edge
 			}
@@ -539,13 +562,22 @@ func (r *run) operands(v val, rel *relation, left bool) []*res {
 				if !left {
 					other = rel.left
 				}
+				if rel.spec {
+					continue
+				}
 				od := operandName(other)
+				if od == "" {
+					od = rel.rightTxt
+					if !left {
+						od = rel.leftTxt
+					}
+				}
 				name := refString(x.ref.typ, displayTitle(x.ref))
 				srcSide := left != (rel.op == "<-" || rel.op == "<~")
 				if srcSide {
-					r.diag(x.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find resource '%s' for relationship on '%s'", name, od))
+					r.missingTarget(x.at, x.ref, fmt.Sprintf("Could not find resource '%s' for relationship on '%s'", name, od))
 				} else {
-					r.diag(x.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find resource '%s' for relationship from '%s'", name, od))
+					r.missingTarget(x.at, x.ref, fmt.Sprintf("Could not find resource '%s' for relationship from '%s'", name, od))
 				}
 				continue
 			}
@@ -578,8 +610,10 @@ func operandName(v val) string {
 			}
 		}
 	}
-	return "?"
+	return ""
 }
+
+var refText = regexp.MustCompile(`^([A-Za-z][\w:]*)\[(.*)\]$`)
 
 type autoreq struct {
 	t      *res
@@ -588,7 +622,7 @@ type autoreq struct {
 }
 
 func (r *run) find(typ, title string) *res {
-	return r.resolve(&ref{typ: typ, title: title})
+	return r.resolveExact(&ref{typ: typ, title: title})
 }
 
 // autorequires lists what Puppet's types require by themselves.
@@ -734,6 +768,14 @@ func (a *analyzer) cycles(g *runGraph) {
 			}
 			rel = append(rel, analysis.Related{At: e.At, Message: fmt.Sprintf("%s => %s (%s)", e.From.Ref, e.To.Ref, e.Reason)})
 		}
+		sev := analysis.Error
+		for _, n := range ns {
+			if x := g.ownerOf(n); x != nil && x.spec {
+				// Both branches of a condition we could not decide took
+				// part: Puppet may never see this cycle.
+				sev = analysis.Warning
+			}
+		}
 		seen := map[string]bool{}
 		for _, n := range ns {
 			at := n.Decl
@@ -741,7 +783,10 @@ func (a *analyzer) cycles(g *runGraph) {
 				continue
 			}
 			seen[spanKey(at)] = true
-			g.r.diag(at, analysis.Error, "cycle", msg, rel...)
+			g.r.diag(at, sev, "cycle", msg, rel...)
+		}
+		if sev == analysis.Error {
+			g.hardCycle = true
 		}
 	}
 }
@@ -867,22 +912,57 @@ func (g *runGraph) outOf(n *analysis.Node) []*analysis.Edge {
 }
 
 func (g *runGraph) setPrio(n *analysis.Node, k pkey) {
-	for len(g.prioS) <= n.Index {
-		g.prioS = append(g.prioS, pkey{})
+	if g.prio == nil {
+		g.prio = make(map[*analysis.Node]pkey, 2*len(g.r.resources)+8)
 	}
-	g.prioS[n.Index] = k
+	g.prio[n] = k
 }
 
 func (g *runGraph) setOwner(n *analysis.Node, x *res) {
-	for len(g.ownerS) <= n.Index {
-		g.ownerS = append(g.ownerS, nil)
+	if g.owner == nil {
+		g.owner = make(map[*analysis.Node]*res, 2*len(g.r.resources)+8)
 	}
-	g.ownerS[n.Index] = x
+	g.owner[n] = x
 }
 
-func (g *runGraph) ownerOf(n *analysis.Node) *res {
-	if n.Index < len(g.ownerS) {
-		return g.ownerS[n.Index]
+func (g *runGraph) ownerOf(n *analysis.Node) *res { return g.owner[n] }
+
+// settleMissing decides, once every run of the server is known, how bad
+// each missing relationship target is. A class or define analysed alone
+// refers to things its real callers declare: a target declared by any
+// run of the workspace is fine there. A target that nothing in the
+// workspace declares is an error, unless a module absent from the
+// workspace could declare it (a hint then).
+func (a *analyzer) settleMissing(runs []analysis.Run) {
+	for _, r := range a.allRuns {
+		for _, m := range r.missing {
+			rf := m.ref
+			key := refString(rf.typ, canonTitle(rf.typ, rf.title))
+			cls := rf.typ == "Class" && a.classes[canonTitle("Class", rf.title)] != nil
+			declared := a.declaredKeys[key] || cls
+			if !declared {
+				for _, p := range a.declaredPats {
+					if globMatch(p, key) {
+						declared = true
+						break
+					}
+				}
+			}
+			d := m.d
+			switch {
+			case declared && r.synthetic:
+				continue
+			case rf.typ == "Class" && !cls && !a.moduleKnown(canonTitle("Class", rf.title)):
+				d.Severity = analysis.Hint
+				d.Message += " (its module is not in the workspace)"
+			case !declared && r.absent:
+				d.Severity = analysis.Hint
+				d.Message += " (it may come from a module that is not in the workspace)"
+			}
+			if d.Severity == analysis.Error && r.out < len(runs) {
+				runs[r.out].Refused = true
+			}
+			a.addDiag(d)
+		}
 	}
-	return nil
 }

@@ -108,28 +108,31 @@ type nodeInfo struct {
 
 // analyzer holds one Analyze call's state.
 type analyzer struct {
-	sys       *System
-	req       *analysis.Request
-	ws        *source.Workspace
-	files     map[string]*fileInfo // by path (or URI when no path)
-	order     []*fileInfo
-	classes   map[string]*classInfo
-	defines   map[string]*defineInfo
-	graph     analysis.Graph
-	modpath   []string
-	rootMods  map[string]string // module name -> module root (a module opened at its root)
-	certname  string
-	ordering  string
-	strict    bool
-	nodeKeys  map[nodeKey]*analysis.Node
-	edgeKeys  map[edgeKey]*analysis.Edge
-	runsBuilt int
-	diagKeys  map[string]bool
-	diags     []analysis.Diagnostic
-	links     map[linkKey]*analysis.Link
-	linkList  []linkKey
-	declared  map[string]bool // classes/defines declared somewhere in the workspace
-	rubyTypes map[string]bool
+	sys          *System
+	req          *analysis.Request
+	ws           *source.Workspace
+	files        map[string]*fileInfo // by path (or URI when no path)
+	order        []*fileInfo
+	classes      map[string]*classInfo
+	defines      map[string]*defineInfo
+	graph        analysis.Graph
+	modpath      []string
+	rootMods     map[string]string // module name -> module root (a module opened at its root)
+	certname     string
+	ordering     string
+	strict       bool
+	nodeKeys     map[nodeKey]*analysis.Node
+	edgeKeys     map[edgeKey]*analysis.Edge
+	runsBuilt    int
+	diagKeys     map[string]bool
+	diags        []analysis.Diagnostic
+	links        map[linkKey]*analysis.Link
+	linkList     []linkKey
+	declared     map[string]bool // classes/defines declared somewhere in the workspace
+	rubyTypes    map[string]bool
+	allRuns      []*run
+	declaredKeys map[string]bool
+	declaredPats []string
 }
 
 type edgeKey struct {
@@ -159,6 +162,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		files: map[string]*fileInfo{}, classes: map[string]*classInfo{}, defines: map[string]*defineInfo{},
 		rootMods: map[string]string{}, nodeKeys: map[nodeKey]*analysis.Node{},
 		diagKeys: map[string]bool{}, links: map[linkKey]*analysis.Link{}, declared: map[string]bool{},
+		declaredKeys: map[string]bool{},
 	}
 	if a.ws == nil {
 		a.ws = source.NewWorkspace()
@@ -237,6 +241,12 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			}
 			runs = append(runs, a.runSynthetic("define", n))
 		}
+	}
+	for i, r := range a.allRuns {
+		r.out = i
+	}
+	if req.Entry == "" {
+		a.settleMissing(runs)
 	}
 	// Syntax errors of every parsed file.
 	for _, fi := range a.order {
@@ -621,4 +631,19 @@ func (a *analyzer) rubyType(name string) bool {
 	}
 	a.rubyTypes[name] = found
 	return found
+}
+
+func (fi *fileInfo) text(n pp.Node) string {
+	if fi == nil || fi.src == nil || n == nil {
+		return "?"
+	}
+	sp := n.Span()
+	if sp.Pos < 0 || sp.End > len(fi.src.Text) || sp.Pos > sp.End {
+		return "?"
+	}
+	t := strings.Join(strings.Fields(string(fi.src.Text[sp.Pos:sp.End])), " ")
+	if len(t) > 60 {
+		t = t[:57] + "..."
+	}
+	return t
 }

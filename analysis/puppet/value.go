@@ -240,3 +240,15 @@ func equal(a, b val) (bool, bool) {
 	bs, _ := b.text()
 	return strings.EqualFold(as, bs), true
 }
+
+// each calls fn for every element of a flattened array, or for v itself,
+// without allocating a slice for the common single-value case.
+func (v val) each(fn func(val)) {
+	if v.k != vArr {
+		fn(v)
+		return
+	}
+	for _, x := range v.arr {
+		x.each(fn)
+	}
+}

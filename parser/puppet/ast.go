@@ -170,6 +170,7 @@ type Resource struct {
 	Loc
 	Type     string
 	TypeLoc  Loc
+	TypeExpr Node // $type { ... }: Type is "" and the type is computed
 	Virtual  bool
 	Exported bool
 	Bodies   []*ResourceBody
@@ -360,6 +361,7 @@ func walk(n Node, fn func(Node) bool, d int) {
 			walkList(o.Body, fn, d)
 		}
 	case *Resource:
+		walk(t.TypeExpr, fn, d)
 		for _, b := range t.Bodies {
 			walk(b, fn, d)
 		}

@@ -139,6 +139,8 @@ func (lx *lexer) skipSpace() bool {
 			lx.pos++
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
 			lx.pos++
+		case c == 0xC2 && lx.pos+1 < lx.end && lx.src[lx.pos+1] == 0xA0:
+			lx.pos += 2 // no-break space: real manifests have them
 		case c == '#':
 			for lx.pos < lx.end && lx.src[lx.pos] != '\n' {
 				lx.pos++
@@ -578,10 +580,13 @@ func hexVal(b byte) int {
 func (lx *lexer) regex(p int) (Token, bool) {
 	s := lx.src
 	i := p + 1
-	for i < lx.end && s[i] != '\n' {
+	for i < lx.end {
 		if s[i] == '\\' {
 			i += 2
 			continue
+		}
+		if s[i] == '\n' && !strings.Contains(string(s[p:i]), "(?x") {
+			break // only extended-mode regexes span lines in practice
 		}
 		if s[i] == '/' {
 			lx.pos = i + 1

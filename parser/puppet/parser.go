@@ -330,7 +330,7 @@ func (p *parser) postfix(x Node, resources bool) Node {
 			p.advance()
 			m := &MethodCall{Recv: x, Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
 			m.Pos, m.End = x.Span().Pos, nt.End
-			if p.is("(") && p.tok().Pos == nt.End {
+			if p.is("(") {
 				p.advance()
 				m.Args = p.list(")")
 				m.End = p.expect(")").End
@@ -366,8 +366,23 @@ func (p *parser) postfix(x Node, resources bool) Node {
 // allowing a trailing comma.
 func (p *parser) list(close string) []Node {
 	var out []Node
+	var h *Hash // `k => v` pairs without braces form one hash
 	for !p.is(close) {
-		out = append(out, p.expr(2, true))
+		x := p.expr(2, true)
+		if p.is("=>") {
+			p.advance()
+			v := p.expr(2, true)
+			if h == nil {
+				h = &Hash{}
+				h.Pos = x.Span().Pos
+				out = append(out, h)
+			}
+			h.Entries = append(h.Entries, HashEntry{Key: x, Value: v})
+			h.End = v.Span().End
+		} else {
+			h = nil
+			out = append(out, x)
+		}
 		if !p.accept(",") {
 			break
 		}
@@ -392,7 +407,16 @@ func (p *parser) primary(resources bool) Node {
 		return &Regex{Loc: Loc{t.Pos, t.End}, Value: t.Val}
 	case TVar:
 		p.advance()
-		return &Var{Loc: Loc{t.Pos, t.End}, Name: t.Val}
+		v := &Var{Loc: Loc{t.Pos, t.End}, Name: t.Val}
+		if resources && p.is("{") {
+			// $type { 'title': ... }: a resource whose type is computed.
+			p.i--
+			r := p.resource(t.Pos).(*Resource)
+			r.Type = ""
+			r.TypeExpr = v
+			return r
+		}
+		return v
 	case TTypeName:
 		return p.typeExpr(resources)
 	case TName:
@@ -469,7 +493,7 @@ func (p *parser) interpolation(pos, end int) Node {
 	if len(toks) == 1 {
 		return &Str{Loc: Loc{pos, end}}
 	}
-	if toks[0].Kind == TName && !keywords[toks[0].Val] && !(len(toks) > 1 && toks[1].Kind == TPunct && toks[1].Val == "(") {
+	if toks[0].Kind == TName && !(len(toks) > 1 && toks[1].Kind == TPunct && toks[1].Val == "(") {
 		toks[0].Kind = TVar
 	}
 	var x Node
@@ -526,6 +550,18 @@ func (p *parser) typeExpr(resources bool) Node {
 		d.Pos, d.End = t.Pos, p.expect("}").End
 		return d
 	}
+	if p.is("(") {
+		// Array($x), Sensitive('s'), Deferred('f', [...]): a type's new().
+		p.advance()
+		c := &Call{Name: t.Val, NameLoc: Loc{t.Pos, t.End}, Parens: true}
+		c.Args = p.list(")")
+		c.Pos, c.End = t.Pos, p.expect(")").End
+		if p.is("|") {
+			c.Lambda = p.lambda()
+			c.End = c.Lambda.End
+		}
+		return p.postfix(c, resources)
+	}
 	x := p.postfix(tr, resources)
 	if a, ok := x.(*Access); ok && resources && p.is("{") && a.X == Node(tr) {
 		p.advance()
@@ -559,7 +595,7 @@ func (p *parser) word(resources bool) Node {
 	if resources && n1.Kind == TPunct && n1.Val == "{" {
 		return p.resource(t.Pos)
 	}
-	if n1.Kind == TPunct && n1.Val == "(" && n1.Pos == t.End {
+	if n1.Kind == TPunct && n1.Val == "(" {
 		p.advance()
 		p.advance()
 		c := &Call{Name: t.Val, NameLoc: loc, Parens: true}
@@ -601,6 +637,7 @@ func (p *parser) resource(start int) Node {
 // attrs parses `name => value, ...` up to '}' or ';' (not consumed).
 func (p *parser) attrs() []*Attr {
 	var out []*Attr
+	p.accept(",") // `title:,` is accepted by Puppet
 	for {
 		t := p.tok()
 		if t.Kind == TPunct && (t.Val == "}" || t.Val == ";") {
