@@ -1,6 +1,7 @@
 package salt
 
 import (
+	"hash/maphash"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -139,12 +140,19 @@ var modWatch = map[string]bool{
 // parseCache keeps parsed files by content and template variables.
 type parseCache struct {
 	mu    sync.Mutex
-	files map[string]*sp.File
+	files map[parseKey]*sp.File
 	yaml  *sp.Cache
 }
 
+type parseKey struct {
+	h uint64
+	n int
+}
+
+var seed = maphash.MakeSeed()
+
 func newParseCache() *parseCache {
-	return &parseCache{files: map[string]*sp.File{}, yaml: sp.NewCache()}
+	return &parseCache{files: map[parseKey]*sp.File{}, yaml: sp.NewCache()}
 }
 
 func (c *parseCache) parse(text []byte, vars map[string]string) *sp.File {
@@ -153,15 +161,16 @@ func (c *parseCache) parse(text []byte, vars map[string]string) *sp.File {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var kb strings.Builder
+	var h maphash.Hash
+	h.SetSeed(seed)
 	for _, k := range keys {
-		kb.WriteString(k)
-		kb.WriteByte('=')
-		kb.WriteString(vars[k])
-		kb.WriteByte(0)
+		h.WriteString(k)
+		h.WriteByte('=')
+		h.WriteString(vars[k])
+		h.WriteByte(0)
 	}
-	kb.Write(text)
-	key := kb.String()
+	h.Write(text)
+	key := parseKey{h.Sum64(), len(text)}
 	c.mu.Lock()
 	f, ok := c.files[key]
 	c.mu.Unlock()
@@ -171,7 +180,7 @@ func (c *parseCache) parse(text []byte, vars map[string]string) *sp.File {
 	f = sp.Parse(text, vars, c.yaml)
 	c.mu.Lock()
 	if len(c.files) > 20000 {
-		c.files = map[string]*sp.File{}
+		c.files = map[parseKey]*sp.File{}
 	}
 	c.files[key] = f
 	c.mu.Unlock()

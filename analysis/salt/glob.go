@@ -14,8 +14,16 @@ func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 // fnmatch.fnmatch does not fold case). sp.Unknown in the pattern or the
 // name stands for any text.
 func fnmatch(name, pat string) bool {
-	if !hasGlob(pat) && !strings.Contains(pat, sp.Unknown) && !strings.Contains(name, sp.Unknown) {
+	nameUnknown := strings.Contains(name, sp.Unknown)
+	if !hasGlob(pat) && !strings.Contains(pat, sp.Unknown) && !nameUnknown {
 		return name == pat
+	}
+	if !nameUnknown {
+		// the literal prefix must match: most names fail here
+		i := strings.IndexAny(pat, "*?["+sp.Unknown)
+		if i > 0 && !strings.HasPrefix(name, pat[:i]) {
+			return false
+		}
 	}
 	return globMatch([]rune(name), []rune(pat), 0)
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ordering-lsp/ordering-lsp/analysis"
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -461,13 +462,14 @@ func findName(name, state string, h *high, strict bool) []string {
 // recursion check Salt makes before running (two states requiring each
 // other directly with the right state modules).
 func (c *compiler) verifyHigh(h *high, master bool) {
-	type rq struct {
-		state string
-		reqs  map[string]string
-		order []string
-		at    map[string]*reqEntry
+	// The recursion check of verify_high: two states whose requisite
+	// lists name each other with the right modules. (Salt keeps only the
+	// last requisite argument of each ID while checking; we keep all.)
+	type rqv struct {
+		state, mod, key string
+		e               *reqEntry
 	}
-	reqs := map[string]*rq{}
+	seen := map[[2]string]rqv{}
 	for _, id := range h.ids {
 		b := h.m[id]
 		for _, s := range b.states {
@@ -497,24 +499,19 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 				if master {
 					continue
 				}
-				r := &rq{state: s.module, reqs: map[string]string{}, at: map[string]*reqEntry{}}
-				reqs[id] = r
 				for _, e := range a.reqs {
 					if e.bad != "" || e.inFrom != nil {
 						continue
 					}
-					r.reqs[e.target] = e.mod
-					r.at[e.target] = e
-					if other, ok := reqs[e.target]; ok {
-						if om, ok := other.reqs[id]; ok && om == s.module && other.state == e.mod {
-							p := &problem{at: e.span, sev: 1, code: "cycle", refuses: true,
-								msg: fmt.Sprintf("A recursive requisite was found, SLS \"%s\" ID \"%s\" ID \"%s\"", b.sls, id, e.target)}
-							p.related = append(p.related, relatedSpan{e.span, fmt.Sprintf("%s %s %s: %s", id, a.key, e.mod, e.target)})
-							if oe := other.at[id]; oe != nil {
-								p.related = append(p.related, relatedSpan{oe.span, fmt.Sprintf("%s requires %s: %s", e.target, oe.mod, id)})
-							}
-							c.fail(p)
-						}
+					seen[[2]string{id, e.target}] = rqv{state: s.module, mod: e.mod, e: e, key: a.key}
+					other, ok := seen[[2]string{e.target, id}]
+					if ok && other.mod == s.module && other.state == e.mod {
+						p := &problem{at: e.span, sev: 1, code: "cycle", refuses: true,
+							msg: fmt.Sprintf("A recursive requisite was found, SLS \"%s\" ID \"%s\" ID \"%s\"", b.sls, id, e.target)}
+						p.related = append(p.related,
+							relatedSpan{e.span, fmt.Sprintf("%s %s %s: %s", id, a.key, e.mod, e.target)},
+							relatedSpan{other.e.span, fmt.Sprintf("%s %s %s: %s", e.target, other.key, other.mod, id)})
+						c.fail(p)
 					}
 				}
 			}
@@ -771,11 +768,13 @@ type chunk struct {
 	reqs                 map[string][]*reqEntry
 	reqArgs              map[string]*arg
 	tag                  string
+	tid                  int // index of the first chunk with this tag
 	index                int
 	prereqFlag           bool
 	prerequiredFlag      bool
 	watchAsRequire       []*reqEntry
 	idDisp, nameDisp     string // templated ID and name as written
+	node                 *analysis.Node
 }
 
 // compile is State.compile_high_data followed by order_chunks.
@@ -880,9 +879,16 @@ func (c *compiler) compile(h *high) []*chunk {
 		}
 	}
 	orderChunks(chunks)
+	tids := make(map[string]int, len(chunks))
 	for i, ch := range chunks {
 		ch.index = i
 		ch.tag = ch.state + "_|-" + ch.id + "_|-" + ch.name + "_|-" + ch.fun
+		if t, ok := tids[ch.tag]; ok {
+			ch.tid = t
+		} else {
+			tids[ch.tag] = i
+			ch.tid = i
+		}
 	}
 	return chunks
 }

@@ -21,6 +21,11 @@ var checkOrder = []string{"require", "require_any", "watch", "watch_any", "prere
 // pullOrder is call_chunk's requisite order (no onfail_all).
 var pullOrder = []string{"require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onchanges", "onchanges_any"}
 
+var (
+	checkOrderPre = append(append([]string(nil), checkOrder...), "prerequired")
+	pullOrderPre  = append(append([]string(nil), pullOrder...), "prerequired")
+)
+
 type simResult struct {
 	num       int
 	recursive bool
@@ -50,19 +55,25 @@ type sim struct {
 	patterns  []*chunk
 	generator bool
 
-	running map[string]*simResult
-	pre     map[string]bool
-	active  map[string]bool
-	runNum  int
-	order   []*chunk // by run number
-	listen  []*listenStep
+	// by tag (chunk.tid): Salt's running and pre dicts, the active set
+	// (a generation number: reset after each top-level chunk)
+	running   []*simResult
+	pre       []bool
+	activeGen []int
+	gen       int
+	runNum    int
+	order     []*chunk // by run number
+	listen    []*listenStep
 
-	pulledBy   map[*chunk]*chunk
-	lost       map[*chunk][]lostReq
-	recursive  map[*chunk]bool
-	matchCache map[string]*match
-	converted  map[*chunk]bool
-	steps      int
+	pulledBy    map[*chunk]*chunk
+	lost        map[*chunk][]lostReq
+	recursive   map[*chunk]bool
+	matchCache  map[string]*match
+	sortedIDs   []*chunk
+	sortedNames []*chunk
+	byEntry     map[*reqEntry]*match
+	converted   map[*chunk]bool
+	steps       int
 }
 
 type listenStep struct {
@@ -74,9 +85,9 @@ type listenStep struct {
 func newSim(chunks []*chunk, generator bool) *sim {
 	s := &sim{chunks: chunks, byID: map[string][]*chunk{}, byName: map[string][]*chunk{},
 		bySLS: map[string][]*chunk{}, byInc: map[string][]*chunk{}, generator: generator,
-		running: map[string]*simResult{}, pre: map[string]bool{}, active: map[string]bool{},
+		running: make([]*simResult, len(chunks)), pre: make([]bool, len(chunks)), activeGen: make([]int, len(chunks)), gen: 1,
 		pulledBy: map[*chunk]*chunk{}, lost: map[*chunk][]lostReq{}, recursive: map[*chunk]bool{},
-		matchCache: map[string]*match{}, converted: map[*chunk]bool{}}
+		matchCache: map[string]*match{}, byEntry: map[*reqEntry]*match{}, converted: map[*chunk]bool{}}
 	for _, ch := range chunks {
 		s.byID[ch.id] = append(s.byID[ch.id], ch)
 		if ch.name != ch.id {
@@ -95,10 +106,15 @@ func newSim(chunks []*chunk, generator bool) *sim {
 
 // match finds the chunks a requisite entry names, in chunk order.
 func (s *sim) match(e *reqEntry) *match {
-	key := e.mod + "\x00" + e.target + "\x00" + e.disp
-	if m, ok := s.matchCache[key]; ok {
+	if m, ok := s.byEntry[e]; ok {
 		return m
 	}
+	key := e.mod + "\x00" + e.target + "\x00" + e.disp
+	if m, ok := s.matchCache[key]; ok {
+		s.byEntry[e] = m
+		return m
+	}
+	defer func() { s.byEntry[e] = s.matchCache[key] }()
 	m := &match{}
 	val := e.target
 	unknown := strings.Contains(val, sp.Unknown)
@@ -125,11 +141,12 @@ func (s *sim) match(e *reqEntry) *match {
 			}
 		}
 	} else if hasGlob(val) {
-		for _, ch := range s.chunks {
+		for _, ch := range s.globCandidates(val) {
 			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.mod == "id" || ch.state == e.mod) {
 				m.chunks = append(m.chunks, ch)
 			}
 		}
+		m.chunks = uniqSorted(m.chunks)
 	} else {
 		for _, ch := range s.byID[val] {
 			if e.mod == "id" || ch.state == e.mod {
@@ -171,6 +188,33 @@ func (s *sim) match(e *reqEntry) *match {
 	}
 	s.matchCache[key] = m
 	return m
+}
+
+// globCandidates narrows a glob to the chunks whose ID or name starts
+// with its literal prefix (binary search in sorted lists), plus templated
+// ones; a glob without a literal prefix gets every chunk.
+func (s *sim) globCandidates(pat string) []*chunk {
+	i := strings.IndexAny(pat, "*?["+sp.Unknown)
+	if i <= 0 {
+		return s.chunks
+	}
+	prefix := pat[:i]
+	if s.sortedIDs == nil {
+		s.sortedIDs = append([]*chunk(nil), s.chunks...)
+		sort.Slice(s.sortedIDs, func(a, b int) bool { return s.sortedIDs[a].id < s.sortedIDs[b].id })
+		s.sortedNames = append([]*chunk(nil), s.chunks...)
+		sort.Slice(s.sortedNames, func(a, b int) bool { return s.sortedNames[a].name < s.sortedNames[b].name })
+	}
+	var out []*chunk
+	lo := sort.Search(len(s.sortedIDs), func(k int) bool { return s.sortedIDs[k].id >= prefix })
+	for k := lo; k < len(s.sortedIDs) && strings.HasPrefix(s.sortedIDs[k].id, prefix); k++ {
+		out = append(out, s.sortedIDs[k])
+	}
+	lo = sort.Search(len(s.sortedNames), func(k int) bool { return s.sortedNames[k].name >= prefix })
+	for k := lo; k < len(s.sortedNames) && strings.HasPrefix(s.sortedNames[k].name, prefix); k++ {
+		out = append(out, s.sortedNames[k])
+	}
+	return append(out, s.patterns...)
 }
 
 func contains(l []string, s string) bool {
@@ -226,6 +270,9 @@ func (s *sim) has(low *chunk, key string) bool {
 // check is check_requisite reduced to what decides order: met or unmet.
 func (s *sim) check(low *chunk, pre bool) bool {
 	s.convertWatch(low)
+	if len(low.reqs) == 0 {
+		return true
+	}
 	present := false
 	for _, k := range checkOrder {
 		if s.has(low, k) {
@@ -240,7 +287,7 @@ func (s *sim) check(low *chunk, pre bool) bool {
 	}
 	keys := checkOrder
 	if pre {
-		keys = append(append([]string(nil), checkOrder...), "prerequired")
+		keys = checkOrderPre
 	}
 	for _, k := range keys {
 		for _, e := range low.reqs[k] {
@@ -256,10 +303,10 @@ func (s *sim) check(low *chunk, pre bool) bool {
 			}
 			for _, ch := range m.chunks {
 				if strings.HasPrefix(k, "prereq") && k != "prerequired" {
-					if !s.pre[ch.tag] {
+					if !s.pre[ch.tid] {
 						return false
 					}
-				} else if s.running[ch.tag] == nil {
+				} else if s.running[ch.tid] == nil {
 					return false
 				}
 			}
@@ -271,7 +318,7 @@ func (s *sim) check(low *chunk, pre bool) bool {
 func (s *sim) record(low *chunk, r *simResult) {
 	r.num = s.runNum
 	s.runNum++
-	s.running[low.tag] = r
+	s.running[low.tid] = r
 	s.order = append(s.order, low)
 }
 
@@ -291,18 +338,17 @@ func (s *sim) callChunk(low *chunk, depth int) {
 	if s.steps > 5_000_000 {
 		return
 	}
-	tag := low.tag
 	if len(low.reqs["prerequired"]) == 0 {
-		s.active[tag] = true
+		s.activeGen[low.tid] = s.gen
 	}
 	keys := pullOrder
 	pre := !low.prereqFlag
 	if pre {
-		keys = append(append([]string(nil), pullOrder...), "prerequired")
+		keys = pullOrderPre
 	}
 	if s.check(low, pre) {
 		if s.call(low) {
-			s.pre[tag] = true
+			s.pre[low.tid] = true
 		}
 		return
 	}
@@ -334,22 +380,22 @@ func (s *sim) callChunk(low *chunk, depth int) {
 		s.lost[low] = lost
 		if low.prereqFlag {
 			s.runNum++
-			s.pre[tag] = true
+			s.pre[low.tid] = true
 			return
 		}
 		s.record(low, &simResult{lost: true})
 		return
 	}
 	for _, ch := range reqs {
-		if s.running[ch.tag] != nil {
+		if s.running[ch.tid] != nil {
 			continue
 		}
-		if s.active[ch.tag] {
+		if s.activeGen[ch.tid] == s.gen {
 			if ch.prerequiredFlag {
-				if !s.pre[tag] {
+				if !s.pre[low.tid] {
 					low.prereqFlag = true
 					s.call(low)
-					s.pre[ch.tag] = true
+					s.pre[ch.tid] = true
 				}
 				return
 			}
@@ -364,14 +410,14 @@ func (s *sim) callChunk(low *chunk, depth int) {
 	}
 	if low.prereqFlag {
 		s.call(low)
-		s.pre[tag] = true
+		s.pre[low.tid] = true
 		return
 	}
 	depth++
 	if depth >= 20 {
 		s.recursive[low] = true
 		r := &simResult{recursive: true, num: s.runNum}
-		s.running[tag] = r
+		s.running[low.tid] = r
 		s.order = append(s.order, low)
 		return
 	}
@@ -381,10 +427,10 @@ func (s *sim) callChunk(low *chunk, depth int) {
 // run is call_chunks then call_listen.
 func (s *sim) run() {
 	for _, low := range s.chunks {
-		if s.running[low.tag] == nil {
+		if s.running[low.tid] == nil {
 			s.callChunk(low, 0)
 		}
-		s.active = map[string]bool{}
+		s.gen++
 	}
 	s.callListen()
 }
@@ -426,7 +472,7 @@ func (s *sim) callListen() {
 				continue
 			}
 			for _, to := range tos {
-				if s.running[to.tag] == nil {
+				if s.running[to.tid] == nil {
 					continue
 				}
 				s.listen = append(s.listen, &listenStep{ch: ch, target: to, entry: e})
@@ -439,7 +485,7 @@ func (s *sim) callListen() {
 			// the listening states are those matching (mod, target)
 			for _, l := range s.chunks {
 				if l.state == e.mod && inCref(l, e.target) {
-					if s.running[ch.tag] != nil {
+					if s.running[ch.tid] != nil {
 						s.listen = append(s.listen, &listenStep{ch: l, target: ch, entry: e})
 					}
 				}

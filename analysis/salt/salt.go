@@ -8,12 +8,15 @@ package salt
 
 import (
 	"fmt"
+	"hash/maphash"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
@@ -23,10 +26,14 @@ import (
 // System is the Salt system. It keeps parsed files between calls.
 type System struct {
 	cache *parseCache
+	mu    sync.Mutex
+	files map[sfileKey]*sfile
 }
 
 // New makes the Salt system.
-func New() analysis.System { return &System{cache: newParseCache()} }
+func New() analysis.System {
+	return &System{cache: newParseCache(), files: map[sfileKey]*sfile{}}
+}
 
 func (s *System) Name() string { return "salt" }
 
@@ -90,10 +97,31 @@ func (s *System) newFile(file *source.File, root string) *sfile {
 	if file.Path == "" {
 		sls = strings.TrimSuffix(filepath.Base(file.URI), ".sls")
 	}
+	// A file read before with the same text and root is reused whole:
+	// an edit lowers one file, not the tree.
+	key := sfileKey{file.URI, root, maphash.Bytes(seed, file.Text), len(file.Text)}
+	s.mu.Lock()
+	if f, ok := s.files[key]; ok {
+		s.mu.Unlock()
+		return f
+	}
+	s.mu.Unlock()
 	f := &sfile{file: file, root: root, sls: sls, init: init}
 	f.p = s.cache.parse(file.Text, templateVars(root, file.Path, sls))
 	s.read(f)
+	s.mu.Lock()
+	if len(s.files) > 20000 {
+		s.files = map[sfileKey]*sfile{}
+	}
+	s.files[key] = f
+	s.mu.Unlock()
 	return f
+}
+
+type sfileKey struct {
+	uri, root string
+	h         uint64
+	n         int
 }
 
 // avail lists the SLS names under the root (for include and sls globs).
@@ -166,9 +194,9 @@ func rootOf(ws *source.Workspace, path string, setting string) string {
 
 // Analyze builds the graph, runs and diagnostics.
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
-	a := &analyzer{s: s, req: req, res: &analysis.Result{}, nodes: map[string]*analysis.Node{},
+	a := &analyzer{s: s, req: req, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		lostAt: map[string]*analysis.Diagnostic{}, foundAt: map[string]bool{}, fileDiag: map[*sfile]bool{},
+		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, nodeFun: map[*analysis.Node]string{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
@@ -187,6 +215,30 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		t *tree
 		f *sfile
 	}
+	// Parse in parallel first (the parse cache keeps the results).
+	var paths []string
+	var roots []string
+	if req.Entry != "" {
+		if p := source.URIToPath(req.Entry); p != "" && filepath.Base(p) == "top.sls" {
+			root := rootOf(req.Workspace, p, setting)
+			t := treeOf(root)
+			for _, n := range t.avail() {
+				rel := filepath.FromSlash(strings.ReplaceAll(n, ".", "/"))
+				for _, c := range []string{filepath.Join(root, rel+".sls"), filepath.Join(root, rel, "init.sls")} {
+					paths = append(paths, c)
+					roots = append(roots, root)
+				}
+			}
+		}
+	} else {
+		for _, f := range req.Files {
+			if f.Path != "" {
+				paths = append(paths, f.Path)
+				roots = append(roots, rootOf(req.Workspace, f.Path, setting))
+			}
+		}
+	}
+	preload(s, req.Workspace, paths, roots)
 	var targets []target
 	var tops []target
 	if req.Entry != "" {
@@ -258,6 +310,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		a.runSLS(tg.t, tg.f)
 	}
+	_ = preload
 	for _, tg := range tops {
 		if req.Canceled() {
 			break
@@ -277,6 +330,35 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	}
 	a.finish()
 	return a.res
+}
+
+// preload parses files on every core; later loads hit the parse cache.
+func preload(s *System, ws *source.Workspace, paths, roots []string) {
+	if len(paths) < 8 {
+		return
+	}
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				file := ws.Lookup(paths[i])
+				if file == nil {
+					continue
+				}
+				sls, _ := slsName(roots[i], file.Path)
+				s.cache.parse(file.Text, templateVars(roots[i], file.Path, sls))
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 type ctxDiag struct {
@@ -303,45 +385,51 @@ func (a *analyzer) contextual(d analysis.Diagnostic, target, mod string) {
 	c.runs++
 }
 
+type nodeKey struct {
+	decl        *idDecl
+	state, name string
+}
+
 type edgeKey struct {
 	from, to *analysis.Node
-	reason   string
-	at       source.Span
+	e        *reqEntry
+	asReq    bool
 }
 
 type linkAcc struct {
-	nodes map[*analysis.Node]bool
 	list  []*analysis.Node
 	files []source.Span
-	fset  map[string]bool
 }
 
 type analyzer struct {
-	s       *System
-	req     *analysis.Request
-	res     *analysis.Result
-	nodes   map[string]*analysis.Node
-	edges   map[edgeKey]*analysis.Edge
-	links   map[source.Span]*linkAcc
-	linkOrd []source.Span
-	diags   map[string]bool
-	lostAt  map[string]*analysis.Diagnostic
-	lostOrd []string
-	foundAt map[string]bool
+	s          *System
+	req        *analysis.Request
+	res        *analysis.Result
+	nodes      map[nodeKey]*analysis.Node
+	edges      map[edgeKey]*analysis.Edge
+	entryLinks map[*reqEntry]*linkAcc
+	links      map[source.Span]*linkAcc
+	linkOrd    []source.Span
+	diags      map[string]bool
+	lostAt     map[string]*analysis.Diagnostic
+	lostOrd    []string
+	foundAt    map[string]bool
 	// contextual problems depend on what else the run includes (a
 	// requisite or extend target in a file the run does not include, a
 	// cycle made by include order): reported when every run that holds
 	// the file has them.
-	ctx      map[string]*ctxDiag
-	ctxOrd   []string
-	runFiles map[string]int
-	runSeen  map[string]bool
-	curRun   map[string]bool
-	fileDiag map[*sfile]bool
-	master   bool
-	auto     bool
-	facts    map[*analysis.Node]map[string][]string
-	trees    map[string]*tree
+	ctx        map[string]*ctxDiag
+	ctxOrd     []string
+	runFiles   map[string]int
+	runSeen    map[string]bool
+	curRun     map[string]bool
+	fileDiag   map[*sfile]bool
+	master     bool
+	auto       bool
+	facts      map[*analysis.Node]map[string][]string
+	nodeFun    map[*analysis.Node]string
+	orderFacts []orderRec
+	trees      map[string]*tree
 }
 
 func sev(n int) analysis.Severity {
@@ -382,26 +470,58 @@ func (a *analyzer) fileDiags(f *sfile) {
 	}
 }
 
+// linkEntry is link for a requisite entry (keyed by the entry: cheaper
+// than by span, and the same entry recurs in every run).
+func (a *analyzer) linkEntry(e *reqEntry, nodes []*analysis.Node, files []source.Span) {
+	l := a.entryLinks[e]
+	if l == nil {
+		if len(nodes) == 0 && len(files) == 0 {
+			return
+		}
+		l = a.linkAt(e.span)
+		a.entryLinks[e] = l
+	}
+	l.add(nodes, files)
+}
+
 func (a *analyzer) link(at source.Span, nodes []*analysis.Node, files []source.Span) {
 	if at.URI == "" {
 		return
 	}
+	a.linkAt(at).add(nodes, files)
+}
+
+func (a *analyzer) linkAt(at source.Span) *linkAcc {
 	l := a.links[at]
 	if l == nil {
-		l = &linkAcc{nodes: map[*analysis.Node]bool{}, fset: map[string]bool{}}
+		l = &linkAcc{}
 		a.links[at] = l
 		a.linkOrd = append(a.linkOrd, at)
 	}
+	return l
+}
+
+func (l *linkAcc) add(nodes []*analysis.Node, files []source.Span) {
 	for _, n := range nodes {
-		if !l.nodes[n] {
-			l.nodes[n] = true
+		dup := false
+		for _, m := range l.list {
+			if m == n {
+				dup = true
+				break
+			}
+		}
+		if !dup {
 			l.list = append(l.list, n)
 		}
 	}
 	for _, f := range files {
-		k := fmt.Sprintf("%s|%d|%d", f.URI, f.Start, f.End)
-		if !l.fset[k] {
-			l.fset[k] = true
+		dup := false
+		for _, g := range l.files {
+			if g == f {
+				dup = true
+			}
+		}
+		if !dup {
 			l.files = append(l.files, f)
 		}
 	}
@@ -410,10 +530,15 @@ func (a *analyzer) link(at source.Span, nodes []*analysis.Node, files []source.S
 // node returns the graph node of a chunk (one per declaration, shared by
 // every run).
 func (a *analyzer) node(ch *chunk) *analysis.Node {
-	key := fmt.Sprintf("%p|%s|%s", ch.body.decl, ch.state, ch.name)
+	if ch.node != nil {
+		return ch.node
+	}
+	key := nodeKey{ch.body.decl, ch.state, ch.name}
 	if n, ok := a.nodes[key]; ok {
+		ch.node = n
 		return n
 	}
+	defer func() { ch.node = a.nodes[key] }()
 	f := ch.body.f
 	decl := f.span(ch.body.decl.key)
 	if ch.nameNode != nil && ch.nameIndex > 0 {
@@ -424,6 +549,7 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 		full.End = decl.End
 	}
 	n := a.res.Graph.Add(&analysis.Node{Kind: "state", Ref: label(ch, f), Decl: decl, Full: full})
+	a.nodeFun[n] = ch.fun
 	a.nodes[key] = n
 	return n
 }
@@ -582,19 +708,24 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 
 	run := analysis.Run{Name: name, Entry: entry}
 	total := len(sm.order) + len(sm.listen)
-	for i, ch := range sm.order {
+	for _, ch := range sm.order {
 		n := a.node(ch)
 		note := ""
-		r := sm.running[ch.tag]
+		r := sm.running[ch.tid]
 		switch {
 		case r != nil && r.lost:
 			note = "fails: requisites not found"
 		case r != nil && r.recursive:
 			note = "fails: recursive requisite"
 		}
-		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: label(ch, ch.body.f), Note: note})
-		a.orderFact(n, ch, i, total, name)
+		lb := n.Ref
+		if a.nodeFun[n] != ch.fun {
+			lb = label(ch, ch.body.f)
+		}
+		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: lb, Note: note})
+		a.orderFacts = append(a.orderFacts, orderRec{n, ch})
 	}
+	_ = total
 	for _, l := range sm.listen {
 		n := a.node(l.ch)
 		lb := strings.ReplaceAll(l.ch.state, sp.Unknown, "*") + ".mod_watch listener_" + label(l.ch, l.ch.body.f)[len(l.ch.state+"."+l.ch.fun)+1:]
@@ -622,7 +753,12 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	a.res.Runs = append(a.res.Runs, run)
 }
 
-func (a *analyzer) orderFact(n *analysis.Node, ch *chunk, i, total int, run string) {
+type orderRec struct {
+	n  *analysis.Node
+	ch *chunk
+}
+
+func (a *analyzer) orderFact(n *analysis.Node, ch *chunk) {
 	v := strconv.FormatFloat(ch.order, 'f', -1, 64)
 	how := ""
 	switch ch.orderHow {
@@ -734,7 +870,7 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 					if from == to && e.mod == "sls" && ch.state != t.state {
 						continue
 					}
-					ek := edgeKey{from, to, reason, e.span}
+					ek := edgeKey{from, to, e, kind == analysis.Order}
 					if a.edges[ek] == nil {
 						a.edges[ek] = a.res.Graph.Connect(&analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: e.span})
 					}
@@ -752,11 +888,7 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 				}
 				if e.inFrom == nil {
 					// (an _in entry links to its own target below)
-					a.link(e.span, targets, files)
-				}
-				lk := fmt.Sprintf("%s|%d|%d|%s", e.span.URI, e.span.Start, e.span.End, e.target)
-				if len(m.chunks) > 0 || m.maybe {
-					a.foundAt[lk] = true
+					a.linkEntry(e, targets, files)
 				}
 			}
 		}
@@ -817,7 +949,6 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 	for _, ch := range lostChunks {
 		for _, l := range sm.lost[ch] {
 			e := l.entry
-			lk := fmt.Sprintf("%s|%d|%d|%s", e.span.URI, e.span.Start, e.span.End, e.target)
 			at := e.span
 			if e.inFrom != nil {
 				at = e.inFrom.span
@@ -834,11 +965,17 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 			if hint := a.hint(c, sm, e); hint != "" {
 				msg += "\n" + hint
 			}
-			_ = lk
 			a.contextual(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-requisite", Message: msg}, e.target, e.mod)
 		}
 	}
-	// cycles
+	// cycles (the simulation meets every cycle as a recursive requisite)
+	if len(sm.recursive) > 0 {
+		a.cycles(c, sm, run)
+	}
+	a.runProblemsRest(c, sm, pos, run)
+}
+
+func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 	var nodes []*analysis.Node
 	nodeChunk := map[*analysis.Node]*chunk{}
 	for _, ch := range sm.chunks {
@@ -918,6 +1055,9 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 		}
 		a.contextual(d, "", "")
 	}
+}
+
+func (a *analyzer) runProblemsRest(c *compiler, sm *sim, pos map[*chunk]int, run *analysis.Run) {
 	// order: last pulled earlier by a requisite
 	for ch, by := range sm.pulledBy {
 		if ch.orderHow != "last" || by.order >= ch.order || ch.ov.arg == nil || ch.ov.arg.keyNode == nil {
@@ -1047,6 +1187,9 @@ func (a *analyzer) declaredElsewhere(c *ctxDiag) string {
 }
 
 func (a *analyzer) finish() {
+	for _, r := range a.orderFacts {
+		a.orderFact(r.n, r.ch)
+	}
 	for _, k := range a.ctxOrd {
 		c := a.ctx[k]
 		if c.runs < a.runFiles[c.d.At.URI] {

@@ -134,6 +134,7 @@ type Cache struct {
 }
 
 type cached struct {
+	fast *raw
 	node *yaml.Node
 	err  error
 	gen  int
@@ -144,22 +145,26 @@ func NewCache() *Cache { return &Cache{m: map[string]*cached{}} }
 
 const cacheMax = 50000
 
-func (c *Cache) parse(text string) (*yaml.Node, error) {
+func (c *Cache) parse(text string) (*raw, *yaml.Node, error) {
 	if c != nil {
 		c.mu.Lock()
 		c.n++
 		if e, ok := c.m[text]; ok {
 			e.gen = c.n
 			c.mu.Unlock()
-			return e.node, e.err
+			return e.fast, e.node, e.err
 		}
 		c.mu.Unlock()
 	}
-	var doc yaml.Node
-	err := safeUnmarshal([]byte(text), &doc)
 	var root *yaml.Node
-	if err == nil {
-		root = &doc
+	var err error
+	fast := fastParse(text)
+	if fast == nil {
+		var doc yaml.Node
+		err = safeUnmarshal([]byte(text), &doc)
+		if err == nil {
+			root = &doc
+		}
 	}
 	if c != nil {
 		c.mu.Lock()
@@ -174,10 +179,10 @@ func (c *Cache) parse(text string) (*yaml.Node, error) {
 				c.m = map[string]*cached{}
 			}
 		}
-		c.m[text] = &cached{node: root, err: err, gen: c.n}
+		c.m[text] = &cached{fast: fast, node: root, err: err, gen: c.n}
 		c.mu.Unlock()
 	}
-	return root, err
+	return fast, root, err
 }
 
 func safeUnmarshal(b []byte, n *yaml.Node) (err error) {
@@ -301,7 +306,33 @@ func (f *File) readYAML(cache *Cache) {
 			f.Entries = append(f.Entries, entry)
 			continue
 		}
-		root, err := cache.parse(body)
+		fast, root, err := cache.parse(body)
+		if fast != nil {
+			if fast.kind != Map {
+				if strings.Contains(body, Unknown) {
+					entry.Opaque = true
+					f.Entries = append(f.Entries, entry)
+					continue
+				}
+				if !notDict {
+					notDict = true
+					f.Errors = append(f.Errors, Error{Span: Span{f.R.Src(a), f.R.SrcEnd(trimRight(text, a, b))}, Severity: 1,
+						Msg: "SLS does not render to a dictionary"})
+				}
+				continue
+			}
+			for i := range fast.keys {
+				k := f.fromRaw(fast.keys[i], a, 0)
+				v := f.fromRaw(fast.vals[i], a, 0)
+				e := *entry
+				e.Key, e.Val = k, v
+				if i > 0 {
+					e.Start = k.Start
+				}
+				f.Entries = append(f.Entries, &e)
+			}
+			continue
+		}
 		if err != nil {
 			msg := err.Error()
 			msg = strings.TrimPrefix(msg, "yaml: ")
@@ -451,6 +482,37 @@ func lineOffset(text []byte, a, b, line int) int {
 		return ls[line-1]
 	}
 	return a
+}
+
+// fromRaw turns a fast-parsed node into a Node, base being the chunk's
+// offset in the rendered text.
+func (f *File) fromRaw(r *raw, base, depth int) *Node {
+	n := &Node{Kind: r.kind, Tag: r.tag, Value: r.value, RStart: base + r.start, REnd: base + r.end, r: f.R}
+	if depth < 200 {
+		if len(r.keys) > 0 {
+			n.Keys = make([]*Node, len(r.keys))
+			n.Vals = make([]*Node, len(r.vals))
+			for i := range r.keys {
+				n.Keys[i] = f.fromRaw(r.keys[i], base, depth+1)
+				n.Vals[i] = f.fromRaw(r.vals[i], base, depth+1)
+			}
+		}
+		if len(r.items) > 0 {
+			n.Items = make([]*Node, len(r.items))
+			for i, it := range r.items {
+				n.Items[i] = f.fromRaw(it, base, depth+1)
+			}
+		}
+	}
+	if n.REnd < n.RStart {
+		n.REnd = n.RStart
+	}
+	n.Start = f.R.Src(n.RStart)
+	n.End = f.R.SrcEnd(n.REnd)
+	if n.End < n.Start {
+		n.End = n.Start
+	}
+	return n
 }
 
 type converter struct {
