@@ -67,6 +67,8 @@ type analyzer struct {
 	order []*unit
 	// locks by policy name, for git/server includes resolved by revision
 	byName map[string][]*unit
+	// metadata.rb cookbook names by folder
+	metaNames map[string]string
 }
 
 func newAnalyzer(s *system, req *analysis.Request) *analyzer {
@@ -74,7 +76,7 @@ func newAnalyzer(s *system, req *analysis.Request) *analyzer {
 	if ws == nil {
 		ws = source.NewWorkspace()
 	}
-	return &analyzer{sys: s, req: req, ws: ws, res: &analysis.Result{}, units: map[string]*unit{}, byName: map[string][]*unit{}}
+	return &analyzer{sys: s, req: req, ws: ws, res: &analysis.Result{}, units: map[string]*unit{}, byName: map[string][]*unit{}, metaNames: map[string]string{}}
 }
 
 func stemOf(path string) (dir, stem string, isLock bool) {
@@ -212,6 +214,15 @@ func (a *analyzer) nameUnit(u *unit) {
 
 // metadataName reads `name "x"` from the metadata.rb of a cookbook folder.
 func (a *analyzer) metadataName(dir string) string {
+	if n, ok := a.metaNames[dir]; ok {
+		return n
+	}
+	n := a.readMetadataName(dir)
+	a.metaNames[dir] = n
+	return n
+}
+
+func (a *analyzer) readMetadataName(dir string) string {
 	f := a.lookup(filepath.Join(dir, "metadata.rb"))
 	if f == nil {
 		return ""

@@ -48,8 +48,19 @@ type gArg struct {
 type gPair struct {
 	Tokens []lexer.Token
 	Label  *string `parser:"(  @Label"`
-	Key    *gPrim  `parser:" | @@ \"=>\" )"`
+	Key    *gKey   `parser:" | @@ \"=>\" )"`
 	Value  *gExpr  `parser:"@@"`
+}
+
+// gKey is a hash key before `=>`: one token, so that a value that is not a
+// key fails after one token (no re-parse of nested values: no exponential
+// backtracking on deeply nested arrays and calls).
+type gKey struct {
+	Tokens []lexer.Token
+	Str    *string `parser:"  @String"`
+	Sym    *string `parser:"| @Symbol"`
+	Num    *string `parser:"| @Number"`
+	Ref    *string `parser:"| @(Ident | Const)"`
 }
 
 type gExpr struct {
@@ -382,7 +393,8 @@ func (c *conv) pair(p *gPair) *Pair {
 		ks := p.Tokens[0].Pos.Offset + c.base
 		out.Key = &Value{Kind: VSymbol, Text: *p.Label, Start: ks, End: ks + len(*p.Label)}
 	} else {
-		out.Key = c.prim(p.Key)
+		k := p.Key
+		out.Key = c.prim(&gPrim{Tokens: k.Tokens, Str: k.Str, Sym: k.Sym, Num: k.Num, Ref: k.Ref})
 	}
 	out.Value = c.expr(p.Value)
 	return out

@@ -127,6 +127,12 @@ func (p *Parser) Parse(src []byte) *File {
 				Message: "Ruby that is not Policyfile DSL is not evaluated: " + firstLine(src[c.Start:c.End])})
 			continue
 		}
+		if d := nesting(src, toks[c.From:c.To]); d > maxNesting {
+			st.Skipped = true
+			f.Diags = append(f.Diags, Diag{Start: c.Start, End: lineEnd(src, c.Start, c.End), Severity: Warning, Code: "unsupported",
+				Message: fmt.Sprintf("this `%s` statement nests brackets %d deep; it is skipped", word, d)})
+			continue
+		}
 		g, err := p.parseChunk(src[c.Start:c.End])
 		if err != nil || g == nil {
 			st.Skipped = true
@@ -199,6 +205,28 @@ func splitRecover(src []byte, toks []Tok) []Chunk {
 		base = cut
 	}
 	return out
+}
+
+const maxNesting = 100
+
+// nesting is the deepest bracket nesting of a statement.
+func nesting(src []byte, toks []Tok) int {
+	d, m := 0, 0
+	for _, t := range toks {
+		if t.Kind != KPunct && t.Kind != KLIndex && t.Kind != KLCall {
+			continue
+		}
+		switch src[t.Start] {
+		case '(', '[', '{':
+			d++
+			if d > m {
+				m = d
+			}
+		case ')', ']', '}':
+			d--
+		}
+	}
+	return m
 }
 
 // isLocalAssign catches `name = "x"`: a local variable that shadows a DSL word.
@@ -335,6 +363,8 @@ var componentRE = regexp.MustCompile(`^[.\pL\pN_-]+$`)
 // checks (its messages) as diagnostics.
 func Read(src []byte, f *File) *Policy {
 	p := &Policy{}
+	cookbooks := map[string]*Cookbook{}
+	includes := map[string]*Include{}
 	errf := func(start, end int, code, msg string) {
 		p.Diags = append(p.Diags, Diag{Start: start, End: end, Severity: Error, Code: code, Message: msg})
 	}
@@ -441,10 +471,10 @@ func Read(src []byte, f *File) *Policy {
 			if len(c.Args) > 1 {
 				cb.Constraint = c.Args[1]
 			}
-			for _, o := range p.Cookbooks {
-				if o.Name.Text == cb.Name.Text && cb.Name.Kind != VUnknown {
-					errf(c.Start, c.End, "conflicting-sources", fmt.Sprintf("Cookbook '%s' assigned to conflicting sources\n\nPrevious source: %s\nConflicts with: %s", cb.Name.Text, optsString(o.Call), optsString(c)))
-				}
+			if o := cookbooks[cb.Name.Text]; o != nil && cb.Name.Kind != VUnknown {
+				errf(c.Start, c.End, "conflicting-sources", fmt.Sprintf("Cookbook '%s' assigned to conflicting sources\n\nPrevious source: %s\nConflicts with: %s", cb.Name.Text, optsString(o.Call), optsString(c)))
+			} else {
+				cookbooks[cb.Name.Text] = cb
 			}
 			p.Cookbooks = append(p.Cookbooks, cb)
 		case "include_policy":
@@ -452,14 +482,10 @@ func Read(src []byte, f *File) *Policy {
 				continue
 			}
 			in := &Include{Call: c, Name: c.Args[0], Opts: opts(c)}
-			dup := false
-			for _, o := range p.Includes {
-				if o.Name.Text == in.Name.Text {
-					errf(in.Name.Start, in.Name.End, "include-conflict", fmt.Sprintf("Included policy '%s' assigned conflicting locations or was already specified\n\nPrevious source: %s\nConflicts with: %s", in.Name.Text, optsString(o.Call), optsString(c)))
-					dup = true
-				}
-			}
-			if !dup {
+			if o := includes[in.Name.Text]; o != nil {
+				errf(in.Name.Start, in.Name.End, "include-conflict", fmt.Sprintf("Included policy '%s' assigned conflicting locations or was already specified\n\nPrevious source: %s\nConflicts with: %s", in.Name.Text, optsString(o.Call), optsString(c)))
+			} else {
+				includes[in.Name.Text] = in
 				p.Includes = append(p.Includes, in)
 			}
 		case "metadata":
