@@ -47,9 +47,22 @@ type hstate struct {
 	decl   *stDecl
 	funs   []string
 	funAt  *sp.Node
-	args   []*arg
-	null   bool
-	bad    bool // not a list
+	// args are shared with the parsed declaration until something
+	// changes them (extend, use): own() copies first.
+	args  []*arg
+	owned bool
+	// autoOrder is the order _handle_iorder appends ({"order": iorder})
+	// to a state without one; 0 when none.
+	autoOrder int
+	null      bool
+	bad       bool // not a list
+}
+
+func (h *hstate) own() {
+	if !h.owned {
+		h.args = append([]*arg(nil), h.args...)
+		h.owned = true
+	}
 }
 
 func (h *hstate) argFirst(key string) *arg {
@@ -236,8 +249,8 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 						found = true
 					}
 				}
-				if !found {
-					s.args = append(s.args, &arg{key: "order", via: "auto", f: b.f, val: &sp.Node{Kind: sp.Scalar, Tag: "!!int", Value: fmt.Sprint(c.iorder)}})
+				if !found && s.autoOrder == 0 {
+					s.autoOrder = c.iorder
 					c.iorder++
 				}
 			}
@@ -297,11 +310,8 @@ func newBody(d *idDecl) *body {
 }
 
 func newHState(sd *stDecl) *hstate {
-	h := &hstate{module: sd.module, decl: sd, funAt: sd.funNode, null: sd.null, bad: sd.notList}
+	h := &hstate{module: sd.module, decl: sd, funAt: sd.funNode, null: sd.null, bad: sd.notList, args: sd.args}
 	h.funs = append(h.funs, sd.funs...)
-	for _, a := range sd.args {
-		h.args = append(h.args, cloneArg(a))
-	}
 	return h
 }
 
@@ -363,6 +373,7 @@ func (c *compiler) reconcileExtend(h *high, exts []*extension, strict bool) {
 				hs.funs = append([]string(nil), es.funs...)
 				hs.funAt = es.funAt
 			}
+			hs.own()
 			for _, a := range es.args {
 				update := false
 				for i, old := range hs.args {
@@ -701,7 +712,8 @@ func (c *compiler) applyUse(h *high, key, id string, s *hstate, hg *reqEntry, ig
 		if key == "use_in" {
 			from, to = s, ts
 		}
-		have := map[string]bool{}
+		to.own()
+		have := map[string]bool{"order": to.autoOrder > 0}
 		for _, a := range to.args {
 			have[a.key] = true
 		}
@@ -766,7 +778,7 @@ type chunk struct {
 	order                float64
 	orderHow             string
 	reqs                 map[string][]*reqEntry
-	reqArgs              map[string]*arg
+	watchArg             *arg // the `watch:` argument, for the watch-as-require note
 	tag                  string
 	tid                  int // index of the first chunk with this tag
 	index                int
@@ -787,7 +799,10 @@ func (c *compiler) compile(h *high) []*chunk {
 				continue
 			}
 			base := &chunk{state: s.module, id: id, name: id, sls: b.sls, includedFrom: b.includedFrom, body: b, hs: s,
-				reqs: map[string][]*reqEntry{}, reqArgs: map[string]*arg{}}
+				reqs: make(map[string][]*reqEntry, 2)}
+			if s.autoOrder > 0 {
+				base.ov = orderVal{set: true, isInt: true, num: float64(s.autoOrder), auto: true}
+			}
 			var names []*sp.Node
 			for _, a := range s.args {
 				switch a.key {
@@ -809,7 +824,9 @@ func (c *compiler) compile(h *high) []*chunk {
 				default:
 					if requisiteKeywords[a.key] || a.key == "listen_in" {
 						base.reqs[a.key] = a.reqs
-						base.reqArgs[a.key] = a
+						if a.key == "watch" {
+							base.watchArg = a
+						}
 					}
 				}
 			}
@@ -828,7 +845,6 @@ func (c *compiler) compile(h *high) []*chunk {
 			for _, n := range names {
 				ch := *base
 				ch.reqs = copyReqs(base.reqs)
-				ch.reqArgs = copyArgs(base.reqArgs)
 				ch.fun = fun
 				switch n.Kind {
 				case sp.Scalar:
@@ -851,7 +867,9 @@ func (c *compiler) compile(h *high) []*chunk {
 								case requisiteKeys[a.key]:
 									a.reqs = readReqs(b.f, a.val)
 									ch.reqs[a.key] = a.reqs
-									ch.reqArgs[a.key] = a
+									if a.key == "watch" {
+										ch.watchArg = a
+									}
 								case a.key == "order":
 									ch.ov = readOrder(a)
 								}

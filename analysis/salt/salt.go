@@ -196,7 +196,7 @@ func rootOf(ws *source.Workspace, path string, setting string) string {
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{s: s, req: req, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, nodeFun: map[*analysis.Node]string{},
+		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, nodeFun: map[*analysis.Node]string{}, watchReasons: map[string]string{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
@@ -418,18 +418,20 @@ type analyzer struct {
 	// requisite or extend target in a file the run does not include, a
 	// cycle made by include order): reported when every run that holds
 	// the file has them.
-	ctx        map[string]*ctxDiag
-	ctxOrd     []string
-	runFiles   map[string]int
-	runSeen    map[string]bool
-	curRun     map[string]bool
-	fileDiag   map[*sfile]bool
-	master     bool
-	auto       bool
-	facts      map[*analysis.Node]map[string][]string
-	nodeFun    map[*analysis.Node]string
-	orderFacts []orderRec
-	trees      map[string]*tree
+	ctx          map[string]*ctxDiag
+	ctxOrd       []string
+	runFiles     map[string]int
+	runSeen      map[string]bool
+	curRun       map[string]bool
+	fileDiag     map[*sfile]bool
+	master       bool
+	auto         bool
+	facts        map[*analysis.Node][]analysis.Fact
+	inFacts      []inFact
+	nodeFun      map[*analysis.Node]string
+	watchReasons map[string]string
+	orderFacts   []orderRec
+	trees        map[string]*tree
 }
 
 func sev(n int) analysis.Severity {
@@ -579,29 +581,20 @@ func label(ch *chunk, f *sfile) string {
 
 func (a *analyzer) fact(n *analysis.Node, label, value string) {
 	if a.facts == nil {
-		a.facts = map[*analysis.Node]map[string][]string{}
+		a.facts = map[*analysis.Node][]analysis.Fact{}
 	}
-	m := a.facts[n]
-	if m == nil {
-		m = map[string][]string{}
-		a.facts[n] = m
-	}
-	for _, v := range m[label] {
-		if v == value {
-			return
-		}
-	}
-	if len(m[label]) < 8 {
-		m[label] = append(m[label], value)
-	}
-	found := false
-	for _, f := range n.Facts {
+	fs := a.facts[n]
+	count := 0
+	for _, f := range fs {
 		if f.Label == label {
-			found = true
+			if f.Value == value {
+				return
+			}
+			count++
 		}
 	}
-	if !found {
-		n.Facts = append(n.Facts, analysis.Fact{Label: label})
+	if count < 8 {
+		a.facts[n] = append(fs, analysis.Fact{Label: label, Value: value})
 	}
 }
 
@@ -753,6 +746,11 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	a.res.Runs = append(a.res.Runs, run)
 }
 
+type inFact struct {
+	n *analysis.Node
+	o *inOrigin
+}
+
 type orderRec struct {
 	n  *analysis.Node
 	ch *chunk
@@ -863,8 +861,8 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 					if key == "prereq" {
 						from, to = n, tn
 					}
-					if contains2(ch.watchAsRequire, e) {
-						reason = "watch (as require: " + ch.state + " has no mod_watch)"
+					if len(ch.watchAsRequire) > 0 && contains2(ch.watchAsRequire, e) {
+						reason = a.watchReason(ch.state)
 						kind = analysis.Order
 					}
 					if from == to && e.mod == "sls" && ch.state != t.state {
@@ -875,7 +873,7 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 						a.edges[ek] = a.res.Graph.Connect(&analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: e.span})
 					}
 					if e.inFrom != nil {
-						a.fact(n, "declared by "+e.inFrom.key, fmt.Sprintf("%s: %s (%s)", e.inFrom.state, e.inFrom.id, a.where(e.inFrom.span)))
+						a.inFacts = append(a.inFacts, inFact{n, e.inFrom})
 					}
 				}
 				if e.mod == "sls" {
@@ -921,6 +919,15 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 			}
 		}
 	}
+}
+
+func (a *analyzer) watchReason(mod string) string {
+	if r, ok := a.watchReasons[mod]; ok {
+		return r
+	}
+	r := "watch (as require: " + mod + " has no mod_watch)"
+	a.watchReasons[mod] = r
+	return r
 }
 
 func contains2(l []*reqEntry, e *reqEntry) bool {
@@ -1074,7 +1081,7 @@ func (a *analyzer) runProblemsRest(c *compiler, sm *sim, pos map[*chunk]int, run
 		if len(ch.watchAsRequire) == 0 {
 			continue
 		}
-		if ar := ch.reqArgs["watch"]; ar != nil && ar.keyNode != nil && ar.f != nil {
+		if ar := ch.watchArg; ar != nil && ar.keyNode != nil && ar.f != nil {
 			a.diag(analysis.Diagnostic{At: ar.f.span(ar.keyNode), Severity: analysis.Info, Code: "watch-as-require",
 				Message: fmt.Sprintf("watch on a %s state: the %s module has no mod_watch, so Salt treats this watch as require (ordering only, nothing is refreshed)", ch.state, ch.state)})
 		}
@@ -1213,10 +1220,21 @@ func (a *analyzer) finish() {
 		}
 		a.res.Links = append(a.res.Links, analysis.Link{At: at, Nodes: l.list, Files: l.files})
 	}
-	for n, m := range a.facts {
-		for i := range n.Facts {
-			vals := m[n.Facts[i].Label]
-			n.Facts[i].Value = strings.Join(vals, "; ")
+	for _, r := range a.inFacts {
+		a.fact(r.n, "declared by "+r.o.key, fmt.Sprintf("%s: %s (%s)", r.o.state, r.o.id, a.where(r.o.span)))
+	}
+	// one line per label, values of several runs joined
+	for n, fs := range a.facts {
+		var order []string
+		vals := map[string][]string{}
+		for _, f := range fs {
+			if _, ok := vals[f.Label]; !ok {
+				order = append(order, f.Label)
+			}
+			vals[f.Label] = append(vals[f.Label], f.Value)
+		}
+		for _, l := range order {
+			n.Facts = append(n.Facts, analysis.Fact{Label: l, Value: strings.Join(vals[l], "; ")})
 		}
 	}
 	_ = os.Getenv
