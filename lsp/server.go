@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -91,7 +92,14 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	go s.snap.loop(ctx)
 	select {
 	case code := <-s.exit:
-		_ = s.conn.Close()
+		// Close drains in-flight work; a client that keeps the pipe open
+		// must not keep the process alive after exit.
+		closed := make(chan struct{})
+		go func() { _ = s.conn.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(2 * time.Second):
+		}
 		return code
 	case <-s.conn.Done():
 		if err := s.conn.Err(); err != nil {

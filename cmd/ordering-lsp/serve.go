@@ -16,7 +16,14 @@ type stdio struct {
 	io.Writer
 }
 
-func (stdio) Close() error { return nil }
+// Close closes stdin so the reader stops at exit; stdout stays open for
+// whatever the process still writes.
+func (s stdio) Close() error {
+	if c, ok := s.Reader.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
 
 // cmdServe runs the language server. Logs go to stderr (or --log FILE):
 // stdout carries protocol frames only.
