@@ -383,7 +383,11 @@ func (a *analyzer) resolveRBInclude(u *unit, inc *pchef.Include, depth int) {
 		return
 	}
 	if in.kind == "path" {
-		if pathV.Kind != pchef.VString || pathV.Pattern || u.dir == "" {
+		if u.dir == "" {
+			report(analysis.Info, "not-checkable", fmt.Sprintf("include_policy '%s': an unsaved Policyfile has no folder to resolve %s from; not checked", in.name, pathV.Text), in.pathAt)
+			return
+		}
+		if pathV.Kind != pchef.VString || pathV.Pattern {
 			report(analysis.Info, "not-checkable", fmt.Sprintf("include_policy '%s': the path is computed by Ruby (%s); not checked", in.name, pathV.Text), in.pathAt)
 			return
 		}

@@ -441,7 +441,7 @@ func (a *analyzer) cookbookLinks(u *unit) {
 			p = filepath.Join(u.dir, p)
 		}
 		if !a.ws.IsDir(p) {
-			a.diag(u, spanOf(f, v.Start, v.End), analysis.Warning, "missing-cookbook", fmt.Sprintf("cookbook '%s': the path %s does not exist", c.Name.Text, v.Text))
+			a.diag(u, spanOf(f, v.Start, v.End), analysis.Info, "missing-cookbook", fmt.Sprintf("cookbook '%s': the path %s does not exist", c.Name.Text, v.Text))
 			continue
 		}
 		target := filepath.Join(p, "metadata.rb")
