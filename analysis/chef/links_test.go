@@ -89,7 +89,7 @@ func TestMergedOrderAndFacts(t *testing.T) {
 	if len(ns) == 0 || ns[0].Kind != "include_policy" {
 		t.Fatalf("nodes at include name = %v", ns)
 	}
-	if got := fact(ns[0], "app 1"); got != "recipe[base::default] (from base (via mid))" {
+	if got := fact(ns[0], "1"); got != "recipe[base::default] (from base (via mid))" {
 		t.Errorf("merged list fact on include = %q", got)
 	}
 	// the named run list merges mid's deploy list first

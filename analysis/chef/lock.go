@@ -220,11 +220,9 @@ func (a *analyzer) lockFile(u *unit) {
 	run := analysis.Run{Name: u.name + " (lock)", Entry: lf.URI}
 	var prev *analysis.Node
 	var srcs []runSource
-	if u.rb == nil {
-		for _, in := range u.includes {
-			if in.target != nil && in.target.lock != nil {
-				srcs = append(srcs, lockItems(in, in.target.lock.RunList))
-			}
+	for _, in := range u.includes {
+		if in.target != nil && in.target.lock != nil {
+			srcs = append(srcs, lockItems(in, in.target.lock.RunList))
 		}
 	}
 	fromOf := map[string]*incl{}
@@ -243,7 +241,7 @@ func (a *analyzer) lockFile(u *unit) {
 			a.res.Graph.Connect(&analysis.Edge{From: prev, To: n, Kind: analysis.Order, Reason: "run list", At: n.Decl})
 		}
 		prev = n
-		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: ri.Label, Note: fmt.Sprintf("%d/%d", i+1, len(l.RunList))})
+		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: ri.Label})
 	}
 	for _, nr := range l.NamedRunLists {
 		nrun := analysis.Run{Name: u.name + " (lock) named_run_list " + nr.Name}

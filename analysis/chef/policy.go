@@ -130,9 +130,9 @@ func (a *analyzer) policy(u *unit) {
 	pn := u.node
 	// include nodes and links
 	for _, in := range u.includes {
-		n := &analysis.Node{Kind: "include_policy", Ref: fmt.Sprintf("include_policy %q", in.name), Decl: in.nameAt, Full: in.at, Parent: pn}
+		n := &analysis.Node{Kind: "include_policy", Ref: fmt.Sprintf("include_policy %q", in.name), Decl: in.nameAt, Full: in.at, Parent: pn, Container: true}
 		in.node = a.res.Graph.Add(n)
-		n.Facts = append(n.Facts, analysis.Fact{Label: "source", Value: in.kind + " " + optsText(in.spec)})
+		n.Facts = append(n.Facts, analysis.Fact{Label: "source", Value: optsText(in.spec)})
 		if in.target != nil {
 			n.Facts = append(n.Facts, analysis.Fact{Label: "resolved", Value: in.how})
 			if in.target.lock != nil && in.target.lock.RevisionID != "" {
@@ -270,13 +270,26 @@ func (a *analyzer) buildRun(u *unit, runName, entryURI string, entries []*entry,
 			a.res.Graph.Connect(&analysis.Edge{From: prev, To: e.node, Kind: analysis.Order, Reason: "run list", At: e.at})
 		}
 		prev = e.node
-		run.Steps = append(run.Steps, analysis.Step{Node: e.node, Label: e.item.Label, Note: fmt.Sprintf("%d/%d", i+1, total)})
+		note := ""
+		if e.from != nil {
+			note = "from " + a.contributor(e.from, e.item.Key())
+		}
+		run.Steps = append(run.Steps, analysis.Step{Node: e.node, Label: e.item.Label, Note: note})
 		if e.from == nil {
 			a.recipeLink(u, e)
 		}
 	}
 	// the merged list on the policy node, for hovers on name/include lines
 	if pn != nil && entryURI != "" {
+		defer func() {
+			// and on the `run_list` word itself
+			if u.rb != nil && u.rb.RunList != nil {
+				c := u.rb.RunList.Call
+				a.res.Graph.Add(&analysis.Node{Kind: "run_list", Ref: "run_list of " + runName, Parent: pn, Facts: pn.Facts, Container: true,
+					Decl: spanOf(u.rbFile, c.NameStart, c.NameEnd), Full: spanOf(u.rbFile, c.Start, c.End)})
+			}
+		}()
+		pn.Facts = append(pn.Facts, analysis.Fact{Label: "merged run list of " + runName, Value: fmt.Sprintf("%d recipes (included policies first, in include_policy order; first occurrence wins)", len(entries))})
 		for i, e := range entries {
 			v := e.item.Label
 			if e.from != nil {
@@ -285,7 +298,7 @@ func (a *analyzer) buildRun(u *unit, runName, entryURI string, entries []*entry,
 			if len(e.dropped) > 0 {
 				v += fmt.Sprintf(" [%d duplicate(s) dropped]", len(e.dropped))
 			}
-			pn.Facts = append(pn.Facts, analysis.Fact{Label: fmt.Sprintf("%s %d", runName, i+1), Value: v})
+			pn.Facts = append(pn.Facts, analysis.Fact{Label: fmt.Sprintf("%d", i+1), Value: v})
 		}
 		for _, in := range u.includes {
 			if in.node != nil && runName == u.name {
