@@ -77,6 +77,49 @@ func TestCorpus(t *testing.T) {
 			}
 		}
 		missing := counts["missing-requisite/error"]
+		// requisite entries written in the files, and what became of them
+		linked := map[source.Span]bool{}
+		for _, l := range res.Links {
+			if len(l.Nodes) > 0 || len(l.Files) > 0 {
+				linked[l.At] = true
+			}
+		}
+		flagged := map[source.Span]bool{}
+		for _, d := range res.Diags {
+			if d.Code == "missing-requisite" || d.Code == "extend-missing" {
+				flagged[d.At] = true
+			}
+		}
+		entries, resolvedN, templated, flaggedN := 0, 0, 0, 0
+		seenF := map[*sfile]bool{}
+		for _, f := range sys.(*System).files {
+			if seenF[f] {
+				continue
+			}
+			seenF[f] = true
+			for _, d := range f.ids {
+				for _, sd := range d.decls {
+					for _, ar := range sd.args {
+						if !requisiteKeys[ar.key] || ar.key == "use" || ar.key == "use_in" {
+							continue
+						}
+						for _, e := range ar.reqs {
+							entries++
+							switch {
+							case linked[e.span]:
+								resolvedN++
+							case flagged[e.span]:
+								flaggedN++
+							default:
+								templated++
+							}
+						}
+					}
+				}
+			}
+		}
+		t.Logf("requisite entries: %d, resolved to states/files: %d, reported missing: %d, left open (templated target or open-ended run): %d",
+			entries, resolvedN, flaggedN, templated)
 		steps := 0
 		for _, r := range res.Runs {
 			steps += len(r.Steps)

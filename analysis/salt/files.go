@@ -313,7 +313,7 @@ func (s *System) read(f *sfile) {
 			} else if e.Val.HasUnknown() {
 				d.short = true
 				d.decls = []*stDecl{{module: sp.Unknown, modNode: e.Val, fun: sp.Unknown, funNode: e.Val, funs: []string{sp.Unknown}}}
-			} else if strings.Contains(key, sp.Unknown) || hasTopOpaque(f) {
+			} else if strings.Contains(key, sp.Unknown) || hasTopOpaque(f) || opaqueIn(f, e.Start, e.End) {
 				// the body comes from template output nobody can know
 				d.decls = []*stDecl{{module: sp.Unknown, modNode: e.Key, fun: sp.Unknown, funNode: e.Key, funs: []string{sp.Unknown}}}
 				f.generator = true
@@ -323,6 +323,11 @@ func (s *System) read(f *sfile) {
 		case sp.Map:
 			d.decls = s.readDecls(f, e.Val, d)
 		default:
+			if opaqueIn(f, e.Start, e.End) {
+				d.decls = []*stDecl{{module: sp.Unknown, modNode: e.Key, fun: sp.Unknown, funNode: e.Key, funs: []string{sp.Unknown}}}
+				f.generator = true
+				break
+			}
 			d.bad = "ID " + key + " in SLS " + f.sls + " is not a dictionary"
 		}
 		f.ids = append(f.ids, d)
@@ -330,6 +335,17 @@ func (s *System) read(f *sfile) {
 	if f.p.Skipped || len(f.p.Opaque) > 0 && hasTopOpaque(f) {
 		f.generator = true
 	}
+}
+
+// opaqueIn reports whether unknowable template output (a macro call on
+// its own line) lies in [a, b): the body of the ID comes from it.
+func opaqueIn(f *sfile, a, b int) bool {
+	for _, o := range f.p.Opaque {
+		if o.Start >= a && o.Start < b {
+			return true
+		}
+	}
+	return false
 }
 
 // hasTopOpaque reports whether some unknowable template output stands at

@@ -420,6 +420,9 @@ type extension struct {
 // couldBe reports whether a templated ID or name in h could turn out to
 // be name (so an extend of it may work on the machine).
 func couldBe(h *high, name, state string) bool {
+	if b := h.m[name]; b != nil && b.state(sp.Unknown) != nil {
+		return true
+	}
 	for _, id := range h.ids {
 		b := h.m[id]
 		for _, s := range b.states {
@@ -526,7 +529,23 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 					}
 				}
 			}
-			nfun := len(s.funs)
+			// functions that are template output may be arguments
+			nfun := 0
+			var known []string
+			for _, fn := range s.funs {
+				if !strings.Contains(fn, sp.Unknown) {
+					nfun++
+					known = append(known, fn)
+				}
+			}
+			if nfun == 0 && len(s.funs) > 0 {
+				continue
+			}
+			if nfun == 0 && b.state(sp.Unknown) != nil {
+				// an extend (or _in) of a state whose body is template
+				// output: its function is in that output
+				continue
+			}
 			if nfun == 0 {
 				if s.module == "require" || s.module == "watch" {
 					continue
@@ -536,9 +555,9 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 				}
 				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
 					msg: fmt.Sprintf("No function declared in state '%s' in SLS '%s'", id, b.sls)})
-			} else if nfun > 1 && uniq(s.funs) > 1 {
+			} else if nfun > 1 && uniq(known) > 1 {
 				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
-					msg: fmt.Sprintf("Too many functions declared in state '%s' in SLS '%s'. Please choose one of the following: %s", id, b.sls, strings.Join(s.funs, ", "))})
+					msg: fmt.Sprintf("Too many functions declared in state '%s' in SLS '%s'. Please choose one of the following: %s", id, b.sls, strings.Join(known, ", "))})
 			}
 		}
 	}
@@ -830,9 +849,12 @@ func (c *compiler) compile(h *high) []*chunk {
 					}
 				}
 			}
-			fun := s.funs[len(s.funs)-1]
-			if len(s.funs) > 0 {
-				fun = s.funs[0]
+			fun := s.funs[0]
+			for _, fn := range s.funs {
+				if !strings.Contains(fn, sp.Unknown) {
+					fun = fn
+					break
+				}
 			}
 			if len(names) == 0 {
 				ch := *base

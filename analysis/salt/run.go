@@ -119,7 +119,14 @@ func (s *sim) match(e *reqEntry) *match {
 	val := e.target
 	unknown := strings.Contains(val, sp.Unknown)
 	if e.mod == "sls" {
-		if hasGlob(val) || unknown {
+		if unknown {
+			// a templated SLS name: links to what it could be, no order
+			for _, ch := range s.chunks {
+				if len(m.maybeChunks) < 50 && fnmatch(ch.sls, val) {
+					m.maybeChunks = append(m.maybeChunks, ch)
+				}
+			}
+		} else if hasGlob(val) {
 			for _, ch := range s.chunks {
 				if fnmatch(ch.sls, val) || contains(ch.includedFrom, val) {
 					m.chunks = append(m.chunks, ch)
