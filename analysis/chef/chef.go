@@ -31,7 +31,8 @@ func (s *system) Name() string           { return "chef" }
 func (s *system) Flags() []analysis.Flag { return nil }
 
 // Owns claims Policyfile.rb, *.rb policy files under policyfiles/ or
-// policies/ that call run_list, and *.lock.json files that are policy locks.
+// policies/ that call run_list or include_policy, and *.lock.json files
+// that are policy locks.
 func (s *system) Owns(path string, head func() []byte) bool {
 	base := filepath.Base(path)
 	slash := filepath.ToSlash(path)
@@ -49,8 +50,9 @@ func (s *system) Owns(path string, head func() []byte) bool {
 		if strings.Contains(slash, "/recipes/") || strings.Contains(slash, "/attributes/") || strings.Contains(slash, "/resources/") || strings.Contains(slash, "/libraries/") {
 			return false
 		}
+		// a policy that only includes others has no run_list of its own
 		h := head()
-		return h != nil && bytes.Contains(h, []byte("run_list"))
+		return h != nil && (bytes.Contains(h, []byte("run_list")) || bytes.Contains(h, []byte("include_policy")))
 	}
 	return false
 }
