@@ -1,0 +1,139 @@
+package source
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+)
+
+// Columns in each encoding for a line mixing 1-, 2-, 3- and 4-byte
+// characters: "aé€😀b".
+func TestPositionEncodings(t *testing.T) {
+	f := NewFile("file:///x", "", []byte("first\naé€😀b\n"))
+	line := 1
+	start := f.LineStart(line)
+	for _, tc := range []struct {
+		bytes             int // byte offset within the line
+		utf8, utf16, utf32 int
+	}{
+		{0, 0, 0, 0},   // a
+		{1, 1, 1, 1},   // é (2 bytes)
+		{3, 3, 2, 2},   // € (3 bytes)
+		{6, 6, 3, 3},   // 😀 (4 bytes, 2 UTF-16 units)
+		{10, 10, 5, 4}, // b
+		{11, 11, 6, 5}, // end of line
+	} {
+		for _, e := range []struct {
+			enc  Encoding
+			want int
+		}{{UTF8, tc.utf8}, {UTF16, tc.utf16}, {UTF32, tc.utf32}} {
+			p := f.Position(start+tc.bytes, e.enc)
+			if p.Line != line || p.Col != e.want {
+				t.Errorf("Position(%d, enc %d) = %+v, want %d:%d", tc.bytes, e.enc, p, line, e.want)
+			}
+			if off := f.Offset(Position{Line: line, Col: e.want}, e.enc); off != start+tc.bytes {
+				t.Errorf("Offset(%d:%d, enc %d) = %d, want %d", line, e.want, e.enc, off, start+tc.bytes)
+			}
+		}
+	}
+}
+
+// Clients may send positions past the end of a line or of the file; they
+// clamp instead of landing on the next line.
+func TestOffsetClamps(t *testing.T) {
+	f := NewFile("u", "", []byte("ab\ncd"))
+	for _, tc := range []struct {
+		p    Position
+		want int
+	}{
+		{Position{0, 99}, 2},
+		{Position{1, 99}, 5},
+		{Position{7, 0}, 5},
+		{Position{-1, 0}, 0},
+	} {
+		if got := f.Offset(tc.p, UTF16); got != tc.want {
+			t.Errorf("Offset(%+v) = %d, want %d", tc.p, got, tc.want)
+		}
+	}
+	if p := f.Position(99, UTF16); p != (Position{1, 2}) {
+		t.Errorf("Position past the end = %+v", p)
+	}
+}
+
+// Invalid UTF-8 counts one unit per bad byte, so columns stay monotonic
+// and round-trip.
+func TestInvalidUTF8(t *testing.T) {
+	text := []byte("x\xff\xfey")
+	if utf8.Valid(text) {
+		t.Fatal("test text should be invalid")
+	}
+	f := NewFile("u", "", text)
+	for off := 0; off <= len(text); off++ {
+		p := f.Position(off, UTF16)
+		if p.Col != off {
+			t.Errorf("Position(%d) col %d", off, p.Col)
+		}
+		if back := f.Offset(p, UTF16); back != off {
+			t.Errorf("round trip of %d gave %d", off, back)
+		}
+	}
+}
+
+func TestLine1Col1(t *testing.T) {
+	f := NewFile("u", "", []byte("a\n  bc"))
+	if l, c := f.Line1Col1(4); l != 2 || c != 3 {
+		t.Errorf("Line1Col1 = %d:%d, want 2:3", l, c)
+	}
+}
+
+func TestURIs(t *testing.T) {
+	p := "/tmp/a dir/ünï.pp"
+	u := PathToURI(p)
+	if u != "file:///tmp/a%20dir/%C3%BCn%C3%AF.pp" {
+		t.Errorf("PathToURI = %q", u)
+	}
+	if back := URIToPath(u); back != p {
+		t.Errorf("URIToPath = %q", back)
+	}
+	if URIToPath("untitled:Untitled-1") != "" {
+		t.Error("untitled: URIs have no path")
+	}
+}
+
+// Open documents win over the disk; the disk is re-read when it changes.
+func TestWorkspaceOverlayAndDisk(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.pp")
+	if err := os.WriteFile(p, []byte("disk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := NewWorkspace(dir)
+	if f := ws.Lookup(p); f == nil || string(f.Text) != "disk" {
+		t.Fatalf("Lookup = %v", f)
+	}
+	ws.SetOverlay(NewFile(PathToURI(p), p, []byte("editor")))
+	if f := ws.Lookup(p); string(f.Text) != "editor" {
+		t.Errorf("overlay not preferred: %q", f.Text)
+	}
+	ws.DropOverlay(PathToURI(p))
+	if err := os.WriteFile(p, []byte("disk, changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := ws.Lookup(p); string(f.Text) != "disk, changed" {
+		t.Errorf("changed disk file not re-read: %q", f.Text)
+	}
+	if ws.Lookup(filepath.Join(dir, "missing.pp")) != nil || ws.Lookup(dir) != nil {
+		t.Error("missing files and directories must look up as nil")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "x.pp"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := ws.Walk(func(string) bool { return true })
+	if len(got) != 1 || got[0] != p {
+		t.Errorf("Walk = %v, want only %s (VCS folders skipped)", got, p)
+	}
+}
