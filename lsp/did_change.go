@@ -50,6 +50,6 @@ func (s *Server) didChange(_ context.Context, raw json.RawMessage) error {
 	s.mu.Lock()
 	s.versions[u] = p.TextDocument.Version
 	s.mu.Unlock()
-	s.snap.invalidate()
+	s.touch(u)
 	return nil
 }

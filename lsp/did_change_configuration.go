@@ -23,7 +23,7 @@ func (s *Server) didChangeConfiguration(_ context.Context, raw json.RawMessage) 
 	s.settings = settings
 	refresh := s.inlayRefresh
 	s.mu.Unlock()
-	s.snap.invalidate()
+	s.touchAll()
 	if refresh {
 		go func() {
 			_, _ = s.conn.Call(context.Background(), "workspace/inlayHint/refresh", nil, nil)

@@ -16,6 +16,6 @@ func (s *Server) didChangeWatchedFiles(_ context.Context, _ json.RawMessage) err
 	s.mu.Lock()
 	s.rediscover = true
 	s.mu.Unlock()
-	s.snap.invalidate()
+	s.touchAll()
 	return nil
 }

@@ -28,6 +28,6 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, raw json.RawMessag
 	s.mu.Lock()
 	s.rediscover = true
 	s.mu.Unlock()
-	s.snap.invalidate()
+	s.touchAll()
 	return nil
 }

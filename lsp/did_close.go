@@ -18,6 +18,7 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) error {
 		return err
 	}
 	u := string(p.TextDocument.URI)
+	s.markDirty(u)
 	s.ws.DropOverlay(u)
 	s.mu.Lock()
 	delete(s.versions, u)

@@ -13,6 +13,6 @@ func (s *Server) didSave(_ context.Context, _ json.RawMessage) error {
 	s.mu.Lock()
 	s.rediscover = true
 	s.mu.Unlock()
-	s.snap.invalidate()
+	s.touchAll()
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 func init() {
 	register("initialize", method{call: (*Server).initialize})
 	register("initialized", method{notify: func(s *Server, ctx context.Context, _ json.RawMessage) error {
-		s.snap.invalidate() // first analysis of the whole workspace
+		s.touchAll() // first analysis of the whole workspace
 		return nil
 	}})
 }

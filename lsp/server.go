@@ -41,7 +41,9 @@ type Server struct {
 	versions     map[string]int32 // document versions by URI
 	discovered   map[analysis.System][]string
 	rediscover   bool
-	inlayRefresh bool // client supports workspace/inlayHint/refresh
+	dirty        map[analysis.System]bool             // systems to re-analyse
+	last         map[analysis.System]*analysis.Result // latest result per system
+	inlayRefresh bool                                 // client supports workspace/inlayHint/refresh
 
 	snap *snapshotter
 	exit chan int
@@ -69,6 +71,8 @@ func New(systems []analysis.System, logger *log.Logger) *Server {
 		ws:       source.NewWorkspace(),
 		settings: analysis.Settings{},
 		versions: map[string]int32{},
+		dirty:    map[analysis.System]bool{},
+		last:     map[analysis.System]*analysis.Result{},
 		exit:     make(chan int, 1),
 		inFlight: map[string]context.CancelFunc{},
 	}

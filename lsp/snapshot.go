@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 // snapshot is the analysis of one state of the workspace.
@@ -100,10 +101,81 @@ func (sn *snapshotter) latest(ctx context.Context) *snapshot {
 	return sn.current
 }
 
-// analyze runs every system over the workspace as it is now.
+// touch records that the document uri changed: only the system that owns
+// it needs a new analysis (an edit in a .pp file must not re-run CFEngine
+// over masterfiles).
+func (s *Server) touch(uri string) {
+	s.markDirty(uri)
+	s.snap.invalidate()
+}
+
+// markDirty marks the systems owning uri for re-analysis without starting
+// one (didClose marks before it drops the buffer that tells the owner).
+func (s *Server) markDirty(uri string) {
+	f := s.ws.Overlay(uri)
+	path := source.URIToPath(uri)
+	s.mu.Lock()
+	for _, sys := range s.systems {
+		owns := false
+		if f != nil && path == "" {
+			lo, ok := sys.(analysis.LanguageOwner)
+			owns = ok && f.Language != "" && lo.OwnsLanguage(f.Language)
+		}
+		if !owns {
+			name := path
+			if name == "" {
+				name = uri
+			}
+			owns = sys.Owns(name, func() []byte {
+				if f != nil {
+					return head(f.Text)
+				}
+				if g := s.ws.Lookup(path); g != nil {
+					return head(g.Text)
+				}
+				return nil
+			})
+		}
+		if owns {
+			s.dirty[sys] = true
+		}
+	}
+	s.mu.Unlock()
+}
+
+// touchAll asks for a new analysis by every system (settings, file
+// creation and deletion, workspace folders).
+func (s *Server) touchAll() {
+	s.mu.Lock()
+	for _, sys := range s.systems {
+		s.dirty[sys] = true
+	}
+	s.mu.Unlock()
+	s.snap.invalidate()
+}
+
+// analyze runs the systems whose files changed since the last analysis
+// and reuses the other systems' results.
 func (s *Server) analyze(ctx context.Context) []*analysis.Result {
 	s.mu.Lock()
 	in := analysis.Input{Ctx: ctx, Workspace: s.ws, Settings: cloneSettings(s.settings)}
+	dirty := s.dirty
+	s.dirty = map[analysis.System]bool{}
+	s.mu.Unlock()
+	results := s.analyzeSystems(ctx, in, dirty)
+	if ctx.Err() != nil {
+		// Superseded: the next analysis must redo these systems.
+		s.mu.Lock()
+		for sys := range dirty {
+			s.dirty[sys] = true
+		}
+		s.mu.Unlock()
+	}
+	return results
+}
+
+func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty map[analysis.System]bool) []*analysis.Result {
+	s.mu.Lock()
 	if s.discovered == nil || s.rediscover {
 		s.mu.Unlock()
 		d := analysis.Discover(s.systems, in)
@@ -137,7 +209,32 @@ func (s *Server) analyze(ctx context.Context) []*analysis.Result {
 		}
 	}
 	files := analysis.Load(s.systems, in, extra)
-	return analysis.AnalyzeFiles(s.systems, in, files)
+	var results []*analysis.Result
+	for _, sys := range s.systems {
+		s.mu.Lock()
+		prev, had := s.last[sys]
+		s.mu.Unlock()
+		if had && !dirty[sys] {
+			if prev != nil {
+				results = append(results, prev)
+			}
+			continue
+		}
+		var r *analysis.Result
+		if len(files[sys]) > 0 {
+			r = analysis.Analyze(sys, in, files[sys])
+		}
+		if ctx.Err() != nil {
+			return results
+		}
+		s.mu.Lock()
+		s.last[sys] = r
+		s.mu.Unlock()
+		if r != nil {
+			results = append(results, r)
+		}
+	}
+	return results
 }
 
 func head(b []byte) []byte {
