@@ -3,6 +3,7 @@ package chef
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 )
@@ -106,7 +107,9 @@ func (p *Parser) Parse(src []byte) *File {
 			f.Diags = append(f.Diags, Diag{Start: t.Start, End: t.End, Severity: Error, Code: "syntax", Message: "syntax error: " + t.Err})
 		}
 	}
-	for _, c := range splitRecover(src, toks) {
+	chunks := splitRecover(src, toks)
+	p.warm(src, toks, chunks)
+	for _, c := range chunks {
 		st := &Statement{Start: c.Start, End: c.End}
 		f.Stmts = append(f.Stmts, st)
 		first := toks[c.From]
@@ -164,6 +167,43 @@ func (p *Parser) Parse(src []byte) *File {
 		}
 	}
 	return f
+}
+
+// warm parses the DSL statements that are not cached yet, in parallel
+// (a cold workspace: every statement is new).
+func (p *Parser) warm(src []byte, toks []Tok, chunks []Chunk) {
+	var todo [][]byte
+	p.mu.Lock()
+	for _, c := range chunks {
+		first := toks[c.From]
+		if c.Unbalanced != "" || first.Kind != KIdent || !dslWords[first.Text(src)] {
+			continue
+		}
+		if _, ok := p.cache[string(src[c.Start:c.End])]; !ok {
+			todo = append(todo, src[c.Start:c.End])
+		}
+	}
+	p.mu.Unlock()
+	workers := runtime.GOMAXPROCS(0)
+	if len(todo) < 16 || workers < 2 {
+		return // not worth the goroutines; Parse fills the cache as it goes
+	}
+	var wg sync.WaitGroup
+	next := make(chan []byte)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for text := range next {
+				p.parseChunk(text)
+			}
+		}()
+	}
+	for _, t := range todo {
+		next <- t
+	}
+	close(next)
+	wg.Wait()
 }
 
 // splitRecover splits statements; a statement that never closes (an open
@@ -490,6 +530,10 @@ func Read(src []byte, f *File) *Policy {
 			}
 		case "metadata":
 			p.Metadata = c
+		case "default", "override":
+			// default[...].tap do |x| ... end, default.merge!(...): Ruby
+			p.Diags = append(p.Diags, Diag{Start: c.Start, End: lineEnd(src, c.Start, c.End), Severity: Info, Code: "ruby-skipped",
+				Message: "attributes set through Ruby (not `" + c.Name + "[...] = value`) are not evaluated; conflicts with included policies are not checked for them"})
 		}
 	}
 	return p
