@@ -84,7 +84,7 @@ func TestMergedOrderAndFacts(t *testing.T) {
 		t.Errorf("position fact = %q", got)
 	}
 	// hovering the include_policy name finds the include node first
-	off := offsetOf(t, o, "policies/app/Policyfile.rb", `"mid"`)
+	off := offsetOf(t, o, "policies/app/Policyfile.rb", `include_policy`)
 	ns := o.Result.NodesAt(uriOf(o, "policies/app/Policyfile.rb"), off+1)
 	if len(ns) == 0 || ns[0].Kind != "include_policy" {
 		t.Fatalf("nodes at include name = %v", ns)
@@ -115,7 +115,7 @@ func TestLinks(t *testing.T) {
 	o := load(t)
 	app := uriOf(o, "policies/app/Policyfile.rb")
 	// include_policy -> the lock and the Policyfile beside it
-	ls := o.Result.LinksAt(app, offsetOf(t, o, "policies/app/Policyfile.rb", "include_policy"))
+	ls := o.Result.LinksAt(app, offsetOf(t, o, "policies/app/Policyfile.rb", `"mid"`))
 	if len(ls) != 1 {
 		t.Fatalf("links at include_policy: %d", len(ls))
 	}

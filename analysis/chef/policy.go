@@ -79,6 +79,17 @@ func (a *analyzer) contributor(in *incl, key string) string {
 	seen := map[*unit]bool{}
 	for depth := 0; u != nil && !seen[u] && depth < maxIncludeDepth; depth++ {
 		seen[u] = true
+		if u.rb != nil && u.rb.RunList != nil {
+			own := false
+			for _, it := range u.rb.RunList.Items {
+				if !it.Unknown && it.Key() == key {
+					own = true
+				}
+			}
+			if own {
+				break // its own run list holds it
+			}
+		}
 		var next *incl
 		for _, sub := range u.includes {
 			for _, li := range sub.lockRunList() {
@@ -91,7 +102,7 @@ func (a *analyzer) contributor(in *incl, key string) string {
 				break
 			}
 		}
-		if next == nil {
+		if next == nil || next.target == nil || seen[next.target] {
 			break
 		}
 		chain = append(chain, next.name)
@@ -130,7 +141,10 @@ func (a *analyzer) policy(u *unit) {
 	pn := u.node
 	// include nodes and links
 	for _, in := range u.includes {
-		n := &analysis.Node{Kind: "include_policy", Ref: fmt.Sprintf("include_policy %q", in.name), Decl: in.nameAt, Full: in.at, Parent: pn, Container: true}
+		// the node sits on the `include_policy` word (hover: the merged run
+		// list); the name and options are a link to the included lock
+		kw := spanOf(f, in.spec.Call.NameStart, in.spec.Call.NameEnd)
+		n := &analysis.Node{Kind: "include_policy", Ref: fmt.Sprintf("include_policy %q", in.name), Decl: kw, Full: in.at, Parent: pn, Container: true}
 		in.node = a.res.Graph.Add(n)
 		n.Facts = append(n.Facts, analysis.Fact{Label: "source", Value: optsText(in.spec)})
 		if in.target != nil {
@@ -143,7 +157,7 @@ func (a *analyzer) policy(u *unit) {
 				labels = append(labels, pchef.ParseRunItem(li.Text).Label)
 			}
 			n.Facts = append(n.Facts, analysis.Fact{Label: "its run list", Value: strings.Join(labels, ", ")})
-			link := analysis.Link{At: in.at}
+			link := analysis.Link{At: spanOf(f, in.spec.Name.Start, in.spec.Call.End)}
 			if in.target.node != nil {
 				link.Nodes = append(link.Nodes, in.target.node)
 			}
@@ -251,8 +265,9 @@ func (a *analyzer) buildRun(u *unit, runName, entryURI string, entries []*entry,
 		decl := e.at
 		full := e.at
 		if e.from != nil {
-			// included entries live in the include statement of this file
-			decl = e.from.at
+			// included entries live at the end of the include statement
+			// (zero width: an inlay hint there, no shadowing of its link)
+			decl = source.Span{URI: e.from.at.URI, Start: e.from.at.End, End: e.from.at.End}
 			full = e.from.at
 		}
 		n := &analysis.Node{Kind: "recipe", Ref: e.item.Label, Decl: decl, Full: full, Parent: pn}
