@@ -2,7 +2,9 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -67,17 +69,41 @@ func (s *Server) publishDiagnostics(results []*analysis.Result) {
 	}
 }
 
+// Editors show one diagnostic per line of the Problems panel: a cycle of
+// 2,000 resources reported on each of its resources would otherwise carry
+// 2,000 related locations and a 50 KB message 2,000 times over. The CLI
+// prints everything; the editor gets the head and a count.
+const (
+	maxRelated    = 50
+	maxMessageLen = 4000
+)
+
 func (s *Server) toDiagnostic(d analysis.Diagnostic) protocol.Diagnostic {
+	msg := d.Message
+	if len(msg) > maxMessageLen {
+		cut := maxMessageLen
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + fmt.Sprintf(" … (%d more characters; `ordering-lsp check` prints it whole)", len(d.Message)-cut)
+	}
 	pd := protocol.Diagnostic{
 		Range:    s.toRange(d.At),
 		Severity: protocol.DiagnosticSeverity(d.Severity),
-		Message:  protocol.String(d.Message),
+		Message:  protocol.String(msg),
 		Source:   protocol.NewOptional(d.Source),
 	}
 	if d.Code != "" {
 		pd.Code = protocol.String(d.Code)
 	}
-	for _, r := range d.Related {
+	for i, r := range d.Related {
+		if i == maxRelated {
+			pd.RelatedInformation = append(pd.RelatedInformation, protocol.DiagnosticRelatedInformation{
+				Location: s.toLocation(d.At),
+				Message:  fmt.Sprintf("… and %d more", len(d.Related)-i),
+			})
+			break
+		}
 		pd.RelatedInformation = append(pd.RelatedInformation, protocol.DiagnosticRelatedInformation{
 			Location: s.toLocation(r.At),
 			Message:  r.Message,

@@ -138,6 +138,35 @@ func (c *Client) WaitDiagnostics(uri string, ok func([]Diagnostic) bool) []Diagn
 	}
 }
 
+// Publishes returns how many times diagnostics of uri were published.
+func (c *Client) Publishes(uri string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.count[uri]
+}
+
+// WaitPublish waits until diagnostics of uri have been published more than
+// n times, and returns the latest.
+func (c *Client) WaitPublish(uri string, n int) []Diagnostic {
+	c.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	timer := time.AfterFunc(60*time.Second, func() {
+		c.mu.Lock()
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer timer.Stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.count[uri] <= n {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("timed out waiting for publish %d of %s", n+1, uri)
+		}
+		c.cond.Wait()
+	}
+	return c.diags[uri]
+}
+
 // Diagnostics returns the latest published diagnostics of uri.
 func (c *Client) Diagnostics(uri string) []Diagnostic {
 	c.mu.Lock()

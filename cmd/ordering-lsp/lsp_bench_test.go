@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/lsp"
+	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+type pipeRW struct {
+	io.Reader
+	io.WriteCloser
+}
+
+// genChainManifest writes a manifest of about `lines` lines: file resources
+// in a require chain, one resource per 5 lines.
+func genChainManifest(lines int) string {
+	var b strings.Builder
+	n := lines / 5
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "file { '/srv/app/f%d':\n  ensure  => file,\n", i)
+		if i > 0 {
+			fmt.Fprintf(&b, "  require => File['/srv/app/f%d'],\n", i-1)
+		} else {
+			b.WriteString("  mode    => '0644',\n")
+		}
+		b.WriteString("  owner   => 'root',\n}\n")
+	}
+	return b.String()
+}
+
+// BenchmarkServerEditToDiagnostics measures what a user feels: from a
+// one-character didChange in a 10,000-line manifest to the diagnostics
+// that edit produces arriving at the client. Each edit toggles the first
+// resource's `mode` into a `require` of the last resource and back, so
+// every edit adds or removes a 2,000-resource cycle.
+func BenchmarkServerEditToDiagnostics(b *testing.B) {
+	root := b.TempDir()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	srv := lsp.New(newSystems(), log.New(io.Discard, "", 0))
+	go srv.Serve(context.Background(), pipeRW{sr, sw})
+	c := lsptest.New(b, cr, cw)
+	defer c.Close()
+	if err := c.Call("initialize", map[string]any{"rootUri": source.PathToURI(root), "capabilities": map[string]any{}}, nil); err != nil {
+		b.Fatal(err)
+	}
+	c.Notify("initialized", map[string]any{})
+	text := genChainManifest(10000)
+	last := strings.Count(text, "\n")/5 - 1
+	// Line 2 is `  mode    => '0644',`; the benchmark replaces it whole.
+	line2 := lsptest.Range{Start: lsptest.Position{Line: 2}, End: lsptest.Position{Line: 3}}
+	cycle := fmt.Sprintf("  require => File['/srv/app/f%d'],\n", last)
+	plain := "  mode    => '0644',\n"
+	// Open with the cycle so the first analysis publishes something.
+	text = strings.Replace(text, plain, cycle, 1)
+	uri := source.PathToURI(filepath.Join(root, "big.pp"))
+	c.Open(uri, "puppet", text)
+	c.WaitDiagnostics(uri, func(d []lsptest.Diagnostic) bool { return len(d) > 0 })
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n := c.Publishes(uri)
+		next := plain
+		if i%2 == 1 {
+			next = cycle
+		}
+		c.Edit(uri, i+2, line2, next)
+		ds := c.WaitPublish(uri, n)
+		if (i%2 == 1) != (len(ds) > 0) {
+			b.Fatalf("edit %d: %d diagnostics", i, len(ds))
+		}
+	}
+}
