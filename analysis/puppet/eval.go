@@ -222,8 +222,25 @@ func (r *run) stmts(e *env, ns []pp.Node) {
 		if r.a.canceled() || r.steps > maxIter*100 {
 			return
 		}
+		if c, ok := n.(*pp.Call); ok && !knownFunctions[c.Name] && r.a.defineFor(r, c.Name) == nil {
+			// A function called for its effect that we do not know (a
+			// site's role() helper, hiera_include...) may declare classes.
+			r.absent = true
+		}
 		r.eval(e, n)
 	}
+}
+
+// knownFunctions are functions whose effects we model or that declare
+// nothing.
+var knownFunctions = map[string]bool{
+	"include": true, "contain": true, "require": true, "realize": true, "tag": true, "notice": true, "info": true,
+	"debug": true, "warning": true, "err": true, "fail": true, "alert": true, "crit": true, "emerg": true,
+	"each": true, "map": true, "filter": true, "reduce": true, "with": true, "ensure_resource": true,
+	"ensure_resources": true, "create_resources": true, "ensure_packages": true, "stdlib::ensure_packages": true,
+	"stdlib::ensure_resource": true, "stdlib::ensure_resources": true, "validate_string": true, "validate_bool": true,
+	"validate_array": true, "validate_hash": true, "validate_re": true, "validate_absolute_path": true, "assert_type": true,
+	"deprecation": true, "break": true, "next": true, "return": true, "lookup": true, "defined": true,
 }
 
 func (r *run) eval(e *env, n pp.Node) val {
@@ -319,17 +336,23 @@ func (r *run) eval(e *env, n pp.Node) val {
 	case *pp.Binary:
 		return r.binary(e, t, at)
 	case *pp.Selector:
+		// default applies only when nothing else matches, wherever it is.
 		x := r.eval(e, t.X)
+		var def pp.Node
 		for _, c := range t.Cases {
 			m := r.eval(e, c.Match)
 			if m.k == vDefault {
-				return r.eval(e, c.Value)
+				def = c.Value
+				continue
 			}
 			if ok, known := r.matches(x, m); !known {
 				return unknown(at)
 			} else if ok {
 				return r.eval(e, c.Value)
 			}
+		}
+		if def != nil {
+			return r.eval(e, def)
 		}
 		return unknown(at)
 	case *pp.If:
@@ -802,7 +825,11 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 		if !ok {
 			return nil
 		}
-		return r.declareClass(e, title, decl, "class", attrs)
+		how := "class"
+		if quiet {
+			how = "ensure_resource"
+		}
+		return r.declareClass(e, title, decl, how, attrs)
 	}
 	def := r.a.defineFor(r, typName)
 	typ := capType(typName)

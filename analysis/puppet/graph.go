@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path"
 	"regexp"
 	"strconv"
@@ -33,19 +34,29 @@ func (a *analyzer) newRun(name, entry string) *run {
 // runFile simulates `puppet apply FILE`; sel picks one node definition
 // (server mode), nil picks as Puppet would for the certname.
 func (a *analyzer) runFile(fi *fileInfo, sel *nodeInfo, name string) analysis.Run {
-	r := a.newRun(name, fi.uri)
-	e := &env{sc: r.top, f: fi}
-	r.stmts(e, fi.ast.Stmts)
-	if len(fi.nodes) > 0 {
+	return a.runFiles([]*fileInfo{fi}, sel, name)
+}
+
+// runFiles evaluates files as one main manifest (Puppet's `manifest`
+// setting may name a directory: its files are evaluated in order).
+func (a *analyzer) runFiles(fis []*fileInfo, sel *nodeInfo, name string) analysis.Run {
+	r := a.newRun(name, fis[0].uri)
+	var nodes []*nodeInfo
+	for _, fi := range fis {
+		e := &env{sc: r.top, f: fi}
+		r.stmts(e, fi.ast.Stmts)
+		nodes = append(nodes, fi.nodes...)
+	}
+	if len(nodes) > 0 {
 		n := sel
 		if n == nil {
-			n = pickNode(fi.nodes, a.certname)
+			n = pickNode(nodes, a.certname)
 		}
-		if n == nil && !a.strict && len(fi.nodes) == 1 {
-			n = fi.nodes[0]
+		if n == nil && !a.strict && len(nodes) == 1 {
+			n = nodes[0]
 		}
 		if n == nil {
-			r.diag(a.span(fi, fi.nodes[0].def.Loc), analysis.Error, "no-node",
+			r.diag(a.span(nodes[0].file, nodes[0].def.Loc), analysis.Error, "no-node",
 				fmt.Sprintf("Could not find node statement with name 'default' or '%s'", a.certname))
 		} else {
 			nr := r.newRes("Node", n.name, "node", n.node.Decl)
@@ -130,6 +141,7 @@ type runGraph struct {
 	explicit  map[[2]*analysis.Node]bool
 	out       map[*analysis.Node][]*analysis.Edge
 	hardCycle bool
+	specEdges map[*analysis.Edge]bool
 }
 
 func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
@@ -376,7 +388,13 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 				if s == d {
 					continue
 				}
-				a.relEdge(g, end(s), begin(d), kind, reason, rel.at)
+				e := a.relEdge(g, end(s), begin(d), kind, reason, rel.at)
+				if rel.spec && e != nil {
+					if g.specEdges == nil {
+						g.specEdges = map[*analysis.Edge]bool{}
+					}
+					g.specEdges[e] = true
+				}
 			}
 		}
 	}
@@ -481,12 +499,12 @@ func displayTitle(rf *ref) string {
 	return rf.title
 }
 
-func (a *analyzer) relEdge(g *runGraph, from, to *analysis.Node, kind analysis.EdgeKind, reason string, at source.Span) {
+func (a *analyzer) relEdge(g *runGraph, from, to *analysis.Node, kind analysis.EdgeKind, reason string, at source.Span) *analysis.Edge {
 	if from == nil || to == nil {
-		return
+		return nil
 	}
 	g.explicit[[2]*analysis.Node{from, to}] = true
-	a.edge(g, from, to, kind, reason, at)
+	return a.edge(g, from, to, kind, reason, at)
 }
 
 func (a *analyzer) addLink(at source.Span, targets []*analysis.Node) {
@@ -769,6 +787,11 @@ func (a *analyzer) cycles(g *runGraph) {
 			rel = append(rel, analysis.Related{At: e.At, Message: fmt.Sprintf("%s => %s (%s)", e.From.Ref, e.To.Ref, e.Reason)})
 		}
 		sev := analysis.Error
+		for _, e := range c {
+			if g.specEdges[e] {
+				sev = analysis.Warning
+			}
+		}
 		for _, n := range ns {
 			if x := g.ownerOf(n); x != nil && x.spec {
 				// Both branches of a condition we could not decide took
@@ -949,15 +972,20 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 				}
 			}
 			d := m.d
+			if debugRuns {
+				d.Message += " [run " + r.name + "]"
+			}
 			switch {
 			case declared && r.synthetic:
 				continue
 			case rf.typ == "Class" && !cls && !a.moduleKnown(canonTitle("Class", rf.title)):
 				d.Severity = analysis.Hint
 				d.Message += " (its module is not in the workspace)"
-			case !declared && r.absent:
+			case r.absent:
+				// Something this run declares we cannot see into (a class of
+				// an absent module, a site function like role()).
 				d.Severity = analysis.Hint
-				d.Message += " (it may come from a module that is not in the workspace)"
+				d.Message += " (it may be declared by code that is not in the workspace)"
 			}
 			if d.Severity == analysis.Error && r.out < len(runs) {
 				runs[r.out].Refused = true
@@ -966,3 +994,7 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 		}
 	}
 }
+
+// debugRuns (ORDERING_LSP_DEBUG_RUNS=1) names the run of each missing
+// target, to understand diagnostics on big workspaces.
+var debugRuns = os.Getenv("ORDERING_LSP_DEBUG_RUNS") != ""

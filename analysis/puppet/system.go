@@ -193,11 +193,31 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			a.load(f)
 		}
 		a.scanDeclared()
+		// An environment's manifests/ folder is one main manifest.
+		var envFiles []*fileInfo
+		var envNodes []*nodeInfo
+		for _, fi := range a.order {
+			if fi.topLevel && a.envManifest(fi.path) {
+				envFiles = append(envFiles, fi)
+				envNodes = append(envNodes, fi.nodes...)
+			}
+		}
+		if len(envFiles) > 0 {
+			sort.Slice(envFiles, func(i, j int) bool { return envFiles[i].path < envFiles[j].path })
+			name := analysis.Rel(a.root(), filepath.Dir(envFiles[0].path)) + "/"
+			if len(envNodes) > 1 {
+				for _, n := range envNodes {
+					runs = append(runs, a.runFiles(envFiles, n, name+" (node "+n.name+")"))
+				}
+			} else {
+				runs = append(runs, a.runFiles(envFiles, nil, name))
+			}
+		}
 		for _, fi := range a.order {
 			if a.canceled() {
 				break
 			}
-			if !fi.topLevel {
+			if !fi.topLevel || a.envManifest(fi.path) {
 				continue
 			}
 			name := analysis.Rel(a.root(), fi.path)
@@ -450,7 +470,7 @@ func (a *analyzer) setupModulePath() {
 		}
 		addDir(r)
 		// A module opened at its root.
-		if a.ws.IsDir(filepath.Join(r, "manifests")) {
+		if isModuleRoot(a.ws, r) {
 			a.rootMods[moduleName(r)] = r
 		}
 	}
@@ -646,4 +666,46 @@ func (fi *fileInfo) text(n pp.Node) string {
 		t = t[:57] + "..."
 	}
 	return t
+}
+
+// envManifest: the file lives in the manifests/ folder of an environment
+// (a workspace root that is not itself a module), e.g. a control repo's
+// manifests/site.pp.
+func (a *analyzer) envManifest(p string) bool {
+	if p == "" {
+		return false
+	}
+	dir := filepath.Dir(p)
+	if filepath.Base(dir) != "manifests" {
+		return false
+	}
+	env := filepath.Dir(dir)
+	for _, r := range a.ws.Roots() {
+		if r == env {
+			for _, m := range a.rootMods {
+				if m == r {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// isModuleRoot: a module opened at its root (metadata.json, or a
+// manifests/init.pp in a folder that is not a control repo).
+func isModuleRoot(ws *source.Workspace, r string) bool {
+	if !ws.IsDir(filepath.Join(r, "manifests")) {
+		return false
+	}
+	if ws.Exists(filepath.Join(r, "metadata.json")) {
+		return true
+	}
+	for _, f := range []string{"environment.conf", "Puppetfile", filepath.Join("manifests", "site.pp")} {
+		if ws.Exists(filepath.Join(r, f)) {
+			return false
+		}
+	}
+	return ws.Exists(filepath.Join(r, "manifests", "init.pp"))
 }
