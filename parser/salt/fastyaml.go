@@ -2,7 +2,10 @@ package salt
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 )
 
 // A fast reader for the YAML most SLS files are made of: block mappings
@@ -52,8 +55,31 @@ func fastParse(src string) *raw {
 	return n
 }
 
+// printable is YAML's c-printable (plus newlines); anything else goes to
+// yaml.v3, which reports it.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x80 {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				return false
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || r >= 0x80 && r <= 0x9f && r != 0x85 || r >= 0xd800 && r <= 0xdfff || r == 0xfffe || r == 0xffff || r == 0xfeff {
+			return false
+		}
+		i += size - 1
+	}
+	return true
+}
+
 func (p *fastParser) split() bool {
 	s := p.src
+	if !printable(s) || strings.IndexByte(s, '\t') >= 0 {
+		return false
+	}
 	i := 0
 	for i < len(s) {
 		j := strings.IndexByte(s[i:], '\n')
@@ -159,7 +185,7 @@ func isSeqItem(t string) bool { return t == "-" || strings.HasPrefix(t, "- ") }
 // splitKey splits `key: value` (value may be empty); the key must be a
 // plain or quoted single-line scalar.
 func splitKey(t string) (string, string, bool) {
-	if t == "" || strings.ContainsAny(t[:1], "-?[{&*!|>%@`") && !(t[0] == '-' && len(t) > 1 && t[1] != ' ') {
+	if t == "" || t[0] != '"' && t[0] != '\'' && !plainStart(t) {
 		return "", "", false
 	}
 	if t[0] == '"' || t[0] == '\'' {
@@ -189,12 +215,12 @@ func splitKey(t string) (string, string, bool) {
 	i := strings.Index(t, ": ")
 	if strings.HasSuffix(t, ":") && (i < 0 || i == len(t)-1) {
 		k := t[:len(t)-1]
-		if strings.Contains(k, ": ") {
+		if strings.Contains(k, ": ") || strings.HasSuffix(k, " ") || k == "" {
 			return "", "", false
 		}
 		return k, "", true
 	}
-	if i < 0 {
+	if i <= 0 || t[i-1] == ' ' {
 		return "", "", false
 	}
 	return t[:i], strings.TrimLeft(t[i+2:], " "), true
@@ -302,12 +328,6 @@ func (p *fastParser) seq(ind int) *raw {
 	return s
 }
 
-var (
-	intRe   = regexp.MustCompile(`^[-+]?(0|[1-9][0-9_]*)$`)
-	hexRe   = regexp.MustCompile(`^0x[0-9a-fA-F_]+$|^0o[0-7_]+$|^0[0-7_]+$|^0b[01_]+$`)
-	floatRe = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?$`)
-)
-
 // value reads an inline value: quoted, flow collection or plain. After
 // a value (not a key), a more indented line that is neither a key nor an
 // item would continue a multi-line scalar: too hard, give up.
@@ -352,7 +372,8 @@ func (p *fastParser) value(t string, off int, isValue bool) *raw {
 			return nil
 		}
 		return n
-	case '&', '*', '!', '|', '>', '%', '@', '`', '?':
+	}
+	if !plainStart(t) {
 		p.fail = true
 		return nil
 	}
@@ -363,25 +384,104 @@ func (p *fastParser) value(t string, off int, isValue bool) *raw {
 	return &raw{kind: Scalar, tag: resolvePlain(t), value: t, start: off, end: off + len(t)}
 }
 
+// plainStart reports whether t may start a plain scalar (YAML's
+// ns-plain-first: no indicator, except - ? : before a non-blank).
+func plainStart(t string) bool {
+	if t == "" {
+		return false
+	}
+	switch t[0] {
+	case ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
+		return false
+	case '-', '?', ':':
+		return len(t) > 1 && t[1] != ' ' && t[1] != '\t'
+	}
+	return true
+}
+
+// resolvePlain gives a plain scalar the tag yaml.v3 gives it (its
+// resolve(): a few words, then by first character ints, floats,
+// timestamps).
 func resolvePlain(t string) string {
 	switch t {
-	case "~", "null", "Null", "NULL":
-		return "!!null"
 	case "true", "True", "TRUE", "false", "False", "FALSE":
 		return "!!bool"
-	case ".inf", ".Inf", ".INF", "+.inf", "-.inf", ".nan", ".NaN", ".NAN":
+	case "", "~", "null", "Null", "NULL":
+		return "!!null"
+	case ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
 		return "!!float"
+	case "<<":
+		return "!!merge"
 	}
 	c := t[0]
-	if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' {
-		if intRe.MatchString(t) || hexRe.MatchString(t) {
+	switch {
+	case c == '.':
+		if _, err := strconv.ParseFloat(t, 64); err == nil {
+			return "!!float"
+		}
+	case c >= '0' && c <= '9' || c == '+' || c == '-':
+		if isTimestamp(t) {
+			return "!!timestamp"
+		}
+		plain := strings.ReplaceAll(t, "_", "")
+		if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
 			return "!!int"
 		}
-		if floatRe.MatchString(t) && strings.ContainsAny(t, ".eE") {
-			return "!!float"
+		if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
+			return "!!int"
+		}
+		if yamlFloat.MatchString(plain) {
+			if _, err := strconv.ParseFloat(plain, 64); err == nil {
+				return "!!float"
+			}
+		}
+		if strings.HasPrefix(plain, "0b") {
+			if _, err := strconv.ParseUint(plain[2:], 2, 64); err == nil {
+				return "!!int"
+			}
+		} else if strings.HasPrefix(plain, "-0b") {
+			if _, err := strconv.ParseInt("-"+plain[3:], 2, 64); err == nil {
+				return "!!int"
+			}
+		}
+		if strings.HasPrefix(plain, "0o") {
+			if _, err := strconv.ParseUint(plain[2:], 8, 64); err == nil {
+				return "!!int"
+			}
+		} else if strings.HasPrefix(plain, "-0o") {
+			if _, err := strconv.ParseInt("-"+plain[3:], 8, 64); err == nil {
+				return "!!int"
+			}
 		}
 	}
 	return "!!str"
+}
+
+var yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+
+var timestampFormats = []string{
+	"2006-1-2T15:4:5.999999999Z07:00",
+	"2006-1-2t15:4:5.999999999Z07:00",
+	"2006-1-2 15:4:5.999999999",
+	"2006-1-2",
+}
+
+func isTimestamp(s string) bool {
+	i := 0
+	for ; i < len(s); i++ {
+		if c := s[i]; c < '0' || c > '9' {
+			break
+		}
+	}
+	if i != 4 || i == len(s) || s[i] != '-' {
+		return false
+	}
+	for _, f := range timestampFormats {
+		if _, err := time.Parse(f, s); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // flowParser reads a one-line flow collection.
@@ -489,6 +589,10 @@ func (f *flowParser) value(depth int) *raw {
 		v := f.s[f.i+1 : j]
 		f.i = j + 1
 		return &raw{kind: Scalar, tag: "!!str", value: v, start: f.base + start, end: f.base + f.i}
+	}
+	if !plainStart(f.s[f.i:]) || strings.ContainsRune(",[]{}", rune(f.s[min(f.i+1, len(f.s)-1)])) && strings.ContainsRune("-?:", rune(f.s[f.i])) {
+		f.fail = true
+		return nil
 	}
 	j := f.i
 	for j < len(f.s) && !strings.ContainsRune(",]}", rune(f.s[j])) && !(f.s[j] == ':' && (j+1 >= len(f.s) || f.s[j+1] == ' ')) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -130,4 +131,21 @@ func TestFastYAMLCorpus(t *testing.T) {
 		return nil
 	})
 	t.Logf("%d chunks, fast reader took %d, %d differ", total, accepted, mismatched)
+}
+
+// FuzzFastYAML: whenever the fast reader accepts a chunk, yaml.v3 must
+// read the same tree from it.
+func FuzzFastYAML(f *testing.F) {
+	for _, c := range fastCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, chunk string) {
+		if strings.ContainsRune(chunk, '\r') || !utf8.ValidString(chunk) {
+			return
+		}
+		fast, full, ok := both(t, chunk)
+		if ok && fast != full {
+			t.Fatalf("chunk %q\n--- fast\n%s--- yaml.v3\n%s", chunk, fast, full)
+		}
+	})
 }
