@@ -34,19 +34,7 @@ type evaluator struct {
 }
 
 func newEvaluator(pol *policy) *evaluator {
-	ev := &evaluator{pol: pol, vars: map[string][]*varDef{}, cache: map[string]*valueSet{}, busy: map[string]bool{}}
-	for _, b := range pol.bundles {
-		for _, s := range b.block.Sections {
-			if s.Type.Text != "vars" {
-				continue
-			}
-			for _, p := range s.Promises {
-				key := b.key + "." + p.Promiser
-				ev.vars[key] = append(ev.vars[key], &varDef{bundle: b, promise: p, name: p.Promiser})
-			}
-		}
-	}
-	return ev
+	return &evaluator{pol: pol, vars: pol.vars, cache: map[string]*valueSet{}, busy: map[string]bool{}}
 }
 
 // scope is where a string is being expanded: the bundle (for unqualified
@@ -172,21 +160,18 @@ func (ev *evaluator) array(name string, sc scope, keys bool) *valueSet {
 	key = strings.TrimPrefix(key, "default:")
 	out := &valueSet{resolved: true}
 	found := false
-	for k, defs := range ev.sortedVars(key + "[") {
-		_ = k
-		for _, d := range defs {
-			found = true
-			if keys {
-				idx := d.name[strings.IndexByte(d.name, '[')+1:]
-				out.add(strings.TrimSuffix(idx, "]"))
-				continue
-			}
-			vs := ev.value(d, scope{bundle: d.bundle, dir: d.bundle.dir})
-			if !vs.resolved {
-				out.resolved = false
-			}
-			out.add(vs.vals...)
+	for _, d := range ev.pol.arrays[key] {
+		found = true
+		if keys {
+			idx := d.name[strings.IndexByte(d.name, '[')+1:]
+			out.add(strings.TrimSuffix(idx, "]"))
+			continue
 		}
+		vs := ev.value(d, scope{bundle: d.bundle, dir: d.bundle.dir})
+		if !vs.resolved {
+			out.resolved = false
+		}
+		out.add(vs.vals...)
 	}
 	if !found {
 		// maybe a list or an augments variable
@@ -194,26 +179,6 @@ func (ev *evaluator) array(name string, sc scope, keys bool) *valueSet {
 			return ev.lookup(name, sc)
 		}
 		return &valueSet{}
-	}
-	return out
-}
-
-// sortedVars returns the variable definitions whose key starts with
-// prefix, in definition order.
-func (ev *evaluator) sortedVars(prefix string) [][]*varDef {
-	var out [][]*varDef
-	for _, b := range ev.pol.bundles {
-		for _, s := range b.block.Sections {
-			if s.Type.Text != "vars" {
-				continue
-			}
-			for _, p := range s.Promises {
-				key := b.key + "." + p.Promiser
-				if strings.HasPrefix(key, prefix) {
-					out = append(out, []*varDef{{bundle: b, promise: p, name: p.Promiser}})
-				}
-			}
-		}
 	}
 	return out
 }

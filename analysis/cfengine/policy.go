@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -11,7 +13,10 @@ import (
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
-// fileInfo is one parsed policy file and the nodes made for it.
+// fileInfo is one parsed policy file and what it defines. The System
+// keeps a lowered template per file content (see lowerFile); every
+// analysis works on a copy of it (instantiate) whose nodes are fresh, so a
+// Result handed out earlier is never changed by a later analysis.
 type fileInfo struct {
 	src     *source.File
 	parsed  *cfp.File
@@ -19,6 +24,16 @@ type fileInfo struct {
 	bundles []*bundleInfo
 	bodies  []*bodyInfo
 	blocks  []*cfp.Block
+	// template data: nodes in creation order (Parent as an index in
+	// parents, -1 for none) and the number of promises.
+	nodeTmpl  []analysis.Node
+	parents   []int
+	nPromises int
+	// facts about the file's blocks
+	hasControl, hasMain, hasAgent bool
+	// used marks the template as used by the current analysis (cache
+	// eviction).
+	used uint64
 }
 
 type bundleInfo struct {
@@ -27,14 +42,25 @@ type bundleInfo struct {
 	key      string // name, or ns:name outside the default namespace
 	label    string // as cf-agent prints it: name or ns:name
 	dir      string
+	nid      int // node index in the file
 	node     *analysis.Node
 	promises []*promiseInfo // text order
+	// vars promises by promiser (for $(bundle.var) links), and the
+	// promises that may define classes (classes: promises and promises
+	// with a classes => body), as indexes into promises.
+	vars     map[string][]int
+	definers []int
+	// order is the promise indexes in normal ordering (sections merged in
+	// file order, custom types last); rank gives each type's position.
+	order []int
+	rank  map[string]int
 }
 
 type bodyInfo struct {
 	block *cfp.Block
 	file  *fileInfo
 	key   string // type + " " + (ns:)name
+	nid   int
 	node  *analysis.Node
 }
 
@@ -42,12 +68,27 @@ type promiseInfo struct {
 	p       *cfp.Promise
 	typ     string
 	bundle  *bundleInfo
+	nid     int
 	node    *analysis.Node
 	handle  string
 	textIdx int
 	// position among the promises of its type in its bundle (sections
 	// merged in file order), 0-based, and the count
 	typeIdx, typeCount int
+	// varKey is bundle.promiser for vars promises
+	varKey string
+	// constraints looked up often
+	classes   *cfp.Constraint
+	dependsOn *cfp.Constraint
+	usebundle *cfp.Constraint
+	// varRefs are the qualified $(bundle.var) references in the
+	// promiser and the values, for links.
+	varRefs []varRef
+}
+
+type varRef struct {
+	at           cfp.Span
+	bundle, name string
 }
 
 func qualify(ns, name string) string {
@@ -63,22 +104,35 @@ func qualify(ns, name string) string {
 	return ns + ":" + name
 }
 
-// newFileInfo builds the nodes of one parsed file.
-func (a *analyzer) newFileInfo(src *source.File, parsed *cfp.File) *fileInfo {
+// lowerFile builds the template of one parsed file: everything about it
+// that does not depend on the rest of the policy.
+func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 	fi := &fileInfo{src: src, parsed: parsed, blocks: parsed.Blocks}
 	if src.Path != "" {
 		fi.dir = filepath.Dir(src.Path)
 	}
 	span := func(s cfp.Span) source.Span { return source.Span{URI: src.URI, Start: s.Start, End: s.End} }
+	addNode := func(n analysis.Node, parent int) int {
+		fi.nodeTmpl = append(fi.nodeTmpl, n)
+		fi.parents = append(fi.parents, parent)
+		return len(fi.nodeTmpl) - 1
+	}
 	for _, b := range parsed.Blocks {
 		switch b.Kind {
 		case "bundle":
 			bi := &bundleInfo{block: b, file: fi, key: qualify(b.Namespace, b.Name.Text), dir: fi.dir}
 			bi.label = bi.key
-			bi.node = a.graph.Add(&analysis.Node{
-				Kind: "bundle", Ref: fmt.Sprintf("bundle %s %s", b.Type.Text, bi.key),
+			switch {
+			case bi.key == "main" || b.Name.Text == "__main__":
+				fi.hasMain = true
+			}
+			if b.Type.Text == "agent" {
+				fi.hasAgent = true
+			}
+			bi.nid = addNode(analysis.Node{
+				Kind: "bundle", Ref: "bundle " + b.Type.Text + " " + bi.key,
 				Decl: span(b.Name.Span), Full: span(b.Span), Container: true,
-			})
+			}, -1)
 			counts := map[string]int{}
 			for _, s := range b.Sections {
 				counts[s.Type.Text] += len(s.Promises)
@@ -89,30 +143,136 @@ func (a *analyzer) newFileInfo(src *source.File, parsed *cfp.File) *fileInfo {
 					pi := &promiseInfo{p: p, typ: s.Type.Text, bundle: bi, textIdx: len(bi.promises),
 						typeIdx: idx[s.Type.Text], typeCount: counts[s.Type.Text]}
 					idx[s.Type.Text]++
-					if h := p.Get("handle"); h != nil && h.Rval != nil && h.Rval.Kind == cfp.String {
-						pi.handle = h.Rval.Value
+					for _, c := range p.Constraints {
+						switch c.Lval.Text {
+						case "handle":
+							if c.Rval != nil && c.Rval.Kind == cfp.String && pi.handle == "" {
+								pi.handle = c.Rval.Value
+							}
+						case "classes":
+							if pi.classes == nil {
+								pi.classes = c
+							}
+						case "depends_on":
+							if pi.dependsOn == nil {
+								pi.dependsOn = c
+							}
+						case "usebundle":
+							if pi.usebundle == nil {
+								pi.usebundle = c
+							}
+						}
 					}
-					pi.node = a.graph.Add(&analysis.Node{
-						Kind: "promise", Ref: fmt.Sprintf("%s: %q", s.Type.Text, p.Promiser),
-						Decl: span(p.PromiserSpan), Full: span(p.Span), Parent: bi.node,
-					})
+					if pi.typ == "vars" {
+						pi.varKey = bi.key + "." + p.Promiser
+						if bi.vars == nil {
+							bi.vars = map[string][]int{}
+						}
+						bi.vars[p.Promiser] = append(bi.vars[p.Promiser], len(bi.promises))
+					}
+					if pi.typ == "classes" || pi.classes != nil {
+						bi.definers = append(bi.definers, len(bi.promises))
+					}
+					pi.varRefs = scanVarRefs(src.Text, p)
+					pi.nid = addNode(analysis.Node{
+						Kind: "promise", Ref: s.Type.Text + ": " + strconv.Quote(p.Promiser),
+						Decl: span(p.PromiserSpan), Full: span(p.Span),
+					}, bi.nid)
 					bi.promises = append(bi.promises, pi)
-					a.promiseOf[p] = pi
+					fi.nPromises++
 				}
 			}
+			bi.rank, bi.order = normalOrder(bi)
 			fi.bundles = append(fi.bundles, bi)
 		case "body", "promise":
 			key := b.Type.Text + " " + qualify(b.Namespace, b.Name.Text)
 			if b.Kind == "promise" {
 				key = "promise " + b.Name.Text
 			}
+			if b.Kind == "body" && b.Type.Text == "common" && b.Name.Text == "control" {
+				fi.hasControl = true
+			}
 			bo := &bodyInfo{block: b, file: fi, key: key}
-			bo.node = a.graph.Add(&analysis.Node{
-				Kind: b.Kind, Ref: fmt.Sprintf("%s %s %s", b.Kind, b.Type.Text, qualify(b.Namespace, b.Name.Text)),
+			bo.nid = addNode(analysis.Node{
+				Kind: b.Kind, Ref: b.Kind + " " + b.Type.Text + " " + qualify(b.Namespace, b.Name.Text),
 				Decl: span(b.Name.Span), Full: span(b.Span), Container: true,
-			})
+			}, -1)
 			fi.bodies = append(fi.bodies, bo)
 		}
+	}
+	return fi
+}
+
+// normalOrder ranks a bundle's promise types (the bundle type's normal
+// order, custom types after all of them in order of appearance) and lists
+// its promises in that order, text order inside a type.
+func normalOrder(b *bundleInfo) (map[string]int, []int) {
+	order := cfp.NormalOrder(b.block.Type.Text)
+	if order == nil {
+		order = cfp.NormalOrder("agent")
+	}
+	rank := make(map[string]int, len(order)+2)
+	for i, t := range order {
+		rank[t] = i
+	}
+	next := len(order)
+	for _, s := range b.block.Sections {
+		if _, ok := rank[s.Type.Text]; !ok {
+			rank[s.Type.Text] = next
+			next++
+		}
+	}
+	idx := make([]int, len(b.promises))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return rank[b.promises[idx[i]].typ] < rank[b.promises[idx[j]].typ] })
+	return rank, idx
+}
+
+// instantiate copies a file template for one analysis, with fresh nodes
+// added to the analysis' graph.
+func (a *analyzer) instantiate(t *fileInfo, src *source.File) *fileInfo {
+	fi := &fileInfo{}
+	*fi = *t
+	fi.src = src
+	nodes := make([]analysis.Node, len(t.nodeTmpl))
+	copy(nodes, t.nodeTmpl)
+	for i := range nodes {
+		if p := t.parents[i]; p >= 0 {
+			nodes[i].Parent = &nodes[p]
+		}
+		a.graph.Add(&nodes[i])
+	}
+	bundles := make([]bundleInfo, len(t.bundles))
+	promises := make([]promiseInfo, t.nPromises)
+	ptrs := make([]*promiseInfo, t.nPromises)
+	fi.bundles = make([]*bundleInfo, len(t.bundles))
+	k := 0
+	for i, tb := range t.bundles {
+		b := &bundles[i]
+		*b = *tb
+		b.file = fi
+		b.node = &nodes[tb.nid]
+		b.promises = ptrs[k : k+len(tb.promises) : k+len(tb.promises)]
+		for j, tp := range tb.promises {
+			p := &promises[k]
+			*p = *tp
+			p.bundle = b
+			p.node = &nodes[tp.nid]
+			b.promises[j] = p
+			k++
+		}
+		fi.bundles[i] = b
+	}
+	bodies := make([]bodyInfo, len(t.bodies))
+	fi.bodies = make([]*bodyInfo, len(t.bodies))
+	for i, tb := range t.bodies {
+		bo := &bodies[i]
+		*bo = *tb
+		bo.file = fi
+		bo.node = &nodes[tb.nid]
+		fi.bodies[i] = bo
 	}
 	return fi
 }
@@ -130,6 +290,14 @@ type policy struct {
 	handles  map[string][]*promiseInfo
 	augments map[string][]string
 	control  *cfp.Block // body common control
+	controlF *fileInfo  // the file holding control
+	// vars are the vars promises by "bundle.var" key, arrays the
+	// elements of arrays by "bundle.array" (definition order).
+	vars   map[string][]*varDef
+	arrays map[string][]*varDef
+	// ev is the evaluator inputs were expanded with; valid for the
+	// policy's final file set.
+	ev *evaluator
 	// unresolved is true when some inputs could not be computed
 	// statically: missing-definition diagnostics are then not given.
 	unresolved bool
@@ -150,7 +318,14 @@ func (pol *policy) add(fi *fileInfo) {
 			if fi != pol.entry {
 				continue
 			}
-			b.key, b.label = "main", "main"
+			if b.key != "main" {
+				b.key, b.label = "main", "main"
+				for _, p := range b.promises {
+					if p.typ == "vars" {
+						p.varKey = b.key + "." + p.p.Promiser
+					}
+				}
+			}
 		}
 		pol.bundles = append(pol.bundles, b)
 		pol.byKey[b.key] = append(pol.byKey[b.key], b)
@@ -158,12 +333,20 @@ func (pol *policy) add(fi *fileInfo) {
 			if p.handle != "" {
 				pol.handles[p.handle] = append(pol.handles[p.handle], p)
 			}
+			if p.typ == "vars" {
+				d := &varDef{bundle: b, promise: p.p, name: p.p.Promiser}
+				pol.vars[p.varKey] = append(pol.vars[p.varKey], d)
+				if i := strings.IndexByte(p.varKey, '['); i >= 0 {
+					pol.arrays[p.varKey[:i]] = append(pol.arrays[p.varKey[:i]], d)
+				}
+			}
 		}
 	}
 	for _, bo := range fi.bodies {
 		pol.bodies[bo.key] = append(pol.bodies[bo.key], bo)
 		if pol.control == nil && bo.block.Kind == "body" && bo.block.Type.Text == "common" && bo.block.Name.Text == "control" {
 			pol.control = bo.block
+			pol.controlF = fi
 		}
 	}
 }
@@ -202,7 +385,8 @@ func (pol *policy) body(typ, name, ns string) *bodyInfo {
 // loadPolicy follows inputs from an entry file until no new file appears.
 func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 	pol := &policy{entry: entry, entryDir: entry.dir, inFiles: map[*fileInfo]bool{}, byKey: map[string][]*bundleInfo{},
-		bodies: map[string][]*bodyInfo{}, handles: map[string][]*promiseInfo{}, augments: map[string][]string{}}
+		bodies: map[string][]*bodyInfo{}, handles: map[string][]*promiseInfo{}, augments: map[string][]string{},
+		vars: map[string][]*varDef{}, arrays: map[string][]*varDef{}}
 	pol.add(entry)
 	var extraInputs []string
 	if entry.dir != "" {
@@ -233,6 +417,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 	seenLink := map[string]bool{}
 	for round := 0; round < 12; round++ {
 		ev := newEvaluator(pol)
+		pol.ev = ev
 		before := len(pol.files)
 		pol.unresolved = false
 		for _, in := range extraInputs {
@@ -288,6 +473,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		if len(pol.files) == before {
 			break
 		}
+		pol.ev = nil
 	}
 	if pol.missing {
 		pol.unresolved = true

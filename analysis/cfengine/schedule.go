@@ -52,11 +52,13 @@ type scheduler struct {
 	called   map[string]callSite
 	steps    []analysis.Step
 	// first pass each promise ran in, and why not earlier
-	passes  map[*promiseInfo][]int
-	why     map[*promiseInfo]string
-	ranIn   map[*promiseInfo]*bundleInfo
-	depth   int
-	topDown func(b *bundleInfo) bool
+	passes map[*promiseInfo][]int
+	// outcomeMemo caches outcomes per promise
+	outcomeMemo map[*promiseInfo]*outcomeSet
+	why         map[*promiseInfo]string
+	ranIn       map[*promiseInfo]*bundleInfo
+	depth       int
+	topDown     func(b *bundleInfo) bool
 	// position of each bundle in the bundlesequence (1-based) and its size
 	seqPos map[*bundleInfo]int
 	seqLen int
@@ -67,15 +69,16 @@ type scheduler struct {
 func newScheduler(a *analyzer, pol *policy, ev *evaluator) *scheduler {
 	s := &scheduler{a: a, pol: pol, ev: ev, classes: map[string]tri{"any": triTrue}, definers: map[string][]*promiseInfo{},
 		done: map[doneKey]bool{}, handleOK: map[string]bool{}, called: map[string]callSite{},
-		passes: map[*promiseInfo][]int{}, why: map[*promiseInfo]string{}, seqPos: map[*bundleInfo]int{}}
+		passes: map[*promiseInfo][]int{}, outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[*promiseInfo]string{}, seqPos: map[*bundleInfo]int{}}
 	// which classes can promises of this policy define?
 	for _, b := range pol.bundles {
-		for _, p := range b.promises {
+		for _, i := range b.definers {
+			p := b.promises[i]
 			if p.typ == "classes" {
 				s.definers[p.p.Promiser] = append(s.definers[p.p.Promiser], p)
 			}
-			if c := p.p.Get("classes"); c != nil {
-				for _, name := range s.outcomeClasses(p, c, true) {
+			if p.classes != nil {
+				for _, name := range s.outcomes(p).all {
 					s.definers[name] = append(s.definers[name], p)
 				}
 			}
@@ -258,33 +261,38 @@ func (s *scheduler) guard(p *promiseInfo, sc scope) tri {
 	return v
 }
 
-// outcomeClasses lists the classes a `classes =>` body sets. With any,
-// every class the body can set; else the classes set when the promise is
-// kept or repaired (the outcomes a promise that works has).
-func (s *scheduler) outcomeClasses(p *promiseInfo, c *cfp.Constraint, any bool) []string {
-	kept, _, _ := s.outcomes(p, c)
-	if any {
-		_, _, all := s.outcomes(p, c)
-		return all
-	}
-	return kept
+// outcomeSet is what a `classes =>` body sets: the classes set on KEPT,
+// on REPAIRED, and every class it can set.
+type outcomeSet struct {
+	kept, repaired, all []string
 }
 
-// outcomes returns the classes set on KEPT, on REPAIRED and all of them.
-func (s *scheduler) outcomes(p *promiseInfo, c *cfp.Constraint) (kept, repaired, all []string) {
+// outcomes returns the classes a promise's `classes =>` body sets
+// (computed once per policy).
+func (s *scheduler) outcomes(p *promiseInfo) *outcomeSet {
+	if o, ok := s.outcomeMemo[p]; ok {
+		return o
+	}
+	o := s.computeOutcomes(p, p.classes)
+	s.outcomeMemo[p] = o
+	return o
+}
+
+func (s *scheduler) computeOutcomes(p *promiseInfo, c *cfp.Constraint) *outcomeSet {
+	o := &outcomeSet{}
 	if c == nil || c.Rval == nil {
-		return
+		return o
 	}
 	name := c.Rval.Value
 	var args []*cfp.Rval
 	if c.Rval.Kind == cfp.Call {
 		args = c.Rval.Items
 	} else if c.Rval.Kind != cfp.Ident {
-		return
+		return o
 	}
 	body := s.pol.body("classes", name, p.bundle.block.Namespace)
 	if body == nil {
-		return
+		return o
 	}
 	params := map[string]string{}
 	sc := scope{bundle: p.bundle, dir: p.bundle.dir}
@@ -309,15 +317,15 @@ func (s *scheduler) outcomes(p *promiseInfo, c *cfp.Constraint) (kept, repaired,
 		}
 		switch at.Lval.Text {
 		case "promise_kept", "kept_returncodes":
-			kept = append(kept, names...)
+			o.kept = append(o.kept, names...)
 		case "promise_repaired", "repaired_returncodes":
-			repaired = append(repaired, names...)
+			o.repaired = append(o.repaired, names...)
 		case "cancel_kept", "cancel_repaired", "cancel_notkept", "scope", "persist_time", "timer_policy":
 			continue
 		}
-		all = append(all, names...)
+		o.all = append(o.all, names...)
 	}
-	return
+	return o
 }
 
 // fails reports whether a promise's outcome is known statically to be
@@ -393,36 +401,17 @@ func (s *scheduler) classPromiseValue(p *promiseInfo, sc scope) tri {
 // typeRank orders promise types in a bundle: the bundle type's normal
 // order, custom types after all of them (in order of appearance).
 func typeRank(b *bundleInfo) func(string) int {
-	order := cfp.NormalOrder(b.block.Type.Text)
-	if order == nil {
-		order = cfp.NormalOrder("agent")
-	}
-	rank := map[string]int{}
-	for i, t := range order {
-		rank[t] = i
-	}
-	next := len(order)
-	for _, s := range b.block.Sections {
-		if _, ok := rank[s.Type.Text]; !ok {
-			rank[s.Type.Text] = next
-			next++
-		}
-	}
-	return func(t string) int { return rank[t] }
+	return func(t string) int { return b.rank[t] }
 }
 
 // inOrder returns a bundle's promises in evaluation order for one pass.
 func (s *scheduler) inOrder(b *bundleInfo) []*promiseInfo {
-	out := append([]*promiseInfo(nil), b.promises...)
 	if s.topDown != nil && s.topDown(b) {
-		return out
+		return b.promises
 	}
-	rank := typeRank(b)
-	// stable insertion sort by type rank keeps text order inside a type
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && rank(out[j].typ) < rank(out[j-1].typ); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
+	out := make([]*promiseInfo, len(b.order))
+	for i, k := range b.order {
+		out[i] = b.promises[k]
 	}
 	return out
 }
@@ -522,7 +511,7 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 		return
 	}
 	// depends_on: every handle must be KEPT or REPAIRED already
-	if dep := p.p.Get("depends_on"); dep != nil {
+	if dep := p.dependsOn; dep != nil {
 		for _, h := range dep.Rval.Scalars() {
 			if !s.handleOK[h.Value] {
 				s.why[p] = fmt.Sprintf("depends_on '%s' is not kept yet in pass %d", h.Value, pass)
@@ -539,8 +528,9 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 	if p.handle != "" && !failed {
 		s.handleOK[p.handle] = true
 	}
-	if c := p.p.Get("classes"); c != nil {
-		kept, repaired, all := s.outcomes(p, c)
+	if p.classes != nil {
+		o := s.outcomes(p)
+		kept, repaired, all := o.kept, o.repaired, o.all
 		set := func(names []string, v tri) {
 			for _, n := range names {
 				if v > s.classes[n] {
@@ -568,7 +558,7 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 		}
 	}
 	if p.typ == "methods" {
-		if ub := p.p.Get("usebundle"); ub != nil {
+		if ub := p.usebundle; ub != nil {
 			if target, args, ok := s.callTarget(ub.Rval, sc, p.bundle.block.Namespace); ok {
 				s.runBundle(target, args, s.a.span(p.bundle.file, ub.Rval.NameSpan))
 			}

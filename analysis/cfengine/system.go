@@ -5,7 +5,9 @@
 package cfengine
 
 import (
+	"bytes"
 	"fmt"
+	"hash/maphash"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -19,10 +21,45 @@ import (
 // lives as long as the server.
 type System struct {
 	parser *cfp.Parser
+	// lowered file templates by URI, path, @if version and content; only
+	// those the last analysis used are kept.
+	lowered map[fileKey]*fileInfo
+	gen     uint64
 }
 
+type fileKey struct {
+	uri, path, version string
+	hash               uint64
+	size               int
+}
+
+var hashSeed = maphash.MakeSeed()
+
 // New returns the CFEngine system.
-func New() analysis.System { return &System{parser: cfp.NewParser()} }
+func New() analysis.System { return &System{parser: cfp.NewParser(), lowered: map[fileKey]*fileInfo{}} }
+
+// lower returns the template of a file, from the cache when its content
+// was seen before.
+func (s *System) lower(f *source.File) *fileInfo {
+	k := fileKey{uri: f.URI, path: f.Path, version: s.parser.Version, hash: maphash.Bytes(hashSeed, f.Text), size: len(f.Text)}
+	if t := s.lowered[k]; t != nil && bytes.Equal(t.src.Text, f.Text) {
+		t.used = s.gen
+		return t
+	}
+	t := lowerFile(f, s.parser.Parse(f.Text))
+	t.used = s.gen
+	s.lowered[k] = t
+	return t
+}
+
+// evict drops the templates the last analysis did not use.
+func (s *System) evict() {
+	for k, t := range s.lowered {
+		if t.used != s.gen {
+			delete(s.lowered, k)
+		}
+	}
+}
 
 func (*System) Name() string { return "cfengine" }
 
@@ -42,17 +79,21 @@ func (*System) Flags() []analysis.Flag {
 }
 
 type analyzer struct {
-	sys       *System
-	req       *analysis.Request
-	graph     *analysis.Graph
-	files     map[string]*fileInfo // by path (or URI for editor-only documents)
-	order     []*fileInfo
-	promiseOf map[*cfp.Promise]*promiseInfo
-	diags     []analysis.Diagnostic
-	seenDiag  map[string]bool
-	links     []analysis.Link
-	seenLink  map[string]bool
-	res       *analysis.Result
+	sys      *System
+	req      *analysis.Request
+	graph    *analysis.Graph
+	files    map[string]*fileInfo // by path (or URI for editor-only documents)
+	order    []*fileInfo
+	diags    []analysis.Diagnostic
+	seenDiag map[diagKey]bool
+	links    []analysis.Link
+	seenLink map[source.Span]bool
+	res      *analysis.Result
+}
+
+type diagKey struct {
+	at  source.Span
+	msg string
 }
 
 func (a *analyzer) span(fi *fileInfo, s cfp.Span) source.Span {
@@ -60,7 +101,7 @@ func (a *analyzer) span(fi *fileInfo, s cfp.Span) source.Span {
 }
 
 func (a *analyzer) diag(d analysis.Diagnostic) {
-	k := fmt.Sprintf("%s#%d#%d#%s", d.At.URI, d.At.Start, d.At.End, d.Message)
+	k := diagKey{d.At, d.Message}
 	if a.seenDiag[k] {
 		return
 	}
@@ -69,7 +110,7 @@ func (a *analyzer) diag(d analysis.Diagnostic) {
 }
 
 func (a *analyzer) link(l analysis.Link) {
-	k := fmt.Sprintf("%s#%d#%d", l.At.URI, l.At.Start, l.At.End)
+	k := l.At
 	if a.seenLink[k] {
 		return
 	}
@@ -91,11 +132,10 @@ func (a *analyzer) load(path string) *fileInfo {
 }
 
 func (a *analyzer) add(key string, f *source.File) *fileInfo {
-	parsed := a.sys.parser.Parse(f.Text)
-	fi := a.newFileInfo(f, parsed)
+	fi := a.instantiate(a.sys.lower(f), f)
 	a.files[key] = fi
 	a.order = append(a.order, fi)
-	for _, e := range parsed.Errors {
+	for _, e := range fi.parsed.Errors {
 		a.diag(analysis.Diagnostic{At: a.span(fi, e.Span), Severity: analysis.Error, Code: "syntax", Message: e.Message})
 	}
 	return fi
@@ -106,8 +146,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		req.Workspace = source.NewWorkspace()
 	}
 	s.parser.Version = req.Settings.Get("cfengine.version", cfp.DefaultVersion)
+	s.gen++
+	defer s.evict()
 	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{}, files: map[string]*fileInfo{},
-		promiseOf: map[*cfp.Promise]*promiseInfo{}, seenDiag: map[string]bool{}, seenLink: map[string]bool{}}
+		seenDiag: map[diagKey]bool{}, seenLink: map[source.Span]bool{}}
 	res := &analysis.Result{}
 	a.res = res
 	for _, f := range req.Files {
@@ -193,32 +235,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	return res
 }
 
-func hasCommonControl(fi *fileInfo) bool {
-	for _, b := range fi.blocks {
-		if b.Kind == "body" && b.Type.Text == "common" && b.Name.Text == "control" {
-			return true
-		}
-	}
-	return false
-}
-
-func hasAgentBundle(fi *fileInfo) bool {
-	for _, b := range fi.bundles {
-		if b.block.Type.Text == "agent" {
-			return true
-		}
-	}
-	return false
-}
-
-func definesMain(fi *fileInfo) bool {
-	for _, b := range fi.bundles {
-		if b.key == "main" {
-			return true
-		}
-	}
-	return false
-}
+func hasCommonControl(fi *fileInfo) bool { return fi.hasControl }
+func hasAgentBundle(fi *fileInfo) bool   { return fi.hasAgent }
+func definesMain(fi *fileInfo) bool      { return fi.hasMain }
 
 // seqItem is one bundlesequence entry: the bundle, its arguments and the
 // words that named it.
@@ -243,14 +262,7 @@ func (a *analyzer) bundlesequence(pol *policy, ev *evaluator) ([]seqItem, bool) 
 		return out, true
 	}
 	if pol.control != nil {
-		fi := pol.entry
-		for _, f := range pol.files {
-			for _, b := range f.blocks {
-				if b == pol.control {
-					fi = f
-				}
-			}
-		}
+		fi := pol.controlF
 		for _, at := range pol.control.Attrs {
 			if at.Lval.Text != "bundlesequence" || at.Rval == nil {
 				continue
@@ -293,7 +305,10 @@ func (a *analyzer) bundlesequence(pol *policy, ev *evaluator) ([]seqItem, bool) 
 
 // schedule computes the Run of one policy.
 func (a *analyzer) schedule(pol *policy) (*analysis.Run, *scheduler) {
-	ev := newEvaluator(pol)
+	ev := pol.ev
+	if ev == nil {
+		ev = newEvaluator(pol)
+	}
 	s := newScheduler(a, pol, ev)
 	mode := a.req.Settings.Get("cfengine.evaluationOrder", "")
 	commonOrder, agentOrder := "", ""
@@ -617,62 +632,72 @@ func (a *analyzer) dependsCycle(pol *policy, p *promiseInfo, h string) []*promis
 // varLinks links $(bundle.var) references in a promise's strings to the
 // vars promises defining them.
 func (a *analyzer) varLinks(pol *policy, p *promiseInfo) {
-	var visit func(r *cfp.Rval)
-	check := func(text string, base int, quoted bool) {
-		off := 0
-		if quoted {
-			off = 1
+	for _, r := range p.varRefs {
+		b := pol.bundle(r.bundle, p.bundle.block.Namespace)
+		if b == nil {
+			continue
 		}
-		for i := 0; i+1 < len(text); i++ {
-			if (text[i] != '$' && text[i] != '@') || (text[i+1] != '(' && text[i+1] != '{') {
+		idx := b.vars[r.name]
+		if len(idx) == 0 {
+			continue
+		}
+		nodes := make([]*analysis.Node, len(idx))
+		for i, k := range idx {
+			nodes[i] = b.promises[k].node
+		}
+		a.link(analysis.Link{At: a.span(p.bundle.file, r.at), Nodes: nodes})
+	}
+}
+
+// scanVarRefs finds the qualified $(bundle.var) references in a
+// promise's promiser and values.
+func scanVarRefs(text []byte, p *cfp.Promise) []varRef {
+	var out []varRef
+	check := func(s string, base int) {
+		for i := 0; i+1 < len(s); i++ {
+			if (s[i] != '$' && s[i] != '@') || (s[i+1] != '(' && s[i+1] != '{') {
 				continue
 			}
-			end := matchClose(text, i+1)
+			end := matchClose(s, i+1)
 			if end < 0 {
 				return
 			}
-			name := text[i+2 : end]
+			name := s[i+2 : end]
 			if strings.ContainsAny(name, "$()[") || !strings.Contains(name, ".") {
 				continue
 			}
 			bname, vname, _ := strings.Cut(name, ".")
-			b := pol.bundle(bname, p.bundle.block.Namespace)
-			if b == nil {
-				continue
-			}
-			var nodes []*analysis.Node
-			for _, q := range b.promises {
-				if q.typ == "vars" && q.p.Promiser == vname {
-					nodes = append(nodes, q.node)
-				}
-			}
-			if len(nodes) > 0 {
-				a.link(analysis.Link{At: source.Span{URI: p.bundle.file.src.URI, Start: base + off + i + 2, End: base + off + end}, Nodes: nodes})
+			out = append(out, varRef{at: cfp.Span{Start: base + i + 2, End: base + end}, bundle: bname, name: vname})
+		}
+	}
+	quoted := func(sp cfp.Span) {
+		if sp.End-sp.Start >= 2 && sp.End <= len(text) {
+			raw := text[sp.Start+1 : sp.End-1]
+			if bytes.IndexByte(raw, '$') >= 0 || bytes.IndexByte(raw, '@') >= 0 {
+				check(string(raw), sp.Start+1)
 			}
 		}
 	}
+	var visit func(r *cfp.Rval)
 	visit = func(r *cfp.Rval) {
 		if r == nil {
 			return
 		}
 		switch r.Kind {
 		case cfp.String:
-			raw := p.bundle.file.src.Text[r.Span.Start:r.Span.End]
-			check(string(raw[1:len(raw)-1]), r.Span.Start, true)
+			quoted(r.Span)
 		case cfp.NakedVar:
-			check(r.Value, r.Span.Start, false)
+			check(r.Value, r.Span.Start)
 		}
 		for _, it := range r.Items {
 			visit(it)
 		}
 	}
-	raw := p.bundle.file.src.Text[p.p.PromiserSpan.Start:p.p.PromiserSpan.End]
-	if len(raw) >= 2 {
-		check(string(raw[1:len(raw)-1]), p.p.PromiserSpan.Start, true)
-	}
-	for _, c := range p.p.Constraints {
+	quoted(p.PromiserSpan)
+	for _, c := range p.Constraints {
 		visit(c.Rval)
 	}
+	return out
 }
 
 // structuralLinks adds links that do not depend on a policy: bodies named
