@@ -387,7 +387,9 @@ func (a *analyzer) contextual(d analysis.Diagnostic, target, mod string) {
 
 type nodeKey struct {
 	decl        *idDecl
-	state, name string
+	st          *stDecl
+	nameNode    *sp.Node
+	state, name string // when the pointers are not enough
 }
 
 type edgeKey struct {
@@ -535,7 +537,10 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 	if ch.node != nil {
 		return ch.node
 	}
-	key := nodeKey{ch.body.decl, ch.state, ch.name}
+	key := nodeKey{decl: ch.body.decl, st: ch.hs.decl, nameNode: ch.nameNode}
+	if ch.hs.decl == nil || strings.Contains(ch.name, sp.Unknown) && ch.nameNode == nil {
+		key.state, key.name = ch.state, ch.name
+	}
 	if n, ok := a.nodes[key]; ok {
 		ch.node = n
 		return n
@@ -1225,16 +1230,23 @@ func (a *analyzer) finish() {
 	}
 	// one line per label, values of several runs joined
 	for n, fs := range a.facts {
-		var order []string
-		vals := map[string][]string{}
-		for _, f := range fs {
-			if _, ok := vals[f.Label]; !ok {
-				order = append(order, f.Label)
-			}
-			vals[f.Label] = append(vals[f.Label], f.Value)
+		if len(fs) <= 2 && (len(fs) < 2 || fs[0].Label != fs[1].Label) {
+			n.Facts = append(n.Facts, fs...)
+			continue
 		}
-		for _, l := range order {
-			n.Facts = append(n.Facts, analysis.Fact{Label: l, Value: strings.Join(vals[l], "; ")})
+		done := make([]bool, len(fs))
+		for i, f := range fs {
+			if done[i] {
+				continue
+			}
+			v := f.Value
+			for j := i + 1; j < len(fs); j++ {
+				if !done[j] && fs[j].Label == f.Label {
+					v += "; " + fs[j].Value
+					done[j] = true
+				}
+			}
+			n.Facts = append(n.Facts, analysis.Fact{Label: f.Label, Value: v})
 		}
 	}
 	_ = os.Getenv
