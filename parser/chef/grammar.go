@@ -22,7 +22,7 @@ type gStmt struct {
 
 type gAssign struct {
 	Tokens []lexer.Token
-	Level  string   `parser:"@(\"default\" | \"override\")"`
+	Level  string   `parser:"@Ident"` // default, override, or a .tap block parameter
 	Keys   []*gExpr `parser:"( LIndex @@ \"]\" )+"`
 	Value  *gExpr   `parser:"\"=\" @@"`
 }

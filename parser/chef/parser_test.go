@@ -224,3 +224,37 @@ func FuzzLock(f *testing.F) {
 		_ = l.SolutionVersions()
 	})
 }
+
+// `.tap` blocks are a common way to set nested attributes in real
+// Policyfiles (jtimberman/housepub-ng, lightspeedretail/chef-common_*).
+func TestTapAttributes(t *testing.T) {
+	src := []byte(`default[:common_auth].tap do |auth|
+  auth[:users][:data_bag] = "auth_users"
+
+  auth[:sudoers][:ubuntu].tap do |sudoer|
+    sudoer[:nopasswd] = true # comment
+  end
+end
+default['x'].tap { |y| y['z'] = [1] }
+override['r'].tap do |r|
+  puts r
+end
+`)
+	f := Parse(src)
+	p := Read(src, f)
+	var got []string
+	for _, a := range p.Attrs {
+		ks := a.Level
+		for _, k := range a.Keys {
+			ks += "[" + k.Text + "]"
+		}
+		got = append(got, ks+"="+a.Value.String())
+	}
+	want := `default[common_auth][users][data_bag]="auth_users" default[common_auth][sudoers][ubuntu][nopasswd]=true default[x][z]=[1]`
+	if strings.Join(got, " ") != want {
+		t.Errorf("attributes = %s\nwant         %s", strings.Join(got, " "), want)
+	}
+	if len(p.Diags) != 1 || p.Diags[0].Severity != Info {
+		t.Errorf("the tap block with other Ruby should be one information: %+v", p.Diags)
+	}
+}

@@ -410,6 +410,11 @@ func Read(src []byte, f *File) *Policy {
 	}
 	for _, st := range f.Stmts {
 		if st.Assign != nil {
+			if st.Assign.Level != "default" && st.Assign.Level != "override" {
+				p.Diags = append(p.Diags, Diag{Start: st.Start, End: lineEnd(src, st.Start, st.End), Severity: Info, Code: "ruby-skipped",
+					Message: "Ruby that is not Policyfile DSL is not evaluated: " + firstLine(src[st.Start:st.End])})
+				continue
+			}
 			p.Attrs = append(p.Attrs, st.Assign)
 			continue
 		}
@@ -531,7 +536,12 @@ func Read(src []byte, f *File) *Policy {
 		case "metadata":
 			p.Metadata = c
 		case "default", "override":
-			// default[...].tap do |x| ... end, default.merge!(...): Ruby
+			// default["a"].tap do |x| x["b"] = 1 end is read; other Ruby
+			// (default.merge!(...)) is not
+			if as, ok := tapAssigns(src, c, c.Name, nil, 0); ok {
+				p.Attrs = append(p.Attrs, as...)
+				continue
+			}
 			p.Diags = append(p.Diags, Diag{Start: c.Start, End: lineEnd(src, c.Start, c.End), Severity: Info, Code: "ruby-skipped",
 				Message: "attributes set through Ruby (not `" + c.Name + "[...] = value`) are not evaluated; conflicts with included policies are not checked for them"})
 		}
@@ -610,4 +620,79 @@ func preferredFor(block []byte) []string {
 		}
 	}
 	return out
+}
+
+// tapAssigns reads `LEVEL[k]...[k].tap do |x| x[k2] = v; x[k3].tap ... end`
+// (the receiver keys given by prefix for nested taps) as assignments.
+func tapAssigns(src []byte, c *Call, level string, prefix []*Value, depth int) ([]*Assign, bool) {
+	if depth > 20 || len(c.Args) != 1 || c.Args[0].Kind != VUnknown || c.BlockEnd <= c.BlockStart {
+		return nil, false
+	}
+	// the receiver: ['a'][:b].tap
+	recv := c.Args[0]
+	rt := Scan(src[recv.Start:recv.End])
+	keys := append([]*Value(nil), prefix...)
+	i := 0
+	for i+2 < len(rt) && (rt[i].Kind == KLIndex || rt[i].Kind == KPunct) && src[recv.Start+rt[i].Start] == '[' {
+		k := rt[i+1]
+		if (k.Kind != KString && k.Kind != KSymbol) || rt[i+2].Kind != KPunct || src[recv.Start+rt[i+2].Start] != ']' {
+			return nil, false
+		}
+		text := k.Text(src[recv.Start:])
+		v := &Value{Kind: VString, Start: recv.Start + k.Start, End: recv.Start + k.End}
+		if k.Kind == KSymbol {
+			v.Kind, v.Text = VSymbol, strings.TrimPrefix(text, ":")
+		} else {
+			v.Text, v.Pattern = decodeString(text)
+		}
+		keys = append(keys, v)
+		i += 3
+	}
+	if i+2 != len(rt) || rt[i].Kind != KPunct || rt[i].Text(src[recv.Start:]) != "." || rt[i+1].Text(src[recv.Start:]) != "tap" || len(keys) == len(prefix) {
+		return nil, false
+	}
+	// the block: do |x| BODY end  or  { |x| BODY }
+	base := c.BlockStart
+	bt := Scan(src[c.BlockStart:c.BlockEnd])
+	for j := range bt {
+		bt[j].Start += base
+		bt[j].End += base
+	}
+	if len(bt) < 5 || bt[1].Kind != KPunct || src[bt[1].Start] != '|' || bt[2].Kind != KIdent || bt[3].Kind != KPunct || src[bt[3].Start] != '|' {
+		return nil, false
+	}
+	param := bt[2].Text(src)
+	body := bt[4 : len(bt)-1]
+	var out []*Assign
+	for _, ch := range Split(src, body) {
+		first := body[ch.From]
+		if first.Kind == KComment || first.Kind == KNewline {
+			continue
+		}
+		if first.Kind != KIdent || first.Text(src) != param || ch.Unbalanced != "" {
+			return nil, false
+		}
+		g, err := defaultParser.parseChunk(src[ch.Start:ch.End])
+		if err != nil || g == nil || g.Modifier != nil {
+			return nil, false
+		}
+		cv := &conv{src: src[ch.Start:ch.End], base: ch.Start}
+		switch {
+		case g.Assign != nil && g.Assign.Level == param:
+			a := cv.assign(g.Assign)
+			a.Level = level
+			a.Keys = append(append([]*Value(nil), keys...), a.Keys...)
+			out = append(out, a)
+		case g.Call != nil && g.Call.Name == param:
+			inner := cv.call(g.Call)
+			as, ok := tapAssigns(src, inner, level, keys, depth+1)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, as...)
+		default:
+			return nil, false
+		}
+	}
+	return out, true
 }
