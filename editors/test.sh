@@ -73,7 +73,7 @@ echo "# unit tests: $(( $(now_ms) - t )) ms"
 section "vsix"
 t=$(now_ms)
 VSIX=$TMP/ordering-lsp.vsix
-if npx vsce package --no-dependencies --skip-license -o "$VSIX" >"$OUT/vsce.log" 2>&1; then
+if npx vsce package --no-dependencies --skip-license --no-rewrite-relative-links -o "$VSIX" >"$OUT/vsce.log" 2>&1; then
   size=$(stat -c %s "$VSIX")
   apt_need unzip && content=$(unzip -l "$VSIX")
   if echo "$content" | grep -q 'extension/dist/extension.js' && echo "$content" | grep -q 'extension/dist/graph.js' \

@@ -10,6 +10,8 @@
 //   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
 //   settings   unticking/ticking ordering.inlayHints.enabled in the Settings editor hides/shows
 //              the position hints: the setting reaches the running server
+//   notification  a missing server binary, then one that dies at once (/bin/false, retried up to
+//              the limit), each give an error notification whose "Open Settings" opens the setting
 // Writes problems.png, hover.png, graph.png, order.png (README screenshots) and error-*.png.
 // Prints "RESULT {json}" last; exit code = number of failed checks.
 const { chromium } = require('playwright-core');
@@ -258,6 +260,55 @@ function check(name, ok, detail) {
       await toggle();
       const on = await waitText(true);
       check('settings', before && off && on, `position hints shown ${before}, gone after unticking ${off}, back after ticking ${on}`);
+    });
+
+    // a server that cannot be found / cannot start: an error notification with an "Open Settings"
+    // fix (set through the Settings editor, as a user would)
+    await step('notification', async () => {
+      // through "Preferences: Open User Settings (JSON)": replace the text, save
+      const base = JSON.parse(fs.readFileSync(process.env.SETTINGS_JSON, 'utf8'));
+      const setPath = async (value) => {
+        const cfg = { ...base, 'ordering.server.path': value };
+        await runCommand('Preferences: Open User Settings (JSON)');
+        await page.waitForSelector('.tab.active[aria-label*="settings.json"]', { timeout: 20000 });
+        await page.click('.editor-group-container.active .monaco-editor .view-lines');
+        await page.keyboard.press('Control+A');
+        await page.keyboard.press('Delete');
+        await page.keyboard.insertText(JSON.stringify(cfg)); // one line: no auto-indent
+        await page.keyboard.press('Control+Shift+End');     // and nothing auto-closed after it
+        await page.keyboard.press('Delete');
+        await page.keyboard.press('Control+S');
+        await page.waitForTimeout(500);
+        res.settings_json = fs.readFileSync(process.env.SETTINGS_JSON, 'utf8').slice(-200);
+        await page.keyboard.press('Control+W');
+      };
+      const toastText = () => page.$$eval('.notifications-toasts .notification-toast', (ts) => ts.map((t) => t.innerText));
+      const waitToast = async (re) => {
+        const deadline = Date.now() + 45000; // up to 5 starts with back-off on a loaded machine
+        while (Date.now() < deadline) {
+          const t = (await toastText()).find((x) => re.test(x));
+          if (t) return t;
+          await page.waitForTimeout(200);
+        }
+        return null;
+      };
+      await setPath('/nonexistent/ordering-lsp');
+      const missing = await waitToast(/cannot start the language server/);
+      await shot('notification.png');
+      await page.keyboard.press('Escape');
+      await setPath('/bin/false'); // starts and dies at once: retried, then given up
+      const dies = await waitToast(/could not start/);
+      await shot('notification-dies.png');
+      let opened = false;
+      if (dies) {
+        await page.click('.notifications-toasts .notification-toast a.monaco-button:has-text("Open Settings"), .notifications-toasts .notification-toast .monaco-button:has-text("Open Settings")');
+        opened = await page.waitForSelector('.settings-editor', { timeout: 10000 }).then(() => true, () => false);
+        await page.waitForTimeout(500);
+        const q = await page.$eval('.settings-editor .settings-header .suggest-input-container', (e) => e.innerText).catch(() => '');
+        opened = opened && /ordering\.server\.path/.test(q);
+      }
+      check('notification', !!missing && !!dies && opened,
+        `missing binary: ${JSON.stringify(missing && missing.split('\n')[0])}; /bin/false: ${JSON.stringify(dies && dies.split('\n')[0])}; Open Settings shows ordering.server.path: ${opened}`);
     });
   } catch (e) {
     check('workbench', false, String(e && e.message || e).split('\n')[0]);

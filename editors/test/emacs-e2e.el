@@ -1,7 +1,7 @@
 ;;; emacs-e2e.el --- Emacs 28 + eglot 1.9 (Debian) end-to-end test of ordering-lsp -*- lexical-binding: t -*-
 ;; Usage: ORDERING_LSP=/path/ordering-lsp WS=editors/test/workspace emacs --batch -l editors/test/emacs-e2e.el
-;; One eglot server for the workspace; every file of expect.json is opened in turn and checked for
-;; diagnostics, hover and definition.  Prints "ok - ..." / "not ok - ..." per check, then
+;; Configured by the elisp block of editors/README.md (evaluated as is); every file of
+;; expect.json is opened in turn and checked for diagnostics, hover and definition.  Prints "ok - ..." / "not ok - ..." per check, then
 ;; "RESULT {json}"; the exit code is the number of failed checks.
 (package-initialize)
 (require 'eglot)
@@ -22,17 +22,12 @@
     (setq e2e-failed (1+ e2e-failed))
     (e2e-out (format "not ok - %s: %s" name detail))))
 
+(defvar e2e-modes nil)
+(defun e2e-put-mode (sys mode) (push (cons sys (symbol-name mode)) e2e-modes))
 (defun e2e-finish ()
-  (e2e-out (concat "RESULT " (json-encode `((checks . ,(reverse e2e-checks)) (total_ms . ,(e2e-ms))))))
+  (e2e-out (concat "RESULT " (json-encode `((checks . ,(reverse e2e-checks)) (modes . ,e2e-modes) (total_ms . ,(e2e-ms))))))
   (ignore-errors (let ((s (eglot-current-server))) (when s (eglot-shutdown s))))
   (kill-emacs e2e-failed))
-
-;; Minimal major modes named after the language ids the server and the VS Code extension use
-;; (puppet-mode / salt-mode from MELPA work the same way in a real setup; see editors/README.md).
-(unless (fboundp 'puppet-mode) (define-derived-mode puppet-mode prog-mode "Puppet"))
-(unless (fboundp 'sls-mode) (define-derived-mode sls-mode prog-mode "SLS"))
-(require (quote cfengine)) ; Emacs' own cfengine3-mode (cfengine-mode only picks 2 or 3)
-(defvar e2e-modes '(("puppet" . puppet-mode) ("sls" . sls-mode) ("cfengine" . cfengine3-mode)))
 
 (cl-defmethod eglot-handle-notification :before
   (_server (_method (eql textDocument/publishDiagnostics)) &key uri diagnostics &allow-other-keys)
@@ -40,13 +35,21 @@
 
 (let* ((server (e2e-env "ORDERING_LSP" "ordering-lsp"))
        (ws (directory-file-name (expand-file-name (e2e-env "WS" "editors/test/workspace"))))
+       (readme (expand-file-name "../../README.md" ws))
        (timeout (/ (string-to-number (e2e-env "LSP_TIMEOUT_MS" "15000")) 1000.0))
        (expect (let ((json-object-type 'alist) (json-array-type 'list) (json-key-type 'symbol))
                  (json-read-file (expand-file-name "expect.json" ws))))
        (first t))
-  (setq eglot-server-programs
-        (list (cons (mapcar #'cdr e2e-modes) (list server "serve"))))
-  (setq-default eglot-workspace-configuration nil)
+  ;; the configuration users copy: the elisp block of editors/README.md marked
+  ;; "tested by editors/test/emacs-e2e.el", evaluated as is
+  (setenv "ORDERING_LSP" server)
+  (with-temp-buffer
+    (insert-file-contents readme)
+    (if (not (search-forward "tested by editors/test/emacs-e2e.el" nil t))
+        (progn (e2e-check "emacs README snippet" nil "no block marked for emacs-e2e.el in editors/README.md") (e2e-finish))
+      (let* ((beg (line-beginning-position))
+             (end (progn (re-search-forward "^```" nil t) (match-beginning 0))))
+        (eval (car (read-from-string (concat "(progn " (buffer-substring-no-properties beg end) ")"))) t))))
   ;; make the workspace a project even without version control
   (add-hook 'project-find-functions (lambda (_dir) (cons 'transient (file-name-as-directory ws))))
   (dolist (f (alist-get 'files expect))
@@ -54,8 +57,8 @@
            (sys (alist-get 'languageId f))
            (file (expand-file-name rel ws))
            (base (file-name-nondirectory file)))
-      (find-file file)
-      (funcall (cdr (assoc sys e2e-modes)))
+      (find-file file) ; auto-mode-alist from the README picks the mode
+      (e2e-put-mode sys major-mode)
       (when first
         (setq first nil)
         (condition-case err

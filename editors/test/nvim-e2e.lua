@@ -1,5 +1,6 @@
--- Neovim (>= 0.7, Debian's) end-to-end test of ordering-lsp: one server for the workspace,
--- every file of expect.json opened in turn; checks diagnostics, hover and definition.
+-- Neovim (>= 0.7, Debian's) end-to-end test of ordering-lsp with the configuration of
+-- editors/README.md (its marked lua block is run as is): every file of expect.json is opened in
+-- turn; checks diagnostics, hover and definition.
 -- Usage: ORDERING_LSP=/path/ordering-lsp WS=editors/test/workspace \
 --        nvim --headless --clean -c "luafile editors/test/nvim-e2e.lua"
 -- Prints "ok - ..." / "not ok - ..." per check, then "RESULT {json}"; exit code = failures.
@@ -29,30 +30,35 @@ end
 
 -- latest diagnostics per URI, as the server published them
 local published = {}
-local initialized = false
-local client_id = vim.lsp.start_client({
-  name = 'ordering',
-  cmd = { server, 'serve' },
-  root_dir = ws,
-  workspace_folders = { { uri = vim.uri_from_fname(ws), name = 'workspace' } },
-  init_options = {
-    puppet = { ordering = 'manifest' }, salt = { stateAutoOrder = true, engine = '3007' },
-    cfengine = { evaluationOrder = 'classic' }, inlayHints = { enabled = true },
-  },
-  on_init = function() initialized = true end,
-  handlers = {
-    ['textDocument/publishDiagnostics'] = function(err, result, ctx, config)
-      if result then published[result.uri] = result.diagnostics end
-      return vim.lsp.diagnostic.on_publish_diagnostics(err, result, ctx, config)
-    end,
-  },
-})
-if not client_id then check('nvim start', false, 'start_client failed'); return finish() end
-if not vim.wait(timeout, function() return initialized end, 20) then
-  check('nvim initialize', false, 'no initialize answer in ' .. timeout .. ' ms'); return finish()
+local default_diag = vim.lsp.handlers['textDocument/publishDiagnostics']
+vim.lsp.handlers['textDocument/publishDiagnostics'] = function(err, result, ctx, config)
+  if result then published[result.uri] = result.diagnostics end
+  return default_diag(err, result, ctx, config)
 end
-res.timings.initialize = ms()
-local client = vim.lsp.get_client_by_id(client_id)
+
+-- the configuration users copy: the lua block of editors/README.md marked "tested by editors/test/nvim-e2e.lua"
+local readme = vim.fn.readfile(vim.fn.fnamemodify(ws, ':h:h') .. '/README.md')
+local block, inside = {}, false
+for _, line in ipairs(readme) do
+  if not inside and line:find('tested by editors/test/nvim-e2e.lua', 1, true) then inside = true end
+  if inside then
+    if line:match('^```') then break end
+    table.insert(block, line)
+  end
+end
+if #block == 0 then check('nvim README snippet', false, 'no block marked for nvim-e2e.lua in editors/README.md'); return finish() end
+local chunk, perr = loadstring(table.concat(block, '\n'), 'editors/README.md')
+if not chunk then check('nvim README snippet', false, perr); return finish() end
+vim.env.ORDERING_LSP = server
+vim.cmd('cd ' .. vim.fn.fnameescape(ws))
+chunk()
+
+local client
+local function get_client()
+  for _, c in pairs(vim.lsp.get_active_clients()) do
+    if c.name == 'ordering-lsp' then return c end
+  end
+end
 
 local function lc(pos) -- "line:col" 1-based -> 0-based numbers
   local l, c = pos:match('^(%d+):(%d+)$')
@@ -63,10 +69,14 @@ for _, f in ipairs(expect.files) do
   local file = ws .. '/' .. f.path
   local uri = vim.uri_from_fname(file)
   local sys = f.languageId
-  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  vim.cmd('edit ' .. vim.fn.fnameescape(file)) -- filetype detection + the README's autocmds attach it
   local bufnr = vim.api.nvim_get_current_buf()
-  vim.bo[bufnr].filetype = f.languageId
-  vim.lsp.buf_attach_client(bufnr, client_id)
+  res['filetype_' .. sys] = vim.bo[bufnr].filetype
+  if not client then
+    vim.wait(timeout, function() client = get_client(); return client ~= nil and client.initialized end, 20)
+    if not client then check('nvim start', false, 'the README config started no ordering-lsp client'); return finish() end
+    res.timings.initialize = ms()
+  end
 
   -- diagnostics: wait for a publish for this file that has the expected message
   local t = ms()
@@ -119,6 +129,8 @@ for _, f in ipairs(expect.files) do
   end
 end
 
-client.stop()
-vim.wait(2000, function() return client.is_stopped() end, 20)
+if client then
+  client.stop()
+  vim.wait(2000, function() return client.is_stopped() end, 20)
+end
 finish()

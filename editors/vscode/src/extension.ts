@@ -91,18 +91,16 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     },
   };
   let running = false;
+  let settled = false; // start-up outcome handled (running, or failure reported/retried)
   const c = new LanguageClient('ordering', 'Ordering Language Server', serverOptions, clientOptions);
   client = c;
-  c.onDidChangeState((e) => {
-    if (e.newState === State.Running) running = true;
-    if (e.newState === State.Running) setStatus('$(check) Ordering', `ordering-lsp: ${resolved.path}`);
-    else if (e.newState === State.Starting) setStatus('$(sync~spin) Ordering', 'starting');
-  });
-  setStatus('$(sync~spin) Ordering', 'starting');
-  try {
-    await c.start();
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
+
+  // The server died or never answered initialize: retry within the restart budget, then say so
+  // with a fix. Reached from start()'s rejection or from the client stopping before it ran,
+  // whichever comes first (a process that exits at once does not always reject start()).
+  const startFailed = async (msg: string) => {
+    if (settled) return;
+    settled = true;
     output.appendLine(`start failed: ${msg}`);
     if (client === c) client = undefined;
     await c.dispose().catch(() => undefined);
@@ -116,6 +114,18 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     }
     setStatus('$(error) Ordering', msg, true);
     void offerFix(`Ordering: the language server ${resolved.path} could not start: ${msg}. Check "ordering.server.path" and the output.`, 'Restart Server');
+  };
+
+  c.onDidChangeState((e) => {
+    if (e.newState === State.Running) { running = true; settled = true; setStatus('$(check) Ordering', `ordering-lsp: ${resolved.path}`); }
+    else if (e.newState === State.Starting) setStatus('$(sync~spin) Ordering', 'starting');
+    else if (e.newState === State.Stopped && !running) void startFailed('the server stopped during start-up');
+  });
+  setStatus('$(sync~spin) Ordering', 'starting');
+  try {
+    await c.start();
+  } catch (err) {
+    await startFailed(err instanceof Error ? err.message : String(err));
   }
 }
 

@@ -100,11 +100,11 @@ export class GraphPanel {
   <button id="fit" title="Fit to window">Fit</button>
   <button id="refresh" title="Ask the server again">Refresh</button>
 </header>
+<div id="message" role="status"></div>
 <main>
   <div id="cy" role="img" aria-label="execution graph"></div>
   <aside><h2>Execution order</h2><ol id="list"></ol><div id="unordered-box"><h2>Not ordered</h2><ul id="unordered"></ul></div></aside>
 </main>
-<div id="message"></div>
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;
