@@ -24,6 +24,7 @@ type sfile struct {
 	excludes []*exclude
 	extends  []*extendDecl
 	ids      []*idDecl
+	top bool // a top file (by shape), not states
 	// generator: the file may produce states nobody can name in advance
 	// (opaque template output, a renderer we do not read, an include we
 	// cannot resolve).
@@ -242,8 +243,31 @@ func (s *System) fileSpan(f *sfile, n *sp.Node) source.Span {
 	return source.Span{URI: f.file.URI, Start: n.Start, End: n.End}
 }
 
+// topShaped reports whether a file looks like a top file (env: target:
+// [sls...]) rather than states: dev/state_top.sls and the like.
+func topShaped(f *sfile) bool {
+	if !strings.Contains(filepath.Base(f.file.Path), "top") || len(f.p.Entries) == 0 {
+		return false
+	}
+	for _, e := range f.p.Entries {
+		if e.Key == nil || e.Val == nil || e.Val.Kind != sp.Map {
+			return false
+		}
+		for _, v := range e.Val.Vals {
+			if v.Kind != sp.Seq {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // read lowers a parsed file into includes, extends and state IDs.
 func (s *System) read(f *sfile) {
+	if topShaped(f) {
+		f.top = true
+		return
+	}
 	for _, e := range f.p.Entries {
 		if e.Opaque || e.Key == nil {
 			f.generator = true
