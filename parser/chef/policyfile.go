@@ -513,6 +513,18 @@ func Read(src []byte, f *File) *Policy {
 				continue
 			}
 			cb := &Cookbook{Call: c, Name: c.Args[0], Opts: opts(c)}
+			if len(cb.Opts) > 0 {
+				known := false
+				for _, k := range []string{"git", "github", "path", "artifactserver", "chef_server", "chef_server_artifact", "artifactory"} {
+					if cb.Opts[k] != nil {
+						known = true
+					}
+				}
+				if !known {
+					// CookbookOmnifetch finds no location for these options
+					errf(c.Start, c.End, "dsl", fmt.Sprintf("Cookbook `%s' has invalid source options `%s'", cb.Name.Text, optsString(c)))
+				}
+			}
 			if len(c.Args) > 1 {
 				cb.Constraint = c.Args[1]
 			}
