@@ -37,6 +37,8 @@ name "app"
 log "app"
 -- cookbooks/web/recipes/server.rb --
 log "web"
+-- cookbooks/mid/recipes/default.rb --
+log "mid"
 `
 
 func load(t *testing.T) *analysistest.Outcome {
@@ -143,6 +145,11 @@ func TestLinks(t *testing.T) {
 		if got := ls[0].Files[0].URI; got != uriOf(o, want) {
 			t.Errorf("link at %s = %s, want %s", needle, got, want)
 		}
+	}
+	// a lock's run list links to recipes too
+	lockURI := uriOf(o, "policies/mid/Policyfile.lock.json")
+	if ls := o.Result.LinksAt(lockURI, offsetOf(t, o, "policies/mid/Policyfile.lock.json", `"recipe[mid::default]"`)+1); len(ls) != 1 || ls[0].Files[0].URI != uriOf(o, "cookbooks/mid/recipes/default.rb") {
+		t.Errorf("links from the lock entry: %+v", ls)
 	}
 	// the include graph
 	calls := 0

@@ -237,6 +237,7 @@ func (a *analyzer) lockFile(u *unit) {
 			n.Facts = append(n.Facts, analysis.Fact{Label: "from", Value: "included policy " + a.contributor(in, ri.Key())})
 		}
 		a.res.Graph.Add(n)
+		a.linkRecipe(u, ri, n.Decl, n)
 		if prev != nil {
 			a.res.Graph.Connect(&analysis.Edge{From: prev, To: n, Kind: analysis.Order, Reason: "run list", At: n.Decl})
 		}

@@ -391,6 +391,25 @@ func (a *analyzer) cookbookDir(u *unit, cb string) string {
 	if u.dir == "" {
 		return ""
 	}
+	if u.lock != nil {
+		for _, c := range u.lock.CookbookLocks {
+			if c.Name != cb {
+				continue
+			}
+			if so := c.SourceOptions.Get("path"); so != nil && so.Kind == pchef.JString {
+				p := so.Str
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(u.dir, p)
+				}
+				if a.ws.IsDir(p) {
+					return p
+				}
+			}
+		}
+	}
+	if u.rb == nil {
+		return a.cookbookDirAbove(u.dir, cb)
+	}
 	for _, c := range u.rb.Cookbooks {
 		if c.Name.Text == cb {
 			if v := c.Opts["path"]; v != nil && v.Kind == pchef.VString && !v.Pattern {
@@ -417,8 +436,13 @@ func (a *analyzer) cookbookDir(u *unit, cb string) string {
 			}
 		}
 	}
+	return a.cookbookDirAbove(u.dir, cb)
+}
+
+// cookbookDirAbove looks for cookbooks/<cb> (or a folder whose metadata.rb
+// names cb) from dir up to the workspace root.
+func (a *analyzer) cookbookDirAbove(dir, cb string) string {
 	roots := a.ws.Roots()
-	dir := u.dir
 	for i := 0; i < 32; i++ {
 		c := filepath.Join(dir, "cookbooks", cb)
 		if a.ws.IsDir(c) {
@@ -446,14 +470,19 @@ func (a *analyzer) recipeLink(u *unit, e *entry) {
 	if e.item.Unknown || e.item.Pattern {
 		return
 	}
-	dir := a.cookbookDir(u, e.item.Cookbook)
+	a.linkRecipe(u, e.item, e.at, e.node)
+}
+
+// linkRecipe links a run-list entry to cookbooks/<cb>/recipes/<r>.rb.
+func (a *analyzer) linkRecipe(u *unit, it *pchef.RunItem, at source.Span, n *analysis.Node) {
+	dir := a.cookbookDir(u, it.Cookbook)
 	if dir == "" {
 		return
 	}
-	p := filepath.Join(dir, "recipes", e.item.Recipe+".rb")
+	p := filepath.Join(dir, "recipes", it.Recipe+".rb")
 	if a.ws.Exists(p) {
-		a.res.Links = append(a.res.Links, analysis.Link{At: e.at, Files: []source.Span{{URI: source.PathToURI(p)}}})
-		e.node.Facts = append(e.node.Facts, analysis.Fact{Label: "recipe file", Value: a.rel(p)})
+		a.res.Links = append(a.res.Links, analysis.Link{At: at, Files: []source.Span{{URI: source.PathToURI(p)}}})
+		n.Facts = append(n.Facts, analysis.Fact{Label: "recipe file", Value: a.rel(p)})
 	}
 }
 
