@@ -463,6 +463,14 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 			return v
 		}
 	}
+	if name == "facts" && r.a.facts != nil {
+		v := r.a.factsVal
+		v.at = at
+		return v
+	}
+	if v, ok := r.a.fact(name); ok && facts[name] {
+		return toVal(v, at)
+	}
 	if facts[name] {
 		return unknown(at)
 	}
@@ -739,7 +747,7 @@ func (r *run) matches(x, m val) (bool, bool) {
 		}
 		return re.MatchString(s), true
 	case vTypeName:
-		return false, false
+		return matchType(x, m.s)
 	case vArr:
 		if x.k != vArr {
 			return false, false
@@ -1079,6 +1087,32 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 		}
 		r.lambda(&se, lam, params)
 		return unknown(at)
+	case "lookup", "hiera", "hiera_array", "hiera_hash":
+		if len(args) >= 1 {
+			if key, ok := args[0].text(); ok && args[0].k == vStr {
+				if v, found := r.a.hieraLookup(key, at); found {
+					return v
+				}
+			}
+			// A default: lookup(key, default_value => x),
+			// lookup(key, type, merge, default), hiera(key, default).
+			for _, d := range args[1:] {
+				if d.k == vHash {
+					for i, k := range d.keys {
+						if s, _ := k.text(); s == "default_value" {
+							return d.arr[i]
+						}
+					}
+				}
+			}
+			if name != "lookup" && len(args) >= 2 {
+				return args[1]
+			}
+			if len(args) >= 4 {
+				return args[3]
+			}
+		}
+		return unknown(at)
 	case "ensure_resource", "stdlib::ensure_resource":
 		if len(args) >= 2 {
 			if typ, ok := args[0].text(); ok {
@@ -1127,7 +1161,41 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 		}
 		return unknown(at)
 	case "defined":
-		return unknown(at)
+		// defined('name'): a class or defined type of that name exists;
+		// defined(Type['x']): declared so far (evaluation order matters,
+		// as in Puppet); defined('$var'): the variable is set.
+		if len(args) == 0 {
+			return unknown(at)
+		}
+		all := true
+		for _, a := range args {
+			switch a.k {
+			case vStr:
+				if a.pat {
+					return unknown(at)
+				}
+				n := strings.ToLower(strings.TrimPrefix(a.s, "::"))
+				if strings.HasPrefix(n, "$") {
+					return unknown(at)
+				}
+				if r.a.classFor(r, n) == nil && r.a.defineFor(r, n) == nil && !builtinTypes[n] {
+					all = false
+				}
+			case vRef:
+				if a.ref.pat {
+					return unknown(at)
+				}
+				if x, exact := r.resolveBoth(a.ref); x == nil || !exact {
+					if x != nil {
+						return unknown(at)
+					}
+					all = false
+				}
+			default:
+				return unknown(at)
+			}
+		}
+		return val{k: vBool, s: fmt.Sprint(all), at: at}
 	}
 	if lam != nil {
 		se := *e
@@ -1251,12 +1319,15 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	sc.vars["title"] = str(name, at)
 	sc.vars["name"] = str(name, at)
 	ce := &env{sc: sc, f: ci.file, sym: ci.node, spec: e.spec}
-	r.bindParams(ce, ci.def.Params, params, at)
+	r.bindParams(ce, ci.def.Params, params, at, name)
 	r.stmts(ce, ci.def.Body)
 	return c
 }
 
-func (r *run) bindParams(e *env, ps []*pp.Param, given []attr, at source.Span) {
+// bindParams sets a class's or define's parameters: given values, then
+// (classes only) Hiera's automatic parameter lookup of class::param, then
+// the defaults.
+func (r *run) bindParams(e *env, ps []*pp.Param, given []attr, at source.Span, class string) {
 	for _, p := range ps {
 		name := strings.TrimPrefix(p.Name, "::")
 		set := false
@@ -1268,6 +1339,12 @@ func (r *run) bindParams(e *env, ps []*pp.Param, given []attr, at source.Span) {
 		}
 		if set {
 			continue
+		}
+		if class != "" {
+			if v, ok := r.a.hieraLookup(class+"::"+name, r.span(e.f, p.Loc)); ok {
+				e.sc.vars[name] = v
+				continue
+			}
 		}
 		if p.Default != nil {
 			e.sc.vars[name] = r.eval(e, p.Default)
@@ -1314,7 +1391,7 @@ func (r *run) evalDefine(x *res) {
 		}
 	}
 	e := &env{sc: sc, f: d.file, sym: d.node, spec: x.spec}
-	r.bindParams(e, d.def.Params, x.params, at)
+	r.bindParams(e, d.def.Params, x.params, at, "")
 	r.stmts(e, d.def.Body)
 }
 
@@ -1628,4 +1705,34 @@ func (s *scope) get(name string) (val, bool) {
 		}
 	}
 	return val{}, false
+}
+
+// matchType is `x =~ Type` for the core data types we can decide.
+func matchType(x val, t string) (bool, bool) {
+	if !x.known() && x.k != vHash {
+		return false, false
+	}
+	switch t {
+	case "Array", "Tuple":
+		return x.k == vArr, true
+	case "Hash", "Struct":
+		return x.k == vHash, true
+	case "String":
+		return x.k == vStr, true
+	case "Boolean":
+		return x.k == vBool, true
+	case "Integer":
+		return x.k == vNum && !strings.ContainsAny(x.s, ".eE"), true
+	case "Float":
+		return x.k == vNum && strings.ContainsAny(x.s, ".eE"), true
+	case "Numeric":
+		return x.k == vNum, true
+	case "Undef":
+		return x.k == vUndef, true
+	case "Any":
+		return true, true
+	case "NotUndef":
+		return x.k != vUndef, true
+	}
+	return false, false
 }

@@ -716,14 +716,43 @@ func (r *run) autorequires(x *res) []autoreq {
 				add("File", s, "autorequire (cwd)", a.at)
 			}
 		}
+		// Puppet 7: an array command contributes its first element only;
+		// onlyif/unless each element (first of nested arrays); in each,
+		// an absolute path at the start of any line (%r{^(/\S+)}), and
+		// for command also a "quoted" path at a line start.
 		for _, name := range []string{"command", "onlyif", "unless"} {
-			if a, ok := x.anyAttr(name); ok {
-				// Ruby's %r{^/\S+}: an absolute path at the start of any line.
-				for _, s := range strs(a) {
-					for _, line := range strings.Split(s, "\n") {
-						if strings.HasPrefix(line, "/") {
-							f := strings.Fields(line)
-							add("File", f[0], "autorequire ("+name+")", a.at)
+			a, ok := x.anyAttr(name)
+			if !ok {
+				continue
+			}
+			var lines []val
+			switch {
+			case a.v.k == vArr && name == "command":
+				if len(a.v.arr) > 0 {
+					lines = []val{a.v.arr[0]}
+				}
+			case a.v.k == vArr:
+				for _, e := range a.v.arr {
+					if e.k == vArr && len(e.arr) > 0 {
+						e = e.arr[0]
+					}
+					lines = append(lines, e)
+				}
+			default:
+				lines = []val{a.v}
+			}
+			for _, l := range lines {
+				s, ok := l.text()
+				if !ok || l.k != vStr {
+					continue
+				}
+				for _, line := range strings.Split(s, "\n") {
+					if strings.HasPrefix(line, "/") {
+						add("File", strings.Fields(line)[0], "autorequire ("+name+")", a.at)
+					}
+					if name == "command" && strings.HasPrefix(line, "\"") {
+						if j := strings.IndexByte(line[1:], '"'); j > 0 {
+							add("File", line[1:1+j], "autorequire ("+name+")", a.at)
 						}
 					}
 				}

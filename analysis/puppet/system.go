@@ -51,6 +51,7 @@ func (s *System) Flags() []analysis.Flag {
 		{Name: "modulepath", Key: "puppet.modulepath", Help: "colon-separated module directories (default: a modules/ folder next to or above the file, and the workspace roots)"},
 		{Name: "certname", Key: "puppet.certname", Help: "node name used to pick a node definition (default puppet-order)"},
 		{Name: "ordering", Key: "puppet.ordering", Help: "manifest (default) | title-hash | random: pre-Puppet-6 orderings"},
+		{Name: "facts", Key: "puppet.facts", Help: "YAML/JSON facts of the node to compile for (facter -y / puppet facts); decides fact-dependent branches and Hiera levels"},
 	}
 }
 
@@ -131,6 +132,10 @@ type analyzer struct {
 	declared     map[string]bool // classes/defines declared somewhere in the workspace
 	rubyTypes    map[string]bool
 	allRuns      []*run
+	facts        map[string]any
+	factsVal     val
+	hieraCache   map[string][]string
+	dataCache    map[string]map[string]any
 	declaredKeys map[string]bool
 	declaredPats []string
 }
@@ -171,6 +176,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a.ordering = req.Settings.Get("puppet.ordering", "manifest")
 	a.strict = req.Entry != ""
 	a.setupModulePath()
+	a.loadFacts()
 	res := &analysis.Result{}
 
 	var runs []analysis.Run

@@ -1,0 +1,231 @@
+package puppet
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/source"
+	"gopkg.in/yaml.v3"
+)
+
+// Facts and Hiera data, so that a manifest can be seen as a given node
+// would compile it: `puppet.facts` names a YAML or JSON file of facts (the
+// output of `facter -y` or `puppet facts`); class parameters not given
+// explicitly are looked up in the environment's and the class's module
+// data (hiera.yaml v5, datadir data/, yaml_data), following the
+// hierarchy levels whose %{...} interpolations the facts can fill.
+// Without facts only the levels that need none (common.yaml) are used.
+
+// loadFacts reads the facts file named by the setting, once.
+func (a *analyzer) loadFacts() {
+	p := a.req.Settings.Get("puppet.facts", "")
+	if p == "" {
+		return
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(a.root(), p)
+	}
+	f := a.ws.Lookup(p)
+	if f == nil {
+		return
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(f.Text, &m); err != nil {
+		if err := json.Unmarshal(f.Text, &m); err != nil {
+			return
+		}
+	}
+	// `puppet facts` wraps them: {"name": ..., "values": {...}}.
+	if v, ok := m["values"].(map[string]any); ok {
+		m = v
+	}
+	a.facts = m
+	a.factsVal = toVal(m, source.Span{})
+}
+
+// toVal converts decoded YAML/JSON into a value.
+func toVal(x any, at source.Span) val {
+	switch t := x.(type) {
+	case nil:
+		return val{k: vUndef, at: at}
+	case string:
+		return str(t, at)
+	case bool:
+		return val{k: vBool, s: fmt.Sprint(t), at: at}
+	case int:
+		return val{k: vNum, s: fmt.Sprint(t), at: at}
+	case int64:
+		return val{k: vNum, s: fmt.Sprint(t), at: at}
+	case float64:
+		return val{k: vNum, s: fmtNum(t), at: at}
+	case []any:
+		v := val{k: vArr, at: at}
+		for _, e := range t {
+			v.arr = append(v.arr, toVal(e, at))
+		}
+		return v
+	case map[string]any:
+		v := val{k: vHash, at: at}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			v.keys = append(v.keys, str(k, at))
+			v.arr = append(v.arr, toVal(t[k], at))
+		}
+		return v
+	}
+	return unknown(at)
+}
+
+// fact returns a fact by dotted path (os.family), or nil.
+func (a *analyzer) fact(path string) (any, bool) {
+	if a.facts == nil {
+		return nil, false
+	}
+	var cur any = a.facts
+	for _, p := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = m[p]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+type hieraLayer struct {
+	files []string // data files, in priority order
+}
+
+var interp = regexp.MustCompile(`%\{([^}]*)\}`)
+
+// hieraFiles lists the data files of the hiera.yaml in dir whose paths
+// the facts can fill.
+func (a *analyzer) hieraFiles(dir string) []string {
+	if v, ok := a.hieraCache[dir]; ok {
+		return v
+	}
+	var out []string
+	f := a.ws.Lookup(filepath.Join(dir, "hiera.yaml"))
+	if f != nil {
+		var cfg struct {
+			Version  int `yaml:"version"`
+			Defaults struct {
+				Datadir string `yaml:"datadir"`
+			} `yaml:"defaults"`
+			Hierarchy []struct {
+				Path    string   `yaml:"path"`
+				Paths   []string `yaml:"paths"`
+				Datadir string   `yaml:"datadir"`
+			} `yaml:"hierarchy"`
+		}
+		if yaml.Unmarshal(f.Text, &cfg) == nil && cfg.Version == 5 {
+			dd := cfg.Defaults.Datadir
+			if dd == "" {
+				dd = "data"
+			}
+			for _, h := range cfg.Hierarchy {
+				d := dd
+				if h.Datadir != "" {
+					d = h.Datadir
+				}
+				paths := h.Paths
+				if h.Path != "" {
+					paths = append([]string{h.Path}, paths...)
+				}
+				for _, p := range paths {
+					ok := true
+					filled := interp.ReplaceAllStringFunc(p, func(m string) string {
+						key := strings.TrimSpace(m[2 : len(m)-1])
+						key = strings.TrimPrefix(key, "::")
+						key = strings.TrimPrefix(key, "facts.")
+						key = strings.TrimPrefix(key, "trusted.")
+						v, found := a.fact(key)
+						if !found {
+							ok = false
+							return ""
+						}
+						return fmt.Sprint(v)
+					})
+					if ok {
+						out = append(out, filepath.Join(dir, d, filled))
+					}
+				}
+			}
+		}
+	} else if a.ws.IsDir(filepath.Join(dir, "data")) {
+		out = []string{filepath.Join(dir, "data", "common.yaml")}
+	}
+	if a.hieraCache == nil {
+		a.hieraCache = map[string][]string{}
+	}
+	a.hieraCache[dir] = out
+	return out
+}
+
+func (a *analyzer) dataFile(p string) map[string]any {
+	if m, ok := a.dataCache[p]; ok {
+		return m
+	}
+	var m map[string]any
+	if f := a.ws.Lookup(p); f != nil {
+		if yaml.Unmarshal(f.Text, &m) != nil {
+			m = nil
+		}
+	}
+	if a.dataCache == nil {
+		a.dataCache = map[string]map[string]any{}
+	}
+	a.dataCache[p] = m
+	return m
+}
+
+// hieraLookup finds key in the environment data, then in the data of
+// the module the key belongs to (Puppet's lookup order).
+func (a *analyzer) hieraLookup(key string, at source.Span) (val, bool) {
+	key = strings.TrimPrefix(key, "::")
+	var dirs []string
+	for _, r := range a.ws.Roots() {
+		if !isModuleRoot(a.ws, r) {
+			dirs = append(dirs, r)
+		}
+	}
+	if i := strings.Index(key, "::"); i > 0 {
+		if root := a.moduleRoot(key[:i]); root != "" {
+			dirs = append(dirs, root)
+		}
+	}
+	for _, d := range dirs {
+		for _, p := range a.hieraFiles(d) {
+			if m := a.dataFile(p); m != nil {
+				if v, ok := m[key]; ok {
+					return toVal(v, at), true
+				}
+			}
+		}
+	}
+	return val{}, false
+}
+
+// moduleRoot finds the folder of a module by name.
+func (a *analyzer) moduleRoot(mod string) string {
+	if r, ok := a.rootMods[mod]; ok {
+		return r
+	}
+	for _, d := range a.modpath {
+		if a.ws.IsDir(filepath.Join(d, mod, "manifests")) {
+			return filepath.Join(d, mod)
+		}
+	}
+	return ""
+}
