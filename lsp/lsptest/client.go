@@ -118,24 +118,10 @@ func (c *Client) Notify(method string, params any) {
 // returns them. It fails the test after 20 s.
 func (c *Client) WaitDiagnostics(uri string, ok func([]Diagnostic) bool) []Diagnostic {
 	c.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	timer := time.AfterFunc(20*time.Second, func() {
-		c.mu.Lock()
-		c.cond.Broadcast()
-		c.mu.Unlock()
+	return c.wait(uri, 20*time.Second, func() bool {
+		ds, seen := c.diags[uri]
+		return seen && ok(ds)
 	})
-	defer timer.Stop()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for {
-		if ds, seen := c.diags[uri]; seen && ok(ds) {
-			return ds
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("timed out waiting for diagnostics of %s; last: %s", uri, mustJSON(c.diags[uri]))
-		}
-		c.cond.Wait()
-	}
 }
 
 // Publishes returns how many times diagnostics of uri were published.
@@ -149,8 +135,15 @@ func (c *Client) Publishes(uri string) int {
 // n times, and returns the latest.
 func (c *Client) WaitPublish(uri string, n int) []Diagnostic {
 	c.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	timer := time.AfterFunc(60*time.Second, func() {
+	return c.wait(uri, 60*time.Second, func() bool { return c.count[uri] > n })
+}
+
+// wait blocks until done (called with c.mu held) or the timeout, which
+// fails the test.
+func (c *Client) wait(uri string, timeout time.Duration, done func() bool) []Diagnostic {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	timer := time.AfterFunc(timeout, func() {
 		c.mu.Lock()
 		c.cond.Broadcast()
 		c.mu.Unlock()
@@ -158,9 +151,9 @@ func (c *Client) WaitPublish(uri string, n int) []Diagnostic {
 	defer timer.Stop()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for c.count[uri] <= n {
+	for !done() {
 		if time.Now().After(deadline) {
-			c.t.Fatalf("timed out waiting for publish %d of %s", n+1, uri)
+			c.t.Fatalf("timed out waiting for diagnostics of %s; last: %s", uri, mustJSON(c.diags[uri]))
 		}
 		c.cond.Wait()
 	}
