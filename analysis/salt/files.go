@@ -24,7 +24,7 @@ type sfile struct {
 	excludes []*exclude
 	extends  []*extendDecl
 	ids      []*idDecl
-	top bool // a top file (by shape), not states
+	top      bool // a top file (by shape), not states
 	// generator: the file may produce states nobody can name in advance
 	// (opaque template output, a renderer we do not read, an include we
 	// cannot resolve).

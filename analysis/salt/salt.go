@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -161,8 +162,21 @@ func (t *tree) avail() []string {
 }
 
 // rootOf finds the file root of a path: the setting, else the nearest
-// folder holding top.sls, else the parent of the outermost chain of
-// folders holding init.sls (a formula's package), else the file's folder.
+// folder holding top.sls, else the folder from which the SLS names the
+// file itself writes (includes, sls: requisites) resolve, else the parent
+// of the outermost chain of folders holding init.sls (a formula's
+// package), else the file's folder.
+func (a *analyzer) rootOf(path string) string {
+	if r, ok := a.rootCache[path]; ok {
+		return r
+	}
+	r := rootOf(a.req.Workspace, path, a.setting)
+	a.rootCache[path] = r
+	return r
+}
+
+var slsNameRe = regexp.MustCompile(`(?m)^\s*-\s+(?:sls:\s*)?([A-Za-z0-9_][\w\-]*(?:\.[\w\-]+)*)\s*$`)
+
 func rootOf(ws *source.Workspace, path string, setting string) string {
 	if setting != "" {
 		if abs, err := filepath.Abs(setting); err == nil {
@@ -181,6 +195,42 @@ func rootOf(ws *source.Workspace, path string, setting string) string {
 		}
 		d = p
 	}
+	// the SLS names the file writes: where do their first components live?
+	if f := ws.Lookup(path); f != nil {
+		// Dotted names are strong evidence; single words (list items like
+		// `- user`) count only when there is nothing else.
+		votes := map[string]int{}
+		best, bestN := "", 0
+		seen := map[string]bool{}
+		var names []string
+		for _, m := range slsNameRe.FindAllSubmatch(f.Text, 64) {
+			if n := string(m[1]); strings.Contains(n, ".") && !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+		for _, n := range names {
+			rel := filepath.FromSlash(strings.ReplaceAll(n, ".", "/"))
+			d := dir
+			for i := 0; i < 8; i++ {
+				if ws.Exists(filepath.Join(d, rel+".sls")) || ws.Exists(filepath.Join(d, rel, "init.sls")) {
+					votes[d]++
+					if votes[d] > bestN || votes[d] == bestN && len(d) > len(best) {
+						best, bestN = d, votes[d]
+					}
+					break
+				}
+				p := filepath.Dir(d)
+				if p == d {
+					break
+				}
+				d = p
+			}
+		}
+		if best != "" {
+			return best
+		}
+	}
 	d := dir
 	for i := 0; i < 32 && ws.Exists(filepath.Join(d, "init.sls")); i++ {
 		p := filepath.Dir(d)
@@ -196,11 +246,12 @@ func rootOf(ws *source.Workspace, path string, setting string) string {
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{s: s, req: req, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, nodeFun: map[*analysis.Node]string{}, watchReasons: map[string]string{},
+		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, nodeFun: map[*analysis.Node]string{}, rootCache: map[string]string{}, watchReasons: map[string]string{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
 	setting := req.Settings.Get("salt.fileRoot", "")
+	a.setting = setting
 	trees := map[string]*tree{}
 	a.trees = trees
 	treeOf := func(root string) *tree {
@@ -220,7 +271,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	var roots []string
 	if req.Entry != "" {
 		if p := source.URIToPath(req.Entry); p != "" && filepath.Base(p) == "top.sls" {
-			root := rootOf(req.Workspace, p, setting)
+			root := a.rootOf(p)
 			t := treeOf(root)
 			for _, n := range t.avail() {
 				rel := filepath.FromSlash(strings.ReplaceAll(n, ".", "/"))
@@ -234,7 +285,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		for _, f := range req.Files {
 			if f.Path != "" {
 				paths = append(paths, f.Path)
-				roots = append(roots, rootOf(req.Workspace, f.Path, setting))
+				roots = append(roots, a.rootOf(f.Path))
 			}
 		}
 	}
@@ -254,7 +305,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		if file != nil {
 			root := filepath.Dir(file.Path)
 			if file.Path != "" {
-				root = rootOf(req.Workspace, file.Path, setting)
+				root = a.rootOf(file.Path)
 			}
 			t := treeOf(root)
 			var f *sfile
@@ -285,7 +336,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				t = treeOf("")
 				f = s.newFile(file, "")
 			} else {
-				root := rootOf(req.Workspace, file.Path, setting)
+				root := a.rootOf(file.Path)
 				t = treeOf(root)
 				f = t.load(file.Path)
 				if f == nil {
@@ -434,6 +485,8 @@ type analyzer struct {
 	watchReasons map[string]string
 	orderFacts   []orderRec
 	trees        map[string]*tree
+	setting      string
+	rootCache    map[string]string
 }
 
 func sev(n int) analysis.Severity {
