@@ -1,9 +1,6 @@
 package lsp_test
 
 import (
-	"context"
-	"io"
-	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
-	"github.com/ordering-lsp/ordering-lsp/lsp"
 	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -36,16 +32,7 @@ func TestEditReanalysesOnlyItsSystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n atomic.Int32
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	srv := lsp.New([]analysis.System{toy{}, counting{&n}}, log.New(io.Discard, "", 0))
-	go srv.Serve(context.Background(), pipes{sr, sw})
-	c := lsptest.New(t, cr, cw)
-	t.Cleanup(c.Close)
-	if err := c.Call("initialize", map[string]any{"rootUri": source.PathToURI(root), "capabilities": map[string]any{}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	c.Notify("initialized", map[string]any{})
+	c, _ := lsptest.Start(t, []analysis.System{toy{}, counting{&n}}, root, nil)
 	uri := source.PathToURI(filepath.Join(root, "a.toy"))
 	c.Open(uri, "toy", "step a\na after b\n")
 	c.WaitDiagnostics(uri, func(d []lsptest.Diagnostic) bool { return len(d) == 1 })

@@ -1,25 +1,16 @@
 package rudder
 
 import (
-	"context"
-	"io"
-	"log"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
-	"github.com/ordering-lsp/ordering-lsp/lsp"
 	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
 	"github.com/ordering-lsp/ordering-lsp/source"
 	"golang.org/x/tools/txtar"
 )
-
-type pipes struct {
-	io.Reader
-	io.WriteCloser
-}
 
 // TestServer drives the real language server over pipes on the
 // documentation example: diagnostics on disk files, go-to-definition from
@@ -41,17 +32,7 @@ func TestServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	srv := lsp.New([]analysis.System{New()}, log.New(io.Discard, "", 0))
-	go srv.Serve(context.Background(), pipes{sr, sw})
-	c := lsptest.New(t, cr, cw)
-	t.Cleanup(c.Close)
-	var init map[string]any
-	if err := c.Call("initialize", map[string]any{"processId": nil, "rootUri": source.PathToURI(root), "capabilities": map[string]any{}}, &init); err != nil {
-		t.Fatal(err)
-	}
-	c.Notify("initialized", map[string]any{})
+	c, _ := lsptest.Start(t, []analysis.System{New()}, root, nil)
 
 	r1 := source.PathToURI(filepath.Join(root, "rules", "r1.json"))
 	text, _ := os.ReadFile(filepath.Join(root, "rules", "r1.json"))

@@ -8,11 +8,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"sync"
 	"testing"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/lsp"
+	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 // Client is a test LSP client.
@@ -193,4 +198,33 @@ func Pos(uri string, line, char int) map[string]any {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return fmt.Sprint(string(b))
+}
+
+type pipeRWC struct {
+	io.Reader
+	io.WriteCloser
+}
+
+// Start runs a language server for systems in this process over pipes,
+// and returns a client that has initialized it on the workspace folder
+// root (with client capabilities caps, which may be nil) and sent
+// initialized. The connection closes when the test ends.
+func Start(t testing.TB, systems []analysis.System, root string, caps map[string]any) (*Client, map[string]any) {
+	t.Helper()
+	cr, sw := io.Pipe() // server -> client
+	sr, cw := io.Pipe() // client -> server
+	srv := lsp.New(systems, log.New(io.Discard, "", 0))
+	go srv.Serve(context.Background(), pipeRWC{sr, sw})
+	c := New(t, cr, cw)
+	t.Cleanup(c.Close)
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	var init map[string]any
+	params := map[string]any{"processId": nil, "rootUri": source.PathToURI(root), "capabilities": caps}
+	if err := c.Call("initialize", params, &init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	c.Notify("initialized", map[string]any{})
+	return c, init
 }
