@@ -33,6 +33,13 @@ type unit struct {
 	includes []*incl
 	resolved bool
 	hasError bool
+	// merged named run lists of the Policyfile
+	named []namedList
+}
+
+type namedList struct {
+	name    string
+	entries []*entry
 }
 
 // incl is one include of a unit: an include_policy statement, or (for a

@@ -69,6 +69,14 @@ func (a *analyzer) stale(u *unit, entries []*entry) {
 	if u.rb.RunList != nil {
 		rbAt = spanOf(u.rbFile, u.rb.RunList.Call.Start, u.rb.RunList.Call.End)
 	}
+	lockDiagAt := func(at source.Span, msg string, rel source.Span) {
+		reasons = append(reasons, msg)
+		if u.owned {
+			a.diag(u, at, analysis.Warning, "stale-lock",
+				fmt.Sprintf("%s is stale against %s: %s; run `chef update`", lockName, filepath.Base(u.rbFile.Path), msg),
+				analysis.Related{At: rel, Message: "in the Policyfile"})
+		}
+	}
 	lockDiag := func(key, msg string, rel source.Span) {
 		reasons = append(reasons, msg)
 		if u.owned {
@@ -110,26 +118,60 @@ func (a *analyzer) stale(u *unit, entries []*entry) {
 	if len(missing) > 0 {
 		lockDiag("cookbook_locks", fmt.Sprintf("cookbook_locks lacks %s", strings.Join(missing, ", ")), rbAt)
 	}
-	// named run lists (own ones only: included ones come with their locks)
+	// named run lists, merged as chef-cli merges them
 	lockNamed := map[string][]string{}
 	for _, n := range u.lock.NamedRunLists {
 		lockNamed[n.Name] = labelsOf(n.Items)
 	}
+	unknownNamed := false
 	for _, rl := range u.rb.NamedRunLists {
-		if rl.Unknown {
-			continue
+		unknownNamed = unknownNamed || rl.Unknown
+	}
+	for _, nl := range u.named {
+		if unknownNamed {
+			break
 		}
-		var mine []string
-		for _, it := range rl.Items {
-			mine = append(mine, it.Label)
+		at := rbAt
+		for _, rl := range u.rb.NamedRunLists {
+			if rl.Name == nl.name {
+				at = spanOf(u.rbFile, rl.Call.Start, rl.Call.End)
+			}
 		}
-		got, ok := lockNamed[rl.Name]
+		got, ok := lockNamed[nl.name]
+		want := entryLabels(nl.entries)
 		if !ok {
-			lockDiag("named_run_lists", fmt.Sprintf("named_run_list %s is missing", rl.Name), spanOf(u.rbFile, rl.Call.Start, rl.Call.End))
+			lockDiag("named_run_lists", fmt.Sprintf("named_run_list %s is missing", nl.name), at)
 			continue
 		}
-		if len(u.includes) == 0 && !sameList(dedupe(mine), got) {
-			lockDiag("named_run_lists", fmt.Sprintf("named_run_list %s differs: the lock has %s, the Policyfile says %s", rl.Name, listText(got), listText(mine)), spanOf(u.rbFile, rl.Call.Start, rl.Call.End))
+		if !sameList(want, got) {
+			lockDiag("named_run_lists", fmt.Sprintf("named_run_list %s differs: the lock has %s, the Policyfile merges to %s", nl.name, listText(got), listText(want)), at)
+		}
+	}
+	// cookbook constraints and sources the lock does not satisfy
+	byName := map[string]pchef.CookbookLock{}
+	for _, c := range u.lock.CookbookLocks {
+		byName[c.Name] = c
+	}
+	for _, c := range u.rb.Cookbooks {
+		cl, ok := byName[c.Name.Text]
+		if !ok {
+			continue
+		}
+		at := spanOf(u.rbFile, c.Call.Start, c.Call.End)
+		if c.Constraint != nil && c.Constraint.Kind == pchef.VString && !c.Constraint.Pattern {
+			if sat, known := satisfies(cl.Version, c.Constraint.Text); known && !sat {
+				lockDiagAt(spanOf(lf, cl.Start, cl.End), fmt.Sprintf("cookbook %s is locked at %s, which does not satisfy '%s'", c.Name.Text, cl.Version, c.Constraint.Text), at)
+			}
+		}
+		if v := c.Opts["path"]; v != nil && v.Kind == pchef.VString && !v.Pattern {
+			if so := cl.SourceOptions.Get("path"); so == nil || so.Kind != pchef.JString || filepath.Clean(filepath.Join(u.dir, so.Str)) != filepath.Clean(filepath.Join(u.dir, v.Text)) {
+				lockDiagAt(spanOf(lf, cl.Start, cl.End), fmt.Sprintf("cookbook %s comes from path %s in the Policyfile but not in the lock", c.Name.Text, v.Text), at)
+			}
+		}
+		if v := c.Opts["git"]; v != nil && v.Kind == pchef.VString && !v.Pattern {
+			if so := cl.SourceOptions.Get("git"); so == nil || so.Kind != pchef.JString || so.Str != v.Text {
+				lockDiagAt(spanOf(lf, cl.Start, cl.End), fmt.Sprintf("cookbook %s comes from git %s in the Policyfile but not in the lock", c.Name.Text, v.Text), at)
+			}
 		}
 	}
 	// included policies that changed since the lock was made

@@ -380,7 +380,9 @@ func (a *analyzer) namedRunLists(u *unit) {
 		l.srcs = append(l.srcs, rs)
 	}
 	for _, l := range lists {
-		a.buildRun(u, u.name+" named_run_list "+l.name, "", merge(l.srcs), u.node)
+		entries := merge(l.srcs)
+		a.buildRun(u, u.name+" named_run_list "+l.name, "", entries, u.node)
+		u.named = append(u.named, namedList{name: l.name, entries: entries})
 	}
 }
 
