@@ -136,6 +136,7 @@ type compiler struct {
 	// in advance.
 	generator bool
 	files     []*sfile // files of the run, in render order
+	shadowed  map[string]bool
 }
 
 func (c *compiler) fail(p *problem) { c.problems = append(c.problems, p) }
@@ -281,6 +282,11 @@ func (c *compiler) merge(into, st *high) {
 		nb := st.m[id]
 		if ob, ok := into.m[id]; ok && ob != nb {
 			conditional := strings.Contains(id, sp.Unknown) || ob.cond || nb.cond
+			if conditional && ob.decl != nb.decl {
+				// alternatives: the later hides the earlier in this model;
+				// `sls:` requisites on the hidden one's file stay open
+				c.shadowed[ob.sls] = true
+			}
 			if ob.decl != nb.decl && !conditional {
 				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS 'base:%s' and SLS 'base:%s'", id, ob.sls, nb.sls)
 				// reported on both declarations, each pointing at the other

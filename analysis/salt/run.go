@@ -54,6 +54,7 @@ type sim struct {
 	byInc     map[string][]*chunk
 	patterns  []*chunk
 	generator bool
+	shadowed  map[string]bool // SLS whose states conditional alternatives hid
 
 	// by tag (chunk.tid): Salt's running and pre dicts, the active set
 	// (a generation number: reset after each top-level chunk)
@@ -178,7 +179,7 @@ func (s *sim) match(e *reqEntry) *match {
 		}
 	}
 	if len(m.chunks) == 0 {
-		if unknown || s.generator {
+		if unknown || s.generator || e.mod == "sls" && s.shadowed[val] {
 			m.maybe = true
 		}
 		for _, ch := range s.patterns {

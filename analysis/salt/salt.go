@@ -661,7 +661,7 @@ func (a *analyzer) where(sp source.Span) string {
 }
 
 func (a *analyzer) runSLS(t *tree, f *sfile) {
-	c := &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto}
+	c := &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto, shadowed: map[string]bool{}}
 	st := c.renderState(f.sls, nil, 0, false)
 	if st == nil {
 		st = newHigh()
@@ -672,7 +672,7 @@ func (a *analyzer) runSLS(t *tree, f *sfile) {
 // runTop builds the highstate of a top.sls: every SLS of every target of
 // every environment, in top file order (one machine matching all targets).
 func (a *analyzer) runTop(t *tree, top *sfile) {
-	c := &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto}
+	c := &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto, shadowed: map[string]bool{}}
 	hs := newHigh()
 	for _, e := range top.p.Entries {
 		if e.Key == nil || e.Val == nil || e.Val.Kind != sp.Map {
@@ -755,6 +755,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	c.applyExclude(h)
 	chunks := c.compile(h)
 	sm := newSim(chunks, c.generator)
+	sm.shadowed = c.shadowed
 	sm.run()
 
 	run := analysis.Run{Name: name, Entry: entry}
@@ -1094,10 +1095,11 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 			msg = fmt.Sprintf("A recursive requisite was found, SLS \"%s\" %s", first.sls, strings.Join(ids, " "))
 		}
 		dup := false
-		if !a.master && len(ns) == 2 {
-			// verify_high reports this pair (in one of the two orders)
+		if !a.master && len(ns) <= 2 {
+			// verify_high reports this pair (in one of the two orders),
+			// or a state requiring itself (ID "x" ID "x")
 			for m := range reported {
-				if strings.Contains(m, fmt.Sprintf("ID \"%s\"", nodeChunk[ns[0]].id)) && strings.Contains(m, fmt.Sprintf("ID \"%s\"", nodeChunk[ns[1]].id)) {
+				if strings.Contains(m, fmt.Sprintf("ID \"%s\"", nodeChunk[ns[0]].id)) && strings.Contains(m, fmt.Sprintf("ID \"%s\"", nodeChunk[ns[len(ns)-1]].id)) {
 					dup = true
 				}
 			}
