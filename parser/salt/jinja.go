@@ -245,8 +245,17 @@ func lexTemplate(src []byte) ([]jtok, []Error) {
 				k = n
 			}
 			toks = append(toks, jtok{kind: 'r', start: i, end: k, in: i, inEnd: k})
-			i = k
-			textStart = k
+			// skip the {% endraw %} tag itself
+			e := k
+			if k < n {
+				if j := strings.Index(string(src[k:]), "%}"); j >= 0 {
+					e = k + j + 2
+				} else {
+					e = n
+				}
+			}
+			i = e
+			textStart = e
 		}
 	}
 	flushText(n)
@@ -805,7 +814,14 @@ func (r *renderer) blockScalar() (int, bool) {
 	if !strings.HasSuffix(t, "|") && !strings.HasSuffix(t, ">") {
 		return 0, false
 	}
-	ind := len(line) - len(strings.TrimLeft(line, " "))
+	// content goes deeper than the key that owns the scalar (after
+	// "- " items the key sits further right)
+	rest := strings.TrimLeft(line, " ")
+	ind := len(line) - len(rest)
+	for strings.HasPrefix(rest, "- ") {
+		rest = strings.TrimLeft(rest[2:], " ")
+		ind = len(line) - len(rest)
+	}
 	return ind + 2, true
 }
 
