@@ -1,12 +1,14 @@
 package puppet
 
 import (
+	"container/heap"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -153,11 +155,21 @@ func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
 	return n
 }
 
+// newEdge allocates edges in slabs: a 10k-resource catalog has tens of
+// thousands of them.
+func (a *analyzer) newEdge(e analysis.Edge) *analysis.Edge {
+	if len(a.edgeSlab) == cap(a.edgeSlab) {
+		a.edgeSlab = make([]analysis.Edge, 0, 1024)
+	}
+	a.edgeSlab = append(a.edgeSlab, e)
+	return &a.edgeSlab[len(a.edgeSlab)-1]
+}
+
 // edge adds an edge to the run and to the shared graph; runs that share
 // nodes share edges (the map is only built once a second run exists).
 func (a *analyzer) edge(g *runGraph, from, to *analysis.Node, kind analysis.EdgeKind, reason string, at source.Span) *analysis.Edge {
 	if a.runsBuilt == 0 {
-		e := a.graph.Connect(&analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at})
+		e := a.graph.Connect(a.newEdge(analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at}))
 		g.edges = append(g.edges, e)
 		return e
 	}
@@ -170,7 +182,7 @@ func (a *analyzer) edge(g *runGraph, from, to *analysis.Node, kind analysis.Edge
 	k := edgeKey{from, to, kind, at}
 	e := a.edgeKeys[k]
 	if e == nil {
-		e = a.graph.Connect(&analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at})
+		e = a.graph.Connect(a.newEdge(analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at}))
 		a.edgeKeys[k] = e
 	}
 	g.edges = append(g.edges, e)
@@ -429,7 +441,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		}
 		return p.Index < q.Index
 	}
-	order, stuck := analysis.Toposort(g.nodes, g.edges, less)
+	order, stuck := g.toposort(less)
 	run := analysis.Run{Name: r.name, Entry: r.entry}
 	for _, n := range append(order, stuck...) {
 		if n.Hidden {
@@ -1027,3 +1039,79 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 // debugRuns (ORDERING_LSP_DEBUG_RUNS=1) names the run of each missing
 // target, to understand diagnostics on big workspaces.
 var debugRuns = os.Getenv("ORDERING_LSP_DEBUG_RUNS") != ""
+
+// toposort is analysis.Toposort (Kahn, lowest priority first) on dense
+// run-local indexes: no maps keyed by node on the hot path.
+func (g *runGraph) toposort(less func(p, q *analysis.Node) bool) (order, stuck []*analysis.Node) {
+	n := len(g.nodes)
+	local := make(map[*analysis.Node]int32, n)
+	for i, x := range g.nodes {
+		local[x] = int32(i)
+	}
+	indeg := make([]int32, n)
+	head := make([]int32, n)
+	for i := range head {
+		head[i] = -1
+	}
+	next := make([]int32, 0, len(g.edges))
+	to := make([]int32, 0, len(g.edges))
+	for _, e := range g.edges {
+		if !e.Kind.Orders() || e.From == e.To {
+			continue
+		}
+		f, ok1 := local[e.From]
+		t, ok2 := local[e.To]
+		if !ok1 || !ok2 {
+			continue
+		}
+		to = append(to, t)
+		next = append(next, head[f])
+		head[f] = int32(len(to) - 1)
+		indeg[t]++
+	}
+	h := &idxHeap{less: func(i, j int32) bool { return less(g.nodes[i], g.nodes[j]) }}
+	for i := 0; i < n; i++ {
+		if indeg[i] == 0 {
+			h.items = append(h.items, int32(i))
+		}
+	}
+	heap.Init(h)
+	order = make([]*analysis.Node, 0, n)
+	done := make([]bool, n)
+	for h.Len() > 0 {
+		v := heap.Pop(h).(int32)
+		done[v] = true
+		order = append(order, g.nodes[v])
+		for k := head[v]; k >= 0; k = next[k] {
+			t := to[k]
+			indeg[t]--
+			if indeg[t] == 0 {
+				heap.Push(h, t)
+			}
+		}
+	}
+	if len(order) < n {
+		for i, x := range g.nodes {
+			if !done[i] {
+				stuck = append(stuck, x)
+			}
+		}
+		sort.SliceStable(stuck, func(i, j int) bool { return less(stuck[i], stuck[j]) })
+	}
+	return order, stuck
+}
+
+type idxHeap struct {
+	items []int32
+	less  func(i, j int32) bool
+}
+
+func (h *idxHeap) Len() int           { return len(h.items) }
+func (h *idxHeap) Less(i, j int) bool { return h.less(h.items[i], h.items[j]) }
+func (h *idxHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *idxHeap) Push(x any)         { h.items = append(h.items, x.(int32)) }
+func (h *idxHeap) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}

@@ -132,6 +132,7 @@ type analyzer struct {
 	declared     map[string]bool // classes/defines declared somewhere in the workspace
 	rubyTypes    map[string]bool
 	allRuns      []*run
+	edgeSlab     []analysis.Edge
 	facts        map[string]any
 	factsVal     val
 	hieraCache   map[string][]string

@@ -37,6 +37,11 @@ func Parse(src []byte) *File {
 type Parser struct {
 	mu   sync.Mutex
 	prev map[uint64][]Chunk
+	// The previous text and its tokens, for incremental lexing, and a
+	// spare token buffer (double buffering: no allocation per edit).
+	prevSrc  []byte
+	prevToks []Token
+	spare    []Token
 	// Reused and Parsed count chunks of the last Parse (for tests and
 	// benchmarks).
 	Reused, Parsed int
@@ -46,7 +51,7 @@ type Parser struct {
 func (ps *Parser) Parse(src []byte) *File {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	toks := Lex(src)
+	toks := ps.lex(src)
 	ranges := splitChunks(src, toks)
 	f := &File{}
 	next := make(map[uint64][]Chunk, len(ranges))
@@ -63,7 +68,84 @@ func (ps *Parser) Parse(src []byte) *File {
 		}
 	}
 	ps.prev = next
+	ps.spare = ps.prevToks
+	ps.prevSrc, ps.prevToks = src, toks
 	return f
+}
+
+// lex re-lexes only the part of src that differs from the previous text:
+// tokens before the edit are kept, lexing restarts at the statement start
+// before it and stops as soon as it meets, after the edit, a statement
+// start of the old stream at the same (shifted) place; the old tokens
+// after that are reused, shifted.
+func (ps *Parser) lex(src []byte) []Token {
+	old, otoks := ps.prevSrc, ps.prevToks
+	if otoks == nil || len(src) < 64 {
+		return Lex(src)
+	}
+	p := 0
+	for p < len(src) && p < len(old) && src[p] == old[p] {
+		p++
+	}
+	if p == len(src) && p == len(old) {
+		return append(ps.spare[:0], otoks...)
+	}
+	sfx := 0
+	for sfx < len(src)-p && sfx < len(old)-p && src[len(src)-1-sfx] == old[len(old)-1-sfx] {
+		sfx++
+	}
+	delta := len(src) - len(old)
+	oldEditEnd := len(old) - sfx
+	// Restart at a statement start whose token ends well before the edit.
+	i0 := 0
+	for i := len(otoks) - 2; i > 0; i-- {
+		t := &otoks[i]
+		if t.End < p && atLineStart(old, t.Pos) && t.NL && startsStatement(t) {
+			i0 = i
+			break
+		}
+	}
+	out := append(ps.spare[:0], otoks[:i0]...)
+	start := 0
+	if i0 > 0 {
+		start = otoks[i0].Pos
+	}
+	lx := &lexer{src: src, pos: start, end: len(src), skipFrom: -1}
+	j := i0 // candidate old token to resynchronise on
+	for {
+		t := lx.next(out)
+		if i0 > 0 && len(out) == i0 {
+			t.NL = otoks[i0].NL
+		}
+		if t.Kind != TEOF && t.Pos-delta >= oldEditEnd && lx.skipFrom < 0 && t.NL && atLineStart(src, t.Pos) && startsStatement(&t) {
+			for j < len(otoks) && otoks[j].Pos < t.Pos-delta {
+				j++
+			}
+			if j < len(otoks) && otoks[j].Pos == t.Pos-delta && otoks[j].Kind == t.Kind && otoks[j].End == t.End-delta && otoks[j].NL && j > 0 {
+				for _, o := range otoks[j:] {
+					o.Pos += delta
+					o.End += delta
+					if o.Parts != nil {
+						parts := make([]StrPart, len(o.Parts))
+						copy(parts, o.Parts)
+						for k := range parts {
+							if parts[k].Expr {
+								parts[k].Pos += delta
+								parts[k].End += delta
+							}
+						}
+						o.Parts = parts
+					}
+					out = append(out, o)
+				}
+				return out
+			}
+		}
+		out = append(out, t)
+		if t.Kind == TEOF {
+			return out
+		}
+	}
 }
 
 type tokRange struct{ a, b int } // token indexes [a, b)

@@ -181,3 +181,59 @@ func TestDeepNesting(t *testing.T) {
 		t.Fatal("no error for 100000-deep nesting")
 	}
 }
+
+// Incremental lexing gives exactly the tokens of a full lex, for random
+// edits of a real-looking manifest.
+func TestIncrementalLexEquivalence(t *testing.T) {
+	base := []byte(`class a($x = 1) {
+  notify { "n-${x}": message => @("E")
+    body ${x}
+    | E
+  }
+  $r = $x =~ /a\/b/
+  if $x == 1 { notify { 'one': } } elsif $x == 2 { notify { 'two': } } else { }
+}
+# comment
+node default { include a }
+define d() { file { "/tmp/${title}": ensure => file } }
+d { 'one': }
+$y = 10 / 2
+`)
+	var big []byte
+	for i := 0; i < 20; i++ {
+		big = append(big, base...)
+	}
+	edits := []string{"x", "\"", "'", "{", "}", "@(F)\n", "/", "\n", "#", "$", ""}
+	seed := uint32(7)
+	rnd := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>8) % n }
+	src := append([]byte(nil), big...)
+	ps := &Parser{}
+	ps.Parse(src)
+	for i := 0; i < 400; i++ {
+		at := rnd(len(src))
+		del := rnd(3)
+		if at+del > len(src) {
+			del = 0
+		}
+		ins := edits[rnd(len(edits))]
+		next := append(append(append([]byte(nil), src[:at]...), ins...), src[at+del:]...)
+		inc := ps.lex(next)
+		full := Lex(next)
+		if len(inc) != len(full) {
+			t.Fatalf("edit %d at %d: %d tokens incrementally, %d in full", i, at, len(inc), len(full))
+		}
+		for k := range full {
+			a, b := inc[k], full[k]
+			if a.Kind != b.Kind || a.Val != b.Val || a.Pos != b.Pos || a.End != b.End || a.NL != b.NL || len(a.Parts) != len(b.Parts) {
+				t.Fatalf("edit %d at %d: token %d differs: %+v vs %+v", i, at, k, a, b)
+			}
+			for m := range a.Parts {
+				if a.Parts[m] != b.Parts[m] {
+					t.Fatalf("edit %d: token %d part %d differs", i, k, m)
+				}
+			}
+		}
+		ps.Parse(next)
+		src = next
+	}
+}

@@ -727,15 +727,14 @@ func (p *parser) params() []*Param {
 }
 
 func (p *parser) ifExpr() Node {
-	t := p.advance()
+	t := p.advance() // if, unless or elsif
 	n := &If{Unless: t.Val == "unless"}
 	n.Pos = t.Pos
 	n.Cond = p.expr(0, false)
 	n.Then, _ = p.block()
 	n.End = p.prev().End
 	if p.isWord("elsif") && !n.Unless {
-		p.tok().Val = "if" // parse the elsif as a nested if
-		e := p.ifExpr()
+		e := p.ifExpr() // an elsif is a nested if (ifExpr accepts either word)
 		n.Else = []Node{e}
 		n.HasElse = true
 		n.End = e.Span().End
