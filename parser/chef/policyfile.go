@@ -1,11 +1,14 @@
 package chef
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/alecthomas/participle/v2"
 )
 
 // Severity of a parser diagnostic (same numbering as analysis.Severity).
@@ -149,8 +152,22 @@ func (p *Parser) Parse(src []byte) *File {
 			if reported {
 				continue
 			}
-			sev := Warning
-			f.Diags = append(f.Diags, Diag{Start: c.Start, End: lineEnd(src, c.Start, c.End), Severity: sev, Code: "unsupported", Message: msg})
+			start, end := c.Start, lineEnd(src, c.Start, c.End)
+			var pe participle.Error
+			if errors.As(err, &pe) {
+				// point at the token the grammar stopped on
+				if off := c.Start + pe.Position().Offset; off > c.Start && off < c.End {
+					start = off
+					end = off
+					for _, t := range toks[c.From:c.To] {
+						if t.Start == off {
+							end = t.End
+						}
+					}
+					msg = fmt.Sprintf("this `%s` statement is Ruby the Policyfile reader does not understand (stopped at `%s`); it is skipped", word, src[start:end])
+				}
+			}
+			f.Diags = append(f.Diags, Diag{Start: start, End: end, Severity: Warning, Code: "unsupported", Message: msg})
 			continue
 		}
 		cv := &conv{src: src[c.Start:c.End], base: c.Start}
