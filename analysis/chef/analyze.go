@@ -441,6 +441,23 @@ func (a *analyzer) resolveRBInclude(u *unit, inc *pchef.Include, depth int) {
 			if in.target == nil && policyName != in.name {
 				in.target = a.findRevision(in.name, want)
 			}
+			if in.target == nil && in.kind == "git" && pathV != nil && pathV.Kind == pchef.VString && u.dir != "" {
+				// the repository may be this one: try the lock's path from
+				// each folder above the Policyfile (accepted only when name
+				// and revision match)
+				dir := u.dir
+				for i := 0; i < 32 && in.target == nil; i++ {
+					if p := filepath.Join(dir, path); a.lookup(p) != nil {
+						a.lockUnit(p)
+						in.target = a.findRevision(policyName, want)
+					}
+					parent := filepath.Dir(dir)
+					if parent == dir {
+						break
+					}
+					dir = parent
+				}
+			}
 		}
 		if in.target == nil {
 			where := map[string]string{"git": git, "server": server, "remote": remote}[in.kind]

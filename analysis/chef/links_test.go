@@ -1,6 +1,8 @@
 package chef_test
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,5 +162,44 @@ func TestLinks(t *testing.T) {
 	}
 	if calls != 2 {
 		t.Errorf("include edges = %d, want 2 (app->mid, mid->base)", calls)
+	}
+}
+
+// `ordering-lsp order myapp/Policyfile.rb` analyses that one file with no
+// workspace folder: a git include whose lock path exists above the
+// Policyfile (the same repository) still resolves, by name and revision.
+func TestGitIncludeFromSameRepositoryWithoutWorkspace(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/rfc097/git.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		if strings.HasPrefix(f.Name, "want/") {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := source.NewWorkspace()
+	entry := filepath.Join(dir, "myapp", "Policyfile.rb")
+	sys := chef.New()
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Entry: source.PathToURI(entry)}
+	res := analysis.Analyze(sys, in, []*source.File{ws.Lookup(entry)})
+	var got []string
+	for _, r := range res.Runs {
+		if r.Entry == in.Entry {
+			for _, s := range r.Steps {
+				got = append(got, s.Label)
+			}
+		}
+	}
+	if strings.Join(got, " ") != "recipe[base::default] recipe[mycookbook::default]" {
+		t.Errorf("order = %v", got)
 	}
 }
