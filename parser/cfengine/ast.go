@@ -69,7 +69,7 @@ type Promise struct {
 	PromiserSpan Span   // the quoted string
 	Promisee     *Rval
 	// Context is the class expression guarding the promise ("any" when
-	// none); VarContext is true for a "$(var)":: string context.
+	// none, with a zero ContextSpan); VarContext is true for a "$(var)":: string context.
 	Context     string
 	ContextSpan Span
 	VarContext  bool
@@ -144,65 +144,134 @@ func (r *Rval) Scalars() []*Rval {
 }
 
 func (s Span) shift(d int) Span { return Span{s.Start + d, s.End + d} }
+
+// shiftSet shifts a span that may be unset (zero: no class context).
+func (s Span) shiftSet(d int) Span {
+	if s == (Span{}) {
+		return s
+	}
+	return s.shift(d)
+}
 func (w Word) shift(d int) Word { return Word{w.Text, w.Span.shift(d)} }
 
-func (r *Rval) shift(d int) *Rval {
+// shifter deep-copies trees with every span moved by d bytes, taking
+// its objects from slabs sized for the block (a cached chunk reused at
+// another offset: one edit shifts every block after it).
+type shifter struct {
+	d      int
+	rvals  []Rval
+	rptrs  []*Rval
+	cons   []Constraint
+	cptrs  []*Constraint
+	proms  []Promise
+	pptrs  []*Promise
+	sects  []Section
+	sptrs  []*Section
+	params []Word
+}
+
+func countRval(r *Rval) int {
+	if r == nil {
+		return 0
+	}
+	n := 1
+	for _, it := range r.Items {
+		n += countRval(it)
+	}
+	return n
+}
+
+func (sh *shifter) rval(r *Rval) *Rval {
 	if r == nil {
 		return nil
 	}
-	n := *r
-	n.Span = r.Span.shift(d)
-	n.NameSpan = r.NameSpan.shift(d)
+	n := &sh.rvals[0]
+	sh.rvals = sh.rvals[1:]
+	*n = *r
+	n.Span = r.Span.shift(sh.d)
+	n.NameSpan = r.NameSpan.shift(sh.d)
 	if r.Items != nil {
-		n.Items = make([]*Rval, len(r.Items))
+		k := len(r.Items)
+		n.Items = sh.rptrs[:k:k]
+		sh.rptrs = sh.rptrs[k:]
 		for i, it := range r.Items {
-			n.Items[i] = it.shift(d)
+			n.Items[i] = sh.rval(it)
 		}
 	}
-	return &n
+	return n
 }
 
-func (c *Constraint) shift(d int) *Constraint {
-	n := *c
-	n.Lval = c.Lval.shift(d)
-	n.Rval = c.Rval.shift(d)
-	n.ContextSpan = c.ContextSpan.shift(d)
-	n.Span = c.Span.shift(d)
-	return &n
+func (sh *shifter) shiftCons(c *Constraint) *Constraint {
+	n := &sh.cons[0]
+	sh.cons = sh.cons[1:]
+	*n = *c
+	n.Lval = c.Lval.shift(sh.d)
+	n.Rval = sh.rval(c.Rval)
+	n.ContextSpan = c.ContextSpan.shiftSet(sh.d)
+	n.Span = c.Span.shift(sh.d)
+	return n
+}
+
+func (sh *shifter) consList(cs []*Constraint) []*Constraint {
+	k := len(cs)
+	out := sh.cptrs[:k:k]
+	sh.cptrs = sh.cptrs[k:]
+	for i, c := range cs {
+		out[i] = sh.shiftCons(c)
+	}
+	return out
 }
 
 // shifted deep-copies a block with every span moved by d bytes (a cached
 // chunk reused at another offset).
 func (b *Block) shifted(d int) *Block {
+	var nr, nc, np int
+	for _, s := range b.Sections {
+		np += len(s.Promises)
+		for _, p := range s.Promises {
+			nr += countRval(p.Promisee)
+			nc += len(p.Constraints)
+			for _, c := range p.Constraints {
+				nr += countRval(c.Rval)
+			}
+		}
+	}
+	nc += len(b.Attrs)
+	for _, c := range b.Attrs {
+		nr += countRval(c.Rval)
+	}
+	sh := &shifter{d: d, rvals: make([]Rval, nr), rptrs: make([]*Rval, nr), cons: make([]Constraint, nc),
+		cptrs: make([]*Constraint, nc), proms: make([]Promise, np), pptrs: make([]*Promise, np),
+		sects: make([]Section, len(b.Sections)), sptrs: make([]*Section, len(b.Sections)), params: make([]Word, len(b.Params))}
 	n := *b
 	n.Type = b.Type.shift(d)
 	n.Name = b.Name.shift(d)
 	n.Span = b.Span.shift(d)
 	n.Open = b.Open.shift(d)
-	n.Params = make([]Word, len(b.Params))
+	n.Params = sh.params
 	for i, p := range b.Params {
 		n.Params[i] = p.shift(d)
 	}
-	n.Sections = make([]*Section, len(b.Sections))
+	n.Sections = sh.sptrs
 	for i, s := range b.Sections {
-		ns := &Section{Type: s.Type.shift(d), Span: s.Span.shift(d), Promises: make([]*Promise, len(s.Promises))}
+		ns := &sh.sects[i]
+		*ns = Section{Type: s.Type.shift(d), Span: s.Span.shift(d)}
+		k := len(s.Promises)
+		ns.Promises = sh.pptrs[:k:k]
+		sh.pptrs = sh.pptrs[k:]
 		for j, p := range s.Promises {
-			np := *p
+			np := &sh.proms[0]
+			sh.proms = sh.proms[1:]
+			*np = *p
 			np.PromiserSpan = p.PromiserSpan.shift(d)
-			np.Promisee = p.Promisee.shift(d)
-			np.ContextSpan = p.ContextSpan.shift(d)
+			np.Promisee = sh.rval(p.Promisee)
+			np.ContextSpan = p.ContextSpan.shiftSet(d)
 			np.Span = p.Span.shift(d)
-			np.Constraints = make([]*Constraint, len(p.Constraints))
-			for k, c := range p.Constraints {
-				np.Constraints[k] = c.shift(d)
-			}
-			ns.Promises[j] = &np
+			np.Constraints = sh.consList(p.Constraints)
+			ns.Promises[j] = np
 		}
 		n.Sections[i] = ns
 	}
-	n.Attrs = make([]*Constraint, len(b.Attrs))
-	for i, c := range b.Attrs {
-		n.Attrs[i] = c.shift(d)
-	}
+	n.Attrs = sh.consList(b.Attrs)
 	return &n
 }

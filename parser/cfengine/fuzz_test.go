@@ -29,5 +29,12 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("block span %v outside text of %d bytes", b.Span, len(data))
 			}
 		}
+		// a warm cache that saw the blocks at other offsets gives the
+		// same parse
+		p := NewParser()
+		p.Parse(append([]byte("# moved\n"), data...))
+		if dumpFile(p.Parse(data)) != dumpFile(file) {
+			t.Fatalf("cached parse differs from a fresh one")
+		}
 	})
 }

@@ -39,7 +39,10 @@ type Parser struct {
 type cached struct {
 	text  string
 	block *Block
-	errs  []Error
+	// at is the offset block's spans start from (0: relative to the
+	// chunk); errs are relative to the chunk.
+	at   int
+	errs []Error
 }
 
 // maxCache bounds the number of cached chunks per generation.
@@ -115,8 +118,16 @@ func (p *Parser) parseChunk(text []byte, start, end int) (*Block, []Error) {
 	}
 	p.mu.Unlock()
 	if c == nil || c.text != string(src) {
-		b, errs := parseBlock(src)
-		c = &cached{text: string(src), block: b, errs: errs}
+		c = &cached{text: string(src)}
+		if b, errs, ok := fastBlock(text, start, end); ok {
+			c.block, c.at = b, start
+			c.errs = make([]Error, len(errs))
+			for i, e := range errs {
+				c.errs[i] = Error{Span: e.Span.shift(-start), Message: e.Message}
+			}
+		} else {
+			c.block, c.errs = parseBlock(src)
+		}
 		p.mu.Lock()
 		if len(p.cache) >= maxCache {
 			p.old, p.cache = p.cache, map[uint64]*cached{}
@@ -126,7 +137,14 @@ func (p *Parser) parseChunk(text []byte, start, end int) (*Block, []Error) {
 	}
 	var b *Block
 	if c.block != nil {
-		b = c.block.shifted(start)
+		if c.at == start {
+			// same place: share the tree, copy the header (Parse sets
+			// the namespace and evaluation order per file)
+			nb := *c.block
+			b = &nb
+		} else {
+			b = c.block.shifted(start - c.at)
+		}
 	}
 	errs := make([]Error, len(c.errs))
 	for i, e := range c.errs {
@@ -134,6 +152,32 @@ func (p *Parser) parseChunk(text []byte, start, end int) (*Block, []Error) {
 	}
 	return b, errs
 }
+
+// fastBlock parses text[start:end] with the hand-written reader, spans
+// in file offsets; ok is false when the reader gives up.
+func fastBlock(text []byte, start, end int) (b *Block, errs []Error, ok bool) {
+	if slowOnly {
+		return nil, nil, false
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			b, errs, ok = nil, nil, false
+		}
+	}()
+	toks, lerr := lex(text, start, end)
+	if lerr != nil {
+		return nil, nil, false
+	}
+	g := fastParse(text, toks)
+	if g == nil {
+		return nil, nil, false
+	}
+	b = convert(g, &errs)
+	return b, errs, true
+}
+
+// slowOnly makes parseBlock use participle alone (tests compare both).
+var slowOnly = false
 
 // parseBlock parses one chunk; spans are relative to the chunk.
 func parseBlock(src []byte) (b *Block, errs []Error) {
@@ -157,6 +201,10 @@ func parseBlock(src []byte) (b *Block, errs []Error) {
 		return nil, []Error{convertError(src, toks, refineError(src, toks, err))}
 	}
 	return convert(g, &errs), errs
+}
+
+func blockParserUpgrade(src []byte, toks []tok) (*lexer.PeekingLexer, error) {
+	return lexer.Upgrade(&tokenStream{text: src, toks: toks, eof: len(src)})
 }
 
 // refineError re-parses the statement where participle gave up (its
