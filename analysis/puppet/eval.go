@@ -306,9 +306,9 @@ func (r *run) eval(e *env, n pp.Node) val {
 		}
 		return v
 	case *pp.Hash:
-		v := val{k: vHash, at: at}
+		v := val{k: vHash, at: at, x: &valX{}}
 		for _, en := range t.Entries {
-			v.keys = append(v.keys, r.eval(e, en.Key))
+			v.x.keys = append(v.x.keys, r.eval(e, en.Key))
 			v.arr = append(v.arr, r.eval(e, en.Value))
 		}
 		return v
@@ -427,7 +427,7 @@ func (r *run) eval(e *env, n pp.Node) val {
 			c.attrs = r.attrs(e, t.Attrs, "override")
 		}
 		r.cols = append(r.cols, c)
-		return val{k: vCollect, col: c, at: at}
+		return val{k: vCollect, x: &valX{col: c}, at: at}
 	case *pp.Call:
 		return r.call(e, t, at)
 	case *pp.MethodCall:
@@ -543,7 +543,7 @@ func (r *run) access(e *env, t *pp.Access, at source.Span) val {
 				}
 			}
 		case vHash:
-			for i, kk := range x.keys {
+			for i, kk := range x.hkeys() {
 				if eq, ok := equal(kk, k); ok && eq {
 					v := x.arr[i]
 					v.at = at
@@ -762,7 +762,7 @@ func (r *run) attrs(e *env, as []*pp.Attr, from string) []attr {
 		v := r.eval(e, a.Value)
 		if a.Name == "*" {
 			if v.k == vHash {
-				for i, k := range v.keys {
+				for i, k := range v.hkeys() {
 					if s, ok := k.text(); ok {
 						out = append(out, attr{name: s, v: v.arr[i], nameAt: r.span(e.f, a.NameLoc), at: v.arr[i].at, op: "=>", from: from})
 					}
@@ -777,7 +777,7 @@ func (r *run) attrs(e *env, as []*pp.Attr, from string) []attr {
 
 // resource evaluates `type { title: attrs; ... }`.
 func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
-	out := val{k: vRes, at: at}
+	out := val{k: vRes, at: at, x: &valX{}}
 	typName := strings.TrimPrefix(strings.ToLower(t.Type), "::")
 	if t.TypeExpr != nil {
 		v := r.eval(e, t.TypeExpr)
@@ -815,7 +815,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 		full := r.span(e.f, b.Loc)
 		titles.each(func(tv val) {
 			if x := r.declare(e, typName, tv, attrs, decl, full, t.Virtual, t.Exported, false); x != nil {
-				out.res = append(out.res, x)
+				out.x.res = append(out.x.res, x)
 			}
 		})
 	}
@@ -1001,7 +1001,7 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 				case "require":
 					if owner != nil {
 						cref := &ref{typ: "Class", title: c.title, at: x.at}
-						r.rels = append(r.rels, &relation{op: "require()", left: val{k: vRef, ref: cref, at: x.at}, right: val{k: vRes, res: []*res{owner}}, at: x.at})
+						r.rels = append(r.rels, &relation{op: "require()", left: val{k: vRef, ref: cref, at: x.at}, right: val{k: vRes, x: &valX{res: []*res{owner}}}, at: x.at})
 					}
 				}
 			}
@@ -1058,7 +1058,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 			}
 			return unknown(at)
 		case vHash:
-			for i, k := range coll.keys {
+			for i, k := range coll.hkeys() {
 				if n++; n > 10000 {
 					break
 				}
@@ -1098,7 +1098,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 			// lookup(key, type, merge, default), hiera(key, default).
 			for _, d := range args[1:] {
 				if d.k == vHash {
-					for i, k := range d.keys {
+					for i, k := range d.hkeys() {
 						if s, _ := k.text(); s == "default_value" {
 							return d.arr[i]
 						}
@@ -1136,7 +1136,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 				if len(args) >= 3 {
 					defaults = hashAttrs(args[2])
 				}
-				for i, k := range args[1].keys {
+				for i, k := range args[1].hkeys() {
 					attrs := append(append([]attr(nil), defaults...), hashAttrs(args[1].arr[i])...)
 					r.declare(e, typ, k, attrs, k.at, at, virtual, exported, name != "create_resources")
 				}
@@ -1150,7 +1150,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 				defaults = hashAttrs(args[1])
 			}
 			if args[0].k == vHash {
-				for i, k := range args[0].keys {
+				for i, k := range args[0].hkeys() {
 					r.declare(e, "package", k, append(append([]attr(nil), defaults...), hashAttrs(args[0].arr[i])...), k.at, at, false, false, true)
 				}
 			} else {
@@ -1568,7 +1568,7 @@ func (r *run) finish() {
 					r.diag(t.at, analysis.Error, "missing-target", fmt.Sprintf("Failed to realize virtual resources %s", refString(t.ref.typ, t.ref.title)))
 				}
 			case vRes:
-				targets = t.res
+				targets = t.resList()
 			}
 			for _, x := range targets {
 				if o.attrs == nil {
@@ -1635,7 +1635,7 @@ func hashAttrs(h val) []attr {
 		return nil
 	}
 	var out []attr
-	for i, k := range h.keys {
+	for i, k := range h.hkeys() {
 		if name, ok := k.text(); ok {
 			out = append(out, attr{name: name, v: h.arr[i], nameAt: k.at, at: h.arr[i].at, op: "=>"})
 		}

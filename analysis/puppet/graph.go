@@ -267,7 +267,14 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			continue
 		}
 		x.node = a.node(nodeKey{'R', x.display, x.decl, ""}, func() *analysis.Node {
-			return &analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym}
+			n := &analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym}
+			if x.spec {
+				n.Facts = append(n.Facts, analysis.Fact{Label: "condition", Value: "declared under a condition that depends on facts or data we do not know: Puppet may not declare it (set puppet.facts to decide)"})
+			}
+			if x.pat {
+				n.Facts = append(n.Facts, analysis.Fact{Label: "title", Value: "built from values we do not know; shown as a pattern (* = unknown part)"})
+			}
+			return n
 		})
 		g.setPrio(x.node, pkey{h, x.prio, 0})
 		g.setOwner(x.node, x)
@@ -363,7 +370,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 						}
 						targets = []*res{t}
 					case vRes:
-						targets = v.res
+						targets = v.resList()
 					default:
 						continue
 					}
@@ -613,13 +620,13 @@ func (r *run) operands(v val, rel *relation, left bool) []*res {
 			}
 			out = append(out, t)
 		case vRes:
-			for _, t := range x.res {
+			for _, t := range x.resList() {
 				if t.inCatalog() {
 					out = append(out, t)
 				}
 			}
 		case vCollect:
-			for _, t := range x.col.matched {
+			for _, t := range x.x.col.matched {
 				if t.inCatalog() {
 					out = append(out, t)
 				}
@@ -635,8 +642,8 @@ func operandName(v val) string {
 		case vRef:
 			return refString(x.ref.typ, displayTitle(x.ref))
 		case vRes:
-			if len(x.res) > 0 {
-				return x.res[0].display
+			if rs := x.resList(); len(rs) > 0 {
+				return rs[0].display
 			}
 		}
 	}

@@ -69,14 +69,14 @@ func toVal(x any, at source.Span) val {
 		}
 		return v
 	case map[string]any:
-		v := val{k: vHash, at: at}
+		v := val{k: vHash, at: at, x: &valX{}}
 		keys := make([]string, 0, len(t))
 		for k := range t {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			v.keys = append(v.keys, str(k, at))
+			v.x.keys = append(v.x.keys, str(k, at))
 			v.arr = append(v.arr, toVal(t[k], at))
 		}
 		return v

@@ -30,15 +30,34 @@ const (
 // val is a value computed without running Puppet. Strings built from
 // unknown parts are patterns (pat: '*' stands for the unknown piece).
 type val struct {
-	k    vkind
-	s    string
-	pat  bool
-	arr  []val
+	k   vkind
+	s   string
+	pat bool
+	arr []val
+	ref *ref
+	x   *valX // hash keys, declared resources, collector
+	at  source.Span
+}
+
+// valX holds what only some values carry, keeping val small.
+type valX struct {
 	keys []val
-	ref  *ref
 	res  []*res
 	col  *collector
-	at   source.Span
+}
+
+func (v val) hkeys() []val {
+	if v.x == nil {
+		return nil
+	}
+	return v.x.keys
+}
+
+func (v val) resList() []*res {
+	if v.x == nil {
+		return nil
+	}
+	return v.x.res
 }
 
 // ref is Type['title'] as written; typ is the capitalised type, title
