@@ -3,6 +3,7 @@ package chef
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
@@ -505,6 +506,34 @@ func decodeString(lit string) (string, bool) {
 				b.WriteByte(0)
 			case 'e':
 				b.WriteByte(27)
+			case 'u':
+				// \uXXXX or \u{X...}
+				hex := ""
+				if i+1 < len(body) && body[i+1] == '{' {
+					if j := strings.IndexByte(body[i+1:], '}'); j > 0 {
+						hex = body[i+2 : i+1+j]
+						i += j + 1
+					}
+				} else if i+4 < len(body) {
+					hex = body[i+1 : i+5]
+					i += 4
+				}
+				if r, err := strconv.ParseUint(hex, 16, 32); err == nil && hex != "" {
+					b.WriteRune(rune(r))
+				} else {
+					b.WriteString(`\u` + hex)
+				}
+			case 'x':
+				j := i + 1
+				for j < len(body) && j < i+3 && strings.IndexByte("0123456789abcdefABCDEF", body[j]) >= 0 {
+					j++
+				}
+				if v, err := strconv.ParseUint(body[i+1:j], 16, 8); err == nil {
+					b.WriteByte(byte(v))
+					i = j - 1
+				} else {
+					b.WriteByte('x')
+				}
 			default:
 				b.WriteByte(n)
 			}

@@ -258,3 +258,19 @@ end
 		t.Errorf("the tap block with other Ruby should be one information: %+v", p.Diags)
 	}
 }
+
+func TestDecodeString(t *testing.T) {
+	for lit, want := range map[string]string{
+		`'a\'b\\c\n'`:  `a'b\c\n`,
+		`"a\tb"`:       "a\tb",
+		`"caf\u00e9"`:  "café",
+		`"\u{1F600}!"`: "😀!",
+		`"\x41B"`:      "AB",
+		`%q(it's)`:     "it's",
+		`"#{x}-y"`:     "#{x}-y",
+	} {
+		if got, _ := decodeString(lit); got != want {
+			t.Errorf("decodeString(%s) = %q, want %q", lit, got, want)
+		}
+	}
+}
