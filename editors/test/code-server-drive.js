@@ -282,33 +282,41 @@ function check(name, ok, detail) {
         res.settings_json = fs.readFileSync(process.env.SETTINGS_JSON, 'utf8').slice(-200);
         await page.keyboard.press('Control+W');
       };
-      const toastText = () => page.$$eval('.notifications-toasts .notification-toast', (ts) => ts.map((t) => t.innerText));
-      const waitToast = async (re) => {
+      // read the notification center (toasts are capped and may hide ours behind others)
+      const items = () => page.$$eval('.notifications-center .notification-list-item', (ts) => ts.map((t) => t.innerText));
+      const waitItem = async (re) => {
+        await runCommand('Notifications: Show Notifications');
         const deadline = Date.now() + 45000; // up to 5 starts with back-off on a loaded machine
         while (Date.now() < deadline) {
-          const t = (await toastText()).find((x) => re.test(x));
+          const t = (await items()).find((x) => re.test(x));
           if (t) return t;
           await page.waitForTimeout(200);
         }
         return null;
       };
+      const clearAll = async () => {
+        await runCommand('Notifications: Clear All Notifications');
+        await page.keyboard.press('Escape');
+      };
+      await clearAll();
       await setPath('/nonexistent/ordering-lsp');
-      const missing = await waitToast(/cannot start the language server/);
+      const missing = await waitItem(/cannot start the language server/);
       await shot('notification.png');
-      await page.keyboard.press('Escape');
+      await clearAll();
       await setPath('/bin/false'); // starts and dies at once: retried, then given up
-      const dies = await waitToast(/could not start/);
+      const dies = await waitItem(/could not start/);
       await shot('notification-dies.png');
       let opened = false;
       if (dies) {
-        await page.click('.notifications-toasts .notification-toast a.monaco-button:has-text("Open Settings"), .notifications-toasts .notification-toast .monaco-button:has-text("Open Settings")');
+        await page.click('.notifications-center .notification-list-item:has-text("could not start") .monaco-button:has-text("Open Settings")');
         opened = await page.waitForSelector('.settings-editor', { timeout: 10000 }).then(() => true, () => false);
         await page.waitForTimeout(500);
         const q = await page.$eval('.settings-editor .settings-header .suggest-input-container', (e) => e.innerText).catch(() => '');
         opened = opened && /ordering\.server\.path/.test(q);
       }
+      const first = (t) => t && t.split('\n').find((l) => /Ordering:/.test(l) && !/^Source/.test(l));
       check('notification', !!missing && !!dies && opened,
-        `missing binary: ${JSON.stringify(missing && missing.split('\n')[0])}; /bin/false: ${JSON.stringify(dies && dies.split('\n')[0])}; Open Settings shows ordering.server.path: ${opened}`);
+        `missing binary: ${JSON.stringify(first(missing))}; /bin/false: ${JSON.stringify(first(dies))}; Open Settings shows ordering.server.path: ${opened}`);
     });
   } catch (e) {
     check('workbench', false, String(e && e.message || e).split('\n')[0]);

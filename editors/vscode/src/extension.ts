@@ -71,7 +71,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     traceOutputChannel: traceOutput,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     errorHandler: {
-      error: () => ({ action: ErrorAction.Continue }),
+      // logged in the output; our own notification (closed / startFailed) tells the user
+      error: () => ({ action: ErrorAction.Continue, handled: true }),
       closed: () => {
         // died before the handshake finished: start() rejects and its catch decides
         if (!running) return { action: CloseAction.DoNotRestart, handled: true };
