@@ -17,6 +17,8 @@ const (
 	maxEvalDepth  = 200
 	maxDefineGens = 100
 	maxIter       = 10000
+	// maxDefineEvals bounds defined-type bodies evaluated in one run.
+	maxDefineEvals = 20000
 )
 
 var metaparams = map[string]analysis.EdgeKind{"before": analysis.Order, "require": analysis.Order, "notify": analysis.Refresh, "subscribe": analysis.Refresh}
@@ -167,6 +169,7 @@ type run struct {
 	synthetic  bool // a class or define analysed alone (server)
 	out        int  // index of this run in the result
 	patterns   []*res
+	defEvals   int
 	compileErr bool
 }
 
@@ -1539,6 +1542,12 @@ func (r *run) finish() {
 			r.pending = nil
 			for _, x := range batch {
 				if x.inner == nil {
+					if r.defEvals++; r.defEvals > maxDefineEvals {
+						if r.defEvals == maxDefineEvals+1 {
+							r.diag(x.decl, analysis.Warning, "limit", fmt.Sprintf("ordering-lsp stopped evaluating defined types after %d instances (a define that declares itself?)", maxDefineEvals))
+						}
+						continue
+					}
 					r.evalDefine(x)
 					progress = true
 				}
