@@ -137,6 +137,9 @@ type compiler struct {
 	generator bool
 	files     []*sfile // files of the run, in render order
 	shadowed  map[string]bool
+	// dry: only walk the includes (which files make the run), for the
+	// run cache's key
+	dry bool
 }
 
 func (c *compiler) fail(p *problem) { c.problems = append(c.problems, p) }
@@ -175,18 +178,18 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 		c.generator = true
 	}
 	st := newHigh()
-	for _, d := range f.ids {
-		if _, dup := st.m[d.id]; dup {
-			continue // both branches of a template condition
+	if !c.dry {
+		for _, d := range f.ids {
+			if _, dup := st.m[d.id]; dup {
+				continue // both branches of a template condition
+			}
+			b := newBody(d)
+			b.cond = cond || f.p.R.InAlt(d.key.Start)
+			st.put(b)
 		}
-		b := newBody(d)
-		b.cond = cond || f.p.R.InAlt(d.key.Start)
-		st.put(b)
+		st.extends = append(st.extends, f.extends...)
+		st.excludes = append(st.excludes, f.excludes...)
 	}
-	for _, e := range f.extends {
-		st.extends = append(st.extends, e)
-	}
-	st.excludes = append(st.excludes, f.excludes...)
 	for _, inc := range f.includes {
 		name := inc.name
 		if strings.Contains(name, sp.Unknown) {

@@ -29,11 +29,12 @@ type System struct {
 	cache *parseCache
 	mu    sync.Mutex
 	files map[sfileKey]*sfile
+	runs  map[string]*runRecord
 }
 
 // New makes the Salt system.
 func New() analysis.System {
-	return &System{cache: newParseCache(), files: map[sfileKey]*sfile{}}
+	return &System{cache: newParseCache(), files: map[sfileKey]*sfile{}, runs: map[string]*runRecord{}}
 }
 
 func (s *System) Name() string { return "salt" }
@@ -246,7 +247,7 @@ func rootOf(ws *source.Workspace, path string, setting string) string {
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{s: s, req: req, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, nodeFun: map[*analysis.Node]string{}, rootCache: map[string]string{}, watchReasons: map[string]string{},
+		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, watchReasons: map[string]string{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
@@ -422,6 +423,10 @@ type ctxDiag struct {
 
 // contextual records a run-dependent diagnostic (once per run).
 func (a *analyzer) contextual(d analysis.Diagnostic, target, mod string) {
+	if a.rec != nil {
+		a.rec.ctx = append(a.rec.ctx, ctxRec{d, target, mod})
+		return
+	}
 	key := fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
 	if a.runSeen[key] {
 		return
@@ -480,10 +485,10 @@ type analyzer struct {
 	master       bool
 	auto         bool
 	facts        map[*analysis.Node][]analysis.Fact
+	rec          *runRecord
+	realOf       []*analysis.Node // apply: record node index -> graph node
 	inFacts      []inFact
-	nodeFun      map[*analysis.Node]string
 	watchReasons map[string]string
-	orderFacts   []orderRec
 	trees        map[string]*tree
 	setting      string
 	rootCache    map[string]string
@@ -500,6 +505,10 @@ func sev(n int) analysis.Severity {
 }
 
 func (a *analyzer) diag(d analysis.Diagnostic) {
+	if a.rec != nil {
+		a.rec.diags = append(a.rec.diags, d)
+		return
+	}
 	key := fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
 	if a.diags[key] {
 		return
@@ -530,6 +539,10 @@ func (a *analyzer) fileDiags(f *sfile) {
 // linkEntry is link for a requisite entry (keyed by the entry: cheaper
 // than by span, and the same entry recurs in every run).
 func (a *analyzer) linkEntry(e *reqEntry, nodes []*analysis.Node, files []source.Span) {
+	if a.rec != nil {
+		a.rec.links = append(a.rec.links, linkRec{e: e, at: e.span, nodes: nodes, files: files})
+		return
+	}
 	l := a.entryLinks[e]
 	if l == nil {
 		if len(nodes) == 0 && len(files) == 0 {
@@ -543,6 +556,10 @@ func (a *analyzer) linkEntry(e *reqEntry, nodes []*analysis.Node, files []source
 
 func (a *analyzer) link(at source.Span, nodes []*analysis.Node, files []source.Span) {
 	if at.URI == "" {
+		return
+	}
+	if a.rec != nil {
+		a.rec.links = append(a.rec.links, linkRec{at: at, nodes: nodes, files: files})
 		return
 	}
 	a.linkAt(at).add(nodes, files)
@@ -594,11 +611,11 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 	if ch.hs.decl == nil || strings.Contains(ch.name, sp.Unknown) && ch.nameNode == nil {
 		key.state, key.name = ch.state, ch.name
 	}
-	if n, ok := a.nodes[key]; ok {
+	if n, ok := a.rec.tmp[key]; ok {
 		ch.node = n
 		return n
 	}
-	defer func() { ch.node = a.nodes[key] }()
+	defer func() { ch.node = a.rec.tmp[key] }()
 	f := ch.body.f
 	decl := f.span(ch.body.decl.key)
 	if ch.nameNode != nil && ch.nameIndex > 0 {
@@ -608,9 +625,15 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 	if full.End < decl.End {
 		full.End = decl.End
 	}
-	n := a.res.Graph.Add(&analysis.Node{Kind: "state", Ref: label(ch, f), Decl: decl, Full: full})
-	a.nodeFun[n] = ch.fun
-	a.nodes[key] = n
+	// a node of this run's record; apply() turns it into the graph's
+	n := &analysis.Node{Kind: "state", Ref: label(ch, f), Decl: decl, Full: full}
+	if a.rec.funs == nil {
+		a.rec.funs = map[*analysis.Node]string{}
+	}
+	a.rec.funs[n] = ch.fun
+	a.rec.tmp[key] = n
+	n.Index = len(a.rec.keyList)
+	a.rec.keyList = append(a.rec.keyList, key)
 	return n
 }
 
@@ -660,75 +683,116 @@ func (a *analyzer) where(sp source.Span) string {
 	return analysis.Where(a.req.Workspace, "", sp)
 }
 
+func (a *analyzer) newCompiler(t *tree, dry bool) *compiler {
+	return &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto, shadowed: map[string]bool{}, dry: dry}
+}
+
 func (a *analyzer) runSLS(t *tree, f *sfile) {
-	c := &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto, shadowed: map[string]bool{}}
-	st := c.renderState(f.sls, nil, 0, false)
-	if st == nil {
-		st = newHigh()
+	name := "state.sls " + f.sls
+	build := func(dry bool) (*compiler, *high) {
+		c := a.newCompiler(t, dry)
+		st := c.renderState(f.sls, nil, 0, false)
+		if st == nil {
+			st = newHigh()
+		}
+		return c, st
 	}
-	a.finishRun(c, st, "state.sls "+f.sls, f.file.URI, f.sls)
+	a.cachedRun(name, f.file.URI, f.sls, build)
+}
+
+// cachedRun computes a run, or replays it when the files that make it
+// are the very ones (same lowered file objects) a previous analysis used:
+// an edit recomputes only the runs that include the edited file.
+func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) (*compiler, *high)) {
+	dc, _ := build(true)
+	var kb strings.Builder
+	fmt.Fprintf(&kb, "%s\x00%s\x00%v\x00%v", name, entry, a.master, a.auto)
+	for _, f := range dc.files {
+		fmt.Fprintf(&kb, "\x00%p", f)
+	}
+	key := kb.String()
+	a.s.mu.Lock()
+	rec := a.s.runs[key]
+	a.s.mu.Unlock()
+	if rec == nil {
+		c, h := build(false)
+		rec = &runRecord{tmp: map[nodeKey]*analysis.Node{}, edgeSeen: map[edgeKey]bool{}}
+		a.rec = rec
+		a.finishRun(c, h, name, entry, entrySLS)
+		a.rec = nil
+		rec.edgeSeen = nil
+		rec.tmp = nil
+		a.s.mu.Lock()
+		if len(a.s.runs) > 4000 {
+			a.s.runs = map[string]*runRecord{}
+		}
+		a.s.runs[key] = rec
+		a.s.mu.Unlock()
+	}
+	a.apply(rec)
 }
 
 // runTop builds the highstate of a top.sls: every SLS of every target of
 // every environment, in top file order (one machine matching all targets).
 func (a *analyzer) runTop(t *tree, top *sfile) {
-	c := &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto, shadowed: map[string]bool{}}
-	hs := newHigh()
-	for _, e := range top.p.Entries {
-		if e.Key == nil || e.Val == nil || e.Val.Kind != sp.Map {
-			continue
-		}
-		for i := range e.Val.Keys {
-			tv := e.Val.Vals[i]
-			if tv.Kind != sp.Seq {
+	build := func(dry bool) (*compiler, *high) {
+		c := a.newCompiler(t, dry)
+		hs := newHigh()
+		for _, e := range top.p.Entries {
+			if e.Key == nil || e.Val == nil || e.Val.Kind != sp.Map {
 				continue
 			}
-			for _, it := range tv.Items {
-				name, ok := it.Str()
-				if !ok || it.Kind != sp.Scalar {
+			for i := range e.Val.Keys {
+				tv := e.Val.Vals[i]
+				if tv.Kind != sp.Seq {
 					continue
 				}
-				if strings.Contains(name, sp.Unknown) {
-					c.generator = true
-					continue
-				}
-				var names []string
-				if hasGlob(name) {
-					for _, n := range t.avail() {
-						if fnmatch(n, name) && n != "top" {
-							names = append(names, n)
-						}
-					}
-				} else {
-					names = []string{name}
-				}
-				for _, n := range names {
-					if tf := t.bySLS(n); tf != nil {
-						a.link(top.span(it), nil, []source.Span{{URI: tf.file.URI}})
-					}
-					if c.mods[n] {
+				for _, it := range tv.Items {
+					name, ok := it.Str()
+					if !ok || it.Kind != sp.Scalar {
 						continue
 					}
-					inc := &include{name: n, node: it, f: top}
-					st := c.renderState(n, inc, 0, false)
-					if st != nil {
-						c.merge(hs, st)
+					if strings.Contains(name, sp.Unknown) {
+						c.generator = true
+						continue
+					}
+					var names []string
+					if hasGlob(name) {
+						for _, n := range t.avail() {
+							if fnmatch(n, name) && n != "top" {
+								names = append(names, n)
+							}
+						}
+					} else {
+						names = []string{name}
+					}
+					for _, n := range names {
+						if tf := t.bySLS(n); tf != nil && dry {
+							a.link(top.span(it), nil, []source.Span{{URI: tf.file.URI}})
+						}
+						if c.mods[n] {
+							continue
+						}
+						inc := &include{name: n, node: it, f: top}
+						st := c.renderState(n, inc, 0, false)
+						if st != nil {
+							c.merge(hs, st)
+						}
 					}
 				}
 			}
 		}
+		return c, hs
 	}
-	a.finishRun(c, hs, "highstate", top.file.URI, "")
+	a.cachedRun("highstate", top.file.URI, "", build)
 }
 
 func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string) {
-	a.runSeen = map[string]bool{}
 	seenURI := map[string]bool{}
-	a.curRun = seenURI
 	for _, f := range c.files {
 		if !seenURI[f.file.URI] {
 			seenURI[f.file.URI] = true
-			a.runFiles[f.file.URI]++
+			a.rec.files = append(a.rec.files, f.file.URI)
 		}
 	}
 	// links of includes and extends
@@ -771,11 +835,11 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 			note = "fails: recursive requisite"
 		}
 		lb := n.Ref
-		if a.nodeFun[n] != ch.fun {
+		if a.rec.funs[n] != ch.fun {
 			lb = label(ch, ch.body.f)
 		}
 		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: lb, Note: note})
-		a.orderFacts = append(a.orderFacts, orderRec{n, ch})
+		a.orderFact(n, ch)
 	}
 	_ = total
 	for _, l := range sm.listen {
@@ -802,17 +866,12 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 		}
 		a.diag(d)
 	}
-	a.res.Runs = append(a.res.Runs, run)
+	a.rec.run = run
 }
 
 type inFact struct {
 	n *analysis.Node
 	o *inOrigin
-}
-
-type orderRec struct {
-	n  *analysis.Node
-	ch *chunk
 }
 
 func (a *analyzer) orderFact(n *analysis.Node, ch *chunk) {
@@ -835,8 +894,7 @@ func (a *analyzer) orderFact(n *analysis.Node, ch *chunk) {
 	if ch.ov.arg != nil && ch.ov.arg.via == "use" {
 		how += " (copied by use)"
 	}
-	a.fact(n, "order value", v+" from "+how)
-	a.fact(n, "SLS", ch.sls)
+	a.rec.facts = append(a.rec.facts, factRec{n, "order value", v + " from " + how}, factRec{n, "SLS", ch.sls})
 }
 
 // fileLinks links include entries to files and extend keys to states.
@@ -928,11 +986,13 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 						continue
 					}
 					ek := edgeKey{from, to, e, kind == analysis.Order}
-					if a.edges[ek] == nil {
-						a.edges[ek] = a.res.Graph.Connect(&analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: e.span})
+					if !a.rec.edgeSeen[ek] {
+						a.rec.edgeSeen[ek] = true
+						a.rec.edges = append(a.rec.edges, &analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: e.span})
+						a.rec.edgeEntries = append(a.rec.edgeEntries, e)
 					}
 					if e.inFrom != nil {
-						a.inFacts = append(a.inFacts, inFact{n, e.inFrom})
+						a.rec.inFacts = append(a.rec.inFacts, inFact{n, e.inFrom})
 					}
 				}
 				if e.mod == "sls" {
@@ -1056,7 +1116,7 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 		inRun[n] = true
 	}
 	var edges []*analysis.Edge
-	for _, e := range a.res.Graph.Edges {
+	for _, e := range a.rec.edges {
 		if inRun[e.From] && inRun[e.To] && e.Kind.Orders() {
 			edges = append(edges, e)
 		}
@@ -1254,9 +1314,6 @@ func (a *analyzer) declaredElsewhere(c *ctxDiag) string {
 }
 
 func (a *analyzer) finish() {
-	for _, r := range a.orderFacts {
-		a.orderFact(r.n, r.ch)
-	}
 	for _, k := range a.ctxOrd {
 		c := a.ctx[k]
 		if c.runs < a.runFiles[c.d.At.URI] {
