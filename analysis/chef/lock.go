@@ -54,6 +54,9 @@ func (a *analyzer) stale(u *unit, entries []*entry) {
 	if u.rb.RunList != nil && u.rb.RunList.Unknown {
 		return
 	}
+	if h := u.rbSyn.HiddenDSL; h["run_list"] || h["include_policy"] || h["named_run_list"] || h["name"] {
+		return // the Policyfile's answer depends on Ruby we do not run
+	}
 	for _, in := range u.includes {
 		if in.target == nil {
 			return // cannot know what the merge gives

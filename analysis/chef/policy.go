@@ -202,6 +202,8 @@ func (a *analyzer) policy(u *unit) {
 		declAt = spanOf(f, p.NameCall.Start, p.NameCall.End)
 	}
 	switch {
+	case len(entries) == 0 && u.rbSyn.HiddenDSL["run_list"]:
+		a.diag(u, declAt, analysis.Info, "not-checkable", "the run_list is set inside Ruby that is not evaluated (a condition, a block): the merged run list is unknown")
 	case len(entries) == 0 && (p.RunList == nil || !p.RunList.Unknown):
 		a.diag(u, declAt, analysis.Error, "empty-run-list", "Invalid run_list. run_list cannot be empty")
 	case ownEmpty && len(u.includes) > 0:

@@ -42,6 +42,9 @@ type Statement struct {
 type File struct {
 	Stmts []*Statement
 	Diags []Diag
+	// HiddenDSL lists the DSL words used inside skipped Ruby (a run_list
+	// set in an `if`): what the file declares there is unknown, not absent.
+	HiddenDSL map[string]bool
 }
 
 // dslWords are the Policyfile DSL methods (chef-cli's Policyfile::DSL).
@@ -112,6 +115,21 @@ func (p *Parser) Parse(src []byte) *File {
 	}
 	chunks := splitRecover(src, toks)
 	p.warm(src, toks, chunks)
+	defer func() {
+		for i, st := range f.Stmts {
+			if !st.Skipped {
+				continue
+			}
+			for _, t := range toks[chunks[i].From:chunks[i].To] {
+				if t.Kind == KIdent && dslWords[t.Text(src)] {
+					if f.HiddenDSL == nil {
+						f.HiddenDSL = map[string]bool{}
+					}
+					f.HiddenDSL[t.Text(src)] = true
+				}
+			}
+		}
+	}()
 	for _, c := range chunks {
 		st := &Statement{Start: c.Start, End: c.End}
 		f.Stmts = append(f.Stmts, st)
