@@ -92,13 +92,16 @@ cd "$ROOT"
 if [[ "$SKIP" != *" code-server "* ]] && [ -f "$VSIX" ]; then
   section "VS Code: code-server + Chromium"
   t=$(now_ms)
-  "$HERE/test/code-server-e2e.sh" "$VSIX" "$SERVER" "$OUT/code-server" 2>&1 | grep -v '^ ' | grep -v '^[]{}]' | tee "$TMP/cs.txt"
+  timeout 480 "$HERE/test/code-server-e2e.sh" "$VSIX" "$SERVER" "$OUT/code-server" 2>&1 | grep -v '^ ' | grep -v '^[]{}]' | tee "$TMP/cs.txt"
   tally "$TMP/cs.txt" "code-server e2e"
   echo "# code-server e2e: $(( $(now_ms) - t )) ms"
   if [ -n "${ORDERING_SCREENSHOTS:-}" ]; then
     mkdir -p "$ORDERING_SCREENSHOTS"
+    apt_need pngquant || true   # the README's pictures: ~3x smaller, same look
     for p in problems hover graph order; do
-      [ -f "$OUT/code-server/$p.png" ] && cp "$OUT/code-server/$p.png" "$ORDERING_SCREENSHOTS/$p.png"
+      [ -f "$OUT/code-server/$p.png" ] || continue
+      pngquant --quality=70-90 --speed 1 --force --output "$ORDERING_SCREENSHOTS/$p.png" "$OUT/code-server/$p.png" 2>/dev/null \
+        || cp "$OUT/code-server/$p.png" "$ORDERING_SCREENSHOTS/$p.png"
     done
   fi
 fi

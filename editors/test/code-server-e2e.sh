@@ -30,6 +30,7 @@ $CS --bind-addr 127.0.0.1:$PORT --auth none --disable-telemetry --disable-update
     --disable-workspace-trust --disable-getting-started-override >"$OUT/code-server.log" 2>&1 &
 CSPID=$!
 trap 'kill $CSPID 2>/dev/null; wait $CSPID 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'exit 124' INT TERM   # (timeout) still runs the EXIT trap: no code-server left behind
 for i in $(seq 1 150); do curl -fsS -o /dev/null http://127.0.0.1:$PORT/healthz 2>/dev/null && break; sleep 0.2; done
 t3=$(now_ms); echo "# code-server up: $((t3-t2)) ms"
 SETTINGS_JSON="$UD/User/settings.json" NODE_PATH="$PW_DIR/node_modules" node "$HERE/code-server-drive.js" "http://127.0.0.1:$PORT/?folder=$WS" "$WS" "$OUT" | tee "$OUT/drive.log"
