@@ -393,7 +393,9 @@ func plainStart(t string) bool {
 	switch t[0] {
 	case ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
 		return false
-	case '-', '?', ':':
+	case '?', ':':
+		return false // complex keys and friends: yaml.v3
+	case '-':
 		return len(t) > 1 && t[1] != ' ' && t[1] != '\t'
 	}
 	return true
@@ -590,12 +592,12 @@ func (f *flowParser) value(depth int) *raw {
 		f.i = j + 1
 		return &raw{kind: Scalar, tag: "!!str", value: v, start: f.base + start, end: f.base + f.i}
 	}
-	if !plainStart(f.s[f.i:]) || strings.ContainsRune(",[]{}", rune(f.s[min(f.i+1, len(f.s)-1)])) && strings.ContainsRune("-?:", rune(f.s[f.i])) {
+	if !plainStart(f.s[f.i:]) || strings.ContainsRune("-?:", rune(f.s[f.i])) {
 		f.fail = true
 		return nil
 	}
 	j := f.i
-	for j < len(f.s) && !strings.ContainsRune(",]}", rune(f.s[j])) && !(f.s[j] == ':' && (j+1 >= len(f.s) || f.s[j+1] == ' ')) {
+	for j < len(f.s) && !strings.ContainsRune(",[]{}", rune(f.s[j])) && !(f.s[j] == ':' && (j+1 >= len(f.s) || f.s[j+1] == ' ')) {
 		if strings.ContainsRune("[{&*!|>#", rune(f.s[j])) && j == f.i {
 			f.fail = true
 			return nil
