@@ -31,6 +31,9 @@ type fileInfo struct {
 	nPromises int
 	// facts about the file's blocks
 	hasControl, hasMain, hasAgent bool
+	// checked is set once the policy-independent checks ran (per
+	// analysis).
+	checked bool
 	// used marks the template as used by the current analysis (cache
 	// eviction).
 	used uint64
@@ -40,6 +43,7 @@ type bundleInfo struct {
 	block    *cfp.Block
 	file     *fileInfo
 	key      string // name, or ns:name outside the default namespace
+	tkey     string // type + " " + key
 	label    string // as cf-agent prints it: name or ns:name
 	dir      string
 	nid      int // node index in the file
@@ -81,9 +85,25 @@ type promiseInfo struct {
 	classes   *cfp.Constraint
 	dependsOn *cfp.Constraint
 	usebundle *cfp.Constraint
+	// refs are the constraints naming a body or a bundle, emitted the
+	// node each one last resolved to (per analysis).
+	refs    []promiseRef
+	emitted []*analysis.Node
+	// guards are the if/ifvarclass/unless constraints; promisers is the
+	// promiser alone when it has no variable (nil otherwise)
+	guards    []*cfp.Constraint
+	promisers []string
+	// orderFact and topDownFact are the hover lines on its place in the
+	// bundle under normal ordering and under top_down evaluation
+	orderFact, topDownFact string
 	// varRefs are the qualified $(bundle.var) references in the
 	// promiser and the values, for links.
 	varRefs []varRef
+}
+
+type promiseRef struct {
+	c    *cfp.Constraint
+	body bool // else a bundle
 }
 
 type varRef struct {
@@ -122,6 +142,7 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 		case "bundle":
 			bi := &bundleInfo{block: b, file: fi, key: qualify(b.Namespace, b.Name.Text), dir: fi.dir}
 			bi.label = bi.key
+			bi.tkey = b.Type.Text + " " + bi.key
 			switch {
 			case bi.key == "main" || b.Name.Text == "__main__":
 				fi.hasMain = true
@@ -162,6 +183,19 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 								pi.usebundle = c
 							}
 						}
+						switch c.Lval.Text {
+						case "if", "ifvarclass", "unless":
+							pi.guards = append(pi.guards, c)
+						}
+						if r := c.Rval; r != nil {
+							lv := c.Lval.Text
+							if bodyLvals[lv] && (r.Kind == cfp.Ident || r.Kind == cfp.Call) {
+								pi.refs = append(pi.refs, promiseRef{c: c, body: true})
+							}
+							if _, ok := bundleLvals[lv]; ok && !strings.ContainsAny(r.Value, "$@") && (r.Kind == cfp.Ident || r.Kind == cfp.Call || r.Kind == cfp.String) {
+								pi.refs = append(pi.refs, promiseRef{c: c})
+							}
+						}
 					}
 					if pi.typ == "vars" {
 						pi.varKey = bi.key + "." + p.Promiser
@@ -174,6 +208,9 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 						bi.definers = append(bi.definers, len(bi.promises))
 					}
 					pi.varRefs = scanVarRefs(src.Text, p)
+					if !strings.ContainsAny(p.Promiser, "$@") {
+						pi.promisers = []string{p.Promiser}
+					}
 					pi.nid = addNode(analysis.Node{
 						Kind: "promise", Ref: s.Type.Text + ": " + strconv.Quote(p.Promiser),
 						Decl: span(p.PromiserSpan), Full: span(p.Span),
@@ -183,6 +220,14 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 				}
 			}
 			bi.rank, bi.order = normalOrder(bi)
+			for _, p := range bi.promises {
+				kind := "normal ordering"
+				if !cfp.BuiltinPromiseTypes[p.typ] {
+					kind = "custom promise type, evaluated at the end of each pass"
+				}
+				p.orderFact = fmt.Sprintf("%s (%s type, %s), %s promise of %d", p.typ, analysis.Ordinal(bi.rank[p.typ]+1), kind, analysis.Ordinal(p.typeIdx+1), p.typeCount)
+				p.topDownFact = fmt.Sprintf("top_down: %s promise of %d in the bundle", analysis.Ordinal(p.textIdx+1), len(bi.promises))
+			}
 			fi.bundles = append(fi.bundles, bi)
 		case "body", "promise":
 			key := b.Type.Text + " " + qualify(b.Namespace, b.Name.Text)
@@ -287,6 +332,7 @@ type policy struct {
 	bundles  []*bundleInfo
 	byKey    map[string][]*bundleInfo
 	bodies   map[string][]*bodyInfo
+	bodyKeys []string // bodies' keys in order of appearance
 	handles  map[string][]*promiseInfo
 	augments map[string][]string
 	control  *cfp.Block // body common control
@@ -320,6 +366,7 @@ func (pol *policy) add(fi *fileInfo) {
 			}
 			if b.key != "main" {
 				b.key, b.label = "main", "main"
+				b.tkey = b.block.Type.Text + " main"
 				for _, p := range b.promises {
 					if p.typ == "vars" {
 						p.varKey = b.key + "." + p.p.Promiser
@@ -343,6 +390,9 @@ func (pol *policy) add(fi *fileInfo) {
 		}
 	}
 	for _, bo := range fi.bodies {
+		if _, ok := pol.bodies[bo.key]; !ok {
+			pol.bodyKeys = append(pol.bodyKeys, bo.key)
+		}
 		pol.bodies[bo.key] = append(pol.bodies[bo.key], bo)
 		if pol.control == nil && bo.block.Kind == "body" && bo.block.Type.Text == "common" && bo.block.Name.Text == "control" {
 			pol.control = bo.block

@@ -2,6 +2,7 @@ package cfengine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -206,6 +207,16 @@ func isWordByte(c byte) bool {
 }
 
 func canonify(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isWordByte(c) && c != ':' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
 	b := []byte(s)
 	for i, c := range b {
 		if !isWordByte(c) && c != ':' {
@@ -249,8 +260,11 @@ func (s *scheduler) evalClassRval(r *cfp.Rval, sc scope) tri {
 
 // guard is the promise's context and if/unless/ifvarclass together.
 func (s *scheduler) guard(p *promiseInfo, sc scope) tri {
-	v := s.evalClassExpr(p.p.Context, sc)
-	for _, c := range p.p.Constraints {
+	v := triTrue
+	if p.p.Context != "any" {
+		v = s.evalClassExpr(p.p.Context, sc)
+	}
+	for _, c := range p.guards {
 		switch c.Lval.Text {
 		case "if", "ifvarclass":
 			v = and3(v, s.evalClassRval(c.Rval, sc))
@@ -278,8 +292,44 @@ func (s *scheduler) outcomes(p *promiseInfo) *outcomeSet {
 	return o
 }
 
-func (s *scheduler) computeOutcomes(p *promiseInfo, c *cfp.Constraint) *outcomeSet {
-	o := &outcomeSet{}
+type outcomeKey struct {
+	body *cfp.Block
+	args string
+}
+
+// bodyUsesOnlyParams reports whether every variable in a classes body's
+// attributes is one of its parameters.
+func bodyUsesOnlyParams(b *cfp.Block) bool {
+	for _, at := range b.Attrs {
+		for _, it := range at.Rval.Scalars() {
+			v := it.Value
+			for i := 0; i+1 < len(v); i++ {
+				if v[i] != '$' || (v[i+1] != '(' && v[i+1] != '{') {
+					continue
+				}
+				end := matchClose(v, i+1)
+				if end < 0 {
+					return false
+				}
+				name := v[i+2 : end]
+				found := false
+				for _, p := range b.Params {
+					if p.Text == name {
+						found = true
+					}
+				}
+				if !found {
+					return false
+				}
+				i = end
+			}
+		}
+	}
+	return true
+}
+
+func (s *scheduler) computeOutcomes(p *promiseInfo, c *cfp.Constraint) (o *outcomeSet) {
+	o = &outcomeSet{}
 	if c == nil || c.Rval == nil {
 		return o
 	}
@@ -296,14 +346,31 @@ func (s *scheduler) computeOutcomes(p *promiseInfo, c *cfp.Constraint) *outcomeS
 	}
 	params := map[string]string{}
 	sc := scope{bundle: p.bundle, dir: p.bundle.dir}
+	var key strings.Builder
 	for i, prm := range body.block.Params {
 		if i < len(args) {
 			vs := s.ev.rval(args[i], sc)
 			if vs.resolved && len(vs.vals) == 1 {
 				params[prm.Text] = vs.vals[0]
+				key.WriteString(vs.vals[0])
 			}
 		}
+		key.WriteByte(0)
 	}
+	// a body whose attributes use only its parameters sets the same
+	// classes for the same arguments in every policy of the analysis
+	mk := outcomeKey{body.block, key.String()}
+	pure := bodyUsesOnlyParams(body.block)
+	if pure {
+		if o, ok := s.a.outcomeCache[mk]; ok {
+			return o
+		}
+	}
+	defer func() {
+		if pure {
+			s.a.outcomeCache[mk] = o
+		}
+	}()
 	bsc := scope{params: params, dir: body.file.dir}
 	for _, at := range body.block.Attrs {
 		var names []string
@@ -417,13 +484,22 @@ func (s *scheduler) inOrder(b *bundleInfo) []*promiseInfo {
 }
 
 func escapeLabel(s string) string {
+	if !strings.ContainsAny(s, "\\\n") {
+		return s
+	}
 	s = strings.ReplaceAll(s, "\\", "\\\\")
 	return strings.ReplaceAll(s, "\n", "\\n")
 }
 
+var passNotes = [...]string{"pass 0", "pass 1", "pass 2", "pass 3"}
+
 func (s *scheduler) emit(p *promiseInfo, pass int, promiser string) {
-	label := fmt.Sprintf("pass=%d bundle=%s type=%s promiser=%s", pass, p.bundle.label, p.typ, escapeLabel(promiser))
-	s.steps = append(s.steps, analysis.Step{Node: p.node, Label: label, Note: fmt.Sprintf("pass %d", pass)})
+	label := "pass=" + strconv.Itoa(pass) + " bundle=" + p.bundle.label + " type=" + p.typ + " promiser=" + escapeLabel(promiser)
+	note := "pass " + strconv.Itoa(pass)
+	if pass < len(passNotes) {
+		note = passNotes[pass]
+	}
+	s.steps = append(s.steps, analysis.Step{Node: p.node, Label: label, Note: note})
 	ps := s.passes[p]
 	if len(ps) == 0 || ps[len(ps)-1] != pass {
 		s.passes[p] = append(ps, pass)
@@ -465,6 +541,9 @@ func (s *scheduler) runBundle(b *bundleInfo, args []string, at source.Span) {
 }
 
 func (s *scheduler) promisers(p *promiseInfo, sc scope) []string {
+	if p.promisers != nil {
+		return p.promisers
+	}
 	vs := s.ev.expand(p.p.Promiser, sc)
 	if len(vs.vals) == 0 {
 		return []string{p.p.Promiser}

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"path/filepath"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -89,6 +89,9 @@ type analyzer struct {
 	links    []analysis.Link
 	seenLink map[source.Span]bool
 	res      *analysis.Result
+	// outcomeCache holds the classes of classes bodies that depend only
+	// on their arguments, shared by the analysis' policies
+	outcomeCache map[outcomeKey]*outcomeSet
 }
 
 type diagKey struct {
@@ -149,7 +152,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	s.gen++
 	defer s.evict()
 	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{}, files: map[string]*fileInfo{},
-		seenDiag: map[diagKey]bool{}, seenLink: map[source.Span]bool{}}
+		seenDiag: map[diagKey]bool{}, seenLink: map[source.Span]bool{}, outcomeCache: map[outcomeKey]*outcomeSet{}}
 	res := &analysis.Result{}
 	a.res = res
 	for _, f := range req.Files {
@@ -219,6 +222,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 					Message: "no body common control and no bundle main: run alone, cf-agent says Bundle 'main' listed in the bundlesequence is not a defined bundle"})
 			}
 		}
+	}
+	if statHook != nil {
+		statHook(policies)
 	}
 	for i, pol := range policies {
 		run, sched := a.schedule(pol)
@@ -412,7 +418,7 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 	// duplicate bundles and bodies
 	seen := map[string]*bundleInfo{}
 	for _, b := range pol.bundles {
-		k := b.block.Type.Text + " " + b.key
+		k := b.tkey
 		if first, ok := seen[k]; ok {
 			a.diag(analysis.Diagnostic{At: a.span(b.file, b.block.Name.Span), Severity: analysis.Error, Code: "duplicate",
 				Message: fmt.Sprintf("Duplicate definition of bundle %s with type %s", b.block.Name.Text, b.block.Type.Text),
@@ -422,12 +428,7 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 		seen[k] = b
 	}
 	seenBody := map[string]*bodyInfo{}
-	var bodyKeys []string
-	for k := range pol.bodies {
-		bodyKeys = append(bodyKeys, k)
-	}
-	sort.Strings(bodyKeys)
-	for _, k := range bodyKeys {
+	for _, k := range pol.bodyKeys {
 		for _, bo := range pol.bodies[k] {
 			if bo.block.Type.Text == "file" && bo.block.Name.Text == "control" {
 				continue
@@ -446,6 +447,9 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 	for _, b := range pol.bundles {
 		for _, sec := range b.block.Sections {
 			t := sec.Type.Text
+			if b.file.checked {
+				break
+			}
 			if cfp.BuiltinPromiseTypes[t] && !cfp.TypeAllowed(b.block.Type.Text, t) {
 				a.diag(analysis.Diagnostic{At: a.span(b.file, sec.Type.Span), Severity: analysis.Error, Code: "type-not-allowed",
 					Message: fmt.Sprintf("Promise type '%s' not supported by '%s' bundle type", t, b.block.Type.Text)})
@@ -467,61 +471,98 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 			handles[p.handle] = p
 		}
 	}
-	// references: bodies, bundles, handles
+	for _, fi := range pol.files {
+		fi.checked = true
+	}
+	// references: bodies, bundles, handles. A file shared by several
+	// policies is resolved in each; what resolves as before is not
+	// emitted again.
 	for _, b := range pol.bundles {
 		ns := b.block.Namespace
 		for _, p := range b.promises {
-			for _, c := range p.p.Constraints {
-				r := c.Rval
-				if r == nil {
-					continue
-				}
-				lv := c.Lval.Text
-				if bodyLvals[lv] && (r.Kind == cfp.Ident || r.Kind == cfp.Call) {
-					if bo := pol.body(lv, r.Value, ns); bo != nil {
-						a.link(analysis.Link{At: a.span(b.file, r.NameSpan), Nodes: []*analysis.Node{bo.node}})
-						a.graph.Connect(&analysis.Edge{From: p.node, To: bo.node, Kind: analysis.Reference, Reason: lv, At: a.span(b.file, r.NameSpan)})
-					} else if !missingOK && !(lv == "package_module" && r.Kind == cfp.Ident && strings.Contains(r.Value, "$")) {
-						a.diag(analysis.Diagnostic{At: a.span(b.file, r.NameSpan), Severity: analysis.Error, Code: "missing-target",
-							Message: fmt.Sprintf("Undefined body %s with type %s", r.Value, lv)})
-					}
-				}
-				if bt, ok := bundleLvals[lv]; ok && !strings.ContainsAny(r.Value, "$@") && (r.Kind == cfp.Ident || r.Kind == cfp.Call || r.Kind == cfp.String) {
-					target := pol.bundle(r.Value, ns)
-					if target != nil && bt != "" && target.block.Type.Text != bt {
-						target = nil
-						for _, cand := range pol.byKey[qualify(ns, r.Value)] {
-							if cand.block.Type.Text == bt {
-								target = cand
-							}
-						}
-					}
-					sp := a.span(b.file, r.NameSpan)
-					if r.Kind == cfp.String {
-						sp = source.Span{URI: sp.URI, Start: r.Span.Start + 1, End: r.Span.End - 1}
-					}
-					if target != nil {
-						a.link(analysis.Link{At: sp, Nodes: []*analysis.Node{target.node}})
-						a.graph.Connect(&analysis.Edge{From: p.node, To: target.node, Kind: analysis.Call, Reason: lv, At: sp})
-					} else if !missingOK {
-						msg := fmt.Sprintf("A method attempted to use a bundle '%s' that was apparently not defined", r.Value)
-						if lv != "usebundle" {
-							msg = fmt.Sprintf("Undefined bundle %s with type %s", r.Value, bt)
-						}
-						a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Error, Code: "missing-target", Message: msg})
-					}
-				}
-				if lv == "depends_on" {
-					a.checkDependsOn(pol, s, p, c)
-				}
+			if p.emitted == nil && len(p.refs) > 0 {
+				p.emitted = make([]*analysis.Node, len(p.refs))
 			}
-			a.varLinks(pol, p)
+			for i := range p.refs {
+				a.checkRef(pol, p, i, ns, missingOK)
+			}
+			if p.dependsOn != nil {
+				a.checkDependsOn(pol, s, p, p.dependsOn)
+			}
+			if len(p.varRefs) > 0 {
+				a.varLinks(pol, p)
+			}
 		}
 	}
-	if complete && pol.control == nil && pol.bundle("main", "default") == nil && a.req.Settings.Get("cfengine.bundlesequence", "") == "" && s != nil {
-		// reported by schedule() already
-		_ = s
+}
+
+// missingNode marks a reference already reported as missing.
+var missingNode = &analysis.Node{}
+
+// checkRef resolves one body or bundle reference of a promise in a
+// policy: a link and an edge, or a missing-target error.
+func (a *analyzer) checkRef(pol *policy, p *promiseInfo, i int, ns string, missingOK bool) {
+	ref := &p.refs[i]
+	r := ref.c.Rval
+	lv := ref.c.Lval.Text
+	b := p.bundle
+	if ref.body {
+		var target *analysis.Node
+		if bo := pol.body(lv, r.Value, ns); bo != nil {
+			target = bo.node
+		} else if !missingOK && !(lv == "package_module" && r.Kind == cfp.Ident && strings.Contains(r.Value, "$")) {
+			target = missingNode
+		}
+		if target == nil || p.emitted[i] == target {
+			return
+		}
+		p.emitted[i] = target
+		at := a.span(b.file, r.NameSpan)
+		if target == missingNode {
+			a.diag(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-target",
+				Message: fmt.Sprintf("Undefined body %s with type %s", strings.TrimPrefix(r.Value, "default:"), lv)})
+			return
+		}
+		a.link(analysis.Link{At: at, Nodes: []*analysis.Node{target}})
+		a.graph.Connect(&analysis.Edge{From: p.node, To: target, Kind: analysis.Reference, Reason: lv, At: at})
+		return
 	}
+	bt := bundleLvals[lv]
+	tb := pol.bundle(r.Value, ns)
+	if tb != nil && bt != "" && tb.block.Type.Text != bt {
+		tb = nil
+		for _, cand := range pol.byKey[qualify(ns, r.Value)] {
+			if cand.block.Type.Text == bt {
+				tb = cand
+			}
+		}
+	}
+	var target *analysis.Node
+	switch {
+	case tb != nil:
+		target = tb.node
+	case !missingOK:
+		target = missingNode
+	}
+	if target == nil || p.emitted[i] == target {
+		return
+	}
+	p.emitted[i] = target
+	sp := a.span(b.file, r.NameSpan)
+	if r.Kind == cfp.String {
+		sp = source.Span{URI: sp.URI, Start: r.Span.Start + 1, End: r.Span.End - 1}
+	}
+	if target == missingNode {
+		// cf-promises accepts both; cf-agent reports them when it gets there
+		msg := fmt.Sprintf("A method attempted to use a bundle '%s' that was apparently not defined", r.Value)
+		if lv != "usebundle" {
+			msg = fmt.Sprintf("Did not find bundle '%s' for edit operation", r.Value)
+		}
+		a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Error, Code: "missing-target", Message: msg})
+		return
+	}
+	a.link(analysis.Link{At: sp, Nodes: []*analysis.Node{target}})
+	a.graph.Connect(&analysis.Edge{From: p.node, To: target, Kind: analysis.Call, Reason: lv, At: sp})
 }
 
 // checkDependsOn links each handle of a depends_on and warns about the
@@ -711,19 +752,15 @@ func (a *analyzer) facts(pol *policy, s *scheduler) {
 		if pos, ok := s.seqPos[b]; ok {
 			b.node.Facts = append(b.node.Facts, analysis.Fact{Label: "bundlesequence", Value: fmt.Sprintf("%s of %d", analysis.Ordinal(pos), s.seqLen)})
 		}
-		rank := typeRank(b)
+		td := s.topDown != nil && s.topDown(b)
 		for _, p := range b.promises {
 			n := p.node
+			n.Facts = make([]analysis.Fact, 0, 3)
 			n.Facts = append(n.Facts, analysis.Fact{Label: "bundle", Value: b.label})
-			td := s.topDown != nil && s.topDown(b)
 			if td {
-				n.Facts = append(n.Facts, analysis.Fact{Label: "order", Value: fmt.Sprintf("top_down: %s promise of %d in the bundle", analysis.Ordinal(p.textIdx+1), len(b.promises))})
+				n.Facts = append(n.Facts, analysis.Fact{Label: "order", Value: p.topDownFact})
 			} else {
-				kind := "normal ordering"
-				if !cfp.BuiltinPromiseTypes[p.typ] {
-					kind = "custom promise type, evaluated at the end of each pass"
-				}
-				n.Facts = append(n.Facts, analysis.Fact{Label: "order", Value: fmt.Sprintf("%s (%s type, %s), %s promise of %d", p.typ, analysis.Ordinal(rank(p.typ)+1), kind, analysis.Ordinal(p.typeIdx+1), p.typeCount)})
+				n.Facts = append(n.Facts, analysis.Fact{Label: "order", Value: p.orderFact})
 			}
 			ps := s.passes[p]
 			switch {
@@ -734,11 +771,13 @@ func (a *analyzer) facts(pol *policy, s *scheduler) {
 				}
 				n.Facts = append(n.Facts, analysis.Fact{Label: "pass", Value: "never evaluated: " + why})
 			default:
-				var strs []string
-				for _, x := range ps {
-					strs = append(strs, fmt.Sprint(x))
+				var v string
+				for i, x := range ps {
+					if i > 0 {
+						v += ", "
+					}
+					v += strconv.Itoa(x)
 				}
-				v := strings.Join(strs, ", ")
 				if ps[0] > 1 && s.why[p] != "" {
 					v += " (not earlier: " + s.why[p] + ")"
 				}
@@ -747,3 +786,5 @@ func (a *analyzer) facts(pol *policy, s *scheduler) {
 		}
 	}
 }
+
+var statHook func([]*policy)
