@@ -70,8 +70,17 @@ func (ps *Parser) Parse(src []byte) *File {
 	ps.prev = next
 	ps.spare = ps.prevToks
 	ps.prevSrc, ps.prevToks = src, toks
+	if len(src) > maxIncrementalLex {
+		// Tokens cost ~20x the text: for huge files memory matters more
+		// than the few milliseconds incremental lexing saves.
+		ps.prevSrc, ps.prevToks, ps.spare = nil, nil, nil
+	}
 	return f
 }
+
+// maxIncrementalLex is the largest file whose tokens are kept between
+// parses for incremental lexing.
+const maxIncrementalLex = 2 << 20
 
 // lex re-lexes only the part of src that differs from the previous text:
 // tokens before the edit are kept, lexing restarts at the statement start
