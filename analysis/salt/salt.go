@@ -1097,8 +1097,30 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 	// cycles (the simulation meets every cycle as a recursive requisite)
 	if len(sm.recursive) > 0 {
 		a.cycles(c, sm, run)
+		a.onfailAll(sm)
 	}
 	a.runProblemsRest(c, sm, pos, run)
+}
+
+// onfailAll explains a Salt 3006/3007 trap: check_requisite waits for
+// onfail_all targets, but call_chunk's list of requisites to run first
+// has no onfail_all, so a state whose onfail_all target comes later is
+// re-checked twenty times and fails with "Recursive requisite found".
+func (a *analyzer) onfailAll(sm *sim) {
+	for ch := range sm.recursive {
+		for _, e := range ch.reqs["onfail_all"] {
+			m := sm.match(e)
+			for _, t := range m.chunks {
+				r := sm.running[t.tid]
+				mine := sm.running[ch.tid]
+				if r == nil || mine == nil || r.num >= mine.num {
+					a.diag(analysis.Diagnostic{At: e.span, Severity: analysis.Warning, Code: "onfail-all-later",
+						Message: fmt.Sprintf("Recursive requisite found: %s runs after %s, and Salt does not run onfail_all requisites first (call_chunk pulls require, watch, prereq, onfail, onchanges and their _any forms, not onfail_all); %s fails after 20 attempts. Put %s earlier (order, or a require on it)", t.id, ch.id, ch.id, t.id)})
+					break
+				}
+			}
+		}
+	}
 }
 
 func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
