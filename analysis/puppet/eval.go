@@ -117,6 +117,7 @@ type collector struct {
 	at       source.Span
 	matched  []*res
 	done     bool
+	values   map[pp.Node]val // query values, evaluated once in the collector's scope
 }
 
 type override struct {
@@ -170,6 +171,7 @@ type run struct {
 	out        int  // index of this run in the result
 	patterns   []*res
 	defEvals   int
+	byType     map[string][]*res
 	compileErr bool
 }
 
@@ -964,12 +966,26 @@ func (r *run) lookupRef(rf *ref) *res {
 	return nil
 }
 
-// resolvePattern lists the catalog resources a pattern reference may name.
+// resolvePattern lists the catalog resources a pattern reference may
+// name (for go-to-definition). A pattern that is nothing but unknown
+// names nothing useful; at most 50 targets are listed.
 func (r *run) resolvePattern(rf *ref) []*res {
+	if strings.Trim(rf.title, "*") == "" {
+		return nil
+	}
+	if r.byType == nil {
+		r.byType = map[string][]*res{}
+		for _, x := range r.resources {
+			r.byType[x.typ] = append(r.byType[x.typ], x)
+		}
+	}
 	var out []*res
-	for _, x := range r.resources {
-		if x.typ == rf.typ && globMatch(rf.title, x.title) {
+	for _, x := range r.byType[rf.typ] {
+		if globMatch(rf.title, x.title) {
 			out = append(out, x)
+			if len(out) >= 50 {
+				break
+			}
 		}
 	}
 	return out
@@ -1417,7 +1433,7 @@ func (r *run) collect(c *collector) bool {
 			// puppet apply has no storeconfigs: export collectors collect nothing.
 			continue
 		}
-		if !r.queryMatch(c.query, x) {
+		if !r.queryMatch(c, c.query, x) {
 			continue
 		}
 		if !containsRes(c.matched, x) {
@@ -1443,19 +1459,19 @@ func containsRes(xs []*res, x *res) bool {
 	return false
 }
 
-func (r *run) queryMatch(q pp.Node, x *res) bool {
+func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 	if q == nil {
 		return true
 	}
 	switch t := q.(type) {
 	case *pp.Paren:
-		return r.queryMatch(t.X, x)
+		return r.queryMatch(c, t.X, x)
 	case *pp.Binary:
 		switch t.Op {
 		case "and":
-			return r.queryMatch(t.Left, x) && r.queryMatch(t.Right, x)
+			return r.queryMatch(c, t.Left, x) && r.queryMatch(c, t.Right, x)
 		case "or":
-			return r.queryMatch(t.Left, x) || r.queryMatch(t.Right, x)
+			return r.queryMatch(c, t.Left, x) || r.queryMatch(c, t.Right, x)
 		case "==", "!=":
 			var name string
 			switch l := t.Left.(type) {
@@ -1466,7 +1482,14 @@ func (r *run) queryMatch(q pp.Node, x *res) bool {
 			default:
 				return false
 			}
-			want := r.eval(x.envOr(r), t.Right)
+			want, done := c.values[t.Right]
+			if !done {
+				want = r.eval(c.env, t.Right)
+				if c.values == nil {
+					c.values = map[pp.Node]val{}
+				}
+				c.values[t.Right] = want
+			}
 			ws, ok := want.text()
 			if !ok {
 				return false

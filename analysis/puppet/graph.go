@@ -537,14 +537,23 @@ func (a *analyzer) addLink(at source.Span, targets []*analysis.Node) {
 		a.links[k] = l
 		a.linkList = append(a.linkList, k)
 	}
-	for _, t := range targets {
-		dup := false
+	if len(targets) == 0 {
+		return
+	}
+	seen := a.linkSeen[k]
+	if seen == nil {
+		seen = make(map[*analysis.Node]bool, len(targets))
 		for _, x := range l.Nodes {
-			if x == t {
-				dup = true
-			}
+			seen[x] = true
 		}
-		if !dup {
+		if a.linkSeen == nil {
+			a.linkSeen = map[linkKey]map[*analysis.Node]bool{}
+		}
+		a.linkSeen[k] = seen
+	}
+	for _, t := range targets {
+		if !seen[t] {
+			seen[t] = true
 			l.Nodes = append(l.Nodes, t)
 		}
 	}

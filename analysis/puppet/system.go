@@ -133,6 +133,7 @@ type analyzer struct {
 	rubyTypes    map[string]bool
 	allRuns      []*run
 	edgeSlab     []analysis.Edge
+	linkSeen     map[linkKey]map[*analysis.Node]bool
 	facts        map[string]any
 	factsVal     val
 	hieraCache   map[string][]string

@@ -189,22 +189,27 @@ func classDisplay(name string) string {
 
 // globMatch matches s against a pattern whose '*' stands for any text.
 func globMatch(pat, s string) bool {
-	if !strings.Contains(pat, "*") {
+	i := strings.IndexByte(pat, '*')
+	if i < 0 {
 		return pat == s
 	}
-	parts := strings.Split(pat, "*")
-	if !strings.HasPrefix(s, parts[0]) {
+	if !strings.HasPrefix(s, pat[:i]) {
 		return false
 	}
-	s = s[len(parts[0]):]
-	for i := 1; i < len(parts)-1; i++ {
-		j := strings.Index(s, parts[i])
+	s = s[i:]
+	pat = pat[i+1:]
+	for {
+		j := strings.IndexByte(pat, '*')
 		if j < 0 {
+			return strings.HasSuffix(s, pat)
+		}
+		k := strings.Index(s, pat[:j])
+		if k < 0 {
 			return false
 		}
-		s = s[j+len(parts[i]):]
+		s = s[k+j:]
+		pat = pat[j+1:]
 	}
-	return strings.HasSuffix(s, parts[len(parts)-1])
 }
 
 func numVal(s string) (float64, bool) {
