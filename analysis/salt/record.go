@@ -11,28 +11,51 @@ import (
 type runRecord struct {
 	run   analysis.Run
 	files []string // URIs of the files that make the run
-	// keyList[n.Index] is the key of record node n
+	// keyList[n.Index] is the key of record node n, info its spans
 	keyList []nodeKey
-	funs    map[*analysis.Node]string
-	edges   []*analysis.Edge
-	// edgeEntries[i] is the requisite entry that made edges[i]
-	edgeEntries []*reqEntry
-	links       []linkRec
-	diags       []analysis.Diagnostic
-	ctx         []ctxRec
-	facts       []factRec
-	inFacts     []inFact
+	info    []nodeInfo
+	funs    []string // the function of the chunk that made each node
+	edges   []edgeRec
+	links   []linkRec
+	diags   []analysis.Diagnostic
+	ctx     []ctxRec
+	facts   []factRec
+	inFacts []inFact
 
 	// while recording only
 	tmp      map[nodeKey]*analysis.Node
 	edgeSeen map[edgeKey]bool
 }
 
+type nodeInfo struct {
+	ref        string
+	decl, full source.Span
+}
+
 type linkRec struct {
 	e     *reqEntry // nil for include, extend, _in links
 	at    source.Span
-	nodes []*analysis.Node
+	nodes []int32 // record node indices
 	files []source.Span
+}
+
+// edgeRec is an edge between record nodes (by index); At is e.span.
+type edgeRec struct {
+	from, to int32
+	kind     analysis.EdgeKind
+	reason   string
+	e        *reqEntry
+}
+
+func indices(ns []*analysis.Node) []int32 {
+	if len(ns) == 0 {
+		return nil
+	}
+	out := make([]int32, len(ns))
+	for i, n := range ns {
+		out[i] = int32(n.Index)
+	}
+	return out
 }
 
 type ctxRec struct {
@@ -45,22 +68,24 @@ type factRec struct {
 	label, value string
 }
 
-// real returns the Result's node for a record's node, creating it once.
-func (a *analyzer) real(rec *runRecord, n *analysis.Node) *analysis.Node {
-	if r := a.realOf[n.Index]; r != nil {
+// real returns the Result's node for a record's node (by index),
+// creating it once.
+func (a *analyzer) real(rec *runRecord, i int32) *analysis.Node {
+	if r := a.realOf[i]; r != nil {
 		return r
 	}
-	key := rec.keyList[n.Index]
+	key := rec.keyList[i]
 	r, ok := a.nodes[key]
 	if !ok {
-		r = a.res.Graph.Add(&analysis.Node{Kind: n.Kind, Ref: n.Ref, Decl: n.Decl, Full: n.Full})
+		info := rec.info[i]
+		r = a.res.Graph.Add(&analysis.Node{Kind: "state", Ref: info.ref, Decl: info.decl, Full: info.full})
 		a.nodes[key] = r
 	}
-	a.realOf[n.Index] = r
+	a.realOf[i] = r
 	return r
 }
 
-func (a *analyzer) realAll(rec *runRecord, ns []*analysis.Node) []*analysis.Node {
+func (a *analyzer) realAll(rec *runRecord, ns []int32) []*analysis.Node {
 	out := make([]*analysis.Node, len(ns))
 	for i, n := range ns {
 		out[i] = a.real(rec, n)
@@ -80,14 +105,14 @@ func (a *analyzer) apply(rec *runRecord) {
 	run := rec.run
 	run.Steps = make([]analysis.Step, len(rec.run.Steps))
 	for i, st := range rec.run.Steps {
-		st.Node = a.real(rec, st.Node)
+		st.Node = a.real(rec, int32(st.Node.Index))
 		run.Steps[i] = st
 	}
-	for i, e := range rec.edges {
-		from, to := a.real(rec, e.From), a.real(rec, e.To)
-		ek := edgeKey{from, to, rec.edgeEntries[i], e.Kind == analysis.Order}
+	for _, e := range rec.edges {
+		from, to := a.real(rec, e.from), a.real(rec, e.to)
+		ek := edgeKey{from, to, e.e, e.kind == analysis.Order}
 		if a.edges[ek] == nil {
-			a.edges[ek] = a.res.Graph.Connect(&analysis.Edge{From: from, To: to, Kind: e.Kind, Reason: e.Reason, At: e.At})
+			a.edges[ek] = a.res.Graph.Connect(&analysis.Edge{From: from, To: to, Kind: e.kind, Reason: e.reason, At: e.e.span})
 		}
 	}
 	for _, l := range rec.links {
@@ -104,10 +129,10 @@ func (a *analyzer) apply(rec *runRecord) {
 		a.contextual(c.d, c.target, c.mod)
 	}
 	for _, f := range rec.facts {
-		a.fact(a.real(rec, f.n), f.label, f.value)
+		a.fact(a.real(rec, int32(f.n.Index)), f.label, f.value)
 	}
 	for _, f := range rec.inFacts {
-		a.inFacts = append(a.inFacts, inFact{a.real(rec, f.n), f.o})
+		a.inFacts = append(a.inFacts, inFact{a.real(rec, int32(f.n.Index)), f.o})
 	}
 	a.res.Runs = append(a.res.Runs, run)
 }

@@ -540,7 +540,7 @@ func (a *analyzer) fileDiags(f *sfile) {
 // than by span, and the same entry recurs in every run).
 func (a *analyzer) linkEntry(e *reqEntry, nodes []*analysis.Node, files []source.Span) {
 	if a.rec != nil {
-		a.rec.links = append(a.rec.links, linkRec{e: e, at: e.span, nodes: nodes, files: files})
+		a.rec.links = append(a.rec.links, linkRec{e: e, at: e.span, nodes: indices(nodes), files: files})
 		return
 	}
 	l := a.entryLinks[e]
@@ -559,7 +559,7 @@ func (a *analyzer) link(at source.Span, nodes []*analysis.Node, files []source.S
 		return
 	}
 	if a.rec != nil {
-		a.rec.links = append(a.rec.links, linkRec{at: at, nodes: nodes, files: files})
+		a.rec.links = append(a.rec.links, linkRec{at: at, nodes: indices(nodes), files: files})
 		return
 	}
 	a.linkAt(at).add(nodes, files)
@@ -627,13 +627,11 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 	}
 	// a node of this run's record; apply() turns it into the graph's
 	n := &analysis.Node{Kind: "state", Ref: label(ch, f), Decl: decl, Full: full}
-	if a.rec.funs == nil {
-		a.rec.funs = map[*analysis.Node]string{}
-	}
-	a.rec.funs[n] = ch.fun
 	a.rec.tmp[key] = n
 	n.Index = len(a.rec.keyList)
 	a.rec.keyList = append(a.rec.keyList, key)
+	a.rec.info = append(a.rec.info, nodeInfo{n.Ref, n.Decl, n.Full})
+	a.rec.funs = append(a.rec.funs, ch.fun)
 	return n
 }
 
@@ -835,7 +833,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 			note = "fails: recursive requisite"
 		}
 		lb := n.Ref
-		if a.rec.funs[n] != ch.fun {
+		if a.rec.funs[n.Index] != ch.fun {
 			lb = label(ch, ch.body.f)
 		}
 		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: lb, Note: note})
@@ -988,8 +986,7 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 					ek := edgeKey{from, to, e, kind == analysis.Order}
 					if !a.rec.edgeSeen[ek] {
 						a.rec.edgeSeen[ek] = true
-						a.rec.edges = append(a.rec.edges, &analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: e.span})
-						a.rec.edgeEntries = append(a.rec.edgeEntries, e)
+						a.rec.edges = append(a.rec.edges, edgeRec{from: int32(from.Index), to: int32(to.Index), kind: kind, reason: reason, e: e})
 					}
 					if e.inFrom != nil {
 						a.rec.inFacts = append(a.rec.inFacts, inFact{n, e.inFrom})
@@ -1137,10 +1134,15 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 	for _, n := range nodes {
 		inRun[n] = true
 	}
+	byIndex := make([]*analysis.Node, len(a.rec.keyList))
+	for n := range nodeChunk {
+		byIndex[n.Index] = n
+	}
 	var edges []*analysis.Edge
-	for _, e := range a.rec.edges {
-		if inRun[e.From] && inRun[e.To] && e.Kind.Orders() {
-			edges = append(edges, e)
+	for _, r := range a.rec.edges {
+		from, to := byIndex[r.from], byIndex[r.to]
+		if from != nil && to != nil && inRun[from] && inRun[to] && r.kind.Orders() {
+			edges = append(edges, &analysis.Edge{From: from, To: to, Kind: r.kind, Reason: r.reason, At: r.e.span})
 		}
 	}
 	idx := map[*analysis.Node]int{}
