@@ -496,9 +496,12 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 	for _, id := range h.ids {
 		b := h.m[id]
 		for _, s := range b.states {
-			at := b.f.span(b.decl.key)
-			if s.decl != nil && s.decl.modNode != nil {
-				at = b.f.span(s.decl.modNode)
+			var at source.Span
+			if s.null || s.bad || len(s.funs) != 1 {
+				at = b.f.span(b.decl.key)
+				if s.decl != nil && s.decl.modNode != nil {
+					at = b.f.span(s.decl.modNode)
+				}
 			}
 			if s.null {
 				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
