@@ -187,8 +187,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const c = getClient();
       if (c) await c.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(serverSettings()));
       GraphPanel.refreshSoon();
+      orderTree.reloadSoon();
     }),
-    vscode.languages.onDidChangeDiagnostics(() => GraphPanel.refreshSoon()),
+    // a new analysis publishes diagnostics: the open views follow the text
+    vscode.languages.onDidChangeDiagnostics(() => { GraphPanel.refreshSoon(); orderTree.reloadSoon(); }),
   );
   await startClient(context);
 }

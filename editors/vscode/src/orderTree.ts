@@ -35,6 +35,15 @@ export class OrderTreeProvider implements vscode.TreeDataProvider<OrderItem> {
     this.changed.fire(undefined);
   }
 
+  private timer: NodeJS.Timeout | undefined;
+
+  /** Diagnostics or settings changed: ask again for the same file (debounced). */
+  reloadSoon(): void {
+    if (!this.uri) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => { if (this.uri) void this.load(this.uri); }, 500);
+  }
+
   getTreeItem(it: OrderItem): vscode.TreeItem {
     const t = new vscode.TreeItem(it.label, it.children && it.children.length
       ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
