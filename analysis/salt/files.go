@@ -142,7 +142,20 @@ var modWatch = map[string]bool{
 type parseCache struct {
 	mu    sync.Mutex
 	files map[parseKey]*sp.File
+	used  map[parseKey]int
+	gen   int
 	yaml  *sp.Cache
+}
+
+func (c *parseCache) evict(gen int) {
+	c.mu.Lock()
+	for k, g := range c.used {
+		if g < gen-1 {
+			delete(c.used, k)
+			delete(c.files, k)
+		}
+	}
+	c.mu.Unlock()
 }
 
 type parseKey struct {
@@ -153,7 +166,7 @@ type parseKey struct {
 var seed = maphash.MakeSeed()
 
 func newParseCache() *parseCache {
-	return &parseCache{files: map[parseKey]*sp.File{}, yaml: sp.NewCache()}
+	return &parseCache{files: map[parseKey]*sp.File{}, used: map[parseKey]int{}, yaml: sp.NewCache()}
 }
 
 func (c *parseCache) parse(text []byte, vars map[string]string) *sp.File {
@@ -174,16 +187,17 @@ func (c *parseCache) parse(text []byte, vars map[string]string) *sp.File {
 	key := parseKey{h.Sum64(), len(text)}
 	c.mu.Lock()
 	f, ok := c.files[key]
+	if ok {
+		c.used[key] = c.gen
+	}
 	c.mu.Unlock()
 	if ok {
 		return f
 	}
 	f = sp.Parse(text, vars, c.yaml)
 	c.mu.Lock()
-	if len(c.files) > 20000 {
-		c.files = map[parseKey]*sp.File{}
-	}
 	c.files[key] = f
+	c.used[key] = c.gen
 	c.mu.Unlock()
 	return f
 }

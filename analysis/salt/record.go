@@ -9,6 +9,7 @@ import (
 // record (keyed by nodeKey): it can be replayed into a later analysis
 // when the run's files have not changed.
 type runRecord struct {
+	gen   int // the last analysis that used it
 	run   analysis.Run
 	files []string // URIs of the files that make the run
 	// keyList[n.Index] is the key of record node n, info its spans

@@ -30,11 +30,34 @@ type System struct {
 	mu    sync.Mutex
 	files map[sfileKey]*sfile
 	runs  map[string]*runRecord
+	// gen counts analyses; what the last two did not use is dropped, so
+	// a long editing session keeps one workspace's worth of caches
+	gen     int
+	fileGen map[sfileKey]int
+}
+
+// evict drops cached files, parses and runs the last two analyses did
+// not use.
+func (s *System) evict() {
+	s.mu.Lock()
+	for k, g := range s.fileGen {
+		if g < s.gen-1 {
+			delete(s.fileGen, k)
+			delete(s.files, k)
+		}
+	}
+	for k, r := range s.runs {
+		if r.gen < s.gen-1 {
+			delete(s.runs, k)
+		}
+	}
+	s.mu.Unlock()
+	s.cache.evict(s.gen)
 }
 
 // New makes the Salt system.
 func New() analysis.System {
-	return &System{cache: newParseCache(), files: map[sfileKey]*sfile{}, runs: map[string]*runRecord{}}
+	return &System{cache: newParseCache(), files: map[sfileKey]*sfile{}, runs: map[string]*runRecord{}, fileGen: map[sfileKey]int{}}
 }
 
 func (s *System) Name() string { return "salt" }
@@ -104,6 +127,7 @@ func (s *System) newFile(file *source.File, root string) *sfile {
 	key := sfileKey{file.URI, root, maphash.Bytes(seed, file.Text), len(file.Text)}
 	s.mu.Lock()
 	if f, ok := s.files[key]; ok {
+		s.fileGen[key] = s.gen
 		s.mu.Unlock()
 		return f
 	}
@@ -112,10 +136,8 @@ func (s *System) newFile(file *source.File, root string) *sfile {
 	f.p = s.cache.parse(file.Text, templateVars(root, file.Path, sls))
 	s.read(f)
 	s.mu.Lock()
-	if len(s.files) > 20000 {
-		s.files = map[sfileKey]*sfile{}
-	}
 	s.files[key] = f
+	s.fileGen[key] = s.gen
 	s.mu.Unlock()
 	return f
 }
@@ -245,6 +267,11 @@ func rootOf(ws *source.Workspace, path string, setting string) string {
 
 // Analyze builds the graph, runs and diagnostics.
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
+	s.mu.Lock()
+	s.gen++
+	s.cache.gen = s.gen
+	s.mu.Unlock()
+	defer s.evict()
 	a := &analyzer{s: s, req: req, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
 		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, watchReasons: map[string]string{},
@@ -711,6 +738,9 @@ func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) 
 	key := kb.String()
 	a.s.mu.Lock()
 	rec := a.s.runs[key]
+	if rec != nil {
+		rec.gen = a.s.gen
+	}
 	a.s.mu.Unlock()
 	if rec == nil {
 		c, h := build(false)
@@ -720,10 +750,8 @@ func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) 
 		a.rec = nil
 		rec.edgeSeen = nil
 		rec.tmp = nil
+		rec.gen = a.s.gen
 		a.s.mu.Lock()
-		if len(a.s.runs) > 4000 {
-			a.s.runs = map[string]*runRecord{}
-		}
 		a.s.runs[key] = rec
 		a.s.mu.Unlock()
 	}

@@ -143,7 +143,7 @@ type cached struct {
 // NewCache makes an empty chunk cache.
 func NewCache() *Cache { return &Cache{m: map[string]*cached{}} }
 
-const cacheMax = 50000
+const cacheMax = 20000
 
 func (c *Cache) parse(text string) (*raw, *yaml.Node, error) {
 	if c != nil {
