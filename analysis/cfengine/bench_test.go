@@ -45,7 +45,11 @@ func benchAnalyze(b *testing.B, edit bool) {
 	ws := source.NewWorkspace(dir)
 	sys := New()
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
-	files := analysis.Files([]analysis.System{sys}, in)[sys]
+	// as the server: the workspace is walked once, files are (re)loaded
+	// for every analysis
+	systems := []analysis.System{sys}
+	paths := analysis.Discover(systems, in)
+	files := analysis.Load(systems, in, paths)[sys]
 	analysis.Analyze(sys, in, files)
 	lib := filepath.Join(dir, "lib7.cf")
 	orig := ws.Lookup(lib).Text
@@ -61,7 +65,7 @@ func benchAnalyze(b *testing.B, edit bool) {
 				text = []byte(strings.Replace(string(orig), "\"done\";", "\"done!\";", 1))
 			}
 			ws.SetOverlay(source.NewFile(source.PathToURI(lib), lib, text))
-			files = analysis.Files([]analysis.System{sys}, in)[sys]
+			files = analysis.Load(systems, in, paths)[sys]
 		}
 		analysis.Analyze(sys, in, files)
 		i++
@@ -87,7 +91,9 @@ func benchTree(b *testing.B, edit bool) {
 	ws := source.NewWorkspace(dir)
 	sys := New()
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
-	files := analysis.Files([]analysis.System{sys}, in)[sys]
+	systems := []analysis.System{sys}
+	paths := analysis.Discover(systems, in)
+	files := analysis.Load(systems, in, paths)[sys]
 	analysis.Analyze(sys, in, files)
 	lib := filepath.Join(dir, "lib", "files.cf")
 	f := ws.Lookup(lib)
@@ -106,7 +112,7 @@ func benchTree(b *testing.B, edit bool) {
 				text = []byte(strings.Replace(string(orig), "bundle edit_line", "bundle  edit_line", 1))
 			}
 			ws.SetOverlay(source.NewFile(source.PathToURI(lib), lib, text))
-			files = analysis.Files([]analysis.System{sys}, in)[sys]
+			files = analysis.Load(systems, in, paths)[sys]
 		}
 		analysis.Analyze(sys, in, files)
 		i++

@@ -43,7 +43,7 @@ type scope struct {
 	bundle *bundleInfo
 	params map[string]string
 	dir    string
-	act    string // the bundle activation (name and arguments)
+	act    int // the bundle activation (name and arguments), numbered
 }
 
 const maxValues = 64

@@ -31,6 +31,10 @@ type fileInfo struct {
 	nPromises int
 	// facts about the file's blocks
 	hasControl, hasMain, hasAgent bool
+	// outcomes caches what the file's classes bodies set, by body and
+	// arguments (only for bodies that use nothing but their parameters).
+	// It lives in the template: valid while the file is unchanged.
+	outcomes map[outcomeKey]*outcomeSet
 	// checked is set once the policy-independent checks ran (per
 	// analysis).
 	checked bool
@@ -64,8 +68,11 @@ type bodyInfo struct {
 	block *cfp.Block
 	file  *fileInfo
 	key   string // type + " " + (ns:)name
-	nid   int
-	node  *analysis.Node
+	// pure is true for a classes body whose attributes use only its
+	// parameters
+	pure bool
+	nid  int
+	node *analysis.Node
 }
 
 type promiseInfo struct {
@@ -93,6 +100,10 @@ type promiseInfo struct {
 	// promiser alone when it has no variable (nil otherwise)
 	guards    []*cfp.Constraint
 	promisers []string
+	// depends are the handles of depends_on; labelTail is the end of
+	// the step label when the promiser has no variable
+	depends   []*cfp.Rval
+	labelTail string
 	// orderFact and topDownFact are the hover lines on its place in the
 	// bundle under normal ordering and under top_down evaluation
 	orderFact, topDownFact string
@@ -127,7 +138,7 @@ func qualify(ns, name string) string {
 // lowerFile builds the template of one parsed file: everything about it
 // that does not depend on the rest of the policy.
 func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
-	fi := &fileInfo{src: src, parsed: parsed, blocks: parsed.Blocks}
+	fi := &fileInfo{src: src, parsed: parsed, blocks: parsed.Blocks, outcomes: map[outcomeKey]*outcomeSet{}}
 	if src.Path != "" {
 		fi.dir = filepath.Dir(src.Path)
 	}
@@ -210,6 +221,10 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 					pi.varRefs = scanVarRefs(src.Text, p)
 					if !strings.ContainsAny(p.Promiser, "$@") {
 						pi.promisers = []string{p.Promiser}
+						pi.labelTail = labelTail(bi.label, pi.typ, p.Promiser)
+					}
+					if pi.dependsOn != nil {
+						pi.depends = pi.dependsOn.Rval.Scalars()
 					}
 					pi.nid = addNode(analysis.Node{
 						Kind: "promise", Ref: s.Type.Text + ": " + strconv.Quote(p.Promiser),
@@ -238,6 +253,9 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 				fi.hasControl = true
 			}
 			bo := &bodyInfo{block: b, file: fi, key: key}
+			if b.Kind == "body" && b.Type.Text == "classes" {
+				bo.pure = bodyUsesOnlyParams(b)
+			}
 			bo.nid = addNode(analysis.Node{
 				Kind: b.Kind, Ref: b.Kind + " " + b.Type.Text + " " + qualify(b.Namespace, b.Name.Text),
 				Decl: span(b.Name.Span), Full: span(b.Span), Container: true,
@@ -246,6 +264,10 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 		}
 	}
 	return fi
+}
+
+func labelTail(bundle, typ, promiser string) string {
+	return " bundle=" + bundle + " type=" + typ + " promiser=" + escapeLabel(promiser)
 }
 
 // normalOrder ranks a bundle's promise types (the bundle type's normal
@@ -368,6 +390,9 @@ func (pol *policy) add(fi *fileInfo) {
 				b.key, b.label = "main", "main"
 				b.tkey = b.block.Type.Text + " main"
 				for _, p := range b.promises {
+					if p.labelTail != "" {
+						p.labelTail = labelTail(b.label, p.typ, p.p.Promiser)
+					}
 					if p.typ == "vars" {
 						p.varKey = b.key + "." + p.p.Promiser
 					}

@@ -33,13 +33,14 @@ const maxPasses = 3
 type callSite struct {
 	at   source.Span
 	step int
+	id   int // activation id
 }
 
 // doneKey is one promise in one bundle activation (bundle + arguments):
 // cf-agent evaluates it once there.
 type doneKey struct {
 	p   *promiseInfo
-	act string
+	act int
 }
 
 type scheduler struct {
@@ -358,19 +359,16 @@ func (s *scheduler) computeOutcomes(p *promiseInfo, c *cfp.Constraint) (o *outco
 		key.WriteByte(0)
 	}
 	// a body whose attributes use only its parameters sets the same
-	// classes for the same arguments in every policy of the analysis
+	// classes for the same arguments in every policy and every analysis
+	// while its file is unchanged: the file's template keeps them
 	mk := outcomeKey{body.block, key.String()}
-	pure := bodyUsesOnlyParams(body.block)
+	pure := body.pure
 	if pure {
-		if o, ok := s.a.outcomeCache[mk]; ok {
+		if o, ok := body.file.outcomes[mk]; ok {
 			return o
 		}
+		defer func() { body.file.outcomes[mk] = o }()
 	}
-	defer func() {
-		if pure {
-			s.a.outcomeCache[mk] = o
-		}
-	}()
 	bsc := scope{params: params, dir: body.file.dir}
 	for _, at := range body.block.Attrs {
 		var names []string
@@ -493,8 +491,15 @@ func escapeLabel(s string) string {
 
 var passNotes = [...]string{"pass 0", "pass 1", "pass 2", "pass 3"}
 
+var passPrefix = [...]string{"pass=0", "pass=1", "pass=2", "pass=3"}
+
 func (s *scheduler) emit(p *promiseInfo, pass int, promiser string) {
-	label := "pass=" + strconv.Itoa(pass) + " bundle=" + p.bundle.label + " type=" + p.typ + " promiser=" + escapeLabel(promiser)
+	var label string
+	if p.labelTail != "" && pass < len(passPrefix) && promiser == p.p.Promiser {
+		label = passPrefix[pass] + p.labelTail
+	} else {
+		label = "pass=" + strconv.Itoa(pass) + " bundle=" + p.bundle.label + " type=" + p.typ + " promiser=" + escapeLabel(promiser)
+	}
 	note := "pass " + strconv.Itoa(pass)
 	if pass < len(passNotes) {
 		note = passNotes[pass]
@@ -512,12 +517,14 @@ func (s *scheduler) runBundle(b *bundleInfo, args []string, at source.Span) {
 	// Called again with the same arguments: cf-agent runs the bundle's
 	// passes again, but every promise but vars/meta/defaults was already
 	// evaluated (the promise lock cache), so only variables are computed.
-	if first, ok := s.called[key]; ok {
+	first, ok := s.called[key]
+	if ok {
 		if !first.at.IsZero() && !at.IsZero() {
 			s.repeats = append(s.repeats, [2]source.Span{at, first.at})
 		}
 	} else {
-		s.called[key] = callSite{at: at, step: len(s.steps)}
+		first = callSite{at: at, step: len(s.steps), id: len(s.called) + 1}
+		s.called[key] = first
 	}
 	if s.depth > 30 {
 		return
@@ -531,7 +538,7 @@ func (s *scheduler) runBundle(b *bundleInfo, args []string, at source.Span) {
 			params[b.block.Name.Text+"."+p.Text] = args[i]
 		}
 	}
-	sc := scope{bundle: b, params: params, dir: b.dir, act: key}
+	sc := scope{bundle: b, params: params, dir: b.dir, act: first.id}
 	order := s.inOrder(b)
 	for pass := 1; pass <= maxPasses; pass++ {
 		for _, p := range order {
@@ -591,7 +598,7 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 	}
 	// depends_on: every handle must be KEPT or REPAIRED already
 	if dep := p.dependsOn; dep != nil {
-		for _, h := range dep.Rval.Scalars() {
+		for _, h := range p.depends {
 			if !s.handleOK[h.Value] {
 				s.why[p] = fmt.Sprintf("depends_on '%s' is not kept yet in pass %d", h.Value, pass)
 				return

@@ -89,9 +89,12 @@ type analyzer struct {
 	links    []analysis.Link
 	seenLink map[source.Span]bool
 	res      *analysis.Result
-	// outcomeCache holds the classes of classes bodies that depend only
-	// on their arguments, shared by the analysis' policies
-	outcomeCache map[outcomeKey]*outcomeSet
+	seenEdge map[edgeKey]bool
+}
+
+type edgeKey struct {
+	from, to *analysis.Node
+	at       source.Span
 }
 
 type diagKey struct {
@@ -152,7 +155,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	s.gen++
 	defer s.evict()
 	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{}, files: map[string]*fileInfo{},
-		seenDiag: map[diagKey]bool{}, seenLink: map[source.Span]bool{}, outcomeCache: map[outcomeKey]*outcomeSet{}}
+		seenDiag: map[diagKey]bool{}, seenLink: map[source.Span]bool{}, seenEdge: map[edgeKey]bool{}}
 	res := &analysis.Result{}
 	a.res = res
 	for _, f := range req.Files {
@@ -222,9 +225,6 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 					Message: "no body common control and no bundle main: run alone, cf-agent says Bundle 'main' listed in the bundlesequence is not a defined bundle"})
 			}
 		}
-	}
-	if statHook != nil {
-		statHook(policies)
 	}
 	for i, pol := range policies {
 		run, sched := a.schedule(pol)
@@ -568,14 +568,17 @@ func (a *analyzer) checkRef(pol *policy, p *promiseInfo, i int, ns string, missi
 // checkDependsOn links each handle of a depends_on and warns about the
 // ones that keep the promise from ever running.
 func (a *analyzer) checkDependsOn(pol *policy, s *scheduler, p *promiseInfo, c *cfp.Constraint) {
-	for _, h := range c.Rval.Scalars() {
+	for _, h := range p.depends {
 		sp := a.span(p.bundle.file, h.Span)
 		sp = source.Span{URI: sp.URI, Start: sp.Start + 1, End: sp.End - 1}
 		targets := pol.handles[h.Value]
 		var nodes []*analysis.Node
 		for _, t := range targets {
 			nodes = append(nodes, t.node)
-			a.graph.Connect(&analysis.Edge{From: t.node, To: p.node, Kind: analysis.Order, Reason: "depends_on", At: sp})
+			if k := (edgeKey{t.node, p.node, sp}); !a.seenEdge[k] {
+				a.seenEdge[k] = true
+				a.graph.Connect(&analysis.Edge{From: t.node, To: p.node, Kind: analysis.Order, Reason: "depends_on", At: sp})
+			}
 		}
 		if len(nodes) > 0 {
 			a.link(analysis.Link{At: sp, Nodes: nodes})
@@ -786,5 +789,3 @@ func (a *analyzer) facts(pol *policy, s *scheduler) {
 		}
 	}
 }
-
-var statHook func([]*policy)
