@@ -953,14 +953,6 @@ func copyReqs(m map[string][]*reqEntry) map[string][]*reqEntry {
 	return out
 }
 
-func copyArgs(m map[string]*arg) map[string]*arg {
-	out := make(map[string]*arg, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 func readOrder(a *arg) orderVal {
 	ov := orderVal{set: true, arg: a, auto: a.via == "auto"}
 	if a.val == nil {

@@ -959,10 +959,6 @@ func (a *analyzer) fileLinks(c *compiler, f *sfile) {
 
 // edgesAndLinks turns matched requisites into edges and links.
 func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) {
-	byBody := map[*idDecl][]*chunk{}
-	for _, ch := range sm.chunks {
-		byBody[ch.body.decl] = append(byBody[ch.body.decl], ch)
-	}
 	// extend keys -> the states of that ID
 	for _, e := range h.extends {
 		var nodes []*analysis.Node
