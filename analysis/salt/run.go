@@ -491,12 +491,17 @@ func (s *sim) callListen() {
 				continue
 			}
 			// the listening states are those matching (mod, target)
+			found := false
 			for _, l := range s.chunks {
 				if l.state == e.mod && inCref(l, e.target) {
+					found = true
 					if s.running[ch.tid] != nil {
 						s.listen = append(s.listen, &listenStep{ch: l, target: ch, entry: e})
 					}
 				}
+			}
+			if !found && !strings.Contains(e.target, sp.Unknown) && !s.generator {
+				s.lost[ch] = append(s.lost[ch], lostReq{"listen", e})
 			}
 		}
 	}
