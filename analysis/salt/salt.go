@@ -704,8 +704,14 @@ func (a *analyzer) fact(n *analysis.Node, label, value string) {
 	}
 }
 
+// where renders a span as file:line:col, the path relative to the file
+// root of the file.
 func (a *analyzer) where(sp source.Span) string {
-	return analysis.Where(a.req.Workspace, "", sp)
+	base := ""
+	if p := source.URIToPath(sp.URI); p != "" {
+		base = a.rootOf(p)
+	}
+	return analysis.Where(a.req.Workspace, base, sp)
 }
 
 func (a *analyzer) newCompiler(t *tree, dry bool) *compiler {
