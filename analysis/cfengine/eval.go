@@ -28,13 +28,12 @@ type varDef struct {
 
 type evaluator struct {
 	pol   *policy
-	vars  map[string][]*varDef // "ns:bundle.var" (default ns written without ns)
 	cache map[string]*valueSet
 	busy  map[string]bool
 }
 
 func newEvaluator(pol *policy) *evaluator {
-	return &evaluator{pol: pol, vars: pol.vars, cache: map[string]*valueSet{}, busy: map[string]bool{}}
+	return &evaluator{pol: pol, cache: map[string]*valueSet{}, busy: map[string]bool{}}
 }
 
 // scope is where a string is being expanded: the bundle (for unqualified
@@ -93,7 +92,7 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 	if ev.busy[key] {
 		return &valueSet{}
 	}
-	defs := ev.vars[key]
+	defs := ev.pol.varDefs(key, false)
 	if len(defs) == 0 {
 		// augments (def.json) variables live in the def bundle
 		if v, ok := ev.pol.augments[key]; ok {
@@ -160,7 +159,7 @@ func (ev *evaluator) array(name string, sc scope, keys bool) *valueSet {
 	key = strings.TrimPrefix(key, "default:")
 	out := &valueSet{resolved: true}
 	found := false
-	for _, d := range ev.pol.arrays[key] {
+	for _, d := range ev.pol.varDefs(key, true) {
 		found = true
 		if keys {
 			idx := d.name[strings.IndexByte(d.name, '[')+1:]

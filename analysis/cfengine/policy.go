@@ -29,6 +29,9 @@ type fileInfo struct {
 	nodeTmpl  []analysis.Node
 	parents   []int
 	nPromises int
+	// vars promises by "bundle.var" key and array elements by
+	// "bundle.array" key, in definition order (template bundle keys)
+	varIdx, arrIdx map[string][]varLoc
 	// facts about the file's blocks
 	hasControl, hasMain, hasAgent bool
 	// outcomes caches what the file's classes bodies set, by body and
@@ -75,12 +78,21 @@ type bodyInfo struct {
 	node *analysis.Node
 }
 
+// promiseInfo is one promise in one analysis: its template (shared by
+// every analysis while the file is unchanged), its bundle and node.
 type promiseInfo struct {
+	*promiseTmpl
+	bundle *bundleInfo
+	node   *analysis.Node
+	// emitted is the node each of refs last resolved to
+	emitted []*analysis.Node
+}
+
+// promiseTmpl is what is known about a promise from its file alone.
+type promiseTmpl struct {
 	p       *cfp.Promise
 	typ     string
-	bundle  *bundleInfo
 	nid     int
-	node    *analysis.Node
 	handle  string
 	textIdx int
 	// position among the promises of its type in its bundle (sections
@@ -92,10 +104,8 @@ type promiseInfo struct {
 	classes   *cfp.Constraint
 	dependsOn *cfp.Constraint
 	usebundle *cfp.Constraint
-	// refs are the constraints naming a body or a bundle, emitted the
-	// node each one last resolved to (per analysis).
-	refs    []promiseRef
-	emitted []*analysis.Node
+	// refs are the constraints naming a body or a bundle
+	refs []promiseRef
 	// guards are the if/ifvarclass/unless constraints; promisers is the
 	// promiser alone when it has no variable (nil otherwise)
 	guards    []*cfp.Constraint
@@ -111,6 +121,9 @@ type promiseInfo struct {
 	// promiser and the values, for links.
 	varRefs []varRef
 }
+
+// varLoc is a vars promise of a file: bundle and promise indexes.
+type varLoc struct{ b, p int32 }
 
 type promiseRef struct {
 	c    *cfp.Constraint
@@ -172,8 +185,8 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 			idx := map[string]int{}
 			for _, s := range b.Sections {
 				for _, p := range s.Promises {
-					pi := &promiseInfo{p: p, typ: s.Type.Text, bundle: bi, textIdx: len(bi.promises),
-						typeIdx: idx[s.Type.Text], typeCount: counts[s.Type.Text]}
+					pi := &promiseInfo{bundle: bi, promiseTmpl: &promiseTmpl{p: p, typ: s.Type.Text, textIdx: len(bi.promises),
+						typeIdx: idx[s.Type.Text], typeCount: counts[s.Type.Text]}}
 					idx[s.Type.Text]++
 					for _, c := range p.Constraints {
 						switch c.Lval.Text {
@@ -210,6 +223,14 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 					}
 					if pi.typ == "vars" {
 						pi.varKey = bi.key + "." + p.Promiser
+						loc := varLoc{int32(len(fi.bundles)), int32(len(bi.promises))}
+						if fi.varIdx == nil {
+							fi.varIdx, fi.arrIdx = map[string][]varLoc{}, map[string][]varLoc{}
+						}
+						fi.varIdx[pi.varKey] = append(fi.varIdx[pi.varKey], loc)
+						if i := strings.IndexByte(pi.varKey, '['); i >= 0 {
+							fi.arrIdx[pi.varKey[:i]] = append(fi.arrIdx[pi.varKey[:i]], loc)
+						}
 						if bi.vars == nil {
 							bi.vars = map[string][]int{}
 						}
@@ -324,9 +345,7 @@ func (a *analyzer) instantiate(t *fileInfo, src *source.File) *fileInfo {
 		b.promises = ptrs[k : k+len(tb.promises) : k+len(tb.promises)]
 		for j, tp := range tb.promises {
 			p := &promises[k]
-			*p = *tp
-			p.bundle = b
-			p.node = &nodes[tp.nid]
+			*p = promiseInfo{promiseTmpl: tp.promiseTmpl, bundle: b, node: &nodes[tp.nid]}
 			b.promises[j] = p
 			k++
 		}
@@ -359,10 +378,8 @@ type policy struct {
 	augments map[string][]string
 	control  *cfp.Block // body common control
 	controlF *fileInfo  // the file holding control
-	// vars are the vars promises by "bundle.var" key, arrays the
-	// elements of arrays by "bundle.array" (definition order).
-	vars   map[string][]*varDef
-	arrays map[string][]*varDef
+	// mainAlias is the entry's __main__ bundle, which runs as main
+	mainAlias *bundleInfo
 	// ev is the evaluator inputs were expanded with; valid for the
 	// policy's final file set.
 	ev *evaluator
@@ -386,10 +403,13 @@ func (pol *policy) add(fi *fileInfo) {
 			if fi != pol.entry {
 				continue
 			}
+			pol.mainAlias = b
 			if b.key != "main" {
 				b.key, b.label = "main", "main"
 				b.tkey = b.block.Type.Text + " main"
 				for _, p := range b.promises {
+					t := *p.promiseTmpl // the template stays as it is
+					p.promiseTmpl = &t
 					if p.labelTail != "" {
 						p.labelTail = labelTail(b.label, p.typ, p.p.Promiser)
 					}
@@ -405,13 +425,6 @@ func (pol *policy) add(fi *fileInfo) {
 			if p.handle != "" {
 				pol.handles[p.handle] = append(pol.handles[p.handle], p)
 			}
-			if p.typ == "vars" {
-				d := &varDef{bundle: b, promise: p.p, name: p.p.Promiser}
-				pol.vars[p.varKey] = append(pol.vars[p.varKey], d)
-				if i := strings.IndexByte(p.varKey, '['); i >= 0 {
-					pol.arrays[p.varKey[:i]] = append(pol.arrays[p.varKey[:i]], d)
-				}
-			}
 		}
 	}
 	for _, bo := range fi.bodies {
@@ -424,6 +437,45 @@ func (pol *policy) add(fi *fileInfo) {
 			pol.controlF = fi
 		}
 	}
+}
+
+// varDefs returns the definitions of a variable ("bundle.var") or, with
+// array, of the elements of an array ("bundle.array"), in policy order.
+func (pol *policy) varDefs(key string, array bool) []*varDef {
+	var out []*varDef
+	for _, fi := range pol.files {
+		idx := fi.varIdx
+		if array {
+			idx = fi.arrIdx
+		}
+		for _, loc := range idx[key] {
+			b := fi.bundles[loc.b]
+			if b.block.Name.Text == "__main__" {
+				continue // only as main, below
+			}
+			p := b.promises[loc.p]
+			out = append(out, &varDef{bundle: b, promise: p.p, name: p.p.Promiser})
+		}
+		if m := pol.mainAlias; m != nil && m.file == fi {
+			for _, p := range m.promises {
+				if p.typ != "vars" {
+					continue
+				}
+				k := p.varKey
+				if array {
+					i := strings.IndexByte(k, '[')
+					if i < 0 {
+						continue
+					}
+					k = k[:i]
+				}
+				if k == key {
+					out = append(out, &varDef{bundle: m, promise: p.p, name: p.p.Promiser})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // bundle finds a bundle by name as written in ns (qualified names win;
@@ -460,8 +512,7 @@ func (pol *policy) body(typ, name, ns string) *bodyInfo {
 // loadPolicy follows inputs from an entry file until no new file appears.
 func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 	pol := &policy{entry: entry, entryDir: entry.dir, inFiles: map[*fileInfo]bool{}, byKey: map[string][]*bundleInfo{},
-		bodies: map[string][]*bodyInfo{}, handles: map[string][]*promiseInfo{}, augments: map[string][]string{},
-		vars: map[string][]*varDef{}, arrays: map[string][]*varDef{}}
+		bodies: map[string][]*bodyInfo{}, handles: map[string][]*promiseInfo{}, augments: map[string][]string{}}
 	pol.add(entry)
 	var extraInputs []string
 	if entry.dir != "" {

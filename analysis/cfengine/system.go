@@ -25,7 +25,11 @@ type System struct {
 	// those the last analysis used are kept.
 	lowered map[fileKey]*fileInfo
 	gen     uint64
+	// last are the sizes of the last result (to size the next one)
+	last sizes
 }
+
+type sizes struct{ nodes, edges, links int }
 
 type fileKey struct {
 	uri, path, version string
@@ -90,6 +94,7 @@ type analyzer struct {
 	seenLink map[source.Span]bool
 	res      *analysis.Result
 	seenEdge map[edgeKey]bool
+	nodeSlab []*analysis.Node
 }
 
 type edgeKey struct {
@@ -113,6 +118,20 @@ func (a *analyzer) diag(d analysis.Diagnostic) {
 	}
 	a.seenDiag[k] = true
 	a.diags = append(a.diags, d)
+}
+
+// linkTo links the words at to one node.
+func (a *analyzer) linkTo(at source.Span, n *analysis.Node) {
+	if a.seenLink[at] {
+		return
+	}
+	if len(a.nodeSlab) == 0 {
+		a.nodeSlab = make([]*analysis.Node, 1024)
+	}
+	one := a.nodeSlab[:1:1]
+	a.nodeSlab = a.nodeSlab[1:]
+	one[0] = n
+	a.link(analysis.Link{At: at, Nodes: one})
 }
 
 func (a *analyzer) link(l analysis.Link) {
@@ -154,8 +173,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	s.parser.Version = req.Settings.Get("cfengine.version", cfp.DefaultVersion)
 	s.gen++
 	defer s.evict()
-	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{}, files: map[string]*fileInfo{},
-		seenDiag: map[diagKey]bool{}, seenLink: map[source.Span]bool{}, seenEdge: map[edgeKey]bool{}}
+	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{Nodes: make([]*analysis.Node, 0, s.last.nodes), Edges: make([]*analysis.Edge, 0, s.last.edges)},
+		files: map[string]*fileInfo{}, seenDiag: map[diagKey]bool{}, seenLink: make(map[source.Span]bool, s.last.links),
+		links: make([]analysis.Link, 0, s.last.links), seenEdge: make(map[edgeKey]bool, s.last.edges)}
+	defer func() { s.last = sizes{len(a.graph.Nodes), len(a.graph.Edges), len(a.links)} }()
 	res := &analysis.Result{}
 	a.res = res
 	for _, f := range req.Files {
@@ -373,7 +394,7 @@ func (a *analyzer) schedule(pol *policy) (*analysis.Run, *scheduler) {
 			continue
 		}
 		if !it.at.IsZero() {
-			a.link(analysis.Link{At: it.at, Nodes: []*analysis.Node{b.node}})
+			a.linkTo(it.at, b.node)
 		}
 		if _, ok := s.seqPos[b]; !ok {
 			s.seqPos[b] = i + 1
@@ -523,7 +544,7 @@ func (a *analyzer) checkRef(pol *policy, p *promiseInfo, i int, ns string, missi
 				Message: fmt.Sprintf("Undefined body %s with type %s", strings.TrimPrefix(r.Value, "default:"), lv)})
 			return
 		}
-		a.link(analysis.Link{At: at, Nodes: []*analysis.Node{target}})
+		a.linkTo(at, target)
 		a.graph.Connect(&analysis.Edge{From: p.node, To: target, Kind: analysis.Reference, Reason: lv, At: at})
 		return
 	}
@@ -561,7 +582,7 @@ func (a *analyzer) checkRef(pol *policy, p *promiseInfo, i int, ns string, missi
 		a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Error, Code: "missing-target", Message: msg})
 		return
 	}
-	a.link(analysis.Link{At: sp, Nodes: []*analysis.Node{target}})
+	a.linkTo(sp, target)
 	a.graph.Connect(&analysis.Edge{From: p.node, To: target, Kind: analysis.Call, Reason: lv, At: sp})
 }
 
