@@ -10,6 +10,7 @@
 //   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
 //   settings   unticking/ticking ordering.inlayHints.enabled in the Settings editor hides/shows
 //              the position hints: the setting reaches the running server
+//   crash      SIGKILL of the running server: restarted with a warning, hover answers again
 //   notification  a missing server binary, then one that dies at once (/bin/false, retried up to
 //              the limit), each give an error notification whose "Open Settings" opens the setting
 // Writes problems.png, hover.png, graph.png, order.png (README screenshots) and error-*.png.
@@ -260,6 +261,48 @@ function check(name, ok, detail) {
       await toggle();
       const on = await waitText(true);
       check('settings', before && off && on, `position hints shown ${before}, gone after unticking ${off}, back after ticking ${on}`);
+    });
+
+    // a crash of a running server: it is restarted (with a warning), and answers again
+    await step('crash', async () => {
+      const { execFileSync } = require('child_process');
+      const server = JSON.parse(fs.readFileSync(process.env.SETTINGS_JSON, 'utf8'))['ordering.server.path'];
+      const pids = () => {
+        // the language client runs "<path> serve --stdio"
+        const re = '^' + server.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + ' serve';
+        try { return execFileSync('pgrep', ['-f', re], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number); } catch { return []; }
+      };
+      const before = pids();
+      if (before.length !== 1) throw new Error(`expected one running server, found pids ${JSON.stringify(before)}`);
+      process.kill(before[0], 'SIGKILL'); // the server this code-server session started
+      const deadline = Date.now() + 30000;
+      let after = [];
+      while (Date.now() < deadline) {
+        after = pids().filter((p) => p !== before[0]);
+        if (after.length) break;
+        await page.waitForTimeout(200);
+      }
+      await runCommand('Notifications: Show Notifications');
+      let warned = null;
+      const until = Date.now() + 10000;
+      while (!warned && Date.now() < until) {
+        warned = (await page.$$eval('.notifications-center .notification-list-item', (ts) => ts.map((t) => t.innerText)))
+          .find((t) => /stopped unexpectedly and was restarted/.test(t));
+        if (!warned) await page.waitForTimeout(200);
+      }
+      await page.keyboard.press('Escape');
+      // the new server answers a hover
+      await openFile(puppet.path);
+      await gotoPos(puppet.hover.at);
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');
+      const hoverText = () => [...document.querySelectorAll('.monaco-editor .monaco-hover')]
+        .filter((e) => e.offsetParent !== null && e.innerText.trim()).map((e) => e.innerText.trim())[0];
+      const h = await page.waitForFunction(hoverText, null, { timeout: 20000 }).then(() => page.evaluate(hoverText), () => null);
+      await page.keyboard.press('Escape');
+      const answers = !!h && new RegExp(puppet.hover.match, 'i').test(h);
+      check('crash', after.length === 1 && !!warned && answers,
+        `killed pid ${before[0]}, new server pids ${JSON.stringify(after)}, warning ${!!warned}, hover after restart ${answers}`);
     });
 
     // a server that cannot be found / cannot start: an error notification with an "Open Settings"
