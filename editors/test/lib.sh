@@ -1,6 +1,6 @@
 # Shared helpers for the editor test scripts (sourced, not run).
 # Cache for installed tools (code-server, playwright-core): survives between runs, outside the repo.
-: "${ORDERING_EDITORS_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/ordering-lsp-editors}"
+: "${ORDERING_EDITORS_CACHE:=${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/ordering-lsp-editors}"
 export ORDERING_EDITORS_CACHE
 
 # apt_need PKG...: install the Debian packages that are missing (no apt call when all are there).
