@@ -20,6 +20,10 @@ import (
 
 func (a *analyzer) newRun(name, entry string) *run {
 	r := &run{a: a, name: name, entry: entry, byKey: map[string]*res{}, aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}
+	if !a.strict {
+		r.deps = map[string]string{}
+	}
+	a.cur = r
 	st := r.newRes("Stage", "main", "stage", source.Span{})
 	r.add(st)
 	r.stages["main"] = st
@@ -42,8 +46,14 @@ func (a *analyzer) runFile(fi *fileInfo, sel *nodeInfo, name string) analysis.Ru
 // runFiles evaluates files as one main manifest (Puppet's `manifest`
 // setting may name a directory: its files are evaluated in order).
 func (a *analyzer) runFiles(fis []*fileInfo, sel *nodeInfo, name string) analysis.Run {
+	if s := a.cached(name); s != nil {
+		return a.restore(name, s)
+	}
 	r := a.newRun(name, fis[0].uri)
 	var nodes []*nodeInfo
+	for _, fi := range fis {
+		a.dep("f:"+fi.uri, astID(fi))
+	}
 	for _, fi := range fis {
 		e := &env{sc: r.top, f: fi}
 		r.stmts(e, fi.ast.Stmts)
@@ -104,6 +114,9 @@ func pickNode(nodes []*nodeInfo, cert string) *nodeInfo {
 
 // runSynthetic evaluates `include x` or `x { 'title': }` alone.
 func (a *analyzer) runSynthetic(kind, name string) analysis.Run {
+	if s := a.cached(kind + " " + name); s != nil {
+		return a.restore(kind+" "+name, s)
+	}
 	r := a.newRun(kind+" "+name, "")
 	r.strict = false
 	r.synthetic = true
@@ -144,6 +157,7 @@ type runGraph struct {
 	out       map[*analysis.Node][]*analysis.Edge
 	hardCycle bool
 	specEdges map[*analysis.Edge]bool
+	extra     []*analysis.Node // visible nodes outside the order (define instances)
 }
 
 func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
@@ -152,6 +166,7 @@ func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
 	}
 	n := a.graph.Add(mk())
 	a.nodeKeys[key] = n
+	a.keyOf[n] = key
 	return n
 }
 
@@ -216,6 +231,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		return ""
 	}
 	var live []*res
+	var runDeclared, runPats []string
 	a.allRuns = append(a.allRuns, r)
 	for _, x := range r.resources {
 		if !x.inCatalog() {
@@ -224,9 +240,12 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		live = append(live, x)
 		if !a.strict {
 			if x.pat {
-				a.declaredPats = append(a.declaredPats, x.typ+"["+x.title+"]")
+				p := x.typ + "[" + x.title + "]"
+				a.declaredPats = append(a.declaredPats, p)
+				runPats = append(runPats, p)
 			} else {
 				a.declaredKeys[x.key] = true
+				runDeclared = append(runDeclared, x.key)
 			}
 		}
 		h := hashOf(x.display)
@@ -263,6 +282,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 					}
 					return n
 				})
+				g.extra = append(g.extra, x.node)
 			}
 			continue
 		}
@@ -462,6 +482,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 	a.refreshFacts(g, live)
 	// Links.
+	var linkSrcs []snapLinkSrc
 	for _, l := range r.links {
 		var targets []*analysis.Node
 		switch {
@@ -495,6 +516,9 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			}
 		}
 		a.addLink(l.at, targets)
+		if r.deps != nil {
+			linkSrcs = append(linkSrcs, snapLinkSrc{l.at, targets})
+		}
 	}
 	for _, d := range r.diags {
 		a.addDiag(d)
@@ -508,6 +532,8 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		}
 	}
 	a.runsBuilt++
+	a.cur = nil
+	a.snapshot(r, g, run, linkSrcs, runDeclared, runPats)
 	return run
 }
 

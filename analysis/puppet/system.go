@@ -27,6 +27,11 @@ type System struct {
 	mu      sync.Mutex
 	parsers map[string]*pp.Parser
 	parsed  map[string]*parsedFile
+	// runs of the previous analysis (server mode), by run name
+	cache         map[string]*runSnap
+	cacheSettings string
+	// Restored counts the runs the last Analyze took from the cache.
+	Restored int
 }
 
 type parsedFile struct {
@@ -134,6 +139,14 @@ type analyzer struct {
 	allRuns      []*run
 	edgeSlab     []analysis.Edge
 	linkSeen     map[linkKey]map[*analysis.Node]bool
+	cur          *run
+	prevCache    map[string]*runSnap
+	nextCache    map[string]*runSnap
+	keyOf        map[*analysis.Node]nodeKey
+	defKey       map[*analysis.Node]nodeKey
+	defNodes     map[nodeKey]*analysis.Node
+	byURI        map[string]*fileInfo
+	restored     int
 	facts        map[string]any
 	factsVal     val
 	hieraCache   map[string][]string
@@ -169,7 +182,8 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		files: map[string]*fileInfo{}, classes: map[string]*classInfo{}, defines: map[string]*defineInfo{},
 		rootMods: map[string]string{}, nodeKeys: map[nodeKey]*analysis.Node{},
 		diagKeys: map[string]bool{}, links: map[linkKey]*analysis.Link{}, declared: map[string]bool{},
-		declaredKeys: map[string]bool{},
+		declaredKeys: map[string]bool{}, nextCache: map[string]*runSnap{}, keyOf: map[*analysis.Node]nodeKey{},
+		defKey: map[*analysis.Node]nodeKey{}, defNodes: map[nodeKey]*analysis.Node{}, byURI: map[string]*fileInfo{},
 	}
 	if a.ws == nil {
 		a.ws = source.NewWorkspace()
@@ -179,6 +193,13 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a.strict = req.Entry != ""
 	a.setupModulePath()
 	a.loadFacts()
+	sk := ""
+	if !a.strict {
+		sk = a.settingsKey()
+		if sk == s.cacheSettings {
+			a.prevCache = s.cache
+		}
+	}
 	res := &analysis.Result{}
 
 	var runs []analysis.Run
@@ -273,6 +294,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	for i, r := range a.allRuns {
 		r.out = i
 	}
+	if !a.strict {
+		s.cache, s.cacheSettings = a.nextCache, sk
+		s.Restored = a.restored
+	}
 	if req.Entry == "" {
 		a.settleMissing(runs)
 	}
@@ -318,6 +343,7 @@ func (a *analyzer) load(f *source.File) *fileInfo {
 	}
 	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: a.sys.parse(f)}
 	a.files[key] = fi
+	a.byURI[f.URI] = fi
 	a.order = append(a.order, fi)
 	a.index(fi, fi.ast.Stmts, "", nil)
 	return fi
@@ -336,7 +362,7 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 			if prefix != "" && !strings.Contains(name, "::") {
 				name = prefix + "::" + name
 			}
-			n := a.graph.Add(&analysis.Node{Kind: "class", Ref: refString("Class", classDisplay(name)), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true})
+			n := a.defNode('C', &analysis.Node{Kind: "class", Ref: refString("Class", classDisplay(name)), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true})
 			if _, dup := a.classes[name]; !dup {
 				a.classes[name] = &classInfo{name: name, def: t, file: fi, node: n}
 			}
@@ -346,7 +372,7 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 			if prefix != "" && !strings.Contains(name, "::") {
 				name = prefix + "::" + name
 			}
-			n := a.graph.Add(&analysis.Node{Kind: "define", Ref: capType(name), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true,
+			n := a.defNode('D', &analysis.Node{Kind: "define", Ref: capType(name), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true,
 				Facts: []analysis.Fact{{Label: "defined type", Value: "each instance's body is evaluated after the main code, so its resources enter the catalog late"}}})
 			if _, dup := a.defines[name]; !dup {
 				a.defines[name] = &defineInfo{name: name, def: t, file: fi, node: n}
@@ -369,7 +395,7 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 				decl = a.span(fi, *t.Matches[0].Span())
 			}
 			nm := strings.Join(names, ", ")
-			n := a.graph.Add(&analysis.Node{Kind: "node", Ref: "Node[" + nm + "]", Decl: decl, Full: a.span(fi, t.Loc), Parent: parent, Container: true})
+			n := a.defNode('N', &analysis.Node{Kind: "node", Ref: "Node[" + nm + "]", Decl: decl, Full: a.span(fi, t.Loc), Parent: parent, Container: true})
 			fi.nodes = append(fi.nodes, &nodeInfo{def: t, file: fi, node: n, name: nm})
 			fi.topLevel = fi.topLevel || prefix == ""
 		case *pp.FunctionDef, *pp.TypeAlias, *pp.Block:
@@ -531,27 +557,45 @@ func (a *analyzer) autoload(name string) {
 }
 
 func (a *analyzer) classFor(r *run, name string) *classInfo {
-	if ci := a.classes[name]; ci != nil {
-		return ci
+	ci := a.classes[name]
+	if ci == nil {
+		a.autoload(name)
+		ci = a.classes[name]
 	}
-	a.autoload(name)
-	return a.classes[name]
+	if ci != nil {
+		a.dep("c:"+name, astID(ci.file))
+	} else {
+		a.dep("c:"+name, "")
+	}
+	return ci
 }
 
 func (a *analyzer) defineFor(r *run, name string) *defineInfo {
 	if builtinTypes[name] {
 		return nil
 	}
-	if d := a.defines[name]; d != nil {
-		return d
+	d := a.defines[name]
+	if d == nil {
+		a.autoload(name)
+		d = a.defines[name]
 	}
-	a.autoload(name)
-	return a.defines[name]
+	if d != nil {
+		a.dep("d:"+name, astID(d.file))
+	} else {
+		a.dep("d:"+name, "")
+	}
+	return d
 }
 
 // moduleKnown: the workspace holds the module a class name belongs to,
 // so a missing class is a real error rather than an absent dependency.
 func (a *analyzer) moduleKnown(name string) bool {
+	k := a.moduleKnown1(name)
+	a.dep("m:"+name, strconv.FormatBool(k))
+	return k
+}
+
+func (a *analyzer) moduleKnown1(name string) bool {
 	mod := name
 	if i := strings.Index(mod, "::"); i >= 0 {
 		mod = mod[:i]
@@ -634,6 +678,12 @@ var builtinTypes = map[string]bool{
 // rubyType reports whether a module on the module path ships a Ruby type
 // of that name (lib/puppet/type/NAME.rb), like stdlib's file_line.
 func (a *analyzer) rubyType(name string) bool {
+	v := a.rubyType1(name)
+	a.dep("t:"+name, strconv.FormatBool(v))
+	return v
+}
+
+func (a *analyzer) rubyType1(name string) bool {
 	if v, ok := a.rubyTypes[name]; ok {
 		return v
 	}
@@ -716,4 +766,16 @@ func isModuleRoot(ws *source.Workspace, r string) bool {
 		}
 	}
 	return ws.Exists(filepath.Join(r, "manifests", "init.pp"))
+}
+
+// defNode adds a definition node (class, define, node block), keyed so a
+// cached run can find it again in a later analysis.
+func (a *analyzer) defNode(kind byte, n *analysis.Node) *analysis.Node {
+	a.graph.Add(n)
+	k := nodeKey{kind: kind, ref: n.Ref, at: n.Decl}
+	a.defKey[n] = k
+	if a.defNodes[k] == nil {
+		a.defNodes[k] = n
+	}
+	return n
 }
