@@ -154,8 +154,8 @@ func (a *analyzer) cached(name string) *runSnap {
 
 // snapshot records a freshly built run for the next analysis.
 func (a *analyzer) snapshot(r *run, g *runGraph, run analysis.Run, links []snapLinkSrc, declared, patterns []string) {
-	if a.strict || r.deps == nil {
-		return
+	if a.strict || r.deps == nil || a.canceled() {
+		return // a canceled run may be partial: never reuse it
 	}
 	s := &runSnap{deps: r.deps, run: run, diags: append([]analysis.Diagnostic(nil), r.diags...), missing: r.missing,
 		absent: r.absent, synthetic: r.synthetic, declared: declared, patterns: patterns}
