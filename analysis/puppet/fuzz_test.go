@@ -33,11 +33,21 @@ func FuzzAnalyze(f *testing.F) {
 		if entry {
 			req.Entry = file.URI
 		}
-		res := puppet.New().Analyze(req)
+		sys := puppet.New()
+		res := sys.Analyze(req)
 		for _, d := range res.Diags {
 			if d.At.Start < 0 || d.At.End > len(src) || d.At.Start > d.At.End {
 				t.Fatalf("diagnostic span %v out of %d: %s", d.At, len(src), d.Message)
 			}
 		}
+		// Edit the text (append a line) and analyse again with the same
+		// System: the chunk and run caches must cope with anything.
+		edited := source.NewFile(file.URI, "", append(append([]byte(nil), src...), "\nnotify { 'fuzz-edit': }\n"...))
+		ws.SetOverlay(edited)
+		req.Files = []*source.File{edited}
+		if entry {
+			req.Entry = edited.URI
+		}
+		sys.Analyze(req)
 	})
 }
