@@ -767,6 +767,35 @@ func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) 
 // runTop builds the highstate of a top.sls: every SLS of every target of
 // every environment, in top file order (one machine matching all targets).
 func (a *analyzer) runTop(t *tree, top *sfile) {
+	// In the server, a top file with several targets besides '*' gives
+	// one highstate per target (with the '*' states): states of targets
+	// that never meet on one machine must not conflict. `order top.sls`
+	// prints one highstate for a machine matching every target.
+	var targets []string
+	seen := map[string]bool{}
+	for _, e := range top.p.Entries {
+		if e.Key == nil || e.Val == nil || e.Val.Kind != sp.Map {
+			continue
+		}
+		for _, k := range e.Val.Keys {
+			if k.Value != "*" && !seen[k.Value] {
+				seen[k.Value] = true
+				targets = append(targets, k.Value)
+			}
+		}
+	}
+	if a.req.Entry != "" || len(targets) < 2 {
+		a.runTopFor(t, top, "", "highstate")
+		return
+	}
+	for _, tg := range targets {
+		a.runTopFor(t, top, tg, "highstate "+strings.ReplaceAll(tg, sp.Unknown, "*"))
+	}
+}
+
+// runTopFor is the highstate of a machine matching target (and '*'); ""
+// means every target.
+func (a *analyzer) runTopFor(t *tree, top *sfile, target, name string) {
 	build := func(dry bool) (*compiler, *high) {
 		c := a.newCompiler(t, dry)
 		hs := newHigh()
@@ -777,6 +806,9 @@ func (a *analyzer) runTop(t *tree, top *sfile) {
 			for i := range e.Val.Keys {
 				tv := e.Val.Vals[i]
 				if tv.Kind != sp.Seq {
+					continue
+				}
+				if target != "" && e.Val.Keys[i].Value != "*" && e.Val.Keys[i].Value != target {
 					continue
 				}
 				for _, it := range tv.Items {
@@ -816,7 +848,7 @@ func (a *analyzer) runTop(t *tree, top *sfile) {
 		}
 		return c, hs
 	}
-	a.cachedRun("highstate", top.file.URI, "", build)
+	a.cachedRun(name, top.file.URI, "", build)
 }
 
 func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string) {
