@@ -74,7 +74,7 @@ func (s *System) Owns(path string, head func() []byte) bool {
 
 func (s *System) Flags() []analysis.Flag {
 	return []analysis.Flag{{Name: "file-root", Key: "salt.fileRoot",
-		Help: "Salt file_roots folder (default: the nearest folder above the file holding top.sls, else above its init.sls packages, else the file's folder)"}}
+		Help: "Salt file_roots folder (default: the nearest folder above the file holding top.sls, else the folder where the SLS names the file writes resolve, else above its init.sls packages, else the file's folder)"}}
 }
 
 // tree is one file root.
