@@ -137,6 +137,8 @@ type compiler struct {
 	generator bool
 	files     []*sfile // files of the run, in render order
 	shadowed  map[string]bool
+	// shadowNames: IDs and names of alternatives hidden by another
+	shadowNames map[string]bool
 	// dry: only walk the includes (which files make the run), for the
 	// run cache's key
 	dry bool
@@ -181,7 +183,10 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 	if !c.dry {
 		for _, d := range f.ids {
 			if _, dup := st.m[d.id]; dup {
-				continue // both branches of a template condition
+				// both branches of a template condition: keep the first,
+				// and what only the other declares stays a maybe
+				c.shadow(d)
+				continue
 			}
 			b := newBody(d)
 			b.cond = cond || f.p.R.InAlt(d.key.Start)
@@ -265,6 +270,31 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 
 var relRe = regexp.MustCompile(`^(\.+)(.*)$`)
 
+// shadow records the names a hidden alternative declaration would give
+// (its ID, its name: and names: values): requisites on them are maybes.
+func (c *compiler) shadow(d *idDecl) {
+	if c.shadowNames == nil {
+		c.shadowNames = map[string]bool{}
+	}
+	c.shadowNames[d.id] = true
+	for _, sd := range d.decls {
+		for _, a := range sd.args {
+			switch {
+			case a.key == "name" && a.val != nil && a.val.Kind == sp.Scalar:
+				c.shadowNames[a.val.Value] = true
+			case a.key == "names" && a.val != nil && a.val.Kind == sp.Seq:
+				for _, it := range a.val.Items {
+					if it.Kind == sp.Scalar {
+						c.shadowNames[it.Value] = true
+					} else if it.Kind == sp.Map && len(it.Keys) > 0 {
+						c.shadowNames[it.Keys[0].Value] = true
+					}
+				}
+			}
+		}
+	}
+}
+
 func (inc *include) node2span() source.Span {
 	if inc.f == nil {
 		return source.Span{}
@@ -289,6 +319,7 @@ func (c *compiler) merge(into, st *high) {
 				// alternatives: the later hides the earlier in this model;
 				// `sls:` requisites on the hidden one's file stay open
 				c.shadowed[ob.sls] = true
+				c.shadow(ob.decl)
 			}
 			if ob.decl != nb.decl && !conditional {
 				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS 'base:%s' and SLS 'base:%s'", id, ob.sls, nb.sls)

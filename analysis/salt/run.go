@@ -47,14 +47,15 @@ type match struct {
 }
 
 type sim struct {
-	chunks    []*chunk
-	byID      map[string][]*chunk
-	byName    map[string][]*chunk
-	bySLS     map[string][]*chunk
-	byInc     map[string][]*chunk
-	patterns  []*chunk
-	generator bool
-	shadowed  map[string]bool // SLS whose states conditional alternatives hid
+	chunks      []*chunk
+	byID        map[string][]*chunk
+	byName      map[string][]*chunk
+	bySLS       map[string][]*chunk
+	byInc       map[string][]*chunk
+	patterns    []*chunk
+	generator   bool
+	shadowed    map[string]bool // SLS whose states conditional alternatives hid
+	shadowNames map[string]bool // IDs and names only hidden alternatives declare
 
 	// by tag (chunk.tid): Salt's running and pre dicts, the active set
 	// (a generation number: reset after each top-level chunk)
@@ -179,7 +180,7 @@ func (s *sim) match(e *reqEntry) *match {
 		}
 	}
 	if len(m.chunks) == 0 {
-		if unknown || s.generator || e.mod == "sls" && s.shadowed[val] {
+		if unknown || s.generator || e.mod == "sls" && s.shadowed[val] || e.mod != "sls" && s.shadowNames[val] {
 			m.maybe = true
 		}
 		for _, ch := range s.patterns {

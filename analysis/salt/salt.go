@@ -884,6 +884,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	chunks := c.compile(h)
 	sm := newSim(chunks, c.generator)
 	sm.shadowed = c.shadowed
+	sm.shadowNames = c.shadowNames
 	sm.run()
 
 	run := analysis.Run{Name: name, Entry: entry}
