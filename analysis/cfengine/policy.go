@@ -84,6 +84,7 @@ type promiseInfo struct {
 	*promiseTmpl
 	bundle *bundleInfo
 	node   *analysis.Node
+	idx    int // number in the analysis
 	// emitted is the node each of refs last resolved to
 	emitted []*analysis.Node
 }
@@ -114,6 +115,7 @@ type promiseTmpl struct {
 	// the step label when the promiser has no variable
 	depends   []*cfp.Rval
 	labelTail string
+	labels    [maxPasses + 1]string
 	// orderFact and topDownFact are the hover lines on its place in the
 	// bundle under normal ordering and under top_down evaluation
 	orderFact, topDownFact string
@@ -345,7 +347,8 @@ func (a *analyzer) instantiate(t *fileInfo, src *source.File) *fileInfo {
 		b.promises = ptrs[k : k+len(tb.promises) : k+len(tb.promises)]
 		for j, tp := range tb.promises {
 			p := &promises[k]
-			*p = promiseInfo{promiseTmpl: tp.promiseTmpl, bundle: b, node: &nodes[tp.nid]}
+			*p = promiseInfo{promiseTmpl: tp.promiseTmpl, bundle: b, node: &nodes[tp.nid], idx: a.nProm}
+			a.nProm++
 			b.promises[j] = p
 			k++
 		}
@@ -369,7 +372,7 @@ type policy struct {
 	entry    *fileInfo
 	entryDir string
 	files    []*fileInfo
-	inFiles  map[*fileInfo]bool
+	inFiles  map[*fileInfo]int // position in files + 1
 	bundles  []*bundleInfo
 	byKey    map[string][]*bundleInfo
 	bodies   map[string][]*bodyInfo
@@ -378,8 +381,11 @@ type policy struct {
 	augments map[string][]string
 	control  *cfp.Block // body common control
 	controlF *fileInfo  // the file holding control
+	a        *analyzer
 	// mainAlias is the entry's __main__ bundle, which runs as main
 	mainAlias *bundleInfo
+	// varCache memoizes varDefs (reset when a file is added)
+	varCache map[varCacheKey][]*varDef
 	// ev is the evaluator inputs were expanded with; valid for the
 	// policy's final file set.
 	ev *evaluator
@@ -392,11 +398,12 @@ type policy struct {
 }
 
 func (pol *policy) add(fi *fileInfo) {
-	if pol.inFiles[fi] {
+	if pol.inFiles[fi] > 0 {
 		return
 	}
-	pol.inFiles[fi] = true
+	pol.inFiles[fi] = len(pol.files) + 1
 	pol.files = append(pol.files, fi)
+	pol.varCache = nil
 	for _, b := range fi.bundles {
 		if b.block.Name.Text == "__main__" {
 			// __main__ is main in the entry file and ignored elsewhere
@@ -409,6 +416,7 @@ func (pol *policy) add(fi *fileInfo) {
 				b.tkey = b.block.Type.Text + " main"
 				for _, p := range b.promises {
 					t := *p.promiseTmpl // the template stays as it is
+					t.labels = [maxPasses + 1]string{}
 					p.promiseTmpl = &t
 					if p.labelTail != "" {
 						p.labelTail = labelTail(b.label, p.typ, p.p.Promiser)
@@ -442,40 +450,103 @@ func (pol *policy) add(fi *fileInfo) {
 // varDefs returns the definitions of a variable ("bundle.var") or, with
 // array, of the elements of an array ("bundle.array"), in policy order.
 func (pol *policy) varDefs(key string, array bool) []*varDef {
+	ck := varCacheKey{key, array}
+	if out, ok := pol.varCache[ck]; ok {
+		return out
+	}
+	out := pol.findVarDefs(key, array)
+	if pol.varCache == nil {
+		pol.varCache = map[varCacheKey][]*varDef{}
+	}
+	pol.varCache[ck] = out
+	return out
+}
+
+type varCacheKey struct {
+	key   string
+	array bool
+}
+
+func (pol *policy) findVarDefs(key string, array bool) []*varDef {
+	hits := pol.a.varHits(key, array)
+	var in []varHit
+	for _, h := range hits {
+		if pol.inFiles[h.fi] > 0 {
+			in = append(in, h)
+		}
+	}
+	if len(in) > 1 {
+		sort.SliceStable(in, func(i, j int) bool { return pol.inFiles[in[i].fi] < pol.inFiles[in[j].fi] })
+	}
 	var out []*varDef
-	for _, fi := range pol.files {
-		idx := fi.varIdx
+	for k, h := range in {
+		if m := pol.mainAlias; m != nil && m.file == h.fi && (k == 0 || in[k-1].fi != h.fi) {
+			out = append(out, pol.mainVarDefs(key, array)...)
+		}
+		b := h.fi.bundles[h.loc.b]
+		if b.block.Name.Text == "__main__" {
+			continue // only as main
+		}
+		p := b.promises[h.loc.p]
+		out = append(out, &varDef{bundle: b, promise: p.p, name: p.p.Promiser})
+	}
+	if m := pol.mainAlias; m != nil && len(in) == 0 {
+		out = append(out, pol.mainVarDefs(key, array)...)
+	}
+	return out
+}
+
+// mainVarDefs are the definitions of key in the entry's __main__ bundle
+// (which runs as main: main.x).
+func (pol *policy) mainVarDefs(key string, array bool) []*varDef {
+	m := pol.mainAlias
+	var out []*varDef
+	for _, p := range m.promises {
+		if p.typ != "vars" {
+			continue
+		}
+		k := p.varKey
 		if array {
-			idx = fi.arrIdx
-		}
-		for _, loc := range idx[key] {
-			b := fi.bundles[loc.b]
-			if b.block.Name.Text == "__main__" {
-				continue // only as main, below
+			i := strings.IndexByte(k, '[')
+			if i < 0 {
+				continue
 			}
-			p := b.promises[loc.p]
-			out = append(out, &varDef{bundle: b, promise: p.p, name: p.p.Promiser})
+			k = k[:i]
 		}
-		if m := pol.mainAlias; m != nil && m.file == fi {
-			for _, p := range m.promises {
-				if p.typ != "vars" {
-					continue
-				}
-				k := p.varKey
-				if array {
-					i := strings.IndexByte(k, '[')
-					if i < 0 {
-						continue
-					}
-					k = k[:i]
-				}
-				if k == key {
-					out = append(out, &varDef{bundle: m, promise: p.p, name: p.p.Promiser})
-				}
-			}
+		if k == key {
+			out = append(out, &varDef{bundle: m, promise: p.p, name: p.p.Promiser})
 		}
 	}
 	return out
+}
+
+// varHit is a vars promise of a loaded file.
+type varHit struct {
+	fi  *fileInfo
+	loc varLoc
+}
+
+// varHits returns every vars promise of the analysis' loaded files with
+// the key (or array elements of the array), in load order. The index
+// grows as files are loaded.
+func (a *analyzer) varHits(key string, array bool) []varHit {
+	for ; a.varIndexed < len(a.order); a.varIndexed++ {
+		fi := a.order[a.varIndexed]
+		for k, locs := range fi.varIdx {
+			for _, l := range locs {
+				a.varIndex[k] = append(a.varIndex[k], varHit{fi, l})
+			}
+		}
+		for k, locs := range fi.arrIdx {
+			for _, l := range locs {
+				a.arrIndex[k] = append(a.arrIndex[k], varHit{fi, l})
+			}
+		}
+	}
+	if array {
+		return a.arrIndex[key]
+	}
+	return a.varIndex[key]
 }
 
 // bundle finds a bundle by name as written in ns (qualified names win;
@@ -511,7 +582,7 @@ func (pol *policy) body(typ, name, ns string) *bodyInfo {
 
 // loadPolicy follows inputs from an entry file until no new file appears.
 func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
-	pol := &policy{entry: entry, entryDir: entry.dir, inFiles: map[*fileInfo]bool{}, byKey: map[string][]*bundleInfo{},
+	pol := &policy{a: a, entry: entry, entryDir: entry.dir, inFiles: map[*fileInfo]int{}, byKey: map[string][]*bundleInfo{},
 		bodies: map[string][]*bodyInfo{}, handles: map[string][]*promiseInfo{}, augments: map[string][]string{}}
 	pol.add(entry)
 	var extraInputs []string

@@ -53,11 +53,12 @@ type scheduler struct {
 	handleOK map[string]bool
 	called   map[string]callSite
 	steps    []analysis.Step
-	// first pass each promise ran in, and why not earlier
-	passes map[*promiseInfo][]int
+	// the passes each promise ran in (bit n = pass n), and why not
+	// earlier; indexed by promiseInfo.idx
+	passes []uint8
+	why    map[int]string
 	// outcomeMemo caches outcomes per promise
 	outcomeMemo map[*promiseInfo]*outcomeSet
-	why         map[*promiseInfo]string
 	ranIn       map[*promiseInfo]*bundleInfo
 	depth       int
 	topDown     func(b *bundleInfo) bool
@@ -71,7 +72,7 @@ type scheduler struct {
 func newScheduler(a *analyzer, pol *policy, ev *evaluator) *scheduler {
 	s := &scheduler{a: a, pol: pol, ev: ev, classes: map[string]tri{"any": triTrue}, definers: map[string][]*promiseInfo{},
 		done: map[doneKey]bool{}, handleOK: map[string]bool{}, called: map[string]callSite{},
-		passes: map[*promiseInfo][]int{}, outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[*promiseInfo]string{}, seqPos: map[*bundleInfo]int{}}
+		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, seqPos: map[*bundleInfo]int{}}
 	// which classes can promises of this policy define?
 	for _, b := range pol.bundles {
 		for _, i := range b.definers {
@@ -493,22 +494,29 @@ var passNotes = [...]string{"pass 0", "pass 1", "pass 2", "pass 3"}
 
 var passPrefix = [...]string{"pass=0", "pass=1", "pass=2", "pass=3"}
 
+// ran reports whether a promise was evaluated in some pass.
+func (s *scheduler) ran(p *promiseInfo) bool { return s.passes[p.idx] != 0 }
+
 func (s *scheduler) emit(p *promiseInfo, pass int, promiser string) {
 	var label string
 	if p.labelTail != "" && pass < len(passPrefix) && promiser == p.p.Promiser {
-		label = passPrefix[pass] + p.labelTail
+		// the template keeps the label of each pass (strings are
+		// immutable: results of earlier analyses may share them)
+		if p.labels[pass] == "" {
+			p.labels[pass] = passPrefix[pass] + p.labelTail
+		}
+		label = p.labels[pass]
 	} else {
 		label = "pass=" + strconv.Itoa(pass) + " bundle=" + p.bundle.label + " type=" + p.typ + " promiser=" + escapeLabel(promiser)
 	}
-	note := "pass " + strconv.Itoa(pass)
+	var note string
 	if pass < len(passNotes) {
 		note = passNotes[pass]
+	} else {
+		note = "pass " + strconv.Itoa(pass)
 	}
 	s.steps = append(s.steps, analysis.Step{Node: p.node, Label: label, Note: note})
-	ps := s.passes[p]
-	if len(ps) == 0 || ps[len(ps)-1] != pass {
-		s.passes[p] = append(ps, pass)
-	}
+	s.passes[p.idx] |= 1 << pass
 }
 
 // runBundle evaluates one bundle activation: up to three passes.
@@ -531,9 +539,12 @@ func (s *scheduler) runBundle(b *bundleInfo, args []string, at source.Span) {
 	}
 	s.depth++
 	defer func() { s.depth-- }()
-	params := map[string]string{}
+	var params map[string]string // nil: no parameters, values cacheable
 	for i, p := range b.block.Params {
 		if i < len(args) {
+			if params == nil {
+				params = map[string]string{}
+			}
 			params[p.Text] = args[i]
 			params[b.block.Name.Text+"."+p.Text] = args[i]
 		}
@@ -561,8 +572,8 @@ func (s *scheduler) promisers(p *promiseInfo, sc scope) []string {
 func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 	g := s.guard(p, sc)
 	if g == triFalse {
-		if s.why[p] == "" && len(s.passes[p]) == 0 {
-			s.why[p] = fmt.Sprintf("its class guard is false in pass %d", pass)
+		if s.why[p.idx] == "" && s.passes[p.idx] == 0 {
+			s.why[p.idx] = fmt.Sprintf("its class guard is false in pass %d", pass)
 		}
 		return
 	}
@@ -600,7 +611,7 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 	if dep := p.dependsOn; dep != nil {
 		for _, h := range p.depends {
 			if !s.handleOK[h.Value] {
-				s.why[p] = fmt.Sprintf("depends_on '%s' is not kept yet in pass %d", h.Value, pass)
+				s.why[p.idx] = "depends_on '" + h.Value + "' is not kept yet in pass " + strconv.Itoa(pass)
 				return
 			}
 		}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -93,8 +92,12 @@ type analyzer struct {
 	links    []analysis.Link
 	seenLink map[source.Span]bool
 	res      *analysis.Result
+	nProm    int // promises instantiated (promiseInfo.idx)
 	seenEdge map[edgeKey]bool
 	nodeSlab []*analysis.Node
+	// vars promises of the loaded files by key (see varHits)
+	varIndex, arrIndex map[string][]varHit
+	varIndexed         int
 }
 
 type edgeKey struct {
@@ -175,7 +178,8 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	defer s.evict()
 	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{Nodes: make([]*analysis.Node, 0, s.last.nodes), Edges: make([]*analysis.Edge, 0, s.last.edges)},
 		files: map[string]*fileInfo{}, seenDiag: map[diagKey]bool{}, seenLink: make(map[source.Span]bool, s.last.links),
-		links: make([]analysis.Link, 0, s.last.links), seenEdge: make(map[edgeKey]bool, s.last.edges)}
+		links: make([]analysis.Link, 0, s.last.links), seenEdge: make(map[edgeKey]bool, s.last.edges),
+		varIndex: map[string][]varHit{}, arrIndex: map[string][]varHit{}}
 	defer func() { s.last = sizes{len(a.graph.Nodes), len(a.graph.Edges), len(a.links)} }()
 	res := &analysis.Result{}
 	a.res = res
@@ -634,7 +638,7 @@ func (a *analyzer) checkDependsOn(pol *policy, s *scheduler, p *promiseInfo, c *
 				Related: rel})
 			continue
 		}
-		if len(s.passes[p]) == 0 && len(s.passes[t]) > 0 && t.bundle != p.bundle {
+		if !s.ran(p) && s.ran(t) && t.bundle != p.bundle {
 			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
 				Message: fmt.Sprintf("depends_on '%s': that promise is in bundle '%s', which runs after this promise's bundle '%s' has finished, so this promise silently never runs", h.Value, t.bundle.label, p.bundle.label),
 				Related: []analysis.Related{{At: t.node.Decl, Message: "the promise with handle '" + h.Value + "'"}}})
@@ -771,7 +775,11 @@ func (a *analyzer) structuralLinks() {}
 
 // facts fills the hover lines of bundles and promises from one policy's
 // schedule.
+// passList spells a set of passes (bit 0 = pass 1).
+var passList = [8]string{"", "1", "2", "1, 2", "3", "1, 3", "2, 3", "1, 2, 3"}
+
 func (a *analyzer) facts(pol *policy, s *scheduler) {
+	var slab []analysis.Fact
 	for _, b := range pol.bundles {
 		if pos, ok := s.seqPos[b]; ok {
 			b.node.Facts = append(b.node.Facts, analysis.Fact{Label: "bundlesequence", Value: fmt.Sprintf("%s of %d", analysis.Ordinal(pos), s.seqLen)})
@@ -779,31 +787,29 @@ func (a *analyzer) facts(pol *policy, s *scheduler) {
 		td := s.topDown != nil && s.topDown(b)
 		for _, p := range b.promises {
 			n := p.node
-			n.Facts = make([]analysis.Fact, 0, 3)
+			if len(slab) < 3 {
+				slab = make([]analysis.Fact, 3*64)
+			}
+			n.Facts = slab[:0:3]
+			slab = slab[3:]
 			n.Facts = append(n.Facts, analysis.Fact{Label: "bundle", Value: b.label})
 			if td {
 				n.Facts = append(n.Facts, analysis.Fact{Label: "order", Value: p.topDownFact})
 			} else {
 				n.Facts = append(n.Facts, analysis.Fact{Label: "order", Value: p.orderFact})
 			}
-			ps := s.passes[p]
+			ps := s.passes[p.idx]
+			why := s.why[p.idx]
 			switch {
-			case len(ps) == 0:
-				why := s.why[p]
+			case ps == 0:
 				if why == "" {
 					why = "its bundle is not reached from the bundlesequence"
 				}
 				n.Facts = append(n.Facts, analysis.Fact{Label: "pass", Value: "never evaluated: " + why})
 			default:
-				var v string
-				for i, x := range ps {
-					if i > 0 {
-						v += ", "
-					}
-					v += strconv.Itoa(x)
-				}
-				if ps[0] > 1 && s.why[p] != "" {
-					v += " (not earlier: " + s.why[p] + ")"
+				v := passList[ps>>1&7]
+				if ps&2 == 0 && why != "" {
+					v += " (not earlier: " + why + ")"
 				}
 				n.Facts = append(n.Facts, analysis.Fact{Label: "pass", Value: v})
 			}
