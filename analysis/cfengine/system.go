@@ -93,6 +93,7 @@ type analyzer struct {
 	seenLink map[source.Span]bool
 	res      *analysis.Result
 	nProm    int // promises instantiated (promiseInfo.idx)
+	canceled bool
 	seenEdge map[edgeKey]bool
 	nodeSlab []*analysis.Node
 	// vars promises of the loaded files by key (see varHits)
@@ -175,15 +176,27 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	}
 	s.parser.Version = req.Settings.Get("cfengine.version", cfp.DefaultVersion)
 	s.gen++
-	defer s.evict()
 	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{Nodes: make([]*analysis.Node, 0, s.last.nodes), Edges: make([]*analysis.Edge, 0, s.last.edges)},
 		files: map[string]*fileInfo{}, seenDiag: map[diagKey]bool{}, seenLink: make(map[source.Span]bool, s.last.links),
 		links: make([]analysis.Link, 0, s.last.links), seenEdge: make(map[edgeKey]bool, s.last.edges),
 		varIndex: map[string][]varHit{}, arrIndex: map[string][]varHit{}}
-	defer func() { s.last = sizes{len(a.graph.Nodes), len(a.graph.Edges), len(a.links)} }()
 	res := &analysis.Result{}
 	a.res = res
-	for _, f := range req.Files {
+	defer func() {
+		// a canceled analysis keeps every cached file (the next one will
+		// want them); a finished one drops those it did not use
+		if !a.canceled {
+			s.evict()
+			s.last = sizes{len(a.graph.Nodes), len(a.graph.Edges), len(a.links)}
+		}
+		res.Graph = *a.graph
+		res.Diags = a.diags
+		res.Links = a.links
+	}()
+	for i, f := range req.Files {
+		if i%16 == 0 && a.stop() {
+			return res
+		}
 		key := f.Path
 		if key == "" {
 			key = f.URI
@@ -220,8 +233,8 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	var policies []*policy
 	covered := map[*fileInfo]bool{}
 	for _, e := range entries {
-		if req.Canceled() {
-			break
+		if a.stop() {
+			return res
 		}
 		pol := a.loadPolicy(e)
 		policies = append(policies, pol)
@@ -231,6 +244,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	}
 	for _, fi := range files {
 		if !covered[fi] && definesMain(fi) {
+			if a.stop() {
+				return res
+			}
 			pol := a.loadPolicy(fi)
 			policies = append(policies, pol)
 			for _, f := range pol.files {
@@ -242,6 +258,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	// diagnostics (they may be loaded by a policy outside the workspace).
 	for _, fi := range files {
 		if !covered[fi] {
+			if a.stop() {
+				return res
+			}
 			pol := a.loadPolicy(fi)
 			pol.unresolved = true
 			a.checkPolicy(pol, nil, false)
@@ -252,18 +271,30 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 	}
 	for i, pol := range policies {
+		if a.stop() {
+			return res
+		}
 		run, sched := a.schedule(pol)
+		if a.stop() {
+			return res
+		}
 		a.checkPolicy(pol, sched, true)
 		if i == 0 || pol.entry == entryFile {
 			a.facts(pol, sched)
 		}
 		res.Runs = append(res.Runs, *run)
 	}
-	a.structuralLinks()
-	res.Graph = *a.graph
-	res.Diags = a.diags
-	res.Links = a.links
 	return res
+}
+
+// stop reports (and remembers) that the caller gave up on the analysis:
+// the server cancels an analysis a newer edit made stale. What was
+// computed so far is returned; nobody will look at it.
+func (a *analyzer) stop() bool {
+	if !a.canceled && a.req.Canceled() {
+		a.canceled = true
+	}
+	return a.canceled
 }
 
 func hasCommonControl(fi *fileInfo) bool { return fi.hasControl }
@@ -381,6 +412,9 @@ func (a *analyzer) schedule(pol *policy) (*analysis.Run, *scheduler) {
 		run.Name = pol.entry.src.URI
 	}
 	for i, it := range seq {
+		if i%32 == 31 && a.stop() {
+			break
+		}
 		if !it.ok {
 			continue
 		}
@@ -768,10 +802,6 @@ func scanVarRefs(text []byte, p *cfp.Promise) []varRef {
 	}
 	return out
 }
-
-// structuralLinks adds links that do not depend on a policy: bodies named
-// by promises in files no policy covers are handled in checkPolicy.
-func (a *analyzer) structuralLinks() {}
 
 // facts fills the hover lines of bundles and promises from one policy's
 // schedule.
