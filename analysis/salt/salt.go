@@ -79,6 +79,7 @@ func (s *System) Flags() []analysis.Flag {
 
 // tree is one file root.
 type tree struct {
+	mu      sync.Mutex // runs compile in parallel
 	s       *System
 	root    string
 	ws      *source.Workspace
@@ -89,6 +90,8 @@ type tree struct {
 }
 
 func (t *tree) bySLS(name string) *sfile {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if f, ok := t.bySlsM[name]; ok {
 		return f
 	}
@@ -96,7 +99,7 @@ func (t *tree) bySLS(name string) *sfile {
 	if name != "" && !strings.Contains(name, sp.Unknown) && !strings.Contains(name, "..") && !strings.HasPrefix(name, "/") {
 		rel := filepath.FromSlash(strings.ReplaceAll(name, ".", "/"))
 		for _, p := range []string{filepath.Join(t.root, rel+".sls"), filepath.Join(t.root, rel, "init.sls")} {
-			if f = t.load(p); f != nil {
+			if f = t.loadLocked(p); f != nil {
 				break
 			}
 		}
@@ -106,6 +109,12 @@ func (t *tree) bySLS(name string) *sfile {
 }
 
 func (t *tree) load(path string) *sfile {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.loadLocked(path)
+}
+
+func (t *tree) loadLocked(path string) *sfile {
 	if f, ok := t.byPath[path]; ok {
 		return f
 	}
@@ -150,6 +159,8 @@ type sfileKey struct {
 
 // avail lists the SLS names under the root (for include and sls globs).
 func (t *tree) avail() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.availOK {
 		return t.avails
 	}
@@ -190,11 +201,16 @@ func (t *tree) avail() []string {
 // of the outermost chain of folders holding init.sls (a formula's
 // package), else the file's folder.
 func (a *analyzer) rootOf(path string) string {
-	if r, ok := a.rootCache[path]; ok {
+	a.mu.Lock()
+	r, ok := a.rootCache[path]
+	a.mu.Unlock()
+	if ok {
 		return r
 	}
-	r := rootOf(a.req.Workspace, path, a.setting)
+	r = rootOf(a.req.Workspace, path, a.setting)
+	a.mu.Lock()
 	a.rootCache[path] = r
+	a.mu.Unlock()
 	return r
 }
 
@@ -272,9 +288,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	s.cache.gen = s.gen
 	s.mu.Unlock()
 	defer s.evict()
-	a := &analyzer{s: s, req: req, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
+	a := &analyzer{s: s, req: req, mu: &sync.Mutex{}, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, watchReasons: map[string]string{},
+		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, rootCache: map[string]string{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
@@ -396,6 +412,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		a.runTop(tg.t, tg.f)
 	}
+	a.runJobs()
 	// per-file diagnostics of every file read
 	for _, t := range trees {
 		for _, f := range t.byPath {
@@ -503,22 +520,23 @@ type analyzer struct {
 	// requisite or extend target in a file the run does not include, a
 	// cycle made by include order): reported when every run that holds
 	// the file has them.
-	ctx          map[string]*ctxDiag
-	ctxOrd       []string
-	runFiles     map[string]int
-	runSeen      map[string]bool
-	curRun       map[string]bool
-	fileDiag     map[*sfile]bool
-	master       bool
-	auto         bool
-	facts        map[*analysis.Node][]analysis.Fact
-	rec          *runRecord
-	realOf       []*analysis.Node // apply: record node index -> graph node
-	inFacts      []inFact
-	watchReasons map[string]string
-	trees        map[string]*tree
-	setting      string
-	rootCache    map[string]string
+	ctx       map[string]*ctxDiag
+	ctxOrd    []string
+	runFiles  map[string]int
+	runSeen   map[string]bool
+	curRun    map[string]bool
+	fileDiag  map[*sfile]bool
+	master    bool
+	auto      bool
+	facts     map[*analysis.Node][]analysis.Fact
+	rec       *runRecord
+	mu        *sync.Mutex // guards rootCache while runs compile in parallel
+	jobs      []*runJob
+	realOf    []*analysis.Node // apply: record node index -> graph node
+	inFacts   []inFact
+	trees     map[string]*tree
+	setting   string
+	rootCache map[string]string
 }
 
 func sev(n int) analysis.Severity {
@@ -748,20 +766,75 @@ func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) 
 		rec.gen = a.s.gen
 	}
 	a.s.mu.Unlock()
-	if rec == nil {
-		c, h := build(false)
-		rec = &runRecord{tmp: map[nodeKey]*analysis.Node{}, edgeSeen: map[edgeKey]bool{}}
-		a.rec = rec
-		a.finishRun(c, h, name, entry, entrySLS)
-		a.rec = nil
+	a.jobs = append(a.jobs, &runJob{name: name, entry: entry, sls: entrySLS, build: build, key: key, rec: rec})
+}
+
+// runJob is a run to apply; rec is nil until it is computed.
+type runJob struct {
+	name, entry, sls string
+	build            func(dry bool) (*compiler, *high)
+	key              string
+	rec              *runRecord
+}
+
+// runJobs computes the runs not in the cache on every core (each into
+// its own record), then applies every run in order.
+func (a *analyzer) runJobs() {
+	var todo []*runJob
+	for _, j := range a.jobs {
+		if j.rec == nil {
+			todo = append(todo, j)
+		}
+	}
+	compute := func(j *runJob) {
+		w := *a // a worker: its own record; shared state is locked
+		rec := &runRecord{tmp: map[nodeKey]*analysis.Node{}, edgeSeen: map[edgeKey]bool{}}
+		w.rec = rec
+		c, h := j.build(false)
+		w.finishRun(c, h, j.name, j.entry, j.sls)
 		rec.edgeSeen = nil
 		rec.tmp = nil
 		rec.gen = a.s.gen
 		a.s.mu.Lock()
-		a.s.runs[key] = rec
+		a.s.runs[j.key] = rec
 		a.s.mu.Unlock()
+		j.rec = rec
 	}
-	a.apply(rec)
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	if workers <= 1 {
+		for _, j := range todo {
+			if a.req.Canceled() {
+				break
+			}
+			compute(j)
+		}
+	} else {
+		next := make(chan *runJob)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range next {
+					compute(j)
+				}
+			}()
+		}
+		for _, j := range todo {
+			if a.req.Canceled() {
+				break
+			}
+			next <- j
+		}
+		close(next)
+		wg.Wait()
+	}
+	for _, j := range a.jobs {
+		if j.rec != nil {
+			a.apply(j.rec)
+		}
+	}
+	a.jobs = nil
 }
 
 // runTop builds the highstate of a top.sls: every SLS of every target of
@@ -1101,12 +1174,7 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 }
 
 func (a *analyzer) watchReason(mod string) string {
-	if r, ok := a.watchReasons[mod]; ok {
-		return r
-	}
-	r := "watch (as require: " + mod + " has no mod_watch)"
-	a.watchReasons[mod] = r
-	return r
+	return "watch (as require: " + mod + " has no mod_watch)"
 }
 
 func contains2(l []*reqEntry, e *reqEntry) bool {
