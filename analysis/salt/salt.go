@@ -1083,7 +1083,8 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 	}
 	for _, ch := range sm.chunks {
 		n := a.node(ch)
-		for key, entries := range ch.reqs {
+		for _, key := range reqKeyOrder {
+			entries := ch.reqs[key]
 			if key == "prerequired" || key == "listen_in" {
 				continue
 			}
@@ -1177,6 +1178,11 @@ func (a *analyzer) watchReason(mod string) string {
 	return "watch (as require: " + mod + " has no mod_watch)"
 }
 
+// reqKeyOrder is every requisite key a chunk can carry, in a fixed order
+// (map order would make edges and cycle paths differ between runs).
+var reqKeyOrder = []string{"require", "require_any", "watch", "watch_any", "prereq", "prerequired",
+	"onfail", "onfail_any", "onfail_all", "onfail_stop", "onchanges", "onchanges_any", "listen", "listen_in"}
+
 func contains2(l []*reqEntry, e *reqEntry) bool {
 	for _, x := range l {
 		if x == e {
@@ -1235,7 +1241,12 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 // has no onfail_all, so a state whose onfail_all target comes later is
 // re-checked twenty times and fails with "Recursive requisite found".
 func (a *analyzer) onfailAll(sm *sim) {
+	var rec []*chunk
 	for ch := range sm.recursive {
+		rec = append(rec, ch)
+	}
+	sort.Slice(rec, func(i, j int) bool { return rec[i].index < rec[j].index })
+	for _, ch := range rec {
 		for _, e := range ch.reqs["onfail_all"] {
 			m := sm.match(e)
 			for _, t := range m.chunks {
@@ -1341,7 +1352,13 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 
 func (a *analyzer) runProblemsRest(c *compiler, sm *sim, pos map[*chunk]int, run *analysis.Run) {
 	// order: last pulled earlier by a requisite
-	for ch, by := range sm.pulledBy {
+	pulled := make([]*chunk, 0, len(sm.pulledBy))
+	for ch := range sm.pulledBy {
+		pulled = append(pulled, ch)
+	}
+	sort.Slice(pulled, func(i, j int) bool { return pulled[i].index < pulled[j].index })
+	for _, ch := range pulled {
+		by := sm.pulledBy[ch]
 		if ch.orderHow != "last" || by.order >= ch.order || ch.ov.arg == nil || ch.ov.arg.keyNode == nil {
 			continue
 		}
@@ -1369,7 +1386,8 @@ func (a *analyzer) runProblemsRest(c *compiler, sm *sim, pos map[*chunk]int, run
 	}
 	// sls requisites on an SLS that only includes others
 	for _, ch := range sm.chunks {
-		for key, entries := range ch.reqs {
+		for _, key := range reqKeyOrder {
+			entries := ch.reqs[key]
 			for _, e := range entries {
 				if e.mod != "sls" || hasGlob(e.target) || e.inFrom != nil {
 					continue
