@@ -57,6 +57,17 @@ type scheduler struct {
 	// earlier; indexed by promiseInfo.idx
 	passes []uint8
 	why    map[int]string
+	// guardFalse is the last pass in which a promise's guard was false
+	// while it had not run yet
+	guardFalse map[int]int
+	// setBy records which promise set each class first
+	setBy map[string]classSetter
+	// callers is the stack of methods promises being evaluated;
+	// callerOf the methods promise that first called a methods promise's
+	// bundle (and in which pass)
+	callers    []callFrame
+	callerOf   map[*promiseInfo]*promiseInfo
+	callerPass map[*promiseInfo]int
 	// outcomeMemo caches outcomes per promise
 	outcomeMemo map[*promiseInfo]*outcomeSet
 	ranIn       map[*promiseInfo]*bundleInfo
@@ -72,7 +83,7 @@ type scheduler struct {
 func newScheduler(a *analyzer, pol *policy, ev *evaluator) *scheduler {
 	s := &scheduler{a: a, pol: pol, ev: ev, classes: map[string]tri{"any": triTrue}, definers: map[string][]*promiseInfo{},
 		done: map[doneKey]bool{}, handleOK: map[string]bool{}, called: map[string]callSite{},
-		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, seqPos: map[*bundleInfo]int{}}
+		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, guardFalse: map[int]int{}, setBy: map[string]classSetter{}, callerOf: map[*promiseInfo]*promiseInfo{}, callerPass: map[*promiseInfo]int{}, seqPos: map[*bundleInfo]int{}}
 	// which classes can promises of this policy define?
 	for _, b := range pol.bundles {
 		for _, i := range b.definers {
@@ -556,6 +567,7 @@ func (s *scheduler) runBundle(b *bundleInfo, args []string, at source.Span) {
 			s.evalPromise(p, pass, sc)
 		}
 	}
+	s.checkFourthPass(order, sc)
 }
 
 func (s *scheduler) promisers(p *promiseInfo, sc scope) []string {
@@ -572,10 +584,23 @@ func (s *scheduler) promisers(p *promiseInfo, sc scope) []string {
 func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 	g := s.guard(p, sc)
 	if g == triFalse {
+		if s.passes[p.idx] == 0 {
+			s.guardFalse[p.idx] = pass
+		}
 		if s.why[p.idx] == "" && s.passes[p.idx] == 0 {
 			s.why[p.idx] = fmt.Sprintf("its class guard is false in pass %d", pass)
 		}
 		return
+	}
+	if pass > 1 && s.passes[p.idx] == 0 && s.guardFalse[p.idx] == pass-1 {
+		// held back by its guard: say which class, set by whom
+		if c, set, ok := s.lastSetGuardClass(p); ok {
+			w := fmt.Sprintf("its guard needs class '%s', set by %s in pass %d", c, set.p.node.Ref, set.pass)
+			if set.pass == pass-1 && set.p.bundle == p.bundle {
+				w += ", after this promise's turn"
+			}
+			s.why[p.idx] = w
+		}
 	}
 	switch p.typ {
 	case "vars", "meta", "defaults":
@@ -593,12 +618,16 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 		}
 		v := and3(g, s.classPromiseValue(p, sc))
 		if v == triFalse {
+			if s.passes[p.idx] == 0 {
+				s.guardFalse[p.idx] = pass
+			}
 			return
 		}
 		s.done[doneKey{p, sc.act}] = true
 		if v > s.classes[name] {
 			s.classes[name] = v
 		}
+		s.setClass(name, p, pass)
 		for _, pr := range s.promisers(p, sc) {
 			s.emit(p, pass, canonify(pr))
 		}
@@ -633,6 +662,7 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 				if v > s.classes[n] {
 					s.classes[n] = v
 				}
+				s.setClass(n, p, pass)
 			}
 		}
 		switch {
@@ -648,6 +678,7 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 			for _, r := range repaired {
 				if both[r] {
 					s.classes[r] = triTrue
+					s.setClass(r, p, pass)
 				}
 			}
 			set(kept, triMaybe)
@@ -657,9 +688,226 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 	if p.typ == "methods" {
 		if ub := p.usebundle; ub != nil {
 			if target, args, ok := s.callTarget(ub.Rval, sc, p.bundle.block.Namespace); ok {
+				if n := len(s.callers); n > 0 {
+					if _, seen := s.callerOf[p]; !seen {
+						s.callerOf[p], s.callerPass[p] = s.callers[n-1].p, s.callers[n-1].pass
+					}
+				}
+				s.callers = append(s.callers, callFrame{p, pass})
 				s.runBundle(target, args, s.a.span(p.bundle.file, ub.Rval.NameSpan))
+				s.callers = s.callers[:len(s.callers)-1]
 			}
 		}
+	}
+}
+
+// classSetter is the promise that first set a class, and in which pass
+// (of its own bundle activation).
+type classSetter struct {
+	p    *promiseInfo
+	pass int
+	seq  int // order of setting
+	// via is the methods promise that called the setter's bundle (nil
+	// for a bundle of the bundlesequence), viaPass its pass
+	via     *promiseInfo
+	viaPass int
+}
+
+// callFrame is a methods promise being evaluated, and its pass.
+type callFrame struct {
+	p    *promiseInfo
+	pass int
+}
+
+func (s *scheduler) setClass(name string, p *promiseInfo, pass int) {
+	if _, ok := s.setBy[name]; !ok {
+		cs := classSetter{p: p, pass: pass, seq: len(s.setBy)}
+		if n := len(s.callers); n > 0 {
+			cs.via, cs.viaPass = s.callers[n-1].p, s.callers[n-1].pass
+		}
+		s.setBy[name] = cs
+	}
+}
+
+// guardClasses lists the class names a promise's guard (context,
+// if/ifvarclass/unless, and a classes promise's expression) mentions.
+func guardClasses(p *promiseInfo) []string {
+	var out []string
+	add := func(expr string) {
+		for i := 0; i < len(expr); {
+			if !isWordByte(expr[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(expr) && (isWordByte(expr[j]) || expr[j] == ':') {
+				j++
+			}
+			isVar := i >= 2 && (expr[i-1] == '(' || expr[i-1] == '{') && expr[i-2] == '$'
+			if !isVar {
+				out = append(out, strings.TrimPrefix(expr[i:j], "default:"))
+			}
+			i = j
+		}
+	}
+	var rv func(r *cfp.Rval)
+	rv = func(r *cfp.Rval) {
+		if r == nil {
+			return
+		}
+		switch r.Kind {
+		case cfp.String, cfp.Ident:
+			add(r.Value)
+		case cfp.Call, cfp.List:
+			for _, it := range r.Items {
+				rv(it)
+			}
+		}
+	}
+	if p.p.Context != "any" {
+		add(p.p.Context)
+	}
+	for _, c := range p.guards {
+		rv(c.Rval)
+	}
+	if p.typ == "classes" {
+		for _, c := range p.p.Constraints {
+			switch c.Lval.Text {
+			case "expression", "and", "or", "not", "xor":
+				rv(c.Rval)
+			}
+		}
+	}
+	return out
+}
+
+// lastSetGuardClass returns the class of a promise's guard that a
+// promise of the run set last.
+func (s *scheduler) lastSetGuardClass(p *promiseInfo) (string, classSetter, bool) {
+	best, found := classSetter{seq: -1}, ""
+	for _, c := range guardClasses(p) {
+		if set, ok := s.setBy[c]; ok && set.seq > best.seq && s.classes[c] != triFalse {
+			best, found = set, c
+		}
+	}
+	return found, best, found != ""
+}
+
+// ofBundle names q's bundle when it is not p's.
+func ofBundle(q, p *promiseInfo) string {
+	if q.bundle == p.bundle {
+		return ""
+	}
+	return " of bundle '" + q.bundle.label + "'"
+}
+
+// guardSpan is the text of a promise's guard: its class context, else its
+// first if/ifvarclass/unless value, else (classes promises) the
+// expression.
+func guardSpan(p *promiseInfo) (cfp.Span, bool) {
+	if p.p.Context != "any" && p.p.ContextSpan != (cfp.Span{}) {
+		return p.p.ContextSpan, true
+	}
+	inner := func(r *cfp.Rval) cfp.Span {
+		if r.Kind == cfp.String {
+			return cfp.Span{Start: r.Span.Start + 1, End: r.Span.End - 1}
+		}
+		return r.Span
+	}
+	if len(p.guards) > 0 && p.guards[0].Rval != nil {
+		return inner(p.guards[0].Rval), true
+	}
+	for _, c := range p.p.Constraints {
+		switch c.Lval.Text {
+		case "expression", "and", "or", "not", "xor":
+			if c.Rval != nil {
+				return inner(c.Rval), true
+			}
+		}
+	}
+	return cfp.Span{}, false
+}
+
+// checkFourthPass finds, after a bundle activation's three passes, the
+// promises that did not run although their guard holds now: a class they
+// need was set in pass 3 after their turn, and cf-agent makes no 4th
+// pass. cf-agent says nothing about them.
+func (s *scheduler) checkFourthPass(order []*promiseInfo, sc scope) {
+	for _, p := range order {
+		switch p.typ {
+		case "vars", "meta", "defaults":
+			if s.passes[p.idx] != 0 {
+				continue
+			}
+		case "classes":
+			if s.done[doneKey{p, sc.act}] || s.classes[canonify(p.p.Promiser)] == triTrue {
+				continue
+			}
+		default:
+			if s.done[doneKey{p, sc.act}] {
+				continue
+			}
+		}
+		if s.guardFalse[p.idx] != maxPasses {
+			continue // never held back by its guard in the last pass
+		}
+		g := s.guard(p, sc)
+		if p.typ == "classes" {
+			g = and3(g, s.classPromiseValue(p, sc))
+		}
+		if g == triFalse {
+			continue
+		}
+		c, set, ok := s.lastSetGuardClass(p)
+		if !ok {
+			continue
+		}
+		at, ok := guardSpan(p)
+		if !ok {
+			continue
+		}
+		// the chain of promises that set the classes, back to pass 1
+		var rel []analysis.Related
+		seen := map[*promiseInfo]bool{}
+		cls, q := c, set
+		for len(rel) < 10 && !seen[q.p] {
+			seen[q.p] = true
+			rel = append(rel, analysis.Related{At: q.p.node.Decl, Message: fmt.Sprintf("%s sets class '%s' in pass %d%s", q.p.node.Ref, cls, q.pass, ofBundle(q.p, p))})
+			from := q.p
+			nc, nq, ok := s.lastSetGuardClass(from)
+			// a promise of a called bundle runs because its caller did
+			for !ok && q.via != nil && !seen[q.via] && len(rel) < 10 {
+				from = q.via
+				seen[from] = true
+				rel = append(rel, analysis.Related{At: from.node.Decl, Message: fmt.Sprintf("%s calls bundle '%s' in pass %d%s", from.node.Ref, q.p.bundle.label, q.viaPass, ofBundle(from, p))})
+				nc, nq, ok = s.lastSetGuardClass(from)
+				if !ok {
+					// the caller itself may have been called
+					q = classSetter{p: from, via: s.callerOf[from]}
+					if q.via != nil {
+						q.viaPass = s.callerPass[from]
+					}
+				}
+			}
+			if !ok {
+				break
+			}
+			cls, q = nc, nq
+		}
+		may := "is set"
+		if s.classes[c] != triTrue {
+			may = "can be set"
+		}
+		sp := s.a.span(p.bundle.file, at)
+		s.why[p.idx] = fmt.Sprintf("its guard needs class '%s', set by %s after this promise's turn in pass %d, and cf-agent makes no 4th pass", c, set.p.node.Ref, maxPasses)
+		what := fmt.Sprintf("%s promise '%s' is never evaluated", p.typ, p.p.Promiser)
+		if p.typ == "classes" {
+			what = fmt.Sprintf("class '%s' is never defined", canonify(p.p.Promiser))
+		}
+		s.a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
+			Message: fmt.Sprintf("%s: class '%s' %s only after its turn in pass %d, and cf-agent evaluates a bundle in at most %d passes (it reports nothing)",
+				what, c, may, maxPasses, maxPasses),
+			Related: rel})
 	}
 }
 
