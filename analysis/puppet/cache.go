@@ -19,54 +19,42 @@ import (
 // unchanged from a snapshot instead of evaluating it again: an edit in one
 // file re-evaluates only the runs that read that file.
 
-type nref struct {
-	def bool    // a class/define/node definition node (recreated by index)
-	key nodeKey // for def
-	idx int     // into runSnap.nodes otherwise
-}
-
-type snapNode struct {
-	key    nodeKey
-	n      analysis.Node // Parent and Index unset
-	parent *nref
-}
-
-type snapEdge struct {
-	from, to int
-	kind     analysis.EdgeKind
-	reason   string
-	at       source.Span
-}
-
-type snapStep struct {
-	node        int
-	label, note string
-}
-
-type snapLink struct {
-	at      source.Span
-	targets []nref
-}
-
+// runSnap keeps a finished run's output. Nodes and edges of a finished
+// analysis are never modified again, so the snapshot holds them directly
+// and restore copies them into the new graph.
 type runSnap struct {
-	deps      map[string]string
-	nodes     []snapNode
-	edges     []snapEdge
-	steps     []snapStep
-	run       analysis.Run // Steps unset
+	deps      map[depKey]string
+	nodes     []*analysis.Node // the run's nodes (old graph)
+	keys      []nodeKey        // parallel to nodes
+	defs      map[*analysis.Node]nodeKey
+	edges     []*analysis.Edge
+	locals    map[*analysis.Edge]bool
+	run       analysis.Run // Steps point at old nodes
 	diags     []analysis.Diagnostic
 	missing   []missingDiag
-	links     []snapLink
+	links     []snapLinkSrc
 	declared  []string
 	patterns  []string
 	absent    bool
 	synthetic bool
 }
 
-// dep records an input of the current run.
-func (a *analyzer) dep(key, value string) {
-	if a.cur != nil && a.cur.deps != nil {
-		a.cur.deps[key] = value
+// depKey names an input of a run: kind 'f' file, 'c' class, 'd' define,
+// 'm' module probe, 't' ruby type probe, 'p' data file.
+type depKey struct {
+	kind byte
+	name string
+}
+
+// dep records an input of the current run (value is computed only the
+// first time).
+func (a *analyzer) dep(kind byte, name string, value func() string) {
+	if a.cur == nil || a.cur.deps == nil {
+		return
+	}
+	k := depKey{kind, name}
+	if _, ok := a.cur.deps[k]; !ok {
+		a.cur.deps[k] = value()
 	}
 }
 
@@ -88,12 +76,12 @@ func (a *analyzer) contentID(path string) string {
 }
 
 // depValue recomputes an input's current value.
-func (a *analyzer) depValue(key string) string {
-	kind, name, _ := strings.Cut(key, ":")
-	switch kind {
-	case "f":
+func (a *analyzer) depValue(key depKey) string {
+	name := key.name
+	switch key.kind {
+	case 'f':
 		return astID(a.byURI[name])
-	case "c":
+	case 'c':
 		if ci := a.classes[name]; ci != nil {
 			return astID(ci.file)
 		}
@@ -102,7 +90,7 @@ func (a *analyzer) depValue(key string) string {
 			return astID(ci.file)
 		}
 		return ""
-	case "d":
+	case 'd':
 		if d := a.defines[name]; d != nil {
 			return astID(d.file)
 		}
@@ -111,11 +99,11 @@ func (a *analyzer) depValue(key string) string {
 			return astID(d.file)
 		}
 		return ""
-	case "t":
+	case 't':
 		return strconv.FormatBool(a.rubyType(name))
-	case "m":
+	case 'm':
 		return strconv.FormatBool(a.moduleKnown(name))
-	case "p":
+	case 'p':
 		return a.contentID(name)
 	}
 	return "?"
@@ -157,58 +145,28 @@ func (a *analyzer) snapshot(r *run, g *runGraph, run analysis.Run, links []snapL
 	if a.strict || r.deps == nil || a.canceled() {
 		return // a canceled run may be partial: never reuse it
 	}
-	s := &runSnap{deps: r.deps, run: run, diags: append([]analysis.Diagnostic(nil), r.diags...), missing: r.missing,
-		absent: r.absent, synthetic: r.synthetic, declared: declared, patterns: patterns}
-	s.run.Steps = nil
-	local := map[*analysis.Node]int{}
-	var add func(n *analysis.Node) int
-	add = func(n *analysis.Node) int {
-		if i, ok := local[n]; ok {
-			return i
-		}
-		key, ok := a.keyOf[n]
-		if !ok {
-			return -1
-		}
-		i := len(s.nodes)
-		local[n] = i
-		c := *n
-		c.Parent, c.Index = nil, 0
-		c.Facts = append([]analysis.Fact(nil), n.Facts...)
-		s.nodes = append(s.nodes, snapNode{key: key, n: c})
-		if n.Parent != nil {
-			if pr := a.refOf(n.Parent, local, add); pr != nil {
-				s.nodes[i].parent = pr
+	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, synthetic: r.synthetic,
+		declared: declared, patterns: patterns, edges: g.edges, locals: g.locals, links: links, defs: map[*analysis.Node]nodeKey{}}
+	s.nodes = make([]*analysis.Node, 0, len(g.nodes)+len(g.extra))
+	s.keys = make([]nodeKey, 0, cap(s.nodes))
+	addDef := func(n *analysis.Node) {
+		if n != nil {
+			if k, ok := a.defKey[n]; ok {
+				s.defs[n] = k
 			}
 		}
-		return i
 	}
-	for _, n := range g.nodes {
-		add(n)
-	}
-	for _, n := range g.extra {
-		add(n)
-	}
-	for _, e := range g.edges {
-		f, t := add(e.From), add(e.To)
-		if f < 0 || t < 0 {
-			continue
-		}
-		s.edges = append(s.edges, snapEdge{f, t, e.Kind, e.Reason, e.At})
-	}
-	for _, st := range run.Steps {
-		if i := add(st.Node); i >= 0 {
-			s.steps = append(s.steps, snapStep{i, st.Label, st.Note})
+	for _, list := range [][]*analysis.Node{g.nodes, g.extra} {
+		for _, n := range list {
+			s.nodes = append(s.nodes, n)
+			s.keys = append(s.keys, g.keyOf(n, r.name))
+			addDef(n.Parent)
 		}
 	}
 	for _, l := range links {
-		sl := snapLink{at: l.at}
 		for _, t := range l.targets {
-			if pr := a.refOf(t, local, add); pr != nil {
-				sl.targets = append(sl.targets, *pr)
-			}
+			addDef(t)
 		}
-		s.links = append(s.links, sl)
 	}
 	a.nextCache[r.name] = s
 }
@@ -218,75 +176,69 @@ type snapLinkSrc struct {
 	targets []*analysis.Node
 }
 
-func (a *analyzer) refOf(n *analysis.Node, local map[*analysis.Node]int, add func(*analysis.Node) int) *nref {
-	if k, ok := a.defKey[n]; ok {
-		return &nref{def: true, key: k}
-	}
-	if i := add(n); i >= 0 {
-		return &nref{idx: i}
-	}
-	return nil
-}
-
 // restore replays a snapshot into this analysis.
 func (a *analyzer) restore(name string, s *runSnap) analysis.Run {
-	nodes := make([]*analysis.Node, len(s.nodes))
-	var get func(i int) *analysis.Node
-	resolve := func(r nref) *analysis.Node {
-		if r.def {
-			return a.defNodes[r.key]
+	fresh := make(map[*analysis.Node]*analysis.Node, len(s.nodes))
+	mapNode := func(old *analysis.Node) *analysis.Node {
+		if old == nil {
+			return nil
 		}
-		return get(r.idx)
+		if n := fresh[old]; n != nil {
+			return n
+		}
+		if k, ok := s.defs[old]; ok {
+			return a.defNodes[k]
+		}
+		return nil
 	}
-	get = func(i int) *analysis.Node {
-		if nodes[i] != nil {
-			return nodes[i]
-		}
-		sn := &s.nodes[i]
-		var parent *analysis.Node
-		if sn.parent != nil && !(!sn.parent.def && sn.parent.idx == i) {
-			parent = resolve(*sn.parent)
-		}
-		n := a.node(sn.key, func() *analysis.Node {
-			c := sn.n
-			c.Facts = append([]analysis.Fact(nil), sn.n.Facts...)
-			c.Parent = parent
+	for i, old := range s.nodes {
+		old := old
+		n := a.node(s.keys[i], func() *analysis.Node {
+			c := *old
+			c.Index = 0
+			c.Parent = mapNode(old.Parent)
+			c.Facts = append([]analysis.Fact(nil), old.Facts...)
 			return &c
 		})
-		for _, f := range sn.n.Facts {
-			dup := false
-			for _, g := range n.Facts {
-				if g == f {
-					dup = true
-					break
+		if len(n.Facts) != len(old.Facts) {
+			for _, f := range old.Facts {
+				dup := false
+				for _, g := range n.Facts {
+					if g == f {
+						dup = true
+						break
+					}
+				}
+				if !dup {
+					n.Facts = append(n.Facts, f)
 				}
 			}
-			if !dup {
-				n.Facts = append(n.Facts, f)
-			}
 		}
-		nodes[i] = n
-		return n
-	}
-	for i := range s.nodes {
-		get(i)
+		fresh[old] = n
 	}
 	g := &runGraph{}
 	for _, e := range s.edges {
-		a.edge(g, nodes[e.from], nodes[e.to], e.kind, e.reason, e.at)
+		if s.locals[e] {
+			continue
+		}
+		f, t := mapNode(e.From), mapNode(e.To)
+		if f != nil && t != nil {
+			a.edge(g, f, t, e.Kind, e.Reason, e.At)
+		}
 	}
 	out := s.run
-	out.Steps = make([]analysis.Step, len(s.steps))
-	for i, st := range s.steps {
-		out.Steps[i] = analysis.Step{Node: nodes[st.node], Label: st.label, Note: st.note}
+	out.Steps = make([]analysis.Step, len(s.run.Steps))
+	for i, st := range s.run.Steps {
+		st.Node = mapNode(st.Node)
+		out.Steps[i] = st
 	}
 	for _, d := range s.diags {
 		a.addDiag(d)
 	}
 	for _, l := range s.links {
-		var ts []*analysis.Node
+		ts := make([]*analysis.Node, 0, len(l.targets))
 		for _, t := range l.targets {
-			if n := resolve(t); n != nil {
+			if n := mapNode(t); n != nil {
 				ts = append(ts, n)
 			}
 		}
@@ -298,7 +250,38 @@ func (a *analyzer) restore(name string, s *runSnap) analysis.Run {
 	a.declaredPats = append(a.declaredPats, s.patterns...)
 	r := &run{a: a, name: name, missing: s.missing, absent: s.absent, synthetic: s.synthetic}
 	a.allRuns = append(a.allRuns, r)
-	a.nextCache[name] = s
+	// The restored copy becomes the snapshot for the next analysis.
+	ns := *s
+	ns.nodes = make([]*analysis.Node, len(s.nodes))
+	for i, old := range s.nodes {
+		ns.nodes[i] = fresh[old]
+	}
+	ns.defs = map[*analysis.Node]nodeKey{}
+	for _, n := range ns.nodes {
+		if n.Parent != nil {
+			if k, ok := a.defKey[n.Parent]; ok {
+				ns.defs[n.Parent] = k
+			}
+		}
+	}
+	ns.edges = make([]*analysis.Edge, 0, len(g.edges))
+	ns.locals = nil
+	ns.edges = append(ns.edges, g.edges...)
+	ns.run = out
+	ns.links = make([]snapLinkSrc, len(s.links))
+	for i, l := range s.links {
+		ts := make([]*analysis.Node, 0, len(l.targets))
+		for _, t := range l.targets {
+			if n := mapNode(t); n != nil {
+				ts = append(ts, n)
+				if k, ok := a.defKey[n]; ok {
+					ns.defs[n] = k
+				}
+			}
+		}
+		ns.links[i] = snapLinkSrc{l.at, ts}
+	}
+	a.nextCache[name] = &ns
 	a.runsBuilt++
 	a.restored++
 	return out

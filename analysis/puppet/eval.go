@@ -171,7 +171,7 @@ type run struct {
 	out        int  // index of this run in the result
 	patterns   []*res
 	defEvals   int
-	deps       map[string]string // inputs, for the run cache (server mode)
+	deps       map[depKey]string // inputs, for the run cache (server mode)
 	byType     map[string][]*res
 	compileErr bool
 }

@@ -21,7 +21,7 @@ import (
 func (a *analyzer) newRun(name, entry string) *run {
 	r := &run{a: a, name: name, entry: entry, byKey: map[string]*res{}, aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}
 	if !a.strict {
-		r.deps = map[string]string{}
+		r.deps = map[depKey]string{}
 	}
 	a.cur = r
 	st := r.newRes("Stage", "main", "stage", source.Span{})
@@ -52,7 +52,8 @@ func (a *analyzer) runFiles(fis []*fileInfo, sel *nodeInfo, name string) analysi
 	r := a.newRun(name, fis[0].uri)
 	var nodes []*nodeInfo
 	for _, fi := range fis {
-		a.dep("f:"+fi.uri, astID(fi))
+		fi := fi
+		a.dep('f', fi.uri, func() string { return astID(fi) })
 	}
 	for _, fi := range fis {
 		e := &env{sc: r.top, f: fi}
@@ -158,6 +159,7 @@ type runGraph struct {
 	hardCycle bool
 	specEdges map[*analysis.Edge]bool
 	extra     []*analysis.Node // visible nodes outside the order (define instances)
+	locals    map[*analysis.Edge]bool
 }
 
 func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
@@ -166,7 +168,6 @@ func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
 	}
 	n := a.graph.Add(mk())
 	a.nodeKeys[key] = n
-	a.keyOf[n] = key
 	return n
 }
 
@@ -342,6 +343,13 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			if p == nil || p.begin == nil || !p.inCatalog() {
 				continue
 			}
+			if p.decl.IsZero() {
+				// Stage[main] / Class[main]: implicit containers, their
+				// edges order the run but would only be noise in hovers.
+				g.localEdge(p.begin, begin(x))
+				g.localEdge(end(x), p.end)
+				continue
+			}
 			a.edge(g, p.begin, begin(x), analysis.Order, "contains", x.decl)
 			a.edge(g, end(x), p.end, analysis.Order, "contains", x.decl)
 		}
@@ -349,7 +357,11 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	// An empty container still orders what is before it before what is after it.
 	for _, x := range live {
 		if x.begin != nil && len(g.outOf(x.begin)) == 0 {
-			a.edge(g, x.begin, x.end, analysis.Order, "contains", x.decl)
+			if x.decl.IsZero() {
+				g.localEdge(x.begin, x.end)
+			} else {
+				a.edge(g, x.begin, x.end, analysis.Order, "contains", x.decl)
+			}
 		}
 	}
 
@@ -1156,4 +1168,26 @@ func (h *idxHeap) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]
 	return x
+}
+
+// localEdge orders the run without entering the shared graph.
+func (g *runGraph) localEdge(from, to *analysis.Node) {
+	e := &analysis.Edge{From: from, To: to, Kind: analysis.Order, Reason: "contains"}
+	g.edges = append(g.edges, e)
+	if g.locals == nil {
+		g.locals = map[*analysis.Edge]bool{}
+	}
+	g.locals[e] = true
+	g.out = nil
+}
+
+// keyOf rebuilds the key a node of this run was made with.
+func (g *runGraph) keyOf(n *analysis.Node, run string) nodeKey {
+	if n.Hidden {
+		if x := g.ownerOf(n); x != nil && x.begin == n {
+			return nodeKey{'A', n.Ref, n.Decl, run}
+		}
+		return nodeKey{'Z', n.Ref, n.Decl, run}
+	}
+	return nodeKey{'R', n.Ref, n.Decl, ""}
 }

@@ -112,7 +112,8 @@ var interp = regexp.MustCompile(`%\{([^}]*)\}`)
 // hieraFiles lists the data files of the hiera.yaml in dir whose paths
 // the facts can fill.
 func (a *analyzer) hieraFiles(dir string) []string {
-	a.dep("p:"+filepath.Join(dir, "hiera.yaml"), a.contentID(filepath.Join(dir, "hiera.yaml")))
+	hy := filepath.Join(dir, "hiera.yaml")
+	a.dep('p', hy, func() string { return a.contentID(hy) })
 	if v, ok := a.hieraCache[dir]; ok {
 		return v
 	}
@@ -175,7 +176,7 @@ func (a *analyzer) hieraFiles(dir string) []string {
 }
 
 func (a *analyzer) dataFile(p string) map[string]any {
-	a.dep("p:"+p, a.contentID(p))
+	a.dep('p', p, func() string { return a.contentID(p) })
 	if m, ok := a.dataCache[p]; ok {
 		return m
 	}

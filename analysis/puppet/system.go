@@ -142,7 +142,6 @@ type analyzer struct {
 	cur          *run
 	prevCache    map[string]*runSnap
 	nextCache    map[string]*runSnap
-	keyOf        map[*analysis.Node]nodeKey
 	defKey       map[*analysis.Node]nodeKey
 	defNodes     map[nodeKey]*analysis.Node
 	byURI        map[string]*fileInfo
@@ -182,7 +181,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		files: map[string]*fileInfo{}, classes: map[string]*classInfo{}, defines: map[string]*defineInfo{},
 		rootMods: map[string]string{}, nodeKeys: map[nodeKey]*analysis.Node{},
 		diagKeys: map[string]bool{}, links: map[linkKey]*analysis.Link{}, declared: map[string]bool{},
-		declaredKeys: map[string]bool{}, nextCache: map[string]*runSnap{}, keyOf: map[*analysis.Node]nodeKey{},
+		declaredKeys: map[string]bool{}, nextCache: map[string]*runSnap{},
 		defKey: map[*analysis.Node]nodeKey{}, defNodes: map[nodeKey]*analysis.Node{}, byURI: map[string]*fileInfo{},
 	}
 	if a.ws == nil {
@@ -563,9 +562,9 @@ func (a *analyzer) classFor(r *run, name string) *classInfo {
 		ci = a.classes[name]
 	}
 	if ci != nil {
-		a.dep("c:"+name, astID(ci.file))
+		a.dep('c', name, func() string { return astID(ci.file) })
 	} else {
-		a.dep("c:"+name, "")
+		a.dep('c', name, func() string { return "" })
 	}
 	return ci
 }
@@ -580,9 +579,9 @@ func (a *analyzer) defineFor(r *run, name string) *defineInfo {
 		d = a.defines[name]
 	}
 	if d != nil {
-		a.dep("d:"+name, astID(d.file))
+		a.dep('d', name, func() string { return astID(d.file) })
 	} else {
-		a.dep("d:"+name, "")
+		a.dep('d', name, func() string { return "" })
 	}
 	return d
 }
@@ -591,7 +590,7 @@ func (a *analyzer) defineFor(r *run, name string) *defineInfo {
 // so a missing class is a real error rather than an absent dependency.
 func (a *analyzer) moduleKnown(name string) bool {
 	k := a.moduleKnown1(name)
-	a.dep("m:"+name, strconv.FormatBool(k))
+	a.dep('m', name, func() string { return strconv.FormatBool(k) })
 	return k
 }
 
@@ -679,7 +678,7 @@ var builtinTypes = map[string]bool{
 // of that name (lib/puppet/type/NAME.rb), like stdlib's file_line.
 func (a *analyzer) rubyType(name string) bool {
 	v := a.rubyType1(name)
-	a.dep("t:"+name, strconv.FormatBool(v))
+	a.dep('t', name, func() string { return strconv.FormatBool(v) })
 	return v
 }
 
