@@ -354,8 +354,6 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			t := treeOf(root)
 			var f *sfile
 			if file.Path != "" {
-				t.byPath[file.Path] = nil
-				delete(t.byPath, file.Path)
 				f = t.load(file.Path)
 			} else {
 				f = s.newFile(file, root)
@@ -405,7 +403,6 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		a.runSLS(tg.t, tg.f)
 	}
-	_ = preload
 	for _, tg := range tops {
 		if req.Canceled() {
 			break
