@@ -7,6 +7,7 @@
 //   definition F12 on a Puppet reference lands on the declaration's line
 //   graph      "Ordering: Show Execution Graph" draws nodes in execution order, cycle nodes red,
 //              and clicking a node on the canvas jumps to its declaration
+//   workspace-graph  "... of the Workspace" draws the nodes of the Puppet, Salt and CFEngine files
 //   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
 //   settings   unticking/ticking ordering.inlayHints.enabled in the Settings editor hides/shows
 //              the position hints: the setting reaches the running server
@@ -208,6 +209,28 @@ function check(name, ok, detail) {
       const after = await cursor();
       check('graph', after && after.startsWith(`Ln ${wantLine},`),
         `${g.stats}; order ${g.order.join(' ')}; red ${g.redNodes.join(' ')}; click ${target} -> ${after}`);
+    });
+
+    await step('workspace-graph', async () => {
+      await runCommand('Ordering: Show Execution Graph of the Workspace');
+      const deadline = Date.now() + T;
+      let g = null;
+      while (Date.now() < deadline) {
+        for (const f of page.frames()) {
+          const r = await f.evaluate(() => {
+            const t = document.getElementById('title');
+            if (!t || !/workspace/.test(t.textContent) || document.body.dataset.state !== 'drawn') return null;
+            return { title: t.textContent, stats: document.getElementById('stats').textContent,
+              files: [...new Set([...document.querySelectorAll('#list li .where, #unordered li .where')].map((e) => e.textContent.trim().split(':')[0]))] };
+          }).catch(() => null);
+          if (r) { g = r; break; }
+        }
+        if (g && g.files.length >= 3) break;
+        await page.waitForTimeout(300);
+      }
+      res.workspace_graph = g;
+      const want = ['site.pp', 'missing.sls', 'promises.cf'];
+      check('workspace-graph', !!g && want.every((f) => g.files.includes(f)), JSON.stringify(g));
     });
 
     await step('order', async () => {
