@@ -166,7 +166,9 @@ func (c *Cache) parse(text string) (*raw, *yaml.Node, error) {
 			root = &doc
 		}
 	}
-	if c != nil {
+	if c != nil && fast == nil {
+		// Only what yaml.v3 read is kept: the fast reader re-reads a chunk
+		// quicker than a cache lookup is worth in memory.
 		c.mu.Lock()
 		if len(c.m) >= cacheMax {
 			// drop the older half
