@@ -51,6 +51,9 @@ const maxValues = 64
 func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 	if sc.params != nil {
 		if v, ok := sc.params[name]; ok {
+			if strings.HasPrefix(v, "\x00") { // a list passed whole
+				return &valueSet{vals: strings.Split(v[1:], "\x00"), resolved: true}
+			}
 			return &valueSet{vals: []string{v}, resolved: true}
 		}
 	}

@@ -509,16 +509,22 @@ var passPrefix = [...]string{"pass=0", "pass=1", "pass=2", "pass=3"}
 func (s *scheduler) ran(p *promiseInfo) bool { return s.passes[p.idx] != 0 }
 
 func (s *scheduler) emit(p *promiseInfo, pass int, promiser string) {
+	s.emitLabel(p, pass, pass, promiser)
+}
+
+// emitLabel records an evaluation in pass; the step's label shows
+// labelPass.
+func (s *scheduler) emitLabel(p *promiseInfo, pass, labelPass int, promiser string) {
 	var label string
-	if p.labelTail != "" && pass < len(passPrefix) && promiser == p.p.Promiser {
+	if lp := labelPass; p.labelTail != "" && lp < len(passPrefix) && promiser == p.p.Promiser {
 		// the template keeps the label of each pass (strings are
 		// immutable: results of earlier analyses may share them)
-		if p.labels[pass] == "" {
-			p.labels[pass] = passPrefix[pass] + p.labelTail
+		if p.labels[lp] == "" {
+			p.labels[lp] = passPrefix[lp] + p.labelTail
 		}
-		label = p.labels[pass]
+		label = p.labels[lp]
 	} else {
-		label = "pass=" + strconv.Itoa(pass) + " bundle=" + p.bundle.label + " type=" + p.typ + " promiser=" + escapeLabel(promiser)
+		label = "pass=" + strconv.Itoa(lp) + " bundle=" + p.bundle.label + " type=" + p.typ + " promiser=" + escapeLabel(promiser)
 	}
 	var note string
 	if pass < len(passNotes) {
@@ -647,8 +653,14 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 	}
 	s.done[doneKey{p, sc.act}] = true
 	s.ranIn = nil
-	for _, pr := range s.promisers(p, sc) {
-		s.emit(p, pass, pr)
+	var calls []bundleCall
+	if p.typ == "methods" && p.usebundle != nil {
+		calls = s.callTargets(p.usebundle.Rval, sc, p.bundle.block.Namespace)
+	}
+	if len(calls) == 0 {
+		for _, pr := range s.promisers(p, sc) {
+			s.emit(p, pass, pr)
+		}
 	}
 	failed := fails(p)
 	if p.handle != "" && !failed {
@@ -685,20 +697,86 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 			set(repaired, triMaybe)
 		}
 	}
-	if p.typ == "methods" {
-		if ub := p.usebundle; ub != nil {
-			if target, args, ok := s.callTarget(ub.Rval, sc, p.bundle.block.Namespace); ok {
-				if n := len(s.callers); n > 0 {
-					if _, seen := s.callerOf[p]; !seen {
-						s.callerOf[p], s.callerPass[p] = s.callers[n-1].p, s.callers[n-1].pass
-					}
+	if len(calls) > 0 {
+		// cf-agent iterates the promise over its list variables: each
+		// iteration is a methods evaluation followed by the call
+		if n := len(s.callers); n > 0 {
+			if _, seen := s.callerOf[p]; !seen {
+				s.callerOf[p], s.callerPass[p] = s.callers[n-1].p, s.callers[n-1].pass
+			}
+		}
+		at := s.a.span(p.bundle.file, p.usebundle.Rval.NameSpan)
+		called := false
+		for _, pr := range s.promisers(p, sc) {
+			for _, c := range calls {
+				if called {
+					// cf-agent's pass counter is left at the called
+					// bundle's last pass for the next iterations (its log
+					// says "(pass 3)"); the label says what it says
+					s.emitLabel(p, pass, maxPasses, pr)
+				} else {
+					s.emit(p, pass, pr)
 				}
+				called = true
 				s.callers = append(s.callers, callFrame{p, pass})
-				s.runBundle(target, args, s.a.span(p.bundle.file, ub.Rval.NameSpan))
+				s.runBundle(c.b, c.args, at)
 				s.callers = s.callers[:len(s.callers)-1]
 			}
 		}
 	}
+}
+
+// listArg encodes a list passed whole to a bundle parameter (see
+// evaluator.lookup).
+func listArg(vals []string) string { return "\x00" + strings.Join(vals, "\x00") }
+
+// bundleCall is one call a methods promise makes: the bundle and its
+// arguments.
+type bundleCall struct {
+	b    *bundleInfo
+	args []string
+}
+
+// callTargets resolves a usebundle value to the calls it makes: one per
+// combination of the values of the list variables its arguments mention
+// as scalars ($(list): cf-agent iterates), a list passed whole for
+// @(list).
+func (s *scheduler) callTargets(r *cfp.Rval, sc scope, ns string) []bundleCall {
+	b, _, ok := s.callTarget(r, sc, ns)
+	if !ok {
+		return nil
+	}
+	combos := [][]string{nil}
+	if r.Kind == cfp.Call {
+		for _, it := range r.Items {
+			var vals []string
+			vs := s.ev.rval(it, sc)
+			switch {
+			case it.Kind == cfp.NakedVar && strings.HasPrefix(it.Value, "@"):
+				vals = []string{listArg(vs.vals)}
+			case len(vs.vals) == 0:
+				vals = []string{it.Value}
+			case it.Kind == cfp.Call:
+				vals = []string{strings.Join(vs.vals, ",")}
+			default:
+				vals = vs.vals
+			}
+			var next [][]string
+			for _, c := range combos {
+				for _, v := range vals {
+					if len(next) < maxValues {
+						next = append(next, append(append([]string(nil), c...), v))
+					}
+				}
+			}
+			combos = next
+		}
+	}
+	out := make([]bundleCall, len(combos))
+	for i, c := range combos {
+		out[i] = bundleCall{b, c}
+	}
+	return out
 }
 
 // classSetter is the promise that first set a class, and in which pass
