@@ -988,6 +988,19 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 			run.Refused = true
 		}
 	}
+	// a file Salt cannot render (Jinja or YAML error) fails the whole run
+	for _, f := range c.files {
+		for _, e := range f.p.Errors {
+			if e.Severity == 1 {
+				run.Refused = true
+			}
+		}
+		for _, d := range f.ids {
+			if d.bad != "" {
+				run.Refused = true
+			}
+		}
+	}
 	a.edgesAndLinks(c, h, sm, run.Name)
 	a.runProblems(c, sm, entrySLS, &run)
 	for _, p := range c.problems {
