@@ -1,6 +1,7 @@
 package salt
 
 import (
+	"fmt"
 	"hash/maphash"
 	"path/filepath"
 	"sort"
@@ -53,7 +54,8 @@ type idDecl struct {
 	short bool // `id: mod.fun` short form
 	// decls are the state declarations in order.
 	decls []*stDecl
-	bad   string // structural problem in Salt's words, "" if fine
+	bad   string  // structural problem in Salt's words, "" if fine
+	dupOf *idDecl // the first declaration of a duplicated ID
 }
 
 type extendDecl struct {
@@ -282,6 +284,7 @@ func (s *System) read(f *sfile) {
 		f.top = true
 		return
 	}
+	seenIDs := map[string]*idDecl{}
 	for _, e := range f.p.Entries {
 		if e.Opaque || e.Key == nil {
 			f.generator = true
@@ -342,6 +345,14 @@ func (s *System) read(f *sfile) {
 			continue
 		}
 		d := &idDecl{id: key, key: e.Key, val: e.Val, entry: e, f: f}
+		if prev, dup := seenIDs[key]; dup && !f.p.R.InAlt(e.Key.Start) && !f.p.R.InAlt(prev.key.Start) && !strings.Contains(key, sp.Unknown) {
+			// Salt's YAML loader refuses a mapping with a key twice
+			d.bad = fmt.Sprintf("Rendering SLS 'base:%s' failed: found conflicting ID '%s'", f.sls, key)
+			d.dupOf = prev
+		}
+		if _, dup := seenIDs[key]; !dup {
+			seenIDs[key] = d
+		}
 		switch e.Val.Kind {
 		case sp.Scalar:
 			if v, ok := e.Val.Str(); ok && strings.Contains(v, ".") {

@@ -573,7 +573,12 @@ func (a *analyzer) fileDiags(f *sfile) {
 	}
 	for _, d := range f.ids {
 		if d.bad != "" {
-			a.diag(analysis.Diagnostic{At: f.span(d.key), Severity: analysis.Error, Code: "structure", Message: d.bad})
+			diag := analysis.Diagnostic{At: f.span(d.key), Severity: analysis.Error, Code: "structure", Message: d.bad}
+			if d.dupOf != nil {
+				diag.Code = "conflicting-id"
+				diag.Related = []analysis.Related{{At: f.span(d.dupOf.key), Message: "first declared here"}}
+			}
+			a.diag(diag)
 		}
 	}
 }
