@@ -373,6 +373,15 @@ func (p *tparser) expectEnd(open jtok, word string, ends []string) {
 
 var inRe = regexp.MustCompile(`\s+in\s+`)
 
+// parseTuple parses an expression that may be a tuple without
+// parentheses (`for n in 'a', 'b'`, `set x = 1, 2`).
+func parseTuple(src string) expr {
+	if len(splitTopLevel(src)) > 1 {
+		return parseExpr("(" + src + ",)")
+	}
+	return parseExpr(src)
+}
+
 func splitTargets(s string) []string {
 	var out []string
 	for _, t := range strings.Split(strings.Trim(s, "() "), ",") {
@@ -440,7 +449,7 @@ func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
 			n.cond = parseExpr(iter[k+4:])
 			iter = iter[:k]
 		}
-		n.iter = parseExpr(iter)
+		n.iter = parseTuple(iter)
 		body, end, _, _ := p.parseBody([]string{"else", "endfor"}, depth)
 		n.body = body
 		if end == "else" {
@@ -450,7 +459,7 @@ func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
 		return n
 	case "set":
 		if eq := strings.Index(rest, "="); eq >= 0 && !strings.HasPrefix(rest[eq:], "==") {
-			return jSet{splitTargets(rest[:eq]), parseExpr(rest[eq+1:])}
+			return jSet{splitTargets(rest[:eq]), parseTuple(rest[eq+1:])}
 		}
 		name := strings.TrimSpace(rest)
 		if i := strings.IndexAny(name, " |"); i >= 0 {
