@@ -611,16 +611,16 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 			}
 		}
 	}
-	seenLink := map[string]bool{}
 	for round := 0; round < 12; round++ {
 		ev := newEvaluator(pol)
 		pol.ev = ev
 		before := len(pol.files)
 		pol.unresolved = false
+		pol.inputLinks = pol.inputLinks[:0] // the last round's are kept
 		for _, in := range extraInputs {
 			for _, v := range ev.expand(in, scope{dir: entry.dir}).vals {
 				if !strings.Contains(v, "$(") {
-					a.addInput(pol, v, entry.dir, nil, nil)
+					a.addInput(pol, v, entry.dir, nil)
 				}
 			}
 		}
@@ -647,6 +647,11 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 						if !vs.resolved {
 							pol.unresolved = true
 						}
+						words := a.span(fi, it.Span)
+						if it.Kind == cfp.String {
+							words.Start, words.End = words.Start+1, words.End-1
+						}
+						var targets []source.Span
 						for _, v := range vs.vals {
 							if strings.Contains(v, "$(") || strings.Contains(v, "${") {
 								continue
@@ -655,13 +660,19 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 							if b.Type.Text == "file" {
 								base = fi.dir
 							}
-							var link *analysis.Link
-							lk := fmt.Sprintf("%s#%d", fi.src.URI, it.Span.Start)
-							if it.Kind == cfp.String && !seenLink[lk] {
-								seenLink[lk] = true
-								link = &analysis.Link{At: source.Span{URI: fi.src.URI, Start: it.Span.Start + 1, End: it.Span.End - 1}}
+							// a missing file named in the text is reported
+							// on its words; one from a variable may exist on
+							// other hosts only
+							var missingAt *source.Span
+							if it.Kind == cfp.String {
+								missingAt = &words
 							}
-							a.addInput(pol, v, base, link, fi)
+							if in := a.addInput(pol, v, base, missingAt); in != nil {
+								targets = append(targets, source.Span{URI: in.src.URI})
+							}
+						}
+						if len(targets) > 0 {
+							pol.inputLinks = append(pol.inputLinks, analysis.Link{At: words, Files: targets})
 						}
 					}
 				}
@@ -678,7 +689,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 	return pol
 }
 
-func (a *analyzer) addInput(pol *policy, v, base string, link *analysis.Link, from *fileInfo) {
+func (a *analyzer) addInput(pol *policy, v, base string, missingAt *source.Span) *fileInfo {
 	p := v
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(base, p)
@@ -690,16 +701,13 @@ func (a *analyzer) addInput(pol *policy, v, base string, link *analysis.Link, fr
 	if fi == nil {
 		pol.missing = true
 		// a missing input: cf-promises refuses the policy, unless
-		// ignore_missing_inputs; reported once, on the words.
-		if link != nil && from != nil {
-			a.diag(analysis.Diagnostic{At: link.At, Severity: analysis.Warning, Code: "missing-input",
+		// ignore_missing_inputs
+		if missingAt != nil {
+			a.diag(analysis.Diagnostic{At: *missingAt, Severity: analysis.Warning, Code: "missing-input",
 				Message: fmt.Sprintf("Can't stat file '%s' for parsing", v)})
 		}
-		return
-	}
-	if link != nil {
-		link.Files = []source.Span{{URI: fi.src.URI}}
-		pol.inputLinks = append(pol.inputLinks, *link)
+		return nil
 	}
 	pol.add(fi)
+	return fi
 }

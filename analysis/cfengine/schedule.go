@@ -68,6 +68,10 @@ type scheduler struct {
 	callers    []callFrame
 	callerOf   map[*promiseInfo]*promiseInfo
 	callerPass map[*promiseInfo]int
+	// calledBy is the methods promise that first called a bundle;
+	// editedBy the files promise that first used an edit bundle
+	calledBy map[*bundleInfo]*promiseInfo
+	editedBy map[*bundleInfo]*promiseInfo
 	// outcomeMemo caches outcomes per promise
 	outcomeMemo map[*promiseInfo]*outcomeSet
 	ranIn       map[*promiseInfo]*bundleInfo
@@ -83,7 +87,7 @@ type scheduler struct {
 func newScheduler(a *analyzer, pol *policy, ev *evaluator) *scheduler {
 	s := &scheduler{a: a, pol: pol, ev: ev, classes: map[string]tri{"any": triTrue}, definers: map[string][]*promiseInfo{},
 		done: map[doneKey]bool{}, handleOK: map[string]bool{}, called: map[string]callSite{},
-		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, guardFalse: map[int]int{}, setBy: map[string]classSetter{}, callerOf: map[*promiseInfo]*promiseInfo{}, callerPass: map[*promiseInfo]int{}, seqPos: map[*bundleInfo]int{}}
+		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, guardFalse: map[int]int{}, setBy: map[string]classSetter{}, callerOf: map[*promiseInfo]*promiseInfo{}, callerPass: map[*promiseInfo]int{}, calledBy: map[*bundleInfo]*promiseInfo{}, editedBy: map[*bundleInfo]*promiseInfo{}, seqPos: map[*bundleInfo]int{}}
 	// which classes can promises of this policy define?
 	for _, b := range pol.bundles {
 		for _, i := range b.definers {
@@ -542,6 +546,11 @@ func (s *scheduler) runBundle(b *bundleInfo, args []string, at source.Span) {
 	// Called again with the same arguments: cf-agent runs the bundle's
 	// passes again, but every promise but vars/meta/defaults was already
 	// evaluated (the promise lock cache), so only variables are computed.
+	if n := len(s.callers); n > 0 {
+		if _, seen := s.calledBy[b]; !seen {
+			s.calledBy[b] = s.callers[n-1].p
+		}
+	}
 	first, ok := s.called[key]
 	if ok {
 		if !first.at.IsZero() && !at.IsZero() {
@@ -662,6 +671,9 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 			s.emit(p, pass, pr)
 		}
 	}
+	if p.typ == "files" {
+		s.noteEdits(p, sc)
+	}
 	failed := fails(p)
 	if p.handle != "" && !failed {
 		s.handleOK[p.handle] = true
@@ -729,6 +741,33 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 // listArg encodes a list passed whole to a bundle parameter (see
 // evaluator.lookup).
 func listArg(vals []string) string { return "\x00" + strings.Join(vals, "\x00") }
+
+// noteEdits records the edit_line/edit_xml bundle a files promise
+// evaluates (cf-agent runs it while editing the file, in passes of its
+// own, which the oracle does not log).
+func (s *scheduler) noteEdits(p *promiseInfo, sc scope) {
+	for _, ref := range p.refs {
+		lv := ref.c.Lval.Text
+		if lv != "edit_line" && lv != "edit_xml" {
+			continue
+		}
+		r := ref.c.Rval
+		for _, cand := range s.pol.byKey[qualify(p.bundle.block.Namespace, r.Value)] {
+			if cand.block.Type.Text == lv {
+				if _, seen := s.editedBy[cand]; !seen {
+					s.editedBy[cand] = p
+				}
+			}
+		}
+		if len(s.pol.byKey[qualify(p.bundle.block.Namespace, r.Value)]) == 0 {
+			for _, cand := range s.pol.byKey[qualify("default", r.Value)] {
+				if _, seen := s.editedBy[cand]; !seen && cand.block.Type.Text == lv {
+					s.editedBy[cand] = p
+				}
+			}
+		}
+	}
+}
 
 // bundleCall is one call a methods promise makes: the bundle and its
 // arguments.

@@ -732,13 +732,25 @@ func (a *analyzer) dependsCycle(pol *policy, p *promiseInfo, h string) []*promis
 	return nil
 }
 
-// varLinks links $(bundle.var) references in a promise's strings to the
-// vars promises defining them.
+// varLinks links $(bundle.var) and $(var) references in a promise's
+// strings to the vars promises defining them (or the bundle parameter).
 func (a *analyzer) varLinks(pol *policy, p *promiseInfo) {
 	for _, r := range p.varRefs {
-		b := pol.bundle(r.bundle, p.bundle.block.Namespace)
+		b := p.bundle
+		if r.bundle != "" {
+			b = pol.bundle(r.bundle, p.bundle.block.Namespace)
+		}
 		if b == nil {
 			continue
+		}
+		if r.bundle == "" {
+			if at := a.span(p.bundle.file, r.at); !a.seenLink[at] {
+				for _, prm := range b.block.Params {
+					if prm.Text == r.name {
+						a.link(analysis.Link{At: at, Files: []source.Span{a.span(b.file, prm.Span)}})
+					}
+				}
+			}
 		}
 		idx := b.vars[r.name]
 		if len(idx) == 0 {
@@ -752,7 +764,7 @@ func (a *analyzer) varLinks(pol *policy, p *promiseInfo) {
 	}
 }
 
-// scanVarRefs finds the qualified $(bundle.var) references in a
+// scanVarRefs finds the $(bundle.var) and $(var) references in a
 // promise's promiser and values.
 func scanVarRefs(text []byte, p *cfp.Promise) []varRef {
 	var out []varRef
@@ -766,10 +778,13 @@ func scanVarRefs(text []byte, p *cfp.Promise) []varRef {
 				return
 			}
 			name := s[i+2 : end]
-			if strings.ContainsAny(name, "$()[") || !strings.Contains(name, ".") {
+			if name == "" || strings.ContainsAny(name, "$()[]{} ") {
 				continue
 			}
-			bname, vname, _ := strings.Cut(name, ".")
+			bname, vname, qualified := strings.Cut(name, ".")
+			if !qualified {
+				bname, vname = "", name // this bundle's variable or parameter
+			}
 			out = append(out, varRef{at: cfp.Span{Start: base + i + 2, End: base + end}, bundle: bname, name: vname})
 		}
 	}
@@ -811,8 +826,20 @@ var passList = [8]string{"", "1", "2", "1, 2", "3", "1, 3", "2, 3", "1, 2, 3"}
 func (a *analyzer) facts(pol *policy, s *scheduler) {
 	var slab []analysis.Fact
 	for _, b := range pol.bundles {
+		where := b.label
 		if pos, ok := s.seqPos[b]; ok {
-			b.node.Facts = append(b.node.Facts, analysis.Fact{Label: "bundlesequence", Value: fmt.Sprintf("%s of %d", analysis.Ordinal(pos), s.seqLen)})
+			seq := fmt.Sprintf("%s of %d", analysis.Ordinal(pos), s.seqLen)
+			b.node.Facts = append(b.node.Facts, analysis.Fact{Label: "bundlesequence", Value: seq})
+			where += " (" + seq + " in the bundlesequence)"
+		} else if c := s.calledBy[b]; c != nil {
+			call := fmt.Sprintf("%s in bundle %s", c.node.Ref, c.bundle.label)
+			b.node.Facts = append(b.node.Facts, analysis.Fact{Label: "called by", Value: call})
+			where += " (called by " + call + ")"
+		}
+		var editor string
+		if e := s.editedBy[b]; e != nil {
+			editor = fmt.Sprintf("%s in bundle %s (%s => %s)", e.node.Ref, e.bundle.label, b.block.Type.Text, b.block.Name.Text)
+			b.node.Facts = append(b.node.Facts, analysis.Fact{Label: "edits for", Value: editor})
 		}
 		td := s.topDown != nil && s.topDown(b)
 		for _, p := range b.promises {
@@ -822,7 +849,7 @@ func (a *analyzer) facts(pol *policy, s *scheduler) {
 			}
 			n.Facts = slab[:0:3]
 			slab = slab[3:]
-			n.Facts = append(n.Facts, analysis.Fact{Label: "bundle", Value: b.label})
+			n.Facts = append(n.Facts, analysis.Fact{Label: "bundle", Value: where})
 			if td {
 				n.Facts = append(n.Facts, analysis.Fact{Label: "order", Value: p.topDownFact})
 			} else {
@@ -831,6 +858,8 @@ func (a *analyzer) facts(pol *policy, s *scheduler) {
 			ps := s.passes[p.idx]
 			why := s.why[p.idx]
 			switch {
+			case ps == 0 && editor != "":
+				n.Facts = append(n.Facts, analysis.Fact{Label: "pass", Value: "in the edit's own passes, when " + editor + " edits its file"})
 			case ps == 0:
 				if why == "" {
 					why = "its bundle is not reached from the bundlesequence"
