@@ -86,12 +86,14 @@ func (a *analyzer) real(rec *runRecord, i int32) *analysis.Node {
 	return r
 }
 
+// realAll maps record nodes into a buffer reused between calls (link
+// accumulators copy what they keep).
 func (a *analyzer) realAll(rec *runRecord, ns []int32) []*analysis.Node {
-	out := make([]*analysis.Node, len(ns))
-	for i, n := range ns {
-		out[i] = a.real(rec, n)
+	a.buf = a.buf[:0]
+	for _, n := range ns {
+		a.buf = append(a.buf, a.real(rec, n))
 	}
-	return out
+	return a.buf
 }
 
 // apply adds a recorded run to the analysis.

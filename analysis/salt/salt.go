@@ -530,6 +530,7 @@ type analyzer struct {
 	mu        *sync.Mutex // guards rootCache while runs compile in parallel
 	jobs      []*runJob
 	realOf    []*analysis.Node // apply: record node index -> graph node
+	buf       []*analysis.Node
 	inFacts   []inFact
 	trees     map[string]*tree
 	setting   string
