@@ -549,6 +549,15 @@ func (a *analyzer) varHits(key string, array bool) []varHit {
 	return a.varIndex[key]
 }
 
+// customType returns the promise block defining a custom promise type,
+// or nil.
+func (pol *policy) customType(name string) *bodyInfo {
+	if bs := pol.bodies["promise "+name]; len(bs) > 0 {
+		return bs[0]
+	}
+	return nil
+}
+
 // bundle finds a bundle by name as written in ns (qualified names win;
 // an unqualified name is looked up in ns, then in default).
 func (pol *policy) bundle(name, ns string) *bundleInfo {

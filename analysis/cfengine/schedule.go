@@ -597,6 +597,11 @@ func (s *scheduler) promisers(p *promiseInfo, sc scope) []string {
 }
 
 func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
+	if !cfp.BuiltinPromiseTypes[p.typ] && s.pol.customType(p.typ) == nil {
+		// cf-agent: Undefined promise type, in every pass
+		s.why[p.idx] = "its promise type '" + p.typ + "' is not defined (no promise block): cf-agent says Undefined promise type"
+		return
+	}
 	g := s.guard(p, sc)
 	if g == triFalse {
 		if s.passes[p.idx] == 0 {

@@ -509,6 +509,10 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 			if b.file.checked {
 				break
 			}
+			if !cfp.BuiltinPromiseTypes[t] && !pol.unresolved && pol.customType(t) == nil {
+				a.diag(analysis.Diagnostic{At: a.span(b.file, sec.Type.Span), Severity: analysis.Error, Code: "missing-target",
+					Message: fmt.Sprintf("Undefined promise type '%s'", t)})
+			}
 			if cfp.BuiltinPromiseTypes[t] && !cfp.TypeAllowed(b.block.Type.Text, t) {
 				a.diag(analysis.Diagnostic{At: a.span(b.file, sec.Type.Span), Severity: analysis.Error, Code: "type-not-allowed",
 					Message: fmt.Sprintf("Promise type '%s' not supported by '%s' bundle type", t, b.block.Type.Text)})
