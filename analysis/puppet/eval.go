@@ -697,7 +697,15 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 			out := val{k: vArr, arr: append(append([]val(nil), l.arr...), rv.list()...), at: at}
 			return out
 		}
+		if l.k == vHash && rv.k == vHash {
+			return mergeHash(l, rv, at)
+		}
 	case "-", "*", "/", "%":
+		if t.Op == "-" && (l.k == vHash || l.k == vArr) {
+			if v, ok := subtract(l, rv, at); ok {
+				return v
+			}
+		}
 		if l.k == vNum && rv.k == vNum {
 			a, _ := numVal(l.s)
 			b, _ := numVal(rv.s)
@@ -1216,6 +1224,11 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 			}
 		}
 		return val{k: vBool, s: fmt.Sprint(all), at: at}
+	}
+	if lam == nil {
+		if v, ok := pureFunc(name, args, at); ok {
+			return v
+		}
 	}
 	if lam != nil {
 		se := *e
@@ -1768,4 +1781,81 @@ func matchType(x val, t string) (bool, bool) {
 		return x.k != vUndef, true
 	}
 	return false, false
+}
+
+// mergeHash is Puppet's hash + hash: keys of the right side win.
+func mergeHash(l, r val, at source.Span) val {
+	out := val{k: vHash, at: at, x: &valX{}}
+	idx := map[string]int{}
+	put := func(k, v val) {
+		ks, ok := k.text()
+		if !ok {
+			ks = "\x00?" + fmt.Sprint(len(idx))
+		}
+		if i, seen := idx[ks]; seen {
+			out.arr[i] = v
+			return
+		}
+		idx[ks] = len(out.arr)
+		out.x.keys = append(out.x.keys, k)
+		out.arr = append(out.arr, v)
+	}
+	for i, k := range l.hkeys() {
+		put(k, l.arr[i])
+	}
+	for i, k := range r.hkeys() {
+		put(k, r.arr[i])
+	}
+	return out
+}
+
+// subtract is hash - keys (a key, an array of keys or a hash) and
+// array - array / element.
+func subtract(l, r val, at source.Span) (val, bool) {
+	var drop []val
+	switch r.k {
+	case vHash:
+		drop = r.hkeys()
+	case vArr:
+		drop = r.arr
+	default:
+		drop = []val{r}
+	}
+	gone := func(x val) (bool, bool) {
+		for _, d := range drop {
+			eq, ok := equal(x, d)
+			if !ok {
+				return false, false
+			}
+			if eq {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	if l.k == vHash {
+		out := val{k: vHash, at: at, x: &valX{}}
+		for i, k := range l.hkeys() {
+			g, ok := gone(k)
+			if !ok {
+				return val{}, false
+			}
+			if !g {
+				out.x.keys = append(out.x.keys, k)
+				out.arr = append(out.arr, l.arr[i])
+			}
+		}
+		return out, true
+	}
+	out := val{k: vArr, at: at}
+	for _, x := range l.arr {
+		g, ok := gone(x)
+		if !ok {
+			return val{}, false
+		}
+		if !g {
+			out.arr = append(out.arr, x)
+		}
+	}
+	return out, true
 }

@@ -160,6 +160,7 @@ type runGraph struct {
 	specEdges map[*analysis.Edge]bool
 	extra     []*analysis.Node // visible nodes outside the order (define instances)
 	locals    map[*analysis.Edge]bool
+	generated [][2]*analysis.Node
 }
 
 func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
@@ -300,6 +301,9 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		g.setPrio(x.node, pkey{h, x.prio, 0})
 		g.setOwner(x.node, x)
 		g.nodes = append(g.nodes, x.node)
+		if x.typ == "Concat_file" {
+			a.generatedFile(g, x, h)
+		}
 	}
 	begin := func(x *res) *analysis.Node {
 		if x.begin != nil {
@@ -466,6 +470,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		}
 	}
 
+	g.redirectGenerated()
 	// Order.
 	less := func(p, q *analysis.Node) bool {
 		a, b := g.prio[p], g.prio[q]
@@ -1190,4 +1195,46 @@ func (g *runGraph) keyOf(n *analysis.Node, run string) nodeKey {
 		return nodeKey{'Z', n.Ref, n.Decl, run}
 	}
 	return nodeKey{'R', n.Ref, n.Decl, ""}
+}
+
+// generatedFile: puppetlabs-concat's concat_file type generates a File
+// resource for its path when the catalog is applied; Puppet evaluates it
+// right after the concat_file. We show it there.
+func (a *analyzer) generatedFile(g *runGraph, x *res, h string) {
+	p := x.title
+	if at, ok := x.anyAttr("path"); ok {
+		if s, k := at.v.text(); k {
+			p = s
+		}
+	}
+	if x.pat || !strings.HasPrefix(p, "/") || g.r.find("File", p) != nil {
+		return
+	}
+	ref := refString("File", p)
+	n := a.node(nodeKey{'G', ref, x.decl, ""}, func() *analysis.Node {
+		return &analysis.Node{Kind: "resource", Ref: ref, Decl: x.decl, Parent: x.parentSym,
+			Facts: []analysis.Fact{{Label: "generated", Value: "by " + x.display + " when the catalog is applied"}}}
+	})
+	g.setPrio(n, pkey{h, x.prio, 2})
+	g.setOwner(n, x)
+	g.nodes = append(g.nodes, n)
+	a.edge(g, x.node, n, analysis.Order, "generated", x.decl)
+	g.generated = append(g.generated, [2]*analysis.Node{x.node, n})
+}
+
+// redirectGenerated: what waits for a generating resource also waits for
+// what it generated (Puppet redirects the generator's edges to a
+// "completed" sentinel that the generated resources precede).
+func (g *runGraph) redirectGenerated() {
+	for _, p := range g.generated {
+		var to []*analysis.Node
+		for _, e := range g.outOf(p[0]) {
+			if e.To != p[1] && e.Kind.Orders() {
+				to = append(to, e.To)
+			}
+		}
+		for _, t := range to {
+			g.localEdge(p[1], t)
+		}
+	}
 }
