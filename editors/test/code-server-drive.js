@@ -7,6 +7,7 @@
 //   definition F12 on a Puppet reference lands on the declaration's line
 //   graph      "Ordering: Show Execution Graph" draws nodes in execution order, cycle nodes red,
 //              and clicking a node on the canvas jumps to its declaration
+//   graph-offline  no request from the webviews leaves 127.0.0.1, no CSP violation is logged
 //   workspace-graph  "... of the Workspace" draws the nodes of the Puppet, Salt and CFEngine files
 //   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
 //   settings   unticking/ticking ordering.inlayHints.enabled in the Settings editor hides/shows
@@ -45,6 +46,18 @@ function check(name, ok, detail) {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   const page = browser.pages()[0] || await browser.newPage();
+  // every request that leaves this machine (the graph webview must make none)
+  const external = [];
+  browser.on('request', (r) => {
+    const u = r.url();
+    if (/^(https?|wss?):\/\/(127\.0\.0\.1|localhost)[:/]/.test(u) || /^(data|blob|vscode-[a-z-]+):/.test(u)) return;
+    // webview resources (asWebviewUri): answered by the webview's service worker from the
+    // extension's folder on the code-server host, never fetched from that name
+    if (/^https:\/\/[^/]*\.vscode-resource\.vscode-cdn\.net\//.test(u)) return;
+    let frame = '';
+    try { frame = r.frame().url(); } catch { /* service worker */ }
+    external.push({ url: u, frame, webview: /webview/.test(frame) });
+  });
   const consoleErrors = [];
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text().slice(0, 300)); });
   const shot = (name) => page.screenshot({ path: path.join(outDir, name) }).catch(() => {});
@@ -230,6 +243,11 @@ function check(name, ok, detail) {
       }
       res.workspace_graph = g;
       const want = ['site.pp', 'missing.sls', 'promises.cf'];
+      const fromWebviews = external.filter((e) => e.webview);
+      const cspErrors = consoleErrors.filter((m) => /Content Security Policy/.test(m));
+      check('graph-offline', fromWebviews.length === 0 && cspErrors.length === 0,
+        `${fromWebviews.length} requests left 127.0.0.1 from the webviews ${JSON.stringify(fromWebviews.slice(0, 3))}, `
+        + `${external.length} from the workbench, ${cspErrors.length} CSP violations ${JSON.stringify(cspErrors.slice(0, 2))}`);
       check('workspace-graph', !!g && want.every((f) => g.files.includes(f)), JSON.stringify(g));
     });
 
@@ -389,6 +407,7 @@ function check(name, ok, detail) {
     await shot('error-workbench.png');
   }
   res.console_errors = consoleErrors.filter((m) => /ordering|graph|Content Security Policy/i.test(m)).slice(0, 10);
+  res.external_requests = external.slice(0, 20);
   res.total_ms = Date.now() - t0;
   console.log('RESULT ' + JSON.stringify(res, null, 1));
   await browser.close();

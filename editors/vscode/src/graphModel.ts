@@ -126,3 +126,18 @@ export function toViewModel(result: GraphResult | null | undefined, title: strin
     },
   };
 }
+
+/**
+ * Content Security Policy of the graph webview: nothing from the network, no inline or eval'd
+ * script, only our bundled script (by nonce) and stylesheet (by the webview's own origin).
+ * Inline style attributes are allowed: cytoscape sizes its canvases with them.
+ */
+export function graphCsp(cspSource: string, nonce: string): string {
+  return [
+    `default-src 'none'`,
+    `script-src 'nonce-${nonce}'`,
+    `style-src ${cspSource} 'unsafe-inline'`,
+    `img-src ${cspSource} data:`,
+    `font-src ${cspSource}`,
+  ].join('; ');
+}

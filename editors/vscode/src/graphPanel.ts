@@ -2,7 +2,7 @@ import * as crypto from 'crypto';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { GraphRequest, type GraphParams, type GraphResult } from './protocol';
-import { baseName, toViewModel } from './graphModel';
+import { baseName, graphCsp, toViewModel } from './graphModel';
 import { reveal } from './reveal';
 
 type ToWebview = { type: 'graph'; model: ReturnType<typeof toViewModel> } | { type: 'error'; message: string };
@@ -74,14 +74,7 @@ export class GraphPanel {
     const nonce = crypto.randomBytes(16).toString('base64');
     const script = w.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'graph.js'));
     const css = w.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'media', 'graph.css'));
-    // Nothing but our own bundled script and stylesheet: no network, no inline script.
-    const csp = [
-      `default-src 'none'`,
-      `script-src 'nonce-${nonce}'`,
-      `style-src ${w.cspSource} 'unsafe-inline'`, // cytoscape sizes its canvases with style attributes
-      `img-src ${w.cspSource} data:`,
-      `font-src ${w.cspSource}`,
-    ].join('; ');
+    const csp = graphCsp(w.cspSource, nonce);
     return `<!DOCTYPE html>
 <html lang="en">
 <head>

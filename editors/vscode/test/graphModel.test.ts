@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { baseName, toViewModel, truncate } from '../src/graphModel';
+import { baseName, graphCsp, toViewModel, truncate } from '../src/graphModel';
 import type { GraphNode, GraphResult } from '../src/protocol';
 
 const r = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 5 } });
@@ -72,4 +72,14 @@ test('long labels are shortened for drawing but kept whole for the list; file na
   assert.equal(m.nodes[0].file, 'init x.pp');
   assert.equal(truncate('😀'.repeat(60), 5), '😀😀😀😀…');
   assert.equal(baseName('file:///a/b/c.sls?x=1'), 'c.sls');
+});
+
+test('the webview CSP allows no network source and no inline or eval script', () => {
+  const csp = graphCsp('https://file+.vscode-resource.vscode-cdn.net', 'abc123');
+  const d = Object.fromEntries(csp.split('; ').map((p) => { const [k, ...v] = p.split(' '); return [k, v]; }));
+  assert.deepEqual(d['default-src'], ["'none'"]);
+  assert.deepEqual(d['script-src'], ["'nonce-abc123'"]);
+  assert.ok(!csp.includes('unsafe-eval'));
+  assert.ok(!csp.includes('http:') && !csp.includes('*'), csp);
+  assert.equal(d['connect-src'], undefined); // falls back to 'none': no fetch, no websocket
 });
