@@ -255,3 +255,18 @@ func TestLanguageServerOverStdio(t *testing.T) {
 		t.Errorf("server exit after shutdown: %v", err)
 	}
 }
+
+// Salt runs on despite a missing requisite (only the state that needs it
+// fails): `order` prints the order and still exits 1 for CI.
+func TestOrderPrintsRunsWithErrors(t *testing.T) {
+	dir := t.TempDir()
+	sls := "a:\n  test.succeed_without_changes:\n    - require:\n      - test: does_not_exist\nb:\n  test.succeed_without_changes\n"
+	if err := os.WriteFile(filepath.Join(dir, "missing_req.sls"), []byte(sls), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, dir, "order", "missing_req.sls")
+	if code != 1 || out != "test.succeed_without_changes a a\ntest.succeed_without_changes b b\n" ||
+		!strings.Contains(errOut, "missing_req.sls:4:9: error: The following requisites were not found:") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

@@ -15,7 +15,8 @@ import (
 
 // cmdOrder prints the execution order the real tool would use for one
 // entry (a manifest, an SLS, a policy, a Policyfile, a Rudder export), one
-// step per line in the tool's oracle notation. Each system contributes its
+// step per line in the tool's oracle notation. Exit status 1 means the
+// tool would refuse the run (nothing on stdout) or there are errors. Each system contributes its
 // own options (--modulepath, --file-root, --node-groups...).
 func cmdOrder(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("order", flag.ContinueOnError)
@@ -106,6 +107,14 @@ func cmdOrder(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, s := range run.Steps {
 		fmt.Fprintln(stdout, s.Label)
+	}
+	// Some tools run on despite errors (Salt fails only the states whose
+	// requisites are missing): the order is printed, and the exit status
+	// still tells CI that something is wrong.
+	for _, d := range diags {
+		if d.Severity == analysis.Error {
+			return 1
+		}
 	}
 	return 0
 }
