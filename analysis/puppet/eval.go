@@ -674,19 +674,37 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 		}
 		return boolv(m == (t.Op == "=~"))
 	case "in":
-		if rv.k == vArr && l.known() {
-			for _, x := range rv.arr {
-				eq, ok := equal(l, x)
-				if !ok {
-					return unknown(at)
-				}
-				if eq {
-					return boolv(true)
-				}
+		// x in array (an element equals, or matches a regex/type), in a
+		// hash (a key), in a string (a substring).
+		var elems []val
+		switch rv.k {
+		case vArr:
+			elems = rv.arr
+		case vHash:
+			elems = rv.hkeys()
+		case vStr:
+			if ls, ok := l.text(); ok && l.k == vStr && !rv.pat {
+				return boolv(strings.Contains(rv.s, ls))
 			}
-			return boolv(false)
+			return unknown(at)
+		default:
+			return unknown(at)
 		}
-		return unknown(at)
+		for _, x := range elems {
+			var m, ok bool
+			if l.k == vRegex || l.k == vTypeName {
+				m, ok = r.matches(x, l)
+			} else {
+				m, ok = equal(l, x)
+			}
+			if !ok {
+				return unknown(at)
+			}
+			if m {
+				return boolv(true)
+			}
+		}
+		return boolv(false)
 	case "+":
 		if l.k == vNum && rv.k == vNum {
 			a, _ := numVal(l.s)
