@@ -11,7 +11,7 @@ PW_VERSION=1.65.1
 CS_DIR=$ORDERING_EDITORS_CACHE/code-server-$CS_VERSION
 PW_DIR=$ORDERING_EDITORS_CACHE/playwright-core-$PW_VERSION
 
-apt_need chromium ripgrep libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config python3 build-essential curl procps
+apt_need chromium ripgrep libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config python3 build-essential curl procps fonts-dejavu-core
 
 if [ ! -f "$CS_DIR/.installed" ]; then
   rm -rf "$CS_DIR"; mkdir -p "$CS_DIR"; cd "$CS_DIR"
