@@ -8,6 +8,7 @@ package puppet
 
 import (
 	"encoding/json"
+	"fmt"
 	"hash/maphash"
 	"os"
 	"path/filepath"
@@ -61,6 +62,9 @@ func (s *System) Flags() []analysis.Flag {
 }
 
 var hashSeed = maphash.MakeSeed()
+
+// maxManifest is the largest manifest parsed (real ones are < 1 MB).
+const maxManifest = 16 << 20
 
 // parse returns the syntax tree of f, re-parsing only changed chunks.
 func (s *System) parse(f *source.File) *pp.File {
@@ -340,7 +344,15 @@ func (a *analyzer) load(f *source.File) *fileInfo {
 	if fi := a.files[key]; fi != nil {
 		return fi
 	}
-	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: a.sys.parse(f)}
+	var ast *pp.File
+	if len(f.Text) > maxManifest {
+		// Tokens and trees cost ~20-30x the text: a huge generated file
+		// must not take the server down.
+		ast = &pp.File{Errors: []pp.Error{{Msg: fmt.Sprintf("ordering-lsp: file too large to analyse (%d MB; the limit is %d MB)", len(f.Text)>>20, maxManifest>>20)}}}
+	} else {
+		ast = a.sys.parse(f)
+	}
+	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: ast}
 	a.files[key] = fi
 	a.byURI[f.URI] = fi
 	a.order = append(a.order, fi)
