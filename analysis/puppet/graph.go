@@ -163,13 +163,32 @@ type runGraph struct {
 	generated [][2]*analysis.Node
 }
 
+// node returns the node for key, shared between the runs of one
+// analysis. Keys are unique within a run, so the map is only built once a
+// second run (or a restored one) starts.
 func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
+	if a.runsBuilt == 0 {
+		n := a.graph.Add(mk())
+		a.firstKeys = append(a.firstKeys, keyedNode{key, n})
+		return n
+	}
+	if a.firstKeys != nil {
+		for _, kn := range a.firstKeys {
+			a.nodeKeys[kn.key] = kn.n
+		}
+		a.firstKeys = nil
+	}
 	if n := a.nodeKeys[key]; n != nil {
 		return n
 	}
 	n := a.graph.Add(mk())
 	a.nodeKeys[key] = n
 	return n
+}
+
+type keyedNode struct {
+	key nodeKey
+	n   *analysis.Node
 }
 
 // newEdge allocates edges in slabs: a 10k-resource catalog has tens of

@@ -150,6 +150,7 @@ type analyzer struct {
 	defNodes     map[nodeKey]*analysis.Node
 	byURI        map[string]*fileInfo
 	restored     int
+	firstKeys    []keyedNode
 	facts        map[string]any
 	factsVal     val
 	hieraCache   map[string][]string
