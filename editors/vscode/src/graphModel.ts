@@ -34,8 +34,11 @@ export interface GraphViewModel {
   /** in execution order: ordered nodes by position, then the nodes without a position */
   nodes: ViewNode[];
   edges: ViewEdge[];
-  stats: { nodes: number; edges: number; ordered: number; cycleNodes: number; droppedEdges: number };
+  stats: { nodes: number; edges: number; ordered: number; cycleNodes: number; droppedEdges: number; hiddenNodes: number };
 }
+
+/** More nodes than this and the layout would freeze the view: the first ones in execution order are drawn. */
+export const MAX_NODES = 1500;
 
 export const MAX_DISPLAY = 48;
 
@@ -54,7 +57,7 @@ function cls(...names: (string | false | undefined)[]): string {
   return names.filter(Boolean).map((n) => String(n).replace(/[^A-Za-z0-9_-]/g, '_')).join(' ');
 }
 
-export function toViewModel(result: GraphResult | null | undefined, title: string): GraphViewModel {
+export function toViewModel(result: GraphResult | null | undefined, title: string, maxNodes = MAX_NODES): GraphViewModel {
   const nodesIn = Array.isArray(result?.nodes) ? result!.nodes : [];
   const edgesIn = Array.isArray(result?.edges) ? result!.edges : [];
 
@@ -70,8 +73,10 @@ export function toViewModel(result: GraphResult | null | undefined, title: strin
 
   const seen = new Set<number>();
   const nodes: ViewNode[] = [];
+  let hidden = 0;
   for (const { n } of indexed) {
     if (seen.has(n.id)) continue; // a duplicate id would break cytoscape
+    if (nodes.length >= maxNodes) { hidden++; continue; }
     seen.add(n.id);
     const position = typeof n.position === 'number' ? n.position : null;
     const label = String(n.label ?? '');
@@ -123,6 +128,7 @@ export function toViewModel(result: GraphResult | null | undefined, title: strin
       ordered: nodes.filter((n) => n.position !== null).length,
       cycleNodes: nodes.filter((n) => n.cycle).length,
       droppedEdges: dropped,
+      hiddenNodes: hidden,
     },
   };
 }

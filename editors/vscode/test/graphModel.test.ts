@@ -15,7 +15,7 @@ test('nodes come in execution order: positions ascending, then unordered ones in
   const m = toViewModel(res, 'site.pp');
   assert.deepEqual(m.nodes.map((n) => n.label), ['Notify[b]', 'Notify[d]', 'Notify[c]', 'Notify[a]', 'Notify[e]']);
   assert.deepEqual(m.nodes.map((n) => n.display), ['1. Notify[b]', '2. Notify[d]', '3. Notify[c]', 'Notify[a]', 'Notify[e]']);
-  assert.deepEqual(m.stats, { nodes: 5, edges: 0, ordered: 3, cycleNodes: 2, droppedEdges: 0 });
+  assert.deepEqual(m.stats, { nodes: 5, edges: 0, ordered: 3, cycleNodes: 2, droppedEdges: 0, hiddenNodes: 0 });
 });
 
 test('cycle nodes and edges get the cycle class (drawn red), edges get their kind class', () => {
@@ -82,4 +82,14 @@ test('the webview CSP allows no network source and no inline or eval script', ()
   assert.ok(!csp.includes('unsafe-eval'));
   assert.ok(!csp.includes('http:') && !csp.includes('*'), csp);
   assert.equal(d['connect-src'], undefined); // falls back to 'none': no fetch, no websocket
+});
+
+test('a huge graph is cut to the first nodes in execution order; edges to the rest are dropped', () => {
+  const nodes = Array.from({ length: 10 }, (_, i) => node(i + 1, `N${i + 1}`, 10 - i));
+  const edges = [{ from: 10, to: 9, kind: 'order', reason: 'x', cycle: false }, { from: 1, to: 2, kind: 'order', reason: 'y', cycle: false }];
+  const m = toViewModel({ nodes, edges }, 't', 3);
+  assert.deepEqual(m.nodes.map((n) => n.position), [1, 2, 3]);
+  assert.equal(m.stats.hiddenNodes, 7);
+  assert.deepEqual(m.edges.map((e) => e.reason), ['x']);
+  assert.equal(m.stats.droppedEdges, 1);
 });

@@ -50,7 +50,8 @@ function render(model: GraphViewModel) {
   document.getElementById('title')!.textContent = `Execution graph: ${model.title}`;
   const s = model.stats;
   document.getElementById('stats')!.textContent =
-    `${s.nodes} nodes, ${s.edges} edges${s.cycleNodes ? `, ${s.cycleNodes} in cycles` : ''}`;
+    `${s.nodes} nodes, ${s.edges} edges${s.cycleNodes ? `, ${s.cycleNodes} in cycles` : ''}`
+    + (s.hiddenNodes ? ` (${s.hiddenNodes} more not drawn: open the graph of one file)` : '');
   renderList(model);
 
   const fg = themeColor('--vscode-editor-foreground', '#333');
