@@ -30,6 +30,8 @@ type sfile struct {
 	// (opaque template output, a renderer we do not read, an include we
 	// cannot resolve).
 	generator bool
+	// targets: what the file's requisites, extends and excludes name
+	targets []string
 }
 
 type include struct {
@@ -384,6 +386,7 @@ func (s *System) read(f *sfile) {
 	if f.p.Skipped || len(f.p.Opaque) > 0 && hasTopOpaque(f) {
 		f.generator = true
 	}
+	f.targets = collectTargets(f)
 }
 
 // opaqueIn reports whether unknowable template output (a macro call on

@@ -22,6 +22,11 @@ type runRecord struct {
 	ctx     []ctxRec
 	facts   []factRec
 	inFacts []inFact
+	// for patching (patch.go): the files as rendered (a top file first),
+	// and for each chunk in sorted order its node and order value
+	sfiles     []*sfile
+	chunkNode  []int32
+	chunkOrder []float64
 
 	// while recording only
 	tmp      map[nodeKey]*analysis.Node

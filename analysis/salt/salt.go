@@ -34,6 +34,11 @@ type System struct {
 	// a long editing session keeps one workspace's worth of caches
 	gen     int
 	fileGen map[sfileKey]int
+	// last is the latest record of each run (by name, entry and
+	// settings), the base an edit's record is patched from
+	last map[string]*runRecord
+	// patched counts runs patched instead of computed (for tests)
+	patched int
 }
 
 // evict drops cached files, parses and runs the last two analyses did
@@ -51,13 +56,18 @@ func (s *System) evict() {
 			delete(s.runs, k)
 		}
 	}
+	for k, r := range s.last {
+		if r.gen < s.gen-1 {
+			delete(s.last, k)
+		}
+	}
 	s.mu.Unlock()
 	s.cache.evict(s.gen)
 }
 
 // New makes the Salt system.
 func New() analysis.System {
-	return &System{cache: newParseCache(), files: map[sfileKey]*sfile{}, runs: map[string]*runRecord{}, fileGen: map[sfileKey]int{}}
+	return &System{cache: newParseCache(), files: map[sfileKey]*sfile{}, runs: map[string]*runRecord{}, fileGen: map[sfileKey]int{}, last: map[string]*runRecord{}}
 }
 
 func (s *System) Name() string { return "salt" }
@@ -749,17 +759,23 @@ func (a *analyzer) runSLS(t *tree, f *sfile) {
 		}
 		return c, st
 	}
-	a.cachedRun(name, f.file.URI, f.sls, build)
+	a.cachedRun(name, f.file.URI, f.sls, build, nil)
 }
 
 // cachedRun computes a run, or replays it when the files that make it
 // are the very ones (same lowered file objects) a previous analysis used:
 // an edit recomputes only the runs that include the edited file.
-func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) (*compiler, *high)) {
+func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) (*compiler, *high), top *sfile) {
 	dc, _ := build(true)
+	files := dc.files
+	if top != nil {
+		// the top file's spans are in the record too (missing includes)
+		files = append([]*sfile{top}, files...)
+	}
 	var kb strings.Builder
 	fmt.Fprintf(&kb, "%s\x00%s\x00%v\x00%v", name, entry, a.master, a.auto)
-	for _, f := range dc.files {
+	ident := kb.String()
+	for _, f := range files {
 		fmt.Fprintf(&kb, "\x00%p", f)
 	}
 	key := kb.String()
@@ -767,17 +783,21 @@ func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) 
 	rec := a.s.runs[key]
 	if rec != nil {
 		rec.gen = a.s.gen
+		a.s.last[ident] = rec
 	}
+	prev := a.s.last[ident]
 	a.s.mu.Unlock()
-	a.jobs = append(a.jobs, &runJob{name: name, entry: entry, sls: entrySLS, build: build, key: key, rec: rec})
+	a.jobs = append(a.jobs, &runJob{name: name, entry: entry, sls: entrySLS, build: build, key: key, ident: ident, rec: rec, prev: prev, files: files})
 }
 
 // runJob is a run to apply; rec is nil until it is computed.
 type runJob struct {
 	name, entry, sls string
 	build            func(dry bool) (*compiler, *high)
-	key              string
+	key, ident       string
 	rec              *runRecord
+	prev             *runRecord // the last record of this run, for patching
+	files            []*sfile
 }
 
 // runJobs computes the runs not in the cache on every core (each into
@@ -790,16 +810,24 @@ func (a *analyzer) runJobs() {
 		}
 	}
 	compute := func(j *runJob) {
-		w := *a // a worker: its own record; shared state is locked
-		rec := &runRecord{tmp: map[nodeKey]*analysis.Node{}, edgeSeen: map[edgeKey]bool{}}
-		w.rec = rec
-		c, h := j.build(false)
-		w.finishRun(c, h, j.name, j.entry, j.sls)
-		rec.edgeSeen = nil
-		rec.tmp = nil
+		rec := patchRecord(j.prev, j.files)
+		if rec != nil {
+			a.s.mu.Lock()
+			a.s.patched++
+			a.s.mu.Unlock()
+		} else {
+			w := *a // a worker: its own record; shared state is locked
+			rec = &runRecord{tmp: map[nodeKey]*analysis.Node{}, edgeSeen: map[edgeKey]bool{}, sfiles: j.files}
+			w.rec = rec
+			c, h := j.build(false)
+			w.finishRun(c, h, j.name, j.entry, j.sls)
+			rec.edgeSeen = nil
+			rec.tmp = nil
+		}
 		rec.gen = a.s.gen
 		a.s.mu.Lock()
 		a.s.runs[j.key] = rec
+		a.s.last[j.ident] = rec
 		a.s.mu.Unlock()
 		j.rec = rec
 	}
@@ -924,7 +952,7 @@ func (a *analyzer) runTopFor(t *tree, top *sfile, target, name string) {
 		}
 		return c, hs
 	}
-	a.cachedRun(name, top.file.URI, "", build)
+	a.cachedRun(name, top.file.URI, "", build, top)
 }
 
 func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string) {
@@ -1021,6 +1049,12 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 		a.diag(d)
 	}
 	a.rec.run = run
+	a.rec.chunkNode = make([]int32, len(sm.chunks))
+	a.rec.chunkOrder = make([]float64, len(sm.chunks))
+	for i, ch := range sm.chunks {
+		a.rec.chunkNode[i] = int32(a.node(ch).Index)
+		a.rec.chunkOrder[i] = ch.order
+	}
 }
 
 type inFact struct {

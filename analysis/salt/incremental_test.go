@@ -1,0 +1,117 @@
+package salt
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// TestIncrementalSameAnswers: after each edit of a series, a system with
+// warm caches (replayed and patched runs) gives exactly the Result a
+// fresh system gives: runs and step labels, diagnostics, edges, links and
+// facts, in the same order. The edits mix what the patch path takes
+// (renamed states, moved offsets, new comments, with and without a
+// diagnostic in the file) with what it must refuse (a name some
+// requisite names, a changed requisite, a new state, a syntax error).
+func TestIncrementalSameAnswers(t *testing.T) {
+	root, middle := genHighstate(t, 8, 30)
+	orig, err := os.ReadFile(middle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(orig)
+	broken := "\nbroken_requisite:\n  test.nop:\n    - require:\n      - test: nothere\n"
+	edits := []struct {
+		name, text string
+		patch      bool // the patch path must take it
+	}{
+		{"rename", strings.Replace(base, "- name: n", "- name: e1", 1), true},
+		{"rename again", strings.Replace(base, "- name: n", "- name: e12", 1), true},
+		{"comment above", "# a comment\n" + strings.Replace(base, "- name: n", "- name: e12", 1), true},
+		{"two renames", "# a comment\n" + strings.Replace(base, "- name: n", "- name: x", 2), true},
+		{"name a requisite names", strings.Replace(base, "- name: n", "- name: hub", 1), false},
+		{"name back", strings.Replace(base, "- name: n", "- name: e2", 1), false},
+		{"missing requisite", base + broken, false},
+		{"shift with a diagnostic", "\n\n" + base + broken, true},
+		{"rename with a diagnostic", "\n\n" + strings.Replace(base, "- name: n", "- name: y", 1) + broken, true},
+		{"rename to the missing target", "\n\n" + strings.Replace(base, "- name: n", "- name: nothere", 1) + broken, false},
+		{"new state", base + "\nextra:\n  test.nop\n", false},
+		{"syntax error", base + "\nbad: [\n", false},
+		{"back to the start", base, false},
+		{"rename after all that", strings.Replace(base, "- name: n", "- name: z", 1), true},
+	}
+	top := filepath.Join(root, "top.sls")
+	for _, entry := range []string{"", top} {
+		ws := source.NewWorkspace(root)
+		warm := New().(*System)
+		analyzeRoot(warm, ws, entry)
+		for _, e := range edits {
+			ws.SetOverlay(source.NewFile(source.PathToURI(middle), middle, []byte(e.text)))
+			before := warm.patched
+			gotRes := analyzeRoot(warm, ws, entry)
+			patched := warm.patched > before
+			if e.patch && !patched {
+				t.Errorf("entry %q, %s: not patched", entry, e.name)
+			}
+			wantRes := analyzeRoot(New(), ws, entry)
+			if got, want := exact(gotRes, ws, root), exact(wantRes, ws, root); got != want {
+				gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+				for j := 0; j < len(gl) || j < len(wl); j++ {
+					var g, w string
+					if j < len(gl) {
+						g = gl[j]
+					}
+					if j < len(wl) {
+						w = wl[j]
+					}
+					if g != w {
+						t.Fatalf("entry %q, %s (patched %v): differs at line %d\n got: %s\nwant: %s", entry, e.name, patched, j, g, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// exact renders a Result in its own order (no sorting): runs, steps,
+// diagnostics with related spans, nodes with facts, edges, links.
+func exact(res *analysis.Result, ws *source.Workspace, base string) string {
+	var b strings.Builder
+	for _, r := range res.Runs {
+		fmt.Fprintf(&b, "run %s %s refused=%v\n", r.Name, r.Entry, r.Refused)
+		for _, s := range r.Steps {
+			fmt.Fprintf(&b, "  step %s|%s|%d\n", s.Label, s.Note, s.Node.Index)
+		}
+	}
+	for _, d := range res.Diags {
+		fmt.Fprintf(&b, "diag %s %v %s %s\n", analysis.Where(ws, base, d.At), d.Severity, d.Code, d.Message)
+		for _, r := range d.Related {
+			fmt.Fprintf(&b, "  related %s %s\n", analysis.Where(ws, base, r.At), r.Message)
+		}
+	}
+	for _, n := range res.Graph.Nodes {
+		fmt.Fprintf(&b, "node %d %s %s %s %s\n", n.Index, n.Kind, n.Ref, analysis.Where(ws, base, n.Decl), analysis.Where(ws, base, n.Full))
+		for _, f := range n.Facts {
+			fmt.Fprintf(&b, "  fact %s: %s\n", f.Label, f.Value)
+		}
+	}
+	for _, e := range res.Graph.Edges {
+		fmt.Fprintf(&b, "edge %d -> %d %s %s %s\n", e.From.Index, e.To.Index, e.Kind, e.Reason, analysis.Where(ws, base, e.At))
+	}
+	for _, l := range res.Links {
+		fmt.Fprintf(&b, "link %s", analysis.Where(ws, base, l.At))
+		for _, n := range l.Nodes {
+			fmt.Fprintf(&b, " %d", n.Index)
+		}
+		for _, f := range l.Files {
+			fmt.Fprintf(&b, " %s", f.URI)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
