@@ -224,33 +224,6 @@ function check(name, ok, detail) {
         `${g.stats}; order ${g.order.join(' ')}; red ${g.redNodes.join(' ')}; click ${target} -> ${after}`);
     });
 
-    await step('workspace-graph', async () => {
-      await runCommand('Ordering: Show Execution Graph of the Workspace');
-      const deadline = Date.now() + T;
-      let g = null;
-      while (Date.now() < deadline) {
-        for (const f of page.frames()) {
-          const r = await f.evaluate(() => {
-            const t = document.getElementById('title');
-            if (!t || !/workspace/.test(t.textContent) || document.body.dataset.state !== 'drawn') return null;
-            return { title: t.textContent, stats: document.getElementById('stats').textContent,
-              files: [...new Set([...document.querySelectorAll('#list li .where, #unordered li .where')].map((e) => e.textContent.trim().split(':')[0]))] };
-          }).catch(() => null);
-          if (r) { g = r; break; }
-        }
-        if (g && g.files.length >= 3) break;
-        await page.waitForTimeout(300);
-      }
-      res.workspace_graph = g;
-      const want = ['site.pp', 'missing.sls', 'promises.cf'];
-      const fromWebviews = external.filter((e) => e.webview);
-      const cspErrors = consoleErrors.filter((m) => /Content Security Policy/.test(m));
-      check('graph-offline', fromWebviews.length === 0 && cspErrors.length === 0,
-        `${fromWebviews.length} requests left 127.0.0.1 from the webviews ${JSON.stringify(fromWebviews.slice(0, 3))}, `
-        + `${external.length} from the workbench, ${cspErrors.length} CSP violations ${JSON.stringify(cspErrors.slice(0, 2))}`);
-      check('workspace-graph', !!g && want.every((f) => g.files.includes(f)), JSON.stringify(g));
-    });
-
     await step('order', async () => {
       await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
       await openFile(puppet.path);
@@ -270,6 +243,35 @@ function check(name, ok, detail) {
       const ic = rows.findIndex((r) => /^\d+\. Notify\[c\]/.test(r));
       const id = rows.findIndex((r) => /^\d+\. Notify\[d\]/.test(r));
       check('order', ic >= 0 && id > ic, JSON.stringify(res.order));
+    });
+
+    await step('workspace-graph', async () => {
+      await runCommand('Ordering: Show Execution Graph of the Workspace');
+      const deadline = Date.now() + T;
+      let g = null;
+      while (Date.now() < deadline) {
+        for (const f of page.frames()) {
+          const r = await f.evaluate(() => {
+            const t = document.getElementById('title');
+            if (!t || !/workspace/.test(t.textContent) || document.body.dataset.state !== 'drawn') return null;
+            return { title: t.textContent, stats: document.getElementById('stats').textContent,
+              files: [...new Set([...document.querySelectorAll('#list li .where, #unordered li .where')].map((e) => e.textContent.trim().split(':')[0]))] };
+          }).catch(() => null);
+          if (r) { g = r; break; }
+        }
+        if (g && g.files.length >= 3) break;
+        await page.waitForTimeout(300);
+      }
+      res.workspace_graph = g;
+      await page.waitForTimeout(500);
+      await shot('workspace-graph.png');
+      const want = ['site.pp', 'missing.sls', 'promises.cf'];
+      const fromWebviews = external.filter((e) => e.webview);
+      const cspErrors = consoleErrors.filter((m) => /Content Security Policy/.test(m));
+      check('graph-offline', fromWebviews.length === 0 && cspErrors.length === 0,
+        `${fromWebviews.length} requests left 127.0.0.1 from the webviews ${JSON.stringify(fromWebviews.slice(0, 3))}, `
+        + `${external.length} from the workbench, ${cspErrors.length} CSP violations ${JSON.stringify(cspErrors.slice(0, 2))}`);
+      check('workspace-graph', !!g && want.every((f) => g.files.includes(f)), JSON.stringify(g));
     });
 
     // settings reach the running server (workspace/didChangeConfiguration): untick

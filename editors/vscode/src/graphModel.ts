@@ -61,9 +61,14 @@ export function toViewModel(result: GraphResult | null | undefined, title: strin
   const nodesIn = Array.isArray(result?.nodes) ? result!.nodes : [];
   const edgesIn = Array.isArray(result?.edges) ? result!.edges : [];
 
-  // execution order: position ascending (stable), then the unordered ones in server order
+  // execution order: position ascending (stable), then the unordered ones in server order; in a
+  // workspace graph each system has its own runs, so the systems stay apart (first seen first)
+  const sysRank = new Map<string, number>();
+  for (const n of nodesIn) if (!sysRank.has(String(n.system))) sysRank.set(String(n.system), sysRank.size);
   const indexed = nodesIn.map((n, i) => ({ n, i }));
   indexed.sort((a, b) => {
+    const sa = sysRank.get(String(a.n.system))!, sb = sysRank.get(String(b.n.system))!;
+    if (sa !== sb) return sa - sb;
     const pa = a.n.position, pb = b.n.position;
     const ha = typeof pa === 'number', hb = typeof pb === 'number';
     if (ha && hb) return (pa as number) - (pb as number) || a.i - b.i;

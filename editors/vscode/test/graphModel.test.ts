@@ -93,3 +93,13 @@ test('a huge graph is cut to the first nodes in execution order; edges to the re
   assert.deepEqual(m.edges.map((e) => e.reason), ['x']);
   assert.equal(m.stats.droppedEdges, 1);
 });
+
+test('a workspace graph keeps each system together, each in its own execution order', () => {
+  const sys = (n: GraphNode, system: string) => ({ ...n, system });
+  const m = toViewModel({
+    nodes: [sys(node(1, 'Notify[c]', 1), 'puppet'), sys(node(2, 'reports: hello', 1), 'cfengine'), sys(node(3, 'Notify[d]', 2), 'puppet'),
+      sys(node(4, 'bundle agent main', null), 'cfengine'), sys(node(5, 'Notify[a]', null, true), 'puppet')],
+    edges: [],
+  }, 'workspace');
+  assert.deepEqual(m.nodes.map((n) => n.label), ['Notify[c]', 'Notify[d]', 'Notify[a]', 'reports: hello', 'bundle agent main']);
+});

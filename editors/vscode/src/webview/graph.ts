@@ -93,9 +93,16 @@ function render(model: GraphViewModel) {
     ],
     layout: { name: 'dagre', rankDir: 'TB', nodeSep: 30, rankSep: 50, fit: true, padding: 20 } as cytoscape.LayoutOptions,
   });
-  // a small graph would be blown up to fill the view: cap the zoom at 1.5
-  cy.one('layoutstop', () => { if (cy && cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } });
-  if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); }
+  // fit once the layout is done and the panel has its final size; a small graph would be blown
+  // up to fill the view: cap the zoom at 1.5
+  const fit = () => {
+    if (!cy) return;
+    cy.resize();
+    cy.fit(undefined, 20);
+    if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); }
+  };
+  cy.one('layoutstop', () => requestAnimationFrame(fit));
+  fit();
   cy.on('tap', 'node', (ev) => { const n = byId.get(ev.target.id()); if (n) revealNode(n); });
   (window as unknown as { cy: cytoscape.Core }).cy = cy; // handy from devtools and the end-to-end test
   document.body.dataset.state = 'drawn';
@@ -110,5 +117,8 @@ window.addEventListener('message', (ev: MessageEvent) => {
   }
 });
 document.getElementById('fit')!.addEventListener('click', () => cy?.fit(undefined, 20));
+// the panel was resized (editor split, side bar): keep the graph in view
+new ResizeObserver(() => { if (cy) { cy.resize(); cy.fit(undefined, 20); if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } } })
+  .observe(document.getElementById('cy')!);
 document.getElementById('refresh')!.addEventListener('click', () => vscode.postMessage({ type: 'refresh' }));
 vscode.postMessage({ type: 'ready' });
