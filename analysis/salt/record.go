@@ -1,6 +1,8 @@
 package salt
 
 import (
+	"slices"
+
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -75,20 +77,50 @@ type factRec struct {
 }
 
 // real returns the Result's node for a record's node (by index),
-// creating it once.
+// creating it once. The first record applied needs no lookup (nothing
+// can be shared yet); the maps are filled when a second record comes.
 func (a *analyzer) real(rec *runRecord, i int32) *analysis.Node {
 	if r := a.realOf[i]; r != nil {
 		return r
 	}
 	key := rec.keyList[i]
-	r, ok := a.nodes[key]
+	var r *analysis.Node
+	ok := false
+	if a.applied > 1 {
+		r, ok = a.nodes[key]
+	}
 	if !ok {
 		info := rec.info[i]
-		r = a.res.Graph.Add(&analysis.Node{Kind: "state", Ref: info.ref, Decl: info.decl, Full: info.full})
-		a.nodes[key] = r
+		if len(a.nodeSlab) == 0 {
+			// (in blocks: later records mostly find their nodes made)
+			a.nodeSlab = make([]analysis.Node, min(len(rec.keyList)-int(i), 256))
+		}
+		r = &a.nodeSlab[0]
+		a.nodeSlab = a.nodeSlab[1:]
+		*r = analysis.Node{Kind: "state", Ref: info.ref, Decl: info.decl, Full: info.full}
+		a.res.Graph.Add(r)
+		if a.applied > 1 {
+			a.nodes[key] = r
+		}
 	}
 	a.realOf[i] = r
 	return r
+}
+
+// shareMaps fills the node and edge maps with what the first record made
+// (before a second record is applied).
+func (a *analyzer) shareMaps() {
+	rec := a.firstRec
+	for i, r := range a.firstReal {
+		if r != nil {
+			a.nodes[rec.keyList[i]] = r
+		}
+	}
+	for i, e := range rec.edges {
+		from, to := a.firstReal[e.from], a.firstReal[e.to]
+		a.edges[edgeKey{from, to, e.e, e.kind == analysis.Order}] = a.firstEdges[i]
+	}
+	a.firstReal, a.firstEdges = nil, nil
 }
 
 // realAll maps record nodes into a buffer reused between calls (link
@@ -103,7 +135,12 @@ func (a *analyzer) realAll(rec *runRecord, ns []int32) []*analysis.Node {
 
 // apply adds a recorded run to the analysis.
 func (a *analyzer) apply(rec *runRecord) {
+	a.applied++
+	if a.applied == 2 {
+		a.shareMaps()
+	}
 	a.realOf = make([]*analysis.Node, len(rec.keyList))
+	a.nodeSlab = nil
 	a.runSeen = map[string]bool{}
 	a.curRun = map[string]bool{}
 	for _, u := range rec.files {
@@ -116,11 +153,24 @@ func (a *analyzer) apply(rec *runRecord) {
 		st.Node = a.real(rec, int32(st.Node.Index))
 		run.Steps[i] = st
 	}
-	for _, e := range rec.edges {
-		from, to := a.real(rec, e.from), a.real(rec, e.to)
-		ek := edgeKey{from, to, e.e, e.kind == analysis.Order}
-		if a.edges[ek] == nil {
-			a.edges[ek] = a.res.Graph.Connect(&analysis.Edge{From: from, To: to, Kind: e.kind, Reason: e.reason, At: e.e.span})
+	if a.applied == 1 {
+		slab := make([]analysis.Edge, len(rec.edges))
+		// a record's edges are distinct
+		a.firstRec = rec
+		a.firstEdges = make([]*analysis.Edge, len(rec.edges))
+		a.res.Graph.Edges = slices.Grow(a.res.Graph.Edges, len(rec.edges))
+		for i, e := range rec.edges {
+			ed := &slab[i]
+			*ed = analysis.Edge{From: a.real(rec, e.from), To: a.real(rec, e.to), Kind: e.kind, Reason: e.reason, At: e.e.span}
+			a.firstEdges[i] = a.res.Graph.Connect(ed)
+		}
+	} else {
+		for _, e := range rec.edges {
+			from, to := a.real(rec, e.from), a.real(rec, e.to)
+			ek := edgeKey{from, to, e.e, e.kind == analysis.Order}
+			if a.edges[ek] == nil {
+				a.edges[ek] = a.res.Graph.Connect(&analysis.Edge{From: from, To: to, Kind: e.kind, Reason: e.reason, At: e.e.span})
+			}
 		}
 	}
 	for _, l := range rec.links {
@@ -143,4 +193,7 @@ func (a *analyzer) apply(rec *runRecord) {
 		a.inFacts = append(a.inFacts, inFact{a.real(rec, int32(f.n.Index)), f.o})
 	}
 	a.res.Runs = append(a.res.Runs, run)
+	if a.applied == 1 {
+		a.firstReal = a.realOf
+	}
 }

@@ -527,24 +527,32 @@ type analyzer struct {
 	// requisite or extend target in a file the run does not include, a
 	// cycle made by include order): reported when every run that holds
 	// the file has them.
-	ctx       map[string]*ctxDiag
-	ctxOrd    []string
-	runFiles  map[string]int
-	runSeen   map[string]bool
-	curRun    map[string]bool
-	fileDiag  map[*sfile]bool
-	master    bool
-	auto      bool
-	facts     map[*analysis.Node][]analysis.Fact
-	rec       *runRecord
-	mu        *sync.Mutex // guards rootCache while runs compile in parallel
-	jobs      []*runJob
-	realOf    []*analysis.Node // apply: record node index -> graph node
-	buf       []*analysis.Node
-	inFacts   []inFact
-	trees     map[string]*tree
-	setting   string
-	rootCache map[string]string
+	ctx      map[string]*ctxDiag
+	ctxOrd   []string
+	runFiles map[string]int
+	runSeen  map[string]bool
+	curRun   map[string]bool
+	fileDiag map[*sfile]bool
+	master   bool
+	auto     bool
+	facts    [][]analysis.Fact // by graph node index
+	rec      *runRecord
+	mu       *sync.Mutex // guards rootCache while runs compile in parallel
+	jobs     []*runJob
+	realOf   []*analysis.Node // apply: record node index -> graph node
+	buf      []*analysis.Node
+	inFacts  []inFact
+	// apply: records applied so far; the first one's nodes and edges
+	// go into the maps only when a second record comes
+	applied    int
+	firstRec   *runRecord
+	firstReal  []*analysis.Node
+	firstEdges []*analysis.Edge
+	nodeSlab   []analysis.Node
+	whereOf    map[string]whereInfo
+	trees      map[string]*tree
+	setting    string
+	rootCache  map[string]string
 }
 
 func sev(n int) analysis.Severity {
@@ -717,10 +725,10 @@ func label(ch *chunk, f *sfile) string {
 }
 
 func (a *analyzer) fact(n *analysis.Node, label, value string) {
-	if a.facts == nil {
-		a.facts = map[*analysis.Node][]analysis.Fact{}
+	for len(a.facts) <= n.Index {
+		a.facts = append(a.facts, nil)
 	}
-	fs := a.facts[n]
+	fs := a.facts[n.Index]
 	count := 0
 	for _, f := range fs {
 		if f.Label == label {
@@ -731,18 +739,39 @@ func (a *analyzer) fact(n *analysis.Node, label, value string) {
 		}
 	}
 	if count < 8 {
-		a.facts[n] = append(fs, analysis.Fact{Label: label, Value: value})
+		a.facts[n.Index] = append(fs, analysis.Fact{Label: label, Value: value})
 	}
 }
 
 // where renders a span as file:line:col, the path relative to the file
 // root of the file.
 func (a *analyzer) where(sp source.Span) string {
-	base := ""
-	if p := source.URIToPath(sp.URI); p != "" {
-		base = a.rootOf(p)
+	w, ok := a.whereOf[sp.URI]
+	if !ok {
+		// what analysis.Where computes from the URI, once per file
+		w.name = sp.URI
+		if p := source.URIToPath(sp.URI); p != "" {
+			w.name = p
+			if base := a.rootOf(p); base != "" {
+				w.name = analysis.Rel(base, p)
+			}
+		}
+		w.file = analysis.FileOf(a.req.Workspace, sp.URI)
+		if a.whereOf == nil {
+			a.whereOf = map[string]whereInfo{}
+		}
+		a.whereOf[sp.URI] = w
 	}
-	return analysis.Where(a.req.Workspace, base, sp)
+	if w.file == nil {
+		return w.name
+	}
+	l, c := w.file.Line1Col1(sp.Start)
+	return w.name + ":" + strconv.Itoa(l) + ":" + strconv.Itoa(c)
+}
+
+type whereInfo struct {
+	name string
+	file *source.File
 }
 
 func (a *analyzer) newCompiler(t *tree, dry bool) *compiler {
@@ -1564,7 +1593,11 @@ func (a *analyzer) finish() {
 		a.fact(r.n, "declared by "+r.o.key, fmt.Sprintf("%s: %s (%s)", r.o.state, r.o.id, a.where(r.o.span)))
 	}
 	// one line per label, values of several runs joined
-	for n, fs := range a.facts {
+	for i, fs := range a.facts {
+		if len(fs) == 0 {
+			continue
+		}
+		n := a.res.Graph.Nodes[i]
 		if len(fs) <= 2 && (len(fs) < 2 || fs[0].Label != fs[1].Label) {
 			n.Facts = append(n.Facts, fs...)
 			continue
