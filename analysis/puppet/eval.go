@@ -1136,9 +1136,17 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 	case "lookup", "hiera", "hiera_array", "hiera_hash":
 		if len(args) >= 1 {
 			if key, ok := args[0].text(); ok && args[0].k == vStr {
-				if v, found := r.a.hieraLookup(key, at); found {
+				v, found, certain := r.a.hieraLookup3(key, at)
+				if found {
 					return v
 				}
+				if !certain {
+					// A level we cannot read (it needs facts or node data)
+					// may hold the key: the default is only a guess.
+					return unknown(at)
+				}
+			} else {
+				return unknown(at)
 			}
 			// A default: lookup(key, default_value => x),
 			// lookup(key, type, merge, default), hiera(key, default).

@@ -161,6 +161,11 @@ func (a *analyzer) hieraFiles(dir string) []string {
 					})
 					if ok {
 						out = append(out, filepath.Join(dir, d, filled))
+					} else {
+						if a.hieraIncomplete == nil {
+							a.hieraIncomplete = map[string]bool{}
+						}
+						a.hieraIncomplete[dir] = true
 					}
 				}
 			}
@@ -196,11 +201,24 @@ func (a *analyzer) dataFile(p string) map[string]any {
 // hieraLookup finds key in the environment data, then in the data of
 // the module the key belongs to (Puppet's lookup order).
 func (a *analyzer) hieraLookup(key string, at source.Span) (val, bool) {
+	v, ok, _ := a.hieraLookup3(key, at)
+	return v, ok
+}
+
+// hieraLookup3 also says whether a miss is certain: false when a level of
+// a hierarchy that could hold the key needs facts we do not have.
+func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
 	key = strings.TrimPrefix(key, "::")
 	var dirs []string
+	certain := true
 	for _, r := range a.ws.Roots() {
 		if !isModuleRoot(a.ws, r) {
 			dirs = append(dirs, r)
+			if !a.strict && !a.ws.Exists(filepath.Join(r, "hiera.yaml")) {
+				// The environment's data comes from a global hiera.yaml we
+				// cannot see (the server's): a miss proves nothing.
+				certain = false
+			}
 		}
 	}
 	if i := strings.Index(key, "::"); i > 0 {
@@ -212,12 +230,15 @@ func (a *analyzer) hieraLookup(key string, at source.Span) (val, bool) {
 		for _, p := range a.hieraFiles(d) {
 			if m := a.dataFile(p); m != nil {
 				if v, ok := m[key]; ok {
-					return toVal(v, at), true
+					return toVal(v, at), true, true
 				}
 			}
 		}
+		if a.hieraIncomplete[d] {
+			certain = false
+		}
 	}
-	return val{}, false
+	return val{}, false, certain
 }
 
 // moduleRoot finds the folder of a module by name.

@@ -118,45 +118,46 @@ type nodeInfo struct {
 
 // analyzer holds one Analyze call's state.
 type analyzer struct {
-	sys          *System
-	req          *analysis.Request
-	ws           *source.Workspace
-	files        map[string]*fileInfo // by path (or URI when no path)
-	order        []*fileInfo
-	classes      map[string]*classInfo
-	defines      map[string]*defineInfo
-	graph        analysis.Graph
-	modpath      []string
-	rootMods     map[string]string // module name -> module root (a module opened at its root)
-	certname     string
-	ordering     string
-	strict       bool
-	nodeKeys     map[nodeKey]*analysis.Node
-	edgeKeys     map[edgeKey]*analysis.Edge
-	runsBuilt    int
-	diagKeys     map[string]bool
-	diags        []analysis.Diagnostic
-	links        map[linkKey]*analysis.Link
-	linkList     []linkKey
-	declared     map[string]bool // classes/defines declared somewhere in the workspace
-	rubyTypes    map[string]bool
-	allRuns      []*run
-	edgeSlab     []analysis.Edge
-	linkSeen     map[linkKey]map[*analysis.Node]bool
-	cur          *run
-	prevCache    map[string]*runSnap
-	nextCache    map[string]*runSnap
-	defKey       map[*analysis.Node]nodeKey
-	defNodes     map[nodeKey]*analysis.Node
-	byURI        map[string]*fileInfo
-	restored     int
-	firstKeys    []keyedNode
-	facts        map[string]any
-	factsVal     val
-	hieraCache   map[string][]string
-	dataCache    map[string]map[string]any
-	declaredKeys map[string]bool
-	declaredPats []string
+	sys             *System
+	req             *analysis.Request
+	ws              *source.Workspace
+	files           map[string]*fileInfo // by path (or URI when no path)
+	order           []*fileInfo
+	classes         map[string]*classInfo
+	defines         map[string]*defineInfo
+	graph           analysis.Graph
+	modpath         []string
+	rootMods        map[string]string // module name -> module root (a module opened at its root)
+	certname        string
+	ordering        string
+	strict          bool
+	nodeKeys        map[nodeKey]*analysis.Node
+	edgeKeys        map[edgeKey]*analysis.Edge
+	runsBuilt       int
+	diagKeys        map[string]bool
+	diags           []analysis.Diagnostic
+	links           map[linkKey]*analysis.Link
+	linkList        []linkKey
+	declared        map[string]bool // classes/defines declared somewhere in the workspace
+	rubyTypes       map[string]bool
+	allRuns         []*run
+	edgeSlab        []analysis.Edge
+	linkSeen        map[linkKey]map[*analysis.Node]bool
+	cur             *run
+	prevCache       map[string]*runSnap
+	nextCache       map[string]*runSnap
+	defKey          map[*analysis.Node]nodeKey
+	defNodes        map[nodeKey]*analysis.Node
+	byURI           map[string]*fileInfo
+	restored        int
+	firstKeys       []keyedNode
+	hieraIncomplete map[string]bool
+	facts           map[string]any
+	factsVal        val
+	hieraCache      map[string][]string
+	dataCache       map[string]map[string]any
+	declaredKeys    map[string]bool
+	declaredPats    []string
 }
 
 type edgeKey struct {
