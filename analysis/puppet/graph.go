@@ -393,7 +393,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		for _, mp := range []string{"before", "require", "notify", "subscribe"} {
 			vals := relValues(x.attrs, mp)
 			for _, av := range vals {
-				for _, v := range av.v.list() {
+				av.v.each(func(v val) {
 					var targets []*res
 					if v.k == vStr && !v.pat {
 						// 'Notify[b]' as a string: Puppet still takes it.
@@ -409,7 +409,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 						}
 						t, exact := r.resolveBoth(v.ref)
 						if t != nil && !exact {
-							continue // maybe the resource with a computed title: no edge, no error
+							return // maybe the resource with a computed title: no edge, no error
 						}
 						if t == nil || !t.inCatalog() {
 							if !x.spec && !(x.define != nil && strings.Contains(x.title, "*")) {
@@ -421,13 +421,13 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 									r.missingTarget(v.at, v.ref, fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp))
 								}
 							}
-							continue
+							return
 						}
 						targets = []*res{t}
 					case vRes:
 						targets = v.resList()
 					default:
-						continue
+						return
 					}
 					kind := metaparams[mp]
 					for _, t := range targets {
@@ -437,7 +437,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 							a.relEdge(g, end(t), begin(x), kind, mp, v.at)
 						}
 					}
-				}
+				})
 			}
 		}
 	}
@@ -600,6 +600,10 @@ func (a *analyzer) addLink(at source.Span, targets []*analysis.Node) {
 		a.linkList = append(a.linkList, k)
 	}
 	if len(targets) == 0 {
+		return
+	}
+	if len(l.Nodes) == 0 && len(targets) == 1 {
+		l.Nodes = append(l.Nodes, targets[0])
 		return
 	}
 	seen := a.linkSeen[k]
@@ -1202,7 +1206,9 @@ func (g *runGraph) localEdge(from, to *analysis.Node) {
 		g.locals = map[*analysis.Edge]bool{}
 	}
 	g.locals[e] = true
-	g.out = nil
+	if g.out != nil {
+		g.out[from] = append(g.out[from], e)
+	}
 }
 
 // keyOf rebuilds the key a node of this run was made with.

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -148,8 +149,19 @@ func (v val) list() []val {
 	return []val{v}
 }
 
+var capCache sync.Map
+
 // capType turns notify / foo::bar / Foo::bar into Notify / Foo::Bar.
 func capType(t string) string {
+	if v, ok := capCache.Load(t); ok {
+		return v.(string)
+	}
+	c := capType1(t)
+	capCache.Store(t, c)
+	return c
+}
+
+func capType1(t string) string {
 	t = strings.TrimPrefix(t, "::")
 	if t == "" {
 		return t
