@@ -37,6 +37,7 @@ type fileMap struct {
 	old, new *sfile
 	nodes    map[*sp.Node]*sp.Node
 	offs     map[int]int
+	back     map[int]int // offs reversed: the map must be one to one
 	ids      map[*idDecl]*idDecl
 	sts      map[*stDecl]*stDecl
 	reqs     map[*reqEntry]*reqEntry
@@ -52,7 +53,11 @@ func (m *fileMap) off(o, n int) bool {
 	if prev, ok := m.offs[o]; ok {
 		return prev == n
 	}
+	if _, ok := m.back[n]; ok {
+		return false
+	}
 	m.offs[o] = n
+	m.back[n] = o
 	return true
 }
 
@@ -116,7 +121,7 @@ func mapFile(old, nw *sfile) (*fileMap, bool) {
 		len(old.excludes) != len(nw.excludes) || len(old.extends) != len(nw.extends) {
 		return nil, false
 	}
-	m := &fileMap{old: old, new: nw, nodes: map[*sp.Node]*sp.Node{}, offs: map[int]int{}, ids: map[*idDecl]*idDecl{},
+	m := &fileMap{old: old, new: nw, nodes: map[*sp.Node]*sp.Node{}, offs: map[int]int{}, back: map[int]int{}, ids: map[*idDecl]*idDecl{},
 		sts: map[*stDecl]*stDecl{}, reqs: map[*reqEntry]*reqEntry{}, free: map[*sp.Node]bool{}}
 	for _, d := range old.ids {
 		markFree(m.free, d.decls)
@@ -464,11 +469,10 @@ func patchRecord(prev *runRecord, newFiles []*sfile) *runRecord {
 		e.e = p.entry(e.e)
 		rec.edges[i] = e
 	}
-	rec.links = make([]linkRec, len(prev.links))
-	for i, l := range prev.links {
-		l.e = p.entry(l.e)
+	rec.agg = make([]aggLink, len(prev.agg))
+	for i, l := range prev.agg {
 		l.at = p.span(l.at)
-		rec.links[i] = l
+		rec.agg[i] = l
 	}
 	rec.diags = make([]analysis.Diagnostic, len(prev.diags))
 	for i, d := range prev.diags {

@@ -19,7 +19,8 @@ type runRecord struct {
 	info    []nodeInfo
 	funs    []string // the function of the chunk that made each node
 	edges   []edgeRec
-	links   []linkRec
+	links   []linkRec // while recording; then agg
+	agg     []aggLink
 	diags   []analysis.Diagnostic
 	ctx     []ctxRec
 	facts   []factRec
@@ -173,12 +174,20 @@ func (a *analyzer) apply(rec *runRecord) {
 			}
 		}
 	}
-	for _, l := range rec.links {
-		if l.e != nil {
-			a.linkEntry(l.e, a.realAll(rec, l.nodes), l.files)
-		} else {
-			a.link(l.at, a.realAll(rec, l.nodes), l.files)
+	a.indexLinks()
+	for _, l := range rec.agg {
+		if acc := a.links[l.at]; acc != nil {
+			acc.add(a.realAll(rec, l.nodes), l.files)
+			continue
 		}
+		acc := &linkAcc{at: l.at, files: l.files[:len(l.files):len(l.files)]}
+		if len(l.nodes) > 0 {
+			acc.list = make([]*analysis.Node, len(l.nodes))
+			for i, n := range l.nodes {
+				acc.list[i] = a.real(rec, n)
+			}
+		}
+		a.linkList = append(a.linkList, acc)
 	}
 	for _, d := range rec.diags {
 		a.diag(d)
@@ -196,4 +205,42 @@ func (a *analyzer) apply(rec *runRecord) {
 	if a.applied == 1 {
 		a.firstReal = a.realOf
 	}
+}
+
+// aggLink is what a record's links at one span add up to (in the order
+// the analyzer's link accumulators would be made for them).
+type aggLink struct {
+	at    source.Span
+	nodes []int32
+	files []source.Span
+}
+
+// aggregateLinks merges a record's links by span, as linkEntry and link
+// would: an entry naming nothing makes nothing, a node or file once.
+func aggregateLinks(links []linkRec) []aggLink {
+	idx := make(map[source.Span]int, len(links))
+	var out []aggLink
+	for _, l := range links {
+		if l.e != nil && len(l.nodes) == 0 && len(l.files) == 0 {
+			continue
+		}
+		i, ok := idx[l.at]
+		if !ok {
+			i = len(out)
+			idx[l.at] = i
+			out = append(out, aggLink{at: l.at})
+		}
+		g := &out[i]
+		for _, n := range l.nodes {
+			if !slices.Contains(g.nodes, n) {
+				g.nodes = append(g.nodes, n)
+			}
+		}
+		for _, f := range l.files {
+			if !slices.Contains(g.files, f) {
+				g.files = append(g.files, f)
+			}
+		}
+	}
+	return out
 }

@@ -300,7 +300,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	defer s.evict()
 	a := &analyzer{s: s, req: req, mu: &sync.Mutex{}, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		entryLinks: map[*reqEntry]*linkAcc{}, fileDiag: map[*sfile]bool{}, rootCache: map[string]string{},
+		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
@@ -506,23 +506,27 @@ type edgeKey struct {
 }
 
 type linkAcc struct {
+	at    source.Span
 	list  []*analysis.Node
 	files []source.Span
 }
 
 type analyzer struct {
-	s          *System
-	req        *analysis.Request
-	res        *analysis.Result
-	nodes      map[nodeKey]*analysis.Node
-	edges      map[edgeKey]*analysis.Edge
-	entryLinks map[*reqEntry]*linkAcc
-	links      map[source.Span]*linkAcc
-	linkOrd    []source.Span
-	diags      map[string]bool
-	lostAt     map[string]*analysis.Diagnostic
-	lostOrd    []string
-	foundAt    map[string]bool
+	s     *System
+	req   *analysis.Request
+	res   *analysis.Result
+	nodes map[nodeKey]*analysis.Node
+	edges map[edgeKey]*analysis.Edge
+	// links in the order they were made; the map indexes the first
+	// linkIndexed of them (a record's links are distinct, so they are
+	// indexed only when something else may meet them)
+	links       map[source.Span]*linkAcc
+	linkList    []*linkAcc
+	linkIndexed int
+	diags       map[string]bool
+	lostAt      map[string]*analysis.Diagnostic
+	lostOrd     []string
+	foundAt     map[string]bool
 	// contextual problems depend on what else the run includes (a
 	// requisite or extend target in a file the run does not include, a
 	// cycle made by include order): reported when every run that holds
@@ -602,22 +606,17 @@ func (a *analyzer) fileDiags(f *sfile) {
 	}
 }
 
-// linkEntry is link for a requisite entry (keyed by the entry: cheaper
-// than by span, and the same entry recurs in every run).
+// linkEntry is link for a requisite entry (nothing is made for an entry
+// that names nothing).
 func (a *analyzer) linkEntry(e *reqEntry, nodes []*analysis.Node, files []source.Span) {
 	if a.rec != nil {
 		a.rec.links = append(a.rec.links, linkRec{e: e, at: e.span, nodes: indices(nodes), files: files})
 		return
 	}
-	l := a.entryLinks[e]
-	if l == nil {
-		if len(nodes) == 0 && len(files) == 0 {
-			return
-		}
-		l = a.linkAt(e.span)
-		a.entryLinks[e] = l
+	if len(nodes) == 0 && len(files) == 0 {
+		return
 	}
-	l.add(nodes, files)
+	a.linkAt(e.span).add(nodes, files)
 }
 
 func (a *analyzer) link(at source.Span, nodes []*analysis.Node, files []source.Span) {
@@ -631,12 +630,21 @@ func (a *analyzer) link(at source.Span, nodes []*analysis.Node, files []source.S
 	a.linkAt(at).add(nodes, files)
 }
 
+func (a *analyzer) indexLinks() {
+	for ; a.linkIndexed < len(a.linkList); a.linkIndexed++ {
+		l := a.linkList[a.linkIndexed]
+		a.links[l.at] = l
+	}
+}
+
 func (a *analyzer) linkAt(at source.Span) *linkAcc {
+	a.indexLinks()
 	l := a.links[at]
 	if l == nil {
-		l = &linkAcc{}
+		l = &linkAcc{at: at}
 		a.links[at] = l
-		a.linkOrd = append(a.linkOrd, at)
+		a.linkList = append(a.linkList, l)
+		a.linkIndexed++
 	}
 	return l
 }
@@ -852,6 +860,8 @@ func (a *analyzer) runJobs() {
 			w.finishRun(c, h, j.name, j.entry, j.sls)
 			rec.edgeSeen = nil
 			rec.tmp = nil
+			rec.agg = aggregateLinks(rec.links)
+			rec.links = nil
 		}
 		rec.gen = a.s.gen
 		a.s.mu.Lock()
@@ -1582,12 +1592,11 @@ func (a *analyzer) finish() {
 		}
 		a.diag(c.d)
 	}
-	for _, at := range a.linkOrd {
-		l := a.links[at]
+	for _, l := range a.linkList {
 		if len(l.list) == 0 && len(l.files) == 0 {
 			continue
 		}
-		a.res.Links = append(a.res.Links, analysis.Link{At: at, Nodes: l.list, Files: l.files})
+		a.res.Links = append(a.res.Links, analysis.Link{At: l.at, Nodes: l.list, Files: l.files})
 	}
 	for _, r := range a.inFacts {
 		a.fact(r.n, "declared by "+r.o.key, fmt.Sprintf("%s: %s (%s)", r.o.state, r.o.id, a.where(r.o.span)))
