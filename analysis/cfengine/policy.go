@@ -596,7 +596,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 	pol.add(entry)
 	var extraInputs []string
 	if entry.dir != "" {
-		if f := a.req.Workspace.Lookup(filepath.Join(entry.dir, "def.json")); f != nil {
+		if f := lookupRegular(a.req.Workspace, filepath.Join(entry.dir, "def.json")); f != nil {
 			var aug struct {
 				Vars   map[string]any `json:"vars"`
 				Inputs []string       `json:"inputs"`

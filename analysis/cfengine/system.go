@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -152,12 +153,25 @@ func (a *analyzer) load(path string) *fileInfo {
 	if fi, ok := a.files[path]; ok {
 		return fi
 	}
-	f := a.req.Workspace.Lookup(path)
+	f := lookupRegular(a.req.Workspace, path)
 	if f == nil {
 		a.files[path] = nil
 		return nil
 	}
 	return a.add(path, f)
+}
+
+// lookupRegular reads a file the policy names (an input, def.json): an
+// open document, else a regular file on disk. Devices and pipes
+// (inputs => { "/dev/zero" }) would never finish reading.
+func lookupRegular(ws *source.Workspace, path string) *source.File {
+	if f := ws.Overlay(source.PathToURI(filepath.Clean(path))); f != nil {
+		return f
+	}
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	return ws.Lookup(path)
 }
 
 func (a *analyzer) add(key string, f *source.File) *fileInfo {
