@@ -24,6 +24,7 @@ const os = require('os');
 
 const [url, wsDir, outDir = '.'] = process.argv.slice(2);
 const expect = JSON.parse(fs.readFileSync(path.join(wsDir, 'expect.json'), 'utf8'));
+expect.files = expect.files.filter((f) => !f.editors || f.editors.includes('vscode'));
 const puppet = expect.files.find((f) => f.languageId === 'puppet');
 const T = Number(process.env.E2E_TIMEOUT_MS || 60000);
 const t0 = Date.now();

@@ -52,7 +52,8 @@
         (eval (car (read-from-string (concat "(progn " (buffer-substring-no-properties beg end) ")"))) t))))
   ;; make the workspace a project even without version control
   (add-hook 'project-find-functions (lambda (_dir) (cons 'transient (file-name-as-directory ws))))
-  (dolist (f (alist-get 'files expect))
+  (dolist (f (cl-remove-if-not (lambda (f) (let ((eds (alist-get 'editors f))) (or (null eds) (member "emacs" eds))))
+                                (alist-get 'files expect)))
     (let* ((rel (alist-get 'path f))
            (sys (alist-get 'languageId f))
            (file (expand-file-name rel ws))
