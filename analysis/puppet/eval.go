@@ -2,7 +2,6 @@ package puppet
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -520,12 +519,11 @@ func (r *run) access(e *env, t *pp.Access, at source.Span) val {
 		}
 		return r.mkRefs(e, typ, t.Args, at)
 	}
-	if nm, ok := t.X.(*pp.Name); ok && len(t.Args) >= 1 {
+	if _, ok := t.X.(*pp.Name); ok && len(t.Args) >= 1 {
 		// notify['x']: a lower-case word is a string, so this is a substring.
 		if k := r.eval(e, t.Args[0]); k.k == vStr {
 			r.diag(r.span(e.f, *t.Args[0].Span()), analysis.Error, "evaluation",
 				"Evaluation Error: A substring operation does not accept a String as a character index. Expected an Integer")
-			_ = nm
 			return unknown(at)
 		}
 	}
@@ -1564,13 +1562,6 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 	return false
 }
 
-func (x *res) envOr(r *run) *env {
-	if x.env != nil {
-		return x.env
-	}
-	return &env{sc: r.top, f: &fileInfo{}}
-}
-
 func (x *res) allTags() []string {
 	tags := []string{strings.ToLower(x.typ)}
 	for _, t := range x.tags {
@@ -1691,15 +1682,6 @@ func (r *run) finish() {
 
 // inCatalog: virtual resources that were never realized are not applied.
 func (x *res) inCatalog() bool { return !x.virtual || x.realized }
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // hashAttrs turns a literal hash of parameters into attributes.
 func hashAttrs(h val) []attr {
