@@ -31,7 +31,7 @@ type sfile struct {
 	// cannot resolve).
 	generator bool
 	// targets: what the file's requisites, extends and excludes name
-	targets []string
+	targets targetSet
 }
 
 type include struct {

@@ -1,10 +1,12 @@
 package salt
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -114,4 +116,58 @@ func exact(res *analysis.Result, ws *source.Workspace, base string) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// countdown is a context canceled after its Err has been asked n times:
+// it cancels an analysis at each of its checks in turn.
+type countdown struct {
+	context.Context
+	n *atomic.Int64
+}
+
+func (c countdown) Err() error {
+	if c.n.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCanceledAnalysis: an analysis canceled at any of its checks returns
+// (without a panic), and leaves nothing half-made in the caches: the next
+// analysis, after an edit, says what a fresh system says.
+func TestCanceledAnalysis(t *testing.T) {
+	root, middle := genHighstate(t, 4, 10)
+	orig, _ := os.ReadFile(middle)
+	top := filepath.Join(root, "top.sls")
+	for _, entry := range []string{"", top} {
+		checks := 0
+		for k := 0; ; k++ {
+			ws := source.NewWorkspace(root)
+			sys := New()
+			var n atomic.Int64
+			n.Store(int64(k))
+			in := analysis.Input{Ctx: countdown{context.Background(), &n}, Workspace: ws}
+			if entry != "" {
+				in.Entry = source.PathToURI(entry)
+			}
+			files := analysis.Files([]analysis.System{sys}, analysis.Input{Ctx: context.Background(), Workspace: ws, Entry: in.Entry})[sys]
+			analysis.Analyze(sys, in, files)
+			if n.Load() >= 0 {
+				checks = k
+				break // never canceled: every check passed
+			}
+			for i, text := range []string{string(orig), strings.Replace(string(orig), "- name: n", "- name: c", 1)} {
+				ws.SetOverlay(source.NewFile(source.PathToURI(middle), middle, []byte(text)))
+				got := exact(analyzeRoot(sys, ws, entry), ws, root)
+				want := exact(analyzeRoot(New(), ws, entry), ws, root)
+				if got != want {
+					t.Fatalf("entry %q: canceled at check %d, analysis %d afterwards differs from a fresh one", entry, k, i)
+				}
+			}
+		}
+		t.Logf("entry %q: canceled at each of %d checks", entry, checks)
+		if checks < 5 {
+			t.Errorf("entry %q: only %d cancellation checks", entry, checks)
+		}
+	}
 }

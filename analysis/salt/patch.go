@@ -215,11 +215,11 @@ func (m *fileMap) decls(o, n []*stDecl) bool {
 func referenced(files []*sfile, v string) bool {
 	low := strings.ToLower(v)
 	for _, f := range files {
-		for _, t := range f.targets {
-			if t == v || strings.EqualFold(t, v) || strings.ToLower(t) == low {
-				return true
-			}
-			if (hasGlob(t) || strings.Contains(t, sp.Unknown)) && fnmatch(v, t) {
+		if f.targets.lower[low] {
+			return true
+		}
+		for _, t := range f.targets.globs {
+			if fnmatch(v, t) || strings.EqualFold(t, v) {
 				return true
 			}
 		}
@@ -227,15 +227,28 @@ func referenced(files []*sfile, v string) bool {
 	return false
 }
 
+// targetSet is what a file's requisites, extends and excludes name:
+// lower-cased (hints ignore case), and the patterns.
+type targetSet struct {
+	lower map[string]bool
+	globs []string
+}
+
 // collectTargets lists what a file's requisites and extends name (for
 // referenced).
-func collectTargets(f *sfile) []string {
-	var out []string
+func collectTargets(f *sfile) targetSet {
+	ts := targetSet{lower: map[string]bool{}}
+	addT := func(t string) {
+		ts.lower[strings.ToLower(t)] = true
+		if hasGlob(t) || strings.Contains(t, sp.Unknown) {
+			ts.globs = append(ts.globs, t)
+		}
+	}
 	add := func(decls []*stDecl) {
 		for _, d := range decls {
 			for _, a := range d.args {
 				for _, e := range a.reqs {
-					out = append(out, e.target)
+					addT(e.target)
 				}
 			}
 		}
@@ -244,25 +257,43 @@ func collectTargets(f *sfile) []string {
 		add(d.decls)
 	}
 	for _, e := range f.extends {
-		out = append(out, e.id)
+		addT(e.id)
 		add(e.decls)
 	}
 	for _, e := range f.excludes {
-		out = append(out, e.name)
+		addT(e.name)
 	}
-	return out
+	return ts
 }
 
 // patcher rewrites a record of the old files into one of the new files.
 type patcher struct {
 	maps  map[string]*fileMap // by URI
+	list  []*fileMap
 	ok    bool
 	reqs  map[*reqEntry]*reqEntry // run-local entries copied
 	origs map[*inOrigin]*inOrigin
 }
 
+// edited returns the map of the file at uri when it changed.
+func (p *patcher) edited(uri string) *fileMap {
+	for _, m := range p.list {
+		if m.old.file.URI == uri {
+			return m
+		}
+	}
+	return nil
+}
+
+// touches reports whether an entry belongs to, or points into, an edited
+// file.
+func (p *patcher) touches(e *reqEntry) bool {
+	return p.edited(e.span.URI) != nil || e.f != nil && p.edited(e.f.file.URI) != nil ||
+		e.inFrom != nil && p.edited(e.inFrom.span.URI) != nil
+}
+
 func (p *patcher) span(s source.Span) source.Span {
-	m := p.maps[s.URI]
+	m := p.edited(s.URI)
 	if m == nil {
 		return s
 	}
@@ -307,6 +338,9 @@ func (p *patcher) origin(o *inOrigin) *inOrigin {
 func (p *patcher) entry(e *reqEntry) *reqEntry {
 	if e == nil {
 		return nil
+	}
+	if !p.touches(e) {
+		return e
 	}
 	if n, ok := p.reqs[e]; ok {
 		return n
@@ -362,6 +396,7 @@ func patchRecord(prev *runRecord, newFiles []*sfile) *runRecord {
 			return nil
 		}
 		p.maps[o.file.URI] = m
+		p.list = append(p.list, m)
 	}
 	if len(p.maps) == 0 {
 		return nil

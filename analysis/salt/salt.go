@@ -344,6 +344,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 	}
 	preload(s, req.Workspace, paths, roots)
+	if req.Canceled() {
+		return a.res
+	}
 	var targets []target
 	var tops []target
 	if req.Entry != "" {
@@ -419,7 +422,14 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		a.runTop(tg.t, tg.f)
 	}
+	if req.Canceled() {
+		return a.res
+	}
 	a.runJobs()
+	if req.Canceled() {
+		// what was computed is cached; the caller wants nothing now
+		return a.res
+	}
 	// per-file diagnostics of every file read
 	for _, t := range trees {
 		for _, f := range t.byPath {
@@ -857,7 +867,9 @@ func (a *analyzer) runJobs() {
 			rec = &runRecord{tmp: map[nodeKey]*analysis.Node{}, edgeSeen: map[edgeKey]bool{}, sfiles: j.files}
 			w.rec = rec
 			c, h := j.build(false)
-			w.finishRun(c, h, j.name, j.entry, j.sls)
+			if !w.finishRun(c, h, j.name, j.entry, j.sls) {
+				return // canceled: neither cached nor applied
+			}
 			rec.edgeSeen = nil
 			rec.tmp = nil
 			rec.agg = aggregateLinks(rec.links)
@@ -886,7 +898,9 @@ func (a *analyzer) runJobs() {
 			go func() {
 				defer wg.Done()
 				for j := range next {
-					compute(j)
+					if !a.req.Canceled() {
+						compute(j)
+					}
 				}
 			}()
 		}
@@ -898,6 +912,10 @@ func (a *analyzer) runJobs() {
 		}
 		close(next)
 		wg.Wait()
+	}
+	if a.req.Canceled() {
+		a.jobs = nil
+		return
 	}
 	for _, j := range a.jobs {
 		if j.rec != nil {
@@ -994,7 +1012,12 @@ func (a *analyzer) runTopFor(t *tree, top *sfile, target, name string) {
 	a.cachedRun(name, top.file.URI, "", build, top)
 }
 
-func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string) {
+// finishRun computes a run into a.rec; false when the request was
+// canceled on the way (the record is incomplete).
+func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string) bool {
+	if a.req.Canceled() {
+		return false
+	}
 	seenURI := map[string]bool{}
 	for _, f := range c.files {
 		if !seenURI[f.file.URI] {
@@ -1024,11 +1047,20 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	c.verifyHigh(h, a.master)
 	c.requisiteIn(h)
 	c.applyExclude(h)
+	if a.req.Canceled() {
+		return false
+	}
 	chunks := c.compile(h)
 	sm := newSim(chunks, c.generator)
 	sm.shadowed = c.shadowed
 	sm.shadowNames = c.shadowNames
+	if a.req.Canceled() {
+		return false
+	}
 	sm.run()
+	if a.req.Canceled() {
+		return false
+	}
 
 	run := analysis.Run{Name: name, Entry: entry}
 	total := len(sm.order) + len(sm.listen)
@@ -1094,6 +1126,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 		a.rec.chunkNode[i] = int32(a.node(ch).Index)
 		a.rec.chunkOrder[i] = ch.order
 	}
+	return true
 }
 
 type inFact struct {
