@@ -87,6 +87,13 @@ type promiseInfo struct {
 	idx    int // number in the analysis
 	// emitted is the node each of refs last resolved to
 	emitted []*analysis.Node
+	// outSet is what the classes body outBody sets for this promise, kept
+	// when the arguments are literal (the same in every policy)
+	outBody *bodyInfo
+	outSet  *outcomeSet
+	// varsLinked: the $(var) references of the promise's own bundle are
+	// linked (they do not depend on the policy)
+	varsLinked bool
 }
 
 // promiseTmpl is what is known about a promise from its file alone.
@@ -107,6 +114,11 @@ type promiseTmpl struct {
 	usebundle *cfp.Constraint
 	// refs are the constraints naming a body or a bundle
 	refs []promiseRef
+	// classesKeys are the body keys of `classes => name(...)` (own
+	// namespace, default); literalClassesArgs is true when every argument
+	// is a string without variables
+	classesKeys        [2]string
+	literalClassesArgs bool
 	// guards are the if/ifvarclass/unless constraints; promisers is the
 	// promiser alone when it has no variable (nil otherwise)
 	guards    []*cfp.Constraint
@@ -199,6 +211,15 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 						case "classes":
 							if pi.classes == nil {
 								pi.classes = c
+								if r := c.Rval; r != nil && (r.Kind == cfp.Ident || r.Kind == cfp.Call) {
+									pi.classesKeys = [2]string{"classes " + qualify(b.Namespace, r.Value), "classes " + qualify("default", r.Value)}
+									pi.literalClassesArgs = true
+									for _, it := range r.Items {
+										if it.Kind != cfp.String || strings.ContainsAny(it.Value, "$@") {
+											pi.literalClassesArgs = false
+										}
+									}
+								}
 							}
 						case "depends_on":
 							if pi.dependsOn == nil {
@@ -547,6 +568,17 @@ func (a *analyzer) varHits(key string, array bool) []varHit {
 		return a.arrIndex[key]
 	}
 	return a.varIndex[key]
+}
+
+// bodyByKeys finds a body by its keys in a namespace and in default.
+func (pol *policy) bodyByKeys(k [2]string) *bodyInfo {
+	if bs := pol.bodies[k[0]]; len(bs) > 0 {
+		return bs[0]
+	}
+	if bs := pol.bodies[k[1]]; len(bs) > 0 {
+		return bs[0]
+	}
+	return nil
 }
 
 // customType returns the promise block defining a custom promise type,

@@ -304,7 +304,19 @@ func (s *scheduler) outcomes(p *promiseInfo) *outcomeSet {
 	if o, ok := s.outcomeMemo[p]; ok {
 		return o
 	}
+	// literal arguments and the same body: the same classes in every
+	// policy of the analysis
+	var body *bodyInfo
+	if p.classesKeys[0] != "" {
+		body = s.pol.bodyByKeys(p.classesKeys)
+		if body != nil && p.outBody == body {
+			return p.outSet
+		}
+	}
 	o := s.computeOutcomes(p, p.classes)
+	if body != nil && p.literalClassesArgs {
+		p.outBody, p.outSet = body, o
+	}
 	s.outcomeMemo[p] = o
 	return o
 }
@@ -350,14 +362,13 @@ func (s *scheduler) computeOutcomes(p *promiseInfo, c *cfp.Constraint) (o *outco
 	if c == nil || c.Rval == nil {
 		return o
 	}
-	name := c.Rval.Value
 	var args []*cfp.Rval
 	if c.Rval.Kind == cfp.Call {
 		args = c.Rval.Items
 	} else if c.Rval.Kind != cfp.Ident {
 		return o
 	}
-	body := s.pol.body("classes", name, p.bundle.block.Namespace)
+	body := s.pol.bodyByKeys(p.classesKeys)
 	if body == nil {
 		return o
 	}

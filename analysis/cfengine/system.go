@@ -753,7 +753,12 @@ func (a *analyzer) dependsCycle(pol *policy, p *promiseInfo, h string) []*promis
 // varLinks links $(bundle.var) and $(var) references in a promise's
 // strings to the vars promises defining them (or the bundle parameter).
 func (a *analyzer) varLinks(pol *policy, p *promiseInfo) {
+	own := p.varsLinked
+	p.varsLinked = true
 	for _, r := range p.varRefs {
+		if r.bundle == "" && own {
+			continue // linked in an earlier policy: same bundle
+		}
 		b := p.bundle
 		if r.bundle != "" {
 			b = pol.bundle(r.bundle, p.bundle.block.Namespace)
