@@ -98,3 +98,43 @@ func TestSettings(t *testing.T) {
 		t.Errorf("settings = %v", s)
 	}
 }
+
+// A container is placed by what it holds, its relationships hang on its
+// hidden anchors, and the edges between a member and its own container's
+// anchors are not repeated as "runs after/before".
+func TestDescribeContainer(t *testing.T) {
+	r := &Result{}
+	g := &r.Graph
+	cls := g.Add(&Node{Ref: "Class[Web]", Kind: "class", Container: true})
+	begin := g.Add(&Node{Ref: "begin", Hidden: true, Parent: cls})
+	end := g.Add(&Node{Ref: "end", Hidden: true, Parent: cls})
+	a := g.Add(&Node{Ref: "Notify[a]", Parent: cls})
+	b := g.Add(&Node{Ref: "Notify[b]", Parent: cls})
+	x := g.Add(&Node{Ref: "Notify[x]"})
+	g.Connect(&Edge{From: begin, To: a, Kind: Order, Reason: "contains"})
+	g.Connect(&Edge{From: a, To: end, Kind: Order, Reason: "contains"})
+	g.Connect(&Edge{From: begin, To: b, Kind: Order, Reason: "contains"})
+	g.Connect(&Edge{From: b, To: end, Kind: Order, Reason: "contains"})
+	g.Connect(&Edge{From: end, To: x, Kind: Refresh, Reason: "notify"})
+	order, _ := Toposort(g.Nodes, g.Edges, ByIndex)
+	run := Run{Name: "site.pp"}
+	for _, n := range order {
+		if !n.Hidden && !n.Container {
+			run.Steps = append(run.Steps, Step{Node: n, Label: n.Ref})
+		}
+	}
+	r.Runs = []Run{run}
+
+	got := Describe(r, cls, nil)
+	for _, want := range []string{"Holds 2 steps, run between the **1st and the 2nd of 3**", "Runs before:\n- `Notify[x]` — notify"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("class hover lacks %q:\n%s", want, got)
+		}
+	}
+	if got := Describe(r, a, nil); strings.Contains(got, "contains") || !strings.Contains(got, "in `Class[Web]`") {
+		t.Errorf("member hover repeats its containment:\n%s", got)
+	}
+	if got := Describe(r, x, nil); !strings.Contains(got, "Refreshed by:\n- `Class[Web]` — notify") {
+		t.Errorf("anchors must show as their container:\n%s", got)
+	}
+}

@@ -28,7 +28,8 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 	b.WriteString("\n\n")
 
 	positions := r.Positions(n)
-	if len(positions) == 0 && !n.Container {
+	holds := len(positions) == 0 && describeContents(&b, r, n)
+	if len(positions) == 0 && !n.Container && !holds {
 		b.WriteString("Not in any execution order")
 		if r.refusedAny() {
 			b.WriteString(" (the run is refused: see the errors)")
@@ -58,9 +59,20 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 	}
 
 	var waits, triggers, refreshedBy, calls, calledBy []string
+	// A container's relationships hang on its hidden anchors: they are
+	// the container's own, except those to what it holds.
+	self := func(x *Node) bool { return x == n || (x.Hidden && visibleOf(x) == n) }
 	for _, e := range r.Graph.Edges {
+		// Edges between a node and the hidden anchors of its own container
+		// are the containment itself, already said in the header.
+		if (e.To == n && ownAnchor(e.From, n)) || (e.From == n && ownAnchor(e.To, n)) {
+			continue
+		}
+		if (n.Container || holds) && ((self(e.To) && (within(e.From, n) || self(e.From))) || (self(e.From) && (within(e.To, n) || self(e.To)))) {
+			continue
+		}
 		switch {
-		case e.To == n && e.From != n:
+		case self(e.To) && !self(e.From):
 			item := edgeItem(e.From, e, where)
 			switch e.Kind {
 			case Refresh:
@@ -71,7 +83,7 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 			case Call:
 				calledBy = append(calledBy, item)
 			}
-		case e.From == n && e.To != n:
+		case self(e.From) && !self(e.To):
 			item := edgeItem(e.To, e, where)
 			switch e.Kind {
 			case Order, Auto, Refresh:
@@ -168,4 +180,81 @@ func dedupe(ss []string) []string {
 func mdEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "`", "\\`", "<", `\<`)
 	return r.Replace(s)
+}
+
+// ownAnchor reports whether a is a hidden node standing for one of n's
+// containers (Puppet's class begin/end anchors).
+func ownAnchor(a, n *Node) bool {
+	if !a.Hidden {
+		return false
+	}
+	c := a
+	for c != nil && c.Hidden {
+		c = c.Parent
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p == c || p == a {
+			return true
+		}
+	}
+	return false
+}
+
+// describeContents places a container (a class, a defined-type instance,
+// a bundle) by what it holds: the span of positions its members take in
+// each run. It reports whether it found any.
+func describeContents(b *strings.Builder, r *Result, n *Node) bool {
+	type span struct {
+		run        *Run
+		lo, hi, ct int
+	}
+	var spans []*span
+	byRun := map[*Run]*span{}
+	for _, m := range r.Graph.Nodes {
+		if m.Hidden || m == n || !within(m, n) {
+			continue
+		}
+		for _, p := range r.Positions(m) {
+			sp := byRun[p.Run]
+			if sp == nil {
+				sp = &span{run: p.Run, lo: p.Index, hi: p.Index}
+				byRun[p.Run] = sp
+				spans = append(spans, sp)
+			}
+			sp.lo, sp.hi = min(sp.lo, p.Index), max(sp.hi, p.Index)
+			sp.ct++
+		}
+	}
+	for i, sp := range spans {
+		if i == 4 {
+			fmt.Fprintf(b, "- … and in %d more runs\n", len(spans)-i)
+			break
+		}
+		if sp.lo == sp.hi {
+			fmt.Fprintf(b, "Holds 1 step, run **%s of %d** in %s  \n", Ordinal(sp.lo+1), len(sp.run.Steps), runName(sp.run))
+		} else {
+			fmt.Fprintf(b, "Holds %d steps, run between the **%s and the %s of %d** in %s  \n", sp.ct, Ordinal(sp.lo+1), Ordinal(sp.hi+1), len(sp.run.Steps), runName(sp.run))
+		}
+	}
+	if len(spans) > 0 {
+		b.WriteString("\n")
+	}
+	return len(spans) > 0
+}
+
+func within(m, n *Node) bool {
+	for p := m.Parent; p != nil; p = p.Parent {
+		if p == n {
+			return true
+		}
+	}
+	return false
+}
+
+// visibleOf maps a hidden node to the nearest container users wrote.
+func visibleOf(x *Node) *Node {
+	for x.Hidden && x.Parent != nil {
+		x = x.Parent
+	}
+	return x
 }
