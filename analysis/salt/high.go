@@ -839,7 +839,7 @@ type chunk struct {
 	ov                   orderVal
 	order                float64
 	orderHow             string
-	reqs                 map[string][]*reqEntry
+	reqs                 reqSet
 	watchArg             *arg // the `watch:` argument, for the watch-as-require note
 	tag                  string
 	tid                  int // index of the first chunk with this tag
@@ -860,8 +860,7 @@ func (c *compiler) compile(h *high) []*chunk {
 			if s.bad || s.null || len(s.funs) == 0 {
 				continue
 			}
-			base := &chunk{state: s.module, id: id, name: id, sls: b.sls, includedFrom: b.includedFrom, body: b, hs: s,
-				reqs: make(map[string][]*reqEntry, 2)}
+			base := &chunk{state: s.module, id: id, name: id, sls: b.sls, includedFrom: b.includedFrom, body: b, hs: s}
 			if s.autoOrder > 0 {
 				base.ov = orderVal{set: true, isInt: true, num: float64(s.autoOrder), auto: true}
 			}
@@ -884,9 +883,9 @@ func (c *compiler) compile(h *high) []*chunk {
 				case "order":
 					base.ov = readOrder(a)
 				default:
-					if requisiteKeywords[a.key] || a.key == "listen_in" {
-						base.reqs[a.key] = a.reqs
-						if a.key == "watch" {
+					if k, ok := reqIndex[a.key]; ok {
+						base.reqs.set(k, a.reqs)
+						if k == rqWatch {
 							base.watchArg = a
 						}
 					}
@@ -909,7 +908,6 @@ func (c *compiler) compile(h *high) []*chunk {
 			no := 1
 			for _, n := range names {
 				ch := *base
-				ch.reqs = copyReqs(base.reqs)
 				ch.fun = fun
 				switch n.Kind {
 				case sp.Scalar:
@@ -931,7 +929,10 @@ func (c *compiler) compile(h *high) []*chunk {
 								switch {
 								case requisiteKeys[a.key]:
 									a.reqs = readReqs(b.f, a.val)
-									ch.reqs[a.key] = a.reqs
+									// (the _in forms and use do nothing here)
+									if k, ok := reqIndex[a.key]; ok {
+										ch.reqs.set(k, a.reqs)
+									}
 									if a.key == "watch" {
 										ch.watchArg = a
 									}
@@ -976,12 +977,54 @@ func (c *compiler) compile(h *high) []*chunk {
 	return chunks
 }
 
-func copyReqs(m map[string][]*reqEntry) map[string][]*reqEntry {
-	out := make(map[string][]*reqEntry, len(m))
-	for k, v := range m {
-		out[k] = v
+// The requisite keys a chunk can carry, indexes of reqKeyOrder.
+const (
+	rqRequire = iota
+	rqRequireAny
+	rqWatch
+	rqWatchAny
+	rqPrereq
+	rqPrerequired
+	rqOnfail
+	rqOnfailAny
+	rqOnfailAll
+	rqOnfailStop
+	rqOnchanges
+	rqOnchangesAny
+	rqListen
+	rqListenIn
+	nReq
+)
+
+// reqKeyOrder is every requisite key a chunk can carry, in a fixed order
+// (map order would make edges and cycle paths differ between runs).
+var reqKeyOrder = [nReq]string{"require", "require_any", "watch", "watch_any", "prereq", "prerequired",
+	"onfail", "onfail_any", "onfail_all", "onfail_stop", "onchanges", "onchanges_any", "listen", "listen_in"}
+
+var reqIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, k := range reqKeyOrder {
+		m[k] = i
 	}
-	return out
+	return m
+}()
+
+// reqSet is a chunk's requisites by key (Salt's low chunk keys): a key
+// may be present with an empty list.
+type reqSet struct {
+	lists   [nReq][]*reqEntry
+	present uint16
+}
+
+func (r *reqSet) get(k int) []*reqEntry { return r.lists[k] }
+func (r *reqSet) has(k int) bool        { return r.present&(1<<k) != 0 }
+func (r *reqSet) set(k int, l []*reqEntry) {
+	r.lists[k] = l
+	r.present |= 1 << k
+}
+func (r *reqSet) del(k int) {
+	r.lists[k] = nil
+	r.present &^= 1 << k
 }
 
 func readOrder(a *arg) orderVal {

@@ -16,14 +16,22 @@ import (
 // state is assumed to succeed with changes, which never moves a position.
 
 // checkOrder is check_requisite's requisite order.
-var checkOrder = []string{"require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onfail_all", "onchanges", "onchanges_any"}
+var checkOrder = []int{rqRequire, rqRequireAny, rqWatch, rqWatchAny, rqPrereq, rqOnfail, rqOnfailAny, rqOnfailAll, rqOnchanges, rqOnchangesAny}
 
 // pullOrder is call_chunk's requisite order (no onfail_all).
-var pullOrder = []string{"require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onchanges", "onchanges_any"}
+var pullOrder = []int{rqRequire, rqRequireAny, rqWatch, rqWatchAny, rqPrereq, rqOnfail, rqOnfailAny, rqOnchanges, rqOnchangesAny}
 
 var (
-	checkOrderPre = append(append([]string(nil), checkOrder...), "prerequired")
-	pullOrderPre  = append(append([]string(nil), pullOrder...), "prerequired")
+	checkOrderPre = append(append([]int(nil), checkOrder...), rqPrerequired)
+	pullOrderPre  = append(append([]int(nil), pullOrder...), rqPrerequired)
+	// checkMask: the keys whose presence makes check_requisite look
+	checkMask = func() uint16 {
+		m := uint16(1 << rqPrerequired)
+		for _, k := range checkOrder {
+			m |= 1 << k
+		}
+		return m
+	}()
 )
 
 type simResult struct {
@@ -259,39 +267,24 @@ func (s *sim) convertWatch(low *chunk) {
 	if strings.Contains(low.state, sp.Unknown) || modWatch[low.state] {
 		return
 	}
-	low.reqs = copyReqs(low.reqs)
-	if w, ok := low.reqs["watch"]; ok {
-		low.reqs["require"] = append(append([]*reqEntry(nil), low.reqs["require"]...), w...)
+	r := &low.reqs
+	if r.has(rqWatch) {
+		w := r.get(rqWatch)
+		r.set(rqRequire, append(append([]*reqEntry(nil), r.get(rqRequire)...), w...))
 		low.watchAsRequire = w
-		delete(low.reqs, "watch")
+		r.del(rqWatch)
 	}
-	if w, ok := low.reqs["watch_any"]; ok {
-		low.reqs["require_any"] = append(append([]*reqEntry(nil), low.reqs["require_any"]...), w...)
-		delete(low.reqs, "watch_any")
+	if r.has(rqWatchAny) {
+		w := r.get(rqWatchAny)
+		r.set(rqRequireAny, append(append([]*reqEntry(nil), r.get(rqRequireAny)...), w...))
+		r.del(rqWatchAny)
 	}
-}
-
-func (s *sim) has(low *chunk, key string) bool {
-	_, ok := low.reqs[key]
-	return ok
 }
 
 // check is check_requisite reduced to what decides order: met or unmet.
 func (s *sim) check(low *chunk, pre bool) bool {
 	s.convertWatch(low)
-	if len(low.reqs) == 0 {
-		return true
-	}
-	present := false
-	for _, k := range checkOrder {
-		if s.has(low, k) {
-			present = true
-		}
-	}
-	if s.has(low, "prerequired") {
-		present = true
-	}
-	if !present {
+	if low.reqs.present&checkMask == 0 {
 		return true
 	}
 	keys := checkOrder
@@ -299,7 +292,7 @@ func (s *sim) check(low *chunk, pre bool) bool {
 		keys = checkOrderPre
 	}
 	for _, k := range keys {
-		for _, e := range low.reqs[k] {
+		for _, e := range low.reqs.get(k) {
 			if e.bad == "null" {
 				continue
 			}
@@ -311,7 +304,7 @@ func (s *sim) check(low *chunk, pre bool) bool {
 				return false
 			}
 			for _, ch := range m.chunks {
-				if strings.HasPrefix(k, "prereq") && k != "prerequired" {
+				if k == rqPrereq {
 					if !s.pre[ch.tid] {
 						return false
 					}
@@ -347,7 +340,7 @@ func (s *sim) callChunk(low *chunk, depth int) {
 	if s.steps > 5_000_000 {
 		return
 	}
-	if len(low.reqs["prerequired"]) == 0 {
+	if len(low.reqs.get(rqPrerequired)) == 0 {
 		s.activeGen[low.tid] = s.gen
 	}
 	keys := pullOrder
@@ -364,21 +357,21 @@ func (s *sim) callChunk(low *chunk, depth int) {
 	var lost []lostReq
 	var reqs []*chunk
 	for _, k := range keys {
-		for _, e := range low.reqs[k] {
+		for _, e := range low.reqs.get(k) {
 			if e.bad == "null" {
 				continue
 			}
 			m := s.match(e)
 			if len(m.chunks) == 0 {
 				if !m.maybe {
-					lost = append(lost, lostReq{k, e})
+					lost = append(lost, lostReq{reqKeyOrder[k], e})
 				}
 				continue
 			}
 			for _, ch := range m.chunks {
-				if k == "prereq" {
+				if k == rqPrereq {
 					ch.prereqFlag = true
-				} else if k == "prerequired" {
+				} else if k == rqPrerequired {
 					ch.prerequiredFlag = true
 				}
 				reqs = append(reqs, ch)
@@ -452,7 +445,7 @@ func (s *sim) callListen() {
 	inCref := func(ch *chunk, v string) bool { return ch.state == v || ch.id == v || ch.name == v }
 	for _, ch := range s.chunks {
 		var entries []*reqEntry
-		entries = append(entries, ch.reqs["listen"]...)
+		entries = append(entries, ch.reqs.get(rqListen)...)
 		for _, e := range entries {
 			target := e
 			if e.mod == "id" {
@@ -487,7 +480,7 @@ func (s *sim) callListen() {
 				s.listen = append(s.listen, &listenStep{ch: ch, target: to, entry: e})
 			}
 		}
-		for _, e := range ch.reqs["listen_in"] {
+		for _, e := range ch.reqs.get(rqListenIn) {
 			if e.mod == "id" {
 				continue
 			}

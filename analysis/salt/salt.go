@@ -1205,8 +1205,8 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 	}
 	for _, ch := range sm.chunks {
 		n := a.node(ch)
-		for _, key := range reqKeyOrder {
-			entries := ch.reqs[key]
+		for ki, key := range reqKeyOrder {
+			entries := ch.reqs.get(ki)
 			if key == "prerequired" || key == "listen_in" {
 				continue
 			}
@@ -1300,11 +1300,6 @@ func (a *analyzer) watchReason(mod string) string {
 	return "watch (as require: " + mod + " has no mod_watch)"
 }
 
-// reqKeyOrder is every requisite key a chunk can carry, in a fixed order
-// (map order would make edges and cycle paths differ between runs).
-var reqKeyOrder = []string{"require", "require_any", "watch", "watch_any", "prereq", "prerequired",
-	"onfail", "onfail_any", "onfail_all", "onfail_stop", "onchanges", "onchanges_any", "listen", "listen_in"}
-
 func contains2(l []*reqEntry, e *reqEntry) bool {
 	for _, x := range l {
 		if x == e {
@@ -1369,7 +1364,7 @@ func (a *analyzer) onfailAll(sm *sim) {
 	}
 	sort.Slice(rec, func(i, j int) bool { return rec[i].index < rec[j].index })
 	for _, ch := range rec {
-		for _, e := range ch.reqs["onfail_all"] {
+		for _, e := range ch.reqs.get(rqOnfailAll) {
 			m := sm.match(e)
 			for _, t := range m.chunks {
 				r := sm.running[t.tid]
@@ -1508,8 +1503,8 @@ func (a *analyzer) runProblemsRest(c *compiler, sm *sim, pos map[*chunk]int, run
 	}
 	// sls requisites on an SLS that only includes others
 	for _, ch := range sm.chunks {
-		for _, key := range reqKeyOrder {
-			entries := ch.reqs[key]
+		for ki, key := range reqKeyOrder {
+			entries := ch.reqs.get(ki)
 			for _, e := range entries {
 				if e.mod != "sls" || hasGlob(e.target) || e.inFrom != nil {
 					continue
