@@ -3,6 +3,7 @@ package source
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 )
@@ -135,5 +136,24 @@ func TestWorkspaceOverlayAndDisk(t *testing.T) {
 	got := ws.Walk(func(string) bool { return true })
 	if len(got) != 1 || got[0] != p {
 		t.Errorf("Walk = %v, want only %s (VCS folders skipped)", got, p)
+	}
+}
+
+// A FIFO (or a device) named by an include must not block the analysis.
+func TestLookupSkipsSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.pp")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ws := NewWorkspace(dir)
+	if f := ws.Lookup(fifo); f != nil {
+		t.Error("a FIFO was read")
+	}
+	if f := ws.Lookup("/dev/zero"); f != nil {
+		t.Error("/dev/zero was read")
+	}
+	if got := ws.Walk(func(string) bool { return true }); len(got) != 0 {
+		t.Errorf("Walk listed special files: %v", got)
 	}
 }

@@ -108,7 +108,9 @@ func (ws *Workspace) Lookup(path string) *File {
 	}
 	ws.mu.Unlock()
 	st, err := os.Stat(path)
-	if err != nil || st.IsDir() || st.Size() > MaxFileSize {
+	// Only regular files: a FIFO or a device named in an include would
+	// block the read forever.
+	if err != nil || !st.Mode().IsRegular() || st.Size() > MaxFileSize {
 		return nil
 	}
 	ws.mu.Lock()
@@ -178,8 +180,8 @@ func (ws *Workspace) Walk(keep func(path string) bool, extra ...string) []string
 				}
 				return nil
 			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				return nil
+			if !d.Type().IsRegular() {
+				return nil // symlinks (loops), sockets, FIFOs, devices
 			}
 			add(p)
 			return nil
