@@ -15,7 +15,7 @@ func TestPositionEncodings(t *testing.T) {
 	line := 1
 	start := f.LineStart(line)
 	for _, tc := range []struct {
-		bytes             int // byte offset within the line
+		bytes              int // byte offset within the line
 		utf8, utf16, utf32 int
 	}{
 		{0, 0, 0, 0},   // a
