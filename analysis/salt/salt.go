@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1193,6 +1194,17 @@ func (a *analyzer) fileLinks(c *compiler, f *sfile) {
 
 // edgesAndLinks turns matched requisites into edges and links.
 func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) {
+	n := 0
+	for _, ch := range sm.chunks {
+		for k := range ch.reqs.lists {
+			n += len(ch.reqs.lists[k])
+		}
+	}
+	if a.rec.edges == nil {
+		a.rec.edges = make([]edgeRec, 0, n)
+		a.rec.edgeSeen = make(map[edgeKey]bool, n)
+	}
+	a.rec.links = slices.Grow(a.rec.links, n)
 	// extend keys -> the states of that ID
 	for _, e := range h.extends {
 		var nodes []*analysis.Node

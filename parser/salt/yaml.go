@@ -486,23 +486,63 @@ func lineOffset(text []byte, a, b, line int) int {
 	return a
 }
 
-// fromRaw turns a fast-parsed node into a Node, base being the chunk's
-// offset in the rendered text.
+// fromRaw turns a fast-parsed tree into Nodes, base being the chunk's
+// offset in the rendered text. The nodes and their child lists come from
+// two blocks allocated at once (a file's trees live and die together).
 func (f *File) fromRaw(r *raw, base, depth int) *Node {
-	n := &Node{Kind: r.kind, Tag: r.tag, Value: r.value, RStart: base + r.start, REnd: base + r.end, r: f.R}
+	nodes, ptrs := countRaw(r, depth)
+	b := &nodeBlock{nodes: make([]Node, nodes), ptrs: make([]*Node, ptrs)}
+	return f.fromRawIn(b, r, base, depth)
+}
+
+type nodeBlock struct {
+	nodes []Node
+	ptrs  []*Node
+}
+
+func (b *nodeBlock) list(n int) []*Node {
+	l := b.ptrs[:n:n]
+	b.ptrs = b.ptrs[n:]
+	return l
+}
+
+// countRaw counts the nodes and child pointers fromRawIn will make.
+func countRaw(r *raw, depth int) (nodes, ptrs int) {
+	nodes = 1
+	if depth >= 200 {
+		return
+	}
+	ptrs = len(r.keys) + len(r.vals) + len(r.items)
+	for i := range r.keys {
+		a, b := countRaw(r.keys[i], depth+1)
+		nodes, ptrs = nodes+a, ptrs+b
+		a, b = countRaw(r.vals[i], depth+1)
+		nodes, ptrs = nodes+a, ptrs+b
+	}
+	for _, it := range r.items {
+		a, b := countRaw(it, depth+1)
+		nodes, ptrs = nodes+a, ptrs+b
+	}
+	return
+}
+
+func (f *File) fromRawIn(b *nodeBlock, r *raw, base, depth int) *Node {
+	n := &b.nodes[0]
+	b.nodes = b.nodes[1:]
+	*n = Node{Kind: r.kind, Tag: r.tag, Value: r.value, RStart: base + r.start, REnd: base + r.end, r: f.R}
 	if depth < 200 {
 		if len(r.keys) > 0 {
-			n.Keys = make([]*Node, len(r.keys))
-			n.Vals = make([]*Node, len(r.vals))
+			n.Keys = b.list(len(r.keys))
+			n.Vals = b.list(len(r.vals))
 			for i := range r.keys {
-				n.Keys[i] = f.fromRaw(r.keys[i], base, depth+1)
-				n.Vals[i] = f.fromRaw(r.vals[i], base, depth+1)
+				n.Keys[i] = f.fromRawIn(b, r.keys[i], base, depth+1)
+				n.Vals[i] = f.fromRawIn(b, r.vals[i], base, depth+1)
 			}
 		}
 		if len(r.items) > 0 {
-			n.Items = make([]*Node, len(r.items))
+			n.Items = b.list(len(r.items))
 			for i, it := range r.items {
-				n.Items[i] = f.fromRaw(it, base, depth+1)
+				n.Items[i] = f.fromRawIn(b, it, base, depth+1)
 			}
 		}
 	}
