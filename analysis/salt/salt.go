@@ -446,7 +446,8 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	return a.res
 }
 
-// preload parses files on every core; later loads hit the parse cache.
+// preload parses and lowers files on every core; later loads hit the
+// file cache.
 func preload(s *System, ws *source.Workspace, paths, roots []string) {
 	if len(paths) < 8 {
 		return
@@ -463,8 +464,8 @@ func preload(s *System, ws *source.Workspace, paths, roots []string) {
 				if file == nil {
 					continue
 				}
-				sls, _ := slsName(roots[i], file.Path)
-				s.cache.parse(file.Text, templateVars(roots[i], file.Path, sls))
+				// parsed and lowered: tree.load finds the file made
+				s.newFile(file, roots[i])
 			}
 		}()
 	}
