@@ -206,3 +206,26 @@ func TestGeneratedHighstate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHighstateEditShape: an edit that changes the file's shape (a
+// new state each time), which the patch path refuses: the run holding the
+// file is computed whole.
+func BenchmarkHighstateEditShape(b *testing.B) {
+	root, middle := genHighstate(b, 50, 100)
+	ws := source.NewWorkspace(root)
+	sys := New()
+	top := filepath.Join(root, "top.sls")
+	analyzeRoot(sys, ws, top)
+	orig, _ := os.ReadFile(middle)
+	i := 0
+	var res *analysis.Result
+	c0 := cpuTime()
+	for b.Loop() {
+		i++
+		text := string(orig) + fmt.Sprintf("\nnew_state_%d:\n  test.nop\n", i)
+		ws.SetOverlay(source.NewFile(source.PathToURI(middle), middle, []byte(text)))
+		res = analyzeRoot(sys, ws, top)
+	}
+	b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	reportRun(b, res)
+}
