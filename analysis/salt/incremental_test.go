@@ -171,3 +171,52 @@ func TestCanceledAnalysis(t *testing.T) {
 		}
 	}
 }
+
+// TestIncrementalOracleFiles: the oracle cases (cycles, missing
+// requisites, extends, prereq, listen, conflicting IDs...) edited one file
+// at a time, each edit kept or refused by the patch path, give what a
+// fresh system gives.
+func TestIncrementalOracleFiles(t *testing.T) {
+	dir := t.TempDir()
+	ents, _ := os.ReadDir(filepath.Join("testdata", "oracle"))
+	var names []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".sls") {
+			b, _ := os.ReadFile(filepath.Join("testdata", "oracle", e.Name()))
+			os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644)
+			names = append(names, e.Name())
+		}
+	}
+	for _, set := range []analysis.Settings{nil, {"salt.engine": "master"}, {"salt.stateAutoOrder": "false"}} {
+		ws := source.NewWorkspace(dir)
+		analyze := func(sys analysis.System) *analysis.Result {
+			in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: set}
+			return analysis.Analyze(sys, in, analysis.Files([]analysis.System{sys}, in)[sys])
+		}
+		warm := New().(*System)
+		analyze(warm)
+		patched := warm.patched
+		for _, n := range names {
+			path := filepath.Join(dir, n)
+			orig, _ := os.ReadFile(path)
+			edits := []string{
+				"# moved down\n" + string(orig),
+				"# moved down\n\n" + strings.ReplaceAll(string(orig), "- name: ", "- name: renamed_"),
+				strings.ReplaceAll(string(orig), "  - ", "  -  "),
+				string(orig),
+			}
+			for i, text := range edits {
+				ws.SetOverlay(source.NewFile(source.PathToURI(path), path, []byte(text)))
+				got := exact(analyze(warm), ws, dir)
+				want := exact(analyze(New()), ws, dir)
+				if got != want {
+					t.Fatalf("%v: %s, edit %d: warm analysis differs from a fresh one", set, n, i)
+				}
+			}
+		}
+		if warm.patched == patched {
+			t.Errorf("%v: no run was patched", set)
+		}
+		t.Logf("%v: %d runs patched", set, warm.patched-patched)
+	}
+}
