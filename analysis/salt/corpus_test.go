@@ -3,6 +3,7 @@ package salt
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -139,5 +140,44 @@ func TestCorpus(t *testing.T) {
 			}
 		}
 		_ = resolved
+	}
+}
+
+// TestCorpusIncremental edits real formulas file by file (a comment line
+// above, every `name:` renamed, the original back) and checks that the
+// warm system (patched and replayed runs) says what a fresh one says:
+//
+//	SALT_CORPUS_EDITS=/tmp/corpus/nginx-formula:/tmp/corpus/users-formula go test ./analysis/salt -run CorpusIncremental -v
+func TestCorpusIncremental(t *testing.T) {
+	spec := os.Getenv("SALT_CORPUS_EDITS")
+	if spec == "" {
+		t.Skip("set SALT_CORPUS_EDITS to folders of SLS files")
+	}
+	for _, dir := range strings.Split(spec, ":") {
+		ws := source.NewWorkspace(dir)
+		warm := New().(*System)
+		analyzeRoot(warm, ws, "")
+		var paths []string
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".sls") && len(paths) < 60 {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+		before, edits := warm.patched, 0
+		for _, p := range paths {
+			orig, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			for i, text := range []string{"# edited\n" + string(orig), "# edited\n" + strings.ReplaceAll(string(orig), "- name: ", "- name: x"), string(orig)} {
+				ws.SetOverlay(source.NewFile(source.PathToURI(p), p, []byte(text)))
+				edits++
+				if got, want := exact(analyzeRoot(warm, ws, ""), ws, dir), exact(analyzeRoot(New(), ws, ""), ws, dir); got != want {
+					t.Errorf("%s, edit %d: warm analysis differs from a fresh one", p, i)
+				}
+			}
+		}
+		t.Logf("%s: %d edits of %d files, %d runs patched", dir, edits, len(paths), warm.patched-before)
 	}
 }
