@@ -23,7 +23,7 @@ func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, 
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	snap := s.snap.latest(ctx)
+	snap := s.snap.latestFor(ctx, string(p.TextDocument.URI))
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

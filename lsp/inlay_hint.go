@@ -25,7 +25,7 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 	if !enabled {
 		return hints, nil
 	}
-	snap := s.snap.latest(ctx)
+	snap := s.snap.latestFor(ctx, string(p.TextDocument.URI))
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

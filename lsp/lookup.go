@@ -20,7 +20,7 @@ type target struct {
 // position. Declarations win over links when both cover the position
 // (a Puppet resource title is both a declaration and its own namevar).
 func (s *Server) at(ctx context.Context, p protocol.TextDocumentPositionParams) (*snapshot, target) {
-	snap := s.snap.latest(ctx)
+	snap := s.snap.latestFor(ctx, string(p.TextDocument.URI))
 	if snap == nil {
 		return nil, target{}
 	}

@@ -12,6 +12,10 @@ import (
 type snapshot struct {
 	version uint64
 	results []*analysis.Result
+	// overlays are the open documents the analysis read, by URI: a
+	// request on a document that has not changed since can be answered
+	// from this snapshot while a newer analysis is still running.
+	overlays map[string]*source.File
 }
 
 // snapshotter re-analyses the workspace after every change, one analysis
@@ -68,13 +72,17 @@ func (sn *snapshotter) loop(ctx context.Context) {
 		sn.cancel = cancel
 		sn.mu.Unlock()
 
+		overlays := map[string]*source.File{}
+		for _, f := range sn.s.ws.Overlays() {
+			overlays[f.URI] = f
+		}
 		results := sn.s.analyze(actx)
 		cancel()
 
 		sn.mu.Lock()
 		stale := sn.version != v
 		if !stale {
-			sn.current = &snapshot{version: v, results: results}
+			sn.current = &snapshot{version: v, results: results, overlays: overlays}
 			sn.cond.Broadcast()
 		}
 		sn.mu.Unlock()
@@ -82,6 +90,23 @@ func (sn *snapshotter) loop(ctx context.Context) {
 			sn.s.publishDiagnostics(results)
 		}
 	}
+}
+
+// latestFor returns a snapshot good for answering about uri: the newest
+// one at once when uri is an open document that has not changed since
+// that snapshot was taken (an edit elsewhere need not make a hover wait
+// for a 5-second analysis of a large repository), else the snapshot of
+// the newest state, as latest.
+func (sn *snapshotter) latestFor(ctx context.Context, uri string) *snapshot {
+	sn.mu.Lock()
+	cur := sn.current
+	sn.mu.Unlock()
+	if cur != nil {
+		if f, ok := cur.overlays[uri]; ok && sn.s.ws.Overlay(uri) == f {
+			return cur
+		}
+	}
+	return sn.latest(ctx)
 }
 
 // latest waits for the snapshot of the newest state, or until ctx ends
