@@ -432,12 +432,8 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		return a.res
 	}
 	// per-file diagnostics of every file read
-	for _, t := range trees {
-		for _, f := range t.byPath {
-			if f != nil {
-				a.fileDiags(f)
-			}
-		}
+	for _, tf := range a.allFiles() {
+		a.fileDiags(tf.f)
 	}
 	for _, tg := range targets {
 		a.fileDiags(tg.f)
@@ -566,6 +562,7 @@ type analyzer struct {
 	firstEdges []*analysis.Edge
 	nodeSlab   []analysis.Node
 	whereOf    map[string]whereInfo
+	filesRead  []treeFile // allFiles, once the runs are made
 	trees      map[string]*tree
 	setting    string
 	rootCache  map[string]string
@@ -1592,28 +1589,62 @@ func (a *analyzer) hint(c *compiler, sm *sim, e *reqEntry) string {
 // that declares id with module mod: the SLS alone lacks it, but applied
 // together (from top.sls, or included elsewhere) it works.
 func (a *analyzer) declaredElsewhere(c *ctxDiag) string {
-	for _, t := range a.trees {
-		for _, f := range t.byPath {
-			if f == nil || c.inRun[f.file.URI] {
+	for _, tf := range a.allFiles() {
+		t, f := tf.t, tf.f
+		if c.inRun[f.file.URI] {
+			continue
+		}
+		for _, d := range f.ids {
+			if d.id != c.target {
 				continue
 			}
-			for _, d := range f.ids {
-				if d.id != c.target {
-					continue
+			ok := c.mod == "" || c.mod == "id"
+			for _, sd := range d.decls {
+				if sd.module == c.mod {
+					ok = true
 				}
-				ok := c.mod == "" || c.mod == "id"
-				for _, sd := range d.decls {
-					if sd.module == c.mod {
-						ok = true
-					}
-				}
-				if ok {
-					return analysis.Where(a.req.Workspace, t.root, f.span(d.key))
-				}
+			}
+			if ok {
+				return analysis.Where(a.req.Workspace, t.root, f.span(d.key))
 			}
 		}
 	}
 	return ""
+}
+
+type treeFile struct {
+	t *tree
+	f *sfile
+}
+
+// allFiles lists every file read, by root and path (map order would make
+// the order of diagnostics, and which of two declarations a hint names,
+// differ between analyses).
+func (a *analyzer) allFiles() []treeFile {
+	if a.filesRead != nil {
+		return a.filesRead
+	}
+	roots := make([]string, 0, len(a.trees))
+	for r := range a.trees {
+		roots = append(roots, r)
+	}
+	sort.Strings(roots)
+	out := []treeFile{}
+	for _, r := range roots {
+		t := a.trees[r]
+		paths := make([]string, 0, len(t.byPath))
+		for p, f := range t.byPath {
+			if f != nil {
+				paths = append(paths, p)
+			}
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			out = append(out, treeFile{t, t.byPath[p]})
+		}
+	}
+	a.filesRead = out
+	return out
 }
 
 func (a *analyzer) finish() {
