@@ -44,6 +44,10 @@ type Diagnostic struct {
 	Related []Related
 	// Source is the system name; filled in by the caller of Analyze.
 	Source string
+	// NeverRuns marks a diagnostic whose words name work that will
+	// silently never run (a CFEngine promise held by depends_on, a
+	// discarded Rudder directive): editors fade that text.
+	NeverRuns bool
 }
 
 // Related is one linked location of a diagnostic.

@@ -109,7 +109,7 @@ func (s *Server) toDiagnostic(d analysis.Diagnostic) protocol.Diagnostic {
 			Message:  r.Message,
 		})
 	}
-	if d.Code == "unreachable" || d.Code == "never-runs" || d.Code == "discarded" {
+	if d.NeverRuns {
 		pd.Tags = protocol.NewDiagnosticTags(protocol.DiagnosticTagUnnecessary)
 	}
 	return pd

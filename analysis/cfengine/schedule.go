@@ -1037,7 +1037,7 @@ func (s *scheduler) checkFourthPass(order []*promiseInfo, sc scope) {
 		if p.typ == "classes" {
 			what = fmt.Sprintf("class '%s' is never defined", canonify(p.p.Promiser))
 		}
-		s.a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
+		s.a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs", NeverRuns: true,
 			Message: fmt.Sprintf("%s: class '%s' %s only after its turn in pass %d, and cf-agent evaluates a bundle in at most %d passes (it reports nothing)",
 				what, c, may, maxPasses, maxPasses),
 			Related: rel})

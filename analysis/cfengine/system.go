@@ -664,13 +664,13 @@ func (a *analyzer) checkDependsOn(pol *policy, s *scheduler, p *promiseInfo, c *
 			continue
 		}
 		if len(targets) == 0 {
-			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs", NeverRuns: true,
 				Message: fmt.Sprintf("depends_on '%s': no promise has this handle, so this promise silently never runs (cf-agent reports nothing)", h.Value)})
 			continue
 		}
 		t := targets[0]
 		if fails(t) {
-			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs", NeverRuns: true,
 				Message: fmt.Sprintf("depends_on '%s': that promise (%s) always fails (NOT_KEPT), so this promise silently never runs", h.Value, t.node.Ref),
 				Related: []analysis.Related{{At: t.node.Decl, Message: "the promise with handle '" + h.Value + "'"}}})
 			continue
@@ -685,13 +685,13 @@ func (a *analyzer) checkDependsOn(pol *policy, s *scheduler, p *promiseInfo, c *
 				rel = append(rel, analysis.Related{At: q.node.Decl, Message: fmt.Sprintf("%s depends on '%s'", q.node.Ref, depList(q))})
 				names = append(names, q.handle)
 			}
-			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs", NeverRuns: true,
 				Message: fmt.Sprintf("depends_on cycle (%s): these promises silently never run", strings.Join(append(names, names[0]), " -> ")),
 				Related: rel})
 			continue
 		}
 		if !s.ran(p) && s.ran(t) && t.bundle != p.bundle {
-			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs",
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs", NeverRuns: true,
 				Message: fmt.Sprintf("depends_on '%s': that promise is in bundle '%s', which runs after this promise's bundle '%s' has finished, so this promise silently never runs", h.Value, t.bundle.label, p.bundle.label),
 				Related: []analysis.Related{{At: t.node.Decl, Message: "the promise with handle '" + h.Value + "'"}}})
 		}

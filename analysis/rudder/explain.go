@@ -106,6 +106,7 @@ func (a *analyzer) discardedDiags() {
 			fmt.Sprintf("directive '%s' is never applied: technique '%s' is unique (not multi-instance) and Rudder keeps '%s' (rule '%s', priority %d) instead: %s",
 				d.Name.Value, d.tech.label(), w.dir.Name.Value, w.rule.Name.Value, w.dir.Priority, winner.why),
 			analysis.Related{At: w.dir.node.Decl, Message: "the directive Rudder keeps"})
+		a.res.Diags[len(a.res.Diags)-1].NeverRuns = true
 	}
 }
 
