@@ -59,7 +59,7 @@ func TestServerEndToEnd(t *testing.T) {
 	// A file on disk that is never opened is analysed too.
 	diskURI := source.PathToURI(disk)
 	ds := c.WaitDiagnostics(diskURI, func(d []lsptest.Diagnostic) bool { return len(d) == 1 })
-	if ds[0].Message != `Could not find step "nowhere"` || ds[0].Range.Start != (lsptest.Position{Line: 1, Character: 8}) {
+	if ds[0].Message != `Could not find step "nowhere"` || ds[0].Range.Start != (lsptest.Position{Line: 1, Character: 8}) || len(ds[0].Tags) != 1 || ds[0].Tags[0] != 1 {
 		t.Errorf("disk file diagnostic = %+v", ds[0])
 	}
 

@@ -39,6 +39,7 @@ type Diagnostic struct {
 	Code     string `json:"code"`
 	Source   string `json:"source"`
 	Message  string `json:"message"`
+	Tags     []int  `json:"tags"`
 	Related  []struct {
 		Location Location `json:"location"`
 		Message  string   `json:"message"`
