@@ -1,7 +1,6 @@
 package puppet
 
 import (
-	"fmt"
 	"hash/maphash"
 	"sort"
 	"strconv"
@@ -62,17 +61,27 @@ func astID(fi *fileInfo) string {
 	if fi == nil {
 		return ""
 	}
-	return fi.uri + "@" + fmt.Sprintf("%p", fi.ast)
+	return fi.id
 }
 
 var contentSeed = maphash.MakeSeed()
 
 func (a *analyzer) contentID(path string) string {
-	f := a.ws.Lookup(path)
-	if f == nil {
-		return "-"
+	m := a.memo
+	m.mu.Lock()
+	id, ok := m.contentIDs[path]
+	m.mu.Unlock()
+	if ok {
+		return id
 	}
-	return strconv.FormatUint(maphash.Bytes(contentSeed, f.Text), 16)
+	id = "-"
+	if f := a.ws.Lookup(path); f != nil {
+		id = strconv.FormatUint(maphash.Bytes(contentSeed, f.Text), 16)
+	}
+	m.mu.Lock()
+	m.contentIDs[path] = id
+	m.mu.Unlock()
+	return id
 }
 
 // depValue recomputes an input's current value.

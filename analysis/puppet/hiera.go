@@ -114,7 +114,10 @@ var interp = regexp.MustCompile(`%\{([^}]*)\}`)
 func (a *analyzer) hieraFiles(dir string) []string {
 	hy := filepath.Join(dir, "hiera.yaml")
 	a.dep('p', hy, func() string { return a.contentID(hy) })
-	if v, ok := a.hieraCache[dir]; ok {
+	m := a.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.hieraCache[dir]; ok {
 		return v
 	}
 	var out []string
@@ -162,10 +165,7 @@ func (a *analyzer) hieraFiles(dir string) []string {
 					if ok {
 						out = append(out, filepath.Join(dir, d, filled))
 					} else {
-						if a.hieraIncomplete == nil {
-							a.hieraIncomplete = map[string]bool{}
-						}
-						a.hieraIncomplete[dir] = true
+						m.hieraIncomplete[dir] = true
 					}
 				}
 			}
@@ -173,16 +173,16 @@ func (a *analyzer) hieraFiles(dir string) []string {
 	} else if a.ws.IsDir(filepath.Join(dir, "data")) {
 		out = []string{filepath.Join(dir, "data", "common.yaml")}
 	}
-	if a.hieraCache == nil {
-		a.hieraCache = map[string][]string{}
-	}
-	a.hieraCache[dir] = out
+	m.hieraCache[dir] = out
 	return out
 }
 
 func (a *analyzer) dataFile(p string) map[string]any {
 	a.dep('p', p, func() string { return a.contentID(p) })
-	if m, ok := a.dataCache[p]; ok {
+	mm := a.memo
+	mm.mu.Lock()
+	defer mm.mu.Unlock()
+	if m, ok := mm.dataCache[p]; ok {
 		return m
 	}
 	var m map[string]any
@@ -191,10 +191,7 @@ func (a *analyzer) dataFile(p string) map[string]any {
 			m = nil
 		}
 	}
-	if a.dataCache == nil {
-		a.dataCache = map[string]map[string]any{}
-	}
-	a.dataCache[p] = m
+	mm.dataCache[p] = m
 	return m
 }
 
@@ -209,21 +206,11 @@ func (a *analyzer) hieraLookup(key string, at source.Span) (val, bool) {
 // a hierarchy that could hold the key needs facts we do not have.
 func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
 	key = strings.TrimPrefix(key, "::")
-	var dirs []string
-	certain := true
-	for _, r := range a.ws.Roots() {
-		if !isModuleRoot(a.ws, r) {
-			dirs = append(dirs, r)
-			if !a.strict && !a.ws.Exists(filepath.Join(r, "hiera.yaml")) {
-				// The environment's data comes from a global hiera.yaml we
-				// cannot see (the server's): a miss proves nothing.
-				certain = false
-			}
-		}
-	}
+	env, certain := a.envRoots()
+	dirs := env
 	if i := strings.Index(key, "::"); i > 0 {
 		if root := a.moduleRoot(key[:i]); root != "" {
-			dirs = append(dirs, root)
+			dirs = append(dirs[:len(dirs):len(dirs)], root)
 		}
 	}
 	for _, d := range dirs {
@@ -234,22 +221,12 @@ func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
 				}
 			}
 		}
-		if a.hieraIncomplete[d] {
+		a.memo.mu.Lock()
+		inc := a.memo.hieraIncomplete[d]
+		a.memo.mu.Unlock()
+		if inc {
 			certain = false
 		}
 	}
 	return val{}, false, certain
-}
-
-// moduleRoot finds the folder of a module by name.
-func (a *analyzer) moduleRoot(mod string) string {
-	if r, ok := a.rootMods[mod]; ok {
-		return r
-	}
-	for _, d := range a.modpath {
-		if a.ws.IsDir(filepath.Join(d, mod, "manifests")) {
-			return filepath.Join(d, mod)
-		}
-	}
-	return ""
 }

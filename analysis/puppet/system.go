@@ -93,6 +93,9 @@ type fileInfo struct {
 	// topLevel: the file has statements other than definitions.
 	topLevel bool
 	nodes    []*nodeInfo
+	// id names the syntax tree (the parse cache returns the same tree
+	// for unchanged text): the run cache's file inputs.
+	id string
 }
 
 type classInfo struct {
@@ -139,7 +142,7 @@ type analyzer struct {
 	links           map[linkKey]*analysis.Link
 	linkList        []linkKey
 	declared        map[string]bool // classes/defines declared somewhere in the workspace
-	rubyTypes       map[string]bool
+	memo            *memo
 	allRuns         []*run
 	edgeSlab        []analysis.Edge
 	linkSeen        map[linkKey]map[*analysis.Node]bool
@@ -151,11 +154,8 @@ type analyzer struct {
 	byURI           map[string]*fileInfo
 	restored        int
 	firstKeys       []keyedNode
-	hieraIncomplete map[string]bool
 	facts           map[string]any
 	factsVal        val
-	hieraCache      map[string][]string
-	dataCache       map[string]map[string]any
 	declaredKeys    map[string]bool
 	declaredPats    []string
 }
@@ -189,6 +189,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		diagKeys: map[string]bool{}, links: map[linkKey]*analysis.Link{}, declared: map[string]bool{},
 		declaredKeys: map[string]bool{}, nextCache: map[string]*runSnap{},
 		defKey: map[*analysis.Node]nodeKey{}, defNodes: map[nodeKey]*analysis.Node{}, byURI: map[string]*fileInfo{},
+		memo: newMemo(),
 	}
 	if a.ws == nil {
 		a.ws = source.NewWorkspace()
@@ -355,6 +356,7 @@ func (a *analyzer) load(f *source.File) *fileInfo {
 		ast = a.sys.parse(f)
 	}
 	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: ast}
+	fi.id = fi.uri + "@" + fmt.Sprintf("%p", ast)
 	a.files[key] = fi
 	a.byURI[f.URI] = fi
 	a.order = append(a.order, fi)
@@ -558,6 +560,13 @@ func (a *analyzer) autoloadPaths(name string) []string {
 }
 
 func (a *analyzer) autoload(name string) {
+	m := a.memo
+	m.mu.Lock()
+	miss := m.noAutoload[name]
+	m.mu.Unlock()
+	if miss {
+		return
+	}
 	for _, p := range a.autoloadPaths(name) {
 		if a.files[p] != nil {
 			continue
@@ -567,6 +576,10 @@ func (a *analyzer) autoload(name string) {
 			return
 		}
 	}
+	// Nothing to load now; loading other files never creates one.
+	m.mu.Lock()
+	m.noAutoload[name] = true
+	m.mu.Unlock()
 }
 
 func (a *analyzer) classFor(r *run, name string) *classInfo {
@@ -619,12 +632,7 @@ func (a *analyzer) moduleKnown1(name string) bool {
 	if _, ok := a.classes[mod]; ok {
 		return true
 	}
-	for _, d := range a.modpath {
-		if a.ws.IsDir(filepath.Join(d, mod, "manifests")) {
-			return true
-		}
-	}
-	return false
+	return a.modDirKnown(mod)
 }
 
 func (a *analyzer) displayPath(uri string) string {
@@ -645,14 +653,6 @@ func (a *analyzer) displayPath(uri string) string {
 	return p
 }
 
-func (a *analyzer) line(sp source.Span) int {
-	f := analysis.FileOf(a.ws, sp.URI)
-	if f == nil {
-		return 0
-	}
-	l, _ := f.Line1Col1(sp.Start)
-	return l
-}
 
 func (a *analyzer) addDiag(d analysis.Diagnostic) {
 	k := d.At.URI + "\x00" + itoa(d.At.Start) + "\x00" + itoa(d.At.End) + "\x00" + d.Message
@@ -697,7 +697,11 @@ func (a *analyzer) rubyType(name string) bool {
 }
 
 func (a *analyzer) rubyType1(name string) bool {
-	if v, ok := a.rubyTypes[name]; ok {
+	m := a.memo
+	m.mu.Lock()
+	v, ok := m.rubyTypes[name]
+	m.mu.Unlock()
+	if ok {
 		return v
 	}
 	found := false
@@ -717,10 +721,9 @@ func (a *analyzer) rubyType1(name string) bool {
 			found = true
 		}
 	}
-	if a.rubyTypes == nil {
-		a.rubyTypes = map[string]bool{}
-	}
-	a.rubyTypes[name] = found
+	m.mu.Lock()
+	m.rubyTypes[name] = found
+	m.mu.Unlock()
 	return found
 }
 

@@ -1,0 +1,126 @@
+package puppet_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// dump renders a Result strictly: every run's steps in order, every
+// diagnostic in order with its related entries, every link in order with
+// its targets, every node of the graph in order with its facts and
+// parent, every edge in order. Two analyses that dump the same text gave
+// the client the same answers.
+func dump(res *analysis.Result) string {
+	var b strings.Builder
+	sp := func(s source.Span) string { return fmt.Sprintf("%s:%d-%d", s.URI, s.Start, s.End) }
+	nref := func(n *analysis.Node) string {
+		if n == nil {
+			return "-"
+		}
+		return n.Ref + "@" + sp(n.Decl)
+	}
+	for _, r := range res.Runs {
+		fmt.Fprintf(&b, "run %q entry=%s refused=%v steps=%d\n", r.Name, r.Entry, r.Refused, len(r.Steps))
+		for _, s := range r.Steps {
+			fmt.Fprintf(&b, "  %s %s %s\n", s.Label, nref(s.Node), s.Note)
+		}
+	}
+	for _, d := range res.Diags {
+		fmt.Fprintf(&b, "diag %s %s %s %q\n", sp(d.At), d.Severity, d.Code, d.Message)
+		for _, r := range d.Related {
+			fmt.Fprintf(&b, "  rel %s %q\n", sp(r.At), r.Message)
+		}
+	}
+	for _, l := range res.Links {
+		fmt.Fprintf(&b, "link %s", sp(l.At))
+		for _, n := range l.Nodes {
+			fmt.Fprintf(&b, " %s", nref(n))
+		}
+		for _, f := range l.Files {
+			fmt.Fprintf(&b, " file:%s", sp(f))
+		}
+		b.WriteString("\n")
+	}
+	for i, n := range res.Graph.Nodes {
+		if n.Index != i {
+			fmt.Fprintf(&b, "BAD INDEX %d %d\n", i, n.Index)
+		}
+		fmt.Fprintf(&b, "node %s %s full=%s parent=%s hidden=%v container=%v\n", n.Kind, nref(n), sp(n.Full), nref(n.Parent), n.Hidden, n.Container)
+		for _, f := range n.Facts {
+			fmt.Fprintf(&b, "  fact %s: %s\n", f.Label, f.Value)
+		}
+	}
+	for _, e := range res.Graph.Edges {
+		fmt.Fprintf(&b, "edge %s -> %s %s %s %s\n", nref(e.From), nref(e.To), e.Kind, e.Reason, sp(e.At))
+	}
+	for _, f := range res.Files {
+		fmt.Fprintf(&b, "file %s\n", f)
+	}
+	return b.String()
+}
+
+// dumpSorted is dump with the graph's nodes and edges sorted (a restored
+// run may add its nodes to the graph in another order; nothing a client
+// sees depends on that order).
+func dumpSorted(res *analysis.Result) string {
+	lines := strings.Split(dump(res), "\n")
+	var head, nodes, edges []string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "node "):
+			n := l
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  fact ") {
+				i++
+				n += "\n" + lines[i]
+			}
+			nodes = append(nodes, n)
+		case strings.HasPrefix(l, "edge "):
+			edges = append(edges, l)
+		default:
+			head = append(head, l)
+		}
+	}
+	sort.Strings(nodes)
+	sort.Strings(edges)
+	return strings.Join(head, "\n") + "\n" + strings.Join(nodes, "\n") + "\n" + strings.Join(edges, "\n")
+}
+
+// TestDumpCorpus writes the strict dump of every repository of
+// $ORDERING_CORPUS, analysed as the language server does, into
+// $PUPPET_DUMP/<repo>.txt: run it before and after a change to the
+// analysis and diff the folders (a speed change must not change a byte).
+func TestDumpCorpus(t *testing.T) {
+	root, out := os.Getenv("ORDERING_CORPUS"), os.Getenv("PUPPET_DUMP")
+	if root == "" || out == "" {
+		t.Skip("set ORDERING_CORPUS and PUPPET_DUMP")
+	}
+	only := os.Getenv("PUPPET_DUMP_ONLY")
+	os.MkdirAll(out, 0o755)
+	repos, _ := os.ReadDir(root)
+	for _, r := range repos {
+		if !r.IsDir() || (only != "" && !strings.Contains(only, r.Name())) {
+			continue
+		}
+		dir, _ := filepath.EvalSymlinks(filepath.Join(root, r.Name()))
+		ws := source.NewWorkspace(dir)
+		sys := puppet.New()
+		in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
+		files := analysis.Files([]analysis.System{sys}, in)[sys]
+		t0, c0 := time.Now(), cpuTime()
+		res := analysis.Analyze(sys, in, files)
+		took, cpu := time.Since(t0), cpuTime()-c0
+		os.WriteFile(filepath.Join(out, r.Name()+".txt"), []byte(dump(res)), 0o644)
+		t.Logf("%s: %d runs, %d nodes, analysis %v wall %v cpu", r.Name(), len(res.Runs), len(res.Graph.Nodes), took.Round(time.Millisecond), cpu.Round(time.Millisecond))
+	}
+}

@@ -1,0 +1,120 @@
+package puppet
+
+import (
+	"path/filepath"
+	"sync"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// memo holds what one Analyze call learns about the disk and the data
+// files: answers that cannot change during the call, asked again by
+// every run (a workspace of a thousand runs asked the same stat calls a
+// thousand times). Runs evaluated on several goroutines share it, hence
+// the lock. Values are pure functions of the workspace, so which run
+// asks first never changes an answer.
+type memo struct {
+	mu              sync.Mutex
+	rubyTypes       map[string]bool
+	hieraCache      map[string][]string
+	hieraIncomplete map[string]bool
+	dataCache       map[string]map[string]any
+	contentIDs      map[string]string
+	noAutoload      map[string]bool   // names whose autoload paths hold no file to load
+	modRoots        map[string]string // module name -> root ("" none)
+	modDirs         map[string]bool   // module name -> some modulepath dir has <mod>/manifests
+	envDone         bool
+	envDirs         []string // workspace roots that are environments (hiera data)
+	envCertain      bool     // every environment has its own hiera.yaml
+}
+
+func newMemo() *memo {
+	return &memo{
+		rubyTypes: map[string]bool{}, hieraCache: map[string][]string{}, hieraIncomplete: map[string]bool{},
+		dataCache: map[string]map[string]any{}, contentIDs: map[string]string{}, noAutoload: map[string]bool{},
+		modRoots: map[string]string{}, modDirs: map[string]bool{},
+	}
+}
+
+// envRoots lists the workspace roots whose hiera data applies to every
+// lookup, and whether a miss there is certain.
+func (a *analyzer) envRoots() ([]string, bool) {
+	m := a.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.envDone {
+		m.envDone, m.envCertain = true, true
+		for _, r := range a.ws.Roots() {
+			if !isModuleRoot(a.ws, r) {
+				m.envDirs = append(m.envDirs, r)
+				if !a.strict && !a.ws.Exists(filepath.Join(r, "hiera.yaml")) {
+					// The environment's data comes from a global hiera.yaml we
+					// cannot see (the server's): a miss proves nothing.
+					m.envCertain = false
+				}
+			}
+		}
+	}
+	return m.envDirs, m.envCertain
+}
+
+// moduleRoot finds the folder of a module by name.
+func (a *analyzer) moduleRoot(mod string) string {
+	if r, ok := a.rootMods[mod]; ok {
+		return r
+	}
+	m := a.memo
+	m.mu.Lock()
+	r, ok := m.modRoots[mod]
+	m.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = ""
+	for _, d := range a.modpath {
+		if a.ws.IsDir(filepath.Join(d, mod, "manifests")) {
+			r = filepath.Join(d, mod)
+			break
+		}
+	}
+	m.mu.Lock()
+	m.modRoots[mod] = r
+	m.mu.Unlock()
+	return r
+}
+
+// modDirKnown: some module directory holds <mod>/manifests.
+func (a *analyzer) modDirKnown(mod string) bool {
+	m := a.memo
+	m.mu.Lock()
+	v, ok := m.modDirs[mod]
+	m.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = false
+	for _, d := range a.modpath {
+		if a.ws.IsDir(filepath.Join(d, mod, "manifests")) {
+			v = true
+			break
+		}
+	}
+	m.mu.Lock()
+	m.modDirs[mod] = v
+	m.mu.Unlock()
+	return v
+}
+
+// line is the 1-based line of a span's start. source.File computes its
+// line table lazily: the lock keeps goroutines from racing on it.
+func (a *analyzer) line(sp source.Span) int {
+	f := analysis.FileOf(a.ws, sp.URI)
+	if f == nil {
+		return 0
+	}
+	a.memo.mu.Lock()
+	l, _ := f.Line1Col1(sp.Start)
+	a.memo.mu.Unlock()
+	return l
+}
