@@ -121,43 +121,43 @@ type nodeInfo struct {
 
 // analyzer holds one Analyze call's state.
 type analyzer struct {
-	sys             *System
-	req             *analysis.Request
-	ws              *source.Workspace
-	files           map[string]*fileInfo // by path (or URI when no path)
-	order           []*fileInfo
-	classes         map[string]*classInfo
-	defines         map[string]*defineInfo
-	graph           analysis.Graph
-	modpath         []string
-	rootMods        map[string]string // module name -> module root (a module opened at its root)
-	certname        string
-	ordering        string
-	strict          bool
-	nodeKeys        map[nodeKey]*analysis.Node
-	edgeKeys        map[edgeKey]*analysis.Edge
-	runsBuilt       int
-	diagKeys        map[string]bool
-	diags           []analysis.Diagnostic
-	links           map[linkKey]*analysis.Link
-	linkList        []linkKey
-	declared        map[string]bool // classes/defines declared somewhere in the workspace
-	memo            *memo
-	allRuns         []*run
-	edgeSlab        []analysis.Edge
-	linkSeen        map[linkKey]map[*analysis.Node]bool
-	cur             *run
-	prevCache       map[string]*runSnap
-	nextCache       map[string]*runSnap
-	defKey          map[*analysis.Node]nodeKey
-	defNodes        map[nodeKey]*analysis.Node
-	byURI           map[string]*fileInfo
-	restored        int
-	firstKeys       []keyedNode
-	facts           map[string]any
-	factsVal        val
-	declaredKeys    map[string]bool
-	declaredPats    []string
+	sys          *System
+	req          *analysis.Request
+	ws           *source.Workspace
+	files        map[string]*fileInfo // by path (or URI when no path)
+	order        []*fileInfo
+	classes      map[string]*classInfo
+	defines      map[string]*defineInfo
+	graph        analysis.Graph
+	modpath      []string
+	rootMods     map[string]string // module name -> module root (a module opened at its root)
+	certname     string
+	ordering     string
+	strict       bool
+	nodeKeys     map[nodeKey]*analysis.Node
+	edgeKeys     map[edgeKey]*analysis.Edge
+	runsBuilt    int
+	diagKeys     map[string]bool
+	diags        []analysis.Diagnostic
+	links        map[linkKey]*analysis.Link
+	linkList     []linkKey
+	declared     map[string]bool // classes/defines declared somewhere in the workspace
+	memo         *memo
+	allRuns      []*run
+	edgeSlab     []analysis.Edge
+	linkSeen     map[linkKey]map[*analysis.Node]bool
+	cur          *run
+	prevCache    map[string]*runSnap
+	nextCache    map[string]*runSnap
+	defKey       map[*analysis.Node]nodeKey
+	defNodes     map[nodeKey]*analysis.Node
+	byURI        map[string]*fileInfo
+	restored     int
+	firstKeys    []keyedNode
+	facts        map[string]any
+	factsVal     val
+	declaredKeys map[string]bool
+	declaredPats []string
 }
 
 type edgeKey struct {
@@ -652,7 +652,6 @@ func (a *analyzer) displayPath(uri string) string {
 	}
 	return p
 }
-
 
 func (a *analyzer) addDiag(d analysis.Diagnostic) {
 	k := d.At.URI + "\x00" + itoa(d.At.Start) + "\x00" + itoa(d.At.End) + "\x00" + d.Message
