@@ -18,17 +18,21 @@ import (
 // unchanged from a snapshot instead of evaluating it again: an edit in one
 // file re-evaluates only the runs that read that file.
 
-// runSnap keeps a finished run's output. Nodes and edges of a finished
-// analysis are never modified again, so the snapshot holds them directly
-// and restore copies them into the new graph.
+// runSnap is a finished run, built on its own (see fork): its nodes in
+// the order it made them, its edges, steps, diagnostics and links. Every
+// server run is built this way and merged into the analysis in run order
+// (merge), so a run restored from the previous analysis and a run built
+// afresh reach the result by the same path. A snapshot is never modified
+// after it is made: the facts each node had when its run finished are
+// kept apart from the node (later runs sharing the node add theirs to the
+// node, not to the snapshot).
 type runSnap struct {
 	deps      map[depKey]string
-	nodes     []*analysis.Node // the run's nodes (old graph)
+	nodes     []*analysis.Node // the run's own nodes, in creation order
 	keys      []nodeKey        // parallel to nodes
-	defs      map[*analysis.Node]nodeKey
-	edges     []*analysis.Edge
-	locals    map[*analysis.Edge]bool
-	run       analysis.Run // Steps point at old nodes
+	facts     [][]analysis.Fact
+	edges     []*analysis.Edge // between nodes of the run and definition nodes, in creation order
+	run       analysis.Run     // Steps point at nodes
 	diags     []analysis.Diagnostic
 	missing   []missingDiag
 	links     []snapLinkSrc
@@ -38,8 +42,9 @@ type runSnap struct {
 	synthetic bool
 }
 
-// depKey names an input of a run: kind 'f' file, 'c' class, 'd' define,
-// 'm' module probe, 't' ruby type probe, 'p' data file.
+// depKey names an input of a run: kind 'f' file, 'F' the list of files
+// of a main manifest folder, 'c' class, 'd' define, 'm' module probe, 't'
+// ruby type probe, 'p' data file.
 type depKey struct {
 	kind byte
 	name string
@@ -114,6 +119,8 @@ func (a *analyzer) depValue(key depKey) string {
 		return strconv.FormatBool(a.moduleKnown(name))
 	case 'p':
 		return a.contentID(name)
+	case 'F':
+		return a.envList()
 	}
 	return "?"
 }
@@ -142,42 +149,30 @@ func (a *analyzer) cached(name string) *runSnap {
 		return nil
 	}
 	for k, v := range s.deps {
-		if a.depValue(k) != v {
+		if a.depValue(k) != v || a.wantLoad {
 			return nil
 		}
 	}
 	return s
 }
 
-// snapshot records a freshly built run for the next analysis.
-func (a *analyzer) snapshot(r *run, g *runGraph, run analysis.Run, links []snapLinkSrc, declared, patterns []string) {
+// snapshot records a run freshly built on a forked analyzer: everything
+// in the fork's graph is the run's own.
+func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, declared, patterns []string) {
 	if a.strict || r.deps == nil || a.canceled() {
 		return // a canceled run may be partial: never reuse it
 	}
 	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, synthetic: r.synthetic,
-		declared: declared, patterns: patterns, edges: g.edges, locals: g.locals, links: links, defs: map[*analysis.Node]nodeKey{}}
-	s.nodes = make([]*analysis.Node, 0, len(g.nodes)+len(g.extra))
-	s.keys = make([]nodeKey, 0, cap(s.nodes))
-	addDef := func(n *analysis.Node) {
-		if n != nil {
-			if k, ok := a.defKey[n]; ok {
-				s.defs[n] = k
-			}
-		}
+		declared: declared, patterns: patterns, edges: a.graph.Edges, links: links, nodes: a.graph.Nodes}
+	s.keys = make([]nodeKey, len(a.firstKeys))
+	for i, kn := range a.firstKeys {
+		s.keys[i] = kn.key
 	}
-	for _, list := range [][]*analysis.Node{g.nodes, g.extra} {
-		for _, n := range list {
-			s.nodes = append(s.nodes, n)
-			s.keys = append(s.keys, g.keyOf(n, r.name))
-			addDef(n.Parent)
-		}
+	s.facts = make([][]analysis.Fact, len(s.nodes))
+	for i, n := range s.nodes {
+		s.facts[i] = n.Facts
 	}
-	for _, l := range links {
-		for _, t := range l.targets {
-			addDef(t)
-		}
-	}
-	a.nextCache[r.name] = s
+	a.lastSnap = s
 }
 
 type snapLinkSrc struct {
@@ -185,54 +180,74 @@ type snapLinkSrc struct {
 	targets []*analysis.Node
 }
 
-// restore replays a snapshot into this analysis.
-func (a *analyzer) restore(name string, s *runSnap) analysis.Run {
-	fresh := make(map[*analysis.Node]*analysis.Node, len(s.nodes))
+// defKeyOf is the key of a class, define or node definition node.
+func defKeyOf(n *analysis.Node) (nodeKey, bool) {
+	switch n.Kind {
+	case "class":
+		return nodeKey{kind: 'C', ref: n.Ref, at: n.Decl}, true
+	case "define":
+		return nodeKey{kind: 'D', ref: n.Ref, at: n.Decl}, true
+	case "node":
+		return nodeKey{kind: 'N', ref: n.Ref, at: n.Decl}, true
+	}
+	return nodeKey{}, false
+}
+
+// merge adds a finished run to the analysis, exactly as if it had been
+// built here after the runs merged before it: a node another run already
+// made is shared (this run only adds its refresh facts to it, as
+// refreshFacts would), edges are shared the same way, diagnostics and
+// links are added in the run's order. own: the snapshot was built in this
+// analysis by a fork that is gone, so its nodes and edges are taken as
+// they are; otherwise (a snapshot of the previous analysis, whose result
+// a client may still read) they are copied.
+func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
+	var remap map[*analysis.Node]*analysis.Node // snapshot node -> node here, when not the same
+	if !own {
+		remap = make(map[*analysis.Node]*analysis.Node, len(s.nodes))
+	}
 	mapNode := func(old *analysis.Node) *analysis.Node {
 		if old == nil {
 			return nil
 		}
-		if n := fresh[old]; n != nil {
+		if n, ok := remap[old]; ok {
 			return n
 		}
-		if k, ok := s.defs[old]; ok {
+		if k, ok := defKeyOf(old); ok && !own {
 			return a.defNodes[k]
 		}
-		return nil
+		return old
 	}
 	for i, old := range s.nodes {
-		old := old
-		n := a.node(s.keys[i], func() *analysis.Node {
-			c := *old
-			c.Index = 0
-			c.Parent = mapNode(old.Parent)
-			c.Facts = append([]analysis.Fact(nil), old.Facts...)
-			return &c
-		})
-		if len(n.Facts) != len(old.Facts) {
-			for _, f := range old.Facts {
-				dup := false
-				for _, g := range n.Facts {
-					if g == f {
-						dup = true
-						break
-					}
-				}
-				if !dup {
-					n.Facts = append(n.Facts, f)
-				}
+		key := s.keys[i]
+		if n := a.findNode(key); n != nil {
+			addRefreshFacts(n, s.facts[i])
+			if remap == nil {
+				remap = map[*analysis.Node]*analysis.Node{}
 			}
-		}
-		fresh[old] = n
-	}
-	g := &runGraph{}
-	for _, e := range s.edges {
-		if s.locals[e] {
+			remap[old] = n
 			continue
 		}
+		n := old
+		if !own {
+			c := *old
+			n = &c
+			remap[old] = n
+		}
+		n.Parent = mapNode(old.Parent)
+		f := s.facts[i]
+		n.Facts = f[:len(f):len(f)] // a later run's fact reallocates
+		a.addNode(key, n)
+	}
+	for _, e := range s.edges {
 		f, t := mapNode(e.From), mapNode(e.To)
-		if f != nil && t != nil {
-			a.edge(g, f, t, e.Kind, e.Reason, e.At)
+		if f == nil || t == nil {
+			continue
+		}
+		if own && f == e.From && t == e.To {
+			a.mergeEdge(e)
+		} else {
+			a.edge(nil, f, t, e.Kind, e.Reason, e.At)
 		}
 	}
 	out := s.run
@@ -245,10 +260,13 @@ func (a *analyzer) restore(name string, s *runSnap) analysis.Run {
 		a.addDiag(d)
 	}
 	for _, l := range s.links {
-		ts := make([]*analysis.Node, 0, len(l.targets))
-		for _, t := range l.targets {
-			if n := mapNode(t); n != nil {
-				ts = append(ts, n)
+		ts := l.targets
+		if remap != nil {
+			ts = make([]*analysis.Node, 0, len(l.targets))
+			for _, t := range l.targets {
+				if n := mapNode(t); n != nil {
+					ts = append(ts, n)
+				}
 			}
 		}
 		a.addLink(l.at, ts)
@@ -259,39 +277,30 @@ func (a *analyzer) restore(name string, s *runSnap) analysis.Run {
 	a.declaredPats = append(a.declaredPats, s.patterns...)
 	r := &run{a: a, name: name, missing: s.missing, absent: s.absent, synthetic: s.synthetic}
 	a.allRuns = append(a.allRuns, r)
-	// The restored copy becomes the snapshot for the next analysis.
-	ns := *s
-	ns.nodes = make([]*analysis.Node, len(s.nodes))
-	for i, old := range s.nodes {
-		ns.nodes[i] = fresh[old]
-	}
-	ns.defs = map[*analysis.Node]nodeKey{}
-	for _, n := range ns.nodes {
-		if n.Parent != nil {
-			if k, ok := a.defKey[n.Parent]; ok {
-				ns.defs[n.Parent] = k
-			}
-		}
-	}
-	ns.edges = make([]*analysis.Edge, 0, len(g.edges))
-	ns.locals = nil
-	ns.edges = append(ns.edges, g.edges...)
-	ns.run = out
-	ns.links = make([]snapLinkSrc, len(s.links))
-	for i, l := range s.links {
-		ts := make([]*analysis.Node, 0, len(l.targets))
-		for _, t := range l.targets {
-			if n := mapNode(t); n != nil {
-				ts = append(ts, n)
-				if k, ok := a.defKey[n]; ok {
-					ns.defs[n] = k
-				}
-			}
-		}
-		ns.links[i] = snapLinkSrc{l.at, ts}
-	}
-	a.nextCache[name] = &ns
+	a.nextCache[name] = s
 	a.runsBuilt++
-	a.restored++
+	if !own {
+		a.restored++
+	}
 	return out
+}
+
+// addRefreshFacts adds a run's "refreshed by" lines to a node another run
+// made (creation facts are the first run's).
+func addRefreshFacts(n *analysis.Node, facts []analysis.Fact) {
+	for _, f := range facts {
+		if f.Label != "refreshed by" {
+			continue
+		}
+		dup := false
+		for _, g := range n.Facts {
+			if g == f {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			n.Facts = append(n.Facts, f)
+		}
+	}
 }

@@ -40,20 +40,20 @@ func (a *analyzer) newRun(name, entry string) *run {
 // runFile simulates `puppet apply FILE`; sel picks one node definition
 // (server mode), nil picks as Puppet would for the certname.
 func (a *analyzer) runFile(fi *fileInfo, sel *nodeInfo, name string) analysis.Run {
-	return a.runFiles([]*fileInfo{fi}, sel, name)
+	return a.buildRun(a.evalFiles([]*fileInfo{fi}, sel, name, false))
 }
 
-// runFiles evaluates files as one main manifest (Puppet's `manifest`
+// evalFiles evaluates files as one main manifest (Puppet's `manifest`
 // setting may name a directory: its files are evaluated in order).
-func (a *analyzer) runFiles(fis []*fileInfo, sel *nodeInfo, name string) analysis.Run {
-	if s := a.cached(name); s != nil {
-		return a.restore(name, s)
-	}
+func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun bool) *run {
 	r := a.newRun(name, fis[0].uri)
 	var nodes []*nodeInfo
 	for _, fi := range fis {
 		fi := fi
 		a.dep('f', fi.uri, func() string { return astID(fi) })
+	}
+	if envRun {
+		a.dep('F', "", a.envList)
 	}
 	for _, fi := range fis {
 		e := &env{sc: r.top, f: fi}
@@ -83,7 +83,7 @@ func (a *analyzer) runFiles(fis []*fileInfo, sel *nodeInfo, name string) analysi
 		}
 	}
 	r.finish()
-	return a.buildRun(r)
+	return r
 }
 
 func pickNode(nodes []*nodeInfo, cert string) *nodeInfo {
@@ -113,11 +113,8 @@ func pickNode(nodes []*nodeInfo, cert string) *nodeInfo {
 	return nil
 }
 
-// runSynthetic evaluates `include x` or `x { 'title': }` alone.
-func (a *analyzer) runSynthetic(kind, name string) analysis.Run {
-	if s := a.cached(kind + " " + name); s != nil {
-		return a.restore(kind+" "+name, s)
-	}
+// evalSynthetic evaluates `include x` or `x { 'title': }` alone.
+func (a *analyzer) evalSynthetic(kind, name string) *run {
 	r := a.newRun(kind+" "+name, "")
 	r.strict = false
 	r.synthetic = true
@@ -137,7 +134,7 @@ func (a *analyzer) runSynthetic(kind, name string) analysis.Run {
 		r.pending = append(r.pending, x)
 	}
 	r.finish()
-	return a.buildRun(r)
+	return r
 }
 
 // ---- the relationship graph of one run ----
@@ -159,7 +156,6 @@ type runGraph struct {
 	hardCycle bool
 	specEdges map[*analysis.Edge]bool
 	extra     []*analysis.Node // visible nodes outside the order (define instances)
-	locals    map[*analysis.Edge]bool
 	generated [][2]*analysis.Node
 }
 
@@ -167,10 +163,18 @@ type runGraph struct {
 // analysis. Keys are unique within a run, so the map is only built once a
 // second run (or a restored one) starts.
 func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
-	if a.runsBuilt == 0 {
-		n := a.graph.Add(mk())
-		a.firstKeys = append(a.firstKeys, keyedNode{key, n})
+	if n := a.findNode(key); n != nil {
 		return n
+	}
+	n := mk()
+	a.addNode(key, n)
+	return n
+}
+
+// findNode returns the node an earlier run made for key.
+func (a *analyzer) findNode(key nodeKey) *analysis.Node {
+	if a.runsBuilt == 0 {
+		return nil
 	}
 	if a.firstKeys != nil {
 		for _, kn := range a.firstKeys {
@@ -178,12 +182,16 @@ func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
 		}
 		a.firstKeys = nil
 	}
-	if n := a.nodeKeys[key]; n != nil {
-		return n
+	return a.nodeKeys[key]
+}
+
+func (a *analyzer) addNode(key nodeKey, n *analysis.Node) {
+	a.graph.Add(n)
+	if a.runsBuilt == 0 {
+		a.firstKeys = append(a.firstKeys, keyedNode{key, n})
+		return
 	}
-	n := a.graph.Add(mk())
 	a.nodeKeys[key] = n
-	return n
 }
 
 type keyedNode struct {
@@ -204,25 +212,45 @@ func (a *analyzer) newEdge(e analysis.Edge) *analysis.Edge {
 // edge adds an edge to the run and to the shared graph; runs that share
 // nodes share edges (the map is only built once a second run exists).
 func (a *analyzer) edge(g *runGraph, from, to *analysis.Node, kind analysis.EdgeKind, reason string, at source.Span) *analysis.Edge {
+	var e *analysis.Edge
 	if a.runsBuilt == 0 {
-		e := a.graph.Connect(a.newEdge(analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at}))
-		g.edges = append(g.edges, e)
-		return e
+		e = a.graph.Connect(a.newEdge(analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at}))
+	} else {
+		k := edgeKey{from, to, kind, at}
+		e = a.sharedEdges()[k]
+		if e == nil {
+			e = a.graph.Connect(a.newEdge(analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at}))
+			a.edgeKeys[k] = e
+		}
 	}
+	if g != nil {
+		g.edges = append(g.edges, e)
+	}
+	return e
+}
+
+func (a *analyzer) sharedEdges() map[edgeKey]*analysis.Edge {
 	if a.edgeKeys == nil {
 		a.edgeKeys = make(map[edgeKey]*analysis.Edge, len(a.graph.Edges))
 		for _, e := range a.graph.Edges {
 			a.edgeKeys[edgeKey{e.From, e.To, e.Kind, e.At}] = e
 		}
 	}
-	k := edgeKey{from, to, kind, at}
-	e := a.edgeKeys[k]
-	if e == nil {
-		e = a.graph.Connect(a.newEdge(analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at}))
+	return a.edgeKeys
+}
+
+// mergeEdge adds an edge a forked run made between nodes this analysis
+// took over, unless an earlier run made the same one.
+func (a *analyzer) mergeEdge(e *analysis.Edge) {
+	if a.runsBuilt == 0 {
+		a.graph.Connect(e)
+		return
+	}
+	k := edgeKey{e.From, e.To, e.Kind, e.At}
+	if a.sharedEdges()[k] == nil {
+		a.graph.Connect(e)
 		a.edgeKeys[k] = e
 	}
-	g.edges = append(g.edges, e)
-	return e
 }
 
 func spanKey(s source.Span) string {
@@ -253,7 +281,10 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 	var live []*res
 	var runDeclared, runPats []string
-	a.allRuns = append(a.allRuns, r)
+	if a.strict {
+		// (server runs are built on forks and merged: see merge)
+		a.allRuns = append(a.allRuns, r)
+	}
 	for _, x := range r.resources {
 		if !x.inCatalog() {
 			continue
@@ -261,11 +292,8 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		live = append(live, x)
 		if !a.strict {
 			if x.pat {
-				p := x.typ + "[" + x.title + "]"
-				a.declaredPats = append(a.declaredPats, p)
-				runPats = append(runPats, p)
+				runPats = append(runPats, x.typ+"["+x.title+"]")
 			} else {
-				a.declaredKeys[x.key] = true
 				runDeclared = append(runDeclared, x.key)
 			}
 		}
@@ -551,17 +579,20 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 				}
 			}
 		}
-		a.addLink(l.at, targets)
-		if r.deps != nil {
+		if a.strict {
+			a.addLink(l.at, targets)
+		} else {
 			linkSrcs = append(linkSrcs, snapLinkSrc{l.at, targets})
 		}
 	}
-	for _, d := range r.diags {
-		a.addDiag(d)
+	if a.strict {
+		for _, d := range r.diags {
+			a.addDiag(d)
+		}
 	}
 	run.Refused = r.compileErr || g.hardCycle
 	if !run.Refused {
-		for _, fi := range a.order {
+		for _, fi := range a.main.order {
 			if len(fi.ast.Errors) > 0 && (a.strict || fi.uri == r.entry) {
 				run.Refused = true
 			}
@@ -569,7 +600,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 	a.runsBuilt++
 	a.cur = nil
-	a.snapshot(r, g, run, linkSrcs, runDeclared, runPats)
+	a.snapshot(r, run, linkSrcs, runDeclared, runPats)
 	return run
 }
 
@@ -1202,10 +1233,6 @@ func (h *idxHeap) Pop() any {
 func (g *runGraph) localEdge(from, to *analysis.Node) {
 	e := &analysis.Edge{From: from, To: to, Kind: analysis.Order, Reason: "contains"}
 	g.edges = append(g.edges, e)
-	if g.locals == nil {
-		g.locals = map[*analysis.Edge]bool{}
-	}
-	g.locals[e] = true
 	if g.out != nil {
 		g.out[from] = append(g.out[from], e)
 	}

@@ -33,6 +33,9 @@ type System struct {
 	cacheSettings string
 	// Restored counts the runs the last Analyze took from the cache.
 	Restored int
+	// Workers is how many goroutines evaluate the runs of a workspace
+	// (0: one per CPU). Results do not depend on it.
+	Workers int
 }
 
 type parsedFile struct {
@@ -143,6 +146,12 @@ type analyzer struct {
 	linkList     []linkKey
 	declared     map[string]bool // classes/defines declared somewhere in the workspace
 	memo         *memo
+	main         *analyzer // the analyzer a fork was made from (itself for the main one)
+	frozen       bool      // a fork running beside others: it must not load files
+	wantLoad     bool      // a frozen fork needed a file loaded
+	lastSnap     *runSnap  // the run a fork built
+	workers      int
+	envKey       string // the files of the environment's main manifest folder
 	allRuns      []*run
 	edgeSlab     []analysis.Edge
 	linkSeen     map[linkKey]map[*analysis.Node]bool
@@ -183,7 +192,7 @@ func (a *analyzer) canceled() bool { return a.req.Canceled() }
 // Analyze implements analysis.System.
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{
-		sys: s, req: req, ws: req.Workspace,
+		sys: s, req: req, ws: req.Workspace, workers: s.Workers,
 		files: map[string]*fileInfo{}, classes: map[string]*classInfo{}, defines: map[string]*defineInfo{},
 		rootMods: map[string]string{}, nodeKeys: map[nodeKey]*analysis.Node{},
 		diagKeys: map[string]bool{}, links: map[linkKey]*analysis.Link{}, declared: map[string]bool{},
@@ -191,6 +200,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		defKey: map[*analysis.Node]nodeKey{}, defNodes: map[nodeKey]*analysis.Node{}, byURI: map[string]*fileInfo{},
 		memo: newMemo(),
 	}
+	a.main = a
 	if a.ws == nil {
 		a.ws = source.NewWorkspace()
 	}
@@ -237,21 +247,22 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				envNodes = append(envNodes, fi.nodes...)
 			}
 		}
+		var specs []*runSpec
 		if len(envFiles) > 0 {
 			sort.Slice(envFiles, func(i, j int) bool { return envFiles[i].path < envFiles[j].path })
+			for _, fi := range envFiles {
+				a.envKey += fi.id + "\x00"
+			}
 			name := analysis.Rel(a.root(), filepath.Dir(envFiles[0].path)) + "/"
 			if len(envNodes) > 1 {
 				for _, n := range envNodes {
-					runs = append(runs, a.runFiles(envFiles, n, name+" (node "+n.name+")"))
+					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: envFiles, sel: n, env: true})
 				}
 			} else {
-				runs = append(runs, a.runFiles(envFiles, nil, name))
+				specs = append(specs, &runSpec{name: name, files: envFiles, env: true})
 			}
 		}
 		for _, fi := range a.order {
-			if a.canceled() {
-				break
-			}
 			if !fi.topLevel || a.envManifest(fi.path) {
 				continue
 			}
@@ -261,12 +272,13 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			}
 			if len(fi.nodes) > 1 {
 				for _, n := range fi.nodes {
-					runs = append(runs, a.runFile(fi, n, name+" (node "+n.name+")"))
+					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: []*fileInfo{fi}, sel: n})
 				}
 			} else {
-				runs = append(runs, a.runFile(fi, nil, name))
+				specs = append(specs, &runSpec{name: name, files: []*fileInfo{fi}})
 			}
 		}
+		runs = a.runAll(specs)
 		// Classes and defines that nothing declares get a run of their own
 		// (as if `include x` / `x { 'title': }` alone), so every resource
 		// has a position to show.
@@ -277,11 +289,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			}
 		}
 		sort.Strings(names)
+		specs = specs[:0]
 		for _, n := range names {
-			if a.canceled() {
-				break
-			}
-			runs = append(runs, a.runSynthetic("class", n))
+			specs = append(specs, &runSpec{name: "class " + n, synth: "class", synthName: n})
 		}
 		names = names[:0]
 		for n := range a.defines {
@@ -291,16 +301,25 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			if a.canceled() {
-				break
-			}
-			runs = append(runs, a.runSynthetic("define", n))
+			specs = append(specs, &runSpec{name: "define " + n, synth: "define", synthName: n})
+		}
+		if !a.canceled() {
+			runs = append(runs, a.runAll(specs)...)
 		}
 	}
 	for i, r := range a.allRuns {
 		r.out = i
 	}
 	if !a.strict {
+		if a.canceled() && sk == s.cacheSettings {
+			// Runs this analysis did not reach keep their snapshots: a
+			// snapshot is checked against its inputs before any reuse.
+			for k, v := range s.cache {
+				if a.nextCache[k] == nil {
+					a.nextCache[k] = v
+				}
+			}
+		}
 		s.cache, s.cacheSettings = a.nextCache, sk
 		s.Restored = a.restored
 	}
@@ -572,7 +591,11 @@ func (a *analyzer) autoload(name string) {
 			continue
 		}
 		if f := a.ws.Lookup(p); f != nil {
-			a.load(f)
+			if a.frozen {
+				a.wantLoad = true
+				return
+			}
+			a.main.load(f)
 			return
 		}
 	}

@@ -1,0 +1,225 @@
+package puppet
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+)
+
+// Server runs (no entry file) are independent compilations: each is
+// built on a fork of the analyzer that shares the loaded files, classes
+// and memo but has a graph, diagnostics and links of its own, then merged
+// into the analysis in run order. Forks run on every CPU; the merge is
+// sequential and takes the runs in the order a single goroutine would
+// have built them, so the result never depends on timing.
+//
+// A fork never loads a file: the workspace's manifests are all loaded
+// before the runs start, but a class autoloaded from a module directory
+// outside the workspace would change what later runs see. A fork that
+// needs such a file gives up; the merge rebuilds that run itself, loading
+// the file as a single goroutine would have, and if anything was loaded,
+// the runs after it are built again.
+
+// runSpec is one run to build.
+type runSpec struct {
+	name      string
+	files     []*fileInfo // main manifest (several: an environment's manifests/ folder)
+	sel       *nodeInfo   // node definition to compile for, nil: as Puppet picks
+	env       bool
+	synth     string // "class" or "define": a definition analysed alone
+	synthName string
+}
+
+// runOut is what a fork hands back.
+type runOut struct {
+	snap     *runSnap
+	restored bool // the snapshot comes from the previous analysis
+	panicked any
+}
+
+// fork makes an analyzer for one run: shared inputs, private outputs.
+func (a *analyzer) fork(frozen bool) *analyzer {
+	w := &analyzer{
+		sys: a.sys, req: a.req, ws: a.ws, files: a.files, order: a.order, classes: a.classes, defines: a.defines,
+		modpath: a.modpath, rootMods: a.rootMods, certname: a.certname, ordering: a.ordering, strict: a.strict,
+		declared: a.declared, prevCache: a.prevCache, defKey: a.defKey, defNodes: a.defNodes, byURI: a.byURI,
+		facts: a.facts, factsVal: a.factsVal, memo: a.memo, main: a, frozen: frozen, envKey: a.envKey,
+		nodeKeys: map[nodeKey]*analysis.Node{}, diagKeys: map[string]bool{}, links: map[linkKey]*analysis.Link{},
+		declaredKeys: map[string]bool{},
+	}
+	return w
+}
+
+// compute builds (or finds in the previous analysis's cache) one run on a
+// fork. Nil: canceled, or the fork needed a file loaded.
+func (w *analyzer) compute(sp *runSpec) *runOut {
+	if s := w.cached(sp.name); s != nil {
+		return &runOut{snap: s, restored: true}
+	}
+	if w.wantLoad || w.canceled() {
+		return nil
+	}
+	var r *run
+	if sp.synth != "" {
+		r = w.evalSynthetic(sp.synth, sp.synthName)
+	} else {
+		r = w.evalFiles(sp.files, sp.sel, sp.name, sp.env)
+	}
+	if w.wantLoad {
+		return nil
+	}
+	w.buildRun(r)
+	if w.lastSnap == nil || w.wantLoad {
+		return nil
+	}
+	return &runOut{snap: w.lastSnap}
+}
+
+// computeSafe is compute on a goroutine: a panic is handed to the merge,
+// which re-raises it where analysis.Analyze recovers.
+func (w *analyzer) computeSafe(sp *runSpec) (out *runOut) {
+	defer func() {
+		if p := recover(); p != nil {
+			out = &runOut{panicked: fmt.Sprintf("%v (run %s)", p, sp.name)}
+		}
+	}()
+	return w.compute(sp)
+}
+
+func (a *analyzer) nWorkers() int {
+	if a.workers > 0 {
+		return a.workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// runAll builds the runs, forks on every CPU, and merges them in order.
+// It stops at the first run that finds the request canceled.
+func (a *analyzer) runAll(specs []*runSpec) []analysis.Run {
+	out := make([]analysis.Run, 0, len(specs))
+	workers := a.nWorkers()
+	for i := 0; i < len(specs); {
+		if a.canceled() {
+			return out
+		}
+		if workers <= 1 || len(specs)-i == 1 {
+			o := a.fork(false).compute(specs[i])
+			if o == nil {
+				return out // canceled
+			}
+			out = append(out, a.merge(specs[i].name, o.snap, !o.restored))
+			i++
+			continue
+		}
+		next, ok := a.runParallel(specs[i:], workers, &out)
+		if !ok {
+			return out
+		}
+		i += next
+	}
+	return out
+}
+
+// runParallel builds specs on forks and merges them in order until the
+// end, a run that needed a file loaded (rebuilt here; the runs after it
+// are dropped and the count of runs merged is returned), or
+// cancellation (false).
+func (a *analyzer) runParallel(specs []*runSpec, workers int, out *[]analysis.Run) (int, bool) {
+	n := len(specs)
+	outs := make([]*runOut, n)
+	done := make([]chan struct{}, n)
+	for k := range done {
+		done[k] = make(chan struct{})
+	}
+	var next atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	if workers > n {
+		workers = n
+	}
+	for g := 0; g < workers; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= n || stop.Load() || a.canceled() {
+					return
+				}
+				outs[k] = a.fork(true).computeSafe(specs[k])
+				close(done[k])
+			}
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	halt := func() {
+		stop.Store(true)
+		<-finished
+	}
+	for k := 0; k < n; k++ {
+		select {
+		case <-done[k]:
+		case <-finished:
+			select {
+			case <-done[k]:
+			default: // never started: the workers stopped (canceled)
+			}
+		}
+		o := outs[k]
+		if o != nil && o.panicked != nil {
+			halt()
+			panic(o.panicked)
+		}
+		if a.canceled() {
+			halt()
+			return 0, false
+		}
+		if o == nil {
+			// The fork needed a file loaded: stop the others, build this
+			// run here (loading as one goroutine would), and if something
+			// was loaded, build the later runs again.
+			halt()
+			loaded := len(a.order)
+			o = a.fork(false).compute(specs[k])
+			if o == nil {
+				return 0, false
+			}
+			*out = append(*out, a.merge(specs[k].name, o.snap, !o.restored))
+			if len(a.order) != loaded {
+				return k + 1, true
+			}
+			// Nothing was loaded after all: go on with what is built and
+			// build the rest one by one.
+			for k++; k < n; k++ {
+				o := outs[k]
+				if o == nil {
+					if a.canceled() {
+						return 0, false
+					}
+					o = a.fork(false).compute(specs[k])
+					if o == nil {
+						return 0, false
+					}
+				} else if o.panicked != nil {
+					panic(o.panicked)
+				}
+				*out = append(*out, a.merge(specs[k].name, o.snap, !o.restored))
+				if len(a.order) != loaded {
+					return k + 1, true
+				}
+			}
+			return n, true
+		}
+		*out = append(*out, a.merge(specs[k].name, o.snap, !o.restored))
+	}
+	<-finished
+	return n, true
+}
+
+// envList names the files of the environment's main manifest folder (the
+// set is an input of its runs: a file added there changes them).
+func (a *analyzer) envList() string { return a.main.envKey }
