@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -52,6 +53,7 @@ type res struct {
 	node, begin, end *analysis.Node
 	synthetic        bool
 	pat              bool        // the title is a pattern (built from unknown values)
+	hasChild         bool        // a container something is in (buildRun)
 	site             source.Span // where a class was first declared
 	siteHow          string      // include, contain, require, class, inherits
 }
@@ -173,6 +175,7 @@ type run struct {
 	deps       map[depKey]string // inputs, for the run cache (server mode)
 	byType     map[string][]*res
 	compileErr bool
+	kbuf       []byte
 }
 
 func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
@@ -206,10 +209,14 @@ func (r *run) diag(at source.Span, sev analysis.Severity, code, msg string, rel 
 func (r *run) newRes(typ, title, kind string, decl source.Span) *res {
 	r.prio++
 	x := &res{typ: typ, title: title, kind: kind, prio: r.prio, decl: decl}
-	x.key = refString(typ, canonTitle(typ, title))
-	if typ == "Class" {
+	ct := canonTitle(typ, title)
+	x.key = refString(typ, ct)
+	switch {
+	case typ == "Class":
 		x.display = refString("Class", classDisplay(title))
-	} else {
+	case ct == title:
+		x.display = x.key
+	default:
 		x.display = refString(typ, title)
 	}
 	return x
@@ -287,7 +294,7 @@ func (r *run) eval(e *env, n pp.Node) val {
 	case *pp.Num:
 		return val{k: vNum, s: t.Text, at: at}
 	case *pp.Bool:
-		return val{k: vBool, s: fmt.Sprint(t.Value), at: at}
+		return val{k: vBool, s: strconv.FormatBool(t.Value), at: at}
 	case *pp.Undef:
 		return val{k: vUndef, at: at}
 	case *pp.Default:
@@ -301,7 +308,7 @@ func (r *run) eval(e *env, n pp.Node) val {
 	case *pp.Var:
 		return r.lookup(e, t.Name, at)
 	case *pp.Array:
-		v := val{k: vArr, at: at}
+		v := val{k: vArr, at: at, arr: make([]val, 0, len(t.Elems))}
 		for _, x := range t.Elems {
 			if u, ok := x.(*pp.Unary); ok && u.Op == "*" {
 				v.arr = append(v.arr, r.eval(e, u.X).list()...)
@@ -311,7 +318,7 @@ func (r *run) eval(e *env, n pp.Node) val {
 		}
 		return v
 	case *pp.Hash:
-		v := val{k: vHash, at: at, x: &valX{}}
+		v := val{k: vHash, at: at, x: &valX{keys: make([]val, 0, len(t.Entries))}, arr: make([]val, 0, len(t.Entries))}
 		for _, en := range t.Entries {
 			v.x.keys = append(v.x.keys, r.eval(e, en.Key))
 			v.arr = append(v.arr, r.eval(e, en.Value))
@@ -326,7 +333,7 @@ func (r *run) eval(e *env, n pp.Node) val {
 		switch t.Op {
 		case "!":
 			if b, ok := x.truth(); ok {
-				return val{k: vBool, s: fmt.Sprint(!b), at: at}
+				return val{k: vBool, s: strconv.FormatBool(!b), at: at}
 			}
 		case "-":
 			if x.k == vNum {
@@ -586,9 +593,25 @@ func isDataType(t string) bool {
 func (r *run) mkRefs(e *env, typ string, args []pp.Node, at source.Span) val {
 	var refs []val
 	var recs []*ref
+	var buf [1]val
 	for _, a := range args {
 		v := r.eval(e, a)
-		for _, x := range v.list() {
+		items := v.items(&buf)
+		if len(args) == 1 && len(items) == 1 {
+			// Type['x']: one reference (the common case).
+			x := items[0]
+			s, ok := x.text()
+			if x.k == vUnknown {
+				s = "*"
+			}
+			if typ == "Class" {
+				s = strings.ToLower(strings.TrimPrefix(s, "::"))
+			}
+			rf := &ref{typ: typ, title: s, pat: !ok, at: at}
+			r.links = append(r.links, linkRec{at: at, refs: []*ref{rf}})
+			return val{k: vRef, ref: rf, at: at}
+		}
+		for _, x := range items {
 			s, ok := x.text()
 			if x.k == vUnknown {
 				s = "*"
@@ -597,9 +620,6 @@ func (r *run) mkRefs(e *env, typ string, args []pp.Node, at source.Span) val {
 				s = strings.ToLower(strings.TrimPrefix(s, "::"))
 			}
 			rf := &ref{typ: typ, title: s, pat: !ok, at: r.span(e.f, *a.Span())}
-			if len(args) == 1 && len(v.list()) == 1 {
-				rf.at = at
-			}
 			recs = append(recs, rf)
 			refs = append(refs, val{k: vRef, ref: rf, at: rf.at})
 		}
@@ -645,7 +665,7 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 		rv := r.eval(e, t.Right)
 		rb, rk := rv.truth()
 		if lk && rk {
-			return val{k: vBool, s: fmt.Sprint(rb), at: at}
+			return val{k: vBool, s: strconv.FormatBool(rb), at: at}
 		}
 		if rk && t.Op == "and" && !rb {
 			return val{k: vBool, s: "false", at: at}
@@ -657,7 +677,7 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 	}
 	l := r.eval(e, t.Left)
 	rv := r.eval(e, t.Right)
-	boolv := func(b bool) val { return val{k: vBool, s: fmt.Sprint(b), at: at} }
+	boolv := func(b bool) val { return val{k: vBool, s: strconv.FormatBool(b), at: at} }
 	switch t.Op {
 	case "==", "!=":
 		eq, ok := equal(l, rv)
@@ -787,7 +807,10 @@ func (r *run) matches(x, m val) (bool, bool) {
 }
 
 func (r *run) attrs(e *env, as []*pp.Attr, from string) []attr {
-	var out []attr
+	if len(as) == 0 {
+		return nil
+	}
+	out := make([]attr, 0, len(as))
 	for _, a := range as {
 		v := r.eval(e, a.Value)
 		if a.Name == "*" {
@@ -873,7 +896,7 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	typ := capType(typName)
 	x := r.newRes(typ, title, "resource", decl)
 	x.full = full
-	x.attrs = attrs
+	x.attrs = attrs[:len(attrs):len(attrs)] // titles of one body share attrs: appends must not
 	x.virtual = virtual
 	x.exported = exported
 	x.scope = e.sc
@@ -935,7 +958,8 @@ func (r *run) addAliases(x *res) {
 	nv := namevar[x.typ]
 	for _, a := range x.attrs {
 		if a.name == "alias" || (nv != "" && a.name == nv && x.typ != "Exec") {
-			for _, v := range a.v.list() {
+			var lbuf [1]val
+			for _, v := range a.v.items(&lbuf) {
 				if s, ok := v.text(); ok && s != "" {
 					k := refString(x.typ, canonTitle(x.typ, s))
 					if k != x.key {
@@ -978,15 +1002,22 @@ func (r *run) resolveBoth(rf *ref) (*res, bool) {
 }
 
 func (r *run) lookupRef(rf *ref) *res {
-	k := refString(rf.typ, canonTitle(rf.typ, rf.title))
-	if x := r.byKey[k]; x != nil {
+	return r.lookup2(rf.typ, rf.title)
+}
+
+// lookup2 finds Type[title] by key or alias (the key is built in a
+// reused buffer: map lookups with string(bytes) do not allocate).
+func (r *run) lookup2(typ, title string) *res {
+	ct := canonTitle(typ, title)
+	r.kbuf = append(append(append(append(r.kbuf[:0], typ...), '['), ct...), ']')
+	if x := r.byKey[string(r.kbuf)]; x != nil {
 		return x
 	}
-	if x := r.aliases[k]; x != nil {
+	if x := r.aliases[string(r.kbuf)]; x != nil {
 		return x
 	}
-	if rf.typ == "Class" {
-		return r.classes[canonTitle("Class", rf.title)]
+	if typ == "Class" {
+		return r.classes[ct]
 	}
 	return nil
 }
@@ -1024,7 +1055,8 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 	case "include", "contain", "require", "hiera_include":
 		for _, a := range t.Args {
 			v := r.eval(e, a)
-			for _, x := range v.list() {
+			var lbuf [1]val
+			for _, x := range v.items(&lbuf) {
 				name, ok := x.text()
 				if x.k == vRef && x.ref.typ == "Class" {
 					name, ok = x.ref.title, !x.ref.pat
@@ -1247,7 +1279,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 				return unknown(at)
 			}
 		}
-		return val{k: vBool, s: fmt.Sprint(all), at: at}
+		return val{k: vBool, s: strconv.FormatBool(all), at: at}
 	}
 	if lam == nil {
 		if v, ok := pureFunc(name, args, at); ok {
@@ -1540,7 +1572,8 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 				have = x.allTags()
 			default:
 				if a, ok := x.attr(name); ok {
-					for _, v := range a.v.list() {
+					var lbuf [1]val
+					for _, v := range a.v.items(&lbuf) {
 						if s, ok := v.text(); ok {
 							have = append(have, s)
 						}
@@ -1568,7 +1601,8 @@ func (x *res) allTags() []string {
 		tags = append(tags, t)
 	}
 	if a, ok := x.attr("tag"); ok {
-		for _, v := range a.v.list() {
+		var lbuf [1]val
+		for _, v := range a.v.items(&lbuf) {
 			if s, ok := v.text(); ok {
 				tags = append(tags, s)
 			}
@@ -1621,7 +1655,8 @@ func (r *run) finish() {
 	}
 	// realize() and overrides.
 	for _, o := range r.overrides {
-		for _, t := range o.target.list() {
+		var lbuf [1]val
+		for _, t := range o.target.items(&lbuf) {
 			var targets []*res
 			switch t.k {
 			case vRef:
@@ -1660,6 +1695,13 @@ func (r *run) finish() {
 	for _, x := range r.resources {
 		if x.kind == "class" || x.kind == "main" || x.kind == "stage" && x.scope == nil {
 			continue
+		}
+		any := false
+		for s := x.scope; s != nil && !any; s = s.dyn {
+			any = len(s.defaults[x.typ]) > 0
+		}
+		if !any {
+			continue // no defaults for this type in scope: nothing to add
 		}
 		seen := map[string]bool{}
 		for _, a := range x.attrs {

@@ -1,7 +1,6 @@
 package puppet
 
 import (
-	"container/heap"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
@@ -146,17 +145,103 @@ type pkey struct {
 }
 
 type runGraph struct {
-	r         *run
-	nodes     []*analysis.Node
-	edges     []*analysis.Edge
-	prio      map[*analysis.Node]pkey
-	owner     map[*analysis.Node]*res
+	r     *run
+	nodes []*analysis.Node
+	prio  []pkey  // parallel to nodes
+	owner []*res  // parallel to nodes
+	loc   []int32 // node.Index -> 1 + its position in nodes (0: not in the run)
+	edges []*analysis.Edge
+	// outEnd: len(edges) once containment was complete (redirectGenerated
+	// redirects the edges that existed then).
+	outEnd    int
 	explicit  map[[2]*analysis.Node]bool
-	out       map[*analysis.Node][]*analysis.Edge
 	hardCycle bool
 	specEdges map[*analysis.Edge]bool
 	extra     []*analysis.Node // visible nodes outside the order (define instances)
 	generated [][2]*analysis.Node
+}
+
+// add puts a node into the run's order with its priority and owner.
+func (g *runGraph) add(n *analysis.Node, k pkey, x *res) {
+	if n.Index >= len(g.loc) {
+		size := 2*len(g.loc) + 64
+		if size <= n.Index {
+			size = n.Index + 64
+		}
+		loc := make([]int32, size)
+		copy(loc, g.loc)
+		g.loc = loc
+	}
+	if i := g.local(n); i >= 0 {
+		// The same node twice (never expected): it keeps one priority
+		// and owner, the last given, as a map keyed by node would.
+		g.prio[i], g.owner[i] = k, x
+	}
+	g.nodes = append(g.nodes, n)
+	g.prio = append(g.prio, k)
+	g.owner = append(g.owner, x)
+	g.loc[n.Index] = int32(len(g.nodes))
+}
+
+// local is a node's position in the run's order, or -1.
+func (g *runGraph) local(n *analysis.Node) int32 {
+	if n.Index < len(g.loc) {
+		if i := g.loc[n.Index] - 1; i >= 0 && g.nodes[i] == n {
+			return i
+		}
+	}
+	return -1
+}
+
+func (g *runGraph) ownerOf(n *analysis.Node) *res {
+	if i := g.local(n); i >= 0 {
+		return g.owner[i]
+	}
+	return nil
+}
+
+// less orders two positions as Puppet's prioritizer does: catalog
+// position (after the title hash for the old orderings).
+func (g *runGraph) less(i, j int32) bool {
+	a, b := &g.prio[i], &g.prio[j]
+	if a.h != b.h {
+		return a.h < b.h
+	}
+	if a.p != b.p {
+		return a.p < b.p
+	}
+	if a.sub != b.sub {
+		return a.sub < b.sub
+	}
+	return g.nodes[i].Index < g.nodes[j].Index
+}
+
+var metaNames = [...]string{"before", "require", "notify", "subscribe"}
+
+func hasMetaparam(as []attr) bool {
+	for i := range as {
+		switch as[i].name {
+		case "before", "require", "notify", "subscribe":
+			return true
+		}
+	}
+	return false
+}
+
+// first and last are what an edge to / from a resource attaches to: a
+// container's anchors, or the resource itself.
+func (x *res) first() *analysis.Node {
+	if x.begin != nil {
+		return x.begin
+	}
+	return x.node
+}
+
+func (x *res) last() *analysis.Node {
+	if x.end != nil {
+		return x.end
+	}
+	return x.node
 }
 
 // node returns the node for key, shared between the runs of one
@@ -197,6 +282,22 @@ func (a *analyzer) addNode(key nodeKey, n *analysis.Node) {
 type keyedNode struct {
 	key nodeKey
 	n   *analysis.Node
+}
+
+// nodeFor returns the node an earlier run made for key, or a new zero
+// node already in the graph (fresh) for the caller to fill in (keeping
+// its Index).
+func (a *analyzer) nodeFor(key nodeKey) (*analysis.Node, bool) {
+	if n := a.findNode(key); n != nil {
+		return n, false
+	}
+	if len(a.nodeSlab) == cap(a.nodeSlab) {
+		a.nodeSlab = make([]analysis.Node, 0, 256)
+	}
+	a.nodeSlab = append(a.nodeSlab, analysis.Node{})
+	n := &a.nodeSlab[len(a.nodeSlab)-1]
+	a.addNode(key, n)
+	return n, true
 }
 
 // newEdge allocates edges in slabs: a 10k-resource catalog has tens of
@@ -279,12 +380,18 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		}
 		return ""
 	}
-	var live []*res
+	live := make([]*res, 0, len(r.resources))
 	var runDeclared, runPats []string
 	if a.strict {
 		// (server runs are built on forks and merged: see merge)
 		a.allRuns = append(a.allRuns, r)
+	} else {
+		runDeclared = make([]string, 0, len(r.resources))
 	}
+	g.nodes = make([]*analysis.Node, 0, len(r.resources)+len(r.resources)/2+8)
+	g.prio = make([]pkey, 0, cap(g.nodes))
+	g.owner = make([]*res, 0, cap(g.nodes))
+	g.edges = make([]*analysis.Edge, 0, 3*len(r.resources)+8)
 	for _, x := range r.resources {
 		if !x.inCatalog() {
 			continue
@@ -309,65 +416,50 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			if x.class != nil {
 				parent = x.class.node
 			}
-			x.begin = a.node(nodeKey{'A', x.display, x.decl, r.name}, func() *analysis.Node {
-				return &analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true}
-			})
-			x.end = a.node(nodeKey{'Z', x.display, x.decl, r.name}, func() *analysis.Node {
-				return &analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true}
-			})
-			g.setPrio(x.begin, pkey{h, x.prio, 0})
-			g.setPrio(x.end, pkey{h, x.prio, 1})
-			g.setOwner(x.begin, x)
-			g.setOwner(x.end, x)
-			g.nodes = append(g.nodes, x.begin, x.end)
+			var fresh bool
+			if x.begin, fresh = a.nodeFor(nodeKey{'A', x.display, x.decl, r.name}); fresh {
+				*x.begin = analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true, Index: x.begin.Index}
+			}
+			if x.end, fresh = a.nodeFor(nodeKey{'Z', x.display, x.decl, r.name}); fresh {
+				*x.end = analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true, Index: x.end.Index}
+			}
+			g.add(x.begin, pkey{h, x.prio, 0}, x)
+			g.add(x.end, pkey{h, x.prio, 1}, x)
 			switch {
 			case x.class != nil:
 				x.node = x.class.node
 			case x.kind == "define" || (x.kind == "stage" && !x.decl.IsZero()):
-				x.node = a.node(nodeKey{'R', x.display, x.decl, ""}, func() *analysis.Node {
-					n := &analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym}
+				if x.node, fresh = a.nodeFor(nodeKey{'R', x.display, x.decl, ""}); fresh {
+					*x.node = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: x.node.Index}
 					if x.kind == "define" {
-						n.Facts = append(n.Facts, analysis.Fact{Label: "defined type instance", Value: "its body is evaluated after the main code; it is ordered as a container (before/after everything it declares)"})
+						x.node.Facts = []analysis.Fact{{Label: "defined type instance", Value: "its body is evaluated after the main code; it is ordered as a container (before/after everything it declares)"}}
 					}
-					return n
-				})
+				}
 				g.extra = append(g.extra, x.node)
 			}
 			continue
 		}
-		x.node = a.node(nodeKey{'R', x.display, x.decl, ""}, func() *analysis.Node {
-			n := &analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym}
+		var fresh bool
+		if x.node, fresh = a.nodeFor(nodeKey{'R', x.display, x.decl, ""}); fresh {
+			n := x.node
+			*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: n.Index}
 			if x.spec {
 				n.Facts = append(n.Facts, analysis.Fact{Label: "condition", Value: "declared under a condition that depends on facts or data we do not know: Puppet may not declare it (set puppet.facts to decide)"})
 			}
 			if x.pat {
 				n.Facts = append(n.Facts, analysis.Fact{Label: "title", Value: "built from values we do not know; shown as a pattern (* = unknown part)"})
 			}
-			return n
-		})
-		g.setPrio(x.node, pkey{h, x.prio, 0})
-		g.setOwner(x.node, x)
-		g.nodes = append(g.nodes, x.node)
+		}
+		g.add(x.node, pkey{h, x.prio, 0}, x)
 		if x.typ == "Concat_file" {
 			a.generatedFile(g, x, h)
 		}
 	}
-	begin := func(x *res) *analysis.Node {
-		if x.begin != nil {
-			return x.begin
-		}
-		return x.node
-	}
-	end := func(x *res) *analysis.Node {
-		if x.end != nil {
-			return x.end
-		}
-		return x.node
-	}
 
 	// Containment: admissible -> child -> completed.
+	var pbuf [4]*res
 	for _, x := range live {
-		var parents []*res
+		parents := pbuf[:0]
 		switch {
 		case x.kind == "stage" && x.title == "main" && x.decl.IsZero():
 		case x.kind == "stage":
@@ -394,22 +486,24 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			if p == nil || p.begin == nil || !p.inCatalog() {
 				continue
 			}
+			p.hasChild = true
 			if p.decl.IsZero() {
 				// Stage[main] / Class[main]: implicit containers, their
 				// edges order the run but would only be noise in hovers.
-				g.localEdge(p.begin, begin(x))
-				g.localEdge(end(x), p.end)
+				a.localEdge(g, p.begin, x.first())
+				a.localEdge(g, x.last(), p.end)
 				continue
 			}
-			a.edge(g, p.begin, begin(x), analysis.Order, "contains", x.decl)
-			a.edge(g, end(x), p.end, analysis.Order, "contains", x.decl)
+			a.edge(g, p.begin, x.first(), analysis.Order, "contains", x.decl)
+			a.edge(g, x.last(), p.end, analysis.Order, "contains", x.decl)
 		}
 	}
+	g.outEnd = len(g.edges)
 	// An empty container still orders what is before it before what is after it.
 	for _, x := range live {
-		if x.begin != nil && len(g.outOf(x.begin)) == 0 {
+		if x.begin != nil && !x.hasChild {
 			if x.decl.IsZero() {
-				g.localEdge(x.begin, x.end)
+				a.localEdge(g, x.begin, x.end)
 			} else {
 				a.edge(g, x.begin, x.end, analysis.Order, "contains", x.decl)
 			}
@@ -417,11 +511,16 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 
 	// Metaparameters.
+	var tbuf [1]*res
+	var vbuf [1]val
 	for _, x := range live {
-		for _, mp := range []string{"before", "require", "notify", "subscribe"} {
+		if !hasMetaparam(x.attrs) {
+			continue
+		}
+		for _, mp := range metaNames {
 			vals := relValues(x.attrs, mp)
 			for _, av := range vals {
-				av.v.each(func(v val) {
+				for _, v := range av.v.items(&vbuf) {
 					var targets []*res
 					if v.k == vStr && !v.pat {
 						// 'Notify[b]' as a string: Puppet still takes it.
@@ -437,7 +536,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 						}
 						t, exact := r.resolveBoth(v.ref)
 						if t != nil && !exact {
-							return // maybe the resource with a computed title: no edge, no error
+							continue // maybe the resource with a computed title: no edge, no error
 						}
 						if t == nil || !t.inCatalog() {
 							if !x.spec && !(x.define != nil && strings.Contains(x.title, "*")) {
@@ -449,23 +548,24 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 									r.missingTarget(v.at, v.ref, fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp))
 								}
 							}
-							return
+							continue
 						}
-						targets = []*res{t}
+						tbuf[0] = t
+						targets = tbuf[:]
 					case vRes:
 						targets = v.resList()
 					default:
-						return
+						continue
 					}
 					kind := metaparams[mp]
 					for _, t := range targets {
 						if mp == "before" || mp == "notify" {
-							a.relEdge(g, end(x), begin(t), kind, mp, v.at)
+							a.relEdge(g, x.last(), t.first(), kind, mp, v.at)
 						} else {
-							a.relEdge(g, end(t), begin(x), kind, mp, v.at)
+							a.relEdge(g, t.last(), x.first(), kind, mp, v.at)
 						}
 					}
-				})
+				}
 			}
 		}
 	}
@@ -490,7 +590,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 				if s == d {
 					continue
 				}
-				e := a.relEdge(g, end(s), begin(d), kind, reason, rel.at)
+				e := a.relEdge(g, s.last(), d.first(), kind, reason, rel.at)
 				if rel.spec && e != nil {
 					if g.specEdges == nil {
 						g.specEdges = map[*analysis.Edge]bool{}
@@ -501,44 +601,42 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		}
 	}
 	// Autorequire, unless an explicit edge goes the other way.
+	var arBuf []autoreq
 	for _, x := range live {
 		if x.containerish() {
 			continue
 		}
-		for _, ar := range r.autorequires(x) {
+		arBuf = r.autorequires(x, arBuf[:0])
+		for _, ar := range arBuf {
 			if ar.t == x || !ar.t.inCatalog() || ar.t.containerish() {
 				continue
 			}
 			from, to := ar.t.node, x.node
-			if g.explicit[[2]*analysis.Node{to, from}] || g.explicit[[2]*analysis.Node{from, to}] {
+			if len(g.explicit) > 0 && (g.explicit[[2]*analysis.Node{to, from}] || g.explicit[[2]*analysis.Node{from, to}]) {
 				continue
 			}
 			a.edge(g, from, to, analysis.Auto, ar.reason, ar.at)
 		}
 	}
 
-	g.redirectGenerated()
+	g.redirectGenerated(a)
 	// Order.
-	less := func(p, q *analysis.Node) bool {
-		a, b := g.prio[p], g.prio[q]
-		if a.h != b.h {
-			return a.h < b.h
-		}
-		if a.p != b.p {
-			return a.p < b.p
-		}
-		if a.sub != b.sub {
-			return a.sub < b.sub
-		}
-		return p.Index < q.Index
-	}
-	order, stuck := g.toposort(less)
+	order, stuck := g.toposort()
 	run := analysis.Run{Name: r.name, Entry: r.entry}
-	for _, n := range append(order, stuck...) {
-		if n.Hidden {
-			continue
+	visible := 0
+	for _, n := range g.nodes {
+		if !n.Hidden {
+			visible++
 		}
-		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: n.Ref})
+	}
+	run.Steps = make([]analysis.Step, 0, visible)
+	for _, list := range [2][]*analysis.Node{order, stuck} {
+		for _, n := range list {
+			if n.Hidden {
+				continue
+			}
+			run.Steps = append(run.Steps, analysis.Step{Node: n, Label: n.Ref})
+		}
 	}
 	// Cycles, in Puppet's words.
 	if len(stuck) > 0 {
@@ -687,7 +785,8 @@ func relValues(attrs []attr, name string) []attr {
 // references are Puppet's "Could not find resource ... for relationship".
 func (r *run) operands(v val, rel *relation, left bool) []*res {
 	var out []*res
-	for _, x := range v.list() {
+	var lbuf [1]val
+	for _, x := range v.items(&lbuf) {
 		switch x.k {
 		case vRef:
 			if x.ref.pat {
@@ -743,7 +842,8 @@ func (r *run) operands(v val, rel *relation, left bool) []*res {
 }
 
 func operandName(v val) string {
-	for _, x := range v.list() {
+	var lbuf [1]val
+	for _, x := range v.items(&lbuf) {
 		switch x.k {
 		case vRef:
 			return refString(x.ref.typ, displayTitle(x.ref))
@@ -764,13 +864,13 @@ type autoreq struct {
 	at     source.Span
 }
 
+// find is resolveExact without allocating.
 func (r *run) find(typ, title string) *res {
-	return r.resolveExact(&ref{typ: typ, title: title})
+	return r.lookup2(typ, title)
 }
 
-// autorequires lists what Puppet's types require by themselves.
-func (r *run) autorequires(x *res) []autoreq {
-	var out []autoreq
+// autorequires appends to out what Puppet's types require by themselves.
+func (r *run) autorequires(x *res, out []autoreq) []autoreq {
 	add := func(typ, title, reason string, at source.Span) {
 		if t := r.find(typ, title); t != nil {
 			out = append(out, autoreq{t, reason, at})
@@ -778,7 +878,8 @@ func (r *run) autorequires(x *res) []autoreq {
 	}
 	strs := func(a attr) []string {
 		var ss []string
-		for _, v := range a.v.list() {
+		var lbuf [1]val
+		for _, v := range a.v.items(&lbuf) {
 			if s, ok := v.text(); ok && s != "" {
 				ss = append(ss, s)
 			}
@@ -1078,32 +1179,6 @@ func puppetPath(c []*analysis.Edge, edges []*analysis.Edge) []*analysis.Edge {
 	return c
 }
 
-func (g *runGraph) outOf(n *analysis.Node) []*analysis.Edge {
-	if g.out == nil {
-		g.out = map[*analysis.Node][]*analysis.Edge{}
-		for _, e := range g.edges {
-			g.out[e.From] = append(g.out[e.From], e)
-		}
-	}
-	return g.out[n]
-}
-
-func (g *runGraph) setPrio(n *analysis.Node, k pkey) {
-	if g.prio == nil {
-		g.prio = make(map[*analysis.Node]pkey, 2*len(g.r.resources)+8)
-	}
-	g.prio[n] = k
-}
-
-func (g *runGraph) setOwner(n *analysis.Node, x *res) {
-	if g.owner == nil {
-		g.owner = make(map[*analysis.Node]*res, 2*len(g.r.resources)+8)
-	}
-	g.owner[n] = x
-}
-
-func (g *runGraph) ownerOf(n *analysis.Node) *res { return g.owner[n] }
-
 // settleMissing decides, once every run of the server is known, how bad
 // each missing relationship target is. A class or define analysed alone
 // refers to things its real callers declare: a target declared by any
@@ -1153,14 +1228,10 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 // target, to understand diagnostics on big workspaces.
 var debugRuns = os.Getenv("ORDERING_LSP_DEBUG_RUNS") != ""
 
-// toposort is analysis.Toposort (Kahn, lowest priority first) on dense
-// run-local indexes: no maps keyed by node on the hot path.
-func (g *runGraph) toposort(less func(p, q *analysis.Node) bool) (order, stuck []*analysis.Node) {
+// toposort is analysis.Toposort (Kahn, lowest priority first) on the
+// run's positions: no maps keyed by node on the hot path.
+func (g *runGraph) toposort() (order, stuck []*analysis.Node) {
 	n := len(g.nodes)
-	local := make(map[*analysis.Node]int32, n)
-	for i, x := range g.nodes {
-		local[x] = int32(i)
-	}
 	indeg := make([]int32, n)
 	head := make([]int32, n)
 	for i := range head {
@@ -1172,9 +1243,8 @@ func (g *runGraph) toposort(less func(p, q *analysis.Node) bool) (order, stuck [
 		if !e.Kind.Orders() || e.From == e.To {
 			continue
 		}
-		f, ok1 := local[e.From]
-		t, ok2 := local[e.To]
-		if !ok1 || !ok2 {
+		f, t := g.local(e.From), g.local(e.To)
+		if f < 0 || t < 0 {
 			continue
 		}
 		to = append(to, t)
@@ -1182,71 +1252,101 @@ func (g *runGraph) toposort(less func(p, q *analysis.Node) bool) (order, stuck [
 		head[f] = int32(len(to) - 1)
 		indeg[t]++
 	}
-	h := &idxHeap{less: func(i, j int32) bool { return less(g.nodes[i], g.nodes[j]) }}
+	h := idxHeap{g: g}
 	for i := 0; i < n; i++ {
 		if indeg[i] == 0 {
 			h.items = append(h.items, int32(i))
 		}
 	}
-	heap.Init(h)
+	h.init()
 	order = make([]*analysis.Node, 0, n)
 	done := make([]bool, n)
-	for h.Len() > 0 {
-		v := heap.Pop(h).(int32)
+	for len(h.items) > 0 {
+		v := h.pop()
 		done[v] = true
 		order = append(order, g.nodes[v])
 		for k := head[v]; k >= 0; k = next[k] {
 			t := to[k]
 			indeg[t]--
 			if indeg[t] == 0 {
-				heap.Push(h, t)
+				h.push(t)
 			}
 		}
 	}
 	if len(order) < n {
-		for i, x := range g.nodes {
+		var idx []int32
+		for i := range g.nodes {
 			if !done[i] {
-				stuck = append(stuck, x)
+				idx = append(idx, int32(i))
 			}
 		}
-		sort.SliceStable(stuck, func(i, j int) bool { return less(stuck[i], stuck[j]) })
+		sort.SliceStable(idx, func(i, j int) bool { return g.less(idx[i], idx[j]) })
+		for _, i := range idx {
+			stuck = append(stuck, g.nodes[i])
+		}
 	}
 	return order, stuck
 }
 
+// idxHeap is a binary min-heap of positions by g.less (container/heap
+// boxes every push).
 type idxHeap struct {
 	items []int32
-	less  func(i, j int32) bool
+	g     *runGraph
 }
 
-func (h *idxHeap) Len() int           { return len(h.items) }
-func (h *idxHeap) Less(i, j int) bool { return h.less(h.items[i], h.items[j]) }
-func (h *idxHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *idxHeap) Push(x any)         { h.items = append(h.items, x.(int32)) }
-func (h *idxHeap) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
+func (h *idxHeap) init() {
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *idxHeap) push(x int32) {
+	h.items = append(h.items, x)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.g.less(h.items[i], h.items[p]) {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *idxHeap) pop() int32 {
+	x := h.items[0]
+	last := len(h.items) - 1
+	h.items[0] = h.items[last]
+	h.items = h.items[:last]
+	if last > 0 {
+		h.down(0)
+	}
 	return x
 }
 
-// localEdge orders the run without entering the shared graph.
-func (g *runGraph) localEdge(from, to *analysis.Node) {
-	e := &analysis.Edge{From: from, To: to, Kind: analysis.Order, Reason: "contains"}
-	g.edges = append(g.edges, e)
-	if g.out != nil {
-		g.out[from] = append(g.out[from], e)
+func (h *idxHeap) down(i int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && h.g.less(h.items[r], h.items[l]) {
+			j = r
+		}
+		if !h.g.less(h.items[j], h.items[i]) {
+			return
+		}
+		h.items[i], h.items[j] = h.items[j], h.items[i]
+		i = j
 	}
 }
 
-// keyOf rebuilds the key a node of this run was made with.
-func (g *runGraph) keyOf(n *analysis.Node, run string) nodeKey {
-	if n.Hidden {
-		if x := g.ownerOf(n); x != nil && x.begin == n {
-			return nodeKey{'A', n.Ref, n.Decl, run}
-		}
-		return nodeKey{'Z', n.Ref, n.Decl, run}
-	}
-	return nodeKey{'R', n.Ref, n.Decl, ""}
+// localEdge orders the run without entering the shared graph.
+func (a *analyzer) localEdge(g *runGraph, from, to *analysis.Node) {
+	g.edges = append(g.edges, a.newEdge(analysis.Edge{From: from, To: to, Kind: analysis.Order, Reason: "contains"}))
 }
 
 // generatedFile: puppetlabs-concat's concat_file type generates a File
@@ -1267,9 +1367,7 @@ func (a *analyzer) generatedFile(g *runGraph, x *res, h string) {
 		return &analysis.Node{Kind: "resource", Ref: ref, Decl: x.decl, Parent: x.parentSym,
 			Facts: []analysis.Fact{{Label: "generated", Value: "by " + x.display + " when the catalog is applied"}}}
 	})
-	g.setPrio(n, pkey{h, x.prio, 2})
-	g.setOwner(n, x)
-	g.nodes = append(g.nodes, n)
+	g.add(n, pkey{h, x.prio, 2}, x)
 	a.edge(g, x.node, n, analysis.Order, "generated", x.decl)
 	g.generated = append(g.generated, [2]*analysis.Node{x.node, n})
 }
@@ -1277,16 +1375,16 @@ func (a *analyzer) generatedFile(g *runGraph, x *res, h string) {
 // redirectGenerated: what waits for a generating resource also waits for
 // what it generated (Puppet redirects the generator's edges to a
 // "completed" sentinel that the generated resources precede).
-func (g *runGraph) redirectGenerated() {
+func (g *runGraph) redirectGenerated(a *analyzer) {
 	for _, p := range g.generated {
 		var to []*analysis.Node
-		for _, e := range g.outOf(p[0]) {
-			if e.To != p[1] && e.Kind.Orders() {
+		for _, e := range g.edges[:g.outEnd] {
+			if e.From == p[0] && e.To != p[1] && e.Kind.Orders() {
 				to = append(to, e.To)
 			}
 		}
 		for _, t := range to {
-			g.localEdge(p[1], t)
+			a.localEdge(g, p[1], t)
 		}
 	}
 }

@@ -154,6 +154,7 @@ type analyzer struct {
 	envKey       string // the files of the environment's main manifest folder
 	allRuns      []*run
 	edgeSlab     []analysis.Edge
+	nodeSlab     []analysis.Node
 	linkSeen     map[linkKey]map[*analysis.Node]bool
 	cur          *run
 	prevCache    map[string]*runSnap

@@ -137,6 +137,21 @@ func (v val) truth() (bool, bool) {
 	return false, false
 }
 
+// items is list() without allocating for a single value (held in buf)
+// or an array of plain values (its own elements, not to be modified).
+func (v val) items(buf *[1]val) []val {
+	if v.k != vArr {
+		buf[0] = v
+		return buf[:]
+	}
+	for i := range v.arr {
+		if v.arr[i].k == vArr {
+			return v.list()
+		}
+	}
+	return v.arr
+}
+
 // list flattens arrays (one level deep per nesting) into a slice.
 func (v val) list() []val {
 	if v.k == vArr {
