@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"hash/maphash"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,9 +29,8 @@ import (
 // node, not to the snapshot).
 type runSnap struct {
 	deps      map[depKey]string
-	nodes     []*analysis.Node // the run's own nodes, in creation order
-	keys      []nodeKey        // parallel to nodes
-	facts     [][]analysis.Fact
+	nodes     []keyedNode      // the run's own nodes, in creation order
+	facts     []nodeFacts      // the facts of those that have some
 	edges     []*analysis.Edge // between nodes of the run and definition nodes, in creation order
 	run       analysis.Run     // Steps point at nodes
 	diags     []analysis.Diagnostic
@@ -163,16 +163,19 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 		return // a canceled run may be partial: never reuse it
 	}
 	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, synthetic: r.synthetic,
-		declared: declared, patterns: patterns, edges: a.graph.Edges, links: links, nodes: a.graph.Nodes}
-	s.keys = make([]nodeKey, len(a.firstKeys))
-	for i, kn := range a.firstKeys {
-		s.keys[i] = kn.key
-	}
-	s.facts = make([][]analysis.Fact, len(s.nodes))
-	for i, n := range s.nodes {
-		s.facts[i] = n.Facts
+		declared: declared, patterns: patterns, edges: a.graph.Edges, links: links, nodes: a.firstKeys}
+	for i, kn := range s.nodes {
+		if len(kn.n.Facts) > 0 {
+			s.facts = append(s.facts, nodeFacts{i, kn.n.Facts})
+		}
 	}
 	a.lastSnap = s
+}
+
+// nodeFacts: the facts of s.nodes[i] when its run finished.
+type nodeFacts struct {
+	i     int
+	facts []analysis.Fact
 }
 
 type snapLinkSrc struct {
@@ -218,26 +221,54 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		}
 		return old
 	}
-	for i, old := range s.nodes {
-		key := s.keys[i]
-		if n := a.findNode(key); n != nil {
-			addRefreshFacts(n, s.facts[i])
-			if remap == nil {
-				remap = map[*analysis.Node]*analysis.Node{}
+	if a.runsBuilt == 0 && own {
+		// The first run: every node is new here, nothing to look up.
+		a.graph.Nodes = slices.Grow(a.graph.Nodes, len(s.nodes))
+		for _, kn := range s.nodes {
+			a.graph.Add(kn.n)
+			kn.n.Facts = nil
+		}
+		a.firstKeys = s.nodes[:len(s.nodes):len(s.nodes)]
+	} else {
+		if a.runsBuilt == 0 {
+			a.firstKeys = slices.Grow(a.firstKeys, len(s.nodes))
+		}
+		a.graph.Nodes = slices.Grow(a.graph.Nodes, len(s.nodes))
+		fi := 0
+		for i, kn := range s.nodes {
+			old := kn.n
+			var facts []analysis.Fact
+			if fi < len(s.facts) && s.facts[fi].i == i {
+				facts = s.facts[fi].facts
+				fi++
 			}
-			remap[old] = n
-			continue
+			if n := a.findNode(kn.key); n != nil {
+				addRefreshFacts(n, facts)
+				if remap == nil {
+					remap = map[*analysis.Node]*analysis.Node{}
+				}
+				remap[old] = n
+				continue
+			}
+			n := old
+			if !own {
+				c := *old
+				n = &c
+				remap[old] = n
+			}
+			n.Parent = mapNode(old.Parent)
+			n.Facts = nil
+			if facts != nil {
+				n.Facts = facts[:len(facts):len(facts)] // a later run's fact reallocates
+			}
+			a.addNode(kn.key, n)
 		}
-		n := old
-		if !own {
-			c := *old
-			n = &c
-			remap[old] = n
+	}
+	if a.runsBuilt == 0 && own {
+		for _, f := range s.facts {
+			n := s.nodes[f.i].n
+			n.Facts = f.facts[:len(f.facts):len(f.facts)]
 		}
-		n.Parent = mapNode(old.Parent)
-		f := s.facts[i]
-		n.Facts = f[:len(f):len(f)] // a later run's fact reallocates
-		a.addNode(key, n)
 	}
 	for _, e := range s.edges {
 		f, t := mapNode(e.From), mapNode(e.To)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,7 +19,11 @@ import (
 )
 
 func (a *analyzer) newRun(name, entry string) *run {
-	r := &run{a: a, name: name, entry: entry, byKey: map[string]*res{}, aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}
+	hint := 0
+	if s := a.prevCache[name]; s != nil {
+		hint = len(s.run.Steps) // the size of this run last time
+	}
+	r := &run{a: a, name: name, entry: entry, byKey: make(map[string]*res, hint), aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}
 	if !a.strict {
 		r.deps = map[depKey]string{}
 	}
@@ -388,7 +393,13 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	} else {
 		runDeclared = make([]string, 0, len(r.resources))
 	}
-	g.nodes = make([]*analysis.Node, 0, len(r.resources)+len(r.resources)/2+8)
+	est := len(r.resources) + len(r.resources)/2 + 8
+	if a.runsBuilt == 0 {
+		a.firstKeys = slices.Grow(a.firstKeys, est)
+	}
+	a.graph.Nodes = slices.Grow(a.graph.Nodes, est)
+	a.graph.Edges = slices.Grow(a.graph.Edges, 2*len(r.resources))
+	g.nodes = make([]*analysis.Node, 0, est)
 	g.prio = make([]pkey, 0, cap(g.nodes))
 	g.owner = make([]*res, 0, cap(g.nodes))
 	g.edges = make([]*analysis.Edge, 0, 3*len(r.resources)+8)
@@ -722,12 +733,13 @@ func (a *analyzer) addLink(at source.Span, targets []*analysis.Node) {
 		return
 	}
 	k := linkKey{at.URI, at.Start, at.End}
-	l := a.links[k]
-	if l == nil {
-		l = &analysis.Link{At: at}
-		a.links[k] = l
-		a.linkList = append(a.linkList, k)
+	i, ok := a.links[k]
+	if !ok {
+		i = int32(len(a.linkArr))
+		a.links[k] = i
+		a.linkArr = append(a.linkArr, analysis.Link{At: at})
 	}
+	l := &a.linkArr[i]
 	if len(targets) == 0 {
 		return
 	}

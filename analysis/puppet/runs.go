@@ -47,7 +47,7 @@ func (a *analyzer) fork(frozen bool) *analyzer {
 		modpath: a.modpath, rootMods: a.rootMods, certname: a.certname, ordering: a.ordering, strict: a.strict,
 		declared: a.declared, prevCache: a.prevCache, defKey: a.defKey, defNodes: a.defNodes, byURI: a.byURI,
 		facts: a.facts, factsVal: a.factsVal, memo: a.memo, main: a, frozen: frozen, envKey: a.envKey,
-		nodeKeys: map[nodeKey]*analysis.Node{}, diagKeys: map[string]bool{}, links: map[linkKey]*analysis.Link{},
+		nodeKeys: map[nodeKey]*analysis.Node{}, diagKeys: map[string]bool{}, links: map[linkKey]int32{},
 		declaredKeys: map[string]bool{},
 	}
 	return w

@@ -142,8 +142,8 @@ type analyzer struct {
 	runsBuilt    int
 	diagKeys     map[string]bool
 	diags        []analysis.Diagnostic
-	links        map[linkKey]*analysis.Link
-	linkList     []linkKey
+	links        map[linkKey]int32 // link -> position in linkArr
+	linkArr      []analysis.Link
 	declared     map[string]bool // classes/defines declared somewhere in the workspace
 	memo         *memo
 	main         *analyzer // the analyzer a fork was made from (itself for the main one)
@@ -196,7 +196,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		sys: s, req: req, ws: req.Workspace, workers: s.Workers,
 		files: map[string]*fileInfo{}, classes: map[string]*classInfo{}, defines: map[string]*defineInfo{},
 		rootMods: map[string]string{}, nodeKeys: map[nodeKey]*analysis.Node{},
-		diagKeys: map[string]bool{}, links: map[linkKey]*analysis.Link{}, declared: map[string]bool{},
+		diagKeys: map[string]bool{}, links: map[linkKey]int32{}, declared: map[string]bool{},
 		declaredKeys: map[string]bool{}, nextCache: map[string]*runSnap{},
 		defKey: map[*analysis.Node]nodeKey{}, defNodes: map[nodeKey]*analysis.Node{}, byURI: map[string]*fileInfo{},
 		memo: newMemo(),
@@ -336,9 +336,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	res.Graph = a.graph
 	res.Runs = runs
 	res.Diags = a.diags
-	for _, k := range a.linkList {
-		res.Links = append(res.Links, *a.links[k])
-	}
+	res.Links = a.linkArr
 	if req.Entry == "" {
 		for _, f := range req.Files {
 			res.Files = append(res.Files, f.URI)

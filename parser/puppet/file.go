@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"hash/maphash"
+	"sort"
 	"sync"
 )
 
@@ -37,8 +38,8 @@ func Parse(src []byte) *File {
 type Parser struct {
 	mu   sync.Mutex
 	prev map[uint64][]Chunk
-	// The previous text and its tokens, for incremental lexing, and a
-	// spare token buffer (double buffering: no allocation per edit).
+	// The previous text and its tokens, for incremental lexing (edited
+	// in place), and a buffer for the re-lexed tokens of an edit.
 	prevSrc  []byte
 	prevToks []Token
 	spare    []Token
@@ -68,7 +69,6 @@ func (ps *Parser) Parse(src []byte) *File {
 		}
 	}
 	ps.prev = next
-	ps.spare = ps.prevToks
 	ps.prevSrc, ps.prevToks = src, toks
 	if len(src) > maxIncrementalLex {
 		// Tokens cost ~20x the text: for huge files memory matters more
@@ -86,7 +86,9 @@ const maxIncrementalLex = 2 << 20
 // tokens before the edit are kept, lexing restarts at the statement start
 // before it and stops as soon as it meets, after the edit, a statement
 // start of the old stream at the same (shifted) place; the old tokens
-// after that are reused, shifted.
+// after that are reused, shifted. The previous token slice is edited in
+// place (nothing else holds it: syntax trees keep no tokens), so an edit
+// costs the re-lexed tokens, not a copy of the file's.
 func (ps *Parser) lex(src []byte) []Token {
 	old, otoks := ps.prevSrc, ps.prevToks
 	if otoks == nil || len(src) < 64 {
@@ -97,7 +99,7 @@ func (ps *Parser) lex(src []byte) []Token {
 		p++
 	}
 	if p == len(src) && p == len(old) {
-		return append(ps.spare[:0], otoks...)
+		return otoks
 	}
 	sfx := 0
 	for sfx < len(src)-p && sfx < len(old)-p && src[len(src)-1-sfx] == old[len(old)-1-sfx] {
@@ -107,23 +109,31 @@ func (ps *Parser) lex(src []byte) []Token {
 	oldEditEnd := len(old) - sfx
 	// Restart at a statement start whose token ends well before the edit.
 	i0 := 0
-	for i := len(otoks) - 2; i > 0; i-- {
+	k := sort.Search(len(otoks), func(i int) bool { return otoks[i].End >= p })
+	if k > len(otoks)-1 {
+		k = len(otoks) - 1
+	}
+	for i := k - 1; i > 0; i-- {
 		t := &otoks[i]
 		if t.End < p && atLineStart(old, t.Pos) && t.NL && startsStatement(t) {
 			i0 = i
 			break
 		}
 	}
-	out := append(ps.spare[:0], otoks[:i0]...)
 	start := 0
 	if i0 > 0 {
 		start = otoks[i0].Pos
 	}
 	lx := &lexer{src: src, pos: start, end: len(src), skipFrom: -1}
+	mid := ps.spare[:0]
 	j := i0 // candidate old token to resynchronise on
 	for {
-		t := lx.next(out)
-		if i0 > 0 && len(out) == i0 {
+		prev := mid
+		if len(mid) == 0 {
+			prev = otoks[:i0]
+		}
+		t := lx.next(prev)
+		if i0 > 0 && len(mid) == 0 {
 			t.NL = otoks[i0].NL
 		}
 		if t.Kind != TEOF && t.Pos-delta >= oldEditEnd && lx.skipFrom < 0 && t.NL && atLineStart(src, t.Pos) && startsStatement(&t) {
@@ -131,30 +141,56 @@ func (ps *Parser) lex(src []byte) []Token {
 				j++
 			}
 			if j < len(otoks) && otoks[j].Pos == t.Pos-delta && otoks[j].Kind == t.Kind && otoks[j].End == t.End-delta && otoks[j].NL && j > 0 {
-				for _, o := range otoks[j:] {
-					o.Pos += delta
-					o.End += delta
-					if o.Parts != nil {
-						parts := make([]StrPart, len(o.Parts))
-						copy(parts, o.Parts)
-						for k := range parts {
-							if parts[k].Expr {
-								parts[k].Pos += delta
-								parts[k].End += delta
-							}
-						}
-						o.Parts = parts
-					}
-					out = append(out, o)
-				}
-				return out
+				return ps.splice(src, otoks, i0, j, mid, delta)
 			}
 		}
-		out = append(out, t)
+		mid = append(mid, t)
 		if t.Kind == TEOF {
-			return out
+			return ps.splice(src, otoks, i0, len(otoks), mid, delta)
 		}
 	}
+}
+
+// splice replaces otoks[i0:j] with mid and shifts the tokens after it by
+// delta bytes, in place when the slice has room.
+func (ps *Parser) splice(src []byte, otoks []Token, i0, j int, mid []Token, delta int) []Token {
+	n := i0 + len(mid) + len(otoks) - j
+	var out []Token
+	switch {
+	case len(mid) == j-i0:
+		out = otoks
+		copy(out[i0:], mid)
+	case n <= cap(otoks):
+		out = otoks[:n]
+		copy(out[i0+len(mid):], otoks[j:]) // overlapping: copy moves
+		copy(out[i0:], mid)
+		if n < len(otoks) {
+			clear(otoks[n:]) // drop what the tail held
+		}
+	default:
+		out = make([]Token, n, n+n/8)
+		copy(out, otoks[:i0])
+		copy(out[i0:], mid)
+		copy(out[i0+len(mid):], otoks[j:])
+	}
+	if delta != 0 {
+		for k := i0 + len(mid); k < n; k++ {
+			o := &out[k]
+			o.Pos += delta
+			o.End += delta
+			for x := range o.Parts {
+				if o.Parts[x].Expr {
+					o.Parts[x].Pos += delta
+					o.Parts[x].End += delta
+				}
+			}
+		}
+	}
+	clear(mid)
+	ps.spare = mid[:0]
+	// The old slice is gone: what it holds now is the new text's tokens.
+	ps.prevSrc, ps.prevToks = src, out
+	return out
 }
 
 type tokRange struct{ a, b int } // token indexes [a, b)
