@@ -102,6 +102,19 @@ func newScope(parent, dyn *scope, owner *res, name string) *scope {
 	return &scope{vars: map[string]val{}, parent: parent, dyn: dyn, owner: owner, name: name}
 }
 
+// newBodyScope is newScope for a body with parameters: its variable map
+// is sized for them and the body's top-level assignments (growing a map
+// of values is a good part of evaluating a class).
+func newBodyScope(parent, dyn *scope, owner *res, name string, params []*pp.Param, body []pp.Node, extra int) *scope {
+	n := len(params) + extra
+	for _, st := range body {
+		if b, ok := st.(*pp.Binary); ok && b.Op == "=" {
+			n++
+		}
+	}
+	return &scope{vars: make(map[string]val, n), parent: parent, dyn: dyn, owner: owner, name: name}
+}
+
 type env struct {
 	sc   *scope
 	f    *fileInfo
@@ -1299,7 +1312,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 }
 
 func (r *run) lambda(e *env, lam *pp.Lambda, args []val) val {
-	sc := newScope(e.sc, e.sc, e.sc.owner, e.sc.name)
+	sc := newBodyScope(e.sc, e.sc, e.sc.owner, e.sc.name, lam.Params, lam.Body, 0)
 	sc.defaults = nil
 	for i, p := range lam.Params {
 		name := strings.TrimPrefix(p.Name, "::")
@@ -1403,7 +1416,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	r.add(c)
 	r.classes[name] = c
 	// Evaluate the body now.
-	sc := newScope(parentScope, e.sc, c, name)
+	sc := newBodyScope(parentScope, e.sc, c, name, ci.def.Params, ci.def.Body, 2)
 	c.inner = sc
 	sc.vars["title"] = str(name, at)
 	sc.vars["name"] = str(name, at)
@@ -1465,7 +1478,7 @@ func (r *run) unknownClass(name string, at source.Span, spec bool) {
 // evalDefine evaluates a define instance's body (after the main code).
 func (r *run) evalDefine(x *res) {
 	d := x.define
-	sc := newScope(r.top, x.scope, x, "")
+	sc := newBodyScope(r.top, x.scope, x, "", d.def.Params, d.def.Body, 2)
 	x.inner = sc
 	at := x.decl
 	sc.vars["title"] = str(x.title, at)
@@ -1564,57 +1577,67 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 			if !ok {
 				return false
 			}
-			var have []string
+			found, haveAny := false, false
+			match := func(h string) {
+				haveAny = true
+				if strings.EqualFold(h, ws) {
+					found = true
+				}
+			}
 			switch name {
 			case "title":
-				have = []string{x.title}
+				match(x.title)
 			case "tag":
-				have = x.allTags()
+				x.eachTag(match)
 			default:
 				if a, ok := x.attr(name); ok {
 					var lbuf [1]val
 					for _, v := range a.v.items(&lbuf) {
 						if s, ok := v.text(); ok {
-							have = append(have, s)
+							match(s)
 						}
 					}
-				}
-			}
-			found := false
-			for _, h := range have {
-				if strings.EqualFold(h, ws) {
-					found = true
 				}
 			}
 			if t.Op == "==" {
 				return found
 			}
-			return !found && len(have) > 0 || !found && name != "tag" && name != "title" && len(have) == 0 && false
+			return !found && haveAny
 		}
 	}
 	return false
 }
 
-func (x *res) allTags() []string {
-	tags := []string{strings.ToLower(x.typ)}
+// eachTag calls fn with every tag of the resource (its type, written
+// tags, the classes containing it and their name segments); the type
+// name is passed as written (tags compare case-insensitively).
+func (x *res) eachTag(fn func(string)) {
+	fn(x.typ)
 	for _, t := range x.tags {
-		tags = append(tags, t)
+		fn(t)
 	}
 	if a, ok := x.attr("tag"); ok {
 		var lbuf [1]val
 		for _, v := range a.v.items(&lbuf) {
 			if s, ok := v.text(); ok {
-				tags = append(tags, s)
+				fn(s)
 			}
 		}
 	}
 	for c := x.container; c != nil; c = c.container {
 		if c.kind == "class" {
-			tags = append(tags, c.title)
-			tags = append(tags, strings.Split(c.title, "::")...)
+			fn(c.title)
+			rest := c.title
+			for {
+				seg, more, ok := strings.Cut(rest, "::")
+				fn(seg)
+				if !ok {
+					break
+				}
+				rest = more
+			}
 		}
 	}
-	return tags
 }
 
 // ---- finishing: defines, collectors, overrides, defaults ----

@@ -1014,15 +1014,22 @@ func (r *run) autorequires(x *res, out []autoreq) []autoreq {
 // cycles reports every dependency cycle as Puppet does, once per
 // resource on it, with one related entry per edge.
 func (a *analyzer) cycles(g *runGraph) {
+	keys := make(map[*analysis.Node]string, len(g.nodes))
 	sortKey := func(n *analysis.Node) string {
+		if k, ok := keys[n]; ok {
+			return k
+		}
+		k := n.Ref
 		if n.Hidden {
 			x := g.ownerOf(n)
 			if x != nil && n == x.begin {
-				return "Whit[admissible_" + n.Ref + "]"
+				k = "Whit[admissible_" + n.Ref + "]"
+			} else {
+				k = "Whit[completed_" + n.Ref + "]"
 			}
-			return "Whit[completed_" + n.Ref + "]"
 		}
-		return n.Ref
+		keys[n] = k
+		return k
 	}
 	var orderEdges []*analysis.Edge
 	for _, e := range g.edges {
@@ -1031,6 +1038,7 @@ func (a *analyzer) cycles(g *runGraph) {
 		}
 	}
 	cyc := analysis.Cycles(g.nodes, orderEdges, func(p, q *analysis.Node) bool { return sortKey(p) < sortKey(q) })
+	var adj *adjacency
 	if len(cyc) == 0 {
 		return
 	}
@@ -1039,7 +1047,10 @@ func (a *analyzer) cycles(g *runGraph) {
 		head = fmt.Sprintf("Found %d dependency cycles:", len(cyc))
 	}
 	for _, c := range cyc {
-		c = puppetPath(c, orderEdges)
+		if adj == nil {
+			adj = newAdjacency(orderEdges)
+		}
+		c = puppetPath(c, adj)
 		ns := analysis.CycleNodes(c)
 		names := make([]string, len(ns))
 		for i, n := range ns {
@@ -1128,20 +1139,30 @@ func (a *analyzer) where(at source.Span) string {
 	return fmt.Sprintf("%s:%d", a.displayPath(at.URI), a.line(at))
 }
 
+// adjacency lists a run's ordering edges by their ends.
+type adjacency struct {
+	out, in map[*analysis.Node][]*analysis.Edge
+}
+
+func newAdjacency(edges []*analysis.Edge) *adjacency {
+	j := &adjacency{out: map[*analysis.Node][]*analysis.Edge{}, in: map[*analysis.Node][]*analysis.Edge{}}
+	for _, e := range edges {
+		j.out[e.From] = append(j.out[e.From], e)
+		j.in[e.To] = append(j.in[e.To], e)
+	}
+	return j
+}
+
 // puppetPath re-walks a cycle the way Puppet prints it (paths_in_cycle):
 // a breadth-first search from the component's first vertex that stops at
 // the first vertex seen twice on a path, which need not be the start.
-func puppetPath(c []*analysis.Edge, edges []*analysis.Edge) []*analysis.Edge {
+// Paths are kept as a tree of frames (each knows the one it extends), so
+// a frame costs its own size, not a copy of its path.
+func puppetPath(c []*analysis.Edge, j *adjacency) []*analysis.Edge {
 	if len(c) == 0 {
 		return c
 	}
 	start := c[0].From
-	out := map[*analysis.Node][]*analysis.Edge{}
-	in := map[*analysis.Node][]*analysis.Edge{}
-	for _, e := range edges {
-		out[e.From] = append(out[e.From], e)
-		in[e.To] = append(in[e.To], e)
-	}
 	reach := func(adj map[*analysis.Node][]*analysis.Edge, fwd bool) map[*analysis.Node]bool {
 		seen := map[*analysis.Node]bool{start: true}
 		q := []*analysis.Node{start}
@@ -1161,30 +1182,31 @@ func puppetPath(c []*analysis.Edge, edges []*analysis.Edge) []*analysis.Edge {
 		}
 		return seen
 	}
-	f, b := reach(out, true), reach(in, false)
+	f, b := reach(j.out, true), reach(j.in, false)
 	type frame struct {
-		v    *analysis.Node
-		path []*analysis.Edge
-		on   map[*analysis.Node]bool
+		v      *analysis.Node
+		parent int32 // the frame this one extends, -1 for the start
+		e      *analysis.Edge
 	}
-	q := []frame{{v: start, on: map[*analysis.Node]bool{}}}
-	for steps := 0; len(q) > 0 && steps < 100000; steps++ {
-		fr := q[0]
-		q = q[1:]
-		if fr.on[fr.v] {
-			// Trim the lead-in so the path starts where Puppet's does: at
-			// the start vertex, ending at the repeated one.
-			return fr.path
+	q := []frame{{v: start, parent: -1}}
+	for head, steps := 0, 0; head < len(q) && steps < 100000; head, steps = head+1, steps+1 {
+		fr := q[head]
+		// Is the vertex already on the path that led here?
+		for p := fr.parent; p >= 0; p = q[p].parent {
+			if q[p].v == fr.v {
+				// The path starts at the start vertex and ends at the
+				// repeated one, as Puppet's does.
+				var path []*analysis.Edge
+				for k := int32(head); q[k].parent >= 0; k = q[k].parent {
+					path = append(path, q[k].e)
+				}
+				slices.Reverse(path)
+				return path
+			}
 		}
-		on := make(map[*analysis.Node]bool, len(fr.on)+1)
-		for k := range fr.on {
-			on[k] = true
-		}
-		on[fr.v] = true
-		for _, e := range out[fr.v] {
+		for _, e := range j.out[fr.v] {
 			if f[e.To] && b[e.To] {
-				p := append(append([]*analysis.Edge(nil), fr.path...), e)
-				q = append(q, frame{v: e.To, path: p, on: on})
+				q = append(q, frame{v: e.To, parent: int32(head), e: e})
 			}
 		}
 	}
