@@ -268,9 +268,14 @@ func (a *analyzer) findNode(key nodeKey) *analysis.Node {
 	}
 	if a.firstKeys != nil {
 		for _, kn := range a.firstKeys {
-			a.nodeKeys[kn.key] = kn.n
+			if !a.runLocal(kn.key) {
+				a.nodeKeys[kn.key] = kn.n
+			}
 		}
 		a.firstKeys = nil
+	}
+	if a.runLocal(key) {
+		return nil
 	}
 	return a.nodeKeys[key]
 }
@@ -281,7 +286,9 @@ func (a *analyzer) addNode(key nodeKey, n *analysis.Node) {
 		a.firstKeys = append(a.firstKeys, keyedNode{key, n})
 		return
 	}
-	a.nodeKeys[key] = n
+	if !a.runLocal(key) {
+		a.nodeKeys[key] = n
+	}
 }
 
 type keyedNode struct {
@@ -335,9 +342,15 @@ func (a *analyzer) edge(g *runGraph, from, to *analysis.Node, kind analysis.Edge
 	return e
 }
 
+// runLocal: a key no other run can make (a container's anchors carry
+// their run's name), when run names are unique.
+func (a *analyzer) runLocal(key nodeKey) bool {
+	return a.uniqueRuns && (key.kind == 'A' || key.kind == 'Z')
+}
+
 func (a *analyzer) sharedEdges() map[edgeKey]*analysis.Edge {
 	if a.edgeKeys == nil {
-		a.edgeKeys = make(map[edgeKey]*analysis.Edge, len(a.graph.Edges))
+		a.edgeKeys = make(map[edgeKey]*analysis.Edge, max(len(a.graph.Edges), a.sys.lastEdgeKeys))
 		for _, e := range a.graph.Edges {
 			a.edgeKeys[edgeKey{e.From, e.To, e.Kind, e.At}] = e
 		}

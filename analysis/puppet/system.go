@@ -36,6 +36,9 @@ type System struct {
 	// Workers is how many goroutines evaluate the runs of a workspace
 	// (0: one per CPU). Results do not depend on it.
 	Workers int
+	// sizes of the last analysis's node and edge indexes (to size the
+	// next ones at once)
+	lastNodeKeys, lastEdgeKeys int
 }
 
 type parsedFile struct {
@@ -151,6 +154,7 @@ type analyzer struct {
 	wantLoad     bool      // a frozen fork needed a file loaded
 	lastSnap     *runSnap  // the run a fork built
 	workers      int
+	uniqueRuns   bool   // run names are unique: anchors need no index
 	envKey       string // the files of the environment's main manifest folder
 	allRuns      []*run
 	edgeSlab     []analysis.Edge
@@ -195,7 +199,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{
 		sys: s, req: req, ws: req.Workspace, workers: s.Workers,
 		files: map[string]*fileInfo{}, classes: map[string]*classInfo{}, defines: map[string]*defineInfo{},
-		rootMods: map[string]string{}, nodeKeys: map[nodeKey]*analysis.Node{},
+		rootMods: map[string]string{}, nodeKeys: make(map[nodeKey]*analysis.Node, s.lastNodeKeys),
 		diagKeys: map[string]bool{}, links: map[linkKey]int32{}, declared: map[string]bool{},
 		declaredKeys: map[string]bool{}, nextCache: map[string]*runSnap{},
 		defKey: map[*analysis.Node]nodeKey{}, defNodes: map[nodeKey]*analysis.Node{}, byURI: map[string]*fileInfo{},
@@ -279,6 +283,14 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				specs = append(specs, &runSpec{name: name, files: []*fileInfo{fi}})
 			}
 		}
+		a.uniqueRuns = true
+		seen := make(map[string]bool, len(specs))
+		for _, sp := range specs {
+			if seen[sp.name] || strings.HasPrefix(sp.name, "class ") || strings.HasPrefix(sp.name, "define ") {
+				a.uniqueRuns = false // two runs would share anchors
+			}
+			seen[sp.name] = true
+		}
 		runs = a.runAll(specs)
 		// Classes and defines that nothing declares get a run of their own
 		// (as if `include x` / `x { 'title': }` alone), so every resource
@@ -323,6 +335,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		s.cache, s.cacheSettings = a.nextCache, sk
 		s.Restored = a.restored
+		s.lastNodeKeys, s.lastEdgeKeys = len(a.nodeKeys), len(a.edgeKeys)
 	}
 	if req.Entry == "" {
 		a.settleMissing(runs)
