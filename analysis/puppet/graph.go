@@ -128,6 +128,7 @@ func (a *analyzer) evalSynthetic(kind, name string) *run {
 		r.declareClass(e, name, a.span(ci.file, ci.def.NameLoc), "include", nil)
 	} else {
 		d := a.defines[name]
+		a.dep('d', name, func() string { return astID(d.file) })
 		x := r.newRes(capType(name), "title", "define", a.span(d.file, d.def.NameLoc))
 		x.define = d
 		x.scope = r.top
@@ -683,7 +684,17 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		default:
 			for _, rf := range l.refs {
 				if rf.typ == "Class" {
-					if ci := a.classes[canonTitle("Class", rf.title)]; ci != nil {
+					name := canonTitle("Class", rf.title)
+					ci := a.classes[name]
+					// The target is the class's definition node: an input
+					// of the run (a restored run finds it by its place).
+					a.dep('c', name, func() string {
+						if ci != nil {
+							return astID(ci.file)
+						}
+						return ""
+					})
+					if ci != nil {
 						targets = append(targets, ci.node)
 					}
 					continue

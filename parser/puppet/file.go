@@ -202,7 +202,10 @@ func (ps *Parser) chunk(src []byte, toks []Token, r tokRange) []Chunk {
 	if old := ps.prev[h]; len(old) > 0 {
 		c := old[0]
 		ps.prev[h] = old[1:]
-		if c.End-c.Pos == end-pos { // same 64-bit hash and length: same text
+		// Same 64-bit hash and length: same text. A chunk with a syntax
+		// error is parsed again: the error may name the token after the
+		// chunk ("Syntax error at 'x'"), which is not part of its text.
+		if c.End-c.Pos == end-pos && c.Err == nil {
 			shiftChunk(&c, pos-c.Pos)
 			ps.Reused++
 			return []Chunk{c}

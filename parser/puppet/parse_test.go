@@ -1,6 +1,7 @@
 package puppet
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -234,6 +235,61 @@ $y = 10 / 2
 			}
 		}
 		ps.Parse(next)
+		src = next
+	}
+}
+
+// Incremental parsing (chunks reused by content, tokens re-lexed only
+// around the edit) gives exactly the syntax tree and errors of a full
+// parse, for random edits that break and mend the text. A syntax error
+// may name the token after its chunk, so errors are compared too.
+func TestIncrementalParseEquivalence(t *testing.T) {
+	base := []byte(`class a($x = 1) {
+  notify { "n-${x}": message => "v ${x}" }
+  if $x == 1 { notify { 'one': } } else { }
+}
+define d() { file { "/tmp/${title}": ensure => file } }
+d { 'one': }
+node default { include a }
+notify { 'top': require => Class['a'] }
+`)
+	var big []byte
+	for i := 0; i < 4; i++ {
+		big = append(big, base...)
+	}
+	edits := []string{"x", "'", "\"", "{", "}", "(", "\n", "#", "$", "notify { 'q': }\n", "le", " ", ""}
+	dumpFile := func(f *File) string {
+		var b strings.Builder
+		for _, s := range f.Stmts {
+			Walk(s, func(n Node) bool {
+				fmt.Fprintf(&b, "%T%v ", n, *n.Span())
+				return true
+			})
+		}
+		for _, e := range f.Errors {
+			fmt.Fprintf(&b, "\nerror %v %s", e.Loc, e.Msg)
+		}
+		return b.String()
+	}
+	seed := uint32(99)
+	rnd := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>8) % n }
+	src := append([]byte(nil), big...)
+	ps := &Parser{}
+	ps.Parse(src)
+	for i := 0; i < 1500; i++ {
+		at := rnd(len(src) + 1)
+		del := 0
+		if rnd(3) == 0 {
+			del = min(len(src)-at, rnd(4))
+		}
+		next := append(append(append([]byte(nil), src[:at]...), edits[rnd(len(edits))]...), src[at+del:]...)
+		if rnd(40) == 0 {
+			next = append([]byte(nil), big...)
+		}
+		got, want := dumpFile(ps.Parse(next)), dumpFile(Parse(next))
+		if got != want {
+			t.Fatalf("edit %d at %d: incremental parse differs\n%s\n--- full\n%s\n--- incremental\n%s", i, at, next, want, got)
+		}
 		src = next
 	}
 }

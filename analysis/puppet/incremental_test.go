@@ -1,0 +1,265 @@
+package puppet_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// A small control repository: site manifest with nodes, modules whose
+// classes include each other, defines, defaults, collectors, chains and
+// Hiera data, so that edits reach many runs in many ways.
+var incrementalRepo = map[string]string{
+	"manifests/site.pp": `node default { include web  include db }
+node 'puppet-order' { include web }
+notify { 'top': }
+`,
+	"hiera.yaml":       "version: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+	"data/common.yaml": "web::port: 8080\n",
+	"modules/web/manifests/init.pp": `class web($port = 80) {
+  include web::conf
+  package { 'nginx': ensure => installed }
+  service { 'nginx': ensure => running, subscribe => File['/etc/nginx.conf'] }
+  web::vhost { ['a', 'b']: port => $port }
+  Package['nginx'] -> Class['web::conf']
+}
+`,
+	"modules/web/manifests/conf.pp": `class web::conf {
+  File { owner => 'www' }
+  file { '/etc/nginx.conf': require => Package['nginx'], content => "port" }
+  file { '/etc/nginx': ensure => directory }
+  user { 'www': groups => ['web'] }
+  group { 'web': }
+}
+`,
+	"modules/web/manifests/vhost.pp": `define web::vhost($port = 80) {
+  file { "/etc/nginx/${title}.conf": notify => Service['nginx'] }
+  exec { "check-${title}": command => '/usr/bin/test', cwd => '/etc/nginx', refreshonly => true }
+}
+`,
+	"modules/db/manifests/init.pp": `class db {
+  package { 'pg': }
+  db::user { 'app': }
+  @user { 'virt': }
+  User <| title == 'virt' |>
+  include db::backup
+}
+`,
+	"modules/db/manifests/user.pp":   "define db::user() { exec { \"user-${title}\": command => '/bin/true', require => Package['pg'] } }\n",
+	"modules/db/manifests/backup.pp": "class db::backup { cron { 'b': command => '/bin/true', user => 'root', require => Class['db'] } }\n",
+	"modules/db/manifests/loose.pp":  "class db::loose { notify { 'loose': before => Notify['nope'] } }\n",
+	"modules/tools/manifests/init.pp": `class tools {
+  $pkgs = ['git', 'vim']
+  $pkgs.each |$p| { package { $p: } }
+  if $facts['os']['family'] == 'Debian' { package { 'apt-tools': } } else { package { 'yum-tools': } }
+  notify { 'a': } -> notify { 'b': } ~> notify { 'c': }
+}
+`,
+}
+
+// incEdits are what a user types: characters, brackets, quotes,
+// statements, relationships.
+var incEdits = []string{
+	"x", "'", "\"", "{", "}", "[", "]", "\n", "#", "$", ",", "->", "~>", "=>",
+	"notify { 'new': }\n", "notify { 'top': }\n", "include db::loose\n", "include tools\n",
+	"require => Package['nginx'], ", "before => Notify['top'], ", "File['/etc/nginx'] -> ",
+	"class extra { notify { 'extra': require => Class['web'] } }\n", "web::vhost { 'c': }\n",
+	"contain web::conf\n", "Package { ensure => latest }\n", "realize(User['virt'])\n",
+}
+
+type rng struct{ s uint32 }
+
+func (r *rng) n(k int) int {
+	r.s = r.s*1664525 + 1013904223
+	return int(r.s>>8) % k
+}
+
+func writeRepo(t *testing.T, files map[string]string) string {
+	dir := t.TempDir()
+	dir, _ = filepath.EvalSymlinks(dir)
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	return dir
+}
+
+func analyzeWS(sys analysis.System, ws *source.Workspace, ctx context.Context) *analysis.Result {
+	in := analysis.Input{Ctx: ctx, Workspace: ws, Settings: analysis.Settings{}}
+	fs := analysis.Files([]analysis.System{sys}, in)[sys]
+	return analysis.Analyze(sys, in, fs)
+}
+
+// TestIncrementalRandomEdits: after each of a series of random edits,
+// a long-lived System (which re-parses only changed chunks and restores
+// every run whose inputs did not change) gives exactly what a fresh
+// System gives: the same runs and order labels, diagnostics, links and
+// graph, byte for byte (see dump), with one worker or several.
+func TestIncrementalRandomEdits(t *testing.T) {
+	dir := writeRepo(t, incrementalRepo)
+	ws := source.NewWorkspace(dir)
+	var names []string
+	for name := range incrementalRepo {
+		if strings.HasSuffix(name, ".pp") {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	texts := map[string][]byte{}
+	for _, n := range names {
+		texts[n] = []byte(incrementalRepo[n])
+	}
+	long := puppet.New()
+	r := &rng{s: 12345}
+	restored := 0
+	steps := 150
+	if testing.Short() {
+		steps = 40
+	}
+	// PUPPET_INC_EDITS=N PUPPET_INC_SEED=S: a longer or another series.
+	fmt.Sscan(os.Getenv("PUPPET_INC_EDITS"), &steps)
+	fmt.Sscan(os.Getenv("PUPPET_INC_SEED"), &r.s)
+	for i := 0; i < steps; i++ {
+		name := names[r.n(len(names))]
+		text := texts[name]
+		at := r.n(len(text) + 1)
+		switch op := r.n(10); {
+		case op < 3 && len(text) > 0: // delete 1-4 bytes
+			end := min(len(text), at+1+r.n(4))
+			text = append(append([]byte(nil), text[:at]...), text[end:]...)
+		case op < 9:
+			ins := incEdits[r.n(len(incEdits))]
+			text = append(append(append([]byte(nil), text[:at]...), ins...), text[at:]...)
+		default: // back to the original text
+			text = []byte(incrementalRepo[name])
+		}
+		texts[name] = text
+		p := filepath.Join(dir, name)
+		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, text))
+
+		got := dump(analyzeWS(long, ws, context.Background()))
+		restored += long.(*puppet.System).Restored
+		fresh := puppet.New()
+		want := dump(analyzeWS(fresh, ws, context.Background()))
+		if got != want {
+			t.Fatalf("edit %d (%s at %d): incremental result differs from a fresh one\n%s", i, name, at, firstDiff(want, got))
+		}
+		one := puppet.New()
+		one.(*puppet.System).Workers = 1
+		if seq := dump(analyzeWS(one, ws, context.Background())); seq != want {
+			t.Fatalf("edit %d (%s at %d): one worker and several differ\n%s", i, name, at, firstDiff(seq, want))
+		}
+	}
+	if restored == 0 {
+		t.Error("no run was ever restored: the test does not exercise the cache")
+	}
+	t.Logf("%d edits, %d runs restored in all", steps, restored)
+}
+
+// TestIncrementalSingleFile: the same for one big buffer edited in
+// place, the language server's case for an untitled file (one run; only
+// changed chunks are re-parsed, the lexer re-lexes only the edited
+// statements).
+func TestIncrementalSingleFile(t *testing.T) {
+	base := genManifest(300)
+	text := append([]byte(nil), base...)
+	long := puppet.New()
+	r := &rng{s: 777}
+	for i := 0; i < 60; i++ {
+		at := r.n(len(text) + 1)
+		if r.n(3) == 0 && len(text) > 0 {
+			end := min(len(text), at+1+r.n(3))
+			text = append(append([]byte(nil), text[:at]...), text[end:]...)
+		} else {
+			ins := incEdits[r.n(len(incEdits))]
+			text = append(append(append([]byte(nil), text[:at]...), ins...), text[at:]...)
+		}
+		got := dump(analyzeText(long, text))
+		want := dump(analyzeText(puppet.New(), text))
+		if got != want {
+			t.Fatalf("edit %d at %d: incremental result differs\n%s", i, at, firstDiff(want, got))
+		}
+	}
+}
+
+// cancelAfter is a context whose Err() reports cancellation from its
+// n-th call on: it cancels an analysis at each of its checks in turn.
+type cancelAfter struct {
+	context.Context
+	n, calls atomic.Int64
+}
+
+func (c *cancelAfter) Err() error {
+	if c.calls.Add(1) >= c.n.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+func (c *cancelAfter) Done() <-chan struct{} { return nil }
+
+// TestCancelAnywhere: an analysis canceled at any of its checks returns
+// promptly without panicking, and the System's next analysis (which may
+// reuse what the canceled one finished) equals a fresh System's.
+func TestCancelAnywhere(t *testing.T) {
+	dir := writeRepo(t, incrementalRepo)
+	ws := source.NewWorkspace(dir)
+	// How many checks does a whole analysis make?
+	probe := &cancelAfter{Context: context.Background()}
+	probe.n.Store(1 << 62)
+	analyzeWS(puppet.New(), ws, probe)
+	total := int(probe.calls.Load())
+	if total < 10 {
+		t.Fatalf("only %d cancellation checks in a whole analysis", total)
+	}
+	p := filepath.Join(dir, "modules/web/manifests/conf.pp")
+	edited := strings.Replace(incrementalRepo["modules/web/manifests/conf.pp"], "group { 'web': }", "group { 'web': before => User['www'] }", 1)
+	step := max(1, total/60)
+	for n := 1; n <= total+1; n += step {
+		sys := puppet.New()
+		analyzeWS(sys, ws, context.Background())
+		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, []byte(edited)))
+		ctx := &cancelAfter{Context: context.Background()}
+		ctx.n.Store(int64(n))
+		start := time.Now()
+		analyzeWS(sys, ws, ctx) // canceled at its n-th check
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("canceled analysis took %v", d)
+		}
+		got := dump(analyzeWS(sys, ws, context.Background()))
+		want := dump(analyzeWS(puppet.New(), ws, context.Background()))
+		if got != want {
+			t.Fatalf("after an analysis canceled at check %d of %d: result differs from a fresh one\n%s", n, total, firstDiff(want, got))
+		}
+		ws.DropOverlay(source.PathToURI(p))
+	}
+}
+
+// firstDiff shows where two dumps part.
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n  fresh:       %s\n  incremental: %s", i+1, a, b)
+		}
+	}
+	return "(same)"
+}
