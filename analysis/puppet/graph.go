@@ -645,6 +645,11 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 
 	g.redirectGenerated(a)
+	if a.canceled() {
+		// Nobody will read this run (and a canceled run is never cached).
+		a.cur = nil
+		return analysis.Run{Name: r.name, Entry: r.entry}
+	}
 	// Order.
 	order, stuck := g.toposort()
 	run := analysis.Run{Name: r.name, Entry: r.entry}

@@ -239,7 +239,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			runs = append(runs, a.runFile(fi, nil, filepath.Base(fi.path)))
 		}
 	} else {
-		for _, f := range req.Files {
+		for i, f := range req.Files {
+			if i%256 == 255 && a.canceled() {
+				break
+			}
 			a.load(f)
 		}
 		a.scanDeclared()
