@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
@@ -702,17 +703,30 @@ func (a *analyzer) addDiag(d analysis.Diagnostic) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-var regexCache sync.Map
+// regexCache holds compiled patterns for the life of the process. Keys
+// are copied: a pattern's text may share the memory of a source file,
+// which must not stay alive (or change under the map) because of it.
+var (
+	regexCache sync.Map
+	regexCount atomic.Int64
+)
+
+// maxGlobalCache bounds each process-wide cache (a user typing creates a
+// new pattern or type name at every keystroke).
+const maxGlobalCache = 20000
 
 func compileRegex(s string) (*regexp.Regexp, error) {
 	if v, ok := regexCache.Load(s); ok {
 		return v.(*regexp.Regexp), nil
 	}
+	s = strings.Clone(s)
 	re, err := regexp.Compile(s)
 	if err != nil {
 		return nil, err
 	}
-	regexCache.Store(s, re)
+	if regexCount.Add(1) <= maxGlobalCache {
+		regexCache.Store(s, re)
+	}
 	return re, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -164,15 +165,20 @@ func (v val) list() []val {
 	return []val{v}
 }
 
-var capCache sync.Map
+var (
+	capCache sync.Map // keys and values are copies (see regexCache)
+	capCount atomic.Int64
+)
 
 // capType turns notify / foo::bar / Foo::bar into Notify / Foo::Bar.
 func capType(t string) string {
 	if v, ok := capCache.Load(t); ok {
 		return v.(string)
 	}
-	c := capType1(t)
-	capCache.Store(t, c)
+	c := strings.Clone(capType1(t))
+	if capCount.Add(1) <= maxGlobalCache {
+		capCache.Store(strings.Clone(t), c)
+	}
 	return c
 }
 
