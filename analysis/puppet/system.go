@@ -34,6 +34,8 @@ type System struct {
 	cacheSettings string
 	// Restored counts the runs the last Analyze took from the cache.
 	Restored int
+	// declCache: what each top-level statement declares (scanDeclared)
+	declCache map[pp.Node][]string
 	// Workers is how many goroutines evaluate the runs of a workspace
 	// (0: one per CPU). Results do not depend on it.
 	Workers int
@@ -460,37 +462,63 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 // scanDeclared marks classes and defines that some code in the workspace
 // declares (include/contain/require/class{}/resource of a defined type).
 func (a *analyzer) scanDeclared() {
+	prev := a.sys.declCache
+	next := make(map[pp.Node][]string, len(prev))
 	for _, fi := range a.order {
 		for _, s := range fi.ast.Stmts {
-			pp.Walk(s, func(n pp.Node) bool {
-				switch t := n.(type) {
-				case *pp.Call:
-					if t.Name == "include" || t.Name == "contain" || t.Name == "require" {
-						for _, arg := range t.Args {
-							for _, w := range words(arg) {
-								a.declared[w] = true
-							}
-						}
-					}
-				case *pp.Resource:
-					if t.Type == "class" {
-						for _, b := range t.Bodies {
-							for _, w := range words(b.Title) {
-								a.declared[w] = true
-							}
-						}
-					} else {
-						a.declared[strings.ToLower(strings.TrimPrefix(t.Type, "::"))] = true
-					}
-				case *pp.ClassDef:
-					if t.Parent != "" {
-						a.declared[strings.ToLower(t.Parent)] = true
-					}
-				}
-				return true
-			})
+			// A statement of a chunk the parser reused is the same node:
+			// what it declares was found last time.
+			ws, ok := prev[s]
+			if !ok {
+				ws = declaredBy(s)
+			}
+			next[s] = ws
+			for _, w := range ws {
+				a.declared[w] = true
+			}
 		}
 	}
+	a.sys.declCache = next
+}
+
+// declaredBy lists the classes and defines a statement declares.
+func declaredBy(s pp.Node) []string {
+	declared := map[string]bool{}
+	var out []string
+	add := func(w string) {
+		if !declared[w] {
+			declared[w] = true
+			out = append(out, w)
+		}
+	}
+	pp.Walk(s, func(n pp.Node) bool {
+		switch t := n.(type) {
+		case *pp.Call:
+			if t.Name == "include" || t.Name == "contain" || t.Name == "require" {
+				for _, arg := range t.Args {
+					for _, w := range words(arg) {
+						add(w)
+					}
+				}
+			}
+		case *pp.Resource:
+			if t.Type == "class" {
+				for _, b := range t.Bodies {
+					for _, w := range words(b.Title) {
+						add(w)
+					}
+				}
+			} else {
+				add(strings.ToLower(strings.TrimPrefix(t.Type, "::")))
+			}
+		case *pp.ClassDef:
+			if t.Parent != "" {
+				add(strings.ToLower(t.Parent))
+			}
+		}
+		return true
+	})
+	return out
 }
 
 func words(n pp.Node) []string {
