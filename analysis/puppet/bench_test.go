@@ -70,6 +70,31 @@ func BenchmarkEdit(b *testing.B) {
 	reportCPU(b, c)
 }
 
+// BenchmarkEditInsert: typing in the middle of a 10,000-line manifest:
+// a character inserted into a title, then deleted, one keystroke per
+// operation (every offset after the edit moves).
+func BenchmarkEditInsert(b *testing.B) {
+	text := genManifest(3300)
+	sys := puppet.New()
+	analyzeText(sys, text)
+	mid := len(text) / 2
+	for text[mid] != '\'' {
+		mid++
+	}
+	inserted := append(append(append([]byte(nil), text[:mid]...), 'x'), text[mid:]...)
+	b.ReportAllocs()
+	b.ResetTimer()
+	c := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 {
+			analyzeText(sys, inserted)
+		} else {
+			analyzeText(sys, text)
+		}
+	}
+	reportCPU(b, c)
+}
+
 // BenchmarkMemory100k reports the live heap holding the result of a
 // 100k-resource analysis.
 func BenchmarkMemory100k(b *testing.B) {
