@@ -290,6 +290,12 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	for _, d := range s.diags {
 		a.addDiag(d)
 	}
+	if len(a.linkArr) == 0 {
+		a.linkArr = make([]analysis.Link, 0, len(s.links))
+		if len(a.links) == 0 {
+			a.links = make(map[linkKey]int32, len(s.links))
+		}
+	}
 	for _, l := range s.links {
 		ts := l.targets
 		if remap != nil {

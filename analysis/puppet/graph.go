@@ -773,7 +773,7 @@ func (a *analyzer) addLink(at source.Span, targets []*analysis.Node) {
 		return
 	}
 	if len(l.Nodes) == 0 && len(targets) == 1 {
-		l.Nodes = append(l.Nodes, targets[0])
+		l.Nodes = targets[:1:1] // callers never change targets; an append copies
 		return
 	}
 	seen := a.linkSeen[k]

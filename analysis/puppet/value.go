@@ -33,8 +33,8 @@ const (
 // unknown parts are patterns (pat: '*' stands for the unknown piece).
 type val struct {
 	k   vkind
+	pat bool // (next to k: 96 bytes instead of 104)
 	s   string
-	pat bool
 	arr []val
 	ref *ref
 	x   *valX // hash keys, declared resources, collector
