@@ -43,8 +43,9 @@ type runSnap struct {
 }
 
 // depKey names an input of a run: kind 'f' file, 'F' the list of files
-// of a main manifest folder, 'c' class, 'd' define, 'm' module probe, 't'
-// ruby type probe, 'p' data file.
+// of a main manifest folder, 'c' class (the file defining it), 'k' where a
+// class linked to is defined, 'd' define, 'm' module probe, 't' ruby type
+// probe, 'p' data file.
 type depKey struct {
 	kind byte
 	name string
@@ -121,6 +122,8 @@ func (a *analyzer) depValue(key depKey) string {
 		return a.contentID(name)
 	case 'F':
 		return a.envList()
+	case 'k':
+		return classPlace(a.classes[name])
 	}
 	return "?"
 }
@@ -340,4 +343,14 @@ func addRefreshFacts(n *analysis.Node, facts []analysis.Fact) {
 			n.Facts = append(n.Facts, f)
 		}
 	}
+}
+
+// classPlace identifies a class's definition node (what a link to the
+// class points at), "" when there is none.
+func classPlace(ci *classInfo) string {
+	if ci == nil {
+		return ""
+	}
+	d := ci.node.Decl
+	return d.URI + ":" + strconv.Itoa(d.Start) + "-" + strconv.Itoa(d.End) + " " + ci.node.Ref
 }

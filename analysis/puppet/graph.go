@@ -691,14 +691,9 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 				if rf.typ == "Class" {
 					name := canonTitle("Class", rf.title)
 					ci := a.classes[name]
-					// The target is the class's definition node: an input
-					// of the run (a restored run finds it by its place).
-					a.dep('c', name, func() string {
-						if ci != nil {
-							return astID(ci.file)
-						}
-						return ""
-					})
+					// The target is the class's definition node, which a
+					// restored run finds by its name and place: an input.
+					a.dep('k', name, func() string { return classPlace(ci) })
 					if ci != nil {
 						targets = append(targets, ci.node)
 					}
