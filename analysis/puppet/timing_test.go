@@ -1,0 +1,76 @@
+package puppet_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// TestWorkspaceTiming reports what the language server waits for on a
+// real workspace (no assertion on times): the first analysis, the same
+// again with nothing changed (every run restored), and after a resource is
+// added at the end of the last block of each file named.
+//
+//	PUPPET_TIMING_DIR=/tmp/corpus/puppet/operations-puppet \
+//	PUPPET_TIMING_EDIT=modules/admin/manifests/init.pp,modules/profile/manifests/base.pp \
+//	go test -run TestWorkspaceTiming -v ./analysis/puppet/
+//
+// PUPPET_TIMING_PROF=file writes a CPU profile of the first analysis.
+func TestWorkspaceTiming(t *testing.T) {
+	dir := os.Getenv("PUPPET_TIMING_DIR")
+	if dir == "" {
+		t.Skip("set PUPPET_TIMING_DIR to a workspace")
+	}
+	dir, _ = filepath.EvalSymlinks(dir)
+	ws := source.NewWorkspace(dir)
+	sys := puppet.New()
+	analyze := func() (*analysis.Result, time.Duration, time.Duration) {
+		t0, c0 := time.Now(), cpuTime()
+		in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
+		fs := analysis.Files([]analysis.System{sys}, in)[sys]
+		res := analysis.Analyze(sys, in, fs)
+		return res, time.Since(t0), cpuTime() - c0
+	}
+	if f := os.Getenv("PUPPET_TIMING_PROF"); f != "" {
+		pf, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pprof.StartCPUProfile(pf)
+	}
+	res, wall, cpu := analyze()
+	if os.Getenv("PUPPET_TIMING_PROF") != "" {
+		pprof.StopCPUProfile()
+	}
+	t.Logf("first analysis: %v wall, %v CPU, %d runs, %d nodes", wall.Round(time.Millisecond), cpu.Round(time.Millisecond), len(res.Runs), len(res.Graph.Nodes))
+	_, wall, cpu = analyze()
+	t.Logf("nothing changed: %v wall, %v CPU, %d runs restored", wall.Round(time.Millisecond), cpu.Round(time.Millisecond), sys.(*puppet.System).Restored)
+	for _, rel := range strings.Split(os.Getenv("PUPPET_TIMING_EDIT"), ",") {
+		if rel == "" {
+			continue
+		}
+		p := filepath.Join(dir, rel)
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := bytes.LastIndexByte(text, '}')
+		if i < 0 {
+			i = len(text)
+		}
+		edited := append(append(append([]byte(nil), text[:i]...), "  notify { 'timing-probe': }\n"...), text[i:]...)
+		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, edited))
+		res, wall, cpu = analyze()
+		t.Logf("edit %s: %v wall, %v CPU, %d of %d runs restored", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), sys.(*puppet.System).Restored, len(res.Runs))
+		ws.DropOverlay(source.PathToURI(p))
+	}
+}
