@@ -523,17 +523,14 @@ func (f *flowParser) value(depth int) *raw {
 				return nil
 			}
 			n.items = append(n.items, it)
-			f.ws()
-			if f.i < len(f.s) && f.s[f.i] == ',' {
-				f.i++
-				continue
+			more, ok := f.flowNext(']')
+			if !ok {
+				f.fail = true
+				return nil
 			}
-			if f.i < len(f.s) && f.s[f.i] == ']' {
-				f.i++
+			if !more {
 				break
 			}
-			f.fail = true
-			return nil
 		}
 		n.end = f.base + f.i
 		return n
@@ -560,17 +557,14 @@ func (f *flowParser) value(depth int) *raw {
 			}
 			n.keys = append(n.keys, k)
 			n.vals = append(n.vals, v)
-			f.ws()
-			if f.i < len(f.s) && f.s[f.i] == ',' {
-				f.i++
-				continue
+			more, ok := f.flowNext('}')
+			if !ok {
+				f.fail = true
+				return nil
 			}
-			if f.i < len(f.s) && f.s[f.i] == '}' {
-				f.i++
+			if !more {
 				break
 			}
-			f.fail = true
-			return nil
 		}
 		n.end = f.base + f.i
 		return n
@@ -611,4 +605,20 @@ func (f *flowParser) value(depth int) *raw {
 	}
 	f.i = f.i + len(v)
 	return &raw{kind: Scalar, tag: resolvePlain(v), value: v, start: f.base + start, end: f.base + f.i}
+}
+
+// flowNext reads what follows an entry of a flow collection: a ',' (more
+// entries may follow) or the closing bracket (done); anything else is not
+// plain YAML this reader handles (ok false).
+func (f *flowParser) flowNext(closing byte) (more, ok bool) {
+	f.ws()
+	if f.i < len(f.s) && f.s[f.i] == ',' {
+		f.i++
+		return true, true
+	}
+	if f.i < len(f.s) && f.s[f.i] == closing {
+		f.i++
+		return false, true
+	}
+	return false, false
 }
