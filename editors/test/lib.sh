@@ -3,6 +3,13 @@
 : "${ORDERING_EDITORS_CACHE:=${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/ordering-lsp-editors}"
 export ORDERING_EDITORS_CACHE
 
+# Native npm modules (argon2, node-pty, ...) are rebuilt with node-gyp, which otherwise downloads the
+# Node headers from the Node.js website: a machine that reaches only the package registries cannot.
+# Debian's nodejs ships those headers in /usr/include/node, so point node-gyp there.
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/common.gypi ]; then
+  export npm_config_nodedir=/usr
+fi
+
 # apt_need PKG...: install the Debian packages that are missing (no apt call when all are there).
 apt_need() {
   local missing=() p
