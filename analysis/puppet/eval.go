@@ -34,7 +34,9 @@ type res struct {
 	virtual    bool
 	exported   bool
 	realized   bool
-	spec       bool // declared in a branch whose condition we could not decide
+	spec       bool    // declared in a branch whose condition we could not decide
+	cond       *cond   // the branches it was declared in (see cond.go)
+	sites      []*cond // classes: where each declaration of it was written
 	attrs      []attr
 	decl, full source.Span
 	scope      *scope // the scope it was declared in
@@ -120,6 +122,7 @@ type env struct {
 	f    *fileInfo
 	sym  *analysis.Node // symbol parent for resource nodes
 	spec bool
+	cond *cond // the undecided branches being evaluated (see cond.go)
 }
 
 type collector struct {
@@ -147,6 +150,7 @@ type relation struct {
 	leftTxt, rightTxt string
 	at                source.Span
 	spec              bool
+	cond              *cond
 }
 
 type linkRec struct {
@@ -189,6 +193,7 @@ type run struct {
 	byType     map[string][]*res
 	compileErr bool
 	kbuf       []byte
+	points     int32 // undecided conditionals evaluated (cond.go)
 }
 
 func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
@@ -394,7 +399,8 @@ func (r *run) eval(e *env, n pp.Node) val {
 			}
 			return val{k: vUndef, at: at}
 		}
-		r.speculate(e, [][]pp.Node{t.Then, t.Else}, t.HasElse)
+		arms := r.ifArms(e, t)
+		r.speculate(e, [][]pp.Node{t.Then, t.Else}, arms[:], t.HasElse)
 		return unknown(at)
 	case *pp.Case:
 		x := r.eval(e, t.X)
@@ -419,7 +425,7 @@ func (r *run) eval(e *env, n pp.Node) val {
 							}
 						}
 					}
-					r.speculate(e, bodies, hasDefault)
+					r.speculate(e, bodies, r.caseArms(e, t), hasDefault)
 					return unknown(at)
 				}
 				if ok {
@@ -651,7 +657,7 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 	case "->", "~>", "<-", "<~":
 		l := r.eval(e, t.Left)
 		rt := r.eval(e, t.Right)
-		r.rels = append(r.rels, &relation{op: t.Op, left: l, right: rt, at: r.span(e.f, t.OpLoc), spec: e.spec,
+		r.rels = append(r.rels, &relation{op: t.Op, left: l, right: rt, at: r.span(e.f, t.OpLoc), spec: e.spec, cond: e.cond,
 			leftTxt: e.f.text(t.Left), rightTxt: e.f.text(t.Right)})
 		return rt
 	case "=":
@@ -915,6 +921,7 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	x.scope = e.sc
 	x.container = e.sc.owner
 	x.spec = e.spec
+	x.cond = e.cond
 	x.parentSym = e.sym
 	x.env = e
 	x.pat = !ok
@@ -1090,7 +1097,7 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 				case "require":
 					if owner != nil {
 						cref := &ref{typ: "Class", title: c.title, at: x.at}
-						r.rels = append(r.rels, &relation{op: "require()", left: val{k: vRef, ref: cref, at: x.at}, right: val{k: vRes, x: &valX{res: []*res{owner}}}, at: x.at})
+						r.rels = append(r.rels, &relation{op: "require()", left: val{k: vRef, ref: cref, at: x.at}, right: val{k: vRes, x: &valX{res: []*res{owner}}}, at: x.at, spec: e.spec, cond: e.cond})
 					}
 				}
 			}
@@ -1170,6 +1177,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 		// parameters so its resources exist as patterns.
 		se := *e
 		se.spec = true
+		se.cond = e.cond.under(r.loopArm(name))
 		params := make([]val, len(lam.Params))
 		for i := range params {
 			params[i] = unknown(at)
@@ -1302,6 +1310,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 	if lam != nil {
 		se := *e
 		se.spec = true
+		se.cond = e.cond.under(r.loopArm(name))
 		params := make([]val, len(lam.Params))
 		for i := range params {
 			params[i] = unknown(at)
@@ -1349,6 +1358,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 		return nil
 	}
 	if c := r.classes[name]; c != nil {
+		c.sites = append(c.sites, e.cond)
 		if how == "class" && !e.spec && !c.spec {
 			first := c.site
 			if first.IsZero() {
@@ -1372,7 +1382,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	}
 	var parentScope *scope = r.top
 	if ci.def.Parent != "" {
-		pe := &env{sc: r.top, f: ci.file, sym: ci.node, spec: e.spec}
+		pe := &env{sc: r.top, f: ci.file, sym: ci.node, spec: e.spec, cond: e.cond}
 		pat := r.span(ci.file, ci.def.ParentLoc)
 		if p := r.declareClass(pe, ci.def.Parent, pat, "inherits", nil); p != nil && p.inner != nil {
 			parentScope = p.inner
@@ -1388,6 +1398,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	c.siteHow = how
 	c.scope = e.sc
 	c.spec = e.spec
+	c.sites = []*cond{e.cond}
 	c.container = nil
 	c.params = params
 	// Stage: explicit metaparameter, else the declaring class's stage.
@@ -1420,7 +1431,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	c.inner = sc
 	sc.vars["title"] = str(name, at)
 	sc.vars["name"] = str(name, at)
-	ce := &env{sc: sc, f: ci.file, sym: ci.node, spec: e.spec}
+	ce := &env{sc: sc, f: ci.file, sym: ci.node, spec: e.spec, cond: &cond{root: c}}
 	r.bindParams(ce, ci.def.Params, params, at, name)
 	r.stmts(ce, ci.def.Body)
 	return c
@@ -1492,7 +1503,7 @@ func (r *run) evalDefine(x *res) {
 			sc.vars["name"] = p.v
 		}
 	}
-	e := &env{sc: sc, f: d.file, sym: d.node, spec: x.spec}
+	e := &env{sc: sc, f: d.file, sym: d.node, spec: x.spec, cond: x.cond}
 	r.bindParams(e, d.def.Params, x.params, at, "")
 	r.stmts(e, d.def.Body)
 }
@@ -1766,13 +1777,14 @@ func hashAttrs(h val) []attr {
 // branch writes into its own layer over the scope's variables, then a
 // variable keeps a value only if every possible branch (exhaustive: no
 // implicit empty one) agrees.
-func (r *run) speculate(e *env, branches [][]pp.Node, exhaustive bool) {
+func (r *run) speculate(e *env, branches [][]pp.Node, arms []*branch, exhaustive bool) {
 	se := *e
 	se.spec = true
 	sc := e.sc
 	base := sc.vars
 	layers := make([]map[string]val, 0, len(branches))
-	for _, b := range branches {
+	for i, b := range branches {
+		se.cond = e.cond.under(arms[i])
 		sc.under = append(sc.under, base)
 		sc.vars = map[string]val{}
 		r.stmts(&se, b)

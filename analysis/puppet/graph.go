@@ -162,7 +162,10 @@ type runGraph struct {
 	outEnd    int
 	explicit  map[[2]*analysis.Node]bool
 	hardCycle bool
-	specEdges map[*analysis.Edge]bool
+	// econd: the branches each edge needs (nil: none), when the run
+	// evaluated undecided conditionals (cond.go).
+	econd     map[*analysis.Edge][]*branch
+	conds     condSets
 	extra     []*analysis.Node // visible nodes outside the order (define instances)
 	generated [][2]*analysis.Node
 }
@@ -512,15 +515,16 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 				continue
 			}
 			p.hasChild = true
+			xs := [...]*res{x}
 			if p.decl.IsZero() {
 				// Stage[main] / Class[main]: implicit containers, their
 				// edges order the run but would only be noise in hovers.
-				a.localEdge(g, p.begin, x.first())
-				a.localEdge(g, x.last(), p.end)
+				g.when(a.localEdge(g, p.begin, x.first()), xs[:], nil)
+				g.when(a.localEdge(g, x.last(), p.end), xs[:], nil)
 				continue
 			}
-			a.edge(g, p.begin, x.first(), analysis.Order, "contains", x.decl)
-			a.edge(g, x.last(), p.end, analysis.Order, "contains", x.decl)
+			g.when(a.edge(g, p.begin, x.first(), analysis.Order, "contains", x.decl), xs[:], nil)
+			g.when(a.edge(g, x.last(), p.end, analysis.Order, "contains", x.decl), xs[:], nil)
 		}
 	}
 	g.outEnd = len(g.edges)
@@ -530,7 +534,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			if x.decl.IsZero() {
 				a.localEdge(g, x.begin, x.end)
 			} else {
-				a.edge(g, x.begin, x.end, analysis.Order, "contains", x.decl)
+				g.when(a.edge(g, x.begin, x.end, analysis.Order, "contains", x.decl), []*res{x}, nil)
 			}
 		}
 	}
@@ -584,11 +588,13 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 					}
 					kind := metaparams[mp]
 					for _, t := range targets {
+						var e *analysis.Edge
 						if mp == "before" || mp == "notify" {
-							a.relEdge(g, x.last(), t.first(), kind, mp, v.at)
+							e = a.relEdge(g, x.last(), t.first(), kind, mp, v.at)
 						} else {
-							a.relEdge(g, t.last(), x.first(), kind, mp, v.at)
+							e = a.relEdge(g, t.last(), x.first(), kind, mp, v.at)
 						}
+						g.when(e, []*res{x, t}, nil)
 					}
 				}
 			}
@@ -616,12 +622,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 					continue
 				}
 				e := a.relEdge(g, s.last(), d.first(), kind, reason, rel.at)
-				if rel.spec && e != nil {
-					if g.specEdges == nil {
-						g.specEdges = map[*analysis.Edge]bool{}
-					}
-					g.specEdges[e] = true
-				}
+				g.when(e, []*res{s, d}, rel.cond)
 			}
 		}
 	}
@@ -640,7 +641,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			if len(g.explicit) > 0 && (g.explicit[[2]*analysis.Node{to, from}] || g.explicit[[2]*analysis.Node{from, to}]) {
 				continue
 			}
-			a.edge(g, from, to, analysis.Auto, ar.reason, ar.at)
+			g.when(a.edge(g, from, to, analysis.Auto, ar.reason, ar.at), []*res{x, ar.t}, nil)
 		}
 	}
 
@@ -1061,8 +1062,7 @@ func (a *analyzer) cycles(g *runGraph) {
 			orderEdges = append(orderEdges, e)
 		}
 	}
-	cyc := analysis.Cycles(g.nodes, orderEdges, func(p, q *analysis.Node) bool { return sortKey(p) < sortKey(q) })
-	var adj *adjacency
+	cyc := g.feasibleCycles(orderEdges, func(p, q *analysis.Node) bool { return sortKey(p) < sortKey(q) })
 	if len(cyc) == 0 {
 		return
 	}
@@ -1070,11 +1070,16 @@ func (a *analyzer) cycles(g *runGraph) {
 	if len(cyc) > 1 {
 		head = fmt.Sprintf("Found %d dependency cycles:", len(cyc))
 	}
-	for _, c := range cyc {
-		if adj == nil {
-			adj = newAdjacency(orderEdges)
+	var full *adjacency
+	for _, cc := range cyc {
+		adj := full
+		if len(cc.world) != len(orderEdges) {
+			adj = newAdjacency(cc.world)
+		} else if full == nil {
+			full = newAdjacency(orderEdges)
+			adj = full
 		}
-		c = puppetPath(c, adj)
+		c := puppetPath(cc.path, adj)
 		ns := analysis.CycleNodes(c)
 		names := make([]string, len(ns))
 		for i, n := range ns {
@@ -1089,17 +1094,11 @@ func (a *analyzer) cycles(g *runGraph) {
 			rel = append(rel, analysis.Related{At: e.At, Message: fmt.Sprintf("%s => %s (%s)", e.From.Ref, e.To.Ref, e.Reason)})
 		}
 		sev := analysis.Error
-		for _, e := range c {
-			if g.specEdges[e] {
-				sev = analysis.Warning
-			}
-		}
-		for _, n := range ns {
-			if x := g.ownerOf(n); x != nil && x.spec {
-				// Both branches of a condition we could not decide took
-				// part: Puppet may never see this cycle.
-				sev = analysis.Warning
-			}
+		if len(cc.when) > 0 {
+			// Only some runs take the branches it needs: Puppet refuses
+			// those runs only.
+			sev = analysis.Warning
+			msg += "\nwhen " + whenText(cc.when)
 		}
 		seen := map[string]bool{}
 		for _, n := range ns {
@@ -1403,8 +1402,32 @@ func (h *idxHeap) down(i int) {
 }
 
 // localEdge orders the run without entering the shared graph.
-func (a *analyzer) localEdge(g *runGraph, from, to *analysis.Node) {
-	g.edges = append(g.edges, a.newEdge(analysis.Edge{From: from, To: to, Kind: analysis.Order, Reason: "contains"}))
+func (a *analyzer) localEdge(g *runGraph, from, to *analysis.Node) *analysis.Edge {
+	e := a.newEdge(analysis.Edge{From: from, To: to, Kind: analysis.Order, Reason: "contains"})
+	g.edges = append(g.edges, e)
+	return e
+}
+
+// when records the branches an edge needs: those of the resources at its
+// ends and of the relationship that made it. An edge made twice needs
+// only what both makings need.
+func (g *runGraph) when(e *analysis.Edge, xs []*res, c *cond) {
+	if e == nil || g.r.points == 0 {
+		return
+	}
+	var bs []*branch
+	for _, x := range xs {
+		bs = addBranches(bs, g.conds.res(x))
+	}
+	bs = addBranches(bs, g.conds.of(c))
+	if g.econd == nil {
+		g.econd = map[*analysis.Edge][]*branch{}
+	}
+	if old, ok := g.econd[e]; ok {
+		g.econd[e] = common(old, bs)
+		return
+	}
+	g.econd[e] = bs
 }
 
 // generatedFile: puppetlabs-concat's concat_file type generates a File

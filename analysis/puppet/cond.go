@@ -1,0 +1,623 @@
+package puppet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+)
+
+// Conditions on declarations and relationships.
+//
+// When the analysis cannot decide a test (a fact nobody gave us, a Hiera
+// key without data, a parameter a caller computes), it evaluates every
+// branch (speculate). Without more, relationships written in branches
+// that exclude each other meet in one graph, and
+//
+//	if $ensure == 'present' { Exec[r] -> Service[s] } else { Service[s] -> Exec[r] }
+//
+// looks like a cycle that no run of Puppet can have. So every
+// declaration and relationship remembers the branches it was written in,
+// and a cycle is reported only when the branches of its edges can all be
+// taken in one run.
+
+// branch is one arm of one evaluation of a conditional whose test we
+// could not decide.
+type branch struct {
+	point int32  // the evaluation of the conditional (unique in its run)
+	arm   int32  // which arm of it
+	tests []test // what taking this arm says about values
+	text  string // for messages: "$ensure == 'present'", "not $restart"
+}
+
+// test is what an arm says about one value: truthy or not (vals nil), or
+// equal to one of vals or to none of them.
+type test struct {
+	subj string
+	vals []string
+	pos  bool
+}
+
+// cond is where something was written: the branches around it, innermost
+// first. A class body's chain ends at the class (root), whose own
+// condition is only known once every place that includes it has been
+// evaluated: what all of them have in common.
+type cond struct {
+	br     *branch
+	parent *cond
+	root   *res
+}
+
+// under is c extended by one more branch.
+func (c *cond) under(b *branch) *cond { return &cond{br: b, parent: c} }
+
+// conflicts: two arms that no run takes together.
+func (b *branch) conflicts(o *branch) bool {
+	if b.point == o.point {
+		return b.arm != o.arm
+	}
+	for _, t := range b.tests {
+		for _, u := range o.tests {
+			if t.subj == u.subj && t.excludes(u) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// excludes: the two tests of one value cannot both hold.
+func (t test) excludes(u test) bool {
+	switch {
+	case (t.vals == nil) != (u.vals == nil):
+		return false
+	case t.vals == nil:
+		return t.pos != u.pos
+	case t.pos && u.pos:
+		for _, v := range t.vals {
+			if slices.Contains(u.vals, v) {
+				return false
+			}
+		}
+		return true
+	case t.pos && !u.pos:
+		return subset(t.vals, u.vals)
+	case !t.pos && u.pos:
+		return subset(u.vals, t.vals)
+	}
+	return false
+}
+
+func subset(a, b []string) bool {
+	for _, v := range a {
+		if !slices.Contains(b, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// consistent: no two branches of bs exclude each other.
+func consistent(bs []*branch) bool {
+	for i, b := range bs {
+		for _, o := range bs[i+1:] {
+			if b.conflicts(o) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// addBranches adds to set the branches of add it does not hold yet.
+func addBranches(set, add []*branch) []*branch {
+	for _, b := range add {
+		if !hasBranch(set, b) {
+			set = append(set, b)
+		}
+	}
+	return set
+}
+
+func hasBranch(set []*branch, b *branch) bool {
+	for _, o := range set {
+		if o.point == b.point && o.arm == b.arm {
+			return true
+		}
+	}
+	return false
+}
+
+// common keeps the branches both sets hold: all a disjunction of the two
+// conditions is sure to imply.
+func common(a, b []*branch) []*branch {
+	var out []*branch
+	for _, x := range a {
+		if hasBranch(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// condSets expands conditions into sets of branches, memoised per run
+// (classes and define bodies share their chains).
+type condSets struct {
+	memo map[*cond][]*branch
+	busy map[*res]bool
+}
+
+func (s *condSets) of(c *cond) []*branch {
+	if c == nil {
+		return nil
+	}
+	if bs, ok := s.memo[c]; ok {
+		return bs
+	}
+	if s.memo == nil {
+		s.memo = map[*cond][]*branch{}
+	}
+	var bs []*branch
+	switch {
+	case c.root != nil:
+		bs = s.class(c.root)
+	default:
+		bs = addBranches(slices.Clone(s.of(c.parent)), []*branch{c.br})
+	}
+	s.memo[c] = bs
+	return bs
+}
+
+// class: the condition under which a class is in the catalog is what the
+// conditions of all the places that declare it have in common.
+func (s *condSets) class(c *res) []*branch {
+	if s.busy[c] {
+		return nil // a class included from its own body: no more than that
+	}
+	if s.busy == nil {
+		s.busy = map[*res]bool{}
+	}
+	s.busy[c] = true
+	defer delete(s.busy, c)
+	var bs []*branch
+	for i, site := range c.sites {
+		if site == nil {
+			return nil
+		}
+		if i == 0 {
+			bs = s.of(site)
+			continue
+		}
+		bs = common(bs, s.of(site))
+		if len(bs) == 0 {
+			return nil
+		}
+	}
+	return bs
+}
+
+// res is the condition of a resource's existence: its own, or for a
+// class, its declarations'.
+func (s *condSets) res(x *res) []*branch {
+	if x == nil {
+		return nil
+	}
+	if x.kind == "class" {
+		return s.class(x)
+	}
+	return s.of(x.cond)
+}
+
+// ifArms describes the two arms of an if/unless whose test is unknown.
+func (r *run) ifArms(e *env, t *pp.If) [2]*branch {
+	p := r.nextPoint()
+	txt := r.text(e, t.Cond)
+	then := r.tests(e, t.Cond, true)
+	els := r.tests(e, t.Cond, false)
+	thenTxt, elseTxt := txt+r.where(e), "not "+paren(txt)+r.where(e)
+	if t.Unless {
+		then, els = els, then
+		thenTxt, elseTxt = elseTxt, thenTxt
+	}
+	return [2]*branch{
+		{point: p, arm: 0, tests: then, text: thenTxt},
+		{point: p, arm: 1, tests: els, text: elseTxt},
+	}
+}
+
+// caseArms describes the arms of a case whose value is unknown.
+func (r *run) caseArms(e *env, t *pp.Case) []*branch {
+	p := r.nextPoint()
+	txt := r.text(e, t.X)
+	in := r.where(e)
+	subj := r.subject(e, t.X)
+	var all []string
+	allLit := true
+	for _, o := range t.Options {
+		for _, vn := range o.Values {
+			if _, ok := vn.(*pp.Default); ok {
+				continue
+			}
+			if s, ok := literal(vn); ok {
+				all = append(all, s)
+			} else {
+				allLit = false
+			}
+		}
+	}
+	arms := make([]*branch, len(t.Options))
+	for i, o := range t.Options {
+		b := &branch{point: p, arm: int32(i)}
+		var vals, shown []string
+		isDefault, lit := false, true
+		for _, vn := range o.Values {
+			if _, ok := vn.(*pp.Default); ok {
+				isDefault = true
+				continue
+			}
+			s, ok := literal(vn)
+			lit = lit && ok
+			vals = append(vals, s)
+			shown = append(shown, r.text(e, vn))
+		}
+		switch {
+		case isDefault:
+			b.text = txt + " matches no other case" + in
+			if allLit && len(all) > 0 {
+				b.tests = []test{{subj: subj, vals: all, pos: false}}
+			}
+		default:
+			b.text = txt + " is " + strings.Join(shown, " or ") + in
+			if lit && len(vals) > 0 {
+				b.tests = []test{{subj: subj, vals: vals, pos: true}}
+			}
+		}
+		arms[i] = b
+	}
+	return arms
+}
+
+// where names the class or define instance whose body tests a value,
+// when the same words may mean other values elsewhere.
+func (r *run) where(e *env) string {
+	if o := e.sc.owner; o != nil && o.kind == "define" {
+		return " (in " + o.display + ")"
+	}
+	return ""
+}
+
+// loopArm is the body of an iteration over values we do not know: it
+// may run any number of times, and excludes nothing.
+func (r *run) loopArm(fn string) *branch {
+	return &branch{point: r.nextPoint(), text: "each call of the " + fn + " block on values we do not know"}
+}
+
+func (r *run) nextPoint() int32 {
+	r.points++
+	return r.points
+}
+
+// tests reads what taking a condition's then (truth) or else arm says
+// about values.
+func (r *run) tests(e *env, n pp.Node, truth bool) []test {
+	for {
+		p, ok := n.(*pp.Paren)
+		if !ok {
+			break
+		}
+		n = p.X
+	}
+	switch t := n.(type) {
+	case *pp.Unary:
+		if t.Op == "!" {
+			return r.tests(e, t.X, !truth)
+		}
+	case *pp.Binary:
+		switch t.Op {
+		case "and":
+			if truth {
+				return append(r.tests(e, t.Left, true), r.tests(e, t.Right, true)...)
+			}
+			return nil
+		case "or":
+			if !truth {
+				return append(r.tests(e, t.Left, false), r.tests(e, t.Right, false)...)
+			}
+			return nil
+		case "==", "!=":
+			x, lit := t.Left, t.Right
+			s, ok := literal(lit)
+			if !ok {
+				x, lit = t.Right, t.Left
+				s, ok = literal(lit)
+			}
+			if !ok {
+				break
+			}
+			pos := truth == (t.Op == "==")
+			return []test{{subj: r.subject(e, x), vals: []string{s}, pos: pos}}
+		case "in":
+			arr, ok := t.Right.(*pp.Array)
+			if !ok {
+				break
+			}
+			var vals []string
+			for _, el := range arr.Elems {
+				s, ok := literal(el)
+				if !ok {
+					return nil
+				}
+				vals = append(vals, s)
+			}
+			return []test{{subj: r.subject(e, t.Left), vals: vals, pos: truth}}
+		}
+	}
+	return []test{{subj: r.subject(e, n), pos: truth}}
+}
+
+// literal is the value of a constant as Puppet compares it (strings
+// without regard to case).
+func literal(n pp.Node) (string, bool) {
+	switch t := n.(type) {
+	case *pp.Str:
+		if t.Interpolated() {
+			return "", false
+		}
+		return "s:" + strings.ToLower(t.Value), true
+	case *pp.Name:
+		return "s:" + strings.ToLower(t.Value), true
+	case *pp.Num:
+		return "n:" + t.Text, true
+	case *pp.Bool:
+		if t.Value {
+			return "b:true", true
+		}
+		return "b:false", true
+	case *pp.Undef:
+		return "undef", true
+	}
+	return "", false
+}
+
+// subject names the value an expression computes: its text, and where
+// it reads a local variable, the scope that variable lives in (the same
+// text in another define instance is another value; Puppet variables are
+// never reassigned, so in one scope it is the same value).
+func (r *run) subject(e *env, n pp.Node) string {
+	var local *scope
+	pp.Walk(n, func(m pp.Node) bool {
+		v, ok := m.(*pp.Var)
+		if !ok || strings.Contains(v.Name, "::") {
+			return true
+		}
+		for s := e.sc; s != nil; s = s.parent {
+			if _, ok := s.get(v.Name); ok {
+				if s != r.top && local == nil {
+					local = s
+				}
+				break
+			}
+		}
+		return true
+	})
+	txt := r.text(e, n)
+	if local != nil {
+		return fmt.Sprintf("%p|", local) + txt
+	}
+	return txt
+}
+
+// text is an expression's source, on one line.
+func (r *run) text(e *env, n pp.Node) string {
+	l := n.Span()
+	src := e.f.src.Text
+	if l.Pos < 0 || l.End > len(src) || l.Pos > l.End {
+		return "?"
+	}
+	s := strings.Join(strings.Fields(string(src[l.Pos:l.End])), " ")
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+func paren(s string) string {
+	if strings.ContainsAny(s, " ") && !(strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")")) {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+// condCycle is a cycle some run of Puppet can have: the branches it
+// needs (none: every run has it), and the edges of that run's graph.
+type condCycle struct {
+	path  []*analysis.Edge
+	world []*analysis.Edge
+	when  []*branch
+}
+
+// feasibleCycles finds the cycles whose edges' branches can all be taken
+// in one run. Each cycle found that needs an undecided conditional is
+// looked for again in one world per arm of it (the edges of the other
+// arms removed), inside its component only, until every branch its
+// edges need is chosen: what remains is a cycle of that world.
+func (g *runGraph) feasibleCycles(edges []*analysis.Edge, less func(p, q *analysis.Node) bool) []condCycle {
+	if g.econd == nil {
+		cs := analysis.Cycles(g.nodes, edges, less)
+		out := make([]condCycle, len(cs))
+		for i, c := range cs {
+			out[i] = condCycle{path: c, world: edges}
+		}
+		return out
+	}
+	live := make([]*analysis.Edge, 0, len(edges))
+	for _, e := range edges {
+		if consistent(g.econd[e]) {
+			live = append(live, e)
+		}
+	}
+	s := &cycleSearch{g: g, less: less, budget: 2000, seen: map[string]bool{}}
+	s.solve(g.nodes, live, nil)
+	slices.SortStableFunc(s.found, func(p, q condCycle) int {
+		switch {
+		case less(p.path[0].From, q.path[0].From):
+			return -1
+		case less(q.path[0].From, p.path[0].From):
+			return 1
+		}
+		return 0
+	})
+	return s.found
+}
+
+type cycleSearch struct {
+	g      *runGraph
+	less   func(p, q *analysis.Node) bool
+	budget int // worlds left to look at: a pathological manifest must not hang us
+	seen   map[string]bool
+	found  []condCycle
+}
+
+func (s *cycleSearch) solve(nodes []*analysis.Node, edges []*analysis.Edge, fixed []*branch) {
+	for _, c := range analysis.Cycles(nodes, edges, s.less) {
+		var open *branch
+		var when []*branch
+		for _, e := range c {
+			for _, b := range s.g.econd[e] {
+				if open == nil && !hasBranch(fixed, b) {
+					open = b
+				}
+				if !hasBranch(when, b) {
+					when = append(when, b)
+				}
+			}
+		}
+		if open == nil || s.budget <= 0 {
+			if consistent(when) {
+				s.report(c, edges, when)
+			}
+			continue
+		}
+		s.budget--
+		cn, ce := component(c, edges)
+		var arms []*branch
+		for _, e := range ce {
+			for _, b := range s.g.econd[e] {
+				if b.point == open.point && !hasBranch(arms, b) {
+					arms = append(arms, b)
+				}
+			}
+		}
+		tried := false
+		for _, arm := range arms {
+			nf := append(slices.Clip(fixed), arm)
+			if !consistent(nf) {
+				continue
+			}
+			tried = true
+			sub := make([]*analysis.Edge, 0, len(ce))
+			for _, e := range ce {
+				if compatible(s.g.econd[e], nf) {
+					sub = append(sub, e)
+				}
+			}
+			s.solve(cn, sub, nf)
+		}
+		if !tried {
+			// No arm of it can be taken with the branches chosen: the
+			// edges that need one of its arms are not in this world.
+			sub := make([]*analysis.Edge, 0, len(ce))
+			for _, e := range ce {
+				keep := true
+				for _, b := range s.g.econd[e] {
+					keep = keep && b.point != open.point
+				}
+				if keep {
+					sub = append(sub, e)
+				}
+			}
+			s.solve(cn, sub, fixed)
+		}
+	}
+}
+
+func (s *cycleSearch) report(c, world []*analysis.Edge, when []*branch) {
+	ids := make([]int, 0, len(c))
+	for _, e := range c {
+		ids = append(ids, e.From.Index)
+	}
+	slices.Sort(ids)
+	key := fmt.Sprint(ids)
+	if s.seen[key] {
+		return
+	}
+	s.seen[key] = true
+	s.found = append(s.found, condCycle{path: c, world: world, when: when})
+}
+
+// compatible: no branch of bs excludes one of fixed.
+func compatible(bs, fixed []*branch) bool {
+	for _, b := range bs {
+		for _, f := range fixed {
+			if b.conflicts(f) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// component is the strongly connected component a cycle lies in: the
+// nodes it reaches that reach it, and the edges between them.
+func component(c, edges []*analysis.Edge) ([]*analysis.Node, []*analysis.Edge) {
+	start := c[0].From
+	out := map[*analysis.Node][]*analysis.Node{}
+	in := map[*analysis.Node][]*analysis.Node{}
+	for _, e := range edges {
+		out[e.From] = append(out[e.From], e.To)
+		in[e.To] = append(in[e.To], e.From)
+	}
+	reach := func(adj map[*analysis.Node][]*analysis.Node) map[*analysis.Node]bool {
+		seen := map[*analysis.Node]bool{start: true}
+		q := []*analysis.Node{start}
+		for len(q) > 0 {
+			v := q[len(q)-1]
+			q = q[:len(q)-1]
+			for _, w := range adj[v] {
+				if !seen[w] {
+					seen[w] = true
+					q = append(q, w)
+				}
+			}
+		}
+		return seen
+	}
+	f, b := reach(out), reach(in)
+	var nodes []*analysis.Node
+	for n := range f {
+		if b[n] {
+			nodes = append(nodes, n)
+		}
+	}
+	slices.SortFunc(nodes, func(p, q *analysis.Node) int { return p.Index - q.Index })
+	var sub []*analysis.Edge
+	for _, e := range edges {
+		if f[e.From] && b[e.From] && f[e.To] && b[e.To] {
+			sub = append(sub, e)
+		}
+	}
+	return nodes, sub
+}
+
+// whenText says which branches a cycle needs, in the manifest's words.
+func whenText(bs []*branch) string {
+	parts := make([]string, 0, len(bs))
+	for _, b := range bs {
+		if !slices.Contains(parts, b.text) {
+			parts = append(parts, b.text)
+		}
+	}
+	return strings.Join(parts, " and ")
+}
