@@ -2,8 +2,10 @@ package puppet
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
@@ -50,7 +52,6 @@ type res struct {
 	class  *classInfo
 	params []attr
 	env    *env
-	tags   []string
 	// graph
 	node, begin, end *analysis.Node
 	synthetic        bool
@@ -126,6 +127,7 @@ type env struct {
 }
 
 type collector struct {
+	fixed    []val // realize(): the resources it names (Puppet's FixedCollector)
 	typ      string
 	exported bool
 	query    pp.Node
@@ -1104,9 +1106,11 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 		}
 		return val{k: vUndef, at: at}
 	case "realize":
+		// Not at once: Puppet adds a collection, evaluated with the
+		// others before each round of defined-type bodies (finish).
 		for _, a := range t.Args {
 			v := r.eval(e, a)
-			r.overrides = append(r.overrides, &override{target: v, env: e, at: r.span(e.f, *a.Span())})
+			r.cols = append(r.cols, &collector{fixed: v.list(), env: e, at: r.span(e.f, *a.Span())})
 		}
 		return val{k: vUndef, at: at}
 	}
@@ -1519,6 +1523,30 @@ func (x *res) tryTitlePattern() (string, bool) {
 
 func (r *run) collect(c *collector) bool {
 	changed := false
+	realize := func(x *res) {
+		if x.virtual && !x.realized {
+			x.realized = true
+			changed = true
+			if x.kind == "define" {
+				r.pending = append(r.pending, x)
+			}
+		}
+	}
+	if c.fixed != nil {
+		for _, v := range c.fixed {
+			switch v.k {
+			case vRef:
+				if x := r.resolve(v.ref); x != nil {
+					realize(x)
+				}
+			case vRes:
+				for _, x := range v.resList() {
+					realize(x)
+				}
+			}
+		}
+		return changed
+	}
 	for _, x := range r.resources {
 		if x.typ != c.typ || x.kind == "class" {
 			continue
@@ -1533,13 +1561,7 @@ func (r *run) collect(c *collector) bool {
 		if !containsRes(c.matched, x) {
 			c.matched = append(c.matched, x)
 		}
-		if x.virtual && !x.realized {
-			x.realized = true
-			changed = true
-			if x.kind == "define" {
-				r.pending = append(r.pending, x)
-			}
-		}
+		realize(x)
 	}
 	return changed
 }
@@ -1619,75 +1641,116 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 	return false
 }
 
-// eachTag calls fn with every tag of the resource (its type, written
-// tags, the classes containing it and their name segments); the type
-// name is passed as written (tags compare case-insensitively).
+// eachTag calls fn with every tag Puppet gives the resource: its type,
+// its title when that is a valid tag, its `tag` values, the `::` segments
+// of each, and every tag of the resource whose body declared it (a class
+// takes those of the place that first declared it; main code is in
+// Class[main], whose only tag is `class`). Checked against Puppet 7:
+// testdata/oracle/tags_*. Tags compare case-insensitively.
 func (x *res) eachTag(fn func(string)) {
-	fn(x.typ)
-	for _, t := range x.tags {
-		fn(t)
-	}
-	if a, ok := x.attr("tag"); ok {
-		var lbuf [1]val
-		for _, v := range a.v.items(&lbuf) {
-			if s, ok := v.text(); ok {
-				fn(s)
-			}
+	for r, n := x, 0; r != nil && n < 100; r, n = r.scopeRes(), n+1 {
+		if r.kind == "main" {
+			fn("class")
+			break
 		}
-	}
-	for c := x.container; c != nil; c = c.container {
-		if c.kind == "class" {
-			fn(c.title)
-			rest := c.title
-			for {
-				seg, more, ok := strings.Cut(rest, "::")
-				fn(seg)
-				if !ok {
-					break
+		tagSegments(r.typ, fn)
+		if validTag(r.title) {
+			tagSegments(r.title, fn)
+		}
+		if a, ok := r.attr("tag"); ok {
+			var lbuf [1]val
+			for _, v := range a.v.items(&lbuf) {
+				if s, ok := v.text(); ok {
+					tagSegments(s, fn)
 				}
-				rest = more
 			}
 		}
 	}
 }
 
+// scopeRes is the resource whose body declared x.
+func (x *res) scopeRes() *res {
+	if x.kind == "class" {
+		if x.scope == nil {
+			return nil
+		}
+		return x.scope.owner
+	}
+	return x.container
+}
+
+func tagSegments(t string, fn func(string)) {
+	fn(t)
+	if !strings.Contains(t, "::") {
+		return
+	}
+	for _, seg := range strings.Split(t, "::") {
+		fn(seg)
+	}
+}
+
+// validTag is Puppet's tag syntax (Puppet::Util::Tagging): a title like
+// '/etc/motd' or 'has space' is not a tag.
+func validTag(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i, c := range t {
+		word := c == '_' || unicode.IsLetter(c) || unicode.IsDigit(c)
+		if !word && (i == 0 || (c != '.' && c != ':' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
+
 // ---- finishing: defines, collectors, overrides, defaults ----
 
 func (r *run) finish() {
+	// Puppet's evaluate_generators: collections first, in the order they
+	// were made (realize() makes one too), then the body of every define
+	// instance in the catalog that is neither evaluated nor virtual, in
+	// catalog order; again until nothing changes. Collections and bodies
+	// made in a round wait for the next one.
 	for gen := 0; gen < maxDefineGens; gen++ {
-		progress := false
-		for len(r.pending) > 0 {
-			if r.a.canceled() {
-				return
-			}
-			batch := r.pending
-			r.pending = nil
-			for _, x := range batch {
-				if x.inner == nil {
-					if r.defEvals++; r.defEvals > maxDefineEvals {
-						if r.defEvals == maxDefineEvals+1 {
-							r.diag(x.decl, analysis.Warning, "limit", fmt.Sprintf("ordering-lsp stopped evaluating defined types after %d instances (a define that declares itself?)", maxDefineEvals))
-						}
-						continue
-					}
-					r.evalDefine(x)
-					progress = true
-				}
-			}
-			if gen++; gen > maxDefineGens {
-				break
-			}
+		if r.a.canceled() {
+			return
 		}
+		progress := false
 		for _, c := range r.cols {
 			if r.collect(c) {
 				progress = true
 			}
 		}
+		batch := r.pending
+		r.pending = nil
+		slices.SortStableFunc(batch, func(x, y *res) int { return x.prio - y.prio })
+		for _, x := range batch {
+			if x.inner != nil {
+				continue
+			}
+			if r.defEvals++; r.defEvals > maxDefineEvals {
+				if r.defEvals == maxDefineEvals+1 {
+					r.diag(x.decl, analysis.Warning, "limit", fmt.Sprintf("ordering-lsp stopped evaluating defined types after %d instances (a define that declares itself?)", maxDefineEvals))
+				}
+				continue
+			}
+			r.evalDefine(x)
+			progress = true
+		}
 		if !progress {
 			break
 		}
 	}
-	// realize() and overrides.
+	// realize() of what the catalog does not hold.
+	for _, c := range r.cols {
+		for _, v := range c.fixed {
+			if v.k == vRef && !v.ref.pat && r.resolve(v.ref) == nil {
+				r.diag(v.at, analysis.Error, "missing-target", fmt.Sprintf("Failed to realize virtual resources %s", refString(v.ref.typ, v.ref.title)))
+			}
+		}
+	}
+	// Overrides.
 	for _, o := range r.overrides {
 		var lbuf [1]val
 		for _, t := range o.target.items(&lbuf) {
@@ -1696,22 +1759,11 @@ func (r *run) finish() {
 			case vRef:
 				if x := r.resolve(t.ref); x != nil {
 					targets = append(targets, x)
-				} else if !t.ref.pat && o.attrs == nil {
-					r.diag(t.at, analysis.Error, "missing-target", fmt.Sprintf("Failed to realize virtual resources %s", refString(t.ref.typ, t.ref.title)))
 				}
 			case vRes:
 				targets = t.resList()
 			}
 			for _, x := range targets {
-				if o.attrs == nil {
-					if x.virtual && !x.realized {
-						x.realized = true
-						if x.kind == "define" && x.inner == nil {
-							r.evalDefine(x)
-						}
-					}
-					continue
-				}
 				x.attrs = append(x.attrs, o.attrs...)
 			}
 		}

@@ -618,9 +618,6 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		}
 		for _, s := range src {
 			for _, d := range dst {
-				if s == d {
-					continue
-				}
 				e := a.relEdge(g, s.last(), d.first(), kind, reason, rel.at)
 				g.when(e, []*res{s, d}, rel.cond)
 			}
@@ -669,8 +666,9 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			run.Steps = append(run.Steps, analysis.Step{Node: n, Label: n.Ref})
 		}
 	}
-	// Cycles, in Puppet's words.
-	if len(stuck) > 0 {
+	// Cycles, in Puppet's words (a relationship of a resource with itself
+	// is one too: Puppet refuses `Notify[a] -> Notify[a]`).
+	if len(stuck) > 0 || g.selfLoop() {
 		a.cycles(g)
 	}
 	a.refreshFacts(g, live)
@@ -1399,6 +1397,15 @@ func (h *idxHeap) down(i int) {
 		h.items[i], h.items[j] = h.items[j], h.items[i]
 		i = j
 	}
+}
+
+func (g *runGraph) selfLoop() bool {
+	for _, e := range g.edges {
+		if e.From == e.To && e.Kind.Orders() {
+			return true
+		}
+	}
+	return false
 }
 
 // localEdge orders the run without entering the shared graph.

@@ -1,0 +1,4 @@
+# A relationship of a resource with itself is a cycle Puppet refuses.
+notify{'a':}
+notify{'b':}
+Notify['a'] -> Notify['a']
