@@ -279,10 +279,11 @@ func (r *run) caseArms(e *env, t *pp.Case) []*branch {
 	return arms
 }
 
-// where names the class or define instance whose body tests a value,
-// when the same words may mean other values elsewhere.
+// where names the class or define instance whose body tests a value: the
+// same words mean other values elsewhere, and the diagnostic is often
+// read in another file.
 func (r *run) where(e *env) string {
-	if o := e.sc.owner; o != nil && o.kind == "define" {
+	if o := e.sc.owner; o != nil && (o.kind == "define" || o.kind == "class") {
 		return " (in " + o.display + ")"
 	}
 	return ""

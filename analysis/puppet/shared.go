@@ -55,6 +55,12 @@ func (a *analyzer) envRoots() ([]string, bool) {
 				}
 			}
 		}
+		if !a.strict && len(m.envDirs) == 0 {
+			// Only modules (or a control repo that looks like one): the
+			// environment's data is somewhere we cannot see, so a key
+			// nobody here sets is unknown, not its default.
+			m.envCertain = false
+		}
 	}
 	return m.envDirs, m.envCertain
 }

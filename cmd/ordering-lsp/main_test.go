@@ -11,6 +11,7 @@ import (
 
 	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
 	"github.com/ordering-lsp/ordering-lsp/source"
+	"golang.org/x/tools/txtar"
 )
 
 var binary string
@@ -267,6 +268,33 @@ func TestOrderPrintsRunsWithErrors(t *testing.T) {
 	out, errOut, code := runCLI(t, dir, "order", "missing_req.sls")
 	if code != 1 || out != "test.succeed_without_changes a a\ntest.succeed_without_changes b b\n" ||
 		!strings.Contains(errOut, "missing_req.sls:4:9: error: The following requisites were not found:") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// TestCheckRepoLookupWithoutData: `check .` in a repository whose Hiera
+// data lives elsewhere reads a lookup() of a key nobody sets as unknown,
+// as the language server does (fixture shared with analysis/puppet).
+func TestCheckRepoLookupWithoutData(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("..", "..", "analysis", "puppet", "testdata", "lookup_unknown.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		if strings.HasPrefix(f.Name, "want/") {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runCLI(t, dir, "check", ".")
+	if code != 0 || strings.Contains(out, "Duplicate") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
