@@ -68,6 +68,7 @@ func (ps *Parser) Parse(src []byte) *File {
 			}
 		}
 	}
+	f.Errors = append(f.Errors, validate(f.Stmts)...)
 	ps.prev = next
 	ps.prevSrc, ps.prevToks = src, toks
 	if len(src) > maxIncrementalLex {

@@ -1,0 +1,3 @@
+# Puppet's validator refuses a define named after one of its data types.
+define unit() { }
+notify { 'ok': }
