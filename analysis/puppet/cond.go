@@ -71,8 +71,21 @@ func (b *branch) conflicts(o *branch) bool {
 // excludes: the two tests of one value cannot both hold.
 func (t test) excludes(u test) bool {
 	switch {
-	case (t.vals == nil) != (u.vals == nil):
-		return false
+	case t.vals != nil && u.vals == nil:
+		return u.excludes(t)
+	case t.vals == nil && u.vals != nil:
+		// Truthiness against equality: only false and undef are falsy in
+		// Puppet ('' and 0 are true).
+		if !u.pos {
+			return false
+		}
+		falsy := 0
+		for _, v := range u.vals {
+			if v == "b:false" || v == "undef" {
+				falsy++
+			}
+		}
+		return (t.pos && falsy == len(u.vals)) || (!t.pos && falsy == 0)
 	case t.vals == nil:
 		return t.pos != u.pos
 	case t.pos && u.pos:
@@ -207,7 +220,14 @@ func (s *condSets) res(x *res) []*branch {
 	if x.kind == "class" {
 		return s.class(x)
 	}
-	return s.of(x.cond)
+	bs := s.of(x.cond)
+	for _, alt := range x.alts {
+		if len(bs) == 0 {
+			break
+		}
+		bs = common(bs, s.of(alt))
+	}
+	return bs
 }
 
 // ifArms describes the two arms of an if/unless whose test is unknown.
@@ -621,4 +641,27 @@ func whenText(bs []*branch) string {
 		}
 	}
 	return strings.Join(parts, " and ")
+}
+
+// absentWhen: a relationship written under the branches of x (a resource
+// with a metaparameter) or c (a chain) names t, which exists only in
+// branches that exclude them: every run that makes the relationship lacks
+// its target. It returns the relationship's branches.
+func (g *runGraph) absentWhen(x, t *res, c *cond) ([]*branch, bool) {
+	if g.r.points == 0 {
+		return nil, false
+	}
+	var need []*branch
+	if x != nil {
+		need = g.conds.of(x.cond)
+	}
+	need = addBranches(slices.Clone(need), g.conds.of(c))
+	if len(need) == 0 || !consistent(need) {
+		return nil, false
+	}
+	have := g.conds.res(t)
+	if len(have) == 0 || compatible(have, need) {
+		return nil, false
+	}
+	return need, true
 }

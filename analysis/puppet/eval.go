@@ -39,6 +39,7 @@ type res struct {
 	spec       bool    // declared in a branch whose condition we could not decide
 	cond       *cond   // the branches it was declared in (see cond.go)
 	sites      []*cond // classes: where each declaration of it was written
+	alts       []*cond // resources: where it was declared again (other branches, ensure_resource)
 	attrs      []attr
 	decl, full source.Span
 	scope      *scope // the scope it was declared in
@@ -210,7 +211,21 @@ type missingDiag struct {
 }
 
 func (r *run) missingTarget(at source.Span, rf *ref, msg string) {
+	r.missingWhen(at, rf, msg, nil)
+}
+
+// missingWhen is a missing target in runs that take the branches when:
+// a warning that names them (Puppet refuses only those runs).
+func (r *run) missingWhen(at source.Span, rf *ref, msg string, when []*branch) {
 	d := analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-target", Message: msg}
+	if len(when) > 0 {
+		d.Severity = analysis.Warning
+		d.Message += "\nwhen " + whenText(when)
+		if r.strict {
+			r.diags = append(r.diags, d)
+			return
+		}
+	}
 	if r.strict {
 		r.diags = append(r.diags, d)
 		r.compileErr = true
@@ -941,6 +956,8 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 		prev = r.aliases[x.key]
 	}
 	if prev != nil {
+		// It exists in the runs that take either place.
+		prev.alts = append(prev.alts, e.cond)
 		if ok && !x.spec && !prev.spec && !quiet {
 			r.diag(decl, analysis.Error, "duplicate",
 				fmt.Sprintf("Duplicate declaration: %s is already declared at (file: %s, line: %d); cannot redeclare (file: %s, line: %d)",

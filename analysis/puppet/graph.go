@@ -568,15 +568,25 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 							continue // maybe the resource with a computed title: no edge, no error
 						}
 						if t == nil || !t.inCatalog() {
-							if !x.spec && !(x.define != nil && strings.Contains(x.title, "*")) {
+							if !(x.define != nil && strings.Contains(x.title, "*")) {
+								when := g.conds.res(x)
 								if t != nil {
 									// Virtual and never realized: the compiler is
 									// happy, the agent is not.
-									r.diag(v.at, analysis.Error, "missing-target", fmt.Sprintf("Could not find dependency %s for %s", refString(v.ref.typ, displayTitle(v.ref)), x.display))
+									msg := fmt.Sprintf("Could not find dependency %s for %s", refString(v.ref.typ, displayTitle(v.ref)), x.display)
+									if len(when) > 0 {
+										r.diag(v.at, analysis.Warning, "missing-target", msg+"\nwhen "+whenText(when))
+									} else {
+										r.diag(v.at, analysis.Error, "missing-target", msg)
+									}
 								} else {
-									r.missingTarget(v.at, v.ref, fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp))
+									r.missingWhen(v.at, v.ref, fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp), when)
 								}
 							}
+							continue
+						}
+						if when, ok := g.absentWhen(x, t, nil); ok {
+							r.missingWhen(v.at, v.ref, fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp), when)
 							continue
 						}
 						tbuf[0] = t
@@ -594,7 +604,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 						} else {
 							e = a.relEdge(g, t.last(), x.first(), kind, mp, v.at)
 						}
-						g.when(e, []*res{x, t}, nil)
+						g.whenDecl(e, x, t)
 					}
 				}
 			}
@@ -602,8 +612,8 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 	// Chaining arrows and the require function.
 	for _, rel := range r.rels {
-		left := r.operands(rel.left, rel, true)
-		right := r.operands(rel.right, rel, false)
+		left := r.operands(g, rel.left, rel, true)
+		right := r.operands(g, rel.right, rel, false)
 		kind := analysis.Order
 		if rel.op == "~>" || rel.op == "<~" {
 			kind = analysis.Refresh
@@ -638,7 +648,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			if len(g.explicit) > 0 && (g.explicit[[2]*analysis.Node{to, from}] || g.explicit[[2]*analysis.Node{from, to}]) {
 				continue
 			}
-			g.when(a.edge(g, from, to, analysis.Auto, ar.reason, ar.at), []*res{x, ar.t}, nil)
+			g.whenDecl(a.edge(g, from, to, analysis.Auto, ar.reason, ar.at), x, ar.t)
 		}
 	}
 
@@ -818,7 +828,7 @@ func relValues(attrs []attr, name string) []attr {
 
 // operands turns a chain operand into catalog resources; missing
 // references are Puppet's "Could not find resource ... for relationship".
-func (r *run) operands(v val, rel *relation, left bool) []*res {
+func (r *run) operands(g *runGraph, v val, rel *relation, left bool) []*res {
 	var out []*res
 	var lbuf [1]val
 	for _, x := range v.items(&lbuf) {
@@ -834,13 +844,17 @@ func (r *run) operands(v val, rel *relation, left bool) []*res {
 			if t != nil && !t.inCatalog() {
 				continue // a virtual resource: the reference does not realize it, no edge
 			}
-			if t == nil {
+			var when []*branch
+			absent := t == nil
+			if absent {
+				when = g.conds.of(rel.cond)
+			} else {
+				when, absent = g.absentWhen(nil, t, rel.cond)
+			}
+			if absent {
 				other := rel.right
 				if !left {
 					other = rel.left
-				}
-				if rel.spec {
-					continue
 				}
 				od := operandName(other)
 				if od == "" {
@@ -852,9 +866,9 @@ func (r *run) operands(v val, rel *relation, left bool) []*res {
 				name := refString(x.ref.typ, displayTitle(x.ref))
 				srcSide := left != (rel.op == "<-" || rel.op == "<~")
 				if srcSide {
-					r.missingTarget(x.at, x.ref, fmt.Sprintf("Could not find resource '%s' for relationship on '%s'", name, od))
+					r.missingWhen(x.at, x.ref, fmt.Sprintf("Could not find resource '%s' for relationship on '%s'", name, od), when)
 				} else {
-					r.missingTarget(x.at, x.ref, fmt.Sprintf("Could not find resource '%s' for relationship from '%s'", name, od))
+					r.missingWhen(x.at, x.ref, fmt.Sprintf("Could not find resource '%s' for relationship from '%s'", name, od), when)
 				}
 				continue
 			}
@@ -1415,9 +1429,20 @@ func (a *analyzer) localEdge(g *runGraph, from, to *analysis.Node) *analysis.Edg
 	return e
 }
 
-// when records the branches an edge needs: those of the resources at its
-// ends and of the relationship that made it. An edge made twice needs
-// only what both makings need.
+// when records the branches an edge needs: those under which the
+// resources xs exist and those of the place c that made it (a chain, or
+// the declaration whose attributes made it: with a resource declared in
+// two exclusive branches, only the first one's attributes are kept). An
+// edge made twice needs only what both makings need.
+// whenDecl: an edge x's attributes make to t.
+func (g *runGraph) whenDecl(e *analysis.Edge, x, t *res) {
+	if x.kind == "class" {
+		g.when(e, []*res{x, t}, nil)
+		return
+	}
+	g.when(e, []*res{t}, x.cond)
+}
+
 func (g *runGraph) when(e *analysis.Edge, xs []*res, c *cond) {
 	if e == nil || g.r.points == 0 {
 		return
