@@ -186,7 +186,7 @@ func renderFacts(res *analysis.Result, ws *source.Workspace, dir string) string 
 			continue
 		}
 		for _, f := range n.Facts {
-			if f.Label == "defined type instance" || f.Label == "condition" || f.Label == "title" {
+			if f.Label == "defined type instance" || f.Label == "title" {
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s %s: %s", n.Ref, f.Label, f.Value))

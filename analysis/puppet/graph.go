@@ -472,7 +472,11 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			n := x.node
 			*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: n.Index}
 			if x.spec {
-				n.Facts = append(n.Facts, analysis.Fact{Label: "condition", Value: "declared under a condition that depends on facts or data we do not know: Puppet may not declare it (set puppet.facts to decide)"})
+				what := "a condition"
+				if bs := g.conds.res(x); len(bs) > 0 {
+					what = whenText(bs)
+				}
+				n.Facts = append(n.Facts, analysis.Fact{Label: "condition", Value: "declared only when " + what + ", which depends on facts or data we do not know: Puppet may not declare it (set puppet.facts to decide)"})
 			}
 			if x.pat {
 				n.Facts = append(n.Facts, analysis.Fact{Label: "title", Value: "built from values we do not know; shown as a pattern (* = unknown part)"})

@@ -52,7 +52,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text, json or sarif")
 	settings := analysis.Settings{}
-	fs.Var(settingsFlag(settings), "set", "a setting as key=value (repeatable), e.g. puppet.ordering=title-hash")
+	systemFlags(fs, settings)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

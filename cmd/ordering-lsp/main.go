@@ -64,13 +64,14 @@ func usage(w io.Writer) {
 
 commands:
   serve [--stdio] [--log FILE]          run the language server on stdin/stdout
-  check [--format text|json|sarif] [--set key=value] PATH...
+  check [--format text|json|sarif] [options] PATH...
                                         report problems; exit 1 when there is an error
   order [options] FILE|DIR              print the execution order, one step per line;
                                         problems go to stderr; exit 1 when the tool would refuse to run
-  graph [--set key=value] PATH...       print the relationship graph as Graphviz DOT
+  graph [options] PATH...               print the relationship graph as Graphviz DOT
   version                               print the version
 
-run 'ordering-lsp order --help' for the options of each system.
+check, order and graph take --set key=value and the options of each
+system (--facts FILE, --modulepath, ...): run 'ordering-lsp order --help'.
 `)
 }

@@ -298,3 +298,24 @@ func TestCheckRepoLookupWithoutData(t *testing.T) {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
+
+// TestFactsFlag: --facts FILE decides fact-dependent branches (the order
+// of that node), in check as in order.
+func TestFactsFlag(t *testing.T) {
+	dir := t.TempDir()
+	pp := "if $facts['os']['family'] == 'Debian' { notify { 'deb': } } else { notify { 'other': } }\nnotify { 'always': }\n"
+	os.WriteFile(filepath.Join(dir, "site.pp"), []byte(pp), 0o644)
+	os.WriteFile(filepath.Join(dir, "node.json"), []byte(`{"os": {"family": "Debian"}}`), 0o644)
+	out, errOut, code := runCLI(t, dir, "order", "--facts", "node.json", "site.pp")
+	if code != 0 || out != "Notify[deb]\nNotify[always]\n" {
+		t.Errorf("with facts: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	out, _, _ = runCLI(t, dir, "order", "site.pp")
+	if out != "Notify[deb]\nNotify[other]\nNotify[always]\n" {
+		t.Errorf("without facts both branches are shown, got:\n%s", out)
+	}
+	out, errOut, code = runCLI(t, dir, "check", "--facts", "node.json", "site.pp")
+	if code != 0 || out != "" {
+		t.Errorf("check --facts: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

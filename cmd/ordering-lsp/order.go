@@ -18,14 +18,12 @@ import (
 // step per line in the tool's oracle notation. Exit status 1 means the
 // tool would refuse the run (nothing on stdout) or there are errors. Each system contributes its
 // own options (--modulepath, --file-root, --node-groups...).
-func cmdOrder(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("order", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	settings := analysis.Settings{}
-	fs.Var(settingsFlag(settings), "set", "a setting as key=value (repeatable)")
-	sys := newSystems()
+// systemFlags adds --set and every system's own options (--facts,
+// --modulepath, --file-root...): check, order and graph take the same.
+func systemFlags(fs *flag.FlagSet, settings analysis.Settings) {
+	fs.Var(settingsFlag(settings), "set", "a setting as key=value (repeatable), e.g. puppet.ordering=title-hash")
 	seen := map[string]bool{}
-	for _, s := range sys {
+	for _, s := range newSystems() {
 		for _, f := range s.Flags() {
 			if seen[f.Name] {
 				continue
@@ -39,6 +37,13 @@ func cmdOrder(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+}
+
+func cmdOrder(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("order", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	settings := analysis.Settings{}
+	systemFlags(fs, settings)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -59,6 +64,7 @@ func cmdOrder(args []string, stdout, stderr io.Writer) int {
 	}
 	ws := source.NewWorkspace()
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{target}, Entry: source.PathToURI(target), Settings: settings}
+	sys := newSystems()
 	found := analysis.Discover(sys, in)
 	// A file belongs to one system; a folder goes to the system owning the
 	// most files in it.
@@ -123,7 +129,7 @@ func cmdGraph(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("graph", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	settings := analysis.Settings{}
-	fs.Var(settingsFlag(settings), "set", "a setting as key=value (repeatable)")
+	systemFlags(fs, settings)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -1,0 +1,324 @@
+package puppet_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// TestDifferential compares the analysis with the real Puppet on random
+// manifests (opt-in: it runs `puppet apply` once per seed, ~2.5 s each):
+//
+//	PUPPET_ORACLE=/work/shared/oracle/puppet-order PUPPET_DIFF_SEEDS=200 \
+//	  go test -run TestDifferential -v -timeout 1h ./analysis/puppet/
+//
+// (PUPPET_DIFF_FROM picks the first seed, PUPPET_DIFF_KEEP=DIR keeps every
+// manifest and both answers.) Each manifest tests custom facts (given to
+// Puppet as FACTER_* variables) in if/unless/case, with opposite arrows in
+// arms that exclude each other, and has defines, virtual resources realized
+// by realize() and collectors, tag collectors, and a run stage. Two
+// checks per seed:
+//
+//   - with the same facts (puppet.facts), our order is Puppet's, line for
+//     line, or Puppet refuses with a cycle and so do we;
+//   - without facts (every fact unknown), we report no cycle as an error
+//     unless Puppet refuses (an error claims every run has it), and when
+//     Puppet refuses with a cycle we report one (a warning at least).
+func TestDifferential(t *testing.T) {
+	oracle := os.Getenv("PUPPET_ORACLE")
+	if oracle == "" {
+		t.Skip("set PUPPET_ORACLE to /work/shared/oracle/puppet-order (needs puppet installed)")
+	}
+	seeds, _ := strconv.Atoi(os.Getenv("PUPPET_DIFF_SEEDS"))
+	if seeds <= 0 {
+		seeds = 20
+	}
+	from, _ := strconv.Atoi(os.Getenv("PUPPET_DIFF_FROM"))
+	keep := os.Getenv("PUPPET_DIFF_KEEP")
+	type outcome struct {
+		seed        int
+		refused     bool
+		orderOK     bool
+		unknownOK   bool
+		detail      string
+		conditional int // cycles reported as warnings without facts
+	}
+	results := make([]outcome, seeds)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2) // puppet is slow and single-threaded
+	for i := 0; i < seeds; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			seed := from + i
+			m, facts := genRandomManifest(seed)
+			dir := t.TempDir()
+			if keep != "" {
+				dir = filepath.Join(keep, fmt.Sprintf("seed%04d", seed))
+				os.MkdirAll(dir, 0o755)
+			}
+			pp := filepath.Join(dir, "site.pp")
+			os.WriteFile(pp, []byte(m), 0o644)
+			var fy strings.Builder
+			env := os.Environ()
+			for k, v := range facts {
+				fmt.Fprintf(&fy, "%s: %s\n", k, v)
+				env = append(env, "FACTER_"+k+"="+v)
+			}
+			os.WriteFile(filepath.Join(dir, "facts.yaml"), []byte(fy.String()), 0o644)
+			cmd := exec.Command(oracle, pp)
+			cmd.Env = env
+			out, _ := cmd.Output()
+			want := strings.TrimRight(string(out), "\n")
+			if keep != "" {
+				os.WriteFile(filepath.Join(dir, "puppet.order"), out, 0o644)
+			}
+			o := outcome{seed: seed, refused: strings.HasPrefix(want, "ERROR:")}
+			if o.refused && !strings.Contains(want, "dependency cycle") {
+				o.detail = "puppet refused for another reason (generator bug): " + want
+				results[i] = o
+				return
+			}
+			// With Puppet's facts.
+			run, diags := analyseEntry(t, dir, pp, analysis.Settings{"puppet.facts": filepath.Join(dir, "facts.yaml")})
+			var got []string
+			for _, s := range run.Steps {
+				got = append(got, s.Label)
+			}
+			if o.refused {
+				o.orderOK = run.Refused && hasCycle(diags, analysis.Error)
+			} else {
+				o.orderOK = !run.Refused && strings.Join(got, "\n") == want
+			}
+			if !o.orderOK {
+				o.detail = fmt.Sprintf("with facts:\n--- puppet\n%s\n--- ours (refused %v)\n%s\n%s", want, run.Refused, strings.Join(got, "\n"), diagText(diags))
+			}
+			// Without facts.
+			_, udiags := analyseEntry(t, dir, pp, nil)
+			for _, d := range udiags {
+				if d.Code == "cycle" && d.Severity == analysis.Warning {
+					o.conditional++
+				}
+			}
+			if o.refused {
+				o.unknownOK = hasCycle(udiags, analysis.Warning) || hasCycle(udiags, analysis.Error)
+			} else {
+				o.unknownOK = !hasCycle(udiags, analysis.Error)
+			}
+			if !o.unknownOK {
+				o.detail += fmt.Sprintf("\nwithout facts (puppet refused: %v):\n%s", o.refused, diagText(udiags))
+			}
+			results[i] = o
+		}(i)
+	}
+	wg.Wait()
+	var refused, orderBad, unknownBad, cond int
+	for _, o := range results {
+		if o.refused {
+			refused++
+		}
+		if !o.orderOK {
+			orderBad++
+		}
+		if !o.unknownOK {
+			unknownBad++
+		}
+		cond += o.conditional
+		if !o.orderOK || !o.unknownOK {
+			t.Errorf("seed %d: %s", o.seed, o.detail)
+		}
+	}
+	t.Logf("%d seeds from %d: puppet refused %d (cycles); order/refusal differs with facts: %d; wrong without facts: %d; conditional cycle warnings without facts: %d",
+		seeds, from, refused, orderBad, unknownBad, cond)
+}
+
+func hasCycle(ds []analysis.Diagnostic, sev analysis.Severity) bool {
+	for _, d := range ds {
+		if d.Code == "cycle" && d.Severity == sev {
+			return true
+		}
+	}
+	return false
+}
+
+func diagText(ds []analysis.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "  %v %s: %s\n", d.Severity, d.Code, strings.ReplaceAll(d.Message, "\n", " "))
+	}
+	return b.String()
+}
+
+func analyseEntry(t *testing.T, dir, path string, settings analysis.Settings) (*analysis.Run, []analysis.Diagnostic) {
+	ws := source.NewWorkspace(dir)
+	entry := source.PathToURI(path)
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Entry: entry, Settings: settings}
+	sys := puppet.New()
+	files := analysis.Files([]analysis.System{sys}, in)[sys]
+	res := analysis.Analyze(sys, in, files)
+	for i := range res.Runs {
+		if res.Runs[i].Entry == entry {
+			return &res.Runs[i], res.Diags
+		}
+	}
+	return &analysis.Run{}, res.Diags
+}
+
+// genRandomManifest writes a random manifest and the custom facts Puppet
+// is given for it. Relationships follow one random linear order of the
+// things they join (so a run that takes no "reversed" arm has no cycle),
+// except arms that reverse an arrow: `if $facts['f0'] == 'a' { A -> B }
+// else { B -> A }`, which make a real cycle only in runs where some
+// other path also joins A to B.
+func genRandomManifest(seed int) (string, map[string]string) {
+	rng := rand.New(rand.NewSource(int64(seed)))
+	vals := []string{"a", "b", "c"}
+	facts := map[string]string{}
+	nf := 1 + rng.Intn(3)
+	for i := 0; i < nf; i++ {
+		facts[fmt.Sprintf("gen_f%d", i)] = vals[rng.Intn(3)]
+	}
+	fact := func() string { return fmt.Sprintf("$facts['gen_f%d']", rng.Intn(nf)) }
+	val := func() string { return "'" + vals[rng.Intn(3)] + "'" }
+
+	var b strings.Builder
+	// Things that can be related, in their linear order: a ref and the
+	// container it sits in ("" for main code).
+	type thing struct{ ref, in string }
+	var things []thing
+
+	// A run stage before main, with one class in it.
+	stage := rng.Intn(3) == 0
+	if stage {
+		b.WriteString("stage { 'pre': before => Stage['main'] }\n")
+		b.WriteString("class early { notify { 'early-1': } notify { 'early-2': } }\n")
+		b.WriteString("class { 'early': stage => 'pre' }\n")
+		things = append(things, thing{"Notify['early-1']", "early"}, thing{"Notify['early-2']", "early"})
+	}
+	// Defines, with a reversing arm inside on a parameter from a fact.
+	nd := rng.Intn(3)
+	for d := 0; d < nd; d++ {
+		fmt.Fprintf(&b, "define d%d($mode = 'a') {\n  notify { \"${title}-m0\": }\n  notify { \"${title}-m1\": }\n", d)
+		if rng.Intn(2) == 0 {
+			b.WriteString("  if $mode == 'a' { Notify[\"${title}-m0\"] -> Notify[\"${title}-m1\"] }\n  else { Notify[\"${title}-m1\"] -> Notify[\"${title}-m0\"] }\n")
+		}
+		b.WriteString("}\n")
+	}
+	// Classes of a few notifies.
+	nc := 1 + rng.Intn(3)
+	for c := 0; c < nc; c++ {
+		fmt.Fprintf(&b, "class c%d {\n", c)
+		k := 1 + rng.Intn(3)
+		for j := 0; j < k; j++ {
+			fmt.Fprintf(&b, "  notify { 'c%d-%d': }\n", c, j)
+		}
+		b.WriteString("}\n")
+	}
+	// Main code: class declarations, define instances (some virtual), notifies.
+	var order []thing // main things and classes, shuffled below
+	for c := 0; c < nc; c++ {
+		switch rng.Intn(3) {
+		case 0:
+			fmt.Fprintf(&b, "include c%d\n", c)
+		case 1:
+			fmt.Fprintf(&b, "contain c%d\n", c)
+		default:
+			fmt.Fprintf(&b, "class { 'c%d': }\n", c)
+		}
+		order = append(order, thing{fmt.Sprintf("Class['c%d']", c), ""})
+	}
+	for d := 0; d < nd; d++ {
+		ni := 1 + rng.Intn(2)
+		for i := 0; i < ni; i++ {
+			title := fmt.Sprintf("d%di%d", d, i)
+			mode := "'a'"
+			if rng.Intn(2) == 0 {
+				mode = fmt.Sprintf("%s ? { %s => 'a', default => 'b' }", fact(), val())
+			}
+			switch rng.Intn(4) {
+			case 0:
+				fmt.Fprintf(&b, "@d%d { '%s': mode => %s }\nrealize(D%d['%s'])\n", d, title, mode, d, title)
+			case 1:
+				fmt.Fprintf(&b, "@d%d { '%s': mode => %s }\nD%d <| title == '%s' |>\n", d, title, mode, d, title)
+			default:
+				fmt.Fprintf(&b, "d%d { '%s': mode => %s }\n", d, title, mode)
+			}
+			order = append(order, thing{fmt.Sprintf("D%d['%s']", d, title), ""})
+		}
+	}
+	nn := 2 + rng.Intn(5)
+	for i := 0; i < nn; i++ {
+		if rng.Intn(5) == 0 {
+			fmt.Fprintf(&b, "@notify { 'n%d': }\n", i)
+			if rng.Intn(2) == 0 {
+				fmt.Fprintf(&b, "realize(Notify['n%d'])\n", i)
+			} else {
+				fmt.Fprintf(&b, "Notify <| title == 'n%d' |>\n", i)
+			}
+		} else {
+			fmt.Fprintf(&b, "notify { 'n%d': }\n", i)
+		}
+		order = append(order, thing{fmt.Sprintf("Notify['n%d']", i), ""})
+	}
+	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	things = append(things, order...)
+
+	// Relationships, low to high in the linear order.
+	arrow := func() (string, bool) {
+		switch rng.Intn(4) {
+		case 0:
+			return "~>", false
+		case 1:
+			return "<-", true
+		default:
+			return "->", false
+		}
+	}
+	chain := func(x, y thing) string {
+		op, back := arrow()
+		if back {
+			return y.ref + " " + op + " " + x.ref
+		}
+		return x.ref + " " + op + " " + y.ref
+	}
+	nr := 1 + rng.Intn(6)
+	for r := 0; r < nr && len(things) >= 2; r++ {
+		i := rng.Intn(len(things) - 1)
+		j := i + 1 + rng.Intn(len(things)-i-1)
+		x, y := things[i], things[j]
+		if x.in != "" && x.in == y.in {
+			continue
+		}
+		switch rng.Intn(6) {
+		case 0:
+			fmt.Fprintf(&b, "if %s == %s { %s }\nelse { %s }\n", fact(), val(), chain(x, y), chain(y, x))
+		case 1:
+			fmt.Fprintf(&b, "unless %s == %s { %s }\n", fact(), val(), chain(x, y))
+		case 2:
+			fmt.Fprintf(&b, "case %s {\n  %s: { %s }\n  %s, %s: { %s }\n  default: {}\n}\n", fact(), "'a'", chain(x, y), "'b'", "'c'", chain(y, x))
+		default:
+			b.WriteString(chain(x, y) + "\n")
+		}
+	}
+	// Tag collectors into sinks nothing else touches.
+	if nd > 0 && rng.Intn(2) == 0 {
+		b.WriteString("notify { 'sink': }\nNotify <| tag == 'd0' |> -> Notify['sink']\n")
+	}
+	if rng.Intn(3) == 0 {
+		b.WriteString("notify { 'sink2': }\nNotify <| tag == 'c0' |> -> Notify['sink2']\n")
+	}
+	return b.String(), facts
+}
