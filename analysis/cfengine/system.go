@@ -10,6 +10,7 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -69,9 +70,46 @@ func (*System) Name() string { return "cfengine" }
 
 // Owns claims *.cf policy files and *.cf.in templates (masterfiles ships
 // promises.cf.in and update.cf.in, which configure only stamps a
-// version into).
+// version into). `.cf` is also the extension of other programs' config
+// (SpamAssassin's local.cf, Postfix's main.cf): a file inside a Puppet
+// module's templates/ or files/ is data that module installs, and a file
+// with neither a bundle/body/promise header nor a block is not policy.
+// Empty files are claimed: that is how a new policy file starts.
 func (*System) Owns(path string, head func() []byte) bool {
-	return strings.HasSuffix(path, ".cf") || strings.HasSuffix(path, ".cf.in")
+	if !strings.HasSuffix(path, ".cf") && !strings.HasSuffix(path, ".cf.in") {
+		return false
+	}
+	if inModuleData(path) {
+		return false
+	}
+	h := head()
+	return len(bytes.TrimSpace(h)) == 0 || policyHeader.Match(h) || bytes.Contains(h, []byte("{"))
+}
+
+// policyHeader is how a CFEngine file's first block starts: `bundle agent
+// main`, `body common control`, `promise agent git`. (SpamAssassin's
+// `body RULE /regex/` is not: a body type is followed by a name.)
+var policyHeader = regexp.MustCompile(`(?m)^[ \t]*(bundle[ \t]+[A-Za-z_]\w*[ \t]+[A-Za-z_][\w.:]*|body[ \t]+[A-Za-z_]\w*[ \t]+[A-Za-z_][\w.:]*[ \t]*(\(|\{|#|\r?$)|promise[ \t]+agent[ \t]+\w+)`)
+
+// inModuleData: the path is under templates/ or files/ of a folder that
+// has a manifests/ folder (a Puppet module).
+func inModuleData(path string) bool {
+	dir := filepath.Dir(path)
+	for d := dir; ; {
+		base, parent := filepath.Base(d), filepath.Dir(d)
+		if (base == "templates" || base == "files") && isDir(filepath.Join(parent, "manifests")) {
+			return true
+		}
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 func (*System) Flags() []analysis.Flag {
