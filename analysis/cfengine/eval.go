@@ -191,6 +191,12 @@ func (ev *evaluator) rval(r *cfp.Rval, sc scope) *valueSet {
 	}
 	switch r.Kind {
 	case cfp.String, cfp.Ident:
+		// "@(list)" alone in a list item is the list's values (the
+		// idiom inputs => { "@(inform_tests.inputs)" }).
+		if v := r.Value; len(v) > 3 && v[0] == '@' && (v[1] == '(' && v[len(v)-1] == ')' || v[1] == '{' && v[len(v)-1] == '}') &&
+			!strings.ContainsAny(v[2:len(v)-1], "()${}") {
+			return ev.lookup(v[2:len(v)-1], sc)
+		}
 		return ev.expand(r.Value, sc)
 	case cfp.NakedVar:
 		if strings.HasPrefix(r.Value, "@") {

@@ -21,12 +21,12 @@ func TestOwns(t *testing.T) {
 		want       bool
 	}{
 		{filepath.Join(mod, "templates", "local.cf"), spam, false},
-		{filepath.Join(mod, "templates", "policy.cf"), "bundle agent main\n{\n}\n", false}, // data of a Puppet module
-		{filepath.Join(dir, "local.cf"), spam, false},                                      // no header, no block
+		{filepath.Join(mod, "templates", "policy.cf"), "bundle agent main\n{\n}\n", false},  // data of a Puppet module
+		{filepath.Join(dir, "local.cf"), spam, false},                                       // no header, no block
 		{filepath.Join(dir, "policy", "templates", "x.cf"), "bundle agent x\n{\n}\n", true}, // not a Puppet module
 		{filepath.Join(dir, "main.cf"), "# comment\nbody common control\n{\n}\n", true},
 		{filepath.Join(dir, "git.cf"), "promise agent git\n{\n}\n", true},
-		{filepath.Join(dir, "new.cf"), "", true},                          // a file being started
+		{filepath.Join(dir, "new.cf"), "", true},                           // a file being started
 		{filepath.Join(dir, "typo.cf"), "bunndle agent foo\n{\n}\n", true}, // policy with an error: reported
 		{filepath.Join(dir, "main.cf.in"), "body common control\n{\n}\n", true},
 		{filepath.Join(dir, "main.pp"), "bundle agent main\n{\n}\n", false},

@@ -672,9 +672,10 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 				if b.Kind != "body" || b.Name.Text != "control" || (b.Type.Text != "common" && b.Type.Text != "file") {
 					continue
 				}
-				if b.Type.Text == "common" && fi != entry {
-					continue
-				}
+				// A policy has one body common control; it need not be in
+				// the entry file (cfengine core's acceptance tests keep it in
+				// a shared common.cf.sub that every test's body file
+				// control loads).
 				for _, at := range b.Attrs {
 					if at.Lval.Text != "inputs" || at.Rval == nil {
 						continue
