@@ -513,11 +513,11 @@ var bodyLvals = map[string]bool{
 	"match_value": true, "service_method": true, "package_method": true, "package_module": true,
 	"process_select": true, "process_count": true, "database_server": true, "environment_resources": true,
 	"environment_interface": true, "volume": true, "mount": true, "location": true, "password": true,
-	"select_xpath": true, "module": false,
+	"select_xpath": true, "module": false, "when": true,
 }
 
 // bundleLvals name a bundle: lval -> bundle type ("" = agent or common).
-var bundleLvals = map[string]string{"usebundle": "", "edit_line": "edit_line", "edit_xml": "edit_xml", "home_bundle": ""}
+var bundleLvals = map[string]string{"usebundle": "", "edit_line": "edit_line", "edit_xml": "edit_xml", "home_bundle": "", "then": ""}
 
 // checkPolicy reports what cf-promises (and cf-agent) would say about one
 // policy, and what they silently skip.
@@ -670,7 +670,7 @@ func (a *analyzer) checkRef(pol *policy, p *promiseInfo, i int, ns string, missi
 	if target == missingNode {
 		// cf-promises accepts both; cf-agent reports them when it gets there
 		msg := fmt.Sprintf("A method attempted to use a bundle '%s' that was apparently not defined", r.Value)
-		if lv != "usebundle" {
+		if lv != "usebundle" && lv != "then" {
 			msg = fmt.Sprintf("Did not find bundle '%s' for edit operation", r.Value)
 		}
 		a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Error, Code: "missing-target", Message: msg})

@@ -5,7 +5,7 @@ package cfengine
 var BundleTypes = map[string]bool{
 	"common": true, "agent": true, "server": true, "monitor": true, "executor": true,
 	"runagent": true, "keygenerator": true, "hub": true, "edit_line": true, "edit_xml": true,
-	"knowledge": true,
+	"knowledge": true, "watch": true,
 }
 
 // typesByBundle lists the built-in promise types allowed in each bundle
@@ -23,6 +23,9 @@ var typesByBundle = map[string][]string{
 		"set_attribute", "delete_text", "set_text", "insert_text", "reports"},
 	"server":  {"meta", "vars", "defaults", "classes", "roles", "access", "reports"},
 	"monitor": {"meta", "vars", "defaults", "classes", "measurements", "reports"},
+	// cf-watchd (libpromises/mod_watch.c): events with a when body and a
+	// then bundle.
+	"watch": {"meta", "vars", "defaults", "classes", "events", "reports"},
 }
 
 // BuiltinPromiseTypes are every promise type name built into CFEngine
