@@ -418,8 +418,22 @@ func (a *analyzer) resolveRBInclude(u *unit, inc *pchef.Include, depth int) {
 				}
 			}
 		} else if a.lookup(target) == nil {
-			report(analysis.Error, "missing-include", fmt.Sprintf("The provided path %s does not exist.", path), in.pathAt)
-			return
+			// The lock is built by `chef install`, and often not
+			// committed: with its Policyfile beside it, follow that as
+			// chef install would (chef-cft/effortless-tk-infra).
+			dir, stem, _ := stemOf(target)
+			rb := filepath.Join(dir, stem+".rb")
+			if strings.HasSuffix(target, ".lock.json") && a.lookup(rb) != nil {
+				name := rb
+				if r, err := filepath.Rel(u.dir, rb); err == nil {
+					name = r
+				}
+				report(analysis.Hint, "lock-not-built", fmt.Sprintf("%s is not in the workspace (`chef install %s` builds it): the included policy is read from %s", path, name, name), in.pathAt,
+					analysis.Related{At: source.Span{URI: source.PathToURI(rb)}, Message: "the Policyfile of the included policy"})
+			} else {
+				report(analysis.Error, "missing-include", fmt.Sprintf("The provided path %s does not exist.", path), in.pathAt)
+				return
+			}
 		}
 		in.target = a.lockUnit(target)
 		in.how = "path " + a.rel(target)

@@ -41,6 +41,34 @@ func lockItems(in *incl, items []pchef.LockItem) runSource {
 	return rs
 }
 
+// includedSources is what an included policy adds to the run list: its
+// lock's run_list, or, when the lock is not built (not committed), what
+// `chef install` of its Policyfile would lock: the run lists of its own
+// includes, then its run_list.
+func includedSources(in *incl, depth int) []runSource {
+	t := in.target
+	switch {
+	case t == nil || depth > maxIncludeDepth:
+		return nil
+	case t.lock != nil:
+		return []runSource{lockItems(in, t.lock.RunList)}
+	case t.rb == nil:
+		return nil
+	}
+	var srcs []runSource
+	for _, sub := range t.includes {
+		srcs = append(srcs, includedSources(sub, depth+1)...)
+	}
+	rs := runSource{from: in}
+	if t.rb.RunList != nil {
+		for _, it := range t.rb.RunList.Items {
+			rs.items = append(rs.items, it)
+			rs.spans = append(rs.spans, spanOf(t.rbFile, it.Start, it.End))
+		}
+	}
+	return append(srcs, rs)
+}
+
 // merge is chef-cli's expanded_run_list: sources in order, an item already
 // present (same type, name, version) is not added again.
 func merge(srcs []runSource) []*entry {
@@ -174,9 +202,7 @@ func (a *analyzer) policy(u *unit) {
 	// the merged run list
 	var srcs []runSource
 	for _, in := range u.includes {
-		if in.target != nil && in.target.lock != nil {
-			srcs = append(srcs, lockItems(in, in.target.lock.RunList))
-		}
+		srcs = append(srcs, includedSources(in, 0)...)
 	}
 	own := runSource{}
 	ownEmpty := true
