@@ -30,6 +30,8 @@ func TestOwns(t *testing.T) {
 		{filepath.Join(dir, "typo.cf"), "bunndle agent foo\n{\n}\n", true}, // policy with an error: reported
 		{filepath.Join(dir, "main.cf.in"), "body common control\n{\n}\n", true},
 		{filepath.Join(dir, "main.pp"), "bundle agent main\n{\n}\n", false},
+		{filepath.Join(dir, "salt", "files", "master.cf"), "{{ pillar['x'] }}\nsmtp inet n - n - - smtpd\n", false}, // Salt's Jinja template (heroes-salt)
+		{filepath.Join(dir, "spam.cf"), "{%- set x = 1 %}\nbody RULE /x/\n", false},
 	}
 	s := &System{}
 	for _, c := range cases {

@@ -73,7 +73,8 @@ func (*System) Name() string { return "cfengine" }
 // version into). `.cf` is also the extension of other programs' config
 // (SpamAssassin's local.cf, Postfix's main.cf): a file inside a Puppet
 // module's templates/ or files/ is data that module installs, and a file
-// with neither a bundle/body/promise header nor a block is not policy.
+// with neither a bundle/body/promise header nor a block is not policy,
+// nor a template (Salt's files/*.cf with Jinja) without a header.
 // Empty files are claimed: that is how a new policy file starts.
 func (*System) Owns(path string, head func() []byte) bool {
 	if !strings.HasSuffix(path, ".cf") && !strings.HasSuffix(path, ".cf.in") {
@@ -83,7 +84,12 @@ func (*System) Owns(path string, head func() []byte) bool {
 		return false
 	}
 	h := head()
-	return len(bytes.TrimSpace(h)) == 0 || policyHeader.Match(h) || bytes.Contains(h, []byte("{"))
+	if len(bytes.TrimSpace(h)) == 0 || policyHeader.Match(h) {
+		return true
+	}
+	// A block without a header is policy with an error in it, unless the
+	// braces are a template's ({{ }}, {% %} of a Salt file, ERB's <% %>).
+	return bytes.Contains(h, []byte("{")) && !bytes.Contains(h, []byte("{{")) && !bytes.Contains(h, []byte("{%")) && !bytes.Contains(h, []byte("<%"))
 }
 
 // policyHeader is how a CFEngine file's first block starts: `bundle agent
