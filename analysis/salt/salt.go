@@ -439,7 +439,35 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		a.fileDiags(tg.f)
 	}
 	a.finish()
+	a.dropAfterRenderErrors()
 	return a.res
+}
+
+// dropAfterRenderErrors: Salt stops at a file it cannot render (Jinja or
+// YAML error), so what we say about the states of that file beyond the
+// render error itself would be a cascade from text Salt never reads
+// (wuxxin/salt-shared app/backup/restic.sls: a recursive requisite after
+// an unclosed expression). One error per file, at the place it breaks.
+func (a *analyzer) dropAfterRenderErrors() {
+	broken := map[string]bool{}
+	for _, tf := range a.allFiles() {
+		for _, e := range tf.f.p.Errors {
+			if e.Severity == 1 {
+				broken[tf.f.file.URI] = true
+			}
+		}
+	}
+	if len(broken) == 0 {
+		return
+	}
+	kept := a.res.Diags[:0]
+	for _, d := range a.res.Diags {
+		if broken[d.At.URI] && d.Code != "syntax" && d.Code != "renderer" {
+			continue
+		}
+		kept = append(kept, d)
+	}
+	a.res.Diags = kept
 }
 
 // preload parses and lowers files on every core; later loads hit the
