@@ -21,6 +21,7 @@ type Input struct {
 	Paths    []string
 	Entry    string // URI
 	Settings Settings
+	Focus    []string // see Request.Focus
 }
 
 // Discover lists, for each system, the local paths it owns among the
@@ -120,7 +121,7 @@ func Analyze(s System, in Input, files []*source.File) (res *Result) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings}
+	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus}
 	defer func() {
 		if r := recover(); r != nil {
 			at := source.Span{}

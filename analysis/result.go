@@ -106,6 +106,10 @@ type Result struct {
 	// Files lists the URIs the system analysed, so diagnostics of a file
 	// that became clean can be cleared.
 	Files []string
+	// Partial: the system honoured Request.Focus. Only the diagnostics of
+	// the focus documents are meant to be shown; runs, graph and other
+	// files' diagnostics are incomplete.
+	Partial bool
 
 	pos map[*Node][]RunPos
 }

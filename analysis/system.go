@@ -49,6 +49,12 @@ type Request struct {
 	// inputs, lock files.
 	Workspace *source.Workspace
 	Settings  Settings
+	// Focus names the documents whose diagnostics the caller wants first
+	// (the server: the ones just edited). A system may then analyse only
+	// what those diagnostics need and return a Result with Partial set;
+	// the server follows with a complete analysis. Systems that are fast
+	// enough whole ignore it.
+	Focus []string
 }
 
 // Canceled reports whether the caller gave up on this request; long

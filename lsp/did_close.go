@@ -23,6 +23,6 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) error {
 	s.mu.Lock()
 	delete(s.versions, u)
 	s.mu.Unlock()
-	s.snap.invalidate()
+	s.snap.invalidate("")
 	return nil
 }

@@ -14,23 +14,30 @@ import (
 
 // publishDiagnostics sends textDocument/publishDiagnostics for every file
 // whose diagnostics changed since the last analysis, including files that
-// became clean (an empty list, never null, clears them).
-func (s *Server) publishDiagnostics(results []*analysis.Result) {
+// became clean (an empty list, never null, clears them). With only, it
+// publishes those documents alone (the first diagnostics of an edit, from
+// a focused analysis).
+func (s *Server) publishDiagnostics(results []*analysis.Result, only map[string]bool) {
 	byURI := map[string][]protocol.Diagnostic{}
+	for u := range only {
+		byURI[u] = []protocol.Diagnostic{}
+	}
 	for _, r := range results {
 		for _, u := range r.Files {
-			if _, ok := byURI[u]; !ok {
+			if _, ok := byURI[u]; !ok && only == nil {
 				byURI[u] = []protocol.Diagnostic{}
 			}
 		}
 		for _, d := range r.Diags {
-			byURI[d.At.URI] = append(byURI[d.At.URI], s.toDiagnostic(d))
+			if only == nil || only[d.At.URI] {
+				byURI[d.At.URI] = append(byURI[d.At.URI], s.toDiagnostic(d))
+			}
 		}
 	}
 	sn := s.snap
 	sn.mu.Lock()
 	for u := range sn.published {
-		if _, ok := byURI[u]; !ok {
+		if _, ok := byURI[u]; !ok && only == nil {
 			byURI[u] = []protocol.Diagnostic{}
 		}
 	}

@@ -1280,6 +1280,10 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 			switch {
 			case declared && r.synthetic:
 				continue
+			case a.partial && r.synthetic:
+				// What callers declare is only known once every run is:
+				// the complete analysis that follows decides.
+				continue
 			case rf.typ == "Class" && !cls && !a.moduleKnown(canonTitle("Class", rf.title)):
 				d.Severity = analysis.Hint
 				d.Message += " (its module is not in the workspace)"

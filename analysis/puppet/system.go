@@ -130,6 +130,7 @@ type nodeInfo struct {
 
 // analyzer holds one Analyze call's state.
 type analyzer struct {
+	partial      bool // only the runs the request's focus needs (focus.go)
 	sys          *System
 	req          *analysis.Request
 	ws           *source.Workspace
@@ -297,7 +298,13 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			}
 			seen[sp.name] = true
 		}
-		runs = a.runAll(specs)
+		if focus := a.focusSpecs(specs); focus != nil {
+			a.partial = true
+			res.Partial = true
+			runs = a.runAll(focus)
+		} else {
+			runs = a.runAll(specs)
+		}
 		// Classes and defines that nothing declares get a run of their own
 		// (as if `include x` / `x { 'title': }` alone), so every resource
 		// has a position to show.
@@ -322,7 +329,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		for _, n := range names {
 			specs = append(specs, &runSpec{name: "define " + n, synth: "define", synthName: n})
 		}
-		if !a.canceled() {
+		if !a.canceled() && !a.partial {
 			runs = append(runs, a.runAll(specs)...)
 		}
 	}
@@ -330,7 +337,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		r.out = i
 	}
 	if !a.strict {
-		if a.canceled() && sk == s.cacheSettings {
+		if (a.canceled() || a.partial) && sk == s.cacheSettings {
 			// Runs this analysis did not reach keep their snapshots: a
 			// snapshot is checked against its inputs before any reuse.
 			for k, v := range s.cache {

@@ -173,6 +173,20 @@ func (c *Client) Diagnostics(uri string) []Diagnostic {
 	return c.diags[uri]
 }
 
+// AllDiagnostics returns the latest published diagnostics of every URI
+// that has some.
+func (c *Client) AllDiagnostics() map[string][]Diagnostic {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string][]Diagnostic{}
+	for u, ds := range c.diags {
+		if len(ds) > 0 {
+			out[u] = ds
+		}
+	}
+	return out
+}
+
 // Close closes the connection.
 func (c *Client) Close() { _ = c.conn.Close() }
 

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/controlrepo"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// TestLatency measures what a user of a big control repository feels,
+// from outside the server, as an editor sees it: the real binary over
+// stdio, one file opened, then one-line edits. Opt-in:
+//
+//	ORDERING_LATENCY=generated go test -run TestLatency -v ./cmd/ordering-lsp/
+//	ORDERING_LATENCY=/work/corpus/puppet/operations-puppet \
+//	  ORDERING_LATENCY_FILE=modules/profile/manifests/base.pp \
+//	  go test -run TestLatency -v -timeout 30m ./cmd/ordering-lsp/
+//
+// (ORDERING_LATENCY_EDITS: number of edits, default 20.) The file is opened
+// with one line more, a reference to a file nothing declares, and every
+// edit changes that line, so every version has diagnostics to publish. For
+// the open and
+// for each edit it reports the time to the first publishDiagnostics of
+// that document version (the edited file's diagnostics, from a focused
+// analysis) and to the complete analysis (an ordering/order request, which
+// waits for the snapshot of the newest state), and the server's resident
+// memory (VmRSS, and VmHWM at the end) from /proc. Figures go in the
+// README; nothing here is timed against a target.
+func TestLatency(t *testing.T) {
+	where := os.Getenv("ORDERING_LATENCY")
+	if where == "" {
+		t.Skip("set ORDERING_LATENCY=generated or to a workspace folder")
+	}
+	dir, rel := where, os.Getenv("ORDERING_LATENCY_FILE")
+	if where == "generated" {
+		dir = t.TempDir()
+		p, err := controlrepo.Write(dir, controlrepo.Large)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ = filepath.Rel(dir, p)
+	}
+	edits, _ := strconv.Atoi(os.Getenv("ORDERING_LATENCY_EDITS"))
+	if edits <= 0 {
+		edits = 20
+	}
+	path := filepath.Join(dir, rel)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := source.PathToURI(path)
+
+	srv := startServer(t)
+	defer srv.stop()
+	srv.call(t, "initialize", map[string]any{
+		"rootUri":          source.PathToURI(dir),
+		"workspaceFolders": []map[string]any{{"uri": source.PathToURI(dir), "name": "ws"}},
+		"capabilities":     map[string]any{"textDocument": map[string]any{"publishDiagnostics": map[string]any{"versionSupport": true}}},
+	})
+	srv.notify("initialized", map[string]any{})
+
+	i := bytes.LastIndexByte(text, '}')
+	if i < 0 {
+		i = len(text)
+	}
+	withProbe := func(k string) string {
+		return string(text[:i]) + fmt.Sprintf("  notify { 'latency-probe': require => File['/nonexistent/%s'] }\n", k) + string(text[i:])
+	}
+	t0 := time.Now()
+	srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "puppet", "version": 1, "text": withProbe("open")}})
+	first := srv.waitPublish(t, uri, 1)
+	srv.call(t, "ordering/order", map[string]any{"uri": uri})
+	complete := time.Since(t0)
+	rss0, _ := srv.memory()
+	t.Logf("open %s: first diagnostics %v, complete analysis %v, RSS %d MB", rel, first.Sub(t0).Round(time.Millisecond), complete.Round(time.Millisecond), rss0>>20)
+
+	var firsts, completes []time.Duration
+	var rss []int64
+	for k := 0; k < edits; k++ {
+		edited := withProbe(strconv.Itoa(k))
+		v := k + 2
+		t0 := time.Now()
+		srv.notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": v},
+			"contentChanges": []map[string]any{{"text": edited}},
+		})
+		at := srv.waitPublish(t, uri, v)
+		srv.call(t, "ordering/order", map[string]any{"uri": uri})
+		firsts = append(firsts, at.Sub(t0))
+		completes = append(completes, time.Since(t0))
+		r, _ := srv.memory()
+		rss = append(rss, r)
+	}
+	_, hwm := srv.memory()
+	t.Logf("%d edits: first diagnostics p50 %v p95 %v max %v; complete analysis p50 %v p95 %v max %v",
+		edits, pct(firsts, 50), pct(firsts, 95), pct(firsts, 100), pct(completes, 50), pct(completes, 95), pct(completes, 100))
+	t.Logf("RSS after open %d MB, after the first edit %d MB, after the last %d MB; peak (VmHWM) %d MB",
+		rss0>>20, rss[0]>>20, rss[len(rss)-1]>>20, hwm>>20)
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	k := (len(s)*p + 99) / 100
+	if k < 1 {
+		k = 1
+	}
+	return s[k-1].Round(time.Millisecond)
+}
+
+// lspProc is the real server over stdio, with a client that records when
+// each publishDiagnostics arrives and for which document version.
+type lspProc struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	mu     sync.Mutex
+	cond   *sync.Cond
+	nextID int
+	resp   map[int]json.RawMessage
+	pubs   map[string]map[int]time.Time // uri -> version -> first arrival
+}
+
+func startServer(t *testing.T) *lspProc {
+	cmd := exec.Command(binary, "serve", "--stdio")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &lspProc{cmd: cmd, in: in, resp: map[int]json.RawMessage{}, pubs: map[string]map[int]time.Time{}}
+	p.cond = sync.NewCond(&p.mu)
+	go p.read(bufio.NewReader(out))
+	return p
+}
+
+func (p *lspProc) read(r *bufio.Reader) {
+	for {
+		n := 0
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				p.mu.Lock()
+				p.cond.Broadcast()
+				p.mu.Unlock()
+				return
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
+				n, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return
+		}
+		now := time.Now()
+		var m struct {
+			ID     *int            `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(body, &m) != nil {
+			continue
+		}
+		p.mu.Lock()
+		switch {
+		case m.Method == "textDocument/publishDiagnostics":
+			var pd struct {
+				URI     string `json:"uri"`
+				Version *int   `json:"version"`
+			}
+			json.Unmarshal(m.Params, &pd)
+			v := -1
+			if pd.Version != nil {
+				v = *pd.Version
+			}
+			if p.pubs[pd.URI] == nil {
+				p.pubs[pd.URI] = map[int]time.Time{}
+			}
+			if _, ok := p.pubs[pd.URI][v]; !ok {
+				p.pubs[pd.URI][v] = now
+			}
+		case m.ID != nil && m.Method == "":
+			p.resp[*m.ID] = m.Result
+		case m.ID != nil:
+			// a request from the server (workDoneProgress/create...): answer it
+			p.mu.Unlock()
+			p.send(map[string]any{"jsonrpc": "2.0", "id": *m.ID, "result": nil})
+			p.mu.Lock()
+		}
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	}
+}
+
+func (p *lspProc) send(msg map[string]any) {
+	b, _ := json.Marshal(msg)
+	fmt.Fprintf(p.in, "Content-Length: %d\r\n\r\n%s", len(b), b)
+}
+
+func (p *lspProc) notify(method string, params any) {
+	p.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+func (p *lspProc) call(t *testing.T, method string, params any) json.RawMessage {
+	p.mu.Lock()
+	p.nextID++
+	id := p.nextID
+	p.mu.Unlock()
+	p.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	deadline := time.Now().Add(10 * time.Minute)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for {
+		if r, ok := p.resp[id]; ok {
+			delete(p.resp, id)
+			return r
+		}
+		if time.Now().After(deadline) || p.cmd.ProcessState != nil {
+			t.Fatalf("no answer to %s", method)
+		}
+		p.cond.Wait()
+	}
+}
+
+func (p *lspProc) waitPublish(t *testing.T, uri string, version int) time.Time {
+	deadline := time.Now().Add(3 * time.Minute)
+	go func() { time.Sleep(3 * time.Minute); p.mu.Lock(); p.cond.Broadcast(); p.mu.Unlock() }()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for {
+		if at, ok := p.pubs[uri][version]; ok {
+			return at
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no diagnostics for %s version %d", uri, version)
+		}
+		p.cond.Wait()
+	}
+}
+
+// memory is the server's VmRSS and VmHWM in bytes.
+func (p *lspProc) memory() (rss, hwm int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			switch f[0] {
+			case "VmRSS:":
+				rss = kb << 10
+			case "VmHWM:":
+				hwm = kb << 10
+			}
+		}
+	}
+	return rss, hwm
+}
+
+func (p *lspProc) stop() {
+	p.in.Close()
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		p.cmd.Process.Kill()
+	}
+}
