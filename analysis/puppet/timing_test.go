@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -81,5 +82,19 @@ func TestWorkspaceTiming(t *testing.T) {
 		res, wall, cpu = analyze()
 		t.Logf("edit %s: %v wall, %v CPU, %d of %d runs restored", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), sys.(*puppet.System).Restored, len(res.Runs))
 		ws.DropOverlay(source.PathToURI(p))
+	}
+	// PUPPET_TIMING_MEMPROF=file: what the analysis keeps live between
+	// edits (the last result and the run cache), as a heap profile.
+	if f := os.Getenv("PUPPET_TIMING_MEMPROF"); f != "" {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		t.Logf("live heap after the edits: %d MB (result of %d runs kept)", ms.HeapAlloc>>20, len(res.Runs))
+		pf, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pprof.WriteHeapProfile(pf)
+		pf.Close()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime/debug"
 
 	"github.com/ordering-lsp/ordering-lsp/lsp"
 )
@@ -46,6 +47,25 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logOut = f
 	}
 	lsp.Version = version
+	softMemoryLimit()
 	srv := lsp.New(newSystems(), log.New(logOut, "ordering-lsp: ", log.LstdFlags))
 	return srv.Serve(context.Background(), stdio{stdin, stdout})
+}
+
+// defaultMemoryLimit bounds the server's heap softly (runtime/debug's
+// memory limit: the collector works harder near it, it is not a cap). An
+// editor keeps the server for days; without it the heap of a big control
+// repository grows to twice what the analysis keeps (Go's default GC
+// target), and the garbage of each analysis on top: operations-puppet
+// went from 2.5 GB after open to 4.4 GB after 10 edits. With 2 GiB it
+// stays at 1.8-1.9 GB; the complete analysis, which runs in the
+// background after the edited file's diagnostics are shown, takes 17 s
+// instead of 10 s (1 GiB: 1.2-1.3 GB but 35 s). Small workspaces never
+// reach it. GOMEMLIMIT overrides it.
+const defaultMemoryLimit = 2 << 30
+
+func softMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 }
