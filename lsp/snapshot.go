@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -37,9 +38,15 @@ type snapshotter struct {
 	// Request.Focus), even when a change to everything (settings, files on
 	// disk, the first analysis) also asks for a complete one.
 	focus map[string]bool
+	// settle: a change to everything (files on disk, settings) waits until
+	// no other came for settleDelay, so a git checkout's storm of
+	// notifications makes one analysis, not one per batch.
+	settle time.Time
 
 	published map[string]string // URI -> fingerprint of the diagnostics last sent
 }
+
+const settleDelay = 100 * time.Millisecond
 
 func newSnapshotter(s *Server) *snapshotter {
 	sn := &snapshotter{s: s, wake: make(chan struct{}, 1), published: map[string]string{}}
@@ -51,7 +58,9 @@ func newSnapshotter(s *Server) *snapshotter {
 // is the document that changed, "" for a change to everything.
 func (sn *snapshotter) invalidate(uri string) {
 	sn.mu.Lock()
-	if uri != "" {
+	if uri == "" {
+		sn.settle = time.Now().Add(settleDelay)
+	} else {
 		if sn.focus == nil {
 			sn.focus = map[string]bool{}
 		}
@@ -74,6 +83,19 @@ func (sn *snapshotter) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-sn.wake:
+		}
+		for {
+			sn.mu.Lock()
+			wait := time.Until(sn.settle)
+			sn.mu.Unlock()
+			if wait <= 0 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
 		}
 		sn.mu.Lock()
 		v := sn.version
