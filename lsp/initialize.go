@@ -64,6 +64,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.settings = settings
 	s.initialized = true
 	s.inlayRefresh = inlayRefresh
+	if w := p.Capabilities.Window; w != nil && w.WorkDoneProgress != nil {
+		s.workDoneProgress = *w.WorkDoneProgress
+	}
 	s.mu.Unlock()
 
 	yes := true

@@ -32,18 +32,19 @@ type Server struct {
 	logger  *log.Logger
 	systems []analysis.System
 
-	mu           sync.Mutex
-	ws           *source.Workspace
-	encoding     source.Encoding
-	settings     analysis.Settings
-	initialized  bool
-	shutdown     bool
-	versions     map[string]int32 // document versions by URI
-	discovered   map[analysis.System][]string
-	rediscover   bool
-	dirty        map[analysis.System]bool             // systems to re-analyse
-	last         map[analysis.System]*analysis.Result // latest result per system
-	inlayRefresh bool                                 // client supports workspace/inlayHint/refresh
+	mu               sync.Mutex
+	ws               *source.Workspace
+	encoding         source.Encoding
+	settings         analysis.Settings
+	initialized      bool
+	shutdown         bool
+	versions         map[string]int32 // document versions by URI
+	discovered       map[analysis.System][]string
+	rediscover       bool
+	dirty            map[analysis.System]bool             // systems to re-analyse
+	last             map[analysis.System]*analysis.Result // latest result per system
+	inlayRefresh     bool                                 // client supports workspace/inlayHint/refresh
+	workDoneProgress bool                                 // client supports window/workDoneProgress/create
 
 	snap *snapshotter
 	exit chan int

@@ -120,8 +120,14 @@ func (sn *snapshotter) loop(ctx context.Context) {
 			cancel()
 			continue // stale: a newer change is waiting
 		}
+		pr := sn.s.startProgress("ordering-lsp", "analysing the workspace")
 		results := sn.s.analyze(actx)
 		cancel()
+		if actx.Err() != nil {
+			pr.end("superseded by a newer change")
+		} else {
+			pr.end("done")
+		}
 
 		sn.mu.Lock()
 		stale := sn.version != v

@@ -44,3 +44,34 @@ func TestWatchedFilesStormAnalysesOnce(t *testing.T) {
 		t.Errorf("1,000 watched-file notifications made %d analyses; want 1 (at most 3)", got)
 	}
 }
+
+// A complete analysis that takes a while shows work-done progress, begun
+// after a short delay and ended when it finishes; a client that does not
+// support it gets none.
+func TestLongAnalysisReportsProgress(t *testing.T) {
+	for _, supported := range []bool{true, false} {
+		root := t.TempDir()
+		os.WriteFile(filepath.Join(root, "a.slow"), []byte("block"), 0o644)
+		s := slow{release: make(chan struct{})}
+		caps := map[string]any{"window": map[string]any{"workDoneProgress": supported}}
+		c, _ := lsptest.Start(t, []analysis.System{s}, root, caps)
+		time.Sleep(600 * time.Millisecond) // longer than the delay before progress shows
+		close(s.release)
+		if err := c.Call("ordering/order", map[string]any{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		want := "[]"
+		if supported {
+			want = "[begin end]"
+		}
+		var got []string
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if got = c.Progress(); fmt.Sprint(got) == want {
+				break
+			}
+		}
+		if fmt.Sprint(got) != want {
+			t.Errorf("client supports progress: %v; got %v, want %s", supported, got, want)
+		}
+	}
+}

@@ -25,11 +25,12 @@ type Client struct {
 	t    testing.TB
 	conn jsonrpc2.Conn
 
-	mu    sync.Mutex
-	cond  *sync.Cond
-	diags map[string][]Diagnostic // latest publishDiagnostics by URI
-	count map[string]int          // how many times each URI was published
-	notes []string                // methods of every notification received
+	mu       sync.Mutex
+	cond     *sync.Cond
+	diags    map[string][]Diagnostic // latest publishDiagnostics by URI
+	count    map[string]int          // how many times each URI was published
+	progress []string                // kinds of $/progress values
+	notes    []string                // methods of every notification received
 }
 
 // Diagnostic is the subset of an LSP diagnostic tests look at.
@@ -76,6 +77,18 @@ func New(t testing.TB, fromServer io.Reader, toServer io.WriteCloser) *Client {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.notes = append(c.notes, req.Method())
+		if req.Method() == "$/progress" {
+			var p struct {
+				Value struct {
+					Kind  string `json:"kind"`
+					Title string `json:"title"`
+				} `json:"value"`
+			}
+			if err := json.Unmarshal(req.Params(), &p); err == nil {
+				c.progress = append(c.progress, p.Value.Kind)
+			}
+			c.cond.Broadcast()
+		}
 		if req.Method() == "textDocument/publishDiagnostics" {
 			var p struct {
 				URI         string       `json:"uri"`
@@ -171,6 +184,14 @@ func (c *Client) Diagnostics(uri string) []Diagnostic {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.diags[uri]
+}
+
+// Progress lists the kinds of the $/progress notifications received
+// ("begin", "report", "end"), in order.
+func (c *Client) Progress() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.progress...)
 }
 
 // AllDiagnostics returns the latest published diagnostics of every URI

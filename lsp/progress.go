@@ -1,0 +1,85 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/protocol"
+)
+
+// Work-done progress (window/workDoneProgress/create, $/progress) for the
+// complete analysis that follows an edit or a change on disk: on a big
+// repository it runs for seconds in the background, after the edited
+// file's diagnostics are shown, and the editor says so in its status bar.
+// Analyses shorter than progressDelay show nothing (no flicker).
+
+const progressDelay = 300 * time.Millisecond
+
+var progressTokens atomic.Int64
+
+// progressParams is $/progress's params (protocol.ProgressParams's value
+// is a closed union that the progress structs are not part of).
+type progressParams struct {
+	Token string `json:"token"`
+	Value any    `json:"value"`
+}
+
+type progress struct {
+	s     *Server
+	mu    sync.Mutex
+	done  bool
+	token string // set once begun
+	stop  chan struct{}
+}
+
+// startProgress reports title after progressDelay, if the client
+// supports it and the work is not over by then.
+func (s *Server) startProgress(title, message string) *progress {
+	p := &progress{s: s, stop: make(chan struct{})}
+	s.mu.Lock()
+	ok := s.workDoneProgress
+	s.mu.Unlock()
+	if !ok || s.conn == nil {
+		p.done = true
+		return p
+	}
+	go func() {
+		select {
+		case <-p.stop:
+			return
+		case <-time.After(progressDelay):
+		}
+		token := fmt.Sprintf("ordering-lsp/analysis/%d", progressTokens.Add(1))
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := s.conn.Call(ctx, "window/workDoneProgress/create", &protocol.WorkDoneProgressCreateParams{Token: protocol.String(token)}, nil); err != nil {
+			return // the client refused: no progress for this one
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.done {
+			return
+		}
+		p.token = token
+		msg := message
+		s.notifyClient("$/progress", progressParams{Token: token, Value: &protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Message: &msg}})
+	}()
+	return p
+}
+
+// end closes the report (message: how it ended).
+func (p *progress) end(message string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
+	p.done = true
+	close(p.stop)
+	if p.token != "" {
+		p.s.notifyClient("$/progress", progressParams{Token: p.token, Value: &protocol.WorkDoneProgressEnd{Kind: "end", Message: &message}})
+	}
+}
