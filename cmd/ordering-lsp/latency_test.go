@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,6 +133,7 @@ type lspProc struct {
 	nextID int
 	resp   map[int]json.RawMessage
 	pubs   map[string]map[int]time.Time // uri -> version -> first arrival
+	last   map[string][]string          // uri -> latest diagnostics ("severity message")
 }
 
 func startServer(t *testing.T) *lspProc {
@@ -148,7 +150,7 @@ func startServer(t *testing.T) *lspProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &lspProc{cmd: cmd, in: in, resp: map[int]json.RawMessage{}, pubs: map[string]map[int]time.Time{}}
+	p := &lspProc{cmd: cmd, in: in, resp: map[int]json.RawMessage{}, pubs: map[string]map[int]time.Time{}, last: map[string][]string{}}
 	p.cond = sync.NewCond(&p.mu)
 	go p.read(bufio.NewReader(out))
 	return p
@@ -191,10 +193,20 @@ func (p *lspProc) read(r *bufio.Reader) {
 		switch {
 		case m.Method == "textDocument/publishDiagnostics":
 			var pd struct {
-				URI     string `json:"uri"`
-				Version *int   `json:"version"`
+				URI         string `json:"uri"`
+				Version     *int   `json:"version"`
+				Diagnostics []struct {
+					Severity int    `json:"severity"`
+					Message  string `json:"message"`
+				} `json:"diagnostics"`
 			}
 			json.Unmarshal(m.Params, &pd)
+			var ds []string
+			for _, d := range pd.Diagnostics {
+				ds = append(ds, fmt.Sprintf("%d %s", d.Severity, d.Message))
+			}
+			sort.Strings(ds)
+			p.last[pd.URI] = ds
 			v := -1
 			if pd.Version != nil {
 				v = *pd.Version
@@ -294,4 +306,76 @@ func (p *lspProc) stop() {
 	case <-time.After(5 * time.Second):
 		p.cmd.Process.Kill()
 	}
+}
+
+// TestSoak types into a class every run reads, faster than the server
+// analyses (most analyses are cancelled by the next keystroke), then
+// checks the server is alive, the last version got its diagnostics, and
+// they are a fresh analysis's. Opt-in: ORDERING_SOAK=1000 (edits) on the
+// generated control repository; RSS is sampled every 100 edits.
+func TestSoak(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("ORDERING_SOAK"))
+	if n <= 0 {
+		t.Skip("set ORDERING_SOAK to a number of edits")
+	}
+	dir := t.TempDir()
+	dir, _ = filepath.EvalSymlinks(dir)
+	path, err := controlrepo.Write(dir, controlrepo.Shape{Modules: 120, Profiles: 40, Roles: 120, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	uri := source.PathToURI(path)
+	srv := startServer(t)
+	defer srv.stop()
+	srv.call(t, "initialize", map[string]any{"rootUri": source.PathToURI(dir), "capabilities": map[string]any{}})
+	srv.notify("initialized", map[string]any{})
+	srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "puppet", "version": 1, "text": string(text)}})
+	end := bytes.LastIndexByte(text, '}')
+	rng := rand.New(rand.NewSource(11))
+	lines := []string{
+		"  notify { 'soak': require => File['/nonexistent/%d'] }\n",
+		"  File['/etc/base/f39'] -> File['/etc/base/f0'] # %d\n",
+		"  file { '/etc/base/f%d': }\n",
+		"  if $facts['soak'] == '%d' { File['/etc/base/f2'] -> File['/etc/base/f1'] }\n",
+		"  include m%d\n",
+		"  # %d\n",
+	}
+	var final string
+	start := time.Now()
+	for k := 0; k < n; k++ {
+		var add strings.Builder
+		for j := 0; j < rng.Intn(3); j++ {
+			fmt.Fprintf(&add, lines[rng.Intn(len(lines))], rng.Intn(60))
+		}
+		final = string(text[:end]) + add.String() + string(text[end:])
+		srv.notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": k + 2},
+			"contentChanges": []map[string]any{{"text": final}},
+		})
+		time.Sleep(time.Duration(rng.Intn(30)) * time.Millisecond) // typing speed, with pauses
+		if k%100 == 99 {
+			rss, _ := srv.memory()
+			t.Logf("after %d edits (%v): RSS %d MB", k+1, time.Since(start).Round(time.Second), rss>>20)
+		}
+	}
+	srv.call(t, "ordering/order", map[string]any{"uri": uri})
+	want := freshDiagnostics(t, dir, path, final)[uri]
+	var got []string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		srv.mu.Lock()
+		got = srv.last[uri]
+		srv.mu.Unlock()
+		if fmt.Sprint(got) == fmt.Sprint(want) {
+			break
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after %d edits the last diagnostics differ from a fresh analysis\n--- server\n%v\n--- fresh\n%v", n, got, want)
+	}
+	if srv.cmd.ProcessState != nil {
+		t.Fatalf("the server exited: %v", srv.cmd.ProcessState)
+	}
+	_, hwm := srv.memory()
+	t.Logf("%d edits in %v; peak RSS (VmHWM) %d MB", n, time.Since(start).Round(time.Second), hwm>>20)
 }
