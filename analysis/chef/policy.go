@@ -45,19 +45,21 @@ func lockItems(in *incl, items []pchef.LockItem) runSource {
 // lock's run_list, or, when the lock is not built (not committed), what
 // `chef install` of its Policyfile would lock: the run lists of its own
 // includes, then its run_list.
-func includedSources(in *incl, depth int) []runSource {
+func includedSources(in *incl, depth int, seen map[*unit]bool) []runSource {
 	t := in.target
 	switch {
-	case t == nil || depth > maxIncludeDepth:
-		return nil
+	case t == nil || depth > maxIncludeDepth || seen[t]:
+		return nil // an include loop (reported on its own) adds nothing more
 	case t.lock != nil:
 		return []runSource{lockItems(in, t.lock.RunList)}
 	case t.rb == nil:
 		return nil
 	}
+	seen[t] = true
+	defer delete(seen, t)
 	var srcs []runSource
 	for _, sub := range t.includes {
-		srcs = append(srcs, includedSources(sub, depth+1)...)
+		srcs = append(srcs, includedSources(sub, depth+1, seen)...)
 	}
 	rs := runSource{from: in}
 	if t.rb.RunList != nil {
@@ -202,7 +204,7 @@ func (a *analyzer) policy(u *unit) {
 	// the merged run list
 	var srcs []runSource
 	for _, in := range u.includes {
-		srcs = append(srcs, includedSources(in, 0)...)
+		srcs = append(srcs, includedSources(in, 0, map[*unit]bool{u: true})...)
 	}
 	own := runSource{}
 	ownEmpty := true

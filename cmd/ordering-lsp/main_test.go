@@ -319,3 +319,38 @@ func TestFactsFlag(t *testing.T) {
 		t.Errorf("check --facts: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
+
+// TestExamples: `check` on examples/ prints examples/check.golden, which
+// the README quotes (ORDERING_UPDATE_GOLDEN=1 rewrites it). Every system
+// has an example there with its order and its typical problems.
+func TestExamples(t *testing.T) {
+	root := repoRoot(t)
+	dir := filepath.Join(root, "examples")
+	out, errOut, code := runCLI(t, root, "check", "examples/")
+	if code != 1 {
+		t.Errorf("check examples/: exit %d, want 1 (the examples have errors); stderr %q", code, errOut)
+	}
+	golden := filepath.Join(dir, "check.golden")
+	if os.Getenv("ORDERING_UPDATE_GOLDEN") != "" {
+		os.WriteFile(golden, []byte(out), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Errorf("check examples/ differs from examples/check.golden\n--- got\n%s--- want\n%s", out, want)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```\n"+string(want)+"```\n") {
+		t.Errorf("README.md does not quote examples/check.golden as it is")
+	}
+	for _, sys := range []string{"puppet/", "salt/", "cfengine/", "chef/", "rudder/"} {
+		if !strings.Contains(out, "examples/"+sys) {
+			t.Errorf("no diagnostic from the %s example", sys)
+		}
+	}
+}
