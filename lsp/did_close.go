@@ -20,6 +20,7 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) error {
 	u := string(p.TextDocument.URI)
 	s.markDirty(u)
 	s.ws.DropOverlay(u)
+	s.noteDocument(u)
 	s.mu.Lock()
 	delete(s.versions, u)
 	s.mu.Unlock()

@@ -34,6 +34,11 @@ func (s *Server) publishDiagnostics(results []*analysis.Result, only map[string]
 			}
 		}
 	}
+	for u, d := range s.noticeDiagnostics() {
+		if only == nil || only[u] {
+			byURI[u] = append([]protocol.Diagnostic{d}, byURI[u]...)
+		}
+	}
 	sn := s.snap
 	sn.mu.Lock()
 	for u := range sn.published {

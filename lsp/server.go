@@ -45,6 +45,7 @@ type Server struct {
 	last             map[analysis.System]*analysis.Result // latest result per system
 	inlayRefresh     bool                                 // client supports workspace/inlayHint/refresh
 	workDoneProgress bool                                 // client supports window/workDoneProgress/create
+	notices          map[string]string                    // open documents not analysed, and why (notice.go)
 
 	snap *snapshotter
 	exit chan int

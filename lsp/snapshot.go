@@ -204,6 +204,7 @@ func (sn *snapshotter) latest(ctx context.Context) *snapshot {
 // it needs a new analysis (an edit in a .pp file must not re-run CFEngine
 // over masterfiles).
 func (s *Server) touch(uri string) {
+	s.noteDocument(uri)
 	s.markDirty(uri)
 	s.snap.invalidate(uri)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,4 +75,19 @@ func TestLongAnalysisReportsProgress(t *testing.T) {
 			t.Errorf("client supports progress: %v; got %v, want %s", supported, got, want)
 		}
 	}
+}
+
+// A document the server does not analyse (binary here) gets a diagnostic
+// at its first line saying so, instead of silence; fixing it clears it.
+func TestUnanalysableDocumentGetsANotice(t *testing.T) {
+	root := t.TempDir()
+	c, _ := lsptest.Start(t, []analysis.System{toy{}}, root, nil)
+	uri := source.PathToURI(filepath.Join(root, "b.toy"))
+	c.Open(uri, "toy", "step a\x00\x01\x02")
+	ds := c.WaitDiagnostics(uri, func(d []lsptest.Diagnostic) bool { return len(d) > 0 })
+	if ds[0].Code != "not-analysed" || ds[0].Range.Start.Line != 0 || !strings.Contains(ds[0].Message, "binary") {
+		t.Errorf("got %+v", ds)
+	}
+	c.Edit(uri, 2, lsptest.Range{Start: lsptest.Position{Line: 0, Character: 6}, End: lsptest.Position{Line: 0, Character: 9}}, "")
+	c.WaitDiagnostics(uri, func(d []lsptest.Diagnostic) bool { return len(d) == 0 })
 }
