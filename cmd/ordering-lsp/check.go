@@ -51,6 +51,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text, json or sarif")
+	quiet := fs.Bool("quiet", false, "text format: only the errors, one line each, no summary")
 	settings := analysis.Settings{}
 	systemFlags(fs, settings)
 	if err := fs.Parse(args); err != nil {
@@ -73,9 +74,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	cwd, _ := os.Getwd()
 	switch *format {
 	case "text":
-		for _, d := range diags {
-			fmt.Fprintln(stdout, analysis.CheckLine(ws, cwd, d))
+		files := map[string]bool{}
+		for _, r := range results {
+			for _, u := range r.Files {
+				files[u] = true
+			}
 		}
+		writeText(stdout, ws, cwd, diags, len(files), textOpts{quiet: *quiet, color: useColor(stdout)})
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -315,7 +315,7 @@ func TestFactsFlag(t *testing.T) {
 		t.Errorf("without facts both branches are shown, got:\n%s", out)
 	}
 	out, errOut, code = runCLI(t, dir, "check", "--facts", "node.json", "site.pp")
-	if code != 0 || out != "" {
+	if code != 0 || out != "no problems in 1 file\n" {
 		t.Errorf("check --facts: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
