@@ -3,7 +3,8 @@
 # Debian and npm registries; fast when already installed):
 #   1. unit tests of the VS Code extension's own logic (node:test via tsx) + type check
 #   2. the .vsix build (esbuild bundle + @vscode/vsce)
-#   3. VS Code end to end: code-server 4.100.3 in headless Chromium (playwright-core) with the .vsix
+#   3. VS Code end to end: code-server 4.100.3 in headless Chromium (playwright-core) with the .vsix,
+#      then the linux-x64 .vsix with the server inside, with no server on PATH
 #   4. Neovim 0.7 end to end (built-in LSP client)
 #   5. Emacs 28 + eglot end to end
 # Server: $ORDERING_LSP, or built here from the repository (go build ./cmd/ordering-lsp).
@@ -104,6 +105,30 @@ if [[ "$SKIP" != *" code-server "* ]] && [ -f "$VSIX" ]; then
         || cp "$OUT/code-server/$p.png" "$ORDERING_SCREENSHOTS/$p.png"
     done
   fi
+fi
+
+# --- 3b. VS Code with the server inside the extension: the linux-x64 .vsix as scripts/release
+# builds it, no ordering.server.path, no ordering-lsp on PATH
+if [[ "$SKIP" != *" code-server "* ]] && [ -f "$VSIX" ] && [ "$(uname -m)" = x86_64 ]; then
+  section "VS Code: the linux-x64 .vsix with its bundled server"
+  t=$(now_ms)
+  VSIX_BUNDLED=$TMP/ordering-lsp-linux-x64.vsix
+  cd "$HERE/vscode"
+  rm -rf server && mkdir server
+  if (cd "$ROOT" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -o "$HERE/vscode/server/ordering-lsp" ./cmd/ordering-lsp) \
+     && npx vsce package --target linux-x64 --no-dependencies --skip-license --no-rewrite-relative-links -o "$VSIX_BUNDLED" >"$OUT/vsce-bundled.log" 2>&1; then
+    ok "linux-x64 vsix with the server: $(( $(stat -c %s "$VSIX_BUNDLED") / 1024 )) KiB"
+  else
+    cat "$OUT/vsce-bundled.log"; notok "vsce package --target linux-x64"
+  fi
+  rm -rf server
+  cd "$ROOT"
+  if [ -f "$VSIX_BUNDLED" ]; then
+    ORDERING_E2E_STEPS=problems,hover timeout 300 "$HERE/test/code-server-e2e.sh" "$VSIX_BUNDLED" bundled "$OUT/code-server-bundled" 2>&1 \
+      | grep -v '^ ' | grep -v '^[]{}]' | tee "$TMP/csb.txt"
+    tally "$TMP/csb.txt" "code-server e2e (bundled server)"
+  fi
+  echo "# code-server bundled: $(( $(now_ms) - t )) ms"
 fi
 
 # --- 4. Neovim

@@ -64,7 +64,10 @@ function check(name, ok, detail) {
   const shot = (name) => page.screenshot({ path: path.join(outDir, name) }).catch(() => {});
   const cursor = () => page.$eval('#status\\.editor\\.selection', (e) => e.innerText).catch(() => null);
 
+  // ORDERING_E2E_STEPS=problems,hover runs only those steps (the bundled-server check)
+  const only = (process.env.ORDERING_E2E_STEPS || '').split(',').filter(Boolean);
   const step = async (name, fn) => {
+    if (only.length && !only.includes(name)) return;
     const ts = Date.now();
     try { await fn(); } catch (e) {
       check(name, false, String(e && e.message || e).split('\n')[0]);

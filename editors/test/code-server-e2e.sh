@@ -2,11 +2,13 @@
 # VS Code end-to-end: code-server 4.100.3 (VS Code 1.100.3 workbench) + our .vsix + the real
 # ordering-lsp, driven by headless Chromium (playwright-core). Installs what it needs
 # (install-code-server.sh). Usage: code-server-e2e.sh VSIX SERVER_BINARY [OUT_DIR]
+# SERVER_BINARY "bundled": no ordering.server.path setting and no ordering-lsp on PATH, so the
+# extension must start the server its platform-specific .vsix ships (checked in its log).
 # Prints one "ok - ..." / "not ok - ..." line per check and exits with the number of failures.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
-VSIX=$(realpath "${1:?vsix}"); SERVER=$(realpath "${2:?server binary}"); OUT=$(mkdir -p "${3:-$PWD/e2e-out}" && realpath "${3:-$PWD/e2e-out}")
+VSIX=$(realpath "${1:?vsix}"); SERVER=${2:?server binary}; [ "$SERVER" = bundled ] || SERVER=$(realpath "$SERVER"); OUT=$(mkdir -p "${3:-$PWD/e2e-out}" && realpath "${3:-$PWD/e2e-out}")
 t0=$(now_ms)
 eval "$("$HERE/install-code-server.sh")" || { echo "not ok - code-server install failed"; exit 1; }
 t1=$(now_ms); echo "# install/check code-server + chromium + playwright-core: $((t1-t0)) ms"
@@ -15,8 +17,15 @@ TMP=$(mktemp -d); UD=$TMP/user-data; EXT=$TMP/extensions; WS=$TMP/workspace; mkd
 cp -r "$HERE/workspace" "$WS"
 : > "$TMP/config.yaml"   # keeps code-server away from ~/.config/code-server
 CS="$CS_DIR/node_modules/.bin/code-server --config $TMP/config.yaml --user-data-dir $UD --extensions-dir $EXT"
+SERVER_SETTING="\"ordering.server.path\": \"$SERVER\","
+if [ "$SERVER" = bundled ]; then
+  SERVER_SETTING=""
+  # PATH without any folder holding an ordering-lsp
+  P=""; IFS=: read -ra dirs <<<"$PATH"; for d in "${dirs[@]}"; do [ -e "$d/ordering-lsp" ] || P="$P${P:+:}$d"; done; export PATH=$P
+  command -v ordering-lsp >/dev/null && { echo "not ok - ordering-lsp still on PATH"; exit 1; }
+fi
 cat > "$UD/User/settings.json" <<JSON
-{ "ordering.server.path": "$SERVER", "ordering.trace.server": "messages",
+{ $SERVER_SETTING "ordering.trace.server": "messages",
   "workbench.startupEditor": "none", "security.workspace.trust.enabled": false,
   "telemetry.telemetryLevel": "off", "update.mode": "none", "extensions.autoUpdate": false,
   "extensions.autoCheckUpdates": false, "extensions.ignoreRecommendations": true, "workbench.enableExperiments": false,
@@ -38,4 +47,9 @@ rc=${PIPESTATUS[0]}
 t4=$(now_ms); echo "# browser part: $((t4-t3)) ms; code-server e2e total: $((t4-t0)) ms"
 # the extension's own log, for failures
 find "$UD/logs" -name '*Ordering*' -exec cp {} "$OUT/" \; 2>/dev/null
+if [ "$SERVER" = bundled ]; then
+  line=$(grep -h "found via" "$OUT"/*Ordering* 2>/dev/null | head -1)
+  if echo "$line" | grep -q "found via bundled"; then echo "ok - the extension started its bundled server: ${line##*starting }"
+  else echo "not ok - the extension did not start its bundled server (log: ${line:-none})"; rc=$((rc + 1)); fi
+fi
 exit $rc

@@ -1,4 +1,6 @@
+import * as cp from 'child_process';
 import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State,
@@ -32,6 +34,29 @@ function isExecutable(f: string): boolean {
   } catch { return false; }
 }
 
+/**
+ * The server a platform-specific .vsix ships (extension/server/). A .vsix is a zip: the execute bit
+ * does not always survive installation, so it is set again when missing.
+ */
+function bundledServer(context: vscode.ExtensionContext): string {
+  const f = path.join(context.extensionPath, 'server', process.platform === 'win32' ? 'ordering-lsp.exe' : 'ordering-lsp');
+  if (process.platform !== 'win32') {
+    try {
+      if (fs.statSync(f).isFile() && !isExecutable(f)) fs.chmodSync(f, 0o755);
+    } catch { /* not bundled in this .vsix */ }
+  }
+  return f;
+}
+
+/** "ordering-lsp 0.1.0 (abc123)" from the binary itself, for the output channel. */
+function serverVersion(file: string): string {
+  try {
+    return cp.execFileSync(file, ['version'], { encoding: 'utf8', timeout: 5000 }).trim();
+  } catch (e) {
+    return `version unknown (${String(e).split('\n')[0]})`;
+  }
+}
+
 async function offerFix(message: string, ...extra: string[]): Promise<void> {
   const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output', ...extra);
   if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'ordering.server.path');
@@ -51,7 +76,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const setting = vscode.workspace.getConfiguration('ordering').get<string>('server.path');
   const resolved = resolveServerPath(setting, {
     PATH: process.env.PATH, PATHEXT: process.env.PATHEXT, HOME: process.env.HOME || process.env.USERPROFILE,
-    platform: process.platform, workspaceFolder: folder, isExecutable,
+    platform: process.platform, workspaceFolder: folder, isExecutable, bundled: bundledServer(context),
   });
   if (!resolved.ok) {
     output.appendLine(`cannot start: ${resolved.reason}`);
@@ -59,7 +84,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     void offerFix(`Ordering: cannot start the language server: ${resolved.reason}. Install ordering-lsp or set "ordering.server.path".`);
     return;
   }
-  output.appendLine(`starting ${resolved.path} serve (found via ${resolved.from})`);
+  output.appendLine(`starting ${resolved.path} serve (found via ${resolved.from}: ${serverVersion(resolved.path)})`);
   const serverOptions: ServerOptions = {
     run: { command: resolved.path, args: ['serve'], transport: TransportKind.stdio },
     debug: { command: resolved.path, args: ['serve'], transport: TransportKind.stdio },

@@ -14,10 +14,12 @@ export interface ResolveEnv {
   workspaceFolder?: string;
   /** true when the file exists and can be executed */
   isExecutable: (file: string) => boolean;
+  /** the server shipped inside a platform-specific .vsix (extension/server/ordering-lsp[.exe]), if any */
+  bundled?: string;
 }
 
 export type Resolved =
-  | { ok: true; path: string; from: 'setting' | 'PATH' }
+  | { ok: true; path: string; from: 'setting' | 'bundled' | 'PATH' }
   | { ok: false; reason: string };
 
 /** Expands ~ and ${workspaceFolder}; makes a relative path absolute against the workspace folder. */
@@ -55,7 +57,8 @@ export function searchPath(name: string, env: ResolveEnv): string | undefined {
 
 /**
  * The setting wins when set: an absolute/relative path must exist and be executable; a bare name
- * ("ordering-lsp-dev") is looked up on PATH. Empty setting: ordering-lsp on PATH.
+ * ("ordering-lsp-dev") is looked up on PATH. Empty setting: the server bundled in the extension
+ * (platform-specific .vsix), else ordering-lsp on PATH.
  */
 export function resolveServerPath(setting: string | undefined, env: ResolveEnv): Resolved {
   const raw = (setting || '').trim();
@@ -70,7 +73,8 @@ export function resolveServerPath(setting: string | undefined, env: ResolveEnv):
     if (env.isExecutable(expanded)) return { ok: true, path: expanded, from: 'setting' };
     return { ok: false, reason: `ordering.server.path is "${raw}", but ${expanded} does not exist or is not executable` };
   }
+  if (env.bundled && env.isExecutable(env.bundled)) return { ok: true, path: env.bundled, from: 'bundled' };
   const found = searchPath(SERVER_NAME, env);
   if (found) return { ok: true, path: found, from: 'PATH' };
-  return { ok: false, reason: `${SERVER_NAME} is not on PATH and ordering.server.path is not set` };
+  return { ok: false, reason: `${SERVER_NAME} is not on PATH, this extension has no bundled server for ${env.platform}, and ordering.server.path is not set` };
 }

@@ -15,7 +15,22 @@ test('empty setting: ordering-lsp is looked up on PATH, first directory wins', (
 test('empty setting and nothing on PATH: a reason that names both fixes', () => {
   const r = resolveServerPath(undefined, linux(files()));
   assert.equal(r.ok, false);
-  assert.match((r as { reason: string }).reason, /not on PATH and ordering\.server\.path is not set/);
+  assert.match((r as { reason: string }).reason, /not on PATH, this extension has no bundled server for linux, and ordering\.server\.path is not set/);
+});
+
+test('empty setting: the bundled server wins over PATH', () => {
+  const r = resolveServerPath('', linux(files('/ext/server/ordering-lsp', '/usr/bin/ordering-lsp'), { bundled: '/ext/server/ordering-lsp' }));
+  assert.deepEqual(r, { ok: true, path: '/ext/server/ordering-lsp', from: 'bundled' });
+});
+
+test('a bundled server that is missing (universal .vsix) falls back to PATH', () => {
+  const r = resolveServerPath('', linux(files('/usr/bin/ordering-lsp'), { bundled: '/ext/server/ordering-lsp' }));
+  assert.deepEqual(r, { ok: true, path: '/usr/bin/ordering-lsp', from: 'PATH' });
+});
+
+test('the setting wins over the bundled server', () => {
+  const r = resolveServerPath('/opt/o/ordering-lsp', linux(files('/opt/o/ordering-lsp', '/ext/server/ordering-lsp'), { bundled: '/ext/server/ordering-lsp' }));
+  assert.deepEqual(r, { ok: true, path: '/opt/o/ordering-lsp', from: 'setting' });
 });
 
 test('absolute setting wins over PATH', () => {
