@@ -48,6 +48,29 @@ type Outcome struct {
 	WS      *source.Workspace
 }
 
+// WriteInputs writes the archive's files other than want/* under dir and
+// returns the name of the first.
+func WriteInputs(t testing.TB, dir string, ar *txtar.Archive) string {
+	t.Helper()
+	first := ""
+	for _, f := range ar.Files {
+		if strings.HasPrefix(f.Name, "want/") {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if first == "" {
+			first = f.Name
+		}
+	}
+	return first
+}
+
 // Load writes the archive's input files into a temporary folder and
 // analyses them with sys.
 func Load(t testing.TB, sys analysis.System, ar *txtar.Archive) *Outcome {
@@ -66,20 +89,8 @@ func Load(t testing.TB, sys analysis.System, ar *txtar.Archive) *Outcome {
 			settings[strings.TrimSpace(k)] = strings.TrimSpace(val)
 		}
 	}
-	for _, f := range ar.Files {
-		if strings.HasPrefix(f.Name, "want/") {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if entry == "" {
-			entry = f.Name
-		}
+	if first := WriteInputs(t, dir, ar); entry == "" {
+		entry = first
 	}
 	ws := source.NewWorkspace(dir)
 	entryURI := ""

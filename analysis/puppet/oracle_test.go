@@ -1,7 +1,6 @@
 package puppet_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
-	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
-	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 // knownGaps are oracle cases whose truth we do not reproduce yet, with why.
@@ -54,19 +51,11 @@ func orderOf(t testing.TB, path string) (*analysis.Run, []analysis.Diagnostic) {
 	if err := os.WriteFile(p, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws := source.NewWorkspace(dir)
-	entry := source.PathToURI(p)
-	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Entry: entry, Settings: analysis.Settings{}}
-	sys := puppet.New()
-	files := analysis.Files([]analysis.System{sys}, in)[sys]
-	res := analysis.Analyze(sys, in, files)
-	for i := range res.Runs {
-		if res.Runs[i].Entry == entry {
-			return &res.Runs[i], res.Diags
-		}
+	run, diags := analyseEntry(dir, p, analysis.Settings{})
+	if run == nil {
+		t.Fatalf("no run for %s; diags: %v", path, diags)
 	}
-	t.Fatalf("no run for %s; diags: %v", path, res.Diags)
-	return nil, nil
+	return run, diags
 }
 
 var (

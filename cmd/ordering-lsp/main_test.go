@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ordering-lsp/ordering-lsp/analysis/analysistest"
 	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
 	"github.com/ordering-lsp/ordering-lsp/source"
 	"golang.org/x/tools/txtar"
@@ -281,18 +282,7 @@ func TestCheckRepoLookupWithoutData(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, f := range ar.Files {
-		if strings.HasPrefix(f.Name, "want/") {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	analysistest.WriteInputs(t, dir, ar)
 	out, errOut, code := runCLI(t, dir, "check", ".")
 	if code != 0 || strings.Contains(out, "Duplicate") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
