@@ -871,6 +871,9 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 	if t.TypeExpr != nil {
 		v := r.eval(e, t.TypeExpr)
 		s, ok := v.text()
+		if v.k == vTypeName { // Resource[Notify] { ... }
+			s, ok = v.s, true
+		}
 		if !ok || (v.k != vStr && v.k != vTypeName) {
 			return out // a type we cannot know: nothing to order
 		}

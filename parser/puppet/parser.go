@@ -563,6 +563,16 @@ func (p *parser) typeExpr(resources bool) Node {
 		return p.postfix(c, resources)
 	}
 	x := p.postfix(tr, resources)
+	if a, ok := x.(*Access); ok && resources && p.is("{") && a.X == Node(tr) &&
+		tr.Value == "Resource" && len(a.Args) == 1 && !p.overrideBody() {
+		// Resource['notify'] { 'title': ... } (or Resource[Notify]):
+		// a declaration whose type is the key.
+		r := &Resource{TypeExpr: a.Args[0], TypeLoc: *a.Args[0].Span()}
+		p.advance()
+		r.Bodies = p.resourceBodies()
+		r.Pos, r.End = t.Pos, p.expect("}").End
+		return r
+	}
 	if a, ok := x.(*Access); ok && resources && p.is("{") && a.X == Node(tr) {
 		p.advance()
 		o := &ResourceOverride{Ref: a}
@@ -618,6 +628,15 @@ func (p *parser) resource(start int) Node {
 	t := p.advance() // type name
 	r := &Resource{Type: t.Val, TypeLoc: Loc{t.Pos, t.End}}
 	p.expect("{")
+	r.Bodies = p.resourceBodies()
+	r.Pos, r.End = start, p.expect("}").End
+	return r
+}
+
+// resourceBodies parses `title: attrs; title: attrs` up to the closing
+// brace (not consumed).
+func (p *parser) resourceBodies() []*ResourceBody {
+	var out []*ResourceBody
 	for !p.is("}") {
 		title := p.expr(2, true)
 		p.expect(":")
@@ -625,13 +644,25 @@ func (p *parser) resource(start int) Node {
 		b.Attrs = p.attrs()
 		b.Pos = title.Span().Pos
 		b.End = p.prev().End
-		r.Bodies = append(r.Bodies, b)
+		out = append(out, b)
 		if !p.accept(";") {
 			break
 		}
 	}
-	r.Pos, r.End = start, p.expect("}").End
-	return r
+	return out
+}
+
+// overrideBody: after a reference, the `{` opens attributes (`name =>`,
+// `* =>`, or nothing): an override, not titled bodies.
+func (p *parser) overrideBody() bool {
+	n1, n2 := p.peek(1), p.peek(2)
+	switch {
+	case n1.Kind == TPunct && n1.Val == "}":
+		return true
+	case n1.Kind == TName || (n1.Kind == TPunct && n1.Val == "*"):
+		return n2.Kind == TPunct && (n2.Val == "=>" || n2.Val == "+>")
+	}
+	return false
 }
 
 // attrs parses `name => value, ...` up to '}' or ';' (not consumed).
