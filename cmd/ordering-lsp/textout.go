@@ -42,12 +42,19 @@ type problem struct {
 	also []source.Span
 }
 
-// group folds the diagnostics that say the same thing (same severity,
-// code, message and related places) into one problem, at its first place.
+// group folds the diagnostics that say the same thing about the same
+// places (same severity, code, message and related places: a cycle that
+// every resource in it reports) into one problem, at its first place.
+// Diagnostics without related places stay apart: the same message at
+// two places is two problems.
 func group(diags []analysis.Diagnostic) []*problem {
 	var out []*problem
 	seen := map[string]*problem{}
 	for _, d := range diags {
+		if len(d.Related) == 0 {
+			out = append(out, &problem{d: d})
+			continue
+		}
 		var k strings.Builder
 		fmt.Fprintf(&k, "%d\x00%s\x00%s", d.Severity, d.Code, d.Message)
 		for _, r := range d.Related {

@@ -20,7 +20,8 @@ func TestTextOutput(t *testing.T) {
 	at := strings.Index(text, "File['x']")
 	d := analysis.Diagnostic{At: source.Span{URI: f.URI, Start: at, End: at + len("File['x']")}, Severity: analysis.Error, Code: "missing", Message: "Could not find resource 'File[x]'"}
 	b2 := strings.Index(text, "'b'")
-	c1 := analysis.Diagnostic{At: source.Span{URI: f.URI, Start: 1, End: 7}, Severity: analysis.Warning, Code: "cycle", Message: "a cycle"}
+	c1 := analysis.Diagnostic{At: source.Span{URI: f.URI, Start: 1, End: 7}, Severity: analysis.Warning, Code: "cycle", Message: "a cycle",
+		Related: []analysis.Related{{At: source.Span{URI: f.URI, Start: b2, End: b2 + 3}, Message: "an edge"}}}
 	c2 := c1
 	c2.At = source.Span{URI: f.URI, Start: b2, End: b2 + 3}
 	var out bytes.Buffer
@@ -35,10 +36,18 @@ func TestTextOutput(t *testing.T) {
 		" 1 | \tnotify { '日本': require => File['x'] }\n" +
 		"   | \t^^^^^^\n" +
 		"  also reported at site.pp:2:10\n" +
+		"  site.pp:2:10 an edge\n" +
 		"\n" +
 		"1 error, 1 warning in 1 file\n"
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+	out.Reset()
+	d2 := d
+	d2.At = c2.At
+	writeText(&out, ws, "/w", []analysis.Diagnostic{d, d2}, 1, textOpts{})
+	if !strings.HasSuffix(out.String(), "2 errors in 1 file\n") {
+		t.Errorf("the same message at two places without related places is two problems:\n%s", out.String())
 	}
 	out.Reset()
 	writeText(&out, ws, "/w", []analysis.Diagnostic{d, c1, c2}, 1, textOpts{quiet: true})

@@ -33,5 +33,51 @@ func validate(stmts []Node) []Error {
 			errs = append(errs, Error{Loc: at, Msg: "The name: '" + name + "' is already defined by Puppet and can not be used as the name of " + what + "."})
 		}
 	}
+	return append(errs, nestedDefinitions(stmts, true)...)
+}
+
+// nestedDefinitions: a class, define or node may stand at top level or
+// directly in a class body; anywhere else (in a conditional, a define, a
+// lambda) Puppet refuses the manifest, in these words (checked with the
+// oracle: `if $x { class foo { } }`, a class in a define).
+func nestedDefinitions(stmts []Node, allowed bool) []Error {
+	var errs []Error
+	for _, s := range stmts {
+		if c, ok := s.(*ClassDef); ok && allowed {
+			errs = append(errs, nestedDefinitions(c.Body, true)...)
+			continue
+		}
+		if allowed {
+			switch s.(type) {
+			case *DefineDef, *NodeDef:
+				walkNested(s, &errs, true)
+				continue
+			}
+		}
+		walkNested(s, &errs, false)
+	}
 	return errs
+}
+
+// walkNested reports every definition below n (n itself too unless
+// skipSelf), without looking inside the ones it reports.
+func walkNested(n Node, errs *[]Error, skipSelf bool) {
+	Walk(n, func(m Node) bool {
+		if skipSelf && m == n {
+			return true
+		}
+		var at int
+		switch t := m.(type) {
+		case *ClassDef:
+			at = t.Pos
+		case *DefineDef:
+			at = t.Pos
+		case *NodeDef:
+			at = t.Pos
+		default:
+			return true
+		}
+		*errs = append(*errs, Error{Loc: Loc{at, at + 1}, Msg: "Classes, definitions, and nodes may only appear at toplevel or inside other classes"})
+		return false
+	})
 }

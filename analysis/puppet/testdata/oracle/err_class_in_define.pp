@@ -1,0 +1,3 @@
+# A class in a define's body: refused too.
+define d() { class c { } }
+notify{'a':}

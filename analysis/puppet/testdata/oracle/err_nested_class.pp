@@ -1,0 +1,3 @@
+# A class in a conditional: Puppet refuses the manifest.
+if $x { class foo { } }
+notify{'a':}
