@@ -884,7 +884,17 @@ func (c *compiler) compile(h *high) []*chunk {
 					base.ov = readOrder(a)
 				default:
 					if k, ok := reqIndex[a.key]; ok {
-						base.reqs.set(k, a.reqs)
+						prev := base.reqs.lists[k]
+						if base.reqs.present&(1<<k) != 0 && len(prev) > 0 && a.f != nil && a.keyNode != nil &&
+							a.f.p.R.InAlt(a.keyNode.Start) && a.f.p.R.InAlt(prev[0].span.Start) {
+							// The same requisite in branches of a condition nobody
+							// can decide: Salt keeps the last one it renders, and
+							// which one that is depends on the machine; every
+							// branch's entries are checked.
+							base.reqs.set(k, append(append([]*reqEntry(nil), prev...), a.reqs...))
+						} else {
+							base.reqs.set(k, a.reqs)
+						}
 						if k == rqWatch {
 							base.watchArg = a
 						}

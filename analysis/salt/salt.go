@@ -1380,7 +1380,14 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 			if hint := a.hint(c, sm, e); hint != "" {
 				msg += "\n" + hint
 			}
-			a.contextual(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-requisite", Message: msg}, e.target, e.mod)
+			sev := analysis.Error
+			if e.f != nil && e.inFrom == nil && e.f.p.R.InAlt(e.span.Start) {
+				// Every branch of an undecidable condition is checked, but
+				// only the machines that render this one fail.
+				sev = analysis.Warning
+				msg += "\n(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
+			}
+			a.contextual(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg}, e.target, e.mod)
 		}
 	}
 	// cycles (the simulation meets every cycle as a recursive requisite)
