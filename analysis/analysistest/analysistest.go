@@ -16,7 +16,8 @@
 //	true
 //
 // want/order is the Labels of the Run whose Entry is the entry file (or
-// the first Run); want/diagnostics lists every diagnostic in `check`
+// the first Run; `entry: -` analyses the workspace with no entry file, as
+// the language server does); want/diagnostics lists every diagnostic in `check`
 // format, sorted. Sections that are absent are not checked. Run the tests
 // with -update to rewrite the want sections from what the system says.
 package analysistest
@@ -91,6 +92,9 @@ func Load(t testing.TB, sys analysis.System, ar *txtar.Archive) *Outcome {
 	}
 	if first := WriteInputs(t, dir, ar); entry == "" {
 		entry = first
+	}
+	if entry == "-" {
+		entry = "" // the workspace as the language server sees it
 	}
 	ws := source.NewWorkspace(dir)
 	entryURI := ""

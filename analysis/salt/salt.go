@@ -382,6 +382,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 	} else {
 		seenTop := map[string]bool{}
+		pillar := map[string]bool{}
 		for _, file := range req.Files {
 			if req.Canceled() {
 				break
@@ -401,8 +402,15 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				if !seenTop[root] {
 					seenTop[root] = true
 					if tf := t.load(filepath.Join(root, "top.sls")); tf != nil {
-						tops = append(tops, target{t, tf})
+						if pillarTree(t, tf) {
+							pillar[root] = true
+						} else {
+							tops = append(tops, target{t, tf})
+						}
 					}
+				}
+				if pillar[root] {
+					continue
 				}
 				if filepath.Base(file.Path) == "top.sls" && filepath.Dir(file.Path) == root {
 					continue
