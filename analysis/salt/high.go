@@ -158,7 +158,7 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 	if f == nil {
 		// whatever the missing file declares is unknown
 		c.generator = true
-		if from != nil && !strings.Contains(sls, sp.Unknown) {
+		if from != nil && !strings.Contains(sls, sp.Unknown) && !c.t.elsewhere(sls) {
 			p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
 				msg: fmt.Sprintf("Specified SLS %s in saltenv base is not available on the salt master or through a configured fileserver", sls)}
 			if from.f != nil && (cond || from.f.p.R.InAlt(from.node.Start)) {

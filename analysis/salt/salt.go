@@ -206,6 +206,41 @@ func (t *tree) avail() []string {
 	return t.avails
 }
 
+// elsewhere reports whether an SLS this tree lacks exists under another
+// plausible file root: a folder above this root, up to a workspace root
+// (wuxxin/salt-shared's old/ tree includes code.python, which lives at
+// the repository root). The file root is inferred, so a name found there
+// is not reported missing; what it declares stays unknown.
+func (t *tree) elsewhere(sls string) bool {
+	if t.root == "" {
+		return false
+	}
+	rel := filepath.FromSlash(strings.ReplaceAll(sls, ".", "/"))
+	roots := t.ws.Roots()
+	within := func(d string) bool {
+		for _, r := range roots {
+			if d == r || strings.HasPrefix(d, r+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return false
+	}
+	// Without workspace folders (the command line), up to the repository
+	// root (the folder holding .git), at most 8 folders up.
+	d := filepath.Dir(t.root)
+	for i := 0; i < 8 && (len(roots) == 0 || within(d)); i++ {
+		if t.ws.Exists(filepath.Join(d, rel+".sls")) || t.ws.Exists(filepath.Join(d, rel, "init.sls")) {
+			return true
+		}
+		p := filepath.Dir(d)
+		if p == d || (len(roots) == 0 && t.ws.Exists(filepath.Join(d, ".git"))) {
+			break
+		}
+		d = p
+	}
+	return false
+}
+
 // rootOf finds the file root of a path: the setting, else the nearest
 // folder holding top.sls, else the folder from which the SLS names the
 // file itself writes (includes, sls: requisites) resolve, else the parent
