@@ -451,185 +451,36 @@ func paren(s string) string {
 	return s
 }
 
-// condCycle is a cycle some run of Puppet can have: the branches it
-// needs (none: every run has it), and the edges of that run's graph.
-type condCycle struct {
-	path  []*analysis.Edge
-	world []*analysis.Edge
-	when  []*branch
+// SamePoint, SameArm and Excludes make a branch an analysis.Branch, for
+// analysis.FeasibleCycles.
+func (b *branch) SamePoint(o analysis.Branch) bool {
+	x, ok := o.(*branch)
+	return ok && x.point == b.point
 }
 
-// feasibleCycles finds the cycles whose edges' branches can all be taken
-// in one run. Each cycle found that needs an undecided conditional is
-// looked for again in one world per arm of it (the edges of the other
-// arms removed), inside its component only, until every branch its
-// edges need is chosen: what remains is a cycle of that world.
-func (g *runGraph) feasibleCycles(edges []*analysis.Edge, less func(p, q *analysis.Node) bool) []condCycle {
-	if g.econd == nil {
-		cs := analysis.Cycles(g.nodes, edges, less)
-		out := make([]condCycle, len(cs))
-		for i, c := range cs {
-			out[i] = condCycle{path: c, world: edges}
+func (b *branch) SameArm(o analysis.Branch) bool {
+	x, ok := o.(*branch)
+	return ok && x.point == b.point && x.arm == b.arm
+}
+
+func (b *branch) Excludes(o analysis.Branch) bool {
+	x, ok := o.(*branch)
+	return ok && b.conflicts(x)
+}
+
+// feasibleCycles: the run's cycles that one run of Puppet can have.
+func (g *runGraph) feasibleCycles(edges []*analysis.Edge, less func(p, q *analysis.Node) bool) []analysis.CondCycle {
+	return analysis.FeasibleCycles(g.nodes, edges, less, func(e *analysis.Edge) []analysis.Branch {
+		bs := g.econd[e]
+		if len(bs) == 0 {
+			return nil
+		}
+		out := make([]analysis.Branch, len(bs))
+		for i, b := range bs {
+			out[i] = b
 		}
 		return out
-	}
-	live := make([]*analysis.Edge, 0, len(edges))
-	for _, e := range edges {
-		if consistent(g.econd[e]) {
-			live = append(live, e)
-		}
-	}
-	s := &cycleSearch{g: g, less: less, budget: 2000, seen: map[string]bool{}}
-	s.solve(g.nodes, live, nil)
-	slices.SortStableFunc(s.found, func(p, q condCycle) int {
-		switch {
-		case less(p.path[0].From, q.path[0].From):
-			return -1
-		case less(q.path[0].From, p.path[0].From):
-			return 1
-		}
-		return 0
 	})
-	return s.found
-}
-
-type cycleSearch struct {
-	g      *runGraph
-	less   func(p, q *analysis.Node) bool
-	budget int // worlds left to look at: a pathological manifest must not hang us
-	seen   map[string]bool
-	found  []condCycle
-}
-
-func (s *cycleSearch) solve(nodes []*analysis.Node, edges []*analysis.Edge, fixed []*branch) {
-	for _, c := range analysis.Cycles(nodes, edges, s.less) {
-		var open *branch
-		var when []*branch
-		for _, e := range c {
-			for _, b := range s.g.econd[e] {
-				if open == nil && !hasBranch(fixed, b) {
-					open = b
-				}
-				if !hasBranch(when, b) {
-					when = append(when, b)
-				}
-			}
-		}
-		if open == nil || s.budget <= 0 {
-			if consistent(when) {
-				s.report(c, edges, when)
-			}
-			continue
-		}
-		s.budget--
-		cn, ce := component(c, edges)
-		var arms []*branch
-		for _, e := range ce {
-			for _, b := range s.g.econd[e] {
-				if b.point == open.point && !hasBranch(arms, b) {
-					arms = append(arms, b)
-				}
-			}
-		}
-		tried := false
-		for _, arm := range arms {
-			nf := append(slices.Clip(fixed), arm)
-			if !consistent(nf) {
-				continue
-			}
-			tried = true
-			sub := make([]*analysis.Edge, 0, len(ce))
-			for _, e := range ce {
-				if compatible(s.g.econd[e], nf) {
-					sub = append(sub, e)
-				}
-			}
-			s.solve(cn, sub, nf)
-		}
-		if !tried {
-			// No arm of it can be taken with the branches chosen: the
-			// edges that need one of its arms are not in this world.
-			sub := make([]*analysis.Edge, 0, len(ce))
-			for _, e := range ce {
-				keep := true
-				for _, b := range s.g.econd[e] {
-					keep = keep && b.point != open.point
-				}
-				if keep {
-					sub = append(sub, e)
-				}
-			}
-			s.solve(cn, sub, fixed)
-		}
-	}
-}
-
-func (s *cycleSearch) report(c, world []*analysis.Edge, when []*branch) {
-	ids := make([]int, 0, len(c))
-	for _, e := range c {
-		ids = append(ids, e.From.Index)
-	}
-	slices.Sort(ids)
-	key := fmt.Sprint(ids)
-	if s.seen[key] {
-		return
-	}
-	s.seen[key] = true
-	s.found = append(s.found, condCycle{path: c, world: world, when: when})
-}
-
-// compatible: no branch of bs excludes one of fixed.
-func compatible(bs, fixed []*branch) bool {
-	for _, b := range bs {
-		for _, f := range fixed {
-			if b.conflicts(f) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// component is the strongly connected component a cycle lies in: the
-// nodes it reaches that reach it, and the edges between them.
-func component(c, edges []*analysis.Edge) ([]*analysis.Node, []*analysis.Edge) {
-	start := c[0].From
-	out := map[*analysis.Node][]*analysis.Node{}
-	in := map[*analysis.Node][]*analysis.Node{}
-	for _, e := range edges {
-		out[e.From] = append(out[e.From], e.To)
-		in[e.To] = append(in[e.To], e.From)
-	}
-	reach := func(adj map[*analysis.Node][]*analysis.Node) map[*analysis.Node]bool {
-		seen := map[*analysis.Node]bool{start: true}
-		q := []*analysis.Node{start}
-		for len(q) > 0 {
-			v := q[len(q)-1]
-			q = q[:len(q)-1]
-			for _, w := range adj[v] {
-				if !seen[w] {
-					seen[w] = true
-					q = append(q, w)
-				}
-			}
-		}
-		return seen
-	}
-	f, b := reach(out), reach(in)
-	var nodes []*analysis.Node
-	for n := range f {
-		if b[n] {
-			nodes = append(nodes, n)
-		}
-	}
-	slices.SortFunc(nodes, func(p, q *analysis.Node) int { return p.Index - q.Index })
-	var sub []*analysis.Edge
-	for _, e := range edges {
-		if f[e.From] && b[e.From] && f[e.To] && b[e.To] {
-			sub = append(sub, e)
-		}
-	}
-	return nodes, sub
 }
 
 // whenText says which branches a cycle needs, in the manifest's words.
@@ -641,6 +492,17 @@ func whenText(bs []*branch) string {
 		}
 	}
 	return strings.Join(parts, " and ")
+}
+
+// branches turns what analysis.FeasibleCycles reports back into ours.
+func branches(bs []analysis.Branch) []*branch {
+	out := make([]*branch, 0, len(bs))
+	for _, b := range bs {
+		if x, ok := b.(*branch); ok {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // absentWhen: a relationship written under the branches of x (a resource
@@ -660,8 +522,15 @@ func (g *runGraph) absentWhen(x, t *res, c *cond) ([]*branch, bool) {
 		return nil, false
 	}
 	have := g.conds.res(t)
-	if len(have) == 0 || compatible(have, need) {
+	if len(have) == 0 {
 		return nil, false
 	}
-	return need, true
+	for _, h := range have {
+		for _, n := range need {
+			if h.conflicts(n) {
+				return need, true
+			}
+		}
+	}
+	return nil, false
 }

@@ -1089,13 +1089,13 @@ func (a *analyzer) cycles(g *runGraph) {
 	var full *adjacency
 	for _, cc := range cyc {
 		adj := full
-		if len(cc.world) != len(orderEdges) {
-			adj = newAdjacency(cc.world)
+		if len(cc.World) != len(orderEdges) {
+			adj = newAdjacency(cc.World)
 		} else if full == nil {
 			full = newAdjacency(orderEdges)
 			adj = full
 		}
-		c := puppetPath(cc.path, adj)
+		c := puppetPath(cc.Path, adj)
 		ns := analysis.CycleNodes(c)
 		names := make([]string, len(ns))
 		for i, n := range ns {
@@ -1110,11 +1110,11 @@ func (a *analyzer) cycles(g *runGraph) {
 			rel = append(rel, analysis.Related{At: e.At, Message: fmt.Sprintf("%s => %s (%s)", e.From.Ref, e.To.Ref, e.Reason)})
 		}
 		sev := analysis.Error
-		if len(cc.when) > 0 {
+		if len(cc.When) > 0 {
 			// Only some runs take the branches it needs: Puppet refuses
 			// those runs only.
 			sev = analysis.Warning
-			msg += "\nwhen " + whenText(cc.when)
+			msg += "\nwhen " + whenText(branches(cc.When))
 		}
 		seen := map[string]bool{}
 		for _, n := range ns {

@@ -562,9 +562,14 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 					}
 					seen[[2]string{id, e.target}] = rqv{state: s.module, mod: e.mod, e: e, key: a.key}
 					other, ok := seen[[2]string{e.target, id}]
-					if ok && other.mod == s.module && other.state == e.mod {
+					if ok && other.mod == s.module && other.state == e.mod && !exclusive(e, other.e) {
 						p := &problem{at: e.span, sev: 1, code: "cycle", refuses: true,
 							msg: fmt.Sprintf("A recursive requisite was found, SLS \"%s\" ID \"%s\" ID \"%s\"", b.sls, id, e.target)}
+						if when := armsText(append(armsOf(e), armsOf(other.e)...)); when != "" {
+							// only renders that take these branches
+							p.sev, p.refuses = 2, false
+							p.msg += "\nwhen " + when
+						}
 						p.related = append(p.related,
 							relatedSpan{e.span, fmt.Sprintf("%s %s %s: %s", id, a.key, e.mod, e.target)},
 							relatedSpan{other.e.span, fmt.Sprintf("%s %s %s: %s", e.target, other.key, other.mod, id)})

@@ -2,6 +2,9 @@ package salt
 
 import (
 	"path/filepath"
+	"slices"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"strings"
 
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
@@ -64,4 +67,92 @@ func dataShaped(f *sfile) bool {
 		}
 	}
 	return true
+}
+
+// exclusive: two requisite entries written in branches of Jinja
+// conditions that no render takes together (arms of one if; `x` and
+// `not x` on machine data). A cycle between them never happens.
+func exclusive(a, b *reqEntry) bool {
+	if a == nil || b == nil || a.f == nil || b.f == nil || a.inFrom != nil || b.inFrom != nil {
+		return false
+	}
+	aa := a.f.p.R.ArmsAt(a.span.Start)
+	bb := b.f.p.R.ArmsAt(b.span.Start)
+	for _, x := range aa {
+		for _, y := range bb {
+			if a.f == b.f && sp.ArmsConflict(x, y) {
+				return true
+			}
+			if a.f != b.f && globalConflict(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// globalConflict: across files only tests of machine data (pillar,
+// grains, salt[...]) mean the same value; a template variable of one
+// file is not another's.
+func globalConflict(x, y sp.Arm) bool {
+	for _, t := range x.Tests {
+		for _, u := range y.Tests {
+			if t.Subj == u.Subj && t.Pos != u.Pos && (strings.Contains(t.Subj, "pillar") || strings.Contains(t.Subj, "grains") || strings.Contains(t.Subj, "salt[")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// arm is a Jinja branch of one file as an analysis.Branch (for
+// analysis.FeasibleCycles): branch points are numbered per file.
+type arm struct {
+	f *sfile
+	a sp.Arm
+}
+
+func (x arm) SamePoint(o analysis.Branch) bool {
+	y, ok := o.(arm)
+	return ok && x.f == y.f && x.a.Point == y.a.Point
+}
+
+func (x arm) SameArm(o analysis.Branch) bool {
+	y, ok := o.(arm)
+	return ok && x.f == y.f && x.a.Point == y.a.Point && x.a.Arm == y.a.Arm
+}
+
+func (x arm) Excludes(o analysis.Branch) bool {
+	y, ok := o.(arm)
+	if !ok {
+		return false
+	}
+	if x.f == y.f {
+		return sp.ArmsConflict(x.a, y.a)
+	}
+	return globalConflict(x.a, y.a)
+}
+
+// armsOf: the branches a requisite entry was written in.
+func armsOf(e *reqEntry) []analysis.Branch {
+	if e == nil || e.f == nil || e.inFrom != nil {
+		return nil
+	}
+	var out []analysis.Branch
+	for _, a := range e.f.p.R.ArmsAt(e.span.Start) {
+		out = append(out, arm{e.f, a})
+	}
+	return out
+}
+
+// armsText says which Jinja branches something needs, in the template's
+// words.
+func armsText(bs []analysis.Branch) string {
+	var words []string
+	for _, b := range bs {
+		if x, ok := b.(arm); ok && x.a.Text != "" && !slices.Contains(words, x.a.Text) {
+			words = append(words, x.a.Text)
+		}
+	}
+	return strings.Join(words, " and ")
 }

@@ -1486,10 +1486,13 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 		byIndex[n.Index] = n
 	}
 	var edges []*analysis.Edge
+	entry := map[*analysis.Edge]*reqEntry{}
 	for _, r := range a.rec.edges {
 		from, to := byIndex[r.from], byIndex[r.to]
 		if from != nil && to != nil && inRun[from] && inRun[to] && r.kind.Orders() {
-			edges = append(edges, &analysis.Edge{From: from, To: to, Kind: r.kind, Reason: r.reason, At: r.e.span})
+			e := &analysis.Edge{From: from, To: to, Kind: r.kind, Reason: r.reason, At: r.e.span}
+			entry[e] = r.e
+			edges = append(edges, e)
 		}
 	}
 	idx := map[*analysis.Node]int{}
@@ -1506,7 +1509,10 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 			reported[p.msg] = true
 		}
 	}
-	for _, cyc := range analysis.Cycles(nodes, edges, less) {
+	// Only cycles one render can have (requisites in branches of Jinja
+	// conditions that exclude each other make none).
+	for _, cc := range analysis.FeasibleCycles(nodes, edges, less, func(e *analysis.Edge) []analysis.Branch { return armsOf(entry[e]) }) {
+		cyc := cc.Path
 		ns := analysis.CycleNodes(cyc)
 		ns = ns[:len(ns)-1]
 		var ids []string
@@ -1548,6 +1554,13 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 			continue
 		}
 		d := analysis.Diagnostic{At: cyc[len(cyc)-1].At, Severity: analysis.Error, Code: "cycle", Message: msg}
+		if len(cc.When) > 0 {
+			// Only renders that take these Jinja branches have it.
+			d.Severity = analysis.Warning
+			if when := armsText(cc.When); when != "" {
+				d.Message += "\nwhen " + when
+			}
+		}
 		for _, e := range cyc {
 			d.Related = append(d.Related, analysis.Related{At: e.At, Message: fmt.Sprintf("%s %s %s", nodeChunk[e.To].id, e.Reason, nodeChunk[e.From].id)})
 		}

@@ -32,8 +32,95 @@ type Rendered struct {
 	// Alts lists the source of branches of conditions nobody can decide
 	// at edit time: every branch is rendered, so what they declare are
 	// alternatives, not duplicates.
-	Alts   []Span
+	Alts []Span
+	// Arms says, for each branch in Alts, which evaluation of which
+	// condition it belongs to and what taking it says about the tested
+	// values: branches of one evaluation, or tests of one expression that
+	// cannot both hold (`x` and `not x`), never render together.
+	Arms   []Arm
 	Errors []Error
+}
+
+// Arm is one branch of an undecidable if/elif/else.
+type Arm struct {
+	Span
+	Point int32 // the evaluation of the if (unique in the render)
+	Arm   int32
+	Tests []ArmTest
+	Text  string // for messages: "salt['pillar.get']('x')", "not (...)"
+}
+
+// ArmTest: the expression Subj is truthy (Pos) or falsy.
+type ArmTest struct {
+	Subj string
+	Pos  bool
+}
+
+// ArmsAt lists the branches a source offset lies in (nested conditions:
+// several), outermost first.
+func (r *Rendered) ArmsAt(off int) []Arm {
+	var out []Arm
+	for _, a := range r.Arms {
+		if off >= a.Start && off < a.End {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// ArmsConflict: two branches no render takes together.
+func ArmsConflict(a, b Arm) bool {
+	if a.Point == b.Point {
+		return a.Arm != b.Arm
+	}
+	for _, t := range a.Tests {
+		for _, u := range b.Tests {
+			if t.Subj == u.Subj && t.Pos != u.Pos {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// armOf describes branch j of an if whose condition i was the first that
+// could not be decided: its own condition holds (else: none), the
+// undecided ones before it do not.
+func armOf(x jIf, i, j int, point int32) Arm {
+	a := Arm{Span: x.spans[j], Point: point, Arm: int32(j - i)}
+	var words []string
+	for k := i; k <= j && k < len(x.texts); k++ {
+		if x.conds[k] == nil {
+			continue
+		}
+		subj, pos := condSubject(x.texts[k])
+		if k < j {
+			pos = !pos
+			words = append(words, "not ("+strings.TrimSpace(x.texts[k])+")")
+		} else {
+			words = append(words, strings.TrimSpace(x.texts[k]))
+		}
+		a.Tests = append(a.Tests, ArmTest{Subj: subj, Pos: pos})
+	}
+	a.Text = strings.Join(words, " and ")
+	return a
+}
+
+// condSubject strips leading `not`s (each flips the test) and spaces.
+func condSubject(text string) (string, bool) {
+	s := strings.Join(strings.Fields(text), " ")
+	pos := true
+	for {
+		t := strings.TrimPrefix(s, "not ")
+		if t == s {
+			break
+		}
+		s, pos = strings.TrimSpace(t), !pos
+	}
+	for len(s) > 1 && s[0] == '(' && s[len(s)-1] == ')' && !strings.Contains(s[1:len(s)-1], ")") {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s, pos
 }
 
 // InAlt reports whether a source offset lies in a branch of an unknown
@@ -272,7 +359,8 @@ type (
 		e          expr
 	}
 	jIf struct {
-		conds  []expr // nil cond = else
+		conds  []expr   // nil cond = else
+		texts  []string // each condition's source ("" for else)
 		bodies [][]jnode
 		spans  []Span // source of each body
 	}
@@ -397,10 +485,12 @@ func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
 	case "if":
 		n := jIf{}
 		cond := parseExpr(rest)
+		text := rest
 		from := t.end
 		for {
 			body, end, erest, et := p.parseBody([]string{"elif", "else", "endif"}, depth)
 			n.conds = append(n.conds, cond)
+			n.texts = append(n.texts, text)
 			n.bodies = append(n.bodies, body)
 			to := et.start
 			if end == "" {
@@ -411,10 +501,12 @@ func (p *tparser) parseStmt(t jtok, w, rest string, depth int) jnode {
 			switch end {
 			case "elif":
 				cond = parseExpr(erest)
+				text = erest
 				continue
 			case "else":
 				body, end2, _, et2 := p.parseBody([]string{"endif"}, depth)
 				n.conds = append(n.conds, nil)
+				n.texts = append(n.texts, "")
 				n.bodies = append(n.bodies, body)
 				to := et2.start
 				if end2 == "" {
@@ -591,6 +683,8 @@ type renderer struct {
 	segs   []Seg
 	opaque []Span
 	alts   []Span
+	arms   []Arm
+	points int32
 	steps  int
 	limit  int
 	mode   int
@@ -700,8 +794,10 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 					// Unknown condition: the branch may render; so may the
 					// rest. Render them all (states in any branch exist
 					// for some machine); what they set becomes unknown.
+					r.points++
 					for j := i; j < len(x.conds); j++ {
 						r.alts = append(r.alts, x.spans[j])
+						r.arms = append(r.arms, armOf(x, i, j, r.points))
 						inner := &scope{vars: map[string]val{}, parent: sc}
 						// mode: every branch, only the first, or only
 						// the last (none when there is no else)
@@ -914,7 +1010,7 @@ func renderJinja(src []byte, vars map[string]string, mode int) *Rendered {
 	if r.steps > r.limit {
 		p.errs = append(p.errs, Error{Span: Span{0, 0}, Severity: 3, Msg: "template expansion stopped early: too many loop iterations"})
 	}
-	return &Rendered{Text: r.out, Segs: r.segs, Opaque: r.opaque, Alts: r.alts, Errors: p.errs}
+	return &Rendered{Text: r.out, Segs: r.segs, Opaque: r.opaque, Alts: r.alts, Arms: r.arms, Errors: p.errs}
 }
 
 // Identity is the "rendering" of a file without a template engine.
