@@ -2,7 +2,6 @@ package chef_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -174,18 +173,7 @@ func TestGitIncludeFromSameRepositoryWithoutWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, f := range ar.Files {
-		if strings.HasPrefix(f.Name, "want/") {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	analysistest.WriteInputs(t, dir, ar)
 	ws := source.NewWorkspace()
 	entry := filepath.Join(dir, "myapp", "Policyfile.rb")
 	sys := chef.New()
