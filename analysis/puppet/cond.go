@@ -507,8 +507,8 @@ func branches(bs []analysis.Branch) []*branch {
 
 // absentWhen: a relationship written under the branches of x (a resource
 // with a metaparameter) or c (a chain) names t, which exists only in
-// branches that exclude them: every run that makes the relationship lacks
-// its target. It returns the relationship's branches.
+// another arm of the same conditional: every run that makes the
+// relationship lacks its target. It returns the relationship's branches.
 func (g *runGraph) absentWhen(x, t *res, c *cond) ([]*branch, bool) {
 	if g.r.points == 0 {
 		return nil, false
@@ -525,9 +525,13 @@ func (g *runGraph) absentWhen(x, t *res, c *cond) ([]*branch, bool) {
 	if len(have) == 0 {
 		return nil, false
 	}
+	// Only arms of one evaluation: a declaration elsewhere that the
+	// analysis did not see (a define it could not expand, another class's
+	// test of the same value) must not turn into a missing target
+	// (puppetlabs-apache: Package['httpd'] of apache::package on FreeBSD).
 	for _, h := range have {
 		for _, n := range need {
-			if h.conflicts(n) {
+			if h.point == n.point && h.arm != n.arm {
 				return need, true
 			}
 		}

@@ -197,6 +197,10 @@ type run struct {
 	compileErr bool
 	kbuf       []byte
 	points     int32 // undecided conditionals evaluated (cond.go)
+	// classByUnknownName: a class was declared by a name we cannot compute
+	// (include $x, class { "m::${v}": }): a relationship to a class
+	// nothing else declares may name it, so it is not reported missing.
+	classByUnknownName bool
 }
 
 func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
@@ -217,6 +221,9 @@ func (r *run) missingTarget(at source.Span, rf *ref, msg string) {
 // missingWhen is a missing target in runs that take the branches when:
 // a warning that names them (Puppet refuses only those runs).
 func (r *run) missingWhen(at source.Span, rf *ref, msg string, when []*branch) {
+	if rf != nil && rf.typ == "Class" && r.classByUnknownName {
+		return
+	}
 	d := analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-target", Message: msg}
 	if len(when) > 0 {
 		d.Severity = analysis.Warning
@@ -923,6 +930,7 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	}
 	if typName == "class" {
 		if !ok {
+			r.classByUnknownName = true
 			return nil
 		}
 		how := "class"
@@ -1104,6 +1112,7 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 					name, ok = x.ref.title, !x.ref.pat
 				}
 				if !ok || t.Name == "hiera_include" {
+					r.classByUnknownName = true // any class may be the one it names
 					continue
 				}
 				c := r.declareClass(e, name, x.at, t.Name, nil)
