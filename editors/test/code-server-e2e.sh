@@ -49,7 +49,8 @@ t4=$(now_ms); echo "# browser part: $((t4-t3)) ms; code-server e2e total: $((t4-
 find "$UD/logs" -name '*Ordering*' -exec cp {} "$OUT/" \; 2>/dev/null
 if [ "$SERVER" = bundled ]; then
   line=$(grep -h "found via" "$OUT"/*Ordering* 2>/dev/null | head -1)
-  if echo "$line" | grep -q "found via bundled"; then echo "ok - the extension started its bundled server: ${line##*starting }"
+  ver=$(grep -h "server version:" "$OUT"/*Ordering* 2>/dev/null | head -1)
+  if echo "$line" | grep -q "found via bundled"; then echo "ok - the extension started its bundled server: ${line##*starting } (${ver##*server version: })"
   else echo "not ok - the extension did not start its bundled server (log: ${line:-none})"; rc=$((rc + 1)); fi
 fi
 exit $rc

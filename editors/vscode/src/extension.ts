@@ -48,13 +48,11 @@ function bundledServer(context: vscode.ExtensionContext): string {
   return f;
 }
 
-/** "ordering-lsp 0.1.0 (abc123)" from the binary itself, for the output channel. */
-function serverVersion(file: string): string {
-  try {
-    return cp.execFileSync(file, ['version'], { encoding: 'utf8', timeout: 5000 }).trim();
-  } catch (e) {
-    return `version unknown (${String(e).split('\n')[0]})`;
-  }
+/** Logs "ordering-lsp 0.1.0 (abc123)" from the binary itself, without holding up the start. */
+function logServerVersion(file: string): void {
+  cp.execFile(file, ['version'], { encoding: 'utf8', timeout: 5000 }, (err, stdout) => {
+    output.appendLine(`server version: ${err ? `unknown (${String(err).split('\n')[0]})` : stdout.trim()}`);
+  });
 }
 
 async function offerFix(message: string, ...extra: string[]): Promise<void> {
@@ -84,7 +82,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     void offerFix(`Ordering: cannot start the language server: ${resolved.reason}. Install ordering-lsp or set "ordering.server.path".`);
     return;
   }
-  output.appendLine(`starting ${resolved.path} serve (found via ${resolved.from}: ${serverVersion(resolved.path)})`);
+  output.appendLine(`starting ${resolved.path} serve (found via ${resolved.from})`);
+  logServerVersion(resolved.path);
   const serverOptions: ServerOptions = {
     run: { command: resolved.path, args: ['serve'], transport: TransportKind.stdio },
     debug: { command: resolved.path, args: ['serve'], transport: TransportKind.stdio },
