@@ -107,12 +107,10 @@ func mutate(rng *rand.Rand, s string) string {
 	pieces := []string{"{", "}", "(", ")", "[", "]", ",", "=>", "->", "'", "\"", ":", "|", "$", "if", "node", "class"}
 	for i := 0; i < 20; i++ {
 		p := pieces[rng.Intn(len(pieces))]
-		idx := strings.Index(s[rng.Intn(len(s)/2+1):], p)
-		if idx >= 0 {
-			k := idx + (len(s) - len(s[rng.Intn(len(s)/2+1):]))
-			if k >= 0 && k+len(p) <= len(s) && s[k:k+len(p)] == p {
-				return s[:k] + s[k+len(p):]
-			}
+		off := rng.Intn(len(s)/2 + 1)
+		if k := strings.Index(s[off:], p); k >= 0 {
+			k += off
+			return s[:k] + s[k+len(p):]
 		}
 	}
 	return s + "}"
