@@ -1,6 +1,7 @@
 package salt
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"slices"
 
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
+	"gopkg.in/yaml.v3"
 )
 
 // Pillar trees hold data, not states, in the same SLS syntax. A tree under
@@ -155,4 +157,33 @@ func armsText(bs []analysis.Branch) string {
 		}
 	}
 	return strings.Join(words, " and ")
+}
+
+// loadFacts reads salt.facts (YAML or JSON: {grains: ..., pillar: ...})
+// as JSON for the renderer; "" when unset or unreadable.
+func loadFacts(req *analysis.Request) string {
+	p := req.Settings.Get("salt.facts", "")
+	if p == "" || req.Workspace == nil {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		if rs := req.Workspace.Roots(); len(rs) > 0 {
+			p = filepath.Join(rs[0], p)
+		} else if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+	}
+	f := req.Workspace.Lookup(p)
+	if f == nil {
+		return ""
+	}
+	var m map[string]any
+	if yaml.Unmarshal(f.Text, &m) != nil {
+		return ""
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }

@@ -40,6 +40,9 @@ type System struct {
 	last map[string]*runRecord
 	// patched counts runs patched instead of computed (for tests)
 	patched int
+	// facts: the minion's grains and pillar (salt.facts), as JSON for the
+	// renderer; "" when not given (they are unknown)
+	facts string
 }
 
 // evict drops cached files, parses and runs the last two analyses did
@@ -84,8 +87,10 @@ func (s *System) Owns(path string, head func() []byte) bool {
 }
 
 func (s *System) Flags() []analysis.Flag {
-	return []analysis.Flag{{Name: "file-root", Key: "salt.fileRoot",
-		Help: "Salt file_roots folder (default: the nearest folder above the file holding top.sls, else the folder where the SLS names the file writes resolve, else above its init.sls packages, else the file's folder)"}}
+	return []analysis.Flag{{Name: "salt-facts", Key: "salt.facts",
+		Help: "YAML/JSON file of the minion's data, {grains: {...}, pillar: {...}}: decides the Jinja conditions on them, as `order` shows that minion's run"},
+		{Name: "file-root", Key: "salt.fileRoot",
+			Help: "Salt file_roots folder (default: the nearest folder above the file holding top.sls, else the folder where the SLS names the file writes resolve, else above its init.sls packages, else the file's folder)"}}
 }
 
 // tree is one file root.
@@ -144,7 +149,7 @@ func (s *System) newFile(file *source.File, root string) *sfile {
 	}
 	// A file read before with the same text and root is reused whole:
 	// an edit lowers one file, not the tree.
-	key := sfileKey{file.URI, root, maphash.Bytes(seed, file.Text), len(file.Text)}
+	key := sfileKey{file.URI, root, maphash.Bytes(seed, file.Text), len(file.Text), s.facts}
 	s.mu.Lock()
 	if f, ok := s.files[key]; ok {
 		s.fileGen[key] = s.gen
@@ -153,7 +158,11 @@ func (s *System) newFile(file *source.File, root string) *sfile {
 	}
 	s.mu.Unlock()
 	f := &sfile{file: file, root: root, sls: sls, init: init}
-	f.p = s.cache.parse(file.Text, templateVars(root, file.Path, sls))
+	vars := templateVars(root, file.Path, sls)
+	if s.facts != "" {
+		vars[sp.FactsVar] = s.facts
+	}
+	f.p = s.cache.parse(file.Text, vars)
 	s.read(f)
 	s.mu.Lock()
 	s.files[key] = f
@@ -166,6 +175,7 @@ type sfileKey struct {
 	uri, root string
 	h         uint64
 	n         int
+	facts     string
 }
 
 // avail lists the SLS names under the root (for include and sls globs).
@@ -342,6 +352,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
 	setting := req.Settings.Get("salt.fileRoot", "")
 	a.setting = setting
+	s.facts = loadFacts(req)
 	trees := map[string]*tree{}
 	a.trees = trees
 	treeOf := func(root string) *tree {

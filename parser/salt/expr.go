@@ -644,6 +644,25 @@ func evalArgs(args []expr, sc *scope, depth int) []val {
 }
 
 func call(x eCall, sc *scope, depth int) val {
+	// salt['pillar.get'](...) / salt['grains.get'](...) with the user's facts
+	if ix, ok := x.fn.(eIndex); ok {
+		if n, ok := ix.x.(eName); ok && n.name == "salt" {
+			if fn, ok := eval(ix.i, sc, depth).key(); ok {
+				var which string
+				switch fn {
+				case "pillar.get", "config.get":
+					which = "\x00pillar"
+				case "grains.get":
+					which = "\x00grains"
+				}
+				if which != "" {
+					if root, ok := sc.lookup(which); ok && root.k == kDict {
+						return saltGet(root, evalArgs(x.args, sc, depth))
+					}
+				}
+			}
+		}
+	}
 	at, ok := x.fn.(eAttr)
 	if !ok {
 		if n, ok := x.fn.(eName); ok {

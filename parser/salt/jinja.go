@@ -1003,6 +1003,10 @@ func renderJinja(src []byte, vars map[string]string, mode int) *Rendered {
 	tree, _, _, _ := p.parseBody(nil, 0)
 	root := &scope{vars: map[string]val{}}
 	for k, v := range vars {
+		if k == FactsVar {
+			setFacts(root, v)
+			continue
+		}
 		root.set(k, strVal(v))
 	}
 	r := &renderer{src: src, limit: 200000, mode: mode}

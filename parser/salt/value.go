@@ -1,6 +1,7 @@
 package salt
 
 import (
+	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
@@ -228,4 +229,84 @@ func sortVals(l []val) []val {
 		return a.text() < b.text()
 	})
 	return out
+}
+
+// FactsVar is the template variable that carries the minion's grains and
+// pillar, as JSON {"grains": {...}, "pillar": {...}} (the user's facts
+// file): with it `grains[...]`, `pillar[...]`, `salt['grains.get']`,
+// `salt['pillar.get']` are known values, and the template renders as it
+// would on that minion.
+const FactsVar = "\x00facts"
+
+func setFacts(root *scope, js string) {
+	var m map[string]any
+	if json.Unmarshal([]byte(js), &m) != nil {
+		return
+	}
+	for _, k := range []string{"grains", "pillar"} {
+		if d, ok := m[k].(map[string]any); ok {
+			v := fromJSON(d)
+			root.set(k, v)
+			root.set("\x00"+k, v)
+		}
+	}
+}
+
+func fromJSON(x any) val {
+	switch t := x.(type) {
+	case nil:
+		return noneVal()
+	case bool:
+		return boolVal(t)
+	case float64:
+		return numVal(t)
+	case string:
+		return strVal(t)
+	case []any:
+		l := make([]val, len(t))
+		for i, e := range t {
+			l[i] = fromJSON(e)
+		}
+		return listVal(l)
+	case map[string]any:
+		d := newDict()
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			d.set(k, fromJSON(t[k]))
+		}
+		return val{k: kDict, dict: d}
+	}
+	return unknownVal
+}
+
+// saltGet is salt['pillar.get'](key, default) / salt['grains.get'] with
+// the user's facts: `a:b:c` walks nested mappings; a missing key is the
+// default, or ” as Salt returns.
+func saltGet(root val, args []val) val {
+	if len(args) == 0 || args[0].k != kStr {
+		return unknownVal
+	}
+	v, found := root, true
+	for _, part := range strings.Split(args[0].s, ":") {
+		next, ok := val{}, false
+		if v.k == kDict {
+			next, ok = v.dict.m[part]
+		}
+		if !ok {
+			found = false
+			break
+		}
+		v = next
+	}
+	if !found {
+		if len(args) > 1 {
+			return args[1]
+		}
+		return strVal("")
+	}
+	return v
 }
