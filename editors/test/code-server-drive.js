@@ -376,7 +376,7 @@ function check(name, ok, detail) {
       const items = () => page.$$eval('.notifications-center .notification-list-item', (ts) => ts.map((t) => t.innerText));
       const waitItem = async (re) => {
         await runCommand('Notifications: Show Notifications');
-        const deadline = Date.now() + 45000; // up to 5 starts with back-off on a loaded machine
+        const deadline = Date.now() + 120000; // up to 5 starts with back-off; a loaded CI machine needed more than 45 s
         while (Date.now() < deadline) {
           const t = (await items()).find((x) => re.test(x));
           if (t) return t;
