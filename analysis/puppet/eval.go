@@ -152,7 +152,6 @@ type relation struct {
 	left, right       val
 	leftTxt, rightTxt string
 	at                source.Span
-	spec              bool
 	cond              *cond
 }
 
@@ -681,7 +680,7 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 	case "->", "~>", "<-", "<~":
 		l := r.eval(e, t.Left)
 		rt := r.eval(e, t.Right)
-		r.rels = append(r.rels, &relation{op: t.Op, left: l, right: rt, at: r.span(e.f, t.OpLoc), spec: e.spec, cond: e.cond,
+		r.rels = append(r.rels, &relation{op: t.Op, left: l, right: rt, at: r.span(e.f, t.OpLoc), cond: e.cond,
 			leftTxt: e.f.text(t.Left), rightTxt: e.f.text(t.Right)})
 		return rt
 	case "=":
@@ -1128,7 +1127,7 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 				case "require":
 					if owner != nil {
 						cref := &ref{typ: "Class", title: c.title, at: x.at}
-						r.rels = append(r.rels, &relation{op: "require()", left: val{k: vRef, ref: cref, at: x.at}, right: val{k: vRes, x: &valX{res: []*res{owner}}}, at: x.at, spec: e.spec, cond: e.cond})
+						r.rels = append(r.rels, &relation{op: "require()", left: val{k: vRef, ref: cref, at: x.at}, right: val{k: vRes, x: &valX{res: []*res{owner}}}, at: x.at, cond: e.cond})
 					}
 				}
 			}
