@@ -357,10 +357,14 @@ function check(name, ok, detail) {
     await step('notification', async () => {
       // through "Preferences: Open User Settings (JSON)": replace the text, save
       const base = JSON.parse(fs.readFileSync(process.env.SETTINGS_JSON, 'utf8'));
+      const notes = []; // what went wrong on the way, for the failure message
       const setPath = async (value) => {
         const cfg = { ...base, 'ordering.server.path': value };
         await runCommand('Preferences: Open User Settings (JSON)');
         await page.waitForSelector('.tab.active[aria-label*="settings.json"]', { timeout: 20000 });
+        // the Settings UI of an earlier step wrote this file: load what is on disk, or the save
+        // below can stop at a "file is newer" conflict and leave the old value in place
+        await runCommand('File: Revert File');
         await page.click('.editor-group-container.active .monaco-editor .view-lines');
         await page.keyboard.press('Control+A');
         await page.keyboard.press('Delete');
@@ -368,8 +372,11 @@ function check(name, ok, detail) {
         await page.keyboard.press('Control+Shift+End');     // and nothing auto-closed after it
         await page.keyboard.press('Delete');
         await page.keyboard.press('Control+S');
-        await page.waitForTimeout(500);
+        const want = JSON.stringify(value);
+        const saved = () => fs.readFileSync(process.env.SETTINGS_JSON, 'utf8').includes(want);
+        for (let i = 0; i < 50 && !saved(); i++) await page.waitForTimeout(100);
         res.settings_json = fs.readFileSync(process.env.SETTINGS_JSON, 'utf8').slice(-200);
+        if (!saved()) notes.push(`settings.json was not saved with ${want}: ${res.settings_json}`);
         await page.keyboard.press('Control+W');
       };
       // read the notification center (toasts are capped and may hide ours behind others)
@@ -406,7 +413,7 @@ function check(name, ok, detail) {
       }
       const first = (t) => t && t.split('\n').find((l) => /Ordering:/.test(l) && !/^Source/.test(l));
       check('notification', !!missing && !!dies && opened,
-        `missing binary: ${JSON.stringify(first(missing))}; /bin/false: ${JSON.stringify(first(dies))}; Open Settings shows ordering.server.path: ${opened}`);
+        `missing binary: ${JSON.stringify(first(missing))}; /bin/false: ${JSON.stringify(first(dies))}; Open Settings shows ordering.server.path: ${opened}${notes.length ? '; ' + notes.join('; ') : ''}${dies ? '' : `; notifications: ${JSON.stringify((await items()).map(first))}`}`);
     });
   } catch (e) {
     check('workbench', false, String(e && e.message || e).split('\n')[0]);

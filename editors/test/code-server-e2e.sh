@@ -47,6 +47,9 @@ rc=${PIPESTATUS[0]}
 t4=$(now_ms); echo "# browser part: $((t4-t3)) ms; code-server e2e total: $((t4-t0)) ms"
 # the extension's own log, for failures
 find "$UD/logs" -name '*Ordering*' -exec cp {} "$OUT/" \; 2>/dev/null
+if [ "$rc" != 0 ]; then  # CI keeps only what is printed: the end of the extension's output
+  for f in "$OUT"/*-Ordering.log; do [ -f "$f" ] && { echo "# tail of $(basename "$f"):"; tail -n 40 "$f" | sed 's/^/#   /'; }; done
+fi
 if [ "$SERVER" = bundled ]; then
   line=$(grep -h "found via" "$OUT"/*Ordering* 2>/dev/null | head -1)
   ver=$(grep -h "server version:" "$OUT"/*Ordering* 2>/dev/null | head -1)
