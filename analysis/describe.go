@@ -59,39 +59,21 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 	}
 
 	var waits, triggers, refreshedBy, calls, calledBy []string
-	// A container's relationships hang on its hidden anchors: they are
-	// the container's own, except those to what it holds.
-	self := func(x *Node) bool { return x == n || (x.Hidden && visibleOf(x) == n) }
-	for _, e := range r.Graph.Edges {
-		// Edges between a node and the hidden anchors of its own container
-		// are the containment itself, already said in the header.
-		if (e.To == n && ownAnchor(e.From, n)) || (e.From == n && ownAnchor(e.To, n)) {
-			continue
+	rel := r.relations(n, n.Container || holds)
+	for _, x := range rel.Waits {
+		waits = append(waits, edgeItem(x.Node, x.Edge, where))
+		if x.Edge.Kind == Refresh {
+			refreshedBy = append(refreshedBy, edgeItem(x.Node, x.Edge, where))
 		}
-		if (n.Container || holds) && ((self(e.To) && (within(e.From, n) || self(e.From))) || (self(e.From) && (within(e.To, n) || self(e.To)))) {
-			continue
-		}
-		switch {
-		case self(e.To) && !self(e.From):
-			item := edgeItem(e.From, e, where)
-			switch e.Kind {
-			case Refresh:
-				refreshedBy = append(refreshedBy, item)
-				waits = append(waits, item)
-			case Order, Auto:
-				waits = append(waits, item)
-			case Call:
-				calledBy = append(calledBy, item)
-			}
-		case self(e.From) && !self(e.To):
-			item := edgeItem(e.To, e, where)
-			switch e.Kind {
-			case Order, Auto, Refresh:
-				triggers = append(triggers, item)
-			case Call:
-				calls = append(calls, item)
-			}
-		}
+	}
+	for _, x := range rel.Before {
+		triggers = append(triggers, edgeItem(x.Node, x.Edge, where))
+	}
+	for _, x := range rel.CalledBy {
+		calledBy = append(calledBy, edgeItem(x.Node, x.Edge, where))
+	}
+	for _, x := range rel.Calls {
+		calls = append(calls, edgeItem(x.Node, x.Edge, where))
 	}
 	section(&b, "Runs after", waits)
 	section(&b, "Runs before", triggers)

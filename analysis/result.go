@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -111,7 +112,10 @@ type Result struct {
 	// files' diagnostics are incomplete.
 	Partial bool
 
-	pos map[*Node][]RunPos
+	once    sync.Once
+	pos     map[*Node][]RunPos
+	holding map[*Node]bool
+	near    map[*Node][]*Edge
 }
 
 // RunPos places a node in a run: Index is 0-based.
@@ -124,18 +128,7 @@ type RunPos struct {
 // Positions lists every place n appears in the runs (CFEngine promises may
 // appear in several passes, Puppet resources in one catalog per entry).
 func (r *Result) Positions(n *Node) []RunPos {
-	if r.pos == nil {
-		r.pos = map[*Node][]RunPos{}
-		for i := range r.Runs {
-			run := &r.Runs[i]
-			for j := range run.Steps {
-				st := &run.Steps[j]
-				if st.Node != nil {
-					r.pos[st.Node] = append(r.pos[st.Node], RunPos{Run: run, Index: j, Step: st})
-				}
-			}
-		}
-	}
+	r.index()
 	return r.pos[n]
 }
 

@@ -131,15 +131,20 @@ func (sn *snapshotter) loop(ctx context.Context) {
 
 		sn.mu.Lock()
 		stale := sn.version != v
-		if !stale {
-			sn.current = &snapshot{version: v, results: results, overlays: overlays}
-			sn.focus = nil
-			sn.cond.Broadcast()
-		}
 		sn.mu.Unlock()
-		if !stale {
-			sn.s.publishDiagnostics(results, nil)
+		if stale {
+			continue
 		}
+		// Diagnostics first, then the snapshot requests wait for: a client
+		// that gets an answer about version v has v's diagnostics already.
+		sn.s.publishDiagnostics(results, nil)
+		sn.mu.Lock()
+		sn.current = &snapshot{version: v, results: results, overlays: overlays}
+		if sn.version == v {
+			sn.focus = nil
+		}
+		sn.cond.Broadcast()
+		sn.mu.Unlock()
 	}
 }
 

@@ -1,0 +1,491 @@
+package main
+
+// Marker tests, after gopls's: each fixture in testdata/markers is a txtar
+// workspace whose files carry their expectations in trailing comments, on
+// the line they are about:
+//
+//	require => Package['nginx'], #@def("nginx", pkg) @hover("nginx", "Runs 1st")
+//
+// A marker's first argument is a regular expression matched on the code
+// part of its line (before the marker comment); the position it names is
+// the start of the match, or of its first group. The markers:
+//
+//	@loc(name, "re")               names the span of the match
+//	@hover("re", "text"...)        the hover there contains every text
+//	@nohover("re")                 no hover there
+//	@def("re", loc...)             definition lands exactly on the locs
+//	@refs("re", loc...)            references (declaration excluded)
+//	@highlight("re", loc...)       document highlights (any kind)
+//	@diag("re", "text")            a diagnostic starts at the match, ends at
+//	                               its end, and contains text; every diagnostic
+//	                               of a file with markers must be expected
+//	@complete("re", "label"...)    completion with the cursor at the END of
+//	                               the match: the first labels, in order
+//	@symbol("query", "name"...)    workspace symbols for query include names
+//	@lens("re", "text")            a code lens on this line contains text
+//	@incoming("re", "ref"...)      call hierarchy: what depends on the item
+//	@outgoing("re", "ref"...)      call hierarchy: what the item waits for
+//
+// Run one fixture: go test ./cmd/ordering-lsp -run TestMarkers/NAME.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+func TestMarkers(t *testing.T) {
+	files, err := filepath.Glob("testdata/markers/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no marker fixtures: %v", err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		t.Run(name, func(t *testing.T) { runMarkers(t, f) })
+	}
+}
+
+// marker is one parsed @name(args) with the line it sits on.
+type marker struct {
+	name string
+	args []string // string literals unquoted; identifiers as written
+	uri  string
+	file string // archive name, for messages
+	line int    // 0-based
+	code string // the line before the marker comment
+}
+
+func (m marker) String() string { return fmt.Sprintf("%s:%d: @%s%q", m.file, m.line+1, m.name, m.args) }
+
+// span resolves the marker's first argument on its line: LSP positions of
+// the match (or first group), in UTF-16 code units.
+func (m marker) span(t *testing.T, re string) lsptest.Range {
+	t.Helper()
+	rx, err := regexp.Compile(re)
+	if err != nil {
+		t.Fatalf("%v: bad pattern: %v", m, err)
+	}
+	loc := rx.FindStringSubmatchIndex(m.code)
+	if loc == nil {
+		t.Fatalf("%v: %q does not match %q", m, re, m.code)
+	}
+	s, e := loc[0], loc[1]
+	if len(loc) >= 4 && loc[2] >= 0 {
+		s, e = loc[2], loc[3]
+	}
+	col := func(b int) int { return len(utf16.Encode([]rune(m.code[:b]))) }
+	return lsptest.Range{Start: lsptest.Position{Line: m.line, Character: col(s)}, End: lsptest.Position{Line: m.line, Character: col(e)}}
+}
+
+var markerRe = regexp.MustCompile(`@([a-z]+)\(`)
+
+// parseMarkers finds the `#@...` comment of each line and the markers in it.
+func parseMarkers(t *testing.T, file, uri, text string) []marker {
+	var out []marker
+	for i, line := range strings.Split(text, "\n") {
+		at := strings.Index(line, "#@")
+		if at < 0 {
+			continue
+		}
+		code, rest := line[:at], line[at+1:]
+		for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
+			m := markerRe.FindStringSubmatchIndex(rest)
+			if m == nil || m[0] != 0 {
+				t.Fatalf("%s:%d: cannot read marker %q", file, i+1, rest)
+			}
+			args, n, err := markerArgs(rest[m[1]:])
+			if err != nil {
+				t.Fatalf("%s:%d: %v in %q", file, i+1, err, rest)
+			}
+			out = append(out, marker{name: rest[m[2]:m[3]], args: args, uri: uri, file: file, line: i, code: code})
+			rest = rest[m[1]+n:]
+		}
+	}
+	return out
+}
+
+// markerArgs reads `"a", name, "b")` and returns the arguments and the
+// bytes consumed, the closing parenthesis included.
+func markerArgs(s string) ([]string, int, error) {
+	var args []string
+	i := 0
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == ',') {
+			i++
+		}
+		if i >= len(s) {
+			return nil, 0, fmt.Errorf("unclosed marker")
+		}
+		switch c := s[i]; {
+		case c == ')':
+			return args, i + 1, nil
+		case c == '"' || c == '`':
+			q, err := strconv.QuotedPrefix(s[i:])
+			if err != nil {
+				return nil, 0, err
+			}
+			v, _ := strconv.Unquote(q)
+			args = append(args, v)
+			i += len(q)
+		default:
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] == '-' || s[j] == '.' || 'a' <= s[j] && s[j] <= 'z' || 'A' <= s[j] && s[j] <= 'Z' || '0' <= s[j] && s[j] <= '9') {
+				j++
+			}
+			if j == i {
+				return nil, 0, fmt.Errorf("unexpected %q", c)
+			}
+			args = append(args, s[i:j])
+			i = j
+		}
+	}
+}
+
+func languageID(name string) string {
+	switch filepath.Ext(name) {
+	case ".pp":
+		return "puppet"
+	case ".sls":
+		return "salt"
+	case ".cf":
+		return "cfengine"
+	case ".rb":
+		return "ruby"
+	}
+	return "plaintext"
+}
+
+func runMarkers(t *testing.T, fixture string) {
+	ar, err := txtar.ParseFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	var markers []marker
+	texts := map[string]string{}
+	for _, f := range ar.Files {
+		p := filepath.Join(root, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		uri := source.PathToURI(p)
+		texts[uri] = string(f.Data)
+		markers = append(markers, parseMarkers(t, f.Name, uri, string(f.Data))...)
+	}
+	c, _ := lsptest.Start(t, newSystems(), root, nil)
+	withMarkers := map[string]bool{}
+	for _, m := range markers {
+		if !withMarkers[m.uri] {
+			withMarkers[m.uri] = true
+			c.Open(m.uri, languageID(m.file), texts[m.uri])
+		}
+	}
+	locs := map[string]lsptest.Location{}
+	for _, m := range markers {
+		if m.name == "loc" {
+			if len(m.args) != 2 {
+				t.Fatalf("%v: want @loc(name, \"re\")", m)
+			}
+			locs[m.args[0]] = lsptest.Location{URI: m.uri, Range: m.span(t, m.args[1])}
+		}
+	}
+	named := func(m marker, names []string) []lsptest.Location {
+		var out []lsptest.Location
+		for _, n := range names {
+			l, ok := locs[n]
+			if !ok {
+				t.Fatalf("%v: no @loc named %q", m, n)
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	r := &markerRun{t: t, c: c, root: root}
+	for _, m := range markers {
+		if m.name == "loc" {
+			continue
+		}
+		if len(m.args) == 0 {
+			t.Errorf("%v: no arguments", m)
+			continue
+		}
+		switch m.name {
+		case "hover":
+			r.hover(m, m.args[1:])
+		case "nohover":
+			r.hover(m, nil)
+		case "def":
+			r.locations(m, "textDocument/definition", nil, named(m, m.args[1:]))
+		case "refs":
+			r.locations(m, "textDocument/references", map[string]any{"context": map[string]any{"includeDeclaration": false}}, named(m, m.args[1:]))
+		case "highlight":
+			r.highlight(m, named(m, m.args[1:]))
+		case "complete":
+			r.complete(m, m.args[1:])
+		case "symbol":
+			r.symbol(m, m.args[0], m.args[1:])
+		case "lens":
+			r.lens(m, m.args[1:])
+		case "incoming", "outgoing":
+			r.calls(m, m.name, m.args[1:])
+		case "diag":
+		default:
+			t.Errorf("%v: unknown marker", m)
+		}
+	}
+	r.diagnostics(markers, withMarkers)
+}
+
+type markerRun struct {
+	t    *testing.T
+	c    *lsptest.Client
+	root string
+}
+
+func (r *markerRun) pos(m marker, end bool) map[string]any {
+	sp := m.span(r.t, m.args[0])
+	p := sp.Start
+	if end {
+		p = sp.End
+	}
+	return lsptest.Pos(m.uri, p.Line, p.Character)
+}
+
+func (r *markerRun) rel(l lsptest.Location) string {
+	p := source.URIToPath(l.URI)
+	if rel, err := filepath.Rel(r.root, p); err == nil {
+		p = filepath.ToSlash(rel)
+	}
+	return fmt.Sprintf("%s:%d:%d-%d:%d", p, l.Range.Start.Line+1, l.Range.Start.Character+1, l.Range.End.Line+1, l.Range.End.Character+1)
+}
+
+func (r *markerRun) sameLocations(m marker, what string, got, want []lsptest.Location) {
+	r.t.Helper()
+	g, w := make([]string, len(got)), make([]string, len(want))
+	for i, l := range got {
+		g[i] = r.rel(l)
+	}
+	for i, l := range want {
+		w[i] = r.rel(l)
+	}
+	sort.Strings(g)
+	sort.Strings(w)
+	if strings.Join(g, " ") != strings.Join(w, " ") {
+		r.t.Errorf("%v: %s\n got: %s\nwant: %s", m, what, strings.Join(g, " "), strings.Join(w, " "))
+	}
+}
+
+func (r *markerRun) hover(m marker, want []string) {
+	var h *struct {
+		Contents struct{ Value string }
+	}
+	if err := r.c.Call("textDocument/hover", r.pos(m, false), &h); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	if want == nil {
+		if h != nil {
+			r.t.Errorf("%v: want no hover, got\n%s", m, h.Contents.Value)
+		}
+		return
+	}
+	if h == nil {
+		r.t.Errorf("%v: no hover", m)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(h.Contents.Value, w) {
+			r.t.Errorf("%v: hover lacks %q:\n%s", m, w, h.Contents.Value)
+		}
+	}
+}
+
+func (r *markerRun) locations(m marker, method string, extra map[string]any, want []lsptest.Location) {
+	params := r.pos(m, false)
+	for k, v := range extra {
+		params[k] = v
+	}
+	var got []lsptest.Location
+	if err := r.c.Call(method, params, &got); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	r.sameLocations(m, method, got, want)
+}
+
+func (r *markerRun) highlight(m marker, want []lsptest.Location) {
+	var hs []struct {
+		Range lsptest.Range `json:"range"`
+	}
+	if err := r.c.Call("textDocument/documentHighlight", r.pos(m, false), &hs); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	got := make([]lsptest.Location, len(hs))
+	for i, h := range hs {
+		got[i] = lsptest.Location{URI: m.uri, Range: h.Range}
+	}
+	r.sameLocations(m, "highlights", got, want)
+}
+
+func (r *markerRun) complete(m marker, want []string) {
+	var list struct {
+		Items []struct {
+			Label  string `json:"label"`
+			Detail string `json:"detail"`
+		} `json:"items"`
+	}
+	if err := r.c.Call("textDocument/completion", r.pos(m, true), &list); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	var got []string
+	for _, it := range list.Items {
+		got = append(got, it.Label)
+	}
+	if len(got) < len(want) || strings.Join(got[:len(want)], "|") != strings.Join(want, "|") {
+		r.t.Errorf("%v: completion\n got: %q\nwant first: %q", m, got, want)
+	}
+}
+
+func (r *markerRun) symbol(m marker, query string, want []string) {
+	var syms []struct {
+		Name string `json:"name"`
+	}
+	if err := r.c.Call("workspace/symbol", map[string]any{"query": query}, &syms); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	have := map[string]bool{}
+	var names []string
+	for _, s := range syms {
+		have[s.Name] = true
+		names = append(names, s.Name)
+	}
+	for _, w := range want {
+		if !have[w] {
+			r.t.Errorf("%v: workspace symbols for %q lack %q: %q", m, query, w, names)
+		}
+	}
+}
+
+func (r *markerRun) lens(m marker, want []string) {
+	var lenses []struct {
+		Range   lsptest.Range `json:"range"`
+		Command *struct {
+			Title string `json:"title"`
+		} `json:"command"`
+	}
+	if err := r.c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": m.uri}}, &lenses); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	var titles []string
+	for _, l := range lenses {
+		if l.Range.Start.Line == m.line && l.Command != nil {
+			titles = append(titles, l.Command.Title)
+		}
+	}
+	all := strings.Join(titles, " | ")
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			r.t.Errorf("%v: code lens on this line lacks %q: %q", m, w, titles)
+		}
+	}
+}
+
+func (r *markerRun) calls(m marker, dir string, want []string) {
+	var items []map[string]any
+	if err := r.c.Call("textDocument/prepareCallHierarchy", r.pos(m, false), &items); err != nil || len(items) == 0 {
+		r.t.Errorf("%v: prepareCallHierarchy: %v, %d items", m, err, len(items))
+		return
+	}
+	var calls []struct {
+		From *struct{ Name string } `json:"from"`
+		To   *struct{ Name string } `json:"to"`
+	}
+	if err := r.c.Call("callHierarchy/"+dir+"Calls", map[string]any{"item": items[0]}, &calls); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	var got []string
+	for _, c := range calls {
+		if c.From != nil {
+			got = append(got, c.From.Name)
+		} else if c.To != nil {
+			got = append(got, c.To.Name)
+		}
+	}
+	sort.Strings(got)
+	w := append([]string(nil), want...)
+	sort.Strings(w)
+	if strings.Join(got, "|") != strings.Join(w, "|") {
+		r.t.Errorf("%v: %s calls\n got: %q\nwant: %q", m, dir, got, w)
+	}
+}
+
+// diagnostics checks that each file with markers has exactly the expected
+// diagnostics, each on its exact range.
+func (r *markerRun) diagnostics(markers []marker, files map[string]bool) {
+	want := map[string][]marker{}
+	for _, m := range markers {
+		if m.name == "diag" {
+			want[m.uri] = append(want[m.uri], m)
+		}
+	}
+	for uri := range files {
+		// the server publishes a version's diagnostics before it answers
+		// requests about that version: a hover is the barrier
+		var h any
+		if err := r.c.Call("textDocument/hover", lsptest.Pos(uri, 0, 0), &h); err != nil {
+			r.t.Fatal(err)
+		}
+		ds := r.c.Diagnostics(uri)
+		used := make([]bool, len(ds))
+		for _, m := range want[uri] {
+			if len(m.args) != 2 {
+				r.t.Errorf("%v: want @diag(\"re\", \"text\")", m)
+				continue
+			}
+			sp := m.span(r.t, m.args[0])
+			found := false
+			for i, d := range ds {
+				if !used[i] && d.Range == sp && strings.Contains(d.Message, m.args[1]) {
+					used[i], found = true, true
+					break
+				}
+			}
+			if !found {
+				r.t.Errorf("%v: no diagnostic at %d:%d-%d:%d containing %q; have %s", m, sp.Start.Line+1, sp.Start.Character+1, sp.End.Line+1, sp.End.Character+1, m.args[1], r.diagList(ds))
+			}
+		}
+		for i, d := range ds {
+			if !used[i] {
+				r.t.Errorf("unexpected diagnostic in %s at %d:%d: %s", filepath.Base(uri), d.Range.Start.Line+1, d.Range.Start.Character+1, d.Message)
+			}
+		}
+	}
+}
+
+func (r *markerRun) diagList(ds []lsptest.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "\n  %d:%d-%d:%d %s", d.Range.Start.Line+1, d.Range.Start.Character+1, d.Range.End.Line+1, d.Range.End.Character+1, d.Message)
+	}
+	return b.String()
+}
+
