@@ -31,8 +31,12 @@ type snapshotter struct {
 	cond    *sync.Cond
 	version uint64 // bumped by every change
 	current *snapshot
-	cancel  context.CancelFunc
-	wake    chan struct{}
+	// publishing: the snapshot whose diagnostics are being sent; it
+	// becomes current once they are out, so an answer about a version
+	// never reaches the client before that version's diagnostics.
+	publishing *snapshot
+	cancel     context.CancelFunc
+	wake       chan struct{}
 	// focus: documents opened or edited since the last complete
 	// analysis; the next analysis shows their diagnostics first (see
 	// Request.Focus), even when a change to everything (settings, files on
@@ -129,17 +133,19 @@ func (sn *snapshotter) loop(ctx context.Context) {
 			pr.end("done")
 		}
 
+		snap := &snapshot{version: v, results: results, overlays: overlays}
 		sn.mu.Lock()
 		stale := sn.version != v
+		if !stale {
+			sn.publishing = snap
+		}
 		sn.mu.Unlock()
 		if stale {
 			continue
 		}
-		// Diagnostics first, then the snapshot requests wait for: a client
-		// that gets an answer about version v has v's diagnostics already.
 		sn.s.publishDiagnostics(results, nil)
 		sn.mu.Lock()
-		sn.current = &snapshot{version: v, results: results, overlays: overlays}
+		sn.current, sn.publishing = snap, nil
 		if sn.version == v {
 			sn.focus = nil
 		}
@@ -177,14 +183,31 @@ func (sn *snapshotter) firstDiagnostics(ctx context.Context, v uint64, focus []s
 // for a 5-second analysis of a large repository), else the snapshot of
 // the newest state, as latest.
 func (sn *snapshotter) latestFor(ctx context.Context, uri string) *snapshot {
+	ov := sn.s.ws.Overlay(uri)
+	fits := func(s *snapshot) bool {
+		f, ok := s.overlays[uri]
+		return ok && ov == f
+	}
+	stop := context.AfterFunc(ctx, func() {
+		sn.mu.Lock()
+		sn.cond.Broadcast()
+		sn.mu.Unlock()
+	})
+	defer stop()
 	sn.mu.Lock()
-	cur := sn.current
-	sn.mu.Unlock()
-	if cur != nil {
-		if f, ok := cur.overlays[uri]; ok && sn.s.ws.Overlay(uri) == f {
+	for {
+		if cur := sn.current; cur != nil && fits(cur) {
+			sn.mu.Unlock()
 			return cur
 		}
+		// one that fits is being published: it is current in a moment
+		if p := sn.publishing; p != nil && fits(p) && ctx.Err() == nil {
+			sn.cond.Wait()
+			continue
+		}
+		break
 	}
+	sn.mu.Unlock()
 	return sn.latest(ctx)
 }
 
