@@ -21,12 +21,18 @@ func (s *Server) didChangeConfiguration(_ context.Context, raw json.RawMessage) 
 	settings := settingsFromJSON(p.Settings)
 	s.mu.Lock()
 	s.settings = settings
-	refresh := s.inlayRefresh
+	inlay, lens := s.inlayRefresh, s.lensRefresh
 	s.mu.Unlock()
 	s.touchAll()
-	if refresh {
+	// hints and lenses follow settings of their own and every position
+	if inlay {
 		go func() {
 			_, _ = s.conn.Call(context.Background(), "workspace/inlayHint/refresh", nil, nil)
+		}()
+	}
+	if lens {
+		go func() {
+			_, _ = s.conn.Call(context.Background(), "workspace/codeLens/refresh", nil, nil)
 		}()
 	}
 	return nil

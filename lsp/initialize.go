@@ -64,6 +64,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.settings = settings
 	s.initialized = true
 	s.inlayRefresh = inlayRefresh
+	if w := p.Capabilities.Workspace; w != nil && w.CodeLens != nil {
+		s.lensRefresh = w.CodeLens.RefreshSupport != nil && *w.CodeLens.RefreshSupport
+	}
 	if w := p.Capabilities.Window; w != nil && w.WorkDoneProgress != nil {
 		s.workDoneProgress = *w.WorkDoneProgress
 	}
@@ -76,7 +79,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		Change:    &change,
 		Save:      protocol.Boolean(true),
 	}
-	return &protocol.InitializeResult{
+	res := &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			PositionEncoding:       kind,
 			TextDocumentSync:       sync,
@@ -93,7 +96,13 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 			},
 		},
 		ServerInfo: protocol.ServerInfo{Name: "ordering-lsp", Version: protocol.NewOptional(Version)},
-	}, nil
+	}
+	for _, m := range methods {
+		if m.caps != nil {
+			m.caps(&res.Capabilities)
+		}
+	}
+	return res, nil
 }
 
 // settingsFromJSON flattens {"puppet":{"ordering":"random"}} (or the same

@@ -44,6 +44,7 @@ type Server struct {
 	dirty            map[analysis.System]bool             // systems to re-analyse
 	last             map[analysis.System]*analysis.Result // latest result per system
 	inlayRefresh     bool                                 // client supports workspace/inlayHint/refresh
+	lensRefresh      bool                                 // client supports workspace/codeLens/refresh
 	workDoneProgress bool                                 // client supports window/workDoneProgress/create
 	notices          map[string]string                    // open documents not analysed, and why (notice.go)
 
@@ -129,6 +130,9 @@ type method struct {
 	// notify handles a notification inline, in wire order.
 	notify func(s *Server, ctx context.Context, params json.RawMessage) error
 	async  bool
+	// caps announces the method in the initialize result, so each method's
+	// file says what it offers.
+	caps func(*protocol.ServerCapabilities)
 }
 
 // methods is filled by the init functions of the per-method files.

@@ -252,11 +252,14 @@ func (a *analyzer) lockFile(u *unit) {
 		if in.target == nil {
 			continue
 		}
-		link := analysis.Link{At: in.at, Files: []source.Span{fileSpan(in.target.lockFile)}}
+		link := analysis.Link{At: in.at}
+		if in.target.lockFile != nil {
+			link.Files = append(link.Files, fileSpan(in.target.lockFile))
+		}
 		if in.target.node != nil {
 			link.Nodes = append(link.Nodes, in.target.node)
 		}
-		if in.target.rbFile != nil {
+		if in.target.rbFile != nil && (in.target.node == nil || in.target.node.Decl.URI != in.target.rbFile.URI) {
 			link.Files = append(link.Files, fileSpan(in.target.rbFile))
 		}
 		a.res.Links = append(a.res.Links, link)

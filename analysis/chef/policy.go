@@ -194,8 +194,11 @@ func (a *analyzer) policy(u *unit) {
 			if in.target.lockNode != nil {
 				link.Nodes = append(link.Nodes, in.target.lockNode)
 			}
-			link.Files = append(link.Files, fileSpan(in.target.lockFile))
-			if in.target.rbFile != nil {
+			if in.target.lockFile != nil { // not built yet: no lock to go to
+				link.Files = append(link.Files, fileSpan(in.target.lockFile))
+			}
+			// the Policyfile itself, unless its name declaration is already a target
+			if in.target.rbFile != nil && (in.target.node == nil || in.target.node.Decl.URI != in.target.rbFile.URI) {
 				link.Files = append(link.Files, fileSpan(in.target.rbFile))
 			}
 			a.res.Links = append(a.res.Links, link)

@@ -199,6 +199,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await orderTree.load(uri.toString());
       await vscode.commands.executeCommand('orderingExecutionOrder.focus');
     }),
+    // the code lens command: the dependency tree (call hierarchy) of a declaration
+    vscode.commands.registerCommand('ordering.showDependencies', async (uri: string, pos: { line: number; character: number }) => {
+      await reveal(uri, { start: pos, end: pos });
+      await vscode.commands.executeCommand('references-view.showCallHierarchy');
+    }),
     vscode.commands.registerCommand('ordering.order.reveal', (loc: { uri: string; range: any }) => reveal(loc.uri, loc.range)),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (!e.affectsConfiguration('ordering')) return;

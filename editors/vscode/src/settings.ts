@@ -7,6 +7,7 @@ export interface ServerSettings {
   salt: { stateAutoOrder: boolean; engine: '3007' | 'master' };
   cfengine: { evaluationOrder: 'classic' | 'top_down' };
   inlayHints: { enabled: boolean };
+  codeLens: { enabled: boolean };
 }
 
 export const DEFAULT_SETTINGS: ServerSettings = {
@@ -14,6 +15,7 @@ export const DEFAULT_SETTINGS: ServerSettings = {
   salt: { stateAutoOrder: true, engine: '3007' },
   cfengine: { evaluationOrder: 'classic' },
   inlayHints: { enabled: true },
+  codeLens: { enabled: true },
 };
 
 /** keys of the 'ordering' section that only the client uses */
@@ -45,6 +47,7 @@ export function toServerSettings(get: Getter): ServerSettings {
     },
     cfengine: { evaluationOrder: oneOf(get('cfengine.evaluationOrder'), ['classic', 'top_down'] as const, d.cfengine.evaluationOrder) },
     inlayHints: { enabled: bool(get('inlayHints.enabled'), d.inlayHints.enabled) },
+    codeLens: { enabled: bool(get('codeLens.enabled'), d.codeLens.enabled) },
   };
 }
 

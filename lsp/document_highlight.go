@@ -1,0 +1,55 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+func init() {
+	register("textDocument/documentHighlight", method{call: (*Server).documentHighlight, async: true,
+		caps: func(c *protocol.ServerCapabilities) { c.DocumentHighlightProvider = protocol.Boolean(true) }})
+}
+
+// documentHighlight marks, in the current file, the declaration of what is
+// under the cursor (as written) and every reference to it (as read): the
+// requisites, arrows and metaparameters that point at one resource light
+// up together.
+func (s *Server) documentHighlight(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.DocumentHighlightParams
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	_, t := s.at(ctx, p.TextDocumentPositionParams)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	u := string(p.TextDocument.URI)
+	out := []protocol.DocumentHighlight{}
+	seen := map[source.Span]bool{}
+	add := func(sp source.Span, kind protocol.DocumentHighlightKind) {
+		if sp.URI == u && !seen[sp] {
+			seen[sp] = true
+			out = append(out, protocol.DocumentHighlight{Range: s.toRange(sp), Kind: kind})
+		}
+	}
+	var nodes []*analysis.Node
+	switch {
+	case t.node != nil:
+		nodes = []*analysis.Node{t.node}
+	case t.link != nil:
+		nodes = t.link.Nodes
+		add(t.link.At, protocol.DocumentHighlightKindRead)
+	}
+	for _, n := range nodes {
+		add(n.Decl, protocol.DocumentHighlightKindWrite)
+		for _, l := range t.result.LinksTo(n) {
+			add(l.At, protocol.DocumentHighlightKindRead)
+		}
+	}
+	return out, nil
+}
