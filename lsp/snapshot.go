@@ -31,6 +31,9 @@ type snapshotter struct {
 	cond    *sync.Cond
 	version uint64 // bumped by every change
 	current *snapshot
+	// previous: the snapshot before current. Completion falls back on it
+	// while the document being typed does not parse.
+	previous *snapshot
 	// publishing: the snapshot whose diagnostics are being sent; it
 	// becomes current once they are out, so an answer about a version
 	// never reaches the client before that version's diagnostics.
@@ -145,7 +148,7 @@ func (sn *snapshotter) loop(ctx context.Context) {
 		}
 		sn.s.publishDiagnostics(results, nil)
 		sn.mu.Lock()
-		sn.current, sn.publishing = snap, nil
+		sn.previous, sn.current, sn.publishing = sn.current, snap, nil
 		if sn.version == v {
 			sn.focus = nil
 		}

@@ -1,0 +1,233 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"path"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+func init() {
+	register("textDocument/completion", method{call: (*Server).completion, async: true,
+		caps: func(c *protocol.ServerCapabilities) {
+			c.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{"'", `"`, "[", ":", " "}}
+		}})
+}
+
+// maxCompletions bounds one list; the list is marked incomplete beyond it
+// so the editor asks again as the user types more.
+const maxCompletions = 200
+
+// completionItem is the LSP CompletionItem subset we send.
+type completionItem struct {
+	Label         string            `json:"label"`
+	Kind          int               `json:"kind,omitempty"`
+	Detail        string            `json:"detail,omitempty"`
+	Documentation *markup           `json:"documentation,omitempty"`
+	SortText      string            `json:"sortText,omitempty"`
+	FilterText    string            `json:"filterText,omitempty"`
+	TextEdit      *textEdit         `json:"textEdit,omitempty"`
+	LabelDetails  map[string]string `json:"labelDetails,omitempty"`
+}
+
+type markup struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+}
+
+type textEdit struct {
+	Range   protocol.Range `json:"range"`
+	NewText string         `json:"newText"`
+}
+
+type completionList struct {
+	IsIncomplete bool             `json:"isIncomplete"`
+	Items        []completionItem `json:"items"`
+}
+
+// completion asks the document's system what the reference under the
+// cursor may name, then ranks it: the same file first, then the same
+// directory, then the workspace; each item says where its target runs,
+// and an item that would close a dependency cycle says so and sinks.
+func (s *Server) completion(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.CompletionParams
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	u := string(p.TextDocument.URI)
+	empty := completionList{Items: []completionItem{}}
+	snap := s.snap.latestFor(ctx, u)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	f, off := s.offset(u, p.Position)
+	if snap == nil || f == nil {
+		return empty, nil
+	}
+	sys, r := s.completerFor(snap, u)
+	if sys == nil {
+		return empty, nil
+	}
+	c := sys.Complete(r, f, off)
+	if c == nil {
+		return empty, nil
+	}
+	if len(c.Items) == 0 {
+		// the document may not parse while it is typed: its own
+		// declarations are in the previous analysis
+		s.snap.mu.Lock()
+		prev := s.snap.previous
+		s.snap.mu.Unlock()
+		if prev != nil {
+			if _, pr := s.completerFor(prev, u); pr != nil {
+				if pc := sys.Complete(pr, f, off); pc != nil {
+					pc.From, pc.Orders = nil, false // another text: no cycle check
+					c, r = pc, pr
+				}
+			}
+		}
+	}
+	return s.rankCompletion(ctx, r, f, off, c), nil
+}
+
+// completerFor finds the result of the system that owns uri, if that
+// system can complete.
+func (s *Server) completerFor(snap *snapshot, uri string) (analysis.Completer, *analysis.Result) {
+	for _, r := range snap.results {
+		owns := false
+		for _, f := range r.Files {
+			if f == uri {
+				owns = true
+				break
+			}
+		}
+		if !owns {
+			continue
+		}
+		for _, sys := range s.systems {
+			if c, ok := sys.(analysis.Completer); ok && sys.Name() == r.System {
+				return c, r
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (s *Server) rankCompletion(ctx context.Context, r *analysis.Result, f *source.File, off int, c *analysis.Completion) completionList {
+	typed := ""
+	if c.Replace.Start <= off && off <= len(f.Text) {
+		typed = strings.ToLower(string(f.Text[c.Replace.Start:off]))
+	}
+	// nodes whose choice would close a cycle, by declaration
+	type key struct {
+		ref string
+		at  source.Span
+	}
+	closes := map[key]bool{}
+	if c.Orders && c.From != nil {
+		// target first: From ⇝ target already means target after From
+		for n := range r.Reachable(c.From, c.TargetFirst) {
+			if n != c.From && !n.Hidden {
+				closes[key{n.Ref, n.Decl}] = true
+			}
+		}
+	}
+	dir := path.Dir(f.URI)
+	where := positions(r)
+	type ranked struct {
+		rank int
+		item completionItem
+	}
+	var items []ranked
+	for _, it := range c.Items {
+		if ctx.Err() != nil {
+			break
+		}
+		if typed != "" && !strings.Contains(strings.ToLower(it.Label), typed) {
+			continue
+		}
+		ci := completionItem{Label: it.Label, FilterText: it.Label, Kind: 18 /* Reference */, Detail: it.Detail}
+		insert := it.Insert
+		if insert == "" {
+			insert = it.Label
+		}
+		ci.TextEdit = &textEdit{Range: s.toRange(source.Span{URI: f.URI, Start: c.Replace.Start, End: off}), NewText: insert}
+		rank := 3
+		if n := it.Node; n != nil {
+			switch {
+			case n.Decl.URI == f.URI:
+				rank = 0
+			case path.Dir(n.Decl.URI) == dir:
+				rank = 1
+			default:
+				rank = 2
+			}
+			if n.Container {
+				ci.Kind = 7 // Class
+			}
+			var detail []string
+			if pos := where(n); pos != "" {
+				detail = append(detail, pos)
+			}
+			detail = append(detail, s.where(n.Decl))
+			ci.Detail = strings.Join(detail, " · ")
+			ci.Documentation = &markup{Kind: "markdown", Value: analysis.Describe(r, n, s.where)}
+			if closes[key{n.Ref, n.Decl}] {
+				rank = 4
+				ci.Detail = "⚠ closes a dependency cycle with " + c.From.Ref + " · " + ci.Detail
+			}
+		} else {
+			ci.Kind = 17 // File
+		}
+		if strings.HasPrefix(strings.ToLower(it.Label), typed) {
+			ci.SortText = string(rune('a'+rank)) + "0" + it.Label
+		} else {
+			ci.SortText = string(rune('a'+rank)) + "1" + it.Label
+		}
+		items = append(items, ranked{rank, ci})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].item.SortText < items[j].item.SortText })
+	out := completionList{Items: []completionItem{}}
+	for i, it := range items {
+		if i == maxCompletions {
+			out.IsIncomplete = true
+			break
+		}
+		out.Items = append(out.Items, it.item)
+	}
+	return out
+}
+
+// positions says where each declaration runs ("runs 2nd of 5"), from
+// whichever of its nodes has a place (a resource evaluated in several
+// catalogs is one declaration). Built once per completion.
+func positions(r *analysis.Result) func(*analysis.Node) string {
+	type key struct {
+		ref string
+		at  source.Span
+	}
+	var by map[key]string
+	return func(n *analysis.Node) string {
+		if p := position(placed{r, n}); p != "" {
+			return p
+		}
+		if by == nil {
+			by = map[key]string{}
+			for _, m := range r.Graph.Nodes {
+				k := key{m.Ref, m.Decl}
+				if _, ok := by[k]; !ok && !m.Hidden {
+					if p := position(placed{r, m}); p != "" {
+						by[k] = p
+					}
+				}
+			}
+		}
+		return by[key{n.Ref, n.Decl}]
+	}
+}
