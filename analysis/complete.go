@@ -8,10 +8,22 @@ import "github.com/ordering-lsp/ordering-lsp/source"
 // The system reads the text (it alone knows the syntax); the server ranks
 // the items, says where each target runs and warns about cycles.
 type Completer interface {
-	// Complete returns what may be written at off in f, or nil when off is
-	// not in a reference. r is the latest analysis of the workspace (f's
-	// own declarations may be missing from it while f does not parse).
-	Complete(r *Result, f *source.File, off int) *Completion
+	// Complete returns what may be written at req.Offset, or nil when it
+	// is not in a reference. It only reads: it may run while the system
+	// analyses.
+	Complete(req CompletionRequest) *Completion
+}
+
+// CompletionRequest is where the cursor is and what is known.
+type CompletionRequest struct {
+	// Result is the latest analysis of the workspace (File's own
+	// declarations may be missing from it while File does not parse).
+	Result *Result
+	File   *source.File
+	Offset int
+	// Workspace reads other files (a target's text, a file root's top.sls).
+	Workspace *source.Workspace
+	Settings  Settings
 }
 
 // Completion is the answer of a Completer.

@@ -74,7 +74,11 @@ func (s *Server) completion(ctx context.Context, raw json.RawMessage) (any, erro
 	if sys == nil {
 		return empty, nil
 	}
-	c := sys.Complete(r, f, off)
+	s.mu.Lock()
+	settings := s.settings
+	s.mu.Unlock()
+	req := analysis.CompletionRequest{Result: r, File: f, Offset: off, Workspace: s.ws, Settings: settings}
+	c := sys.Complete(req)
 	if c == nil {
 		return empty, nil
 	}
@@ -86,7 +90,8 @@ func (s *Server) completion(ctx context.Context, raw json.RawMessage) (any, erro
 		s.snap.mu.Unlock()
 		if prev != nil {
 			if _, pr := s.completerFor(prev, u); pr != nil {
-				if pc := sys.Complete(pr, f, off); pc != nil {
+				req.Result = pr
+				if pc := sys.Complete(req); pc != nil {
 					pc.From, pc.Orders = nil, false // another text: no cycle check
 					c, r = pc, pr
 				}

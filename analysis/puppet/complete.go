@@ -22,7 +22,8 @@ var (
 // Complete offers, inside `Type['...`, the titles of that type's
 // resources (classes for Class), and after include/contain/require or
 // `class {`, the class names of the workspace.
-func (s *System) Complete(r *analysis.Result, f *source.File, off int) *analysis.Completion {
+func (s *System) Complete(req analysis.CompletionRequest) *analysis.Completion {
+	r, f, off := req.Result, req.File, req.Offset
 	if off < 0 || off > len(f.Text) {
 		return nil
 	}

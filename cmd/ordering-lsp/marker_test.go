@@ -521,4 +521,3 @@ func (r *markerRun) diagList(ds []lsptest.Diagnostic) string {
 	}
 	return b.String()
 }
-

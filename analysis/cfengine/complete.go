@@ -1,0 +1,97 @@
+package cfengine
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+var (
+	// the attribute whose list or value the cursor is in, then the open string
+	dependsRe   = regexp.MustCompile(`\bdepends_on\s*=>\s*\{[^}]*"([^"]*)$`)
+	sequenceRe  = regexp.MustCompile(`\bbundlesequence\s*=>\s*\{[^}]*"([^"]*)$`)
+	usebundleRe = regexp.MustCompile(`\busebundle\s*=>\s*"?([A-Za-z0-9_.:]*)$`)
+	handleRe    = regexp.MustCompile(`\bhandle\s*=>\s*"([^"$@{}]+)"`)
+)
+
+// Complete offers the handles of the workspace in depends_on, and bundle
+// names in bundlesequence and usebundle.
+func (s *System) Complete(req analysis.CompletionRequest) *analysis.Completion {
+	f, off := req.File, req.Offset
+	if off < 0 || off > len(f.Text) {
+		return nil
+	}
+	before := string(f.Text[max(0, off-2000):off])
+	start := func(partial string) source.Span {
+		return source.Span{URI: f.URI, Start: off - len(partial), End: off}
+	}
+	if m := dependsRe.FindStringSubmatch(before); m != nil {
+		c := &analysis.Completion{Replace: start(m[1]), Items: handleItems(req)}
+		c.From = req.Result.Enclosing(f.URI, off)
+		c.Orders, c.TargetFirst = c.From != nil, true
+		return c
+	}
+	if m := sequenceRe.FindStringSubmatch(before); m != nil {
+		return &analysis.Completion{Replace: start(m[1]), Items: bundleItems(req.Result, "")}
+	}
+	if m := usebundleRe.FindStringSubmatch(before); m != nil {
+		return &analysis.Completion{Replace: start(m[1]), Items: bundleItems(req.Result, "agent")}
+	}
+	return nil
+}
+
+// handleItems reads the handle of every promise from its text.
+func handleItems(req analysis.CompletionRequest) []analysis.CompletionItem {
+	texts := map[string][]byte{req.File.URI: req.File.Text}
+	text := func(uri string) []byte {
+		t, ok := texts[uri]
+		if !ok && req.Workspace != nil {
+			if f := req.Workspace.Lookup(source.URIToPath(uri)); f != nil {
+				t = f.Text
+			}
+			texts[uri] = t
+		}
+		return t
+	}
+	seen := map[string]bool{}
+	var out []analysis.CompletionItem
+	for _, n := range req.Result.Graph.Nodes {
+		if n.Kind != "promise" || n.Full.IsZero() {
+			continue
+		}
+		t := text(n.Full.URI)
+		if n.Full.Start < 0 || n.Full.End > len(t) || n.Full.Start > n.Full.End {
+			continue
+		}
+		m := handleRe.FindSubmatch(t[n.Full.Start:n.Full.End])
+		if m == nil || seen[string(m[1])] {
+			continue
+		}
+		seen[string(m[1])] = true
+		out = append(out, analysis.CompletionItem{Label: string(m[1]), Node: n})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Label < out[j].Label })
+	return out
+}
+
+// bundleItems lists bundle names (of one bundle type when typ is set).
+func bundleItems(r *analysis.Result, typ string) []analysis.CompletionItem {
+	seen := map[string]bool{}
+	var out []analysis.CompletionItem
+	for _, n := range r.Graph.Nodes {
+		if n.Kind != "bundle" {
+			continue
+		}
+		f := strings.Fields(n.Ref) // bundle <type> <name>
+		if len(f) != 3 || (typ != "" && f[1] != typ) || seen[f[2]] {
+			continue
+		}
+		seen[f[2]] = true
+		out = append(out, analysis.CompletionItem{Label: f[2], Node: n})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Label < out[j].Label })
+	return out
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Half-typed, a manifest does not parse (`Package['ng` opens a string
+// that runs to the end of the file): its own resources are still offered,
+// from the analysis of the text before the edit.
+func TestCompletionWhileTheFileDoesNotParse(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "site.pp")
+	text := "package { 'nginx': }\npackage { 'ntp': }\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := lsptest.Start(t, newSystems(), root, nil)
+	uri := source.PathToURI(p)
+	c.Open(uri, "puppet", text)
+	var h any
+	if err := c.Call("textDocument/hover", lsptest.Pos(uri, 0, 12), &h); err != nil {
+		t.Fatal(err)
+	}
+	typed := "file { '/x': require => Package['ng"
+	// typed above the packages: the open string swallows them
+	c.Edit(uri, 2, lsptest.Range{}, typed+"\n")
+	var list struct {
+		Items []struct {
+			Label    string `json:"label"`
+			TextEdit struct {
+				Range   lsptest.Range `json:"range"`
+				NewText string        `json:"newText"`
+			} `json:"textEdit"`
+		} `json:"items"`
+	}
+	if err := c.Call("textDocument/completion", lsptest.Pos(uri, 0, len(typed)), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].Label != "nginx" {
+		t.Fatalf("completion = %+v, want nginx alone", list.Items)
+	}
+	want := lsptest.Range{Start: lsptest.Position{Line: 0, Character: len(typed) - 2}, End: lsptest.Position{Line: 0, Character: len(typed)}}
+	if e := list.Items[0].TextEdit; e.Range != want || e.NewText != "nginx" {
+		t.Errorf("text edit = %+v, want %q over %+v", e, "nginx", want)
+	}
+}
