@@ -6,6 +6,7 @@
 //	ordering-lsp check PATH...    diagnostics (text, json, sarif)
 //	ordering-lsp order FILE       execution order, one step per line
 //	ordering-lsp graph PATH...    relationship graph as Graphviz DOT
+//	ordering-lsp why PATH A B     why A runs before B
 //	ordering-lsp version
 package main
 
@@ -47,6 +48,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdOrder(args[1:], stdout, stderr)
 	case "graph":
 		return cmdGraph(args[1:], stdout, stderr)
+	case "why":
+		return cmdWhy(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "ordering-lsp %s\n", version)
 		return 0
@@ -69,9 +72,10 @@ commands:
   order [options] FILE|DIR              print the execution order, one step per line;
                                         problems go to stderr; exit 1 when the tool would refuse to run
   graph [options] PATH...               print the relationship graph as Graphviz DOT
+  why [options] FILE|DIR A B            the chain of relationships that makes A run before B
   version                               print the version
 
-check, order and graph take --set key=value and the options of each
+check, order, graph and why take --set key=value and the options of each
 system (--facts FILE, --modulepath, ...): run 'ordering-lsp order --help'.
 `)
 }

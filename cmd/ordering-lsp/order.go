@@ -39,28 +39,19 @@ func systemFlags(fs *flag.FlagSet, settings analysis.Settings) {
 	}
 }
 
-func cmdOrder(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("order", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	settings := analysis.Settings{}
-	systemFlags(fs, settings)
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: ordering-lsp order [options] FILE|DIR")
-		fs.PrintDefaults()
-		return 2
-	}
-	target, err := filepath.Abs(fs.Arg(0))
+// analyseOne analyses a file or folder with the system that owns it (a
+// folder: the one owning most files in it), as order and why need. On
+// failure it reports on stderr and returns a nil result and the exit code.
+func analyseOne(arg string, settings analysis.Settings, stderr io.Writer) (*analysis.Result, *source.Workspace, analysis.Input, int) {
+	target, err := filepath.Abs(arg)
 	if err != nil {
 		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
-		return 2
+		return nil, nil, analysis.Input{}, 2
 	}
 	st, err := os.Stat(target)
 	if err != nil {
 		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
-		return 2
+		return nil, nil, analysis.Input{}, 2
 	}
 	ws := source.NewWorkspace()
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{target}, Entry: source.PathToURI(target), Settings: settings}
@@ -79,12 +70,32 @@ func cmdOrder(args []string, stdout, stderr io.Writer) int {
 		if st.IsDir() {
 			what = "folder"
 		}
-		fmt.Fprintf(stderr, "ordering-lsp: no supported system recognises the %s %s (Puppet .pp, Salt .sls, CFEngine .cf, Chef Policyfile.rb, Rudder exports)\n", what, fs.Arg(0))
-		return 2
+		fmt.Fprintf(stderr, "ordering-lsp: no supported system recognises the %s %s (Puppet .pp, Salt .sls, CFEngine .cf, Chef Policyfile.rb, Rudder exports)\n", what, arg)
+		return nil, nil, analysis.Input{}, 2
 	}
 	files := analysis.Load([]analysis.System{owner}, in, map[analysis.System][]string{owner: found[owner]})
 	res := analysis.Analyze(owner, in, files[owner])
 
+	return res, ws, in, 0
+}
+
+func cmdOrder(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("order", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	settings := analysis.Settings{}
+	systemFlags(fs, settings)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: ordering-lsp order [options] FILE|DIR")
+		fs.PrintDefaults()
+		return 2
+	}
+	res, ws, in, code := analyseOne(fs.Arg(0), settings, stderr)
+	if res == nil {
+		return code
+	}
 	cwd, _ := os.Getwd()
 	diags := append([]analysis.Diagnostic(nil), res.Diags...)
 	analysis.SortDiagnostics(diags)
