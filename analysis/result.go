@@ -49,6 +49,10 @@ type Diagnostic struct {
 	// silently never run (a CFEngine promise held by depends_on, a
 	// discarded Rudder directive): editors fade that text.
 	NeverRuns bool
+	// Unresolved marks a diagnostic whose words name something nobody
+	// declares (a missing target, requisite or handle): a quick fix may
+	// change the name to a declared one.
+	Unresolved bool
 }
 
 // Related is one linked location of a diagnostic.

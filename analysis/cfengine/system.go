@@ -708,7 +708,7 @@ func (a *analyzer) checkDependsOn(pol *policy, s *scheduler, p *promiseInfo, c *
 			continue
 		}
 		if len(targets) == 0 {
-			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs", NeverRuns: true,
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs", NeverRuns: true, Unresolved: true,
 				Message: fmt.Sprintf("depends_on '%s': no promise has this handle, so this promise silently never runs (cf-agent reports nothing)", h.Value)})
 			continue
 		}

@@ -1441,7 +1441,7 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 				sev = analysis.Warning
 				msg += "\n(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
 			}
-			a.contextual(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg}, e.target, e.mod)
+			a.contextual(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod)
 		}
 	}
 	// cycles (the simulation meets every cycle as a recursive requisite)

@@ -23,6 +23,10 @@ package main
 //	                               the match: the first labels, in order
 //	@itemdetail("re", "label", "text")  that completion item's detail
 //	                               contains text
+//	@fix("re", "title", "line")   a quick fix for the problem at the match
+//	                               has that title; applied, this line's code
+//	                               reads "line"
+//	@nofix("re")                   no quick fix there
 //	@symbol("query", "name"...)    workspace symbols for query include names
 //	@lens("re", "text")            a code lens on this line contains text
 //	@incoming("re", "ref"...)      call hierarchy: what depends on the item
@@ -243,6 +247,8 @@ func runMarkers(t *testing.T, fixture string) {
 			r.complete(m, m.args[1:])
 		case "itemdetail":
 			r.itemDetail(m)
+		case "fix", "nofix":
+			r.fix(m)
 		case "symbol":
 			r.symbol(m, m.args[0], m.args[1:])
 		case "lens":
@@ -393,6 +399,58 @@ func (r *markerRun) itemDetail(m marker) {
 		}
 	}
 	r.t.Errorf("%v: no item %q", m, m.args[1])
+}
+
+func (r *markerRun) fix(m marker) {
+	sp := m.span(r.t, m.args[0])
+	var actions []struct {
+		Title string `json:"title"`
+		Edit  struct {
+			Changes map[string][]struct {
+				Range   lsptest.Range `json:"range"`
+				NewText string        `json:"newText"`
+			} `json:"changes"`
+		} `json:"edit"`
+	}
+	params := map[string]any{"textDocument": map[string]any{"uri": m.uri}, "range": sp, "context": map[string]any{"diagnostics": []any{}}}
+	if err := r.c.Call("textDocument/codeAction", params, &actions); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	var titles []string
+	for _, a := range actions {
+		titles = append(titles, a.Title)
+	}
+	if m.name == "nofix" {
+		if len(actions) > 0 {
+			r.t.Errorf("%v: want no quick fix, got %q", m, titles)
+		}
+		return
+	}
+	if len(m.args) != 3 {
+		r.t.Fatalf("%v: want @fix(\"re\", \"title\", \"line\")", m)
+	}
+	for _, a := range actions {
+		if a.Title != m.args[1] {
+			continue
+		}
+		line := m.code
+		edits := a.Edit.Changes[m.uri]
+		// apply right to left so earlier columns stay valid (UTF-16 = bytes here: ASCII fixtures)
+		for i := len(edits) - 1; i >= 0; i-- {
+			e := edits[i]
+			if e.Range.Start.Line != m.line || e.Range.End.Line != m.line {
+				r.t.Errorf("%v: edit outside this line: %+v", m, e.Range)
+				return
+			}
+			line = line[:e.Range.Start.Character] + e.NewText + line[e.Range.End.Character:]
+		}
+		if strings.TrimRight(line, " ") != m.args[2] {
+			r.t.Errorf("%v: after the fix the line reads\n%q\nwant\n%q", m, strings.TrimRight(line, " "), m.args[2])
+		}
+		return
+	}
+	r.t.Errorf("%v: no quick fix %q among %q", m, m.args[1], titles)
 }
 
 func (r *markerRun) symbol(m marker, query string, want []string) {
