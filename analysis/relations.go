@@ -60,15 +60,15 @@ func (r *Result) relations(n *Node, holds bool) Relations {
 
 // holdsSteps reports whether some node inside n has a place in a run.
 func (r *Result) holdsSteps(n *Node) bool {
-	r.index()
+	r.indexPositions()
 	return r.holding[n]
 }
 
-// index builds, once per result, what per-node questions need: positions
-// in the runs, the edges at each visible node, which containers hold
-// steps. Requests run concurrently on one result, hence the Once.
-func (r *Result) index() {
-	r.once.Do(func() {
+// indexPositions builds, once per result, where each node runs and which
+// containers hold steps. Requests run concurrently on one result, hence
+// the Once.
+func (r *Result) indexPositions() {
+	r.posOnce.Do(func() {
 		r.pos = map[*Node][]RunPos{}
 		r.holding = map[*Node]bool{}
 		for i := range r.Runs {
@@ -83,27 +83,71 @@ func (r *Result) index() {
 				}
 			}
 		}
-		r.near = map[*Node][]*Edge{}
-		for _, e := range r.Graph.Edges {
+	})
+}
+
+// slot is n's place in the node-indexed tables, -1 for a node that is not
+// in the graph at its Index.
+func (r *Result) slot(n *Node) int {
+	if n.Index >= 0 && n.Index < len(r.Graph.Nodes) && r.Graph.Nodes[n.Index] == n {
+		return n.Index
+	}
+	return -1
+}
+
+// indexEdges builds, once per result, the edges at each node: at its
+// visible end (an anchor's edges belong to its container too) and at the
+// raw ends. A compressed table indexed by node (a control repository has
+// a million edges: maps of slices cost seconds and hundreds of MB).
+func (r *Result) indexEdges() {
+	r.nearOnce.Do(func() {
+		ends := func(e *Edge, emit func(*Node)) {
 			f, t := visibleOf(e.From), visibleOf(e.To)
-			r.near[f] = append(r.near[f], e)
+			emit(f)
 			if t != f {
-				r.near[t] = append(r.near[t], e)
+				emit(t)
 			}
-			// edges on a raw node (hidden ends included) stay findable too
 			if e.From != f {
-				r.near[e.From] = append(r.near[e.From], e)
+				emit(e.From)
 			}
 			if e.To != t && e.To != e.From {
-				r.near[e.To] = append(r.near[e.To], e)
+				emit(e.To)
 			}
 		}
+		n := len(r.Graph.Nodes)
+		start := make([]int32, n+2)
+		r.nearExtra = map[*Node][]*Edge{}
+		for _, e := range r.Graph.Edges {
+			ends(e, func(x *Node) {
+				if i := r.slot(x); i >= 0 {
+					start[i+2]++
+				} else {
+					r.nearExtra[x] = append(r.nearExtra[x], e)
+				}
+			})
+		}
+		for i := 2; i < len(start); i++ {
+			start[i] += start[i-1]
+		}
+		edges := make([]*Edge, start[n+1])
+		for _, e := range r.Graph.Edges {
+			ends(e, func(x *Node) {
+				if i := r.slot(x); i >= 0 {
+					edges[start[i+1]] = e
+					start[i+1]++
+				}
+			})
+		}
+		r.nearStart, r.nearEdges = start[:n+1], edges
 	})
 }
 
 // edgesNear returns the edges with an end at n or at one of its hidden
 // anchors.
 func (r *Result) edgesNear(n *Node) []*Edge {
-	r.index()
-	return r.near[n]
+	r.indexEdges()
+	if i := r.slot(n); i >= 0 {
+		return r.nearEdges[r.nearStart[i]:r.nearStart[i+1]]
+	}
+	return r.nearExtra[n]
 }

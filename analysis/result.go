@@ -116,10 +116,13 @@ type Result struct {
 	// files' diagnostics are incomplete.
 	Partial bool
 
-	once    sync.Once
-	pos     map[*Node][]RunPos
-	holding map[*Node]bool
-	near    map[*Node][]*Edge
+	posOnce   sync.Once
+	pos       map[*Node][]RunPos
+	holding   map[*Node]bool
+	nearOnce  sync.Once
+	nearStart []int32 // edges at node i: nearEdges[nearStart[i]:nearStart[i+1]]
+	nearEdges []*Edge
+	nearExtra map[*Node][]*Edge // nodes not at their Index in the graph
 }
 
 // RunPos places a node in a run: Index is 0-based.
@@ -132,7 +135,7 @@ type RunPos struct {
 // Positions lists every place n appears in the runs (CFEngine promises may
 // appear in several passes, Puppet resources in one catalog per entry).
 func (r *Result) Positions(n *Node) []RunPos {
-	r.index()
+	r.indexPositions()
 	return r.pos[n]
 }
 

@@ -16,8 +16,46 @@ import (
 func init() {
 	register("textDocument/completion", method{call: (*Server).completion, async: true,
 		caps: func(c *protocol.ServerCapabilities) {
-			c.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{"'", `"`, "[", ":", " "}}
+			yes := true
+			c.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{"'", `"`, "[", ":", " "}, ResolveProvider: &yes}
 		}})
+	register("completionItem/resolve", method{call: (*Server).resolveCompletion, async: true})
+}
+
+// itemData finds a completion item's target again when the editor asks
+// for its documentation (the hover text of the target): computed for the
+// one item shown, not for the two hundred listed.
+type itemData struct {
+	Ref   string `json:"ref"`
+	URI   string `json:"uri"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+}
+
+func (s *Server) resolveCompletion(ctx context.Context, raw json.RawMessage) (any, error) {
+	var item map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &item); err != nil {
+		return nil, err
+	}
+	var d itemData
+	if json.Unmarshal(item["data"], &d) != nil || d.URI == "" {
+		return item, nil
+	}
+	snap := s.snap.latest(ctx)
+	if snap == nil {
+		return item, ctx.Err()
+	}
+	at := source.Span{URI: d.URI, Start: d.Start, End: d.End}
+	for _, r := range snap.results {
+		for _, n := range r.Graph.Nodes {
+			if n.Decl == at && n.Ref == d.Ref {
+				doc, _ := json.Marshal(markup{Kind: "markdown", Value: analysis.Describe(r, n, s.where)})
+				item["documentation"] = doc
+				return item, nil
+			}
+		}
+	}
+	return item, nil
 }
 
 // maxCompletions bounds one list; the list is marked incomplete beyond it
@@ -33,6 +71,7 @@ type completionItem struct {
 	SortText      string            `json:"sortText,omitempty"`
 	FilterText    string            `json:"filterText,omitempty"`
 	TextEdit      *textEdit         `json:"textEdit,omitempty"`
+	Data          *itemData         `json:"data,omitempty"`
 	LabelDetails  map[string]string `json:"labelDetails,omitempty"`
 }
 
@@ -86,7 +125,7 @@ func (s *Server) completion(ctx context.Context, raw json.RawMessage) (any, erro
 		// the document may not parse while it is typed: its own
 		// declarations are in the previous analysis
 		s.snap.mu.Lock()
-		prev := s.snap.previous
+		prev := s.snap.lastGood
 		s.snap.mu.Unlock()
 		if prev != nil {
 			if _, pr := s.completerFor(prev, u); pr != nil {
@@ -144,26 +183,18 @@ func (s *Server) rankCompletion(ctx context.Context, r *analysis.Result, f *sour
 		}
 	}
 	dir := path.Dir(f.URI)
-	where := positions(r)
+	// rank everything (cheap), then describe only what is sent
 	type ranked struct {
-		rank int
-		item completionItem
+		sortText string
+		it       analysis.CompletionItem
+		cycle    bool
 	}
 	var items []ranked
 	for _, it := range c.Items {
-		if ctx.Err() != nil {
-			break
-		}
 		if typed != "" && !strings.Contains(strings.ToLower(it.Label), typed) {
 			continue
 		}
-		ci := completionItem{Label: it.Label, FilterText: it.Label, Kind: 18 /* Reference */, Detail: it.Detail}
-		insert := it.Insert
-		if insert == "" {
-			insert = it.Label
-		}
-		ci.TextEdit = &textEdit{Range: s.toRange(source.Span{URI: f.URI, Start: c.Replace.Start, End: off}), NewText: insert}
-		rank := 3
+		rank, cycle := 3, false
 		if n := it.Node; n != nil {
 			switch {
 			case n.Decl.URI == f.URI:
@@ -173,38 +204,52 @@ func (s *Server) rankCompletion(ctx context.Context, r *analysis.Result, f *sour
 			default:
 				rank = 2
 			}
+			if closes[key{n.Ref, n.Decl}] {
+				rank, cycle = 4, true
+			}
+		}
+		exact := "1"
+		if strings.HasPrefix(strings.ToLower(it.Label), typed) {
+			exact = "0"
+		}
+		items = append(items, ranked{string(rune('a'+rank)) + exact + it.Label, it, cycle})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].sortText < items[j].sortText })
+	out := completionList{Items: []completionItem{}}
+	if len(items) > maxCompletions {
+		items, out.IsIncomplete = items[:maxCompletions], true
+	}
+	where := positions(r)
+	replace := s.toRange(source.Span{URI: f.URI, Start: c.Replace.Start, End: off})
+	for _, x := range items {
+		if ctx.Err() != nil {
+			break
+		}
+		it := x.it
+		ci := completionItem{Label: it.Label, FilterText: it.Label, SortText: x.sortText, Kind: 18 /* Reference */, Detail: it.Detail}
+		insert := it.Insert
+		if insert == "" {
+			insert = it.Label
+		}
+		ci.TextEdit = &textEdit{Range: replace, NewText: insert}
+		if n := it.Node; n != nil {
 			if n.Container {
 				ci.Kind = 7 // Class
 			}
 			var detail []string
+			if x.cycle {
+				detail = append(detail, "⚠ closes a dependency cycle with "+c.From.Ref)
+			}
 			if pos := where(n); pos != "" {
 				detail = append(detail, pos)
 			}
 			detail = append(detail, s.where(n.Decl))
 			ci.Detail = strings.Join(detail, " · ")
-			ci.Documentation = &markup{Kind: "markdown", Value: analysis.Describe(r, n, s.where)}
-			if closes[key{n.Ref, n.Decl}] {
-				rank = 4
-				ci.Detail = "⚠ closes a dependency cycle with " + c.From.Ref + " · " + ci.Detail
-			}
+			ci.Data = &itemData{Ref: n.Ref, URI: n.Decl.URI, Start: n.Decl.Start, End: n.Decl.End}
 		} else {
 			ci.Kind = 17 // File
 		}
-		if strings.HasPrefix(strings.ToLower(it.Label), typed) {
-			ci.SortText = string(rune('a'+rank)) + "0" + it.Label
-		} else {
-			ci.SortText = string(rune('a'+rank)) + "1" + it.Label
-		}
-		items = append(items, ranked{rank, ci})
-	}
-	sort.SliceStable(items, func(i, j int) bool { return items[i].item.SortText < items[j].item.SortText })
-	out := completionList{Items: []completionItem{}}
-	for i, it := range items {
-		if i == maxCompletions {
-			out.IsIncomplete = true
-			break
-		}
-		out.Items = append(out.Items, it.item)
+		out.Items = append(out.Items, ci)
 	}
 	return out
 }

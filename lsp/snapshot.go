@@ -20,6 +20,19 @@ type snapshot struct {
 	overlays map[string]*source.File
 }
 
+// broken reports whether an open document of the snapshot has a syntax
+// error.
+func (s *snapshot) broken() bool {
+	for _, r := range s.results {
+		for _, d := range r.Diags {
+			if d.Code == "syntax" && s.overlays[d.At.URI] != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // snapshotter re-analyses the workspace after every change, one analysis
 // at a time (systems keep parse caches and are not safe for concurrent
 // use), cancelling an analysis that a newer change made stale. Requests
@@ -31,9 +44,11 @@ type snapshotter struct {
 	cond    *sync.Cond
 	version uint64 // bumped by every change
 	current *snapshot
-	// previous: the snapshot before current. Completion falls back on it
-	// while the document being typed does not parse.
-	previous *snapshot
+	// lastGood: while an open document does not parse, the newest snapshot
+	// in which all of them did. Completion falls back on it for the broken
+	// document's own declarations. Nil when current parses: a second
+	// snapshot of a control repository is hundreds of MB.
+	lastGood *snapshot
 	// publishing: the snapshot whose diagnostics are being sent; it
 	// becomes current once they are out, so an answer about a version
 	// never reaches the client before that version's diagnostics.
@@ -148,7 +163,13 @@ func (sn *snapshotter) loop(ctx context.Context) {
 		}
 		sn.s.publishDiagnostics(results, nil)
 		sn.mu.Lock()
-		sn.previous, sn.current, sn.publishing = sn.current, snap, nil
+		switch {
+		case !snap.broken():
+			sn.lastGood = nil
+		case sn.current != nil && !sn.current.broken():
+			sn.lastGood = sn.current
+		}
+		sn.current, sn.publishing = snap, nil
 		if sn.version == v {
 			sn.focus = nil
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
@@ -47,5 +48,40 @@ func TestCompletionWhileTheFileDoesNotParse(t *testing.T) {
 	want := lsptest.Range{Start: lsptest.Position{Line: 0, Character: len(typed) - 2}, End: lsptest.Position{Line: 0, Character: len(typed)}}
 	if e := list.Items[0].TextEdit; e.Range != want || e.NewText != "nginx" {
 		t.Errorf("text edit = %+v, want %q over %+v", e, "nginx", want)
+	}
+}
+
+// The list carries no documentation; resolving an item gives its target's
+// hover text.
+func TestCompletionResolveGivesTheTargetsHover(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "site.pp")
+	text := "package { 'nginx': }\nservice { 'nginx': require => Package[''] }\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := lsptest.Start(t, newSystems(), root, nil)
+	uri := source.PathToURI(p)
+	c.Open(uri, "puppet", text)
+	var list struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err := c.Call("textDocument/completion", lsptest.Pos(uri, 1, 39), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0]["documentation"] != nil {
+		t.Fatalf("items = %v, want nginx without documentation", list.Items)
+	}
+	var resolved struct {
+		Label         string `json:"label"`
+		Documentation struct {
+			Value string `json:"value"`
+		} `json:"documentation"`
+	}
+	if err := c.Call("completionItem/resolve", list.Items[0], &resolved); err != nil {
+		t.Fatal(err)
+	}
+	if resolved.Label != "nginx" || !strings.Contains(resolved.Documentation.Value, `**Package\[nginx\]**`) || !strings.Contains(resolved.Documentation.Value, "Runs **1st of 2**") {
+		t.Errorf("resolved = %+v", resolved)
 	}
 }

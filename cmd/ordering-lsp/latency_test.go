@@ -111,6 +111,45 @@ func TestLatency(t *testing.T) {
 		edits, pct(firsts, 50), pct(firsts, 95), pct(firsts, 100), pct(completes, 50), pct(completes, 95), pct(completes, 100))
 	t.Logf("RSS after open %d MB, after the first edit %d MB, after the last %d MB; peak (VmHWM) %d MB",
 		rss0>>20, rss[0]>>20, rss[len(rss)-1]>>20, hwm>>20)
+	editorRequests(t, srv, uri, withProbe(strconv.Itoa(edits-1)))
+}
+
+// editorRequests times, on the settled last version, the requests an
+// editor sends while one reads and types: where a client sees them.
+func editorRequests(t *testing.T, srv *lspProc, uri, text string) {
+	pos := func(needle string, after int) map[string]any {
+		i := strings.Index(text, needle)
+		if i < 0 {
+			i = 0
+		} else {
+			i += after
+		}
+		line := strings.Count(text[:i], "\n")
+		col := i - (strings.LastIndexByte(text[:i], '\n') + 1)
+		return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": col}}
+	}
+	timed := func(name, method string, params any) json.RawMessage {
+		t0 := time.Now()
+		r := srv.call(t, method, params)
+		t.Logf("%-28s %8v  %6d bytes", name, time.Since(t0).Round(time.Millisecond), len(r))
+		return r
+	}
+	doc := map[string]any{"textDocument": map[string]any{"uri": uri}}
+	probe := pos("latency-probe", 0)
+	ref := pos("require => File['", len("require => File['"))
+	timed("hover (probe)", "textDocument/hover", probe)
+	timed("documentHighlight (probe)", "textDocument/documentHighlight", probe)
+	timed("codeLens (whole file)", "textDocument/codeLens", doc)
+	items := timed("prepareCallHierarchy", "textDocument/prepareCallHierarchy", probe)
+	var its []json.RawMessage
+	if json.Unmarshal(items, &its) == nil && len(its) > 0 {
+		timed("callHierarchy/outgoingCalls", "callHierarchy/outgoingCalls", map[string]any{"item": its[0]})
+		timed("callHierarchy/incomingCalls", "callHierarchy/incomingCalls", map[string]any{"item": its[0]})
+	}
+	timed("completion (File[')", "textDocument/completion", ref)
+	timed("workspace/symbol \"nginx\"", "workspace/symbol", map[string]any{"query": "nginx"})
+	timed("codeAction (probe line)", "textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"range": map[string]any{"start": ref["position"], "end": ref["position"]}, "context": map[string]any{"diagnostics": []any{}}})
 }
 
 func pct(ds []time.Duration, p int) time.Duration {
