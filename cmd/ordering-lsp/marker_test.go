@@ -27,6 +27,8 @@ package main
 //	                               has that title; applied, this line's code
 //	                               reads "line"
 //	@nofix("re")                   no quick fix there
+//	@rename("re", "new", loc...)  renaming there edits exactly the locs
+//	@norename("re", "text")        renaming there is refused, saying text
 //	@symbol("query", "name"...)    workspace symbols for query include names
 //	@lens("re", "text")            a code lens on this line contains text
 //	@incoming("re", "ref"...)      call hierarchy: what depends on the item
@@ -249,6 +251,10 @@ func runMarkers(t *testing.T, fixture string) {
 			r.itemDetail(m)
 		case "fix", "nofix":
 			r.fix(m)
+		case "rename":
+			r.rename(m, m.args[1], named(m, m.args[2:]))
+		case "norename":
+			r.rename(m, "renamed", nil)
 		case "symbol":
 			r.symbol(m, m.args[0], m.args[1:])
 		case "lens":
@@ -451,6 +457,38 @@ func (r *markerRun) fix(m marker) {
 		return
 	}
 	r.t.Errorf("%v: no quick fix %q among %q", m, m.args[1], titles)
+}
+
+func (r *markerRun) rename(m marker, name string, want []lsptest.Location) {
+	params := r.pos(m, false)
+	params["newName"] = name
+	var edit struct {
+		Changes map[string][]struct {
+			Range   lsptest.Range `json:"range"`
+			NewText string        `json:"newText"`
+		} `json:"changes"`
+	}
+	err := r.c.Call("textDocument/rename", params, &edit)
+	if m.name == "norename" {
+		if err == nil || !strings.Contains(err.Error(), m.args[1]) {
+			r.t.Errorf("%v: want a refusal saying %q, got %v %+v", m, m.args[1], err, edit)
+		}
+		return
+	}
+	if err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	var got []lsptest.Location
+	for u, es := range edit.Changes {
+		for _, e := range es {
+			if e.NewText != name {
+				r.t.Errorf("%v: edit writes %q", m, e.NewText)
+			}
+			got = append(got, lsptest.Location{URI: u, Range: e.Range})
+		}
+	}
+	r.sameLocations(m, "rename edits", got, want)
 }
 
 func (r *markerRun) symbol(m marker, query string, want []string) {
