@@ -7,6 +7,7 @@
 //	ordering-lsp order FILE       execution order, one step per line
 //	ordering-lsp graph PATH...    relationship graph as Graphviz DOT
 //	ordering-lsp why PATH A B     why A runs before B
+//	ordering-lsp diff --base REV  what a change does to the order
 //	ordering-lsp version
 package main
 
@@ -50,6 +51,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdGraph(args[1:], stdout, stderr)
 	case "why":
 		return cmdWhy(args[1:], stdout, stderr)
+	case "diff":
+		return cmdDiff(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "ordering-lsp %s\n", version)
 		return 0
@@ -73,6 +76,9 @@ commands:
                                         problems go to stderr; exit 1 when the tool would refuse to run
   graph [options] PATH...               print the relationship graph as Graphviz DOT
   why [options] FILE|DIR A B            the chain of relationships that makes A run before B
+  diff --base REV [--format text|markdown|sarif] [PATH]
+                                        what a change does to the order and the problems;
+                                        exit 1 when it brings an error
   version                               print the version
 
 check, order, graph and why take --set key=value and the options of each
