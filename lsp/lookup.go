@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 
 	"go.lsp.dev/protocol"
@@ -50,5 +51,31 @@ func (s *Server) at(ctx context.Context, p protocol.TextDocumentPositionParams) 
 			}
 		}
 	}
+	if best.link == nil {
+		best = headAt(snap, f.Text, u, off)
+	}
 	return snap, best
+}
+
+// headAt finds the declaration whose head holds off: the words before its
+// name on the name's line (`package` in `package { 'nginx':`, `class`
+// in `class web {`), which users point at as much as at the name. The
+// head ends at the name and holds no separator of another statement.
+func headAt(snap *snapshot, text []byte, u string, off int) target {
+	var best target
+	for _, r := range snap.results {
+		for _, n := range r.Graph.Nodes {
+			if n.Hidden || n.Decl.URI != u || off >= n.Decl.Start || n.Decl.Start > len(text) || off < 0 {
+				continue
+			}
+			if best.node != nil && n.Decl.Start >= best.node.Decl.Start {
+				continue
+			}
+			if bytes.ContainsAny(text[off:n.Decl.Start], "\n;}=,>\"'#") {
+				continue
+			}
+			best = target{result: r, node: n}
+		}
+	}
+	return best
 }
