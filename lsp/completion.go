@@ -176,8 +176,9 @@ func (s *Server) rankCompletion(ctx context.Context, r *analysis.Result, f *sour
 	closes := map[key]bool{}
 	if c.Orders && c.From != nil {
 		// target first: From ⇝ target already means target after From
+		// (From itself included: a declaration waiting for itself is a cycle)
 		for n := range r.Reachable(c.From, c.TargetFirst) {
-			if n != c.From && !n.Hidden {
+			if !n.Hidden {
 				closes[key{n.Ref, n.Decl}] = true
 			}
 		}

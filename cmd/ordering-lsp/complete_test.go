@@ -85,3 +85,42 @@ func TestCompletionResolveGivesTheTargetsHover(t *testing.T) {
 		t.Errorf("resolved = %+v", resolved)
 	}
 }
+
+// ordering/why: from the declaration under the cursor to another, by
+// reference; the answer names each edge and where it was written.
+func TestWhyRequest(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "site.pp")
+	text := "package { 'nginx': }\nfile { '/etc/x': require => Package['nginx'] }\nservice { 'nginx': subscribe => File['/etc/x'] }\nnotify { 'n': }\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := lsptest.Start(t, newSystems(), root, nil)
+	uri := source.PathToURI(p)
+	c.Open(uri, "puppet", text)
+	var ans struct {
+		Relation, Summary string
+		Path              []struct {
+			From, To, Reason string
+			Location         lsptest.Location
+		}
+	}
+	params := lsptest.Pos(uri, 2, 12)
+	params["other"] = "Package[nginx]"
+	if err := c.Call("ordering/why", params, &ans); err != nil {
+		t.Fatal(err)
+	}
+	if ans.Relation != "after" || ans.Summary != "Service[nginx] runs after Package[nginx]:" || len(ans.Path) != 2 ||
+		ans.Path[0].From != "Package[nginx]" || ans.Path[0].Reason != "require" || ans.Path[0].Location.Range.Start != (lsptest.Position{Line: 1, Character: 28}) ||
+		ans.Path[1].To != "Service[nginx]" || ans.Path[1].Reason != "subscribe" {
+		t.Errorf("why = %+v", ans)
+	}
+	params["other"] = "Notify[n]"
+	if err := c.Call("ordering/why", params, &ans); err != nil || ans.Relation != "independent" || len(ans.Path) != 0 {
+		t.Errorf("independent: %v %+v", err, ans)
+	}
+	params["other"] = "Notify[nope]"
+	if err := c.Call("ordering/why", params, &ans); err == nil || !strings.Contains(err.Error(), "declares nothing called Notify[nope]") {
+		t.Errorf("unknown: %v", err)
+	}
+}
