@@ -13,6 +13,7 @@
 //   settings   unticking/ticking ordering.inlayHints.enabled in the Settings editor hides/shows
 //              the position hints: the setting reaches the running server
 //   crash      SIGKILL of the running server: restarted with a warning, hover answers again
+//   completion, rename, quickfix, call-hierarchy  editing the order in puppet/site.pp
 //   notification  a missing server binary, then one that dies at once (/bin/false, retried up to
 //              the limit), each give an error notification whose "Open Settings" opens the setting
 // Writes problems.png, hover.png, graph.png, order.png (README screenshots) and error-*.png.
@@ -174,6 +175,122 @@ function check(name, ok, detail) {
       const after = await cursor();
       res.definition = { before, after };
       check('definition', after && after.startsWith(`Ln ${puppet.definition.line},`), `${before} -> ${after}`);
+    });
+
+    // editing the order: completion, rename, a quick fix and the dependency tree, on
+    // puppet/site.pp. An edit is checked by saving and reading the file, then the original is
+    // written back to disk (the editor reloads it) so later steps see the workspace as it was.
+    const sitePath = path.join(wsDir, puppet.path);
+    const original = fs.readFileSync(sitePath, 'utf8');
+    // The profile may auto-save, so a file that differs from the original is not yet the one
+    // we want: wait for `want` (when given) to hold.
+    const saveAndRead = async (want) => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+S');
+      const done = (t) => (want ? want.test(t) : t !== original);
+      for (let i = 0; i < 50 && !done(fs.readFileSync(sitePath, 'utf8')); i++) await page.waitForTimeout(100);
+      return fs.readFileSync(sitePath, 'utf8');
+    };
+    const restore = async () => {
+      await saveAndRead();
+      fs.writeFileSync(sitePath, original);
+      // reload from disk, and wait until the editor shows it
+      const back = () => page.waitForFunction(() => {
+        const t = document.querySelector('.editor-group-container.active .monaco-editor .view-lines');
+        const s = t ? t.innerText.replace(/\u00a0/g, ' ') : '';
+        return /notify \{ 'd'/.test(s) && !/done|Notify\[''\]|'cc'/.test(s);
+      }, null, { timeout: 8000 }).then(() => true, () => false);
+      for (let i = 0; i < 3; i++) {
+        await runCommand('File: Revert File');
+        if (await back()) return;
+      }
+      await shot('restore-failed.png');
+      throw new Error('could not restore puppet/site.pp in the editor');
+    };
+    const editorShows = (re) => page.waitForFunction((src) => {
+      const t = document.querySelector('.editor-group-container.active .monaco-editor .view-lines');
+      return t && new RegExp(src).test(t.innerText.replace(/\u00a0/g, ' '));
+    }, re.source, { timeout: 10000 }).then(() => true, () => false);
+    const typeAt = async (pos, text) => { await gotoPos(pos); await page.keyboard.type(text, { delay: 20 }); };
+
+    await step('completion', async () => {
+      await openFile(puppet.path);
+      // line 3 is `notify { 'b': require => Notify['a'] }`: ask what b runs before. a and b
+      // itself would close a cycle: they come after c and d
+      await typeAt('3:37', ", before => Notify['");
+      await page.keyboard.press('Control+Space');
+      const rowSel = '.editor-widget.suggest-widget.visible .monaco-list-row';
+      await page.waitForSelector(rowSel, { timeout: 20000 });
+      await page.waitForTimeout(300);
+      const labels = await page.$$eval(rowSel, (rs) => rs.map((r) => (r.getAttribute('aria-label') || '') + ' | ' + r.innerText.replace(/\s+/g, ' ')));
+      res.completion = labels;
+      await shot('completion.png');
+      await restore();
+      const names = labels.map((l) => (l.match(/^\s*([abcd])\b/) || [])[1]).filter(Boolean);
+      check('completion', names.join('') === 'cdab', JSON.stringify(labels.map((l) => l.slice(0, 100))));
+    });
+
+    await step('rename', async () => {
+      await openFile(puppet.path);
+      await gotoPos('6:11'); // the title 'd'
+      await runCommand('Rename Symbol');
+      // the box opens after prepareRename answers, the old name selected in it
+      const box = await page.waitForFunction(() => {
+        const a = document.activeElement;
+        return a && a.closest && a.closest('.rename-box') ? true : null;
+      }, null, { timeout: 20000 }).then(() => true, () => false);
+      if (!box) { await shot('rename.png'); throw new Error('the rename box did not open'); }
+      await page.keyboard.type('done');
+      await page.keyboard.press('Enter');
+      await editorShows(/notify \{ 'done'/);
+      await shot('rename.png');
+      const text = await saveAndRead(/notify \{ 'done'/);
+      await restore();
+      const ok = text.includes("before => Notify['done']") && text.includes("notify { 'done': }") && !/'d'/.test(text);
+      check('rename', ok, JSON.stringify(text.split('\n').slice(4, 6)));
+    });
+
+    await step('quickfix', async () => {
+      await openFile(puppet.path);
+      await typeAt('6:15', " require => Notify['cc'] ");
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1500); // the missing-target diagnostic of this text
+      await gotoPos('6:35');
+      await runCommand('Quick Fix...', 'Quick Fix');
+      const rowSel = '.action-widget .monaco-list-row';
+      const rows = await page.waitForSelector(rowSel, { timeout: 20000 }).then(() => page.$$eval(rowSel, (rs) => rs.map((r) => r.innerText.trim()).filter(Boolean)), () => []);
+      await shot('quickfix.png');
+      let text = '';
+      const idx = rows.filter((r) => r !== 'Quick Fix').findIndex((r) => /Change to c\b/.test(r)); // less the group header
+      if (idx >= 0) {
+        // the first action is selected: walk to ours with the keyboard (a click on the row
+        // races the widget's hover handling)
+        await page.waitForTimeout(500);
+        for (let i = 0; i < idx; i++) await page.keyboard.press('ArrowDown');
+        await page.keyboard.press('Enter');
+        if (!await editorShows(/Notify\['c'\] \}/)) {
+          await shot('quickfix-enter.png');
+          // the widget may not have had the focus: choose the row with the mouse
+          await runCommand('Quick Fix...', 'Quick Fix');
+          await page.locator(rowSel).filter({ hasText: 'Change to c' }).first().click({ timeout: 10000 }).catch(() => {});
+          await editorShows(/Notify\['c'\] \}/);
+        }
+        text = await saveAndRead(/Notify\['c'\] \}/);
+      }
+      await restore();
+      check('quickfix', text.includes("require => Notify['c']"), `actions ${JSON.stringify(rows)}; line 6 after: ${JSON.stringify(text.split('\n')[5] || '')}`);
+    });
+
+    await step('call-hierarchy', async () => {
+      await openFile(puppet.path);
+      await gotoPos('5:11'); // notify { 'c': before => Notify['d'] }: d depends on c
+      await runCommand('Calls: Show Call Hierarchy', 'Show Call Hierarchy');
+      const found = await page.waitForFunction(() => [...document.querySelectorAll('.pane-body .monaco-list-row')]
+        .some((r) => /Notify\[d\]/.test(r.innerText)), null, { timeout: 20000 }).then(() => true, () => false);
+      const rows = await page.$$eval('.pane-body .monaco-list-row', (rs) => rs.map((r) => r.innerText.replace(/\s+/g, ' ').trim()).filter((t) => /Notify/.test(t)));
+      await shot('call-hierarchy.png');
+      await page.keyboard.press('Escape');
+      check('call-hierarchy', found, JSON.stringify(rows.slice(0, 6)));
     });
 
     await step('graph', async () => {

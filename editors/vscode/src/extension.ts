@@ -4,12 +4,12 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 import { documentSelector, isOrderingDocument } from './languages';
 import { resolveServerPath } from './serverPath';
 import { didChangeConfigurationParams, toServerSettings } from './settings';
 import { RestartPolicy } from './restartPolicy';
+import { diff, why } from './whyDiff';
 import { GraphPanel } from './graphPanel';
 import { OrderTreeProvider } from './orderTree';
 import { reveal } from './reveal';
@@ -20,6 +20,7 @@ let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
 const restarts = new RestartPolicy();
 let lastDoc: vscode.Uri | undefined;
+let serverPath: string | undefined; // the server binary in use, for `ordering-lsp diff`
 
 function serverSettings() {
   const cfg = vscode.workspace.getConfiguration('ordering');
@@ -82,11 +83,19 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     void offerFix(`Ordering: cannot start the language server: ${resolved.reason}. Install ordering-lsp or set "ordering.server.path".`);
     return;
   }
+  serverPath = resolved.path;
   output.appendLine(`starting ${resolved.path} serve (found via ${resolved.from})`);
   logServerVersion(resolved.path);
-  const serverOptions: ServerOptions = {
-    run: { command: resolved.path, args: ['serve'], transport: TransportKind.stdio },
-    debug: { command: resolved.path, args: ['serve'], transport: TransportKind.stdio },
+  // We spawn the server ourselves to see it exit: a process that dies before answering initialize
+  // does not always make the client reject start() or leave the Starting state, and then the user
+  // would never hear why nothing works.
+  const serverOptions: ServerOptions = async () => {
+    const child = cp.spawn(resolved.path, ['serve'], { cwd: folder, stdio: 'pipe' });
+    child.on('error', (err) => { if (!running) void startFailed(`cannot run it: ${err.message}`); });
+    child.on('exit', (code, signal) => {
+      if (!running) void startFailed(`the server exited during start-up (${signal ? `signal ${signal}` : `exit code ${code}`})`);
+    });
+    return child;
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(),
@@ -199,6 +208,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await orderTree.load(uri.toString());
       await vscode.commands.executeCommand('orderingExecutionOrder.focus');
     }),
+    vscode.commands.registerCommand('ordering.why', () => why(getClient)),
+    vscode.commands.registerCommand('ordering.diff', () => diff(() => serverPath)),
     // the code lens command: the dependency tree (call hierarchy) of a declaration
     vscode.commands.registerCommand('ordering.showDependencies', async (uri: string, pos: { line: number; character: number }) => {
       await reveal(uri, { start: pos, end: pos });
