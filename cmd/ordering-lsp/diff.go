@@ -268,21 +268,9 @@ func (v *view) runs() map[string][]string {
 
 // runDiff is what changed in one execution order.
 type runDiff struct {
-	name               string
-	moved              []move
-	appeared, vanished []placedStep
-	added, removed     bool // the whole run
-}
-
-type move struct {
-	label    string
-	from, to int // 0-based
-	of       [2]int
-}
-
-type placedStep struct {
-	label string
-	at    int
+	name string
+	analysis.OrderDiff
+	added, removed bool // the whole run
 }
 
 type comparison struct {
@@ -310,8 +298,8 @@ func compare(base, work *view) comparison {
 		w, inW := wr[n]
 		d := runDiff{name: n, added: !inB, removed: !inW}
 		if inB && inW {
-			d.moved, d.appeared, d.vanished = diffSteps(b, w)
-			if len(d.moved)+len(d.appeared)+len(d.vanished) == 0 {
+			d.OrderDiff = analysis.DiffOrder(b, w)
+			if len(d.Moved)+len(d.Appeared)+len(d.Vanished) == 0 {
 				continue
 			}
 		}
@@ -343,66 +331,6 @@ func compare(base, work *view) comparison {
 	return c
 }
 
-// diffSteps compares two orders: steps in both that are not in their
-// longest common subsequence moved; the others appeared or vanished.
-func diffSteps(b, w []string) (moved []move, appeared, vanished []placedStep) {
-	n, m := len(b), len(w)
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if b[i] == w[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	keptB, keptW := make([]bool, n), make([]bool, m)
-	for i, j := 0, 0; i < n && j < m; {
-		switch {
-		case b[i] == w[j]:
-			keptB[i], keptW[j] = true, true
-			i++
-			j++
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			i++
-		default:
-			j++
-		}
-	}
-	inW := map[string]int{}
-	for j, l := range w {
-		if _, ok := inW[l]; !ok {
-			inW[l] = j
-		}
-	}
-	inB := map[string]int{}
-	for i, l := range b {
-		if _, ok := inB[l]; !ok {
-			inB[l] = i
-		}
-	}
-	for i, l := range b {
-		if keptB[i] {
-			continue
-		}
-		if j, ok := inW[l]; ok {
-			moved = append(moved, move{label: l, from: i, to: j, of: [2]int{n, m}})
-		} else {
-			vanished = append(vanished, placedStep{l, i})
-		}
-	}
-	for j, l := range w {
-		if _, ok := inB[l]; !ok && !keptW[j] {
-			appeared = append(appeared, placedStep{l, j})
-		}
-	}
-	return moved, appeared, vanished
-}
-
 func (c comparison) summary() string {
 	errs := 0
 	for _, p := range c.added {
@@ -432,14 +360,14 @@ func (c comparison) writeText(w io.Writer, base string) {
 		case r.removed:
 			fmt.Fprintln(w, "  run gone")
 		}
-		for _, m := range r.moved {
-			fmt.Fprintf(w, "  moved     %s: %s -> %s of %d\n", m.label, analysis.Ordinal(m.from+1), analysis.Ordinal(m.to+1), m.of[1])
+		for _, m := range r.Moved {
+			fmt.Fprintf(w, "  moved     %s: %s -> %s of %d\n", m.Label, analysis.Ordinal(m.From+1), analysis.Ordinal(m.To+1), m.Of[1])
 		}
-		for _, s := range r.appeared {
-			fmt.Fprintf(w, "  appeared  %s (%s)\n", s.label, analysis.Ordinal(s.at+1))
+		for _, s := range r.Appeared {
+			fmt.Fprintf(w, "  appeared  %s (%s)\n", s.Label, analysis.Ordinal(s.At+1))
 		}
-		for _, s := range r.vanished {
-			fmt.Fprintf(w, "  vanished  %s (was %s)\n", s.label, analysis.Ordinal(s.at+1))
+		for _, s := range r.Vanished {
+			fmt.Fprintf(w, "  vanished  %s (was %s)\n", s.Label, analysis.Ordinal(s.At+1))
 		}
 	}
 	if len(c.added) > 0 {
@@ -466,14 +394,14 @@ func (c comparison) writeMarkdown(w io.Writer, base string) {
 	md := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
 	for _, r := range c.runs {
 		rows := []string{}
-		for _, m := range r.moved {
-			rows = append(rows, fmt.Sprintf("| %s | moved | %s → %s of %d |", md(m.label), analysis.Ordinal(m.from+1), analysis.Ordinal(m.to+1), m.of[1]))
+		for _, m := range r.Moved {
+			rows = append(rows, fmt.Sprintf("| %s | moved | %s → %s of %d |", md(m.Label), analysis.Ordinal(m.From+1), analysis.Ordinal(m.To+1), m.Of[1]))
 		}
-		for _, s := range r.appeared {
-			rows = append(rows, fmt.Sprintf("| %s | new | %s |", md(s.label), analysis.Ordinal(s.at+1)))
+		for _, s := range r.Appeared {
+			rows = append(rows, fmt.Sprintf("| %s | new | %s |", md(s.Label), analysis.Ordinal(s.At+1)))
 		}
-		for _, s := range r.vanished {
-			rows = append(rows, fmt.Sprintf("| %s | gone | was %s |", md(s.label), analysis.Ordinal(s.at+1)))
+		for _, s := range r.Vanished {
+			rows = append(rows, fmt.Sprintf("| %s | gone | was %s |", md(s.Label), analysis.Ordinal(s.At+1)))
 		}
 		title := md(r.name)
 		switch {
