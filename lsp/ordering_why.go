@@ -86,4 +86,3 @@ func (s *Server) orderingWhy(ctx context.Context, raw json.RawMessage) (any, err
 	}
 	return ans, nil
 }
-
