@@ -16,7 +16,8 @@ import (
 func init() {
 	register("textDocument/codeAction", method{call: (*Server).codeAction, async: true,
 		caps: func(c *protocol.ServerCapabilities) {
-			c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}}
+			yes := true
+			c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}, ResolveProvider: &yes}
 		}})
 }
 
@@ -62,6 +63,7 @@ func (s *Server) codeAction(ctx context.Context, raw json.RawMessage) (any, erro
 			})
 		}
 	}
+	out = append(out, s.cycleFixes(ctx, snap, u, lo, hi)...)
 	return out, nil
 }
 
@@ -71,10 +73,37 @@ type codeAction struct {
 	Diagnostics []protocol.Diagnostic `json:"diagnostics,omitempty"`
 	IsPreferred bool                  `json:"isPreferred,omitempty"`
 	Edit        *workspaceEdit        `json:"edit,omitempty"`
+	// Data comes back in codeAction/resolve, which fills Edit.
+	Data *fixData `json:"data,omitempty"`
 }
 
 type workspaceEdit struct {
-	Changes map[string][]textEdit `json:"changes"`
+	Changes           map[string][]textEdit       `json:"changes,omitempty"`
+	DocumentChanges   []documentEdit              `json:"documentChanges,omitempty"`
+	ChangeAnnotations map[string]changeAnnotation `json:"changeAnnotations,omitempty"`
+}
+
+// documentEdit is a TextDocumentEdit whose edits carry a change
+// annotation: the client shows the annotation (the order after the
+// change) and asks before applying.
+type documentEdit struct {
+	TextDocument struct {
+		URI     string `json:"uri"`
+		Version *int32 `json:"version"`
+	} `json:"textDocument"`
+	Edits []annotatedEdit `json:"edits"`
+}
+
+type annotatedEdit struct {
+	Range        protocol.Range `json:"range"`
+	NewText      string         `json:"newText"`
+	AnnotationID string         `json:"annotationId,omitempty"`
+}
+
+type changeAnnotation struct {
+	Label             string `json:"label"`
+	Description       string `json:"description,omitempty"`
+	NeedsConfirmation bool   `json:"needsConfirmation,omitempty"`
 }
 
 type fix struct {

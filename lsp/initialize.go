@@ -58,7 +58,32 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		inlayRefresh = w.InlayHint.RefreshSupport != nil && *w.InlayHint.RefreshSupport
 	}
 
+	// Capabilities the protocol package does not decode in every version.
+	var more struct {
+		Capabilities struct {
+			TextDocument struct {
+				CodeAction struct {
+					ResolveSupport struct {
+						Properties []string `json:"properties"`
+					} `json:"resolveSupport"`
+				} `json:"codeAction"`
+			} `json:"textDocument"`
+			Workspace struct {
+				WorkspaceEdit struct {
+					ChangeAnnotationSupport *json.RawMessage `json:"changeAnnotationSupport"`
+				} `json:"workspaceEdit"`
+			} `json:"workspace"`
+		} `json:"capabilities"`
+	}
+	_ = json.Unmarshal(raw, &more)
+	actionResolve := false
+	for _, prop := range more.Capabilities.TextDocument.CodeAction.ResolveSupport.Properties {
+		actionResolve = actionResolve || prop == "edit"
+	}
+
 	s.mu.Lock()
+	s.actionResolve = actionResolve
+	s.changeAnnotations = more.Capabilities.Workspace.WorkspaceEdit.ChangeAnnotationSupport != nil
 	s.encoding = enc
 	s.ws = source.NewWorkspace(roots...)
 	s.settings = settings

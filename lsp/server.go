@@ -32,21 +32,24 @@ type Server struct {
 	logger  *log.Logger
 	systems []analysis.System
 
-	mu               sync.Mutex
-	ws               *source.Workspace
-	encoding         source.Encoding
-	settings         analysis.Settings
-	initialized      bool
-	shutdown         bool
-	versions         map[string]int32 // document versions by URI
-	discovered       map[analysis.System][]string
-	rediscover       bool
-	dirty            map[analysis.System]bool             // systems to re-analyse
-	last             map[analysis.System]*analysis.Result // latest result per system
-	inlayRefresh     bool                                 // client supports workspace/inlayHint/refresh
-	lensRefresh      bool                                 // client supports workspace/codeLens/refresh
-	workDoneProgress bool                                 // client supports window/workDoneProgress/create
-	notices          map[string]string                    // open documents not analysed, and why (notice.go)
+	mu                sync.Mutex
+	ws                *source.Workspace
+	encoding          source.Encoding
+	settings          analysis.Settings
+	initialized       bool
+	shutdown          bool
+	versions          map[string]int32 // document versions by URI
+	discovered        map[analysis.System][]string
+	rediscover        bool
+	dirty             map[analysis.System]bool             // systems to re-analyse
+	last              map[analysis.System]*analysis.Result // latest result per system
+	inlayRefresh      bool                                 // client supports workspace/inlayHint/refresh
+	lensRefresh       bool                                 // client supports workspace/codeLens/refresh
+	workDoneProgress  bool                                 // client supports window/workDoneProgress/create
+	actionResolve     bool                                 // client resolves a code action's edit (codeAction/resolve)
+	changeAnnotations bool                                 // client shows change annotations of an edit
+	fresh             func() []analysis.System             // new system instances, for "what if" analyses
+	notices           map[string]string                    // open documents not analysed, and why (notice.go)
 
 	snap *snapshotter
 	exit chan int
@@ -81,6 +84,15 @@ func New(systems []analysis.System, logger *log.Logger) *Server {
 	}
 	s.snap = newSnapshotter(s)
 	return s
+}
+
+// SetFresh gives the server a way to make new system instances, for
+// analyses of what the workspace would be after a quick fix (the order a
+// fix produces). Without it, fixes come with no preview.
+func (s *Server) SetFresh(f func() []analysis.System) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fresh = f
 }
 
 // Serve runs the session over rwc (stdin/stdout for `serve`) until the

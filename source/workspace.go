@@ -195,3 +195,22 @@ func (ws *Workspace) Walk(keep func(path string) bool, extra ...string) []string
 	sort.Strings(out)
 	return out
 }
+
+// Fork returns a workspace over the same roots, open documents and disk
+// cache, with the given files in place of theirs: "what if" analyses (the
+// order after a quick fix) read it while the live workspace moves on.
+func (ws *Workspace) Fork(over ...*File) *Workspace {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	f := &Workspace{roots: append([]string(nil), ws.roots...), overlays: make(map[string]*File, len(ws.overlays)+len(over)), disk: make(map[string]*diskEntry, len(ws.disk))}
+	for k, v := range ws.overlays {
+		f.overlays[k] = v
+	}
+	for k, v := range ws.disk {
+		f.disk[k] = v
+	}
+	for _, o := range over {
+		f.overlays[o.URI] = o
+	}
+	return f
+}

@@ -40,6 +40,7 @@ package main
 // Run one fixture: go test ./cmd/ordering-lsp -run TestMarkers/NAME.
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -185,7 +186,16 @@ func runMarkers(t *testing.T, fixture string) {
 	root := t.TempDir()
 	var markers []marker
 	texts := map[string]string{}
+	golden := map[string]map[string]string{} // "@name/file" sections: files after a fix
 	for _, f := range ar.Files {
+		if name, file, ok := strings.Cut(f.Name, "/"); ok && strings.HasPrefix(name, "@") {
+			u := source.PathToURI(filepath.Join(root, filepath.FromSlash(file)))
+			if golden[name[1:]] == nil {
+				golden[name[1:]] = map[string]string{}
+			}
+			golden[name[1:]][u] = string(f.Data)
+			continue
+		}
 		p := filepath.Join(root, filepath.FromSlash(f.Name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -197,7 +207,13 @@ func runMarkers(t *testing.T, fixture string) {
 		texts[uri] = string(f.Data)
 		markers = append(markers, parseMarkers(t, f.Name, uri, string(f.Data))...)
 	}
-	c, _ := lsptest.Start(t, newSystems(), root, nil)
+	// capabilities as VS Code has them: code actions resolved when picked,
+	// edits with change annotations (the order a quick fix produces)
+	caps := map[string]any{
+		"textDocument": map[string]any{"codeAction": map[string]any{"resolveSupport": map[string]any{"properties": []string{"edit"}}}},
+		"workspace":    map[string]any{"workspaceEdit": map[string]any{"changeAnnotationSupport": map[string]any{}}},
+	}
+	c, _ := lsptest.StartFresh(t, newSystems, root, caps)
 	withMarkers := map[string]bool{}
 	for _, m := range markers {
 		if !withMarkers[m.uri] {
@@ -225,7 +241,7 @@ func runMarkers(t *testing.T, fixture string) {
 		}
 		return out
 	}
-	r := &markerRun{t: t, c: c, root: root, extraDiags: strings.Contains(string(ar.Comment), "-ignore_extra_diags")}
+	r := &markerRun{t: t, c: c, root: root, texts: texts, golden: golden, extraDiags: strings.Contains(string(ar.Comment), "-ignore_extra_diags")}
 	for _, m := range markers {
 		if m.name == "loc" {
 			continue
@@ -251,6 +267,8 @@ func runMarkers(t *testing.T, fixture string) {
 			r.itemDetail(m)
 		case "fix", "nofix":
 			r.fix(m)
+		case "fixes":
+			r.fixes(m)
 		case "rename":
 			r.rename(m, m.args[1], named(m, m.args[2:]))
 		case "norename":
@@ -273,7 +291,9 @@ type markerRun struct {
 	t          *testing.T
 	c          *lsptest.Client
 	root       string
-	extraDiags bool // unexpected diagnostics are allowed
+	extraDiags bool                         // unexpected diagnostics are allowed
+	texts      map[string]string            // by URI, as written
+	golden     map[string]map[string]string // @fixes results: name -> URI -> text
 }
 
 func (r *markerRun) pos(m marker, end bool) map[string]any {
@@ -407,26 +427,82 @@ func (r *markerRun) itemDetail(m marker) {
 	r.t.Errorf("%v: no item %q", m, m.args[1])
 }
 
-func (r *markerRun) fix(m marker) {
+// lspEdit is a TextEdit or an AnnotatedTextEdit.
+type lspEdit struct {
+	Range        lsptest.Range `json:"range"`
+	NewText      string        `json:"newText"`
+	AnnotationID string        `json:"annotationId"`
+}
+
+type lspAction struct {
+	Title string `json:"title"`
+	Edit  *struct {
+		Changes         map[string][]lspEdit `json:"changes"`
+		DocumentChanges []struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+			Edits []lspEdit `json:"edits"`
+		} `json:"documentChanges"`
+		ChangeAnnotations map[string]struct {
+			Label       string `json:"label"`
+			Description string `json:"description"`
+		} `json:"changeAnnotations"`
+	} `json:"edit"`
+	Data json.RawMessage `json:"data"`
+}
+
+// edits are the action's edits by URI, in either shape.
+func (a lspAction) edits() map[string][]lspEdit {
+	out := map[string][]lspEdit{}
+	if a.Edit == nil {
+		return out
+	}
+	for u, es := range a.Edit.Changes {
+		out[u] = append(out[u], es...)
+	}
+	for _, dc := range a.Edit.DocumentChanges {
+		out[dc.TextDocument.URI] = append(out[dc.TextDocument.URI], dc.Edits...)
+	}
+	return out
+}
+
+// actions asks for the code actions on the marker's match and resolves
+// each one that comes without its edit, as VS Code does when one is picked.
+func (r *markerRun) actions(m marker) ([]lspAction, []string) {
 	sp := m.span(r.t, m.args[0])
-	var actions []struct {
-		Title string `json:"title"`
-		Edit  struct {
-			Changes map[string][]struct {
-				Range   lsptest.Range `json:"range"`
-				NewText string        `json:"newText"`
-			} `json:"changes"`
-		} `json:"edit"`
-	}
+	var raw []json.RawMessage
 	params := map[string]any{"textDocument": map[string]any{"uri": m.uri}, "range": sp, "context": map[string]any{"diagnostics": []any{}}}
-	if err := r.c.Call("textDocument/codeAction", params, &actions); err != nil {
+	if err := r.c.Call("textDocument/codeAction", params, &raw); err != nil {
 		r.t.Errorf("%v: %v", m, err)
-		return
+		return nil, nil
 	}
+	var out []lspAction
 	var titles []string
-	for _, a := range actions {
+	for _, x := range raw {
+		var a lspAction
+		if err := json.Unmarshal(x, &a); err != nil {
+			r.t.Fatalf("%v: %v", m, err)
+		}
 		titles = append(titles, a.Title)
+		out = append(out, a)
 	}
+	return out, titles
+}
+
+func (r *markerRun) resolve(m marker, a lspAction) lspAction {
+	if a.Edit != nil || a.Data == nil {
+		return a
+	}
+	var got lspAction
+	if err := r.c.Call("codeAction/resolve", map[string]any{"title": a.Title, "kind": "quickfix", "data": a.Data}, &got); err != nil {
+		r.t.Errorf("%v: resolve %q: %v", m, a.Title, err)
+	}
+	return got
+}
+
+func (r *markerRun) fix(m marker) {
+	actions, titles := r.actions(m)
 	if m.name == "nofix" {
 		if len(actions) > 0 {
 			r.t.Errorf("%v: want no quick fix, got %q", m, titles)
@@ -440,8 +516,9 @@ func (r *markerRun) fix(m marker) {
 		if a.Title != m.args[1] {
 			continue
 		}
+		a = r.resolve(m, a)
 		line := m.code
-		edits := a.Edit.Changes[m.uri]
+		edits := a.edits()[m.uri]
 		// apply right to left so earlier columns stay valid (UTF-16 = bytes here: ASCII fixtures)
 		for i := len(edits) - 1; i >= 0; i-- {
 			e := edits[i]
@@ -457,6 +534,80 @@ func (r *markerRun) fix(m marker) {
 		return
 	}
 	r.t.Errorf("%v: no quick fix %q among %q", m, m.args[1], titles)
+}
+
+var markerComment = regexp.MustCompile(`[ \t]*#@.*`)
+
+// fixes checks @fixes("re", "title", "golden"[, "preview"]): the action's
+// whole edit, applied, gives the archive's "@golden/<file>" sections (every
+// other file unchanged; marker comments ignored), and its preview (change
+// annotation label and description) contains "preview".
+func (r *markerRun) fixes(m marker) {
+	if len(m.args) != 3 && len(m.args) != 4 {
+		r.t.Fatalf("%v: want @fixes(\"re\", \"title\", golden[, \"preview\"])", m)
+	}
+	actions, titles := r.actions(m)
+	for _, a := range actions {
+		if a.Title != m.args[1] {
+			continue
+		}
+		a = r.resolve(m, a)
+		byURI := a.edits()
+		if len(byURI) == 0 {
+			r.t.Errorf("%v: %q has no edit", m, a.Title)
+		}
+		golden := r.golden[m.args[2]]
+		if golden == nil {
+			r.t.Fatalf("%v: no @%s/ sections", m, m.args[2])
+		}
+		for u, text := range r.texts {
+			want, ok := golden[u]
+			if !ok {
+				want = text
+			}
+			got := applyLSPEdits(text, byURI[u])
+			strip := func(s string) string { return markerComment.ReplaceAllString(s, "") }
+			if strip(got) != strip(want) {
+				r.t.Errorf("%v: after %q, %s reads\n%s\nwant\n%s", m, a.Title, u[strings.LastIndex(u, "/")+1:], strip(got), strip(want))
+			}
+		}
+		if len(m.args) == 4 {
+			var preview []string
+			if a.Edit != nil {
+				for _, an := range a.Edit.ChangeAnnotations {
+					preview = append(preview, an.Label+": "+an.Description)
+				}
+			}
+			if p := strings.Join(preview, "\n"); !strings.Contains(p, m.args[3]) {
+				r.t.Errorf("%v: preview of %q is %q, want it to contain %q", m, a.Title, p, m.args[3])
+			}
+		}
+		return
+	}
+	r.t.Errorf("%v: no quick fix %q among %q", m, m.args[1], titles)
+}
+
+// applyLSPEdits applies edits given in line/character positions (ASCII
+// fixtures: characters are bytes).
+func applyLSPEdits(text string, edits []lspEdit) string {
+	off := func(p lsptest.Position) int {
+		o := 0
+		for l := 0; l < int(p.Line); l++ {
+			i := strings.IndexByte(text[o:], '\n')
+			if i < 0 {
+				return len(text)
+			}
+			o += i + 1
+		}
+		return min(o+int(p.Character), len(text))
+	}
+	es := append([]lspEdit(nil), edits...)
+	sort.SliceStable(es, func(i, j int) bool { return off(es[i].Range.Start) > off(es[j].Range.Start) })
+	for _, e := range es {
+		s, t := off(e.Range.Start), off(e.Range.End)
+		text = text[:s] + e.NewText + text[t:]
+	}
+	return text
 }
 
 func (r *markerRun) rename(m marker, name string, want []lsptest.Location) {

@@ -49,6 +49,7 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	lsp.Version = version
 	softMemoryLimit()
 	srv := lsp.New(newSystems(), log.New(logOut, "ordering-lsp: ", log.LstdFlags))
+	srv.SetFresh(newSystems)
 	return srv.Serve(context.Background(), stdio{stdin, stdout})
 }
 

@@ -247,9 +247,24 @@ type pipeRWC struct {
 // initialized. The connection closes when the test ends.
 func Start(t testing.TB, systems []analysis.System, root string, caps map[string]any) (*Client, map[string]any) {
 	t.Helper()
+	return start(t, systems, nil, root, caps)
+}
+
+// StartFresh is Start with a constructor of the systems, as `serve` has:
+// the server can then analyse "what if" workspaces (quick-fix previews).
+func StartFresh(t testing.TB, newSystems func() []analysis.System, root string, caps map[string]any) (*Client, map[string]any) {
+	t.Helper()
+	return start(t, newSystems(), newSystems, root, caps)
+}
+
+func start(t testing.TB, systems []analysis.System, fresh func() []analysis.System, root string, caps map[string]any) (*Client, map[string]any) {
+	t.Helper()
 	cr, sw := io.Pipe() // server -> client
 	sr, cw := io.Pipe() // client -> server
 	srv := lsp.New(systems, log.New(io.Discard, "", 0))
+	if fresh != nil {
+		srv.SetFresh(fresh)
+	}
 	go srv.Serve(context.Background(), pipeRWC{sr, sw})
 	c := New(t, cr, cw)
 	t.Cleanup(c.Close)

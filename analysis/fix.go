@@ -1,0 +1,89 @@
+package analysis
+
+import (
+	"sort"
+
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Fixer is implemented by systems that can rewrite the words of a
+// relationship: remove it, reverse it, or state it from the other side. The
+// server offers them as quick fixes on each explicit edge of a cycle; only
+// the system knows the syntax, so the server asks with the edge's span.
+type Fixer interface {
+	// RelationFixes returns the rewrites of the relationship whose words
+	// are at e.At (an edge of req.Result's graph), or nil when the words
+	// are not an explicit relationship the system can edit safely.
+	RelationFixes(req FixRequest, e *Edge) []Fix
+}
+
+// FixRequest is what a Fixer may read.
+type FixRequest struct {
+	Result *Result
+	// File holds the edge's words (e.At.URI).
+	File *source.File
+	// Workspace reads the other files an edit touches (the other side of
+	// a Salt requisite).
+	Workspace *source.Workspace
+}
+
+// Fix is one rewrite.
+type Fix struct {
+	// Title is what the editor lists: "Remove require => Package['x']".
+	Title string
+	// Kind is "remove", "reverse" or "move" (the same relationship written
+	// on the other side).
+	Kind  string
+	Edits []TextEdit
+}
+
+// TextEdit replaces the text at At (byte offsets in At.URI) with NewText.
+type TextEdit struct {
+	At      source.Span
+	NewText string
+}
+
+// ApplyEdits returns text with the edits of one file applied. Edits must
+// not overlap.
+func ApplyEdits(text []byte, edits []TextEdit) []byte {
+	es := append([]TextEdit(nil), edits...)
+	sort.SliceStable(es, func(i, j int) bool { return es[i].At.Start < es[j].At.Start })
+	var out []byte
+	last := 0
+	for _, e := range es {
+		if e.At.Start < last || e.At.End > len(text) {
+			continue
+		}
+		out = append(out, text[last:e.At.Start]...)
+		out = append(out, e.NewText...)
+		last = e.At.End
+	}
+	return append(out, text[last:]...)
+}
+
+// LineBounds returns the start of the line holding off and the end of
+// that line including its newline.
+func LineBounds(text []byte, off int) (start, end int) {
+	start = off
+	for start > 0 && text[start-1] != '\n' {
+		start--
+	}
+	end = off
+	for end < len(text) && text[end] != '\n' {
+		end++
+	}
+	if end < len(text) {
+		end++
+	}
+	return start, end
+}
+
+// Indent returns the leading blanks of the line holding off.
+func Indent(text []byte, off int) string {
+	s, _ := LineBounds(text, off)
+	e := s
+	for e < len(text) && (text[e] == ' ' || text[e] == '\t') {
+		e++
+	}
+	return string(text[s:e])
+}

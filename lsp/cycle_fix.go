@@ -1,0 +1,285 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// fixData travels with a relationship fix to codeAction/resolve: the
+// edits, and what the preview needs to find the run again.
+type fixData struct {
+	System string       `json:"system"`
+	Fix    analysis.Fix `json:"fix"`
+	// Run and Entry name the run the cycle is in; Cycle is the cycle
+	// diagnostic's message (the same cycle has the same message).
+	Run   string `json:"run"`
+	Entry string `json:"entry"`
+	Cycle string `json:"cycle"`
+	// Versions are the open documents' versions the edits were made for.
+	Versions map[string]int32 `json:"versions"`
+}
+
+// cycleFixes offers, for each cycle diagnostic in [lo, hi] of uri, the
+// system's rewrites of every explicit edge of the cycle: remove it,
+// reverse it, write it on the other side. Edges with no words of their own
+// (containment, autorequires, manifest order) get none.
+func (s *Server) cycleFixes(ctx context.Context, snap *snapshot, uri string, lo, hi int) []codeAction {
+	var out []codeAction
+	for _, r := range snap.results {
+		fixer, _ := s.systemNamed(r.System).(analysis.Fixer)
+		if fixer == nil {
+			continue
+		}
+		want := map[source.Span]*analysis.Diagnostic{}
+		for i := range r.Diags {
+			d := &r.Diags[i]
+			if d.Code != "cycle" || d.At.URI != uri || d.At.End < lo || d.At.Start > hi {
+				continue
+			}
+			for _, rel := range d.Related {
+				if want[rel.At] == nil {
+					want[rel.At] = d
+				}
+			}
+		}
+		if len(want) == 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, e := range r.Graph.Edges {
+			d := want[e.At]
+			if d == nil || ctx.Err() != nil {
+				continue
+			}
+			req := analysis.FixRequest{Result: r, File: s.file(e.At.URI), Workspace: s.ws}
+			for _, fx := range fixer.RelationFixes(req, e) {
+				if seen[fx.Title] {
+					continue
+				}
+				seen[fx.Title] = true
+				data := &fixData{System: r.System, Fix: fx, Cycle: d.Message, Versions: map[string]int32{}}
+				if run := runOf(r, e.From); run != nil {
+					data.Run, data.Entry = run.Name, run.Entry
+				}
+				s.mu.Lock()
+				for _, te := range fx.Edits {
+					if v, ok := s.versions[te.At.URI]; ok {
+						data.Versions[te.At.URI] = v
+					}
+				}
+				resolve := s.actionResolve
+				s.mu.Unlock()
+				a := codeAction{Title: fx.Title, Kind: "quickfix", Diagnostics: []protocol.Diagnostic{s.toDiagnostic(*d)}}
+				if resolve {
+					a.Data = data // the edit and its preview come in codeAction/resolve
+				} else {
+					a.Edit = s.fixEdit(ctx, data, false)
+				}
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+func (s *Server) systemNamed(name string) analysis.System {
+	for _, sys := range s.systems {
+		if sys.Name() == name {
+			return sys
+		}
+	}
+	return nil
+}
+
+// runOf is the first run with n among its steps.
+func runOf(r *analysis.Result, n *analysis.Node) *analysis.Run {
+	for i := range r.Runs {
+		for _, st := range r.Runs[i].Steps {
+			if st.Node == n {
+				return &r.Runs[i]
+			}
+		}
+	}
+	return nil
+}
+
+// fixEdit turns a fix into a workspace edit. With preview (and a client
+// that shows change annotations), the edit carries the order the change
+// produces and the client asks before applying it.
+func (s *Server) fixEdit(ctx context.Context, data *fixData, preview bool) *workspaceEdit {
+	s.mu.Lock()
+	annotations := s.changeAnnotations
+	s.mu.Unlock()
+	if preview && annotations {
+		if label, desc := s.previewOrder(ctx, data); label != "" {
+			we := &workspaceEdit{ChangeAnnotations: map[string]changeAnnotation{
+				"order": {Label: label, Description: desc, NeedsConfirmation: true},
+			}}
+			byURI := map[string]int{}
+			for _, te := range data.Fix.Edits {
+				i, ok := byURI[te.At.URI]
+				if !ok {
+					i = len(we.DocumentChanges)
+					byURI[te.At.URI] = i
+					var de documentEdit
+					de.TextDocument.URI = te.At.URI
+					if v, ok := data.Versions[te.At.URI]; ok {
+						de.TextDocument.Version = &v
+					}
+					we.DocumentChanges = append(we.DocumentChanges, de)
+				}
+				we.DocumentChanges[i].Edits = append(we.DocumentChanges[i].Edits, annotatedEdit{Range: s.toRange(te.At), NewText: te.NewText, AnnotationID: "order"})
+			}
+			return we
+		}
+	}
+	we := &workspaceEdit{Changes: map[string][]textEdit{}}
+	for _, te := range data.Fix.Edits {
+		we.Changes[te.At.URI] = append(we.Changes[te.At.URI], textEdit{Range: s.toRange(te.At), NewText: te.NewText})
+	}
+	return we
+}
+
+// previewOrder analyses the workspace as the fix would leave it, with
+// fresh instances of the system (the live ones belong to the snapshot
+// loop), and says what happens to the cycle and to the run's order.
+// Large workspaces analyse only the run's entry and the edited files.
+func (s *Server) previewOrder(ctx context.Context, data *fixData) (label, desc string) {
+	s.mu.Lock()
+	fresh := s.fresh
+	settings := cloneSettings(s.settings)
+	s.mu.Unlock()
+	live := s.systemNamed(data.System)
+	if fresh == nil || live == nil {
+		return "", ""
+	}
+	var sys analysis.System
+	for _, x := range fresh() {
+		if x.Name() == data.System {
+			sys = x
+		}
+	}
+	if sys == nil {
+		return "", ""
+	}
+	byURI := map[string][]analysis.TextEdit{}
+	for _, te := range data.Fix.Edits {
+		byURI[te.At.URI] = append(byURI[te.At.URI], te)
+	}
+	var edited []*source.File
+	for u, es := range byURI {
+		base := s.file(u)
+		if base == nil {
+			return "", ""
+		}
+		edited = append(edited, &source.File{URI: u, Path: base.Path, Text: analysis.ApplyEdits(base.Text, es), Language: base.Language})
+	}
+	ws := s.ws.Fork(edited...)
+	in := analysis.Input{Ctx: ctx, Workspace: ws, Entry: data.Entry, Settings: settings}
+	s.mu.Lock()
+	paths := append([]string(nil), s.discovered[live]...)
+	s.mu.Unlock()
+	if len(paths) > 200 && data.Entry != "" {
+		paths = []string{source.URIToPath(data.Entry)}
+		for _, f := range edited {
+			if f.Path != "" {
+				paths = append(paths, f.Path)
+			}
+		}
+	}
+	files := analysis.Load([]analysis.System{sys}, in, map[analysis.System][]string{sys: paths})
+	after := analysis.Analyze(sys, in, files[sys])
+	if ctx.Err() != nil || after == nil {
+		return "", ""
+	}
+	snap := s.snap.latest(ctx)
+	var before *analysis.Result
+	if snap != nil {
+		for _, r := range snap.results {
+			if r.System == data.System {
+				before = r
+			}
+		}
+	}
+	still := false
+	for _, d := range after.Diags {
+		if d.Code == "cycle" && d.Message == data.Cycle {
+			still = true
+		}
+	}
+	if still {
+		label = "The cycle remains (another relationship closes it)"
+	} else {
+		label = "Breaks the cycle"
+	}
+	oldRun, newRun := findRun(before, data), findRun(after, data)
+	if oldRun == nil || newRun == nil {
+		return label, ""
+	}
+	if oldRun.Refused && !newRun.Refused {
+		// the old order was never applied: show the one that now would be
+		ls := labels(newRun)
+		more := ""
+		if len(ls) > 8 {
+			ls, more = ls[:8], fmt.Sprintf(" … and %d more", len(ls)-8)
+		}
+		for i := range ls {
+			ls[i] = fmt.Sprintf("%d. %s", i+1, ls[i])
+		}
+		return label, fmt.Sprintf("%s would run %s%s", newRun.Name, strings.Join(ls, ", "), more)
+	}
+	d := analysis.DiffOrder(labels(oldRun), labels(newRun))
+	var parts []string
+	for _, m := range d.Moved {
+		parts = append(parts, fmt.Sprintf("%s %s → %s", m.Label, analysis.Ordinal(m.From+1), analysis.Ordinal(m.To+1)))
+	}
+	for _, a := range d.Appeared {
+		parts = append(parts, fmt.Sprintf("%s runs (%s)", a.Label, analysis.Ordinal(a.At+1)))
+	}
+	for _, v := range d.Vanished {
+		parts = append(parts, fmt.Sprintf("%s no longer runs", v.Label))
+	}
+	switch {
+	case d.Empty():
+		desc = fmt.Sprintf("order of %s unchanged", newRun.Name)
+	case len(parts) > 6:
+		desc = fmt.Sprintf("%s: %s and %d more", newRun.Name, strings.Join(parts[:6], ", "), len(parts)-6)
+	default:
+		desc = fmt.Sprintf("%s: %s", newRun.Name, strings.Join(parts, ", "))
+	}
+	if newRun.Refused {
+		desc += "; the run is still refused"
+	}
+	return label, desc
+}
+
+func findRun(r *analysis.Result, data *fixData) *analysis.Run {
+	if r == nil {
+		return nil
+	}
+	for i := range r.Runs {
+		if r.Runs[i].Name == data.Run {
+			return &r.Runs[i]
+		}
+	}
+	for i := range r.Runs {
+		if data.Entry != "" && r.Runs[i].Entry == data.Entry {
+			return &r.Runs[i]
+		}
+	}
+	return nil
+}
+
+func labels(r *analysis.Run) []string {
+	out := make([]string, len(r.Steps))
+	for i, st := range r.Steps {
+		out[i] = st.Label
+	}
+	return out
+}
