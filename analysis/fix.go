@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -87,3 +88,43 @@ func Indent(text []byte, off int) string {
 	}
 	return string(text[s:e])
 }
+
+// ListItemSpan is what to delete to remove the list item at [start, end):
+// with a separator and the blanks around it, or the whole line when the
+// item is alone on its line, so that the list stays well formed and tidy.
+func ListItemSpan(text []byte, start, end int, sep byte) (int, int) {
+	after := end
+	for after < len(text) && (text[after] == ' ' || text[after] == '\t') {
+		after++
+	}
+	hasSep := after < len(text) && text[after] == sep
+	if hasSep {
+		after++
+	}
+	ls, _ := LineBounds(text, start)
+	_, le := LineBounds(text, after)
+	if strings.TrimSpace(string(text[ls:start])) == "" && strings.TrimSpace(string(text[after:le])) == "" && hasSep {
+		return ls, le
+	}
+	if hasSep {
+		for after < len(text) && (text[after] == ' ' || text[after] == '\t') {
+			after++
+		}
+		return start, after
+	}
+	// last item: take the separator before it
+	before := start
+	for before > 0 && (text[before-1] == ' ' || text[before-1] == '\t' || text[before-1] == '\n' || text[before-1] == '\r') {
+		before--
+	}
+	if before > 0 && text[before-1] == sep {
+		return before - 1, end
+	}
+	// the only item: take the blanks before it
+	before = start
+	for before > 0 && (text[before-1] == ' ' || text[before-1] == '\t') {
+		before--
+	}
+	return before, end
+}
+

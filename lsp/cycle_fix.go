@@ -16,14 +16,19 @@ import (
 type fixData struct {
 	System string       `json:"system"`
 	Fix    analysis.Fix `json:"fix"`
-	// Run and Entry name the run the cycle is in; Cycle is the cycle
-	// diagnostic's message (the same cycle has the same message).
-	Run   string `json:"run"`
-	Entry string `json:"entry"`
-	Cycle string `json:"cycle"`
+	// Run and Entry name the run the problem is in; Code and Problem are
+	// the diagnostic's (the same cycle has the same message).
+	Run     string `json:"run"`
+	Entry   string `json:"entry"`
+	Code    string `json:"code"`
+	Problem string `json:"problem"`
 	// Versions are the open documents' versions the edits were made for.
 	Versions map[string]int32 `json:"versions"`
 }
+
+// fixable are the problems a relationship's removal or reversal may fix:
+// cycles, include loops, promises a depends_on holds back.
+var fixable = map[string]bool{"cycle": true, "include-loop": true, "never-runs": true}
 
 // cycleFixes offers, for each cycle diagnostic in [lo, hi] of uri, the
 // system's rewrites of every explicit edge of the cycle: remove it,
@@ -39,8 +44,11 @@ func (s *Server) cycleFixes(ctx context.Context, snap *snapshot, uri string, lo,
 		want := map[source.Span]*analysis.Diagnostic{}
 		for i := range r.Diags {
 			d := &r.Diags[i]
-			if d.Code != "cycle" || d.At.URI != uri || d.At.End < lo || d.At.Start > hi {
+			if !fixable[d.Code] || d.At.URI != uri || d.At.End < lo || d.At.Start > hi {
 				continue
+			}
+			if want[d.At] == nil {
+				want[d.At] = d // CFEngine and Chef point at the edge itself
 			}
 			for _, rel := range d.Related {
 				if want[rel.At] == nil {
@@ -63,7 +71,7 @@ func (s *Server) cycleFixes(ctx context.Context, snap *snapshot, uri string, lo,
 					continue
 				}
 				seen[fx.Title] = true
-				data := &fixData{System: r.System, Fix: fx, Cycle: d.Message, Versions: map[string]int32{}}
+				data := &fixData{System: r.System, Fix: fx, Code: d.Code, Problem: d.Message, Versions: map[string]int32{}}
 				if run := runOf(r, e.From); run != nil {
 					data.Run, data.Entry = run.Name, run.Entry
 				}
@@ -209,20 +217,32 @@ func (s *Server) previewOrder(ctx context.Context, data *fixData) (label, desc s
 	}
 	still := false
 	for _, d := range after.Diags {
-		if d.Code == "cycle" && d.Message == data.Cycle {
+		if d.Code == data.Code && d.Message == data.Problem {
 			still = true
 		}
 	}
-	if still {
+	cycle := data.Code == "cycle" || data.Code == "include-loop"
+	switch {
+	case data.Fix.Kind == "move":
+		label = "The same relationship, written on the other side"
+	case still && cycle:
 		label = "The cycle remains (another relationship closes it)"
-	} else {
+	case cycle:
 		label = "Breaks the cycle"
+	case still:
+		label = "The problem remains"
+	default:
+		label = "Fixes: " + strings.SplitN(data.Problem, "\n", 2)[0]
 	}
 	oldRun, newRun := findRun(before, data), findRun(after, data)
 	if oldRun == nil || newRun == nil {
 		return label, ""
 	}
-	if oldRun.Refused && !newRun.Refused {
+	if newRun.Refused {
+		// no order to compare: the tool applies nothing
+		return label, fmt.Sprintf("%s is still refused", newRun.Name)
+	}
+	if oldRun.Refused {
 		// the old order was never applied: show the one that now would be
 		ls := labels(newRun)
 		more := ""
@@ -252,9 +272,6 @@ func (s *Server) previewOrder(ctx context.Context, data *fixData) (label, desc s
 		desc = fmt.Sprintf("%s: %s and %d more", newRun.Name, strings.Join(parts[:6], ", "), len(parts)-6)
 	default:
 		desc = fmt.Sprintf("%s: %s", newRun.Name, strings.Join(parts, ", "))
-	}
-	if newRun.Refused {
-		desc += "; the run is still refused"
 	}
 	return label, desc
 }

@@ -68,7 +68,7 @@ func attrFixes(f *source.File, a *pp.Attr, at source.Span) []analysis.Fix {
 	if !isArr {
 		words := a.Name + " => " + oneLine(text[a.Value.Span().Pos:a.Value.Span().End])
 		return []analysis.Fix{
-			{Title: "Remove " + words, Kind: "remove", Edits: []analysis.TextEdit{{At: span(removal(text, a.Pos, a.End, ','))}}},
+			{Title: "Remove " + words, Kind: "remove", Edits: []analysis.TextEdit{{At: span(analysis.ListItemSpan(text, a.Pos, a.End, ','))}}},
 			{Title: fmt.Sprintf("Reverse it: %s => %s", opp, oneLine(text[a.Value.Span().Pos:a.Value.Span().End])), Kind: "reverse",
 				Edits: []analysis.TextEdit{{At: span(a.NameLoc.Pos, a.NameLoc.End), NewText: opp}}},
 		}
@@ -83,7 +83,7 @@ func attrFixes(f *source.File, a *pp.Attr, at source.Span) []analysis.Fix {
 		return nil
 	}
 	elText := oneLine(text[el.Span().Pos:el.Span().End])
-	rs, re := removal(text, el.Span().Pos, el.Span().End, ',')
+	rs, re := analysis.ListItemSpan(text, el.Span().Pos, el.Span().End, ',')
 	sep := " "
 	if ls, _ := analysis.LineBounds(text, a.Pos); strings.TrimSpace(string(text[ls:a.Pos])) == "" {
 		sep = "\n" + analysis.Indent(text, a.Pos)
@@ -180,44 +180,6 @@ func idle(n pp.Node) bool {
 		return true
 	}
 	return false
-}
-
-// removal widens [start, end) to take a list separator and the blanks
-// around it, or the whole line when the item is alone on its lines.
-func removal(text []byte, start, end int, sep byte) (int, int) {
-	after := end
-	for after < len(text) && (text[after] == ' ' || text[after] == '\t') {
-		after++
-	}
-	hasSep := after < len(text) && text[after] == sep
-	if hasSep {
-		after++
-	}
-	ls, _ := analysis.LineBounds(text, start)
-	_, le := analysis.LineBounds(text, after)
-	if strings.TrimSpace(string(text[ls:start])) == "" && strings.TrimSpace(string(text[after:le])) == "" && hasSep {
-		return ls, le
-	}
-	if hasSep {
-		for after < len(text) && (text[after] == ' ' || text[after] == '\t') {
-			after++
-		}
-		return start, after
-	}
-	// last item: take the separator before it
-	before := start
-	for before > 0 && (text[before-1] == ' ' || text[before-1] == '\t' || text[before-1] == '\n' || text[before-1] == '\r') {
-		before--
-	}
-	if before > 0 && text[before-1] == sep {
-		return before - 1, end
-	}
-	// the only item: take the blanks before it
-	before = start
-	for before > 0 && (text[before-1] == ' ' || text[before-1] == '\t') {
-		before--
-	}
-	return before, end
 }
 
 func oneLine(b []byte) string {
