@@ -127,4 +127,3 @@ func ListItemSpan(text []byte, start, end int, sep byte) (int, int) {
 	}
 	return before, end
 }
-

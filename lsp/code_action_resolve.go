@@ -13,25 +13,38 @@ func init() { register("codeAction/resolve", method{call: (*Server).codeActionRe
 // too slow to run for every action the editor lists, and runs only for
 // the one the user picks.
 func (s *Server) codeActionResolve(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a codeAction
+	// The action comes back as the client keeps it (its diagnostics in
+	// the client's shape): only data is ours to read, the rest goes back
+	// as it came.
+	var a map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, err
 	}
-	if a.Data == nil || a.Edit != nil {
+	var data *fixData
+	if d, ok := a["data"]; ok {
+		if err := json.Unmarshal(d, &data); err != nil {
+			return nil, fmt.Errorf("this code action's data is not one of ours: %v", err)
+		}
+	}
+	if _, has := a["edit"]; has || data == nil {
 		return a, nil
 	}
 	s.mu.Lock()
-	for u, v := range a.Data.Versions {
+	for u, v := range data.Versions {
 		if cur, ok := s.versions[u]; ok && cur != v {
 			s.mu.Unlock()
 			return nil, fmt.Errorf("the document changed since the fix was offered: ask for quick fixes again")
 		}
 	}
 	s.mu.Unlock()
-	a.Edit = s.fixEdit(ctx, a.Data, true)
+	edit, err := json.Marshal(s.fixEdit(ctx, data, true))
+	if err != nil {
+		return nil, err
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	a.Data = nil
+	a["edit"] = edit
+	delete(a, "data")
 	return a, nil
 }

@@ -70,7 +70,11 @@ func TestLatency(t *testing.T) {
 	srv.call(t, "initialize", map[string]any{
 		"rootUri":          source.PathToURI(dir),
 		"workspaceFolders": []map[string]any{{"uri": source.PathToURI(dir), "name": "ws"}},
-		"capabilities":     map[string]any{"textDocument": map[string]any{"publishDiagnostics": map[string]any{"versionSupport": true}}},
+		"capabilities": map[string]any{
+			"textDocument": map[string]any{"publishDiagnostics": map[string]any{"versionSupport": true},
+				"codeAction": map[string]any{"resolveSupport": map[string]any{"properties": []string{"edit"}}}},
+			"workspace": map[string]any{"workspaceEdit": map[string]any{"changeAnnotationSupport": map[string]any{}}},
+		},
 	})
 	srv.notify("initialized", map[string]any{})
 
@@ -112,6 +116,32 @@ func TestLatency(t *testing.T) {
 	t.Logf("RSS after open %d MB, after the first edit %d MB, after the last %d MB; peak (VmHWM) %d MB",
 		rss0>>20, rss[0]>>20, rss[len(rss)-1]>>20, hwm>>20)
 	editorRequests(t, srv, uri, withProbe(strconv.Itoa(edits-1)))
+
+	// a cycle typed into the file: the quick fixes offered on it, and the
+	// preview of the order one produces (codeAction/resolve)
+	cyc := string(text[:i]) + "  notify { 'cycle-a': require => Notify['cycle-b'] }\n  notify { 'cycle-b': require => Notify['cycle-a'] }\n" + string(text[i:])
+	v := edits + 2
+	srv.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": v}, "contentChanges": []map[string]any{{"text": cyc}}})
+	srv.waitPublish(t, uri, v)
+	srv.call(t, "ordering/order", map[string]any{"uri": uri})
+	at := strings.Index(cyc, "'cycle-a':")
+	line := strings.Count(cyc[:at], "\n")
+	col := at - (strings.LastIndexByte(cyc[:at], '\n') + 1)
+	p := map[string]any{"line": line, "character": col}
+	t0 = time.Now()
+	raw := srv.call(t, "textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"range": map[string]any{"start": p, "end": p}, "context": map[string]any{"diagnostics": []any{}}})
+	var acts []map[string]any
+	_ = json.Unmarshal(raw, &acts)
+	t.Logf("%-28s %8v  %6d bytes, %d actions", "codeAction (cycle)", time.Since(t0).Round(time.Millisecond), len(raw), len(acts))
+	for _, a := range acts {
+		if a["data"] != nil {
+			t0 = time.Now()
+			r := srv.call(t, "codeAction/resolve", a)
+			t.Logf("%-28s %8v  %6d bytes: %s", "codeAction/resolve", time.Since(t0).Round(time.Millisecond), len(r), r)
+			break
+		}
+	}
 }
 
 // editorRequests times, on the settled last version, the requests an

@@ -450,6 +450,7 @@ type lspAction struct {
 		} `json:"changeAnnotations"`
 	} `json:"edit"`
 	Data json.RawMessage `json:"data"`
+	raw  []byte
 }
 
 // edits are the action's edits by URI, in either shape.
@@ -484,6 +485,7 @@ func (r *markerRun) actions(m marker) ([]lspAction, []string) {
 		if err := json.Unmarshal(x, &a); err != nil {
 			r.t.Fatalf("%v: %v", m, err)
 		}
+		a.raw = x
 		titles = append(titles, a.Title)
 		out = append(out, a)
 	}
@@ -495,7 +497,8 @@ func (r *markerRun) resolve(m marker, a lspAction) lspAction {
 		return a
 	}
 	var got lspAction
-	if err := r.c.Call("codeAction/resolve", map[string]any{"title": a.Title, "kind": "quickfix", "data": a.Data}, &got); err != nil {
+	// the whole action goes back, as clients send it
+	if err := r.c.Call("codeAction/resolve", json.RawMessage(a.raw), &got); err != nil {
 		r.t.Errorf("%v: resolve %q: %v", m, a.Title, err)
 	}
 	return got
