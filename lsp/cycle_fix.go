@@ -189,16 +189,17 @@ func (s *Server) previewOrder(ctx context.Context, data *fixData) (label, desc s
 		edited = append(edited, &source.File{URI: u, Path: base.Path, Text: analysis.ApplyEdits(base.Text, es), Language: base.Language})
 	}
 	ws := s.ws.Fork(edited...)
-	in := analysis.Input{Ctx: ctx, Workspace: ws, Entry: data.Entry, Settings: settings}
+	in := analysis.Input{Ctx: ctx, Workspace: ws, Settings: settings}
 	s.mu.Lock()
 	paths := append([]string(nil), s.discovered[live]...)
 	s.mu.Unlock()
-	if len(paths) > 200 && data.Entry != "" {
-		paths = []string{source.URIToPath(data.Entry)}
+	if len(paths) > 200 {
+		// Focused on the edited files, as the first diagnostics of an
+		// edit are: a system may then answer for those files only
+		// (Partial), which tells whether the problem goes in a second
+		// or two, but not the run's new order.
 		for _, f := range edited {
-			if f.Path != "" {
-				paths = append(paths, f.Path)
-			}
+			in.Focus = append(in.Focus, f.URI)
 		}
 	}
 	files := analysis.Load([]analysis.System{sys}, in, map[analysis.System][]string{sys: paths})
@@ -233,6 +234,9 @@ func (s *Server) previewOrder(ctx context.Context, data *fixData) (label, desc s
 		label = "The problem remains"
 	default:
 		label = "Fixes: " + strings.SplitN(data.Problem, "\n", 2)[0]
+	}
+	if after.Partial {
+		return label, "the new order is computed once the change is made (large workspace)"
 	}
 	oldRun, newRun := findRun(before, data), findRun(after, data)
 	if oldRun == nil || newRun == nil {
