@@ -28,6 +28,17 @@ type FixRequest struct {
 	Workspace *source.Workspace
 }
 
+// Words returns the text of the file holding e's words, or nil when the
+// words are not a non-empty span of req.File (an edge with no words of
+// its own, or one from another file).
+func (req FixRequest) Words(e *Edge) []byte {
+	f := req.File
+	if f == nil || e.At.URI != f.URI || e.At.Start >= e.At.End || e.At.End > len(f.Text) {
+		return nil
+	}
+	return f.Text
+}
+
 // Fix is one rewrite.
 type Fix struct {
 	// Title is what the editor lists: "Remove require => Package['x']".

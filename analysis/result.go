@@ -55,6 +55,15 @@ type Diagnostic struct {
 	Unresolved bool
 }
 
+// Loop reports whether the problem is a loop of relationships: a
+// dependency cycle, a Chef include loop.
+func (d Diagnostic) Loop() bool { return d.Code == "cycle" || d.Code == "include-loop" }
+
+// RelationFixable reports whether editing one of the relationships the
+// diagnostic points at (its own span or a related one) may fix it: loops,
+// and work a relationship holds back (a CFEngine depends_on).
+func (d Diagnostic) RelationFixable() bool { return d.Loop() || d.Code == "never-runs" }
+
 // Related is one linked location of a diagnostic.
 type Related struct {
 	At      source.Span

@@ -154,10 +154,8 @@ func (s *Server) completerFor(snap *snapshot, uri string) (analysis.Completer, *
 		if !owns {
 			continue
 		}
-		for _, sys := range s.systems {
-			if c, ok := sys.(analysis.Completer); ok && sys.Name() == r.System {
-				return c, r
-			}
+		if c, ok := s.systemNamed(r.System).(analysis.Completer); ok {
+			return c, r
 		}
 	}
 	return nil, nil

@@ -26,10 +26,6 @@ type fixData struct {
 	Versions map[string]int32 `json:"versions"`
 }
 
-// fixable are the problems a relationship's removal or reversal may fix:
-// cycles, include loops, promises a depends_on holds back.
-var fixable = map[string]bool{"cycle": true, "include-loop": true, "never-runs": true}
-
 // cycleFixes offers, for each cycle diagnostic in [lo, hi] of uri, the
 // system's rewrites of every explicit edge of the cycle: remove it,
 // reverse it, write it on the other side. Edges with no words of their own
@@ -44,7 +40,7 @@ func (s *Server) cycleFixes(ctx context.Context, snap *snapshot, uri string, lo,
 		want := map[source.Span]*analysis.Diagnostic{}
 		for i := range r.Diags {
 			d := &r.Diags[i]
-			if !fixable[d.Code] || d.At.URI != uri || d.At.End < lo || d.At.Start > hi {
+			if !d.RelationFixable() || d.At.URI != uri || d.At.End < lo || d.At.Start > hi {
 				continue
 			}
 			if want[d.At] == nil {
@@ -72,8 +68,8 @@ func (s *Server) cycleFixes(ctx context.Context, snap *snapshot, uri string, lo,
 				}
 				seen[fx.Title] = true
 				data := &fixData{System: r.System, Fix: fx, Code: d.Code, Problem: d.Message, Versions: map[string]int32{}}
-				if run := runOf(r, e.From); run != nil {
-					data.Run, data.Entry = run.Name, run.Entry
+				if ps := r.Positions(e.From); len(ps) > 0 {
+					data.Run, data.Entry = ps[0].Run.Name, ps[0].Run.Entry
 				}
 				s.mu.Lock()
 				for _, te := range fx.Edits {
@@ -100,18 +96,6 @@ func (s *Server) systemNamed(name string) analysis.System {
 	for _, sys := range s.systems {
 		if sys.Name() == name {
 			return sys
-		}
-	}
-	return nil
-}
-
-// runOf is the first run with n among its steps.
-func runOf(r *analysis.Result, n *analysis.Node) *analysis.Run {
-	for i := range r.Runs {
-		for _, st := range r.Runs[i].Steps {
-			if st.Node == n {
-				return &r.Runs[i]
-			}
 		}
 	}
 	return nil
@@ -222,7 +206,7 @@ func (s *Server) previewOrder(ctx context.Context, data *fixData) (label, desc s
 			still = true
 		}
 	}
-	cycle := data.Code == "cycle" || data.Code == "include-loop"
+	cycle := analysis.Diagnostic{Code: data.Code}.Loop()
 	switch {
 	case data.Fix.Kind == "move":
 		label = "The same relationship, written on the other side"

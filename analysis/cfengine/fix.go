@@ -13,11 +13,10 @@ import (
 // the other promise would need a handle and a depends_on of its own,
 // which is a design decision, not a fix.
 func (s *System) RelationFixes(req analysis.FixRequest, e *analysis.Edge) []analysis.Fix {
-	f := req.File
-	if f == nil || e.Reason != "depends_on" || e.At.URI != f.URI || e.At.End > len(f.Text) || e.At.Start >= e.At.End {
+	f, text := req.File, req.Words(e)
+	if text == nil || e.Reason != "depends_on" {
 		return nil
 	}
-	text := f.Text
 	start, end := e.At.Start, e.At.End
 	if start > 0 && end < len(text) && text[start-1] == '"' && text[end] == '"' {
 		start, end = start-1, end+1 // the quotes go too

@@ -12,11 +12,10 @@ import (
 // loop. Reversing an include has no meaning: one of the two policies must
 // stop including the other.
 func (s *system) RelationFixes(req analysis.FixRequest, e *analysis.Edge) []analysis.Fix {
-	f := req.File
-	if f == nil || e.Reason != "include_policy" || e.At.URI != f.URI || e.At.End > len(f.Text) || e.At.Start >= e.At.End {
+	f, text := req.File, req.Words(e)
+	if text == nil || e.Reason != "include_policy" {
 		return nil
 	}
-	text := f.Text
 	call := string(text[e.At.Start:e.At.End])
 	if !strings.HasPrefix(call, "include_policy") {
 		return nil

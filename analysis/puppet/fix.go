@@ -22,7 +22,7 @@ var reversedArrow = map[string]string{"->": "<-", "<-": "->", "~>": "<~", "<~": 
 // and stages have no words of their own to edit.
 func (s *System) RelationFixes(req analysis.FixRequest, e *analysis.Edge) []analysis.Fix {
 	f := req.File
-	if f == nil || e.At.URI != f.URI || e.At.IsZero() || e.At.End > len(f.Text) {
+	if req.Words(e) == nil {
 		return nil
 	}
 	ast := s.parse(f)

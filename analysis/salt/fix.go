@@ -23,11 +23,11 @@ var (
 // require_in, watch <-> watch_in... on the same state), or state it from
 // the other side (`a: require_in: b` becomes `b: require: a`).
 func (s *System) RelationFixes(req analysis.FixRequest, e *analysis.Edge) []analysis.Fix {
-	f := req.File
-	if f == nil || e.At.URI != f.URI || e.At.End > len(f.Text) || e.At.Start >= e.At.End {
+	f, text := req.File, req.Words(e)
+	if text == nil {
 		return nil
 	}
-	lines := splitLines(f.Text)
+	lines := splitLines(text)
 	li := lineAt(lines, e.At.Start)
 	m := itemLine.FindStringSubmatch(lines[li].text)
 	if m == nil || strings.Contains(lines[li].text, "{{") {

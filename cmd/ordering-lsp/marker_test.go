@@ -504,6 +504,17 @@ func (r *markerRun) resolve(m marker, a lspAction) lspAction {
 	return got
 }
 
+// pick is the action titled as the marker's second argument, resolved.
+func (r *markerRun) pick(m marker, actions []lspAction, titles []string) (lspAction, bool) {
+	for _, a := range actions {
+		if a.Title == m.args[1] {
+			return r.resolve(m, a), true
+		}
+	}
+	r.t.Errorf("%v: no quick fix %q among %q", m, m.args[1], titles)
+	return lspAction{}, false
+}
+
 func (r *markerRun) fix(m marker) {
 	actions, titles := r.actions(m)
 	if m.name == "nofix" {
@@ -515,28 +526,24 @@ func (r *markerRun) fix(m marker) {
 	if len(m.args) != 3 {
 		r.t.Fatalf("%v: want @fix(\"re\", \"title\", \"line\")", m)
 	}
-	for _, a := range actions {
-		if a.Title != m.args[1] {
-			continue
-		}
-		a = r.resolve(m, a)
-		line := m.code
-		edits := a.edits()[m.uri]
-		// apply right to left so earlier columns stay valid (UTF-16 = bytes here: ASCII fixtures)
-		for i := len(edits) - 1; i >= 0; i-- {
-			e := edits[i]
-			if e.Range.Start.Line != m.line || e.Range.End.Line != m.line {
-				r.t.Errorf("%v: edit outside this line: %+v", m, e.Range)
-				return
-			}
-			line = line[:e.Range.Start.Character] + e.NewText + line[e.Range.End.Character:]
-		}
-		if strings.TrimRight(line, " ") != m.args[2] {
-			r.t.Errorf("%v: after the fix the line reads\n%q\nwant\n%q", m, strings.TrimRight(line, " "), m.args[2])
-		}
+	a, ok := r.pick(m, actions, titles)
+	if !ok {
 		return
 	}
-	r.t.Errorf("%v: no quick fix %q among %q", m, m.args[1], titles)
+	line := m.code
+	edits := a.edits()[m.uri]
+	// apply right to left so earlier columns stay valid (UTF-16 = bytes here: ASCII fixtures)
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		if e.Range.Start.Line != m.line || e.Range.End.Line != m.line {
+			r.t.Errorf("%v: edit outside this line: %+v", m, e.Range)
+			return
+		}
+		line = line[:e.Range.Start.Character] + e.NewText + line[e.Range.End.Character:]
+	}
+	if strings.TrimRight(line, " ") != m.args[2] {
+		r.t.Errorf("%v: after the fix the line reads\n%q\nwant\n%q", m, strings.TrimRight(line, " "), m.args[2])
+	}
 }
 
 var markerComment = regexp.MustCompile(`[ \t]*#@.*`)
@@ -550,44 +557,40 @@ func (r *markerRun) fixes(m marker) {
 		r.t.Fatalf("%v: want @fixes(\"re\", \"title\", golden[, \"preview\"])", m)
 	}
 	actions, titles := r.actions(m)
-	for _, a := range actions {
-		if a.Title != m.args[1] {
-			continue
-		}
-		a = r.resolve(m, a)
-		byURI := a.edits()
-		if len(byURI) == 0 {
-			r.t.Errorf("%v: %q has no edit", m, a.Title)
-		}
-		golden := r.golden[m.args[2]]
-		if golden == nil {
-			r.t.Fatalf("%v: no @%s/ sections", m, m.args[2])
-		}
-		for u, text := range r.texts {
-			want, ok := golden[u]
-			if !ok {
-				want = text
-			}
-			got := applyLSPEdits(text, byURI[u])
-			strip := func(s string) string { return markerComment.ReplaceAllString(s, "") }
-			if strip(got) != strip(want) {
-				r.t.Errorf("%v: after %q, %s reads\n%s\nwant\n%s", m, a.Title, u[strings.LastIndex(u, "/")+1:], strip(got), strip(want))
-			}
-		}
-		if len(m.args) == 4 {
-			var preview []string
-			if a.Edit != nil {
-				for _, an := range a.Edit.ChangeAnnotations {
-					preview = append(preview, an.Label+": "+an.Description)
-				}
-			}
-			if p := strings.Join(preview, "\n"); !strings.Contains(p, m.args[3]) {
-				r.t.Errorf("%v: preview of %q is %q, want it to contain %q", m, a.Title, p, m.args[3])
-			}
-		}
+	a, ok := r.pick(m, actions, titles)
+	if !ok {
 		return
 	}
-	r.t.Errorf("%v: no quick fix %q among %q", m, m.args[1], titles)
+	byURI := a.edits()
+	if len(byURI) == 0 {
+		r.t.Errorf("%v: %q has no edit", m, a.Title)
+	}
+	golden := r.golden[m.args[2]]
+	if golden == nil {
+		r.t.Fatalf("%v: no @%s/ sections", m, m.args[2])
+	}
+	for u, text := range r.texts {
+		want, ok := golden[u]
+		if !ok {
+			want = text
+		}
+		got := applyLSPEdits(text, byURI[u])
+		strip := func(s string) string { return markerComment.ReplaceAllString(s, "") }
+		if strip(got) != strip(want) {
+			r.t.Errorf("%v: after %q, %s reads\n%s\nwant\n%s", m, a.Title, u[strings.LastIndex(u, "/")+1:], strip(got), strip(want))
+		}
+	}
+	if len(m.args) == 4 {
+		var preview []string
+		if a.Edit != nil {
+			for _, an := range a.Edit.ChangeAnnotations {
+				preview = append(preview, an.Label+": "+an.Description)
+			}
+		}
+		if p := strings.Join(preview, "\n"); !strings.Contains(p, m.args[3]) {
+			r.t.Errorf("%v: preview of %q is %q, want it to contain %q", m, a.Title, p, m.args[3])
+		}
+	}
 }
 
 // applyLSPEdits applies edits given in line/character positions (ASCII
