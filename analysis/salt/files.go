@@ -103,6 +103,10 @@ type reqEntry struct {
 	// For entries made from an _in declaration: who declared it.
 	inFrom *inOrigin
 	bad    string
+	// bare: written as a plain string (`- foo`), which Salt reads as any
+	// state of ID or name foo; `- id: foo` is mod "id" too, but a
+	// requisite_in takes it for a state module called id.
+	bare bool
 	// disp is the target as written when it holds template output (the
 	// expression's source text): two templated values are the same only
 	// when written the same.
@@ -520,7 +524,7 @@ func readReqs(f *sfile, v *sp.Node) []*reqEntry {
 	for _, it := range items {
 		switch it.Kind {
 		case sp.Scalar:
-			out = append(out, &reqEntry{mod: "id", target: it.Value, node: it, f: f, disp: dispKey(f, it),
+			out = append(out, &reqEntry{mod: "id", bare: true, target: it.Value, node: it, f: f, disp: dispKey(f, it),
 				span: source.Span{URI: f.file.URI, Start: it.Start, End: it.End}})
 		case sp.Map:
 			for j, k := range it.Keys {

@@ -676,7 +676,7 @@ func (c *compiler) requisiteIn(h *high) {
 						continue
 					}
 					ind := e
-					if e.mod == "id" {
+					if e.mod == "id" && e.bare {
 						// bare name: the first state of that ID, or a state named so
 						if t := h.m[e.target]; t != nil && len(t.states) > 0 {
 							cp := *e

@@ -37,6 +37,7 @@ var (
 type simResult struct {
 	num       int
 	recursive bool
+	tied      bool // shares its run number with the next state
 	lost      bool
 	listener  *chunk // for mod_watch steps of listen
 }
@@ -84,7 +85,35 @@ type sim struct {
 	byEntry     map[*reqEntry]*match
 	converted   map[*chunk]bool
 	steps       int
+
+	// stack holds the states whose call_chunk is under way, innermost
+	// last (Salt's Python call stack, for RecursionError).
+	stack []*chunk
+	// crash is set when salt-call would die with a Python exception:
+	// nothing runs after it and salt-call prints a traceback.
+	crash *simCrash
+	// listenErrs are call_listen's Listen_Error entries, after the
+	// mod_watch steps.
+	listenErrs []*listenErr
 }
+
+// simCrash is where and why salt-call dies.
+type simCrash struct {
+	kind  string // "recursion", "unbound", "listen_in"
+	at    *chunk
+	stack []*chunk  // recursion: the call_chunk stack at that point
+	entry *reqEntry // listen_in: the item Salt cannot read
+}
+
+type listenErr struct {
+	ch          *chunk // the state whose listen (or listen_in) names it
+	mod, target string
+}
+
+// pythonDepth is the deepest call_chunk nesting Salt 3007 survives under
+// CPython's default recursion limit of 1000, measured with the oracle: a
+// chain of 967 states each requiring the next runs, 968 dies.
+const pythonDepth = 967
 
 type listenStep struct {
 	ch     *chunk // the listening state
@@ -337,9 +366,19 @@ func (s *sim) call(low *chunk) (toPre bool) {
 
 func (s *sim) callChunk(low *chunk, depth int) {
 	s.steps++
-	if s.steps > 5_000_000 {
+	if s.steps > 5_000_000 || s.crash != nil {
 		return
 	}
+	if len(s.stack) >= pythonDepth {
+		// Salt's call_chunk recursion went past CPython's limit: a chain
+		// of requisites too deep, or a loop through a prereq target,
+		// which Salt does not mark active, so its check for recursive
+		// requisites never sees it.
+		s.crash = &simCrash{kind: "recursion", at: low, stack: append([]*chunk(nil), s.stack...)}
+		return
+	}
+	s.stack = append(s.stack, low)
+	defer func() { s.stack = s.stack[:len(s.stack)-1] }()
 	if len(low.reqs.get(rqPrerequired)) == 0 {
 		s.activeGen[low.tid] = s.gen
 	}
@@ -409,6 +448,9 @@ func (s *sim) callChunk(low *chunk, depth int) {
 			s.pulledBy[ch] = low
 		}
 		s.callChunk(ch, 0)
+		if s.crash != nil {
+			return
+		}
 	}
 	if low.prereqFlag {
 		s.call(low)
@@ -417,8 +459,18 @@ func (s *sim) callChunk(low *chunk, depth int) {
 	}
 	depth++
 	if depth >= 20 {
+		if len(reqs) == 0 {
+			// call_chunk then calls check_failhard(chunk, ...) with the
+			// loop variable of a loop that never ran (its unmet
+			// requisites are all onfail_all, which it does not pull):
+			// UnboundLocalError.
+			s.crash = &simCrash{kind: "unbound", at: low}
+			return
+		}
 		s.recursive[low] = true
-		r := &simResult{recursive: true, num: s.runNum}
+		// no run number of its own: Salt does not count this one, so it
+		// shares the next state's __run_num__
+		r := &simResult{recursive: true, tied: true, num: s.runNum}
 		s.running[low.tid] = r
 		s.order = append(s.order, low)
 		return
@@ -432,6 +484,9 @@ func (s *sim) run() {
 		if s.running[low.tid] == nil {
 			s.callChunk(low, 0)
 		}
+		if s.crash != nil {
+			return // the traceback ends the run: no listeners
+		}
 		s.gen++
 	}
 	s.callListen()
@@ -439,16 +494,22 @@ func (s *sim) run() {
 
 // callListen is call_listen: each listen (and listen_in) adds a mod_watch
 // of the listening state at the end of the run, when the state it listens
-// to reported changes (which we assume).
+// to reported changes. A listen naming no state (a glob, `sls:`, `id:`:
+// call_listen matches module and exact ID or name only) adds Salt's
+// Listen_Error entry after them.
 func (s *sim) callListen() {
-	type key struct{ state, id, name string }
 	inCref := func(ch *chunk, v string) bool { return ch.state == v || ch.id == v || ch.name == v }
+	seenErr := map[string]bool{}
+	listenErr := func(ch *chunk, mod, target string) {
+		if k := mod + "\x00" + target; !seenErr[k] {
+			seenErr[k] = true
+			s.listenErrs = append(s.listenErrs, &listenErr{ch: ch, mod: mod, target: target})
+		}
+	}
 	for _, ch := range s.chunks {
-		var entries []*reqEntry
-		entries = append(entries, ch.reqs.get(rqListen)...)
-		for _, e := range entries {
+		for _, e := range ch.reqs.get(rqListen) {
 			target := e
-			if e.mod == "id" {
+			if e.mod == "id" && e.bare {
 				var found *chunk
 				for _, c := range s.chunks {
 					if c.id == e.target || c.name == e.target {
@@ -471,6 +532,7 @@ func (s *sim) callListen() {
 					continue
 				}
 				s.lost[ch] = append(s.lost[ch], lostReq{"listen", e})
+				listenErr(ch, target.mod, target.target)
 				continue
 			}
 			for _, to := range tos {
@@ -481,8 +543,11 @@ func (s *sim) callListen() {
 			}
 		}
 		for _, e := range ch.reqs.get(rqListenIn) {
-			if e.mod == "id" {
-				continue
+			if e.bare {
+				// call_listen reads each listen_in item as a dict
+				s.crash = &simCrash{kind: "listen_in", at: ch, entry: e}
+				s.listen = nil
+				return
 			}
 			// the listening states are those matching (mod, target)
 			found := false
@@ -496,6 +561,9 @@ func (s *sim) callListen() {
 			}
 			if !found && !strings.Contains(e.target, sp.Unknown) && !s.generator {
 				s.lost[ch] = append(s.lost[ch], lostReq{"listen", e})
+				if s.running[ch.tid] != nil && !neverChanges(ch) {
+					listenErr(ch, e.mod, e.target)
+				}
 			}
 		}
 	}

@@ -1152,6 +1152,8 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 		switch {
 		case r != nil && r.lost:
 			note = "fails: requisites not found"
+		case r != nil && r.tied:
+			note = "fails: recursive requisite (after 20 attempts; Salt gives it the next state's run number)"
 		case r != nil && r.recursive:
 			note = "fails: recursive requisite"
 		}
@@ -1169,10 +1171,17 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: lb,
 			Note: "listen: mod_watch at the end of the run, only if " + l.target.id + " reports changes"})
 	}
+	for _, le := range sm.listenErrs {
+		run.Steps = append(run.Steps, analysis.Step{Node: a.node(le.ch), Label: "Listen_Error.Listen_Error listen_" + le.target + " listen_" + le.mod,
+			Note: "fails: the listen names no state (" + le.mod + ": " + le.target + ")"})
+	}
 	for _, p := range c.problems {
 		if p.refuses {
 			run.Refused = true
 		}
+	}
+	if sm.crash != nil {
+		run.Refused = true
 	}
 	// a file Salt cannot render (Jinja or YAML error) fails the whole run
 	for _, f := range c.files {
@@ -1444,12 +1453,66 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 			a.contextual(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod)
 		}
 	}
+	if sm.crash != nil {
+		a.crashError(sm)
+	}
 	// cycles (the simulation meets every cycle as a recursive requisite)
 	if len(sm.recursive) > 0 {
 		a.cycles(c, sm, run)
 		a.onfailAll(sm)
 	}
 	a.runProblemsRest(c, sm, pos, run)
+}
+
+// crashError reports where salt-call dies with a Python exception, so
+// the run ends with a traceback instead of results.
+func (a *analyzer) crashError(sm *sim) {
+	cr := sm.crash
+	d := analysis.Diagnostic{Severity: analysis.Error, Code: "salt-crash", At: a.node(cr.at).Decl}
+	switch cr.kind {
+	case "recursion":
+		loopFrom := -1
+		for i, ch := range cr.stack {
+			if ch == cr.at {
+				loopFrom = i
+				break
+			}
+		}
+		if loopFrom < 0 {
+			first := cr.stack[0]
+			d.At = a.node(first).Decl
+			d.Message = fmt.Sprintf("Salt stops with RecursionError: maximum recursion depth exceeded: running %s runs a chain of %d states, each waiting for the next, deeper than Python's recursion limit allows (Salt 3007 survives %d)", first.id, len(cr.stack)+1, pythonDepth)
+			d.Related = append(d.Related, analysis.Related{At: a.node(cr.at).Decl, Message: cr.at.id + " is where the limit is reached"})
+			break
+		}
+		var ids []string
+		seen := map[*chunk]bool{}
+		prereqTarget := ""
+		for _, ch := range cr.stack[loopFrom:] {
+			if seen[ch] {
+				break
+			}
+			seen[ch] = true
+			ids = append(ids, ch.id)
+			if prereqTarget == "" && len(ch.reqs.get(rqPrerequired)) > 0 {
+				prereqTarget = ch.id
+			}
+			if ch != cr.at {
+				d.Related = append(d.Related, analysis.Related{At: a.node(ch).Decl, Message: ch.id + " is on the loop"})
+			}
+		}
+		d.Message = fmt.Sprintf("Salt never finishes this run: running %s runs its requisites first, and they lead back to it (%s -> %s) without end", cr.at.id, strings.Join(ids, " -> "), cr.at.id)
+		if prereqTarget != "" {
+			d.Message += fmt.Sprintf("; Salt's check for recursive requisites skips %s because a prereq watches it", prereqTarget)
+		}
+		d.Message += ". salt-call stops with RecursionError: maximum recursion depth exceeded"
+	case "unbound":
+		d.Message = fmt.Sprintf("Salt crashes on %s: its only unmet requisites are onfail_all, which Salt does not run first, and after 20 attempts call_chunk fails with UnboundLocalError: cannot access local variable 'chunk' (salt-call prints a traceback instead of results). Put the onfail_all targets earlier (order, or a require on them)", cr.at.id)
+	case "listen_in":
+		d.At = cr.entry.span
+		d.Message = fmt.Sprintf("Salt crashes at the end of the run: a listen_in item must name a module (`- <module>: %s`); call_listen fails with AttributeError: 'str' object has no attribute 'items'", cr.entry.target)
+	}
+	a.diag(d)
 }
 
 // onfailAll explains a Salt 3006/3007 trap: check_requisite waits for
