@@ -12,8 +12,12 @@ import (
 // order; a chunk whose requisites have not run pulls them first (depth
 // first, in the order require, require_any, watch, watch_any, prereq,
 // onfail, onfail_any, onchanges, onchanges_any, prerequired); each state
-// that gets a result takes the next run number. Nothing is executed: every
-// state is assumed to succeed with changes, which never moves a position.
+// that gets a result takes the next run number. Nothing is executed: a
+// state's result is the one it reports under test=True (funResult: the test
+// module's states are known; any other state is taken to report changes
+// with result None, "would change"). Results move positions only through
+// prereq, which runs its target in test mode first and orders by what that
+// reports (random differential test against Salt 3007: TestDifferential).
 
 // checkOrder is check_requisite's requisite order.
 var checkOrder = []int{rqRequire, rqRequireAny, rqWatch, rqWatchAny, rqPrereq, rqOnfail, rqOnfailAny, rqOnfailAll, rqOnchanges, rqOnchangesAny}
@@ -35,7 +39,13 @@ var (
 )
 
 type simResult struct {
-	num       int
+	num int
+	// res is the state's result: resTrue, resNone (test mode: would
+	// change) or resFalse; changes whether it reports changes; notRun a
+	// result Salt marks __state_ran__ False (onchanges/onfail not met).
+	res       int8
+	changes   bool
+	notRun    bool
 	recursive bool
 	tied      bool // shares its run number with the next state
 	lost      bool
@@ -69,7 +79,7 @@ type sim struct {
 	// by tag (chunk.tid): Salt's running and pre dicts, the active set
 	// (a generation number: reset after each top-level chunk)
 	running   []*simResult
-	pre       []bool
+	pre       []*simResult // Salt's pre dict: results of prereq test runs
 	activeGen []int
 	gen       int
 	runNum    int
@@ -124,7 +134,7 @@ type listenStep struct {
 func newSim(chunks []*chunk, generator bool) *sim {
 	s := &sim{chunks: chunks, byID: map[string][]*chunk{}, byName: map[string][]*chunk{},
 		bySLS: map[string][]*chunk{}, byInc: map[string][]*chunk{}, generator: generator,
-		running: make([]*simResult, len(chunks)), pre: make([]bool, len(chunks)), activeGen: make([]int, len(chunks)), gen: 1,
+		running: make([]*simResult, len(chunks)), pre: make([]*simResult, len(chunks)), activeGen: make([]int, len(chunks)), gen: 1,
 		pulledBy: map[*chunk]*chunk{}, lost: map[*chunk][]lostReq{}, recursive: map[*chunk]bool{},
 		matchCache: map[string]*match{}, byEntry: map[*reqEntry]*match{}, converted: map[*chunk]bool{}}
 	for _, ch := range chunks {
@@ -310,18 +320,68 @@ func (s *sim) convertWatch(low *chunk) {
 	}
 }
 
-// check is check_requisite reduced to what decides order: met or unmet.
-func (s *sim) check(low *chunk, pre bool) bool {
+// Results, as Salt's ret["result"].
+const (
+	resTrue  int8 = 1
+	resNone  int8 = 0
+	resFalse int8 = -1
+)
+
+// funResult is what a state reports under test=True (salt/states/test.py
+// for the test module); any other state is taken to report changes with
+// result None.
+func funResult(c *chunk) *simResult {
+	if c.state == "test" {
+		switch c.fun {
+		case "nop", "succeed_without_changes", "show_notification":
+			return &simResult{res: resTrue}
+		case "fail_without_changes":
+			return &simResult{res: resFalse}
+		}
+	}
+	return &simResult{res: resNone, changes: true}
+}
+
+// Statuses of check_requisite.
+const (
+	stMet = iota
+	stUnmet
+	stFail
+	stPre
+	stOnfail
+	stOnchanges
+	stChange
+)
+
+// status is check_requisite: what the state's requisites say now.
+func (s *sim) status(low *chunk, pre bool) int {
 	s.convertWatch(low)
 	if low.reqs.present&checkMask == 0 {
-		return true
+		return stMet
 	}
 	keys := checkOrder
 	if pre {
 		keys = checkOrderPre
 	}
+	const (
+		unmet = 1 << iota
+		onfail
+		fail
+		onchanges
+		onchangesmet
+		change
+		premet
+		pren
+		met
+	)
+	fun := 0
 	for _, k := range keys {
-		for _, e := range low.reqs.get(k) {
+		entries := low.reqs.get(k)
+		if len(entries) == 0 {
+			continue
+		}
+		var chunks []*chunk
+		for _, e := range entries {
 			if e.bad == "null" {
 				continue
 			}
@@ -330,20 +390,90 @@ func (s *sim) check(low *chunk, pre bool) bool {
 				if m.maybe {
 					continue
 				}
-				return false
+				return stUnmet
 			}
-			for _, ch := range m.chunks {
-				if k == rqPrereq {
-					if !s.pre[ch.tid] {
-						return false
-					}
-				} else if s.running[ch.tid] == nil {
-					return false
+			chunks = append(chunks, m.chunks...)
+		}
+		name := reqKeyOrder[k]
+		runDict := s.running
+		if k == rqPrereq {
+			runDict = s.pre
+		}
+		st := 0
+		for _, ch := range chunks {
+			r := runDict[ch.tid]
+			if r == nil {
+				st |= unmet
+				continue
+			}
+			if strings.HasPrefix(name, "onfail") {
+				if r.res == resTrue {
+					st |= onfail
+					continue
 				}
+			} else if r.res == resFalse {
+				st |= fail
+				continue
+			}
+			if strings.HasPrefix(name, "onchanges") {
+				if r.changes {
+					st |= onchangesmet
+				} else {
+					st |= onchanges
+				}
+				continue
+			}
+			if strings.HasPrefix(name, "watch") && r.changes {
+				st |= change
+				continue
+			}
+			if k == rqPrereq && r.res == resNone {
+				st |= premet
+			}
+			if strings.HasPrefix(name, "prereq") && r.res != resNone {
+				if k == rqPrereq {
+					st |= pren
+				}
+			} else if !r.notRun {
+				st |= met
 			}
 		}
+		if strings.HasSuffix(name, "_any") || name == "onfail" {
+			if st&(met|change) != 0 {
+				st &^= fail
+			}
+			if st&onchangesmet != 0 {
+				st &^= onchanges | fail
+			}
+			if st&onfail != 0 && st&met != 0 {
+				st &^= onfail
+			}
+		}
+		if strings.HasSuffix(name, "_all") && st&onfail != 0 {
+			st &^= met
+		}
+		fun |= st
 	}
-	return true
+	switch {
+	case fun&unmet != 0:
+		return stUnmet
+	case fun&fail != 0:
+		return stFail
+	case fun&pren != 0:
+		if fun&premet != 0 {
+			return stMet
+		}
+		return stPre
+	case fun&onfail != 0 && fun&onchangesmet == 0:
+		return stOnfail
+	case fun&onchanges != 0 && fun&onchangesmet == 0:
+		return stOnchanges
+	case fun&change != 0:
+		return stChange
+	case fun&onfail != 0:
+		return stOnfail
+	}
+	return stMet
 }
 
 func (s *sim) record(low *chunk, r *simResult) {
@@ -353,15 +483,17 @@ func (s *sim) record(low *chunk, r *simResult) {
 	s.order = append(s.order, low)
 }
 
-// call is State.call: a chunk flagged __prereq__ runs in test mode (its
-// result goes to the pre dict, no run number) and loses the flag.
-func (s *sim) call(low *chunk) (toPre bool) {
+// call is State.call: a chunk flagged __prereq__ runs in test mode and
+// loses the flag (its result, returned, goes to the pre dict; no run
+// number); any other gets the next run number.
+func (s *sim) call(low *chunk) *simResult {
+	r := funResult(low)
 	if low.prereqFlag {
 		low.prereqFlag = false
-		return true
+		return r
 	}
-	s.record(low, &simResult{})
-	return false
+	s.record(low, r)
+	return r
 }
 
 func (s *sim) callChunk(low *chunk, depth int) {
@@ -387,9 +519,46 @@ func (s *sim) callChunk(low *chunk, depth int) {
 	if pre {
 		keys = pullOrderPre
 	}
-	if s.check(low, pre) {
-		if s.call(low) {
-			s.pre[low.tid] = true
+	switch s.status(low, pre) {
+	case stUnmet:
+	case stFail:
+		// failed by a requisite: the result of its prereq test run if it
+		// had one, else "One or more requisite failed"; a run number even
+		// in a prereq test run
+		r := s.pre[low.tid]
+		if r == nil {
+			r = &simResult{res: resFalse}
+			s.pre[low.tid] = r
+		}
+		cp := *r
+		cp.changes = false // Salt drops the test run's changes
+		s.record(low, &cp)
+		return
+	case stPre:
+		// "No changes detected": what it prereqs would not change
+		r := &simResult{res: resTrue}
+		s.record(low, r)
+		s.pre[low.tid] = r
+		return
+	case stOnfail, stOnchanges:
+		s.record(low, &simResult{res: resTrue, notRun: true})
+		return
+	case stChange:
+		if !low.prereqFlag {
+			if r := s.call(low); !r.changes {
+				// no changes of its own: Salt calls mod_watch, whose
+				// result replaces it ("Watch statement fired.")
+				r.res, r.changes = resTrue, true
+			}
+			return
+		}
+		s.pre[low.tid] = s.call(low)
+		return
+	default:
+		if low.prereqFlag {
+			s.pre[low.tid] = s.call(low)
+		} else {
+			s.call(low)
 		}
 		return
 	}
@@ -421,10 +590,10 @@ func (s *sim) callChunk(low *chunk, depth int) {
 		s.lost[low] = lost
 		if low.prereqFlag {
 			s.runNum++
-			s.pre[low.tid] = true
+			s.pre[low.tid] = &simResult{res: resFalse, lost: true}
 			return
 		}
-		s.record(low, &simResult{lost: true})
+		s.record(low, &simResult{res: resFalse, lost: true})
 		return
 	}
 	for _, ch := range reqs {
@@ -433,15 +602,16 @@ func (s *sim) callChunk(low *chunk, depth int) {
 		}
 		if s.activeGen[ch.tid] == s.gen {
 			if ch.prerequiredFlag {
-				if !s.pre[low.tid] {
+				if s.pre[low.tid] == nil {
+					// Salt files this state's test run under the
+					// prerequired state's tag
 					low.prereqFlag = true
-					s.call(low)
-					s.pre[ch.tid] = true
+					s.pre[ch.tid] = s.call(low)
 				}
 				return
 			}
 			s.recursive[low] = true
-			s.record(low, &simResult{recursive: true})
+			s.record(low, &simResult{res: resFalse, recursive: true})
 			return
 		}
 		if _, ok := s.pulledBy[ch]; !ok {
@@ -453,8 +623,12 @@ func (s *sim) callChunk(low *chunk, depth int) {
 		}
 	}
 	if low.prereqFlag {
-		s.call(low)
-		s.pre[low.tid] = true
+		st := s.status(low, false)
+		r := s.call(low)
+		if !r.changes && st == stChange {
+			r.changes, r.res = true, resNone
+		}
+		s.pre[low.tid] = r
 		return
 	}
 	depth++
@@ -470,7 +644,7 @@ func (s *sim) callChunk(low *chunk, depth int) {
 		s.recursive[low] = true
 		// no run number of its own: Salt does not count this one, so it
 		// shares the next state's __run_num__
-		r := &simResult{recursive: true, tied: true, num: s.runNum}
+		r := &simResult{res: resFalse, recursive: true, tied: true, num: s.runNum}
 		s.running[low.tid] = r
 		s.order = append(s.order, low)
 		return
@@ -536,7 +710,7 @@ func (s *sim) callListen() {
 				continue
 			}
 			for _, to := range tos {
-				if s.running[to.tid] == nil || neverChanges(to) {
+				if r := s.running[to.tid]; r == nil || !r.changes {
 					continue
 				}
 				s.listen = append(s.listen, &listenStep{ch: ch, target: to, entry: e})
@@ -554,14 +728,14 @@ func (s *sim) callListen() {
 			for _, l := range s.chunks {
 				if l.state == e.mod && inCref(l, e.target) {
 					found = true
-					if s.running[ch.tid] != nil && !neverChanges(ch) {
+					if r := s.running[ch.tid]; r != nil && r.changes {
 						s.listen = append(s.listen, &listenStep{ch: l, target: ch, entry: e})
 					}
 				}
 			}
 			if !found && !strings.Contains(e.target, sp.Unknown) && !s.generator {
 				s.lost[ch] = append(s.lost[ch], lostReq{"listen", e})
-				if s.running[ch.tid] != nil && !neverChanges(ch) {
+				if r := s.running[ch.tid]; r != nil && r.changes {
 					listenErr(ch, e.mod, e.target)
 				}
 			}
@@ -574,23 +748,15 @@ func (s *sim) callListen() {
 		if seen[t] {
 			continue
 		}
+		if l.ch.prereqFlag {
+			// A state still flagged __prereq__ (a prereq pulled it and its
+			// requisites failed it before a test run cleared the flag):
+			// the mod_watch copy inherits the flag and its result goes to
+			// the pre dict, never to the run's results.
+			continue
+		}
 		seen[t] = true
 		out = append(out, l)
 	}
 	s.listen = out
-}
-
-// neverChanges: states that report no changes on any run (salt/states/
-// test.py: nop, succeed_without_changes, fail_without_changes,
-// show_notification return changes {}), so a listen on them never makes
-// its mod_watch run (issue 14: order printed listeners Salt never runs).
-func neverChanges(c *chunk) bool {
-	if c.state != "test" {
-		return false
-	}
-	switch c.fun {
-	case "nop", "succeed_without_changes", "fail_without_changes", "show_notification":
-		return true
-	}
-	return false
 }
