@@ -479,6 +479,21 @@ func (s *sim) status(low *chunk, pre bool) int {
 func (s *sim) record(low *chunk, r *simResult) {
 	r.num = s.runNum
 	s.runNum++
+	s.put(low, r)
+}
+
+// put files a result under the state's tag. Salt's results are a dict by
+// tag: a state given a second result (a prereq test run that fails it,
+// then its own turn) keeps only the later one, at its later run number.
+func (s *sim) put(low *chunk, r *simResult) {
+	if s.running[low.tid] != nil {
+		for i := len(s.order) - 1; i >= 0; i-- {
+			if s.order[i] == low {
+				s.order = append(s.order[:i], s.order[i+1:]...)
+				break
+			}
+		}
+	}
 	s.running[low.tid] = r
 	s.order = append(s.order, low)
 }
@@ -622,6 +637,21 @@ func (s *sim) callChunk(low *chunk, depth int) {
 			return
 		}
 	}
+	// call_chunk ends this branch with check_failhard(chunk, ...), chunk
+	// being the variable of its loops over the requisites it pulls: a
+	// state with none of them (its unmet requisites are all onfail_all)
+	// never bound it, and Salt dies with UnboundLocalError.
+	bound := false
+	for _, k := range keys {
+		if len(low.reqs.get(k)) > 0 {
+			bound = true
+			break
+		}
+	}
+	if !bound {
+		s.crash = &simCrash{kind: "unbound", at: low}
+		return
+	}
 	if low.prereqFlag {
 		st := s.status(low, false)
 		r := s.call(low)
@@ -633,20 +663,10 @@ func (s *sim) callChunk(low *chunk, depth int) {
 	}
 	depth++
 	if depth >= 20 {
-		if len(reqs) == 0 {
-			// call_chunk then calls check_failhard(chunk, ...) with the
-			// loop variable of a loop that never ran (its unmet
-			// requisites are all onfail_all, which it does not pull):
-			// UnboundLocalError.
-			s.crash = &simCrash{kind: "unbound", at: low}
-			return
-		}
 		s.recursive[low] = true
 		// no run number of its own: Salt does not count this one, so it
 		// shares the next state's __run_num__
-		r := &simResult{res: resFalse, recursive: true, tied: true, num: s.runNum}
-		s.running[low.tid] = r
-		s.order = append(s.order, low)
+		s.put(low, &simResult{res: resFalse, recursive: true, tied: true, num: s.runNum})
 		return
 	}
 	s.callChunk(low, depth)

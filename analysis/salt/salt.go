@@ -1507,7 +1507,7 @@ func (a *analyzer) crashError(sm *sim) {
 		}
 		d.Message += ". salt-call stops with RecursionError: maximum recursion depth exceeded"
 	case "unbound":
-		d.Message = fmt.Sprintf("Salt crashes on %s: its only unmet requisites are onfail_all, which Salt does not run first, and after 20 attempts call_chunk fails with UnboundLocalError: cannot access local variable 'chunk' (salt-call prints a traceback instead of results). Put the onfail_all targets earlier (order, or a require on them)", cr.at.id)
+		d.Message = fmt.Sprintf("Salt crashes on %s: an onfail_all target has not run yet, and %s has no other requisite that Salt runs first (call_chunk does not pull onfail_all), so call_chunk fails with UnboundLocalError: cannot access local variable 'chunk' (salt-call prints a traceback instead of results). Put the onfail_all targets earlier (order, or a require on them)", cr.at.id, cr.at.id)
 	case "listen_in":
 		d.At = cr.entry.span
 		d.Message = fmt.Sprintf("Salt crashes at the end of the run: a listen_in item must name a module (`- <module>: %s`); call_listen fails with AttributeError: 'str' object has no attribute 'items'", cr.entry.target)
