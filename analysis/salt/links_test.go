@@ -172,3 +172,60 @@ func TestFacts(t *testing.T) {
 	}
 	_ = os.Getenv
 }
+
+// TestConditionFact: hover says which undecided Jinja condition a state's
+// existence rests on (issue 14: Puppet's hover named the test, Salt's did
+// not), and says nothing for a state outside any branch or under a
+// condition the facts decide.
+func TestConditionFact(t *testing.T) {
+	const src = `-- a.sls --
+always:
+  test.nop
+{% if salt['pillar.get']('web:enabled') %}
+web:
+  test.nop
+{% endif %}
+{% if grains['os'] == 'Debian' %}
+deb:
+  test.nop
+{% endif %}
+-- facts.yaml --
+pillar:
+  web:
+    enabled: true
+`
+	for _, tc := range []struct {
+		comment string
+		ref     string
+		want    string // "" = no condition fact
+	}{
+		{"", "test.nop always always", ""},
+		{"", "test.nop web web", "declared only when salt['pillar.get']('web:enabled'), which depends on grains, pillar"},
+		{"", "test.nop deb deb", "declared only when grains['os'] == 'Debian'"},
+		{"setting: salt.facts=facts.yaml\n", "test.nop web web", ""},
+	} {
+		ar := txtar.Parse([]byte(src))
+		ar.Comment = []byte("entry: a.sls\n" + tc.comment)
+		out := analysistest.Load(t, New(), ar)
+		var got string
+		found := false
+		for _, n := range out.Result.Graph.Nodes {
+			if n.Ref != tc.ref {
+				continue
+			}
+			found = true
+			for _, f := range n.Facts {
+				if f.Label == "condition" {
+					got = f.Value
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no node %q", tc.ref)
+			continue
+		}
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: condition fact %q, want %q", tc.ref, got, tc.want)
+		}
+	}
+}

@@ -1245,6 +1245,20 @@ func (a *analyzer) orderFact(n *analysis.Node, ch *chunk) {
 		how += " (copied by use)"
 	}
 	a.rec.facts = append(a.rec.facts, factRec{n, "order value", v + " from " + how}, factRec{n, "SLS", ch.sls})
+	// Which undecided Jinja condition the state's existence rests on (the
+	// position above is that of the renders that take this branch).
+	if b := ch.body; b != nil && b.decl != nil && b.decl.key != nil && b.f != nil && b.f.p != nil && b.f.p.R != nil {
+		var bs []analysis.Branch
+		for _, x := range b.f.p.R.ArmsAt(b.decl.key.Start) {
+			bs = append(bs, arm{b.f, x})
+		}
+		if when := armsText(bs); when != "" {
+			a.rec.facts = append(a.rec.facts, factRec{n, "condition", "declared only when " + when +
+				", which depends on grains, pillar or salt[...] calls the analysis does not know: a minion may not render it (set salt.facts to decide)"})
+		} else if b.cond {
+			a.rec.facts = append(a.rec.facts, factRec{n, "condition", "its SLS is included from a branch of a Jinja condition the analysis cannot decide: a minion may not render it (set salt.facts to decide)"})
+		}
+	}
 }
 
 // fileLinks links include entries to files and extend keys to states.
