@@ -353,6 +353,55 @@ const (
 	stChange
 )
 
+// Requisite stats of check_requisite, as bits.
+const (
+	rsUnmet = 1 << iota
+	rsOnfail
+	rsFail
+	rsOnchanges
+	rsOnchangesmet
+	rsChange
+	rsPremet
+	rsPren
+	rsMet
+)
+
+// reqStat is what one requisite target's result (nil: not run yet) adds
+// to check_requisite's stats for requisite k (named name).
+func reqStat(r *simResult, k int, name string) int {
+	if r == nil {
+		return rsUnmet
+	}
+	if strings.HasPrefix(name, "onfail") {
+		if r.res == resTrue {
+			return rsOnfail
+		}
+	} else if r.res == resFalse {
+		return rsFail
+	}
+	if strings.HasPrefix(name, "onchanges") {
+		if r.changes {
+			return rsOnchangesmet
+		}
+		return rsOnchanges
+	}
+	if strings.HasPrefix(name, "watch") && r.changes {
+		return rsChange
+	}
+	st := 0
+	if k == rqPrereq && r.res == resNone {
+		st |= rsPremet
+	}
+	if strings.HasPrefix(name, "prereq") && r.res != resNone {
+		if k == rqPrereq {
+			st |= rsPren
+		}
+	} else if !r.notRun {
+		st |= rsMet
+	}
+	return st
+}
+
 // status is check_requisite: what the state's requisites say now.
 func (s *sim) status(low *chunk, pre bool) int {
 	s.convertWatch(low)
@@ -363,24 +412,18 @@ func (s *sim) status(low *chunk, pre bool) int {
 	if pre {
 		keys = checkOrderPre
 	}
-	const (
-		unmet = 1 << iota
-		onfail
-		fail
-		onchanges
-		onchangesmet
-		change
-		premet
-		pren
-		met
-	)
 	fun := 0
 	for _, k := range keys {
 		entries := low.reqs.get(k)
 		if len(entries) == 0 {
 			continue
 		}
-		var chunks []*chunk
+		name := reqKeyOrder[k]
+		runDict := s.running
+		if k == rqPrereq {
+			runDict = s.pre
+		}
+		st := 0
 		for _, e := range entries {
 			if e.bad == "null" {
 				continue
@@ -390,87 +433,45 @@ func (s *sim) status(low *chunk, pre bool) int {
 				if m.maybe {
 					continue
 				}
-				return stUnmet
+				return stUnmet // a requisite naming nothing: unmet, whatever else says
 			}
-			chunks = append(chunks, m.chunks...)
-		}
-		name := reqKeyOrder[k]
-		runDict := s.running
-		if k == rqPrereq {
-			runDict = s.pre
-		}
-		st := 0
-		for _, ch := range chunks {
-			r := runDict[ch.tid]
-			if r == nil {
-				st |= unmet
-				continue
-			}
-			if strings.HasPrefix(name, "onfail") {
-				if r.res == resTrue {
-					st |= onfail
-					continue
-				}
-			} else if r.res == resFalse {
-				st |= fail
-				continue
-			}
-			if strings.HasPrefix(name, "onchanges") {
-				if r.changes {
-					st |= onchangesmet
-				} else {
-					st |= onchanges
-				}
-				continue
-			}
-			if strings.HasPrefix(name, "watch") && r.changes {
-				st |= change
-				continue
-			}
-			if k == rqPrereq && r.res == resNone {
-				st |= premet
-			}
-			if strings.HasPrefix(name, "prereq") && r.res != resNone {
-				if k == rqPrereq {
-					st |= pren
-				}
-			} else if !r.notRun {
-				st |= met
+			for _, ch := range m.chunks {
+				st |= reqStat(runDict[ch.tid], k, name)
 			}
 		}
 		if strings.HasSuffix(name, "_any") || name == "onfail" {
-			if st&(met|change) != 0 {
-				st &^= fail
+			if st&(rsMet|rsChange) != 0 {
+				st &^= rsFail
 			}
-			if st&onchangesmet != 0 {
-				st &^= onchanges | fail
+			if st&rsOnchangesmet != 0 {
+				st &^= rsOnchanges | rsFail
 			}
-			if st&onfail != 0 && st&met != 0 {
-				st &^= onfail
+			if st&rsOnfail != 0 && st&rsMet != 0 {
+				st &^= rsOnfail
 			}
 		}
-		if strings.HasSuffix(name, "_all") && st&onfail != 0 {
-			st &^= met
+		if strings.HasSuffix(name, "_all") && st&rsOnfail != 0 {
+			st &^= rsMet
 		}
 		fun |= st
 	}
 	switch {
-	case fun&unmet != 0:
+	case fun&rsUnmet != 0:
 		return stUnmet
-	case fun&fail != 0:
+	case fun&rsFail != 0:
 		return stFail
-	case fun&pren != 0:
-		if fun&premet != 0 {
+	case fun&rsPren != 0:
+		if fun&rsPremet != 0 {
 			return stMet
 		}
 		return stPre
-	case fun&onfail != 0 && fun&onchangesmet == 0:
+	case fun&rsOnfail != 0 && fun&rsOnchangesmet == 0:
 		return stOnfail
-	case fun&onchanges != 0 && fun&onchangesmet == 0:
+	case fun&rsOnchanges != 0 && fun&rsOnchangesmet == 0:
 		return stOnchanges
-	case fun&change != 0:
+	case fun&rsChange != 0:
 		return stChange
-	case fun&onfail != 0:
+	case fun&rsOnfail != 0:
 		return stOnfail
 	}
 	return stMet
