@@ -7,12 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/analysistest"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -40,12 +39,7 @@ func TestDifferential(t *testing.T) {
 	if oracle == "" {
 		t.Skip("set PUPPET_ORACLE to /work/shared/oracle/puppet-order (needs puppet installed)")
 	}
-	seeds, _ := strconv.Atoi(os.Getenv("PUPPET_DIFF_SEEDS"))
-	if seeds <= 0 {
-		seeds = 20
-	}
-	from, _ := strconv.Atoi(os.Getenv("PUPPET_DIFF_FROM"))
-	keep := os.Getenv("PUPPET_DIFF_KEEP")
+	seeds, from, keep := analysistest.DiffSettings("PUPPET_DIFF")
 	type outcome struct {
 		seed        int
 		refused     bool
@@ -55,79 +49,70 @@ func TestDifferential(t *testing.T) {
 		conditional int // cycles reported as warnings without facts
 	}
 	results := make([]outcome, seeds)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2) // puppet is slow and single-threaded
-	for i := 0; i < seeds; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			seed := from + i
-			m, facts := genRandomManifest(seed)
-			dir := t.TempDir()
-			if keep != "" {
-				dir = filepath.Join(keep, fmt.Sprintf("seed%04d", seed))
-				os.MkdirAll(dir, 0o755)
-			}
-			pp := filepath.Join(dir, "site.pp")
-			os.WriteFile(pp, []byte(m), 0o644)
-			var fy strings.Builder
-			env := os.Environ()
-			for k, v := range facts {
-				fmt.Fprintf(&fy, "%s: %s\n", k, v)
-				env = append(env, "FACTER_"+k+"="+v)
-			}
-			os.WriteFile(filepath.Join(dir, "facts.yaml"), []byte(fy.String()), 0o644)
-			cmd := exec.Command(oracle, pp)
-			cmd.Env = env
-			out, _ := cmd.Output()
-			want := strings.TrimRight(string(out), "\n")
-			if keep != "" {
-				os.WriteFile(filepath.Join(dir, "puppet.order"), out, 0o644)
-			}
-			o := outcome{seed: seed, refused: strings.HasPrefix(want, "ERROR:")}
-			if o.refused && !strings.Contains(want, "dependency cycle") {
-				o.detail = "puppet refused for another reason (generator bug): " + want
-				results[i] = o
-				return
-			}
-			// With Puppet's facts.
-			run, diags := analyseEntry(dir, pp, analysis.Settings{"puppet.facts": filepath.Join(dir, "facts.yaml")})
-			if run == nil {
-				run = &analysis.Run{}
-			}
-			var got []string
-			for _, s := range run.Steps {
-				got = append(got, s.Label)
-			}
-			if o.refused {
-				o.orderOK = run.Refused && hasCycle(diags, analysis.Error)
-			} else {
-				o.orderOK = !run.Refused && strings.Join(got, "\n") == want
-			}
-			if !o.orderOK {
-				o.detail = fmt.Sprintf("with facts:\n--- puppet\n%s\n--- ours (refused %v)\n%s\n%s", want, run.Refused, strings.Join(got, "\n"), diagText(diags))
-			}
-			// Without facts.
-			_, udiags := analyseEntry(dir, pp, nil)
-			for _, d := range udiags {
-				if d.Code == "cycle" && d.Severity == analysis.Warning {
-					o.conditional++
-				}
-			}
-			if o.refused {
-				o.unknownOK = hasCycle(udiags, analysis.Warning) || hasCycle(udiags, analysis.Error)
-			} else {
-				o.unknownOK = !hasCycle(udiags, analysis.Error)
-			}
-			if !o.unknownOK {
-				o.detail += fmt.Sprintf("\nwithout facts (puppet refused: %v):\n%s", o.refused, diagText(udiags))
-			}
+	analysistest.OnSeeds(seeds, func(i int) {
+		seed := from + i
+		m, facts := genRandomManifest(seed)
+		dir := t.TempDir()
+		if keep != "" {
+			dir = filepath.Join(keep, fmt.Sprintf("seed%04d", seed))
+			os.MkdirAll(dir, 0o755)
+		}
+		pp := filepath.Join(dir, "site.pp")
+		os.WriteFile(pp, []byte(m), 0o644)
+		var fy strings.Builder
+		env := os.Environ()
+		for k, v := range facts {
+			fmt.Fprintf(&fy, "%s: %s\n", k, v)
+			env = append(env, "FACTER_"+k+"="+v)
+		}
+		os.WriteFile(filepath.Join(dir, "facts.yaml"), []byte(fy.String()), 0o644)
+		cmd := exec.Command(oracle, pp)
+		cmd.Env = env
+		out, _ := cmd.Output()
+		want := strings.TrimRight(string(out), "\n")
+		if keep != "" {
+			os.WriteFile(filepath.Join(dir, "puppet.order"), out, 0o644)
+		}
+		o := outcome{seed: seed, refused: strings.HasPrefix(want, "ERROR:")}
+		if o.refused && !strings.Contains(want, "dependency cycle") {
+			o.detail = "puppet refused for another reason (generator bug): " + want
 			results[i] = o
-		}(i)
-	}
-	wg.Wait()
+			return
+		}
+		// With Puppet's facts.
+		run, diags := analyseEntry(dir, pp, analysis.Settings{"puppet.facts": filepath.Join(dir, "facts.yaml")})
+		if run == nil {
+			run = &analysis.Run{}
+		}
+		var got []string
+		for _, s := range run.Steps {
+			got = append(got, s.Label)
+		}
+		if o.refused {
+			o.orderOK = run.Refused && hasCycle(diags, analysis.Error)
+		} else {
+			o.orderOK = !run.Refused && strings.Join(got, "\n") == want
+		}
+		if !o.orderOK {
+			o.detail = fmt.Sprintf("with facts:\n--- puppet\n%s\n--- ours (refused %v)\n%s\n%s", want, run.Refused, strings.Join(got, "\n"), diagText(diags))
+		}
+		// Without facts.
+		_, udiags := analyseEntry(dir, pp, nil)
+		for _, d := range udiags {
+			if d.Code == "cycle" && d.Severity == analysis.Warning {
+				o.conditional++
+			}
+		}
+		if o.refused {
+			o.unknownOK = hasCycle(udiags, analysis.Warning) || hasCycle(udiags, analysis.Error)
+		} else {
+			o.unknownOK = !hasCycle(udiags, analysis.Error)
+		}
+		if !o.unknownOK {
+			o.detail += fmt.Sprintf("\nwithout facts (puppet refused: %v):\n%s", o.refused, diagText(udiags))
+		}
+		results[i] = o
+	})
 	var refused, orderBad, unknownBad, cond int
 	for _, o := range results {
 		if o.refused {

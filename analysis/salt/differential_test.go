@@ -7,9 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -38,60 +36,46 @@ func TestDifferential(t *testing.T) {
 	if oracle == "" {
 		t.Skip("set SALT_ORACLE_ORDER to ../shared/oracle/salt-order (needs Salt from source, see salt-setup)")
 	}
-	seeds, _ := strconv.Atoi(os.Getenv("SALT_DIFF_SEEDS"))
-	if seeds <= 0 {
-		seeds = 20
-	}
-	from, _ := strconv.Atoi(os.Getenv("SALT_DIFF_FROM"))
-	keep := os.Getenv("SALT_DIFF_KEEP")
+	seeds, from, keep := analysistest.DiffSettings("SALT_DIFF")
 	type outcome struct {
 		refused, ok bool
 		detail      string
 	}
 	results := make([]outcome, seeds)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for i := 0; i < seeds; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			seed := from + i
-			files := genRandomTree(seed)
-			dir := t.TempDir()
-			if keep != "" {
-				dir = filepath.Join(keep, fmt.Sprintf("seed%04d", seed))
-				os.MkdirAll(dir, 0o755)
-			}
-			ar := &txtar.Archive{Comment: []byte("entry: main.sls\n")}
-			for _, f := range files {
-				os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644)
-				ar.Files = append(ar.Files, f)
-			}
-			out, err := exec.Command(oracle, dir, "main").Output()
-			want := strings.TrimRight(string(out), "\n")
-			o := outcome{refused: err != nil}
-			if keep != "" {
-				os.WriteFile(filepath.Join(dir, "salt.order"), out, 0o644)
-			}
-			got := analysistest.Load(t, New(), ar)
-			if o.refused {
-				o.ok = got.Refused
-			} else {
-				o.ok = !got.Refused && strings.Join(saltOrderSort(got.Run), "\n") == want
-			}
-			if !o.ok {
-				o.detail = fmt.Sprintf("\n--- salt (refused %v)\n%s\n--- ours (refused %v)\n%s\n%s", o.refused, want,
-					got.Refused, strings.Join(saltOrderSort(got.Run), "\n"), strings.Join(got.Diags, "\n"))
-			}
-			if keep != "" {
-				os.WriteFile(filepath.Join(dir, "ours.order"), []byte(strings.Join(got.Order, "\n")+"\n"), 0o644)
-			}
-			results[i] = o
-		}(i)
-	}
-	wg.Wait()
+	analysistest.OnSeeds(seeds, func(i int) {
+		seed := from + i
+		files := genRandomTree(seed)
+		dir := t.TempDir()
+		if keep != "" {
+			dir = filepath.Join(keep, fmt.Sprintf("seed%04d", seed))
+			os.MkdirAll(dir, 0o755)
+		}
+		ar := &txtar.Archive{Comment: []byte("entry: main.sls\n")}
+		for _, f := range files {
+			os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644)
+			ar.Files = append(ar.Files, f)
+		}
+		out, err := exec.Command(oracle, dir, "main").Output()
+		want := strings.TrimRight(string(out), "\n")
+		o := outcome{refused: err != nil}
+		if keep != "" {
+			os.WriteFile(filepath.Join(dir, "salt.order"), out, 0o644)
+		}
+		got := analysistest.Load(t, New(), ar)
+		if o.refused {
+			o.ok = got.Refused
+		} else {
+			o.ok = !got.Refused && strings.Join(saltOrderSort(got.Run), "\n") == want
+		}
+		if !o.ok {
+			o.detail = fmt.Sprintf("\n--- salt (refused %v)\n%s\n--- ours (refused %v)\n%s\n%s", o.refused, want,
+				got.Refused, strings.Join(saltOrderSort(got.Run), "\n"), strings.Join(got.Diags, "\n"))
+		}
+		if keep != "" {
+			os.WriteFile(filepath.Join(dir, "ours.order"), []byte(strings.Join(got.Order, "\n")+"\n"), 0o644)
+		}
+		results[i] = o
+	})
 	var refused, bad int
 	for i, o := range results {
 		if o.refused {

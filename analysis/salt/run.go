@@ -366,33 +366,44 @@ const (
 	rsMet
 )
 
+// Requisite families, as check_requisite tells them apart by the key's
+// prefix and suffix.
+func isOnfail(k int) bool {
+	return k == rqOnfail || k == rqOnfailAny || k == rqOnfailAll || k == rqOnfailStop
+}
+func isOnchanges(k int) bool { return k == rqOnchanges || k == rqOnchangesAny }
+func isWatch(k int) bool     { return k == rqWatch || k == rqWatchAny }
+func isAny(k int) bool {
+	return k == rqRequireAny || k == rqWatchAny || k == rqOnfailAny || k == rqOnchangesAny
+}
+
 // reqStat is what one requisite target's result (nil: not run yet) adds
-// to check_requisite's stats for requisite k (named name).
-func reqStat(r *simResult, k int, name string) int {
+// to check_requisite's stats for requisite k.
+func reqStat(r *simResult, k int) int {
 	if r == nil {
 		return rsUnmet
 	}
-	if strings.HasPrefix(name, "onfail") {
+	if isOnfail(k) {
 		if r.res == resTrue {
 			return rsOnfail
 		}
 	} else if r.res == resFalse {
 		return rsFail
 	}
-	if strings.HasPrefix(name, "onchanges") {
+	if isOnchanges(k) {
 		if r.changes {
 			return rsOnchangesmet
 		}
 		return rsOnchanges
 	}
-	if strings.HasPrefix(name, "watch") && r.changes {
+	if isWatch(k) && r.changes {
 		return rsChange
 	}
 	st := 0
 	if k == rqPrereq && r.res == resNone {
 		st |= rsPremet
 	}
-	if strings.HasPrefix(name, "prereq") && r.res != resNone {
+	if (k == rqPrereq || k == rqPrerequired) && r.res != resNone {
 		if k == rqPrereq {
 			st |= rsPren
 		}
@@ -418,7 +429,6 @@ func (s *sim) status(low *chunk, pre bool) int {
 		if len(entries) == 0 {
 			continue
 		}
-		name := reqKeyOrder[k]
 		runDict := s.running
 		if k == rqPrereq {
 			runDict = s.pre
@@ -436,10 +446,10 @@ func (s *sim) status(low *chunk, pre bool) int {
 				return stUnmet // a requisite naming nothing: unmet, whatever else says
 			}
 			for _, ch := range m.chunks {
-				st |= reqStat(runDict[ch.tid], k, name)
+				st |= reqStat(runDict[ch.tid], k)
 			}
 		}
-		if strings.HasSuffix(name, "_any") || name == "onfail" {
+		if isAny(k) || k == rqOnfail {
 			if st&(rsMet|rsChange) != 0 {
 				st &^= rsFail
 			}
@@ -450,7 +460,7 @@ func (s *sim) status(low *chunk, pre bool) int {
 				st &^= rsOnfail
 			}
 		}
-		if strings.HasSuffix(name, "_all") && st&rsOnfail != 0 {
+		if k == rqOnfailAll && st&rsOnfail != 0 {
 			st &^= rsMet
 		}
 		fun |= st
