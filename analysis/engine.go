@@ -22,6 +22,7 @@ type Input struct {
 	Entry    string // URI
 	Settings Settings
 	Focus    []string // see Request.Focus
+	Once     bool     // see Request.Once
 }
 
 // Discover lists, for each system, the local paths it owns among the
@@ -121,7 +122,7 @@ func Analyze(s System, in Input, files []*source.File) (res *Result) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus}
+	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus, Once: in.Once}
 	defer func() {
 		if r := recover(); r != nil {
 			at := source.Span{}

@@ -55,6 +55,10 @@ type Request struct {
 	// the server follows with a complete analysis. Systems that are fast
 	// enough whole ignore it.
 	Focus []string
+	// Once: nothing will be analysed again with this system value (the
+	// command line, a preview): it need not keep what would make a next
+	// analysis faster.
+	Once bool
 }
 
 // Canceled reports whether the caller gave up on this request; long

@@ -173,7 +173,7 @@ func (s *Server) previewOrder(ctx context.Context, data *fixData) (label, desc s
 		edited = append(edited, &source.File{URI: u, Path: base.Path, Text: analysis.ApplyEdits(base.Text, es), Language: base.Language})
 	}
 	ws := s.ws.Fork(edited...)
-	in := analysis.Input{Ctx: ctx, Workspace: ws, Settings: settings}
+	in := analysis.Input{Ctx: ctx, Workspace: ws, Settings: settings, Once: true}
 	s.mu.Lock()
 	paths := append([]string(nil), s.discovered[live]...)
 	s.mu.Unlock()

@@ -362,20 +362,6 @@ func (a *analyzer) sharedEdges() map[edgeKey]*analysis.Edge {
 	return a.edgeKeys
 }
 
-// mergeEdge adds an edge a forked run made between nodes this analysis
-// took over, unless an earlier run made the same one.
-func (a *analyzer) mergeEdge(e *analysis.Edge) {
-	if a.runsBuilt == 0 {
-		a.graph.Connect(e)
-		return
-	}
-	k := edgeKey{e.From, e.To, e.Kind, e.At}
-	if a.sharedEdges()[k] == nil {
-		a.graph.Connect(e)
-		a.edgeKeys[k] = e
-	}
-}
-
 func spanKey(s source.Span) string {
 	return s.URI + "#" + strconv.Itoa(s.Start) + "-" + strconv.Itoa(s.End)
 }
@@ -476,7 +462,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 				if bs := g.conds.res(x); len(bs) > 0 {
 					what = whenText(bs)
 				}
-				n.Facts = append(n.Facts, analysis.Fact{Label: "condition", Value: "declared only when " + what + ", which depends on facts or data we do not know: Puppet may not declare it (set puppet.facts to decide)"})
+				n.Facts = a.conditionFact(what)
 			}
 			if x.pat {
 				n.Facts = append(n.Facts, analysis.Fact{Label: "title", Value: "built from values we do not know; shown as a pattern (* = unknown part)"})

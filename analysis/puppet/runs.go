@@ -140,11 +140,21 @@ func (a *analyzer) runParallel(specs []*runSpec, workers int, out *[]analysis.Ru
 	if workers > n {
 		workers = n
 	}
+	// A worker may build only so far ahead of the merge: a finished run
+	// waiting for its turn holds its whole graph, and unbounded, a slow
+	// early run let every later one pile up (2 GB on operations-puppet).
+	ahead := make(chan struct{}, 4*workers)
+	quit := make(chan struct{})
 	for g := 0; g < workers; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
+				select {
+				case ahead <- struct{}{}:
+				case <-quit:
+					return
+				}
 				k := int(next.Add(1)) - 1
 				if k >= n || stop.Load() || a.canceled() {
 					return
@@ -158,7 +168,17 @@ func (a *analyzer) runParallel(specs []*runSpec, workers int, out *[]analysis.Ru
 	go func() { wg.Wait(); close(finished) }()
 	halt := func() {
 		stop.Store(true)
+		close(quit)
 		<-finished
+	}
+	// merged hands run k to the analysis and lets a worker start another.
+	merged := func(k int, o *runOut) {
+		*out = append(*out, a.merge(specs[k].name, o.snap, !o.restored))
+		outs[k] = nil
+		select {
+		case <-ahead:
+		default: // built after the workers stopped
+		}
 	}
 	for k := 0; k < n; k++ {
 		select {
@@ -188,7 +208,7 @@ func (a *analyzer) runParallel(specs []*runSpec, workers int, out *[]analysis.Ru
 			if o == nil {
 				return 0, false
 			}
-			*out = append(*out, a.merge(specs[k].name, o.snap, !o.restored))
+			merged(k, o)
 			if len(a.order) != loaded {
 				return k + 1, true
 			}
@@ -207,14 +227,14 @@ func (a *analyzer) runParallel(specs []*runSpec, workers int, out *[]analysis.Ru
 				} else if o.panicked != nil {
 					panic(o.panicked)
 				}
-				*out = append(*out, a.merge(specs[k].name, o.snap, !o.restored))
+				merged(k, o)
 				if len(a.order) != loaded {
 					return k + 1, true
 				}
 			}
 			return n, true
 		}
-		*out = append(*out, a.merge(specs[k].name, o.snap, !o.restored))
+		merged(k, o)
 	}
 	<-finished
 	return n, true

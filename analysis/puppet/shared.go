@@ -27,14 +27,32 @@ type memo struct {
 	envDone         bool
 	envDirs         []string // workspace roots that are environments (hiera data)
 	envCertain      bool     // every environment has its own hiera.yaml
+	condFacts       map[string][]analysis.Fact
 }
 
 func newMemo() *memo {
 	return &memo{
 		rubyTypes: map[string]bool{}, hieraCache: map[string][]string{}, hieraIncomplete: map[string]bool{},
 		dataCache: map[string]map[string]any{}, contentIDs: map[string]string{}, noAutoload: map[string]bool{},
-		modRoots: map[string]string{}, modDirs: map[string]bool{},
+		modRoots: map[string]string{}, modDirs: map[string]bool{}, condFacts: map[string][]analysis.Fact{},
 	}
+}
+
+// conditionFact is the hover line of a resource declared under an
+// undecided condition. The same few conditions hold thousands of
+// resources in every run that evaluates them (54 MB of copies of these
+// lines on operations-puppet), so each text is made once per analysis; the
+// slice is full (len = cap): a node that adds a fact reallocates it.
+func (a *analyzer) conditionFact(what string) []analysis.Fact {
+	m := a.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fs, ok := m.condFacts[what]
+	if !ok {
+		fs = []analysis.Fact{{Label: "condition", Value: "declared only when " + what + ", which depends on facts or data we do not know: Puppet may not declare it (set puppet.facts to decide)"}}
+		m.condFacts[what] = fs
+	}
+	return fs
 }
 
 // envRoots lists the workspace roots whose hiera data applies to every

@@ -145,6 +145,7 @@ type analyzer struct {
 	ordering     string
 	strict       bool
 	nodeKeys     map[nodeKey]*analysis.Node
+	anchors      map[nodeKey]*analysis.Node // anchors shared between merged runs (anchorKey)
 	edgeKeys     map[edgeKey]*analysis.Edge
 	runsBuilt    int
 	diagKeys     map[string]bool
@@ -336,7 +337,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	for i, r := range a.allRuns {
 		r.out = i
 	}
-	if !a.strict {
+	if !a.strict && !req.Once {
 		if (a.canceled() || a.partial) && sk == s.cacheSettings {
 			// Runs this analysis did not reach keep their snapshots: a
 			// snapshot is checked against its inputs before any reuse.

@@ -43,7 +43,7 @@ func analyzePaths(paths []string, entry string, settings analysis.Settings) (*so
 		}
 		abs = append(abs, a)
 	}
-	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: abs, Entry: entry, Settings: settings}
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: abs, Entry: entry, Settings: settings, Once: true}
 	return ws, analysis.AnalyzeAll(newSystems(), in), nil
 }
 

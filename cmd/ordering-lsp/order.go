@@ -54,7 +54,7 @@ func analyseOne(arg string, settings analysis.Settings, stderr io.Writer) (*anal
 		return nil, nil, analysis.Input{}, 2
 	}
 	ws := source.NewWorkspace()
-	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{target}, Entry: source.PathToURI(target), Settings: settings}
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{target}, Entry: source.PathToURI(target), Settings: settings, Once: true}
 	sys := newSystems()
 	found := analysis.Discover(sys, in)
 	// A file belongs to one system; a folder goes to the system owning the

@@ -43,6 +43,7 @@ type Parser struct {
 	prevSrc  []byte
 	prevToks []Token
 	spare    []Token
+	edited   bool // parsed before: the next parse is an edit
 	// Reused and Parsed count chunks of the last Parse (for tests and
 	// benchmarks).
 	Reused, Parsed int
@@ -71,11 +72,15 @@ func (ps *Parser) Parse(src []byte) *File {
 	f.Errors = append(f.Errors, validate(f.Stmts)...)
 	ps.prev = next
 	ps.prevSrc, ps.prevToks = src, toks
-	if len(src) > maxIncrementalLex {
+	if len(src) > maxIncrementalLex || !ps.edited {
 		// Tokens cost ~20x the text: for huge files memory matters more
-		// than the few milliseconds incremental lexing saves.
+		// than the few milliseconds incremental lexing saves, and a file
+		// parsed once (the thousands a workspace loads from disk, of
+		// which the user edits a few) keeps none: its first edit lexes
+		// it whole, later ones incrementally.
 		ps.prevSrc, ps.prevToks, ps.spare = nil, nil, nil
 	}
+	ps.edited = true
 	return f
 }
 
