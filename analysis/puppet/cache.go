@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -35,7 +36,8 @@ type runSnap struct {
 	run       analysis.Run     // Steps point at nodes
 	diags     []analysis.Diagnostic
 	missing   []missingDiag
-	links     []snapLinkSrc
+	links     snapLinks
+	defs      []*analysis.Node // definition nodes links point at
 	declared  []string
 	patterns  []string
 	absent    bool
@@ -166,14 +168,45 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 		return // a canceled run may be partial: never reuse it
 	}
 	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, synthetic: r.synthetic,
-		declared: declared, patterns: patterns, edges: a.graph.Edges, links: links, nodes: make([]snapNode, len(a.firstKeys))}
+		declared: declared, patterns: patterns, edges: a.graph.Edges, nodes: make([]snapNode, len(a.firstKeys))}
 	for i, kn := range a.firstKeys {
 		s.nodes[i] = snapNode{kn.n, kn.key.kind}
 		if len(kn.n.Facts) > 0 {
-			s.facts = append(s.facts, nodeFacts{i, kn.n.Facts})
+			s.facts = append(s.facts, nodeFacts{int32(i), kn.n.Facts})
 		}
 	}
+	// Links by node index: the fork's graph holds exactly the run's nodes,
+	// in the order of s.nodes; any other target is a definition node.
+	l := &s.links
+	l.at = make([]source.Span, len(links))
+	l.start = make([]int32, len(links)+1)
+	for i, src := range links {
+		l.at[i] = src.at
+		for _, t := range src.targets {
+			if t.Index < len(a.graph.Nodes) && a.graph.Nodes[t.Index] == t {
+				l.tgt = append(l.tgt, int32(t.Index))
+				continue
+			}
+			j := slices.Index(s.defs, t)
+			if j < 0 {
+				j = len(s.defs)
+				s.defs = append(s.defs, t)
+			}
+			l.tgt = append(l.tgt, int32(-1-j))
+		}
+		l.start[i+1] = int32(len(l.tgt))
+	}
 	a.lastSnap = s
+}
+
+// snapLinks are a run's links with their targets as indexes into the
+// run's nodes (or, negative, into its definition nodes): unlike pointers,
+// they stay true in every later analysis, so the snapshots of all
+// analyses share them (a control repository's runs make a million).
+type snapLinks struct {
+	at    []source.Span
+	start []int32 // the targets of link i: tgt[start[i]:start[i+1]]
+	tgt   []int32 // >= 0: nodes[t]; < 0: defs[-1-t]
 }
 
 // snapNode is a node of a snapshot with the kind of its key: the rest of
@@ -196,10 +229,11 @@ func (sn snapNode) key(run string) nodeKey {
 
 // nodeFacts: the facts of s.nodes[i] when its run finished.
 type nodeFacts struct {
-	i     int
+	i     int32
 	facts []analysis.Fact
 }
 
+// snapLinkSrc is a link as buildRun finds it.
 type snapLinkSrc struct {
 	at      source.Span
 	targets []*analysis.Node
@@ -262,7 +296,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	for i, sn := range s.nodes {
 		old := sn.n
 		var facts []analysis.Fact
-		if fi < len(s.facts) && s.facts[fi].i == i {
+		if fi < len(s.facts) && int(s.facts[fi].i) == i {
 			facts = s.facts[fi].facts
 			fi++
 		}
@@ -314,6 +348,9 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	out.Steps = make([]analysis.Step, len(s.run.Steps))
 	for i, st := range s.run.Steps {
 		st.Node = mapNode(st.Node)
+		if st.Node != nil && st.Label == st.Node.Ref {
+			st.Label = st.Node.Ref // one string for every run's step of the node
+		}
 		out.Steps[i] = st
 	}
 	next.run = out
@@ -321,28 +358,48 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		a.addDiag(d)
 	}
 	if len(a.linkArr) == 0 {
-		a.linkArr = make([]analysis.Link, 0, len(s.links))
+		a.linkArr = make([]analysis.Link, 0, len(s.links.at))
 		if len(a.links) == 0 {
-			a.links = make(map[linkKey]int32, len(s.links))
+			a.links = make(map[linkKey]int32, len(s.links.at))
 		}
 	}
-	if !a.req.Once {
-		next.links = make([]snapLinkSrc, len(s.links))
+	if len(s.defs) > 0 {
+		next.defs = make([]*analysis.Node, len(s.defs))
+		for i, d := range s.defs {
+			next.defs[i] = mapNode(d)
+		}
 	}
-	for i, l := range s.links {
-		ts := make([]*analysis.Node, 0, len(l.targets)) // addLink may keep it
-		for _, t := range l.targets {
-			if n := mapNode(t); n != nil {
+	for i, at := range s.links.at {
+		tgt := s.links.tgt[s.links.start[i]:s.links.start[i+1]]
+		ts := make([]*analysis.Node, 0, len(tgt)) // addLink may keep it
+		for _, t := range tgt {
+			var n *analysis.Node
+			if t >= 0 {
+				n = remap[s.nodes[t].n]
+			} else {
+				n = next.defs[-1-t]
+			}
+			if n != nil {
 				ts = append(ts, n)
 			}
 		}
-		a.addLink(l.at, ts)
-		if !a.req.Once {
-			next.links[i] = snapLinkSrc{l.at, ts}
-		}
+		a.addLink(at, ts)
 	}
-	for _, k := range s.declared {
-		a.declaredKeys[k] = true
+	// Every run that evaluates a resource declares it under a key string
+	// of its own; the snapshot kept keeps the first run's (30 MB of copies
+	// on operations-puppet otherwise).
+	for i, k := range s.declared {
+		c, ok := a.declaredKeys[k]
+		if !ok {
+			a.declaredKeys[k] = k
+			continue
+		}
+		if unsafe.StringData(c) != unsafe.StringData(k) && !a.req.Once {
+			if unsafe.SliceData(next.declared) == unsafe.SliceData(s.declared) {
+				next.declared = slices.Clone(s.declared)
+			}
+			next.declared[i] = c
+		}
 	}
 	a.declaredPats = append(a.declaredPats, s.patterns...)
 	r := &run{a: a, name: name, missing: s.missing, absent: s.absent, synthetic: s.synthetic}

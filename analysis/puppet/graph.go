@@ -370,6 +370,10 @@ func (x *res) containerish() bool {
 	return x.kind == "class" || x.kind == "define" || x.kind == "stage" || x.kind == "main" || x.kind == "node" || x.typ == "Stage"
 }
 
+// defineInstanceFacts is the hover line of every defined type instance,
+// one slice for all (len = cap: a node that adds a fact reallocates).
+var defineInstanceFacts = []analysis.Fact{{Label: "defined type instance", Value: "its body is evaluated after the main code; it is ordered as a container (before/after everything it declares)"}}
+
 func (a *analyzer) buildRun(r *run) analysis.Run {
 	g := &runGraph{r: r, explicit: map[[2]*analysis.Node]bool{}}
 	salt := ""
@@ -446,7 +450,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 				if x.node, fresh = a.nodeFor(nodeKey{'R', x.display, x.decl, ""}); fresh {
 					*x.node = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: x.node.Index}
 					if x.kind == "define" {
-						x.node.Facts = []analysis.Fact{{Label: "defined type instance", Value: "its body is evaluated after the main code; it is ordered as a container (before/after everything it declares)"}}
+						x.node.Facts = defineInstanceFacts
 					}
 				}
 				g.extra = append(g.extra, x.node)
@@ -1250,7 +1254,8 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 			rf := m.ref
 			key := refString(rf.typ, canonTitle(rf.typ, rf.title))
 			cls := rf.typ == "Class" && a.classes[canonTitle("Class", rf.title)] != nil
-			declared := a.declaredKeys[key] || cls
+			_, declared := a.declaredKeys[key]
+			declared = declared || cls
 			if !declared {
 				for _, p := range a.declaredPats {
 					if globMatch(p, key) {

@@ -48,7 +48,7 @@ func (a *analyzer) fork(frozen bool) *analyzer {
 		declared: a.declared, prevCache: a.prevCache, defKey: a.defKey, defNodes: a.defNodes, byURI: a.byURI,
 		facts: a.facts, factsVal: a.factsVal, memo: a.memo, main: a, frozen: frozen, envKey: a.envKey,
 		nodeKeys: map[nodeKey]*analysis.Node{}, diagKeys: map[string]bool{}, links: map[linkKey]int32{},
-		declaredKeys: map[string]bool{},
+		declaredKeys: map[string]string{},
 	}
 	return w
 }

@@ -175,7 +175,7 @@ type analyzer struct {
 	firstKeys    []keyedNode
 	facts        map[string]any
 	factsVal     val
-	declaredKeys map[string]bool
+	declaredKeys map[string]string // declared key -> its first string
 	declaredPats []string
 }
 
@@ -206,7 +206,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		files: map[string]*fileInfo{}, classes: map[string]*classInfo{}, defines: map[string]*defineInfo{},
 		rootMods: map[string]string{}, nodeKeys: make(map[nodeKey]*analysis.Node, s.lastNodeKeys),
 		diagKeys: map[string]bool{}, links: map[linkKey]int32{}, declared: map[string]bool{},
-		declaredKeys: map[string]bool{}, nextCache: map[string]*runSnap{},
+		declaredKeys: map[string]string{}, nextCache: map[string]*runSnap{},
 		defKey: map[*analysis.Node]nodeKey{}, defNodes: map[nodeKey]*analysis.Node{}, byURI: map[string]*fileInfo{},
 		memo: newMemo(),
 	}

@@ -97,4 +97,5 @@ func TestWorkspaceTiming(t *testing.T) {
 		pprof.WriteHeapProfile(pf)
 		pf.Close()
 	}
+	runtime.KeepAlive(sys) // its run cache is part of what the server keeps
 }
