@@ -149,7 +149,7 @@ func (a *analyzer) cached(name string) *runSnap {
 	if a.strict || a.ordering == "random" || a.prevCache == nil {
 		return nil
 	}
-	s := a.prevCache[name]
+	s := a.prevSnap(name)
 	if s == nil {
 		return nil
 	}
@@ -159,6 +159,15 @@ func (a *analyzer) cached(name string) *runSnap {
 		}
 	}
 	return s
+}
+
+// prevSnap is the previous analysis's snapshot of a run, if it is still
+// there.
+func (a *analyzer) prevSnap(name string) *runSnap {
+	m := a.main
+	m.prevMu.Lock()
+	defer m.prevMu.Unlock()
+	return m.prevCache[name]
 }
 
 // snapshot records a run freshly built on a forked analyzer: everything
@@ -406,6 +415,11 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	a.allRuns = append(a.allRuns, r)
 	if !a.req.Once {
 		a.nextCache[name] = &next
+	}
+	if a.ownsPrev {
+		a.prevMu.Lock()
+		delete(a.prevCache, name)
+		a.prevMu.Unlock()
 	}
 	a.runsBuilt++
 	if !own {

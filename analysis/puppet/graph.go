@@ -20,7 +20,7 @@ import (
 
 func (a *analyzer) newRun(name, entry string) *run {
 	hint := 0
-	if s := a.prevCache[name]; s != nil {
+	if s := a.prevSnap(name); s != nil {
 		hint = len(s.run.Steps) // the size of this run last time
 	}
 	r := &run{a: a, name: name, entry: entry, byKey: make(map[string]*res, hint), aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}

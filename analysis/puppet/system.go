@@ -166,7 +166,9 @@ type analyzer struct {
 	nodeSlab     []analysis.Node
 	linkSeen     map[linkKey]map[*analysis.Node]bool
 	cur          *run
-	prevCache    map[string]*runSnap
+	prevCache    map[string]*runSnap // read by forks: under prevMu once runs start
+	prevMu       sync.Mutex
+	ownsPrev     bool // prevCache is this analysis's to empty (see merge)
 	nextCache    map[string]*runSnap
 	defKey       map[*analysis.Node]nodeKey
 	defNodes     map[nodeKey]*analysis.Node
@@ -224,6 +226,12 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		sk = a.settingsKey()
 		if sk == s.cacheSettings {
 			a.prevCache = s.cache
+			if !req.Once {
+				// This analysis owns the snapshots now and drops each as
+				// it takes the run over (merge): two generations of a
+				// control repository's runs never live at once.
+				s.cache, a.ownsPrev = nil, true
+			}
 		}
 	}
 	res := &analysis.Result{}
@@ -338,10 +346,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		r.out = i
 	}
 	if !a.strict && !req.Once {
-		if (a.canceled() || a.partial) && sk == s.cacheSettings {
+		if a.canceled() || a.partial {
 			// Runs this analysis did not reach keep their snapshots: a
 			// snapshot is checked against its inputs before any reuse.
-			for k, v := range s.cache {
+			for k, v := range a.prevCache {
 				if a.nextCache[k] == nil {
 					a.nextCache[k] = v
 				}
