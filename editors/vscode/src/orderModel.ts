@@ -17,7 +17,7 @@ export function toOrderTree(result: OrderResult | null | undefined): OrderItem[]
   if (runs.length === 0) {
     return [{ id: 'empty', label: 'Nothing runs from this file', kind: 'empty' }];
   }
-  return runs.map((run, r) => {
+  const items: OrderItem[] = runs.map((run, r) => {
     const steps = Array.isArray(run.steps) ? run.steps : [];
     const children: OrderItem[] = steps.map((s, i) => ({
       id: `r${r}s${i}`,
@@ -37,4 +37,14 @@ export function toOrderTree(result: OrderResult | null | undefined): OrderItem[]
       children,
     };
   });
+  const omitted = typeof result?.omitted === 'number' ? result.omitted : 0;
+  if (omitted > 0) {
+    items.push({
+      id: 'omitted',
+      label: `${omitted} more run${omitted === 1 ? '' : 's'} also involve this file`,
+      tooltip: 'Not listed: the view shows the runs that start at this file and 50 others.',
+      kind: 'empty',
+    });
+  }
+  return items;
 }

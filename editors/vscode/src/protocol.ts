@@ -33,7 +33,8 @@ export interface GraphParams { uri?: string }
 export interface Step { label: string; note: string; uri: string; range: Range }
 export interface Run { name: string; entry: string; refused: boolean; steps: Step[] }
 /** ordering/order: params { uri: string } */
-export interface OrderResult { runs: Run[] }
+/** omitted: runs that involve the file but are not listed (the server lists at most 50 besides those starting there) */
+export interface OrderResult { runs: Run[]; omitted?: number }
 export interface OrderParams { uri: string }
 
 export const GraphRequest = 'ordering/graph';

@@ -32,3 +32,10 @@ test('no runs: a single explanatory item', () => {
   assert.deepEqual(toOrderTree({ runs: [] }).map((i) => i.kind), ['empty']);
   assert.deepEqual(toOrderTree(null).map((i) => i.kind), ['empty']);
 });
+
+test('runs the server left out are counted, not lost', () => {
+  const t = toOrderTree({ runs: [{ name: 'site.pp', entry: '', refused: false, steps: [{ label: 'a', note: '', uri: '', range }] }], omitted: 749 });
+  assert.deepEqual(t.map((i) => i.kind), ['run', 'empty']);
+  assert.equal(t[1].label, '749 more runs also involve this file');
+  assert.deepEqual(toOrderTree({ runs: [], omitted: 0 }).map((i) => i.kind), ['empty']);
+});
