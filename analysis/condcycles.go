@@ -97,6 +97,7 @@ type cycleSearch struct {
 }
 
 func (s *cycleSearch) solve(nodes []*Node, edges []*Edge, fixed []Branch) {
+	var comps *components // of this world, once a cycle needs one
 	for _, c := range Cycles(nodes, edges, s.less) {
 		var open Branch
 		var when []Branch
@@ -117,7 +118,10 @@ func (s *cycleSearch) solve(nodes []*Node, edges []*Edge, fixed []Branch) {
 			continue
 		}
 		s.budget--
-		cn, ce := component(c, edges)
+		if comps == nil {
+			comps = componentsOf(edges)
+		}
+		cn, ce := comps.of(c)
 		var arms []Branch
 		for _, e := range ce {
 			for _, b := range s.when(e) {
@@ -185,44 +189,62 @@ func compatible(bs, fixed []Branch) bool {
 	return true
 }
 
-// component is the strongly connected component a cycle lies in: the
-// nodes it reaches that reach it, and the edges between them.
-func component(c, edges []*Edge) ([]*Node, []*Edge) {
-	start := c[0].From
-	out := map[*Node][]*Node{}
-	in := map[*Node][]*Node{}
-	for _, e := range edges {
-		out[e.From] = append(out[e.From], e.To)
-		in[e.To] = append(in[e.To], e.From)
-	}
-	reach := func(adj map[*Node][]*Node) map[*Node]bool {
-		seen := map[*Node]bool{start: true}
-		q := []*Node{start}
-		for len(q) > 0 {
-			v := q[len(q)-1]
-			q = q[:len(q)-1]
-			for _, w := range adj[v] {
-				if !seen[w] {
-					seen[w] = true
-					q = append(q, w)
-				}
-			}
-		}
-		return seen
-	}
-	f, b := reach(out), reach(in)
+// components are the strongly connected components of a world, over
+// every edge given: the component a cycle lies in is the part of the
+// world a choice of branch can change. Worked out once per world (a run
+// with a thousand conditional cycles asked a walk of the whole run for
+// each).
+type components struct {
+	id    map[*Node]int32
+	nodes [][]*Node // by Index
+	edges [][]*Edge // in the world's order
+}
+
+func componentsOf(edges []*Edge) *components {
+	id := map[*Node]int32{}
 	var nodes []*Node
-	for n := range f {
-		if b[n] {
+	add := func(n *Node) int32 {
+		i, ok := id[n]
+		if !ok {
+			i = int32(len(nodes))
+			id[n] = i
 			nodes = append(nodes, n)
 		}
+		return i
 	}
-	slices.SortFunc(nodes, func(p, q *Node) int { return p.Index - q.Index })
-	var sub []*Edge
+	out := [][]int32{}
 	for _, e := range edges {
-		if f[e.From] && b[e.From] && f[e.To] && b[e.To] {
-			sub = append(sub, e)
+		f, t := add(e.From), add(e.To)
+		for len(out) < len(nodes) {
+			out = append(out, nil)
+		}
+		out[f] = append(out[f], t)
+	}
+	for len(out) < len(nodes) {
+		out = append(out, nil)
+	}
+	comps := tarjan(out)
+	c := &components{id: make(map[*Node]int32, len(nodes)), nodes: make([][]*Node, len(comps)), edges: make([][]*Edge, len(comps))}
+	for k, comp := range comps {
+		ns := make([]*Node, len(comp))
+		for j, v := range comp {
+			ns[j] = nodes[v]
+			c.id[nodes[v]] = int32(k)
+		}
+		slices.SortFunc(ns, func(p, q *Node) int { return p.Index - q.Index })
+		c.nodes[k] = ns
+	}
+	for _, e := range edges {
+		if k := c.id[e.From]; k == c.id[e.To] {
+			c.edges[k] = append(c.edges[k], e)
 		}
 	}
-	return nodes, sub
+	return c
+}
+
+// of is the component a cycle lies in: its nodes and the edges between
+// them.
+func (c *components) of(cycle []*Edge) ([]*Node, []*Edge) {
+	k := c.id[cycle[0].From]
+	return c.nodes[k], c.edges[k]
 }

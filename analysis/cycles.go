@@ -27,72 +27,18 @@ func Cycles(nodes []*Node, edges []*Edge, less func(a, b *Node) bool) [][]*Edge 
 		out[idx[e.From]] = append(out[idx[e.From]], e)
 	}
 
-	// Iterative Tarjan: manifests with 100k resources and long chains
-	// must not blow the goroutine stack.
-	const unvisited = -1
-	index := make([]int, len(nodes))
-	low := make([]int, len(nodes))
-	onStack := make([]bool, len(nodes))
-	for i := range index {
-		index[i] = unvisited
-	}
-	var stack []int
-	var comps [][]int
-	counter := 0
-	type frame struct{ v, next int }
-	for root := range nodes {
-		if index[root] != unvisited {
-			continue
-		}
-		call := []frame{{root, 0}}
-		index[root], low[root] = counter, counter
-		counter++
-		stack = append(stack, root)
-		onStack[root] = true
-		for len(call) > 0 {
-			f := &call[len(call)-1]
-			v := f.v
-			if f.next < len(out[v]) {
-				w := idx[out[v][f.next].To]
-				f.next++
-				if index[w] == unvisited {
-					index[w], low[w] = counter, counter
-					counter++
-					stack = append(stack, w)
-					onStack[w] = true
-					call = append(call, frame{w, 0})
-				} else if onStack[w] && index[w] < low[v] {
-					low[v] = index[w]
-				}
-				continue
-			}
-			call = call[:len(call)-1]
-			if len(call) > 0 {
-				p := call[len(call)-1].v
-				if low[v] < low[p] {
-					low[p] = low[v]
-				}
-			}
-			if low[v] == index[v] {
-				var comp []int
-				for {
-					w := stack[len(stack)-1]
-					stack = stack[:len(stack)-1]
-					onStack[w] = false
-					comp = append(comp, w)
-					if w == v {
-						break
-					}
-				}
-				comps = append(comps, comp)
-			}
+	succ := make([][]int32, len(nodes))
+	for v, es := range out {
+		for _, e := range es {
+			succ[v] = append(succ[v], int32(idx[e.To]))
 		}
 	}
+	comps := tarjan(succ)
 
 	var cycles [][]*Edge
 	for _, comp := range comps {
 		if len(comp) == 1 {
-			v := comp[0]
+			v := int(comp[0])
 			for _, e := range out[v] {
 				if e.To == nodes[v] {
 					cycles = append(cycles, []*Edge{e})
@@ -102,11 +48,11 @@ func Cycles(nodes []*Node, edges []*Edge, less func(a, b *Node) bool) [][]*Edge 
 			continue
 		}
 		in := make(map[int]bool, len(comp))
-		start := comp[0]
+		start := int(comp[0])
 		for _, v := range comp {
-			in[v] = true
+			in[int(v)] = true
 			if less(nodes[v], nodes[start]) {
-				start = v
+				start = int(v)
 			}
 		}
 		cycles = append(cycles, shortestCycle(start, in, out, idx))
@@ -169,4 +115,71 @@ func CycleNodes(cycle []*Edge) []*Node {
 		ns = append(ns, e.To)
 	}
 	return ns
+}
+
+// tarjan lists the strongly connected components of a graph given as
+// successor lists, each in the order Tarjan's stack gives it (iterative:
+// manifests with 100k resources and long chains must not blow the
+// goroutine stack).
+func tarjan(out [][]int32) [][]int32 {
+	const unvisited = -1
+	n := len(out)
+	index := make([]int32, n)
+	low := make([]int32, n)
+	onStack := make([]bool, n)
+	var comps [][]int32
+	for i := range index {
+		index[i] = unvisited
+	}
+	var stack []int32
+	counter := int32(0)
+	type frame struct{ v, next int32 }
+	for root := int32(0); root < int32(n); root++ {
+		if index[root] != unvisited {
+			continue
+		}
+		call := []frame{{root, 0}}
+		index[root], low[root] = counter, counter
+		counter++
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			v := f.v
+			if int(f.next) < len(out[v]) {
+				w := out[v][f.next]
+				f.next++
+				if index[w] == unvisited {
+					index[w], low[w] = counter, counter
+					counter++
+					stack = append(stack, w)
+					onStack[w] = true
+					call = append(call, frame{w, 0})
+				} else if onStack[w] && index[w] < low[v] {
+					low[v] = index[w]
+				}
+				continue
+			}
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				if p := call[len(call)-1].v; low[v] < low[p] {
+					low[p] = low[v]
+				}
+			}
+			if low[v] == index[v] {
+				var comp []int32
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp = append(comp, w)
+					if w == v {
+						break
+					}
+				}
+				comps = append(comps, comp)
+			}
+		}
+	}
+	return comps
 }

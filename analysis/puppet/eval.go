@@ -29,9 +29,10 @@ var metaparams = map[string]analysis.EdgeKind{"before": analysis.Order, "require
 // container (class, define instance, stage, node, Class[main]).
 type res struct {
 	typ, title string
-	key        string // Type[canonical title]
-	display    string // Type[title] as Puppet prints it
-	kind       string // "resource", "class", "define", "stage", "node", "main"
+	ownTags    []string // tags from type and title (tagged), once asked
+	key        string   // Type[canonical title]
+	display    string   // Type[title] as Puppet prints it
+	kind       string   // "resource", "class", "define", "stage", "node", "main"
 	prio       int
 	virtual    bool
 	exported   bool
@@ -1649,7 +1650,8 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 			case "title":
 				match(x.title)
 			case "tag":
-				x.eachTag(match)
+				// Every resource has tags (its type at least).
+				found, haveAny = x.tagged(ws), true
 			default:
 				if a, ok := x.attr(name); ok {
 					var lbuf [1]val
@@ -1669,31 +1671,37 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 	return false
 }
 
-// eachTag calls fn with every tag Puppet gives the resource: its type,
-// its title when that is a valid tag, its `tag` values, the `::` segments
-// of each, and every tag of the resource whose body declared it (a class
-// takes those of the place that first declared it; main code is in
-// Class[main], whose only tag is `class`). Checked against Puppet 7:
-// testdata/oracle/tags_*. Tags compare case-insensitively.
-func (x *res) eachTag(fn func(string)) {
+// tagged reports whether Puppet gives x the tag t (case-insensitively):
+// its type, its title (when tag-like) and their `::` segments, its `tag`
+// attribute, and the same for every container up to main's "class".
+// Collectors ask this of every resource of a type in every round, so the
+// tags that cannot change (type and title) are worked out once per
+// resource.
+func (x *res) tagged(t string) bool {
+	has := func(h string) bool { return strings.EqualFold(h, t) }
 	for r, n := x, 0; r != nil && n < 100; r, n = r.scopeRes(), n+1 {
 		if r.kind == "main" {
-			fn("class")
-			break
+			return has("class")
 		}
-		tagSegments(r.typ, fn)
-		if validTag(r.title) {
-			tagSegments(r.title, fn)
+		if r.ownTags == nil {
+			r.ownTags = tagSegments(r.typ, make([]string, 0, 4))
+			if validTag(r.title) {
+				r.ownTags = tagSegments(r.title, r.ownTags)
+			}
+		}
+		if slices.ContainsFunc(r.ownTags, has) {
+			return true
 		}
 		if a, ok := r.attr("tag"); ok {
 			var lbuf [1]val
 			for _, v := range a.v.items(&lbuf) {
-				if s, ok := v.text(); ok {
-					tagSegments(s, fn)
+				if s, ok := v.text(); ok && slices.ContainsFunc(tagSegments(s, nil), has) {
+					return true
 				}
 			}
 		}
 	}
+	return false
 }
 
 // scopeRes is the resource whose body declared x.
@@ -1707,14 +1715,13 @@ func (x *res) scopeRes() *res {
 	return x.container
 }
 
-func tagSegments(t string, fn func(string)) {
-	fn(t)
+// tagSegments appends a tag and, for a `::` name, each of its segments.
+func tagSegments(t string, to []string) []string {
+	to = append(to, t)
 	if !strings.Contains(t, "::") {
-		return
+		return to
 	}
-	for _, seg := range strings.Split(t, "::") {
-		fn(seg)
-	}
+	return append(to, strings.Split(t, "::")...)
 }
 
 // validTag is Puppet's tag syntax (Puppet::Util::Tagging): a title like
