@@ -137,6 +137,7 @@ type collector struct {
 	attrs    []attr
 	at       source.Span
 	matched  []*res
+	scanned  int // r.resources[:scanned] have been matched against the query
 	done     bool
 	values   map[pp.Node]val // query values, evaluated once in the collector's scope
 }
@@ -1576,7 +1577,12 @@ func (r *run) collect(c *collector) bool {
 		}
 		return changed
 	}
-	for _, x := range r.resources {
+	// Each resource is looked at once: nothing a query reads (type, title,
+	// tags, attributes) changes before overrides and defaults are applied
+	// after the last round, so a resource that did not match will not.
+	fresh := r.resources[c.scanned:]
+	c.scanned = len(r.resources)
+	for _, x := range fresh {
 		if x.typ != c.typ || x.kind == "class" {
 			continue
 		}
@@ -1587,21 +1593,10 @@ func (r *run) collect(c *collector) bool {
 		if !r.queryMatch(c, c.query, x) {
 			continue
 		}
-		if !containsRes(c.matched, x) {
-			c.matched = append(c.matched, x)
-		}
+		c.matched = append(c.matched, x)
 		realize(x)
 	}
 	return changed
-}
-
-func containsRes(xs []*res, x *res) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
