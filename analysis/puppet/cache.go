@@ -177,11 +177,10 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 		return // a canceled run may be partial: never reuse it
 	}
 	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, synthetic: r.synthetic,
-		declared: declared, patterns: patterns, edges: a.graph.Edges, nodes: make([]snapNode, len(a.firstKeys))}
-	for i, kn := range a.firstKeys {
-		s.nodes[i] = snapNode{kn.n, kn.key.kind}
-		if len(kn.n.Facts) > 0 {
-			s.facts = append(s.facts, nodeFacts{int32(i), kn.n.Facts})
+		declared: declared, patterns: patterns, edges: a.graph.Edges, nodes: a.firstKeys}
+	for i, sn := range s.nodes {
+		if len(sn.n.Facts) > 0 {
+			s.facts = append(s.facts, nodeFacts{int32(i), sn.n.Facts})
 		}
 	}
 	// Links by node index: the fork's graph holds exactly the run's nodes,
@@ -283,7 +282,10 @@ func defKeyOf(n *analysis.Node) (nodeKey, bool) {
 // The anchors of Class[Main] and of stages without a declaration stay per
 // run: sharing them would join unrelated runs through one hub.
 func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
-	remap := make(map[*analysis.Node]*analysis.Node, len(s.nodes)) // snapshot node -> node here
+	var remap map[*analysis.Node]*analysis.Node // snapshot node -> node here
+	if !own || a.runsBuilt > 0 {
+		remap = make(map[*analysis.Node]*analysis.Node, len(s.nodes))
+	}
 	mapNode := func(old *analysis.Node) *analysis.Node {
 		if old == nil {
 			return nil
@@ -296,8 +298,16 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		}
 		return old
 	}
+	// The first run built here (the only one of a single manifest) is
+	// taken as it is: every node and edge of it is new, the fork's slabs
+	// hold nothing else, and copying a 100k-resource catalog cost a third
+	// of its analysis.
+	adopt := own && a.runsBuilt == 0
+	if a.runsBuilt == 0 {
+		a.firstRun = name
+	}
 	next := *s
-	if !a.req.Once {
+	if !a.req.Once && !adopt {
 		next.nodes = make([]snapNode, len(s.nodes))
 	}
 	a.graph.Nodes = slices.Grow(a.graph.Nodes, len(s.nodes))
@@ -311,16 +321,21 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		}
 		key, shared := anchorKey(sn.key(name))
 		var n *analysis.Node
-		if shared {
+		switch {
+		case adopt:
+		case shared:
 			n = a.anchors[key]
-		} else {
+		default:
 			n = a.findNode(key)
 		}
 		if n != nil {
 			addRefreshFacts(n, facts)
 		} else {
-			n = a.copyNode(old)
-			n.Parent = mapNode(old.Parent)
+			n = old
+			if !adopt {
+				n = a.copyNode(old)
+				n.Parent = mapNode(old.Parent)
+			}
 			n.Facts = nil
 			if facts != nil {
 				n.Facts = facts[:len(facts):len(facts)] // a later run's fact reallocates
@@ -335,15 +350,23 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 				a.addNode(key, n)
 			}
 		}
+		if adopt {
+			continue
+		}
 		remap[old] = n
 		if next.nodes != nil {
 			next.nodes[i] = snapNode{n, sn.kind}
 		}
 	}
-	if !a.req.Once {
+	if adopt {
+		a.graph.Edges = append(a.graph.Edges, s.edges...)
+	} else if !a.req.Once {
 		next.edges = make([]*analysis.Edge, 0, len(s.edges))
 	}
 	for _, e := range s.edges {
+		if adopt {
+			break
+		}
 		f, t := mapNode(e.From), mapNode(e.To)
 		if f == nil || t == nil {
 			continue
@@ -384,7 +407,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		for _, t := range tgt {
 			var n *analysis.Node
 			if t >= 0 {
-				n = remap[s.nodes[t].n]
+				n = mapNode(s.nodes[t].n)
 			} else {
 				n = next.defs[-1-t]
 			}

@@ -23,6 +23,9 @@ func (a *analyzer) newRun(name, entry string) *run {
 	if s := a.prevSnap(name); s != nil {
 		hint = len(s.run.Steps) // the size of this run last time
 	}
+	if a.runsBuilt == 0 {
+		a.firstRun = name // the anchors of firstKeys carry it
+	}
 	r := &run{a: a, name: name, entry: entry, byKey: make(map[string]*res, hint), aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}
 	if !a.strict {
 		r.deps = map[depKey]string{}
@@ -271,9 +274,9 @@ func (a *analyzer) findNode(key nodeKey) *analysis.Node {
 		return nil
 	}
 	if a.firstKeys != nil {
-		for _, kn := range a.firstKeys {
-			if !a.runLocal(kn.key) {
-				a.nodeKeys[kn.key] = kn.n
+		for _, sn := range a.firstKeys {
+			if k := sn.key(a.firstRun); !a.runLocal(k) {
+				a.nodeKeys[k] = sn.n
 			}
 		}
 		a.firstKeys = nil
@@ -287,17 +290,12 @@ func (a *analyzer) findNode(key nodeKey) *analysis.Node {
 func (a *analyzer) addNode(key nodeKey, n *analysis.Node) {
 	a.graph.Add(n)
 	if a.runsBuilt == 0 {
-		a.firstKeys = append(a.firstKeys, keyedNode{key, n})
+		a.firstKeys = append(a.firstKeys, snapNode{n, key.kind})
 		return
 	}
 	if !a.runLocal(key) {
 		a.nodeKeys[key] = n
 	}
-}
-
-type keyedNode struct {
-	key nodeKey
-	n   *analysis.Node
 }
 
 // nodeFor returns the node an earlier run made for key, or a new zero

@@ -174,7 +174,8 @@ type analyzer struct {
 	defNodes     map[nodeKey]*analysis.Node
 	byURI        map[string]*fileInfo
 	restored     int
-	firstKeys    []keyedNode
+	firstKeys    []snapNode // the nodes of the first run, until a second needs them by key
+	firstRun     string     // that run's name
 	facts        map[string]any
 	factsVal     val
 	declaredKeys map[string]string // declared key -> its first string
