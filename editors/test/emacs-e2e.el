@@ -1,7 +1,7 @@
 ;;; emacs-e2e.el --- Emacs 28 + eglot 1.9 (Debian) end-to-end test of ordering-lsp -*- lexical-binding: t -*-
 ;; Usage: ORDERING_LSP=/path/ordering-lsp WS=editors/test/workspace emacs --batch -l editors/test/emacs-e2e.el
 ;; Configured by the elisp block of editors/README.md (evaluated as is); every file of
-;; expect.json is opened in turn and checked for diagnostics, hover and definition.  Prints "ok - ..." / "not ok - ..." per check, then
+;; expect.json is opened in turn and checked for diagnostics, hover, definition, completion and rename.  Prints "ok - ..." / "not ok - ..." per check, then
 ;; "RESULT {json}"; the exit code is the number of failed checks.
 (package-initialize)
 (require 'eglot)
@@ -107,5 +107,32 @@
                                 locs))
                    (want (format "%s:%d" base (alist-get 'line d))))
               (e2e-check (format "emacs %s definition" sys) (member want got)
-                         (format "want %s, got %S" want got))))))))
+                         (format "want %s, got %S" want got)))))
+        (let ((c (alist-get 'completion f)))
+          (when c
+            (goto (alist-get 'at c))
+            ;; what completion-at-point asks eglot's table for
+            (let* ((r (ignore-errors (jsonrpc-request (eglot-current-server) :textDocument/completion
+                                                      (eglot--CompletionParams))))
+                   (items (cond ((null r) nil) ((vectorp r) (append r nil)) (t (append (plist-get r :items) nil))))
+                   (labels (mapcar (lambda (it) (plist-get it :label)) items))
+                   (missing (cl-remove-if (lambda (w) (member w labels)) (alist-get 'labels c))))
+              (e2e-check (format "emacs %s completion" sys) (and r (null missing))
+                         (format "offered %S%s" labels (if missing (format ", missing %S" missing) ""))))))
+        (let ((rn (alist-get 'rename f)))
+          (when rn
+            (goto (alist-get 'at rn))
+            ;; M-x eglot-rename: the user's command, which applies the edit to the buffers
+            (let* ((err (condition-case e (progn (eglot-rename (alist-get 'newName rn)) nil)
+                          (error (error-message-string e))))
+                   (bad nil) (said nil))
+              (dolist (want (alist-get 'lines rn))
+                (let ((text (save-excursion (goto-char (point-min)) (forward-line (1- (car want)))
+                                            (buffer-substring-no-properties (line-beginning-position) (line-end-position)))))
+                  (if (string-search (cadr want) text)
+                      (push (format "%d: %s" (car want) (cadr want)) said)
+                    (push (format "%d: %s" (car want) text) bad))))
+              (e2e-check (format "emacs %s rename" sys) (and (null err) (null bad))
+                         (or err (if bad (format "not renamed: %S" (reverse bad)) (string-join (reverse said) "; "))))
+              (revert-buffer t t t)))))))
   (e2e-finish))

@@ -1,6 +1,6 @@
 -- Neovim (>= 0.7, Debian's) end-to-end test of ordering-lsp with the configuration of
 -- editors/README.md (its marked lua block is run as is): every file of expect.json is opened in
--- turn; checks diagnostics, hover and definition.
+-- turn; checks diagnostics, hover, definition, completion and rename.
 -- Usage: ORDERING_LSP=/path/ordering-lsp WS=editors/test/workspace \
 --        nvim --headless --clean -c "luafile editors/test/nvim-e2e.lua"
 -- Prints "ok - ..." / "not ok - ..." per check, then "RESULT {json}"; exit code = failures.
@@ -127,6 +127,46 @@ for _, f in ipairs(expect.files) do
     local want = vim.fn.fnamemodify(file, ':t') .. ':' .. f.definition.line
     check('nvim ' .. sys .. ' definition', vim.tbl_contains(lines, want),
       'want ' .. want .. ', got ' .. (err or vim.fn.json_encode(lines)))
+  end
+
+  if f.completion then
+    local r, err = request('textDocument/completion', f.completion.at)
+    local labels = {}
+    local items = (r and r ~= vim.NIL) and (r.items or r) or {}
+    for _, it in ipairs(items) do table.insert(labels, it.label) end
+    local missing = {}
+    for _, want in ipairs(f.completion.labels) do
+      if not vim.tbl_contains(labels, want) then table.insert(missing, want) end
+    end
+    check('nvim ' .. sys .. ' completion', #missing == 0 and err == nil,
+      (err or ('offered ' .. vim.fn.json_encode(labels) .. (#missing > 0 and (', missing ' .. vim.fn.json_encode(missing)) or ''))))
+  end
+
+  if f.rename then
+    -- as :lua vim.lsp.buf.rename() does: prepareRename, rename, apply the edit to the buffers
+    local l, c = lc(f.rename.at)
+    local pos = { textDocument = { uri = uri }, position = { line = l, character = c } }
+    local pr = client.request_sync('textDocument/prepareRename', pos, timeout, bufnr)
+    local r = client.request_sync('textDocument/rename', vim.tbl_extend('force', pos, { newName = f.rename.newName }), timeout, bufnr)
+    local detail, ok = nil, false
+    if not pr or pr.err or pr.result == nil or pr.result == vim.NIL then
+      detail = 'prepareRename: ' .. vim.inspect(pr and (pr.err or pr.result))
+    elseif not r or r.err or r.result == nil or r.result == vim.NIL then
+      detail = 'rename: ' .. vim.inspect(r and r.err)
+    else
+      vim.lsp.util.apply_workspace_edit(r.result, client.offset_encoding)
+      local bad = {}
+      local said = {}
+      for _, want in ipairs(f.rename.lines) do
+        local ln, sub = want[1], want[2]
+        local text = vim.api.nvim_buf_get_lines(bufnr, ln - 1, ln, false)[1] or ''
+        if not text:find(sub, 1, true) then table.insert(bad, ln .. ': ' .. text) else table.insert(said, ln .. ': ' .. sub) end
+      end
+      ok = #bad == 0
+      detail = ok and table.concat(said, '; ') or ('not renamed: ' .. vim.fn.json_encode(bad))
+      vim.cmd('silent! edit!') -- back to the file on disk
+    end
+    check('nvim ' .. sys .. ' rename', ok, detail)
   end
   end
 end
