@@ -18,6 +18,17 @@ type Fixer interface {
 	RelationFixes(req FixRequest, e *Edge) []Fix
 }
 
+// Declarer is implemented by systems that can declare what a missing
+// target names: the quick fix "Declare Package['nginx']" writes the
+// smallest declaration the tool accepts beside the reference, for the
+// user to fill in.
+type Declarer interface {
+	// DeclareFixes returns the declarations that would resolve d, an
+	// unresolved reference in req.File, or nil when its words do not name
+	// one thing the system can declare (a computed name, a whole file).
+	DeclareFixes(req FixRequest, d Diagnostic) []Fix
+}
+
 // FixRequest is what a Fixer may read.
 type FixRequest struct {
 	Result *Result

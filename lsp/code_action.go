@@ -62,6 +62,15 @@ func (s *Server) codeAction(ctx context.Context, raw json.RawMessage) (any, erro
 				Edit:        &workspaceEdit{Changes: map[string][]textEdit{u: {{Range: s.toRange(fix.at), NewText: fix.text}}}},
 			})
 		}
+		if dec, ok := s.systemNamed(r.System).(analysis.Declarer); ok {
+			for _, fx := range dec.DeclareFixes(analysis.FixRequest{Result: r, File: f, Workspace: s.ws}, d) {
+				we := &workspaceEdit{Changes: map[string][]textEdit{}}
+				for _, te := range fx.Edits {
+					we.Changes[te.At.URI] = append(we.Changes[te.At.URI], textEdit{Range: s.toRange(te.At), NewText: te.NewText})
+				}
+				out = append(out, codeAction{Title: fx.Title, Kind: "quickfix", Diagnostics: []protocol.Diagnostic{s.toDiagnostic(d)}, Edit: we})
+			}
+		}
 	}
 	out = append(out, s.cycleFixes(ctx, snap, u, lo, hi)...)
 	return out, nil

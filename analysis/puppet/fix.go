@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -188,4 +189,85 @@ func oneLine(b []byte) string {
 		s = s[:57] + "..."
 	}
 	return s
+}
+
+// literalRef is a resource reference with one literal title: the only
+// kind a declaration can be written for.
+var literalRef = regexp.MustCompile(`^([A-Z]\w*(?:::[A-Z]\w*)*)\s*\[\s*(?:'([^'\\$]*)'|"([^"\\$]*)")\s*\]$`)
+
+// DeclareFixes declares the resource a missing reference names, with no
+// attributes (`package { 'nginx': }` is a complete declaration: every
+// type has defaults), on a line of its own just above the declaration or
+// statement holding the reference, so it lands in the same class or
+// define body. Class references are left alone: a class is a file of its
+// own in a module.
+func (s *System) DeclareFixes(req analysis.FixRequest, d analysis.Diagnostic) []analysis.Fix {
+	f := req.File
+	if f == nil || d.At.URI != f.URI || d.At.Start < 0 || d.At.End > len(f.Text) || d.At.Start >= d.At.End {
+		return nil
+	}
+	m := literalRef.FindSubmatch(f.Text[d.At.Start:d.At.End])
+	if m == nil || string(m[1]) == "Class" {
+		return nil
+	}
+	title := string(m[2]) + string(m[3])
+	if strings.TrimSpace(title) == "" {
+		return nil
+	}
+	at := d.At.Start
+	if req.Result != nil {
+		// the resource whose declaration holds the reference
+		best := -1
+		for _, n := range req.Result.Graph.Nodes {
+			if n.Hidden || n.Container || n.Kind != "resource" || n.Full.URI != f.URI || n.Full.Start > d.At.Start || d.At.End > n.Full.End {
+				continue
+			}
+			best = max(best, n.Full.Start)
+		}
+		if best >= 0 {
+			var ok bool
+			if at, ok = resourceStart(f.Text, best); !ok {
+				return nil // a later title of a body with several: no line of its own above it
+			}
+		}
+	}
+	start, _ := analysis.LineBounds(f.Text, at)
+	decl := fmt.Sprintf("%s { '%s': }", strings.ToLower(string(m[1])), title)
+	return []analysis.Fix{{
+		Title: "Declare " + decl,
+		Kind:  "declare",
+		Edits: []analysis.TextEdit{{At: source.Span{URI: f.URI, Start: start, End: start}, NewText: analysis.Indent(f.Text, at) + decl + "\n"}},
+	}}
+}
+
+// resourceStart is where the resource statement whose first title starts
+// at title begins (`type {`, `@type {`), when it begins a line.
+func resourceStart(text []byte, title int) (int, bool) {
+	blank := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	i := title - 1
+	for i >= 0 && blank(text[i]) {
+		i--
+	}
+	if i < 0 || text[i] != '{' {
+		return 0, false
+	}
+	i--
+	for i >= 0 && blank(text[i]) {
+		i--
+	}
+	end := i + 1
+	for i >= 0 && (text[i] == '_' || text[i] == ':' || 'a' <= text[i] && text[i] <= 'z' || 'A' <= text[i] && text[i] <= 'Z' || '0' <= text[i] && text[i] <= '9') {
+		i--
+	}
+	if i+1 == end || !('a' <= text[i+1] && text[i+1] <= 'z') {
+		return 0, false
+	}
+	for i >= 0 && text[i] == '@' {
+		i--
+	}
+	start, _ := analysis.LineBounds(text, i+1)
+	if strings.TrimSpace(string(text[start:i+1])) != "" {
+		return 0, false
+	}
+	return i + 1, true
 }

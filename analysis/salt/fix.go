@@ -241,3 +241,64 @@ func blank(s string) bool {
 }
 
 func indentOf(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
+
+// declareFunc is the function a declared state gets for a module: the one
+// a state of that module is most often written with. A requisite on a
+// module not listed here gets no declaration (cmd.run would run the ID).
+var declareFunc = map[string]string{
+	"pkg": "installed", "service": "running", "file": "managed", "test": "nop",
+	"user": "present", "group": "present", "pip": "installed", "git": "latest",
+}
+
+var (
+	reqTarget = regexp.MustCompile(`^([a-z_][a-z0-9_]*)\s*:\s*([A-Za-z0-9_./@+][A-Za-z0-9_./@+-]*)$`)
+)
+
+// DeclareFixes declares the state a missing `- mod: target` requisite
+// names (`target:` with the module's usual function, no arguments: the ID
+// is the name), above the state holding the requisite. A bare target, an
+// `sls:` requisite, a glob or a module without a usual function get none.
+func (s *System) DeclareFixes(req analysis.FixRequest, d analysis.Diagnostic) []analysis.Fix {
+	f := req.File
+	if f == nil || d.At.URI != f.URI || d.At.Start < 0 || d.At.End > len(f.Text) || d.At.Start >= d.At.End {
+		return nil
+	}
+	m := reqTarget.FindSubmatch(f.Text[d.At.Start:d.At.End])
+	if m == nil {
+		return nil
+	}
+	mod, target := string(m[1]), string(m[2])
+	fn, ok := declareFunc[mod]
+	if !ok {
+		return nil
+	}
+	at := -1
+	if req.Result != nil {
+		for _, n := range req.Result.Graph.Nodes {
+			if n.Kind == "state" && n.Full.URI == f.URI && n.Full.Start <= d.At.Start && d.At.End <= n.Full.End {
+				at = max(at, n.Full.Start)
+			}
+		}
+	}
+	if at < 0 {
+		return nil
+	}
+	start, end := analysis.LineBounds(f.Text, at)
+	if !idLine.Match(bytesTrimEOL(f.Text[start:end])) {
+		return nil // the state's ID is not a line of its own (Jinja, flow style)
+	}
+	indent := analysis.Indent(f.Text, at)
+	decl := fmt.Sprintf("%s%s:\n%s  %s.%s: []\n", indent, target, indent, mod, fn)
+	return []analysis.Fix{{
+		Title: fmt.Sprintf("Declare %s: %s.%s", target, mod, fn),
+		Kind:  "declare",
+		Edits: []analysis.TextEdit{{At: source.Span{URI: f.URI, Start: start, End: start}, NewText: decl}},
+	}}
+}
+
+func bytesTrimEOL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
