@@ -73,6 +73,11 @@ func (s *Server) codeAction(ctx context.Context, raw json.RawMessage) (any, erro
 		}
 	}
 	out = append(out, s.cycleFixes(ctx, snap, u, lo, hi)...)
+	taken := map[string]bool{}
+	for _, a := range out {
+		taken[a.Title] = true
+	}
+	out = append(out, s.rewrites(ctx, snap, u, lo, hi, taken)...)
 	return out, nil
 }
 

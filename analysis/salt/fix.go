@@ -3,6 +3,7 @@ package salt
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -76,7 +77,8 @@ func (s *System) RelationFixes(req analysis.FixRequest, e *analysis.Edge) []anal
 	} else {
 		removeItem = analysis.TextEdit{At: lineSpan(li, li+1)}
 	}
-	fixes := []analysis.Fix{{Title: fmt.Sprintf("Remove %s: %s", key, item), Kind: "remove", Edits: []analysis.TextEdit{removeItem}}}
+	remove := append([]analysis.TextEdit{removeItem}, emptyArgs(lines, pi, end, items, span)...)
+	fixes := []analysis.Fix{{Title: fmt.Sprintf("Remove %s: %s", key, item), Kind: "remove", Edits: remove}}
 	rev := analysis.Fix{Title: fmt.Sprintf("Reverse it: %s: %s", opp, item), Kind: "reverse"}
 	if items == 1 {
 		ks := lines[pi].start + strings.Index(lines[pi].text, key)
@@ -86,7 +88,7 @@ func (s *System) RelationFixes(req analysis.FixRequest, e *analysis.Edge) []anal
 		rev.Edits = []analysis.TextEdit{removeItem, {At: span(lines[end-1].end, lines[end-1].end), NewText: block}}
 	}
 	fixes = append(fixes, rev)
-	if mv := moveFix(req, f, lines, li, e, key, removeItem); mv != nil {
+	if mv := moveFix(req, f, lines, li, e, key, remove); mv != nil {
 		fixes = append(fixes, *mv)
 	}
 	return fixes
@@ -95,7 +97,7 @@ func (s *System) RelationFixes(req analysis.FixRequest, e *analysis.Edge) []anal
 // moveFix writes the requisite on the other state instead: the state
 // holding the item and the state it names trade places, and the key
 // gains or loses its _in.
-func moveFix(req analysis.FixRequest, f *source.File, lines []line, li int, e *analysis.Edge, key string, removeItem analysis.TextEdit) *analysis.Fix {
+func moveFix(req analysis.FixRequest, f *source.File, lines []line, li int, e *analysis.Edge, key string, remove []analysis.TextEdit) *analysis.Fix {
 	// the holder is the state whose ID line is the nearest above the item
 	hi := li
 	for hi >= 0 && !idLine.MatchString(lines[hi].text) {
@@ -183,8 +185,41 @@ func moveFix(req analysis.FixRequest, f *source.File, lines []line, li int, e *a
 	return &analysis.Fix{
 		Title: fmt.Sprintf("Write it on %s: %s: %s: %s", otherID, newKey, holderMod, holderID),
 		Kind:  "move",
-		Edits: []analysis.TextEdit{removeItem, add},
+		Edits: append(slices.Clip(remove), add),
 	}
+}
+
+// emptyArgs: removing lines [pi, end), a requisite block of `items`
+// items, may leave its function with no argument at all (`mod.fn:` over
+// nothing, a null Salt does not take as an argument list); then the
+// function line gets `[]`, as a state without arguments is written.
+func emptyArgs(lines []line, pi, end, items int, span func(a, b int) source.Span) []analysis.TextEdit {
+	if items != 1 {
+		return nil
+	}
+	pIndent := indentOf(lines[pi].text)
+	fi := pi - 1
+	for fi >= 0 && (blank(lines[fi].text) || indentOf(lines[fi].text) >= pIndent) {
+		fi--
+	}
+	if fi < 0 {
+		return nil
+	}
+	fm := funcLine.FindStringSubmatch(lines[fi].text)
+	if fm == nil || fm[4] != "" {
+		return nil
+	}
+	for k := fi + 1; k < len(lines); k++ {
+		if (k >= pi && k < end) || blank(lines[k].text) {
+			continue
+		}
+		if indentOf(lines[k].text) > len(fm[1]) {
+			return nil // another argument stays
+		}
+		break
+	}
+	c := lines[fi].start + strings.LastIndex(lines[fi].text, ":") + 1
+	return []analysis.TextEdit{{At: span(c, lines[fi].start+len(lines[fi].text)), NewText: " []"}}
 }
 
 // stateModule is the module of the state whose ID is on line i:
