@@ -23,6 +23,11 @@ type graphNode struct {
 	Range    protocol.Range `json:"range"`
 	Position *int           `json:"position"`
 	Cycle    bool           `json:"cycle"`
+	// Parent is the node's container (class, define, bundle, SLS file...)
+	// when the container is in the answer too: the view draws it as a
+	// compound node that can be collapsed.
+	Parent    *int `json:"parent,omitempty"`
+	Container bool `json:"container,omitempty"`
 }
 
 type graphEdge struct {
@@ -36,6 +41,9 @@ type graphEdge struct {
 type graphResult struct {
 	Nodes []graphNode `json:"nodes"`
 	Edges []graphEdge `json:"edges"`
+	// Focus is the node at the position asked about (params.position),
+	// or what the reference there names.
+	Focus *int `json:"focus,omitempty"`
 }
 
 // orderingGraph returns the relationship graph of one file's system (the
@@ -43,7 +51,8 @@ type graphResult struct {
 // workspace when no uri is given. Nodes come in execution order.
 func (s *Server) orderingGraph(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p struct {
-		URI string `json:"uri"`
+		URI      string             `json:"uri"`
+		Position *protocol.Position `json:"position"`
 	}
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &p)
@@ -53,6 +62,12 @@ func (s *Server) orderingGraph(ctx context.Context, raw json.RawMessage) (any, e
 		return nil, ctx.Err()
 	}
 	out := graphResult{Nodes: []graphNode{}, Edges: []graphEdge{}}
+	focusOff := -1
+	if p.Position != nil && p.URI != "" {
+		if f, off := s.offset(p.URI, *p.Position); f != nil {
+			focusOff = off
+		}
+	}
 	if snap == nil {
 		return out, nil
 	}
@@ -112,6 +127,23 @@ func (s *Server) orderingGraph(ctx context.Context, raw json.RawMessage) (any, e
 			}
 			out.Nodes = append(out.Nodes, gn)
 		}
+		for _, n := range nodes {
+			id := ids[key{r, n}]
+			out.Nodes[id].Container = n.Container
+			for c := n.Parent; c != nil; c = c.Parent {
+				if pid, ok := ids[key{r, visible(c)}]; ok && pid != id {
+					out.Nodes[id].Parent = &pid
+					break
+				}
+			}
+		}
+		if focusOff >= 0 && out.Focus == nil {
+			if f := focusNode(r, p.URI, focusOff); f != nil {
+				if id, ok := ids[key{r, f}]; ok {
+					out.Focus = &id
+				}
+			}
+		}
 		for _, e := range r.Graph.Edges {
 			from, to := visible(e.From), visible(e.To)
 			a, ok1 := ids[key{r, from}]
@@ -131,4 +163,20 @@ func visible(n *analysis.Node) *analysis.Node {
 		n = n.Parent
 	}
 	return n
+}
+
+// focusNode is what the graph centres on for a cursor at off in uri: the
+// target of the reference there, else the innermost declaration there.
+func focusNode(r *analysis.Result, uri string, off int) *analysis.Node {
+	for _, l := range r.LinksAt(uri, off) {
+		for _, n := range l.Nodes {
+			if !n.Hidden {
+				return n
+			}
+		}
+	}
+	if ns := r.NodesAt(uri, off); len(ns) > 0 {
+		return ns[0]
+	}
+	return nil
 }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// ordering/graph draws containers as compound nodes (each node names its
+// container when the container is drawn too) and, asked with a position,
+// says which node the view centres on: the target of the reference under
+// the cursor, else the declaration there.
+func TestGraphContainersAndFocus(t *testing.T) {
+	root := t.TempDir()
+	text := "class web {\n  package { 'nginx': }\n  service { 'nginx': require => Package['nginx'] }\n}\ninclude web\n"
+	path := filepath.Join(root, "site.pp")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	uri := source.PathToURI(path)
+	c, _ := lsptest.Start(t, newSystems(), root, nil)
+	type node struct {
+		ID        int
+		Label     string
+		Parent    *int
+		Container bool
+	}
+	var g struct {
+		Nodes []node
+		Focus *int
+	}
+	// the cursor on `Package['nginx']` in the service's require (line 3, 0-based 2)
+	if err := c.Call("ordering/graph", map[string]any{"uri": uri, "position": lsptest.Position{Line: 2, Character: 42}}, &g); err != nil {
+		t.Fatal(err)
+	}
+	byLabel := map[string]node{}
+	for _, n := range g.Nodes {
+		byLabel[n.Label] = n
+	}
+	class, pkg, svc := byLabel["Class[Web]"], byLabel["Package[nginx]"], byLabel["Service[nginx]"]
+	if !class.Container || class.Parent != nil {
+		t.Errorf("Class[Web] = %+v, want a container with no parent", class)
+	}
+	for _, n := range []node{pkg, svc} {
+		if n.Parent == nil || *n.Parent != class.ID {
+			t.Errorf("%s: parent %v, want Class[Web] (%d)", n.Label, n.Parent, class.ID)
+		}
+	}
+	if g.Focus == nil || *g.Focus != pkg.ID {
+		t.Errorf("focus %v, want Package[nginx] (%d): the target of the reference under the cursor", g.Focus, pkg.ID)
+	}
+	// on the service's title: the service itself
+	if err := c.Call("ordering/graph", map[string]any{"uri": uri, "position": lsptest.Position{Line: 2, Character: 14}}, &g); err != nil {
+		t.Fatal(err)
+	}
+	if g.Focus == nil || *g.Focus != svc.ID {
+		t.Errorf("focus %v, want Service[nginx] (%d)", g.Focus, svc.ID)
+	}
+}
