@@ -9,6 +9,8 @@
 //              and clicking a node on the canvas jumps to its declaration
 //   graph-offline  no request from the webviews leaves 127.0.0.1, no CSP violation is logged
 //   workspace-graph  "... of the Workspace" draws the nodes of the Puppet, Salt and CFEngine files
+//   focused-graph  "... Around Cursor" centres on the node under the cursor with its 1-hop
+//              neighbourhood; "everything" + "cycles only" leaves the two nodes of the cycle
 //   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
 //   settings   unticking/ticking ordering.inlayHints.enabled in the Settings editor hides/shows
 //              the position hints: the setting reaches the running server
@@ -343,6 +345,42 @@ function check(name, ok, detail) {
       const after = await cursor();
       check('graph', after && after.startsWith(`Ln ${wantLine},`),
         `${g.stats}; order ${g.order.join(' ')}; red ${g.redNodes.join(' ')}; click ${target} -> ${after}`);
+    });
+
+    await step('focused-graph', async () => {
+      // the cursor on Notify['d'] in `notify { 'c': before => Notify['d'] }`: the graph around it
+      await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
+      await openFile(puppet.path);
+      await gotoPos(puppet.completion.at);
+      await runCommand('Ordering: Show Execution Graph Around Cursor');
+      const view = () => (window.graphView && window.cy ? {
+        focus: window.graphView.filter.focus ? window.cy.getElementById(window.graphView.filter.focus).data('label') : null,
+        hops: window.graphView.filter.hops ?? null,
+        drawn: window.cy.nodes().map((n) => n.data('label')).sort(),
+      } : null);
+      let frame, g;
+      const deadline = Date.now() + T;
+      while (!g && Date.now() < deadline) {
+        for (const f of page.frames()) {
+          const v = await f.evaluate(view).catch(() => null);
+          if (v && v.focus === 'Notify[d]') { frame = f; g = v; break; }
+        }
+        if (!g) await page.waitForTimeout(250);
+      }
+      if (!g) throw new Error('the graph never centred on Notify[d]');
+      await page.waitForTimeout(600);
+      await shot('graph-focus.png');
+      res.focused_graph = g;
+      const okFocus = g.hops === 1 && g.drawn.join(' ') === 'Notify[c] Notify[d]';
+      // everything, then only the cycles: the two notifies that wait for each other
+      await frame.selectOption('#hops', 'all');
+      await frame.click('#cycles');
+      await page.waitForTimeout(300);
+      const cycles = await frame.evaluate(() => window.cy.nodes().map((n) => n.data('label')).sort());
+      res.cycles_only = cycles;
+      await frame.click('#cycles');
+      check('focused-graph', okFocus && cycles.join(' ') === 'Notify[a] Notify[b]',
+        `around cursor: ${JSON.stringify(g)}; cycles only: ${JSON.stringify(cycles)}`);
     });
 
     await step('order', async () => {

@@ -201,6 +201,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await startClient(context);
     }),
     vscode.commands.registerCommand('ordering.showGraph', () => GraphPanel.show(context, getClient, currentDocument()?.toString())),
+    vscode.commands.registerCommand('ordering.showGraphAtCursor', () => {
+      const ed = vscode.window.activeTextEditor;
+      if (!ed) { GraphPanel.show(context, getClient, currentDocument()?.toString()); return; }
+      const at = ed.selection.active;
+      GraphPanel.show(context, getClient, ed.document.uri.toString(), { line: at.line, character: at.character });
+    }),
     vscode.commands.registerCommand('ordering.showWorkspaceGraph', () => GraphPanel.show(context, getClient, undefined)),
     vscode.commands.registerCommand('ordering.showOrder', async () => {
       const uri = currentDocument();

@@ -17,6 +17,9 @@ export interface ViewNode {
   range: Range;
   cycle: boolean;
   classes: string;
+  /** element id of the container drawn around it, if any */
+  parent?: string;
+  container: boolean;
 }
 
 export interface ViewEdge {
@@ -31,6 +34,8 @@ export interface ViewEdge {
 
 export interface GraphViewModel {
   title: string;
+  /** element id of the node the view centres on (the server's focus), if any */
+  focus?: string;
   /** in execution order: ordered nodes by position, then the nodes without a position */
   nodes: ViewNode[];
   edges: ViewEdge[];
@@ -96,9 +101,13 @@ export function toViewModel(result: GraphResult | null | undefined, title: strin
       file: baseName(String(n.uri ?? '')),
       range: n.range,
       cycle: !!n.cycle,
-      classes: cls(n.cycle && 'cycle', position === null && 'unordered', n.system && 'sys-' + n.system),
+      classes: cls(n.cycle && 'cycle', position === null && 'unordered', n.system && 'sys-' + n.system, n.container && 'container'),
+      parent: typeof n.parent === 'number' ? 'n' + n.parent : undefined,
+      container: !!n.container,
     });
   }
+  // a container that is not drawn cannot hold anything
+  for (const n of nodes) if (n.parent && !seen.has(Number(n.parent.slice(1)))) n.parent = undefined;
 
   // edges: drop dangling ones, merge duplicates (same from/to/kind), keep every reason
   const merged = new Map<string, ViewEdge>();
@@ -123,8 +132,10 @@ export function toViewModel(result: GraphResult | null | undefined, title: strin
     });
   }
   const edges = [...merged.values()];
+  const focus = typeof result?.focus === 'number' && seen.has(result.focus) ? 'n' + result.focus : undefined;
   return {
     title,
+    focus,
     nodes,
     edges,
     stats: {
@@ -136,6 +147,122 @@ export function toViewModel(result: GraphResult | null | undefined, title: strin
       hiddenNodes: hidden,
     },
   };
+}
+
+/** What the user narrowed the view to. */
+export interface ViewFilter {
+  /** centre node (element id) and how many relationships away to show (undirected); no focus: all */
+  focus?: string;
+  hops?: number;
+  /** only the nodes and edges of dependency cycles */
+  cyclesOnly?: boolean;
+  /** containers drawn as one node: what they hold is folded into them */
+  collapsed?: ReadonlySet<string>;
+}
+
+/** The part of the model a filter keeps: nodes, the edges between them (merged again when
+ *  collapsing folds several onto one pair), containers of what is kept. Stats describe the result. */
+export function filterView(model: GraphViewModel, f: ViewFilter): GraphViewModel {
+  const byId = new Map(model.nodes.map((n) => [n.id, n]));
+  let keep = new Set(model.nodes.map((n) => n.id));
+  if (f.cyclesOnly) keep = new Set(model.nodes.filter((n) => n.cycle).map((n) => n.id));
+  if (f.focus && byId.has(f.focus) && f.hops !== undefined && f.hops >= 0) {
+    const adj = new Map<string, string[]>();
+    const link = (a: string, b: string) => { if (!adj.has(a)) adj.set(a, []); adj.get(a)!.push(b); };
+    for (const e of model.edges) {
+      if (f.cyclesOnly && !e.cycle) continue;
+      link(e.source, e.target); link(e.target, e.source);
+    }
+    const dist = new Map([[f.focus, 0]]);
+    const queue = [f.focus];
+    while (queue.length) {
+      const v = queue.shift()!;
+      const d = dist.get(v)!;
+      if (d === f.hops) continue;
+      for (const w of adj.get(v) ?? []) if (!dist.has(w)) { dist.set(w, d + 1); queue.push(w); }
+    }
+    const near = new Set([...dist.keys()]);
+    keep = new Set([...keep].filter((id) => near.has(id)));
+    keep.add(f.focus);
+  }
+  // containers of what is kept stay, as frames around it
+  for (const id of [...keep]) {
+    for (let p = byId.get(id)?.parent; p && byId.has(p); p = byId.get(p)!.parent) keep.add(p);
+  }
+  // folding: a node inside a collapsed container is drawn as that container
+  const owner = (id: string): string => {
+    let top = id;
+    for (let p = byId.get(id)?.parent; p && byId.has(p); p = byId.get(p)!.parent) if (f.collapsed?.has(p)) top = p;
+    return top;
+  };
+  const nodes: ViewNode[] = [];
+  for (const n of model.nodes) {
+    if (!keep.has(n.id) || owner(n.id) !== n.id) continue;
+    const folded = f.collapsed?.has(n.id);
+    nodes.push({ ...n, classes: cls(...n.classes.split(' '), folded && 'collapsed') });
+  }
+  const drawn = new Set(nodes.map((n) => n.id));
+  const merged = new Map<string, ViewEdge>();
+  let dropped = 0;
+  for (const e of model.edges) {
+    if (f.cyclesOnly && !e.cycle) continue;
+    if (!keep.has(e.source) || !keep.has(e.target)) { dropped++; continue; }
+    const source = owner(e.source), target = owner(e.target);
+    if (source === target || !drawn.has(source) || !drawn.has(target)) continue;
+    const key = `${source}-${target}-${e.kind}`;
+    const prev = merged.get(key);
+    if (prev) {
+      if (e.reason && !prev.reason.split(', ').includes(e.reason)) prev.reason += (prev.reason ? ', ' : '') + e.reason;
+      if (e.cycle && !prev.cycle) { prev.cycle = true; prev.classes = cls('kind-' + prev.kind, 'cycle'); }
+      continue;
+    }
+    merged.set(key, { ...e, id: source === e.source && target === e.target ? e.id : `${e.id}f`, source, target });
+  }
+  const edges = [...merged.values()];
+  return {
+    title: model.title,
+    focus: model.focus && drawn.has(model.focus) ? model.focus : undefined,
+    nodes,
+    edges,
+    stats: {
+      nodes: nodes.length,
+      edges: edges.length,
+      ordered: nodes.filter((n) => n.position !== null).length,
+      cycleNodes: nodes.filter((n) => n.cycle).length,
+      droppedEdges: model.stats.droppedEdges + dropped,
+      hiddenNodes: model.stats.hiddenNodes + (model.nodes.length - nodes.length),
+    },
+  };
+}
+
+/** Nodes whose label or file holds the text (case-insensitive), in the model's order. */
+export function searchNodes(model: GraphViewModel, text: string): string[] {
+  const t = text.trim().toLowerCase();
+  if (!t) return [];
+  return model.nodes.filter((n) => n.label.toLowerCase().includes(t) || n.file.toLowerCase().includes(t)).map((n) => n.id);
+}
+
+/** The shortest chain of edges from a to b, else from b to a (the order between them either way);
+ *  null when neither reaches the other. */
+export function shortestPath(model: GraphViewModel, a: string, b: string): { nodes: string[]; edges: string[] } | null {
+  const out = new Map<string, ViewEdge[]>();
+  for (const e of model.edges) { if (!out.has(e.source)) out.set(e.source, []); out.get(e.source)!.push(e); }
+  const walk = (from: string, to: string) => {
+    const via = new Map<string, ViewEdge | null>([[from, null]]);
+    const queue = [from];
+    while (queue.length) {
+      const v = queue.shift()!;
+      if (v === to) {
+        const nodes = [to], edges: string[] = [];
+        for (let e = via.get(to); e; e = via.get(e.source)) { edges.unshift(e.id); nodes.unshift(e.source); }
+        return { nodes, edges };
+      }
+      for (const e of out.get(v) ?? []) if (!via.has(e.target)) { via.set(e.target, e); queue.push(e.target); }
+    }
+    return null;
+  };
+  if (a === b) return null;
+  return walk(a, b) ?? walk(b, a);
 }
 
 /**

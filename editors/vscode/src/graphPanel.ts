@@ -1,7 +1,7 @@
 import * as crypto from 'crypto';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { GraphRequest, type GraphParams, type GraphResult } from './protocol';
+import { GraphRequest, type GraphParams, type GraphResult, type Position } from './protocol';
 import { baseName, graphCsp, toViewModel } from './graphModel';
 import { reveal } from './reveal';
 
@@ -19,6 +19,7 @@ export class GraphPanel {
     private readonly context: vscode.ExtensionContext,
     private readonly client: () => LanguageClient | undefined,
     private uri: string | undefined,
+    private position: Position | undefined,
   ) {
     panel.webview.html = this.html();
     panel.onDidDispose(() => { if (GraphPanel.current === this) GraphPanel.current = undefined; });
@@ -29,9 +30,11 @@ export class GraphPanel {
     });
   }
 
-  static show(context: vscode.ExtensionContext, client: () => LanguageClient | undefined, uri: string | undefined): void {
+  /** position: centre the view on what is there (the cursor), showing its neighbourhood. */
+  static show(context: vscode.ExtensionContext, client: () => LanguageClient | undefined, uri: string | undefined, position?: Position): void {
     if (GraphPanel.current) {
       GraphPanel.current.uri = uri;
+      GraphPanel.current.position = position;
       GraphPanel.current.panel.reveal(vscode.ViewColumn.Beside, true);
       void GraphPanel.current.refresh();
       return;
@@ -42,7 +45,7 @@ export class GraphPanel {
         retainContextWhenHidden: true,
         localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
       });
-    GraphPanel.current = new GraphPanel(panel, context, client, uri);
+    GraphPanel.current = new GraphPanel(panel, context, client, uri, position);
   }
 
   /** Diagnostics or settings changed: redraw (debounced). */
@@ -61,7 +64,8 @@ export class GraphPanel {
     const c = this.client();
     if (!c) { this.post({ type: 'error', message: 'The ordering language server is not running.' }); return; }
     try {
-      const params: GraphParams = this.uri ? { uri: this.uri } : {};
+      const params: GraphParams = this.uri ? { uri: this.uri, ...(this.position ? { position: this.position } : {}) } : {};
+      this.position = undefined; // the focus is asked for once; a refresh keeps what the user chose
       const res = await c.sendRequest<GraphResult>(GraphRequest, params);
       this.post({ type: 'graph', model: toViewModel(res, title) });
     } catch (e) {
@@ -90,6 +94,13 @@ export class GraphPanel {
   <span id="stats"></span>
   <span class="legend"><span class="sw order"></span>order <span class="sw refresh"></span>refresh <span class="sw auto"></span>auto
   <span class="sw call"></span>call <span class="sw cycle"></span>cycle</span>
+  <input id="search" type="search" placeholder="Search nodes" aria-label="search nodes">
+  <label title="Only the nodes and relationships of dependency cycles"><input id="cycles" type="checkbox"> cycles only</label>
+  <select id="hops" title="How many relationships away from the focused node to show (double-click a node to focus on it)">
+    <option value="1">1 hop</option><option value="2">2 hops</option><option value="3">3 hops</option><option value="all">everything</option>
+  </select>
+  <span id="focus"></span>
+  <span id="path" title="Shift-click two nodes: the chain of relationships between them"></span>
   <button id="fit" title="Fit to window">Fit</button>
   <button id="refresh" title="Ask the server again">Refresh</button>
 </header>

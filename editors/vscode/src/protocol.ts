@@ -16,6 +16,9 @@ export interface GraphNode {
   /** 1-based execution position; null when the node does not run in order (cycle, skipped, container) */
   position: number | null;
   cycle: boolean;
+  /** the node's container (class, define, bundle...) when the container is in the answer too */
+  parent?: number;
+  container?: boolean;
 }
 
 export interface GraphEdge {
@@ -26,9 +29,10 @@ export interface GraphEdge {
   cycle: boolean;
 }
 
-/** ordering/graph: params { uri?: string } (absent = whole workspace) */
-export interface GraphResult { nodes: GraphNode[]; edges: GraphEdge[] }
-export interface GraphParams { uri?: string }
+/** ordering/graph: params { uri?: string, position?: Position } (no uri = whole workspace);
+ *  focus: the node at that position (or the target of the reference there) */
+export interface GraphResult { nodes: GraphNode[]; edges: GraphEdge[]; focus?: number }
+export interface GraphParams { uri?: string; position?: Position }
 
 export interface Step { label: string; note: string; uri: string; range: Range }
 export interface Run { name: string; entry: string; refused: boolean; steps: Step[] }

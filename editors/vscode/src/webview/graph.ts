@@ -2,7 +2,7 @@
 import cytoscape from 'cytoscape';
 // @ts-ignore: no types published for cytoscape-dagre
 import dagre from 'cytoscape-dagre';
-import type { GraphViewModel, ViewNode } from '../graphModel';
+import { filterView, searchNodes, shortestPath, type GraphViewModel, type ViewFilter, type ViewNode } from '../graphModel';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
 
@@ -45,14 +45,52 @@ function renderList(model: GraphViewModel) {
   document.getElementById('unordered-box')!.style.display = unordered.children.length ? '' : 'none';
 }
 
-function render(model: GraphViewModel) {
+// what the user narrowed the view to; reset when a new graph arrives with a focus of its own
+const state: { full?: GraphViewModel; filter: ViewFilter; path: string[]; search: string } = { filter: {}, path: [], search: '' };
+
+function byIdOf(model: GraphViewModel) { return new Map(model.nodes.map((n) => [n.id, n])); }
+
+function input<T extends HTMLElement>(id: string): T | null { return document.getElementById(id) as T | null; }
+
+/** A new answer from the server: keep what the user chose unless the answer brings a focus. */
+function receive(model: GraphViewModel) {
+  const fresh = !state.full || state.full.title !== model.title || !!model.focus;
+  state.full = model;
+  if (fresh) {
+    state.filter = { focus: model.focus, hops: model.focus ? 1 : undefined, cyclesOnly: false, collapsed: new Set() };
+    state.path = [];
+  }
+  syncControls();
+  renderList(model);
+  draw();
+}
+
+function syncControls() {
+  const hops = input<HTMLSelectElement>('hops');
+  if (hops) {
+    hops.disabled = !state.filter.focus;
+    hops.value = state.filter.hops === undefined ? 'all' : String(state.filter.hops);
+  }
+  const cycles = input<HTMLInputElement>('cycles');
+  if (cycles) cycles.checked = !!state.filter.cyclesOnly;
+  const focus = input<HTMLSpanElement>('focus');
+  if (focus) {
+    const n = state.filter.focus ? byIdOf(state.full!).get(state.filter.focus) : undefined;
+    focus.textContent = n ? `around ${n.label}` : '';
+    focus.title = n ? 'Double-click another node to move the focus; "everything" shows the whole graph' : '';
+  }
+}
+
+function draw() {
+  const full = state.full;
+  if (!full) return;
+  const model = filterView(full, state.filter);
   document.getElementById('message')!.textContent = '';
   document.getElementById('title')!.textContent = `Execution graph: ${model.title}`;
   const s = model.stats;
   document.getElementById('stats')!.textContent =
     `${s.nodes} nodes, ${s.edges} edges${s.cycleNodes ? `, ${s.cycleNodes} in cycles` : ''}`
-    + (s.hiddenNodes ? ` (${s.hiddenNodes} more not drawn: open the graph of one file)` : '');
-  renderList(model);
+    + (s.hiddenNodes ? ` (${s.hiddenNodes} not shown${full.stats.hiddenNodes ? ': open the graph of one file' : ''})` : '');
 
   const fg = themeColor('--vscode-editor-foreground', '#333');
   const bg = themeColor('--vscode-editor-background', '#fff');
@@ -61,13 +99,17 @@ function render(model: GraphViewModel) {
   const red = themeColor('--vscode-errorForeground', '#e51400');
   const blue = themeColor('--vscode-textLink-foreground', '#3794ff');
   const orange = themeColor('--vscode-editorWarning-foreground', '#bf8803');
+  const hl = themeColor('--vscode-editor-findMatchHighlightBackground', '#ea5c0055');
 
-  const byId = new Map(model.nodes.map((n) => [n.id, n]));
+  const byId = byIdOf(model);
   cy?.destroy();
   cy = cytoscape({
     container: document.getElementById('cy'),
     elements: [
-      ...model.nodes.map((n) => ({ data: { id: n.id, label: n.label, display: n.display }, classes: n.classes })),
+      ...model.nodes.map((n) => ({
+        data: { id: n.id, label: n.label, display: n.display, ...(n.parent && byId.has(n.parent) ? { parent: n.parent } : {}) },
+        classes: n.classes + (n.id === model.focus || n.id === state.filter.focus ? ' focus' : ''),
+      })),
       ...model.edges.map((e) => ({ data: { id: e.id, source: e.source, target: e.target, reason: e.reason }, classes: e.classes })),
     ],
     wheelSensitivity: 0.3,
@@ -77,18 +119,30 @@ function render(model: GraphViewModel) {
         label: 'data(display)', color: fg, 'font-size': 12, 'text-valign': 'center', 'text-halign': 'center',
         width: 'label', height: 'label', padding: '8px', 'text-wrap': 'none',
       } },
+      // a container drawn around what it holds: its name on top, a click folds it
+      { selector: ':parent', style: {
+        'background-opacity': 0.25, 'border-style': 'solid', 'text-valign': 'top', 'text-halign': 'center',
+        'font-weight': 'bold', padding: '14px',
+      } },
+      { selector: 'node.collapsed', style: { 'border-style': 'double', 'border-width': 4 } },
       { selector: 'node.unordered', style: { 'border-style': 'dashed' } },
       { selector: 'node.cycle', style: { 'border-color': red, 'border-width': 3, color: red } },
+      { selector: 'node.focus', style: { 'border-color': blue, 'border-width': 3 } },
+      { selector: 'node.match', style: { 'background-color': hl, 'border-width': 3 } },
+      { selector: '.faded', style: { opacity: 0.25 } },
       { selector: 'edge', style: {
         width: 1.5, 'line-color': fg, 'target-arrow-color': fg, 'target-arrow-shape': 'triangle', 'curve-style': 'bezier',
-        label: 'data(reason)', 'font-size': 10, color: fg, 'text-background-color': bg, 'text-background-opacity': 1,
+        label: '', 'font-size': 10, color: fg, 'text-background-color': bg, 'text-background-opacity': 1,
         'text-rotation': 'autorotate',
       } },
+      // edge labels only where they say something: hovered, on a path, on a cycle
+      { selector: 'edge.hover, edge.on-path, edge.cycle', style: { label: 'data(reason)' } },
       { selector: 'edge.kind-refresh', style: { 'line-style': 'dashed', 'line-color': orange, 'target-arrow-color': orange } },
       { selector: 'edge.kind-auto', style: { 'line-style': 'dotted' } },
       { selector: 'edge.kind-call', style: { 'line-color': blue, 'target-arrow-color': blue } },
       { selector: 'edge.kind-reference', style: { 'line-style': 'dotted', opacity: 0.6 } },
       { selector: 'edge.cycle', style: { 'line-color': red, 'target-arrow-color': red, width: 3, color: red } },
+      { selector: '.on-path', style: { 'border-color': blue, 'line-color': blue, 'target-arrow-color': blue, width: 4, 'border-width': 4 } },
       { selector: ':selected', style: { 'overlay-opacity': 0.15 } },
     ],
     layout: { name: 'dagre', rankDir: 'TB', nodeSep: 30, rankSep: 50, fit: true, padding: 20 } as cytoscape.LayoutOptions,
@@ -103,14 +157,76 @@ function render(model: GraphViewModel) {
   };
   cy.one('layoutstop', () => requestAnimationFrame(fit));
   fit();
-  cy.on('tap', 'node', (ev) => { const n = byId.get(ev.target.id()); if (n) revealNode(n); });
-  (window as unknown as { cy: cytoscape.Core }).cy = cy; // handy from devtools and the end-to-end test
+  cy.on('mouseover', 'edge', (ev) => ev.target.addClass('hover'));
+  cy.on('mouseout', 'edge', (ev) => ev.target.removeClass('hover'));
+  cy.on('tap', 'node', (ev) => {
+    const id = ev.target.id();
+    const n = byId.get(id);
+    const oe = ev.originalEvent as MouseEvent | undefined;
+    if (oe?.shiftKey) pickPathEnd(id); // the path between two nodes
+    else if (n?.container) toggleCollapse(id); // a container folds into one node and back
+    else if (n) revealNode(n);
+  });
+  cy.on('dbltap', 'node', (ev) => {
+    state.filter = { ...state.filter, focus: ev.target.id(), hops: state.filter.hops ?? 1 };
+    syncControls();
+    draw();
+  });
+  applySearch();
+  applyPath();
+  (window as unknown as { cy: cytoscape.Core; graphView: unknown }).cy = cy; // handy from devtools and the end-to-end test
+  (window as unknown as { graphView: unknown }).graphView = { filter: state.filter, path: state.path, model };
   document.body.dataset.state = 'drawn';
+}
+
+function toggleCollapse(id: string) {
+  const c = new Set(state.filter.collapsed ?? []);
+  if (c.has(id)) c.delete(id); else c.add(id);
+  state.filter = { ...state.filter, collapsed: c };
+  draw();
+}
+
+/** Shift-click two nodes: the chain of relationships between them is highlighted. */
+function pickPathEnd(id: string) {
+  state.path = state.path.length >= 2 ? [id] : [...state.path.filter((x) => x !== id), id];
+  applyPath();
+}
+
+function applyPath() {
+  if (!cy) return;
+  cy.elements().removeClass('on-path');
+  const box = input<HTMLSpanElement>('path');
+  const full = filterView(state.full!, state.filter);
+  const label = (id: string) => full.nodes.find((n) => n.id === id)?.label ?? id;
+  if (state.path.length < 2) {
+    for (const id of state.path) cy.getElementById(id).addClass('on-path');
+    if (box) box.textContent = state.path.length ? `path from ${label(state.path[0])}: shift-click another node` : '';
+    return;
+  }
+  const p = shortestPath(full, state.path[0], state.path[1]);
+  if (!p) {
+    for (const id of state.path) cy.getElementById(id).addClass('on-path');
+    if (box) box.textContent = `${label(state.path[0])} and ${label(state.path[1])}: neither waits for the other here`;
+    return;
+  }
+  for (const id of [...p.nodes, ...p.edges]) cy.getElementById(id).addClass('on-path');
+  if (box) box.textContent = `${label(p.nodes[0])} runs before ${label(p.nodes[p.nodes.length - 1])}: ${p.edges.length} relationship${p.edges.length === 1 ? '' : 's'}`;
+}
+
+function applySearch() {
+  if (!cy) return;
+  cy.elements().removeClass('match faded');
+  const hits = searchNodes(filterView(state.full!, state.filter), state.search);
+  if (!state.search.trim()) return;
+  const set = new Set(hits);
+  cy.nodes().forEach((n) => { if (set.has(n.id())) n.addClass('match'); else if (!n.isParent()) n.addClass('faded'); });
+  cy.edges().addClass('faded');
+  if (hits.length) cy.animate({ center: { eles: cy.getElementById(hits[0]) } }, { duration: 200 });
 }
 
 window.addEventListener('message', (ev: MessageEvent) => {
   const m = ev.data;
-  if (m?.type === 'graph') render(m.model as GraphViewModel);
+  if (m?.type === 'graph') receive(m.model as GraphViewModel);
   else if (m?.type === 'error') {
     document.getElementById('message')!.textContent = m.message;
     document.body.dataset.state = 'error';
@@ -121,4 +237,18 @@ document.getElementById('fit')!.addEventListener('click', () => cy?.fit(undefine
 new ResizeObserver(() => { if (cy) { cy.resize(); cy.fit(undefined, 20); if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } } })
   .observe(document.getElementById('cy')!);
 document.getElementById('refresh')!.addEventListener('click', () => vscode.postMessage({ type: 'refresh' }));
+input<HTMLSelectElement>('hops')?.addEventListener('change', (ev) => {
+  const v = (ev.target as HTMLSelectElement).value;
+  state.filter = { ...state.filter, hops: v === 'all' ? undefined : Number(v), focus: v === 'all' ? undefined : state.filter.focus };
+  syncControls();
+  draw();
+});
+input<HTMLInputElement>('cycles')?.addEventListener('change', (ev) => {
+  state.filter = { ...state.filter, cyclesOnly: (ev.target as HTMLInputElement).checked };
+  draw();
+});
+input<HTMLInputElement>('search')?.addEventListener('input', (ev) => {
+  state.search = (ev.target as HTMLInputElement).value;
+  applySearch();
+});
 vscode.postMessage({ type: 'ready' });
