@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sort"
@@ -63,9 +64,10 @@ func (s *Server) orderingGraph(ctx context.Context, raw json.RawMessage) (any, e
 	}
 	out := graphResult{Nodes: []graphNode{}, Edges: []graphEdge{}}
 	focusOff := -1
+	var focusText []byte
 	if p.Position != nil && p.URI != "" {
-		if f, off := s.offset(p.URI, *p.Position); f != nil {
-			focusOff = off
+		if f, off := s.offset(p.URI, *p.Position); f != nil && off <= len(f.Text) {
+			focusOff, focusText = off, f.Text
 		}
 	}
 	if snap == nil {
@@ -77,23 +79,37 @@ func (s *Server) orderingGraph(ctx context.Context, raw json.RawMessage) (any, e
 	}
 	ids := map[key]int{}
 	for _, r := range snap.results {
+		var focus *analysis.Node
+		if focusOff >= 0 && out.Focus == nil {
+			focus = focusNode(r, p.URI, focusText, focusOff)
+		}
 		keep := map[*analysis.Node]bool{}
-		for _, n := range r.Graph.Nodes {
-			if !n.Hidden && (p.URI == "" || n.Decl.URI == p.URI) {
-				keep[n] = true
+		if focus != nil {
+			keep = neighbourhood(r, focus, focusHops, maxFocusNodes)
+		} else {
+			for _, n := range r.Graph.Nodes {
+				if !n.Hidden && (p.URI == "" || n.Decl.URI == p.URI) {
+					keep[n] = true
+				}
 			}
-		}
-		if len(keep) == 0 {
-			continue
-		}
-		// Pull in the other ends of edges so cross-file relationships show.
-		for _, e := range r.Graph.Edges {
-			if keep[e.From] && !e.To.Hidden {
-				keep[e.To] = true
+			if len(keep) == 0 {
+				continue
 			}
-			if keep[e.To] && !e.From.Hidden {
-				keep[e.From] = true
+			// Pull in the other ends of edges so cross-file relationships
+			// show (a container's hang on its anchors).
+			for _, e := range r.Graph.Edges {
+				f, t := visible(e.From), visible(e.To)
+				if f.Hidden || t.Hidden {
+					continue
+				}
+				if keep[f] {
+					keep[t] = true
+				}
+				if keep[t] {
+					keep[f] = true
+				}
 			}
+			addContainers(keep)
 		}
 		onCycle := map[*analysis.Edge]bool{}
 		cycleNode := map[*analysis.Node]bool{}
@@ -137,11 +153,9 @@ func (s *Server) orderingGraph(ctx context.Context, raw json.RawMessage) (any, e
 				}
 			}
 		}
-		if focusOff >= 0 && out.Focus == nil {
-			if f := focusNode(r, p.URI, focusOff); f != nil {
-				if id, ok := ids[key{r, f}]; ok {
-					out.Focus = &id
-				}
+		if focus != nil {
+			if id, ok := ids[key{r, focus}]; ok {
+				out.Focus = &id
 			}
 		}
 		for _, e := range r.Graph.Edges {
@@ -167,7 +181,7 @@ func visible(n *analysis.Node) *analysis.Node {
 
 // focusNode is what the graph centres on for a cursor at off in uri: the
 // target of the reference there, else the innermost declaration there.
-func focusNode(r *analysis.Result, uri string, off int) *analysis.Node {
+func focusNode(r *analysis.Result, uri string, text []byte, off int) *analysis.Node {
 	for _, l := range r.LinksAt(uri, off) {
 		for _, n := range l.Nodes {
 			if !n.Hidden {
@@ -178,5 +192,93 @@ func focusNode(r *analysis.Result, uri string, off int) *analysis.Node {
 	if ns := r.NodesAt(uri, off); len(ns) > 0 {
 		return ns[0]
 	}
-	return nil
+	// not on a name: the first declaration named later on the cursor's
+	// line (the cursor on `service {`), else the innermost one around it
+	var in, line *analysis.Node
+	for _, n := range r.Graph.Nodes {
+		if n.Hidden || n.Decl.URI != uri {
+			continue
+		}
+		if n.Full.Start <= off && off <= n.Full.End && (in == nil || n.Full.End-n.Full.Start < in.Full.End-in.Full.Start) {
+			in = n
+		}
+		if n.Decl.Start >= off && (line == nil || n.Decl.Start < line.Decl.Start) {
+			line = n
+		}
+	}
+	if line != nil && line.Decl.End <= len(text) && bytes.IndexByte(text[off:line.Decl.Start], '\n') < 0 {
+		return line
+	}
+	return in
+}
+
+// A graph asked for around a position holds what is up to focusHops
+// relationships away from the node there, in any file (the view narrows
+// it further), and the containers of what it holds; at most
+// maxFocusNodes, nearest first: a class every role includes reaches half
+// a control repository in three hops.
+const (
+	focusHops     = 3
+	maxFocusNodes = 400
+)
+
+//
+// A node's container is at no distance from it: what orders a resource
+// is often written on its class (`Class['a'] -> Class['b']`), and the
+// edges between a node and its own container are the containment itself.
+func neighbourhood(r *analysis.Result, focus *analysis.Node, hops, limit int) map[*analysis.Node]bool {
+	adj := map[*analysis.Node][]*analysis.Node{}
+	for _, e := range r.Graph.Edges {
+		f, t := visible(e.From), visible(e.To)
+		if f == t || f.Hidden || t.Hidden || holds(f, t) || holds(t, f) {
+			continue
+		}
+		adj[f] = append(adj[f], t)
+		adj[t] = append(adj[t], f)
+	}
+	keep := map[*analysis.Node]bool{focus: true}
+	level := []*analysis.Node{focus}
+	for c := focus.Parent; c != nil; c = c.Parent {
+		if v := visible(c); !v.Hidden {
+			keep[v] = true
+			level = append(level, v)
+			break // the innermost: the outer ones hold half the workspace
+		}
+	}
+	for d := 0; d < hops && len(level) > 0 && len(keep) < limit; d++ {
+		var next []*analysis.Node
+		for _, v := range level {
+			for _, w := range adj[v] {
+				if !keep[w] && len(keep) < limit {
+					keep[w] = true
+					next = append(next, w)
+				}
+			}
+		}
+		level = next
+	}
+	addContainers(keep)
+	return keep
+}
+
+// addContainers adds the containers of the nodes kept, so the view can
+// draw them as frames (and fold them).
+func addContainers(keep map[*analysis.Node]bool) {
+	for n := range keep {
+		for c := n.Parent; c != nil; c = c.Parent {
+			if v := visible(c); !v.Hidden {
+				keep[v] = true
+			}
+		}
+	}
+}
+
+// holds reports whether c is a container around n.
+func holds(c, n *analysis.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p == c {
+			return true
+		}
+	}
+	return false
 }

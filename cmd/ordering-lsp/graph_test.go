@@ -59,4 +59,11 @@ func TestGraphContainersAndFocus(t *testing.T) {
 	if g.Focus == nil || *g.Focus != svc.ID {
 		t.Errorf("focus %v, want Service[nginx] (%d)", g.Focus, svc.ID)
 	}
+	// on `service {`, before the title: the resource declared on that line
+	if err := c.Call("ordering/graph", map[string]any{"uri": uri, "position": lsptest.Position{Line: 2, Character: 4}}, &g); err != nil {
+		t.Fatal(err)
+	}
+	if g.Focus == nil || *g.Focus != svc.ID {
+		t.Errorf("cursor on the type: focus %v, want Service[nginx] (%d)", g.Focus, svc.ID)
+	}
 }

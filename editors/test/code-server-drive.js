@@ -10,7 +10,7 @@
 //   graph-offline  no request from the webviews leaves 127.0.0.1, no CSP violation is logged
 //   workspace-graph  "... of the Workspace" draws the nodes of the Puppet, Salt and CFEngine files
 //   focused-graph  "... Around Cursor" centres on the node under the cursor with its 1-hop
-//              neighbourhood; "everything" + "cycles only" leaves the two nodes of the cycle
+//              neighbourhood; the file's graph with "cycles only" leaves the two nodes of the cycle
 //   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
 //   settings   unticking/ticking ordering.inlayHints.enabled in the Settings editor hides/shows
 //              the position hints: the setting reaches the running server
@@ -26,7 +26,9 @@ const path = require('path');
 const os = require('os');
 
 const [url, wsDir, outDir = '.'] = process.argv.slice(2);
-const expect = JSON.parse(fs.readFileSync(path.join(wsDir, 'expect.json'), 'utf8'));
+// a workspace of real code for pictures only (ORDERING_E2E_STEPS=graph-shot) has no expect.json
+const expectPath = path.join(wsDir, 'expect.json');
+const expect = fs.existsSync(expectPath) ? JSON.parse(fs.readFileSync(expectPath, 'utf8')) : { files: [] };
 expect.files = expect.files.filter((f) => !f.editors || f.editors.includes('vscode'));
 const puppet = expect.files.find((f) => f.languageId === 'puppet');
 const T = Number(process.env.E2E_TIMEOUT_MS || 60000);
@@ -91,7 +93,17 @@ function check(name, ok, detail) {
       await page.keyboard.type('>' + title);
       const row = `.quick-input-list .monaco-list-row[aria-label^="${title}"]`;
       const found = await page.waitForSelector(row, { timeout: i === titles.length - 1 ? 20000 : 3000 }).then(() => true, () => false);
-      if (found) { await page.keyboard.press('Enter'); return; }
+      if (found) {
+        // several titles may start alike ("Show Execution Graph", "... Around Cursor"): the row
+        // whose label is the title itself (nothing after it, or ", " and a keybinding)
+        const rows = await page.$$(row);
+        for (const r of rows) {
+          const rest = ((await r.getAttribute('aria-label')) || '').slice(title.length);
+          if (rest === '' || rest.startsWith(',')) { await r.click(); return; }
+        }
+        await page.keyboard.press('Enter');
+        return;
+      }
       await page.keyboard.press('Escape');
     }
     throw new Error(`no command ${JSON.stringify(titles)}`);
@@ -182,8 +194,8 @@ function check(name, ok, detail) {
     // editing the order: completion, rename, a quick fix and the dependency tree, on
     // puppet/site.pp. An edit is checked by saving and reading the file, then the original is
     // written back to disk (the editor reloads it) so later steps see the workspace as it was.
-    const sitePath = path.join(wsDir, puppet.path);
-    const original = fs.readFileSync(sitePath, 'utf8');
+    const sitePath = puppet ? path.join(wsDir, puppet.path) : '';
+    const original = puppet ? fs.readFileSync(sitePath, 'utf8') : '';
     // The profile may auto-save, so a file that differs from the original is not yet the one
     // we want: wait for `want` (when given) to hold.
     const saveAndRead = async (want) => {
@@ -372,8 +384,9 @@ function check(name, ok, detail) {
       await shot('graph-focus.png');
       res.focused_graph = g;
       const okFocus = g.hops === 1 && g.drawn.join(' ') === 'Notify[c] Notify[d]';
-      // everything, then only the cycles: the two notifies that wait for each other
-      await frame.selectOption('#hops', 'all');
+      // the whole file's graph again, then only the cycles: the two notifies that wait for each other
+      await runCommand('Ordering: Show Execution Graph');
+      await frame.waitForFunction(() => window.graphView && !window.graphView.filter.focus && window.cy.nodes().length === 4, null, { timeout: T });
       await frame.click('#cycles');
       await page.waitForTimeout(300);
       const cycles = await frame.evaluate(() => window.cy.nodes().map((n) => n.data('label')).sort());
@@ -381,6 +394,42 @@ function check(name, ok, detail) {
       await frame.click('#cycles');
       check('focused-graph', okFocus && cycles.join(' ') === 'Notify[a] Notify[b]',
         `around cursor: ${JSON.stringify(g)}; cycles only: ${JSON.stringify(cycles)}`);
+    });
+
+    // Pictures of the graph view on a real workspace (ORDERING_E2E_WS, see code-server-e2e.sh):
+    // ORDERING_SHOTS="file:line:col:hops:name.png;..." opens each file, puts the cursor there and
+    // runs "Show Execution Graph Around Cursor" (hops "file": the whole file's graph instead).
+    await step('graph-shot', async () => {
+      const specs = (process.env.ORDERING_SHOTS || '').split(';').filter(Boolean);
+      if (!specs.length) return; // pictures only when asked for
+      await runCommand('View: Close Primary Side Bar');
+      for (const spec of specs) {
+        const [file, line, col, hops, name] = spec.split(':');
+        // the answer to this command, not the graph already drawn: a higher serial
+        let seen = 0;
+        for (const f of page.frames()) seen = Math.max(seen, await f.evaluate(() => (window.graphView ? window.graphView.serial : 0)).catch(() => 0));
+        await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
+        await openFile(file);
+        await gotoPos(`${line}:${col}`);
+        await runCommand(hops === 'file' ? 'Ordering: Show Execution Graph' : 'Ordering: Show Execution Graph Around Cursor');
+        let frame;
+        const deadline = Date.now() + T;
+        while (!frame && Date.now() < deadline) {
+          for (const f of page.frames()) {
+            const ok = await f.evaluate(([file, seen]) => !!(window.graphView && window.graphView.serial > seen
+              && document.body.dataset.state === 'drawn' && document.getElementById('title').textContent.endsWith(file)),
+            [path.basename(file), seen]).catch(() => false);
+            if (ok) { frame = f; break; }
+          }
+          if (!frame) await page.waitForTimeout(250);
+        }
+        if (!frame) throw new Error(`no graph for ${spec}`);
+        if (hops !== 'file' && hops !== '1') await frame.selectOption('#hops', hops);
+        await page.waitForTimeout(1500); // layout + fit
+        const g = await frame.evaluate(() => ({ stats: document.getElementById('stats').textContent, focus: document.getElementById('focus').textContent }));
+        await shot(name);
+        check('graph-shot', true, `${name}: ${g.stats} ${g.focus}`);
+      }
     });
 
     await step('order', async () => {

@@ -14,7 +14,7 @@ eval "$("$HERE/install-code-server.sh")" || { echo "not ok - code-server install
 t1=$(now_ms); echo "# install/check code-server + chromium + playwright-core: $((t1-t0)) ms"
 
 TMP=$(mktemp -d); UD=$TMP/user-data; EXT=$TMP/extensions; WS=$TMP/workspace; mkdir -p "$UD/User"
-cp -r "$HERE/workspace" "$WS"
+cp -r "${ORDERING_E2E_WS:-$HERE/workspace}" "$WS"   # ORDERING_E2E_WS: another workspace (pictures of real code)
 : > "$TMP/config.yaml"   # keeps code-server away from ~/.config/code-server
 CS="$CS_DIR/node_modules/.bin/code-server --config $TMP/config.yaml --user-data-dir $UD --extensions-dir $EXT"
 SERVER_SETTING="\"ordering.server.path\": \"$SERVER\","

@@ -166,22 +166,12 @@ export function filterView(model: GraphViewModel, f: ViewFilter): GraphViewModel
   const byId = new Map(model.nodes.map((n) => [n.id, n]));
   let keep = new Set(model.nodes.map((n) => n.id));
   if (f.cyclesOnly) keep = new Set(model.nodes.filter((n) => n.cycle).map((n) => n.id));
+  const ancestorOf = (c: string, x: string) => {
+    for (let p = byId.get(x)?.parent; p && byId.has(p); p = byId.get(p)!.parent) if (p === c) return true;
+    return false;
+  };
   if (f.focus && byId.has(f.focus) && f.hops !== undefined && f.hops >= 0) {
-    const adj = new Map<string, string[]>();
-    const link = (a: string, b: string) => { if (!adj.has(a)) adj.set(a, []); adj.get(a)!.push(b); };
-    for (const e of model.edges) {
-      if (f.cyclesOnly && !e.cycle) continue;
-      link(e.source, e.target); link(e.target, e.source);
-    }
-    const dist = new Map([[f.focus, 0]]);
-    const queue = [f.focus];
-    while (queue.length) {
-      const v = queue.shift()!;
-      const d = dist.get(v)!;
-      if (d === f.hops) continue;
-      for (const w of adj.get(v) ?? []) if (!dist.has(w)) { dist.set(w, d + 1); queue.push(w); }
-    }
-    const near = new Set([...dist.keys()]);
+    const near = new Set(hopDistances(model, f.focus, f.hops, f.cyclesOnly).keys());
     keep = new Set([...keep].filter((id) => near.has(id)));
     keep.add(f.focus);
   }
@@ -202,6 +192,8 @@ export function filterView(model: GraphViewModel, f: ViewFilter): GraphViewModel
     nodes.push({ ...n, classes: cls(...n.classes.split(' '), folded && 'collapsed') });
   }
   const drawn = new Set(nodes.map((n) => n.id));
+  // an edge between a node and a container around it is the containment the frame already draws
+  const within = (x: string, c: string) => ancestorOf(c, x);
   const merged = new Map<string, ViewEdge>();
   let dropped = 0;
   for (const e of model.edges) {
@@ -209,6 +201,7 @@ export function filterView(model: GraphViewModel, f: ViewFilter): GraphViewModel
     if (!keep.has(e.source) || !keep.has(e.target)) { dropped++; continue; }
     const source = owner(e.source), target = owner(e.target);
     if (source === target || !drawn.has(source) || !drawn.has(target)) continue;
+    if (!e.cycle && (within(source, target) || within(target, source))) continue;
     const key = `${source}-${target}-${e.kind}`;
     const prev = merged.get(key);
     if (prev) {
@@ -233,6 +226,36 @@ export function filterView(model: GraphViewModel, f: ViewFilter): GraphViewModel
       hiddenNodes: model.stats.hiddenNodes + (model.nodes.length - nodes.length),
     },
   };
+}
+
+/** How many relationships away from focus each node is, up to maxHops (either direction). A node's
+ *  container is at no distance from it (what orders a resource is often written on its class;
+ *  only the innermost: the outer ones hold half the graph), and the edges between a node and its
+ *  own containers are the containment itself, not a relationship. */
+export function hopDistances(model: GraphViewModel, focus: string, maxHops = Infinity, cyclesOnly = false): Map<string, number> {
+  const byId = new Map(model.nodes.map((n) => [n.id, n]));
+  const ancestorOf = (c: string, x: string) => {
+    for (let p = byId.get(x)?.parent; p && byId.has(p); p = byId.get(p)!.parent) if (p === c) return true;
+    return false;
+  };
+  const adj = new Map<string, string[]>();
+  const link = (a: string, b: string) => { if (!adj.has(a)) adj.set(a, []); adj.get(a)!.push(b); };
+  for (const e of model.edges) {
+    if (cyclesOnly && !e.cycle) continue;
+    if (ancestorOf(e.source, e.target) || ancestorOf(e.target, e.source)) continue;
+    link(e.source, e.target); link(e.target, e.source);
+  }
+  const dist = new Map([[focus, 0]]);
+  const inner = byId.get(focus)?.parent;
+  if (inner && byId.has(inner)) dist.set(inner, 0);
+  const queue = [...dist.keys()];
+  while (queue.length) {
+    const v = queue.shift()!;
+    const d = dist.get(v)!;
+    if (d >= maxHops) continue;
+    for (const w of adj.get(v) ?? []) if (!dist.has(w)) { dist.set(w, d + 1); queue.push(w); }
+  }
+  return dist;
 }
 
 /** Nodes whose label or file holds the text (case-insensitive), in the model's order. */

@@ -5,7 +5,8 @@ import { GraphRequest, type GraphParams, type GraphResult, type Position } from 
 import { baseName, graphCsp, toViewModel } from './graphModel';
 import { reveal } from './reveal';
 
-type ToWebview = { type: 'graph'; model: ReturnType<typeof toViewModel> } | { type: 'error'; message: string };
+/** reset: the user asked for this graph (a command), not a refresh after an edit: the view starts over */
+type ToWebview = { type: 'graph'; model: ReturnType<typeof toViewModel>; reset: boolean } | { type: 'error'; message: string };
 type FromWebview = { type: 'ready' } | { type: 'refresh' } | { type: 'reveal'; uri: string; range: GraphResult['nodes'][0]['range'] };
 
 /** The "Execution Graph" webview: one panel, re-targeted by each command. */
@@ -13,6 +14,7 @@ export class GraphPanel {
   private static current: GraphPanel | undefined;
   private static timer: NodeJS.Timeout | undefined;
   private ready = false;
+  private reset = true;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -35,6 +37,7 @@ export class GraphPanel {
     if (GraphPanel.current) {
       GraphPanel.current.uri = uri;
       GraphPanel.current.position = position;
+      GraphPanel.current.reset = true;
       GraphPanel.current.panel.reveal(vscode.ViewColumn.Beside, true);
       void GraphPanel.current.refresh();
       return;
@@ -67,7 +70,8 @@ export class GraphPanel {
       const params: GraphParams = this.uri ? { uri: this.uri, ...(this.position ? { position: this.position } : {}) } : {};
       this.position = undefined; // the focus is asked for once; a refresh keeps what the user chose
       const res = await c.sendRequest<GraphResult>(GraphRequest, params);
-      this.post({ type: 'graph', model: toViewModel(res, title) });
+      this.post({ type: 'graph', model: toViewModel(res, title), reset: this.reset });
+      this.reset = false;
     } catch (e) {
       this.post({ type: 'error', message: `ordering/graph failed: ${e instanceof Error ? e.message : String(e)}` });
     }

@@ -82,3 +82,23 @@ test('the path between two nodes is the shortest chain, whichever runs first', (
   assert.equal(shortestPath(model, 'n9', 'n2'), null);
   assert.equal(shortestPath(model, 'n9', 'n9'), null);
 });
+
+test('the edges between a node and a container around it are the frame itself: not drawn', () => {
+  const m = toViewModel({
+    nodes: [n(1, 'Class[Web]', { kind: 'class', container: true, position: null }), n(2, 'Package[nginx]', { parent: 1 }), n(3, 'Notify[x]')],
+    edges: [e(1, 2, 'contains'), e(2, 1, 'contains'), e(2, 3)],
+  }, 't');
+  assert.deepEqual(filterView(m, {}).edges.map((x) => `${x.source}>${x.target}`), ['n2>n3']);
+});
+
+test('what is written on a container orders what it holds: the focus reaches it at no distance', () => {
+  // Service[nginx] is only related through its class: Class[Db] -> Class[Web]
+  const m = toViewModel({
+    nodes: [n(1, 'Class[Web]', { kind: 'class', container: true, position: null }), n(2, 'Service[nginx]', { parent: 1 }),
+      n(3, 'Class[Db]', { kind: 'class', container: true, position: null }), n(4, 'Notify[far]')],
+    edges: [e(1, 2, 'contains'), e(2, 1, 'contains'), e(3, 1, '->'), e(4, 3)],
+    focus: 2,
+  }, 't');
+  assert.deepEqual(ids(filterView(m, { focus: 'n2', hops: 1 }).nodes), ['n1', 'n2', 'n3']);
+  assert.deepEqual(ids(filterView(m, { focus: 'n2', hops: 2 }).nodes), ['n1', 'n2', 'n3', 'n4']);
+});

@@ -2,7 +2,7 @@
 import cytoscape from 'cytoscape';
 // @ts-ignore: no types published for cytoscape-dagre
 import dagre from 'cytoscape-dagre';
-import { filterView, searchNodes, shortestPath, type GraphViewModel, type ViewFilter, type ViewNode } from '../graphModel';
+import { filterView, hopDistances, searchNodes, shortestPath, type GraphViewModel, type ViewFilter, type ViewNode } from '../graphModel';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
 
@@ -46,23 +46,35 @@ function renderList(model: GraphViewModel) {
 }
 
 // what the user narrowed the view to; reset when a new graph arrives with a focus of its own
-const state: { full?: GraphViewModel; filter: ViewFilter; path: string[]; search: string } = { filter: {}, path: [], search: '' };
+const state: { full?: GraphViewModel; filter: ViewFilter; path: string[]; search: string; serial: number } = { filter: {}, path: [], search: '', serial: 0 };
 
 function byIdOf(model: GraphViewModel) { return new Map(model.nodes.map((n) => [n.id, n])); }
 
 function input<T extends HTMLElement>(id: string): T | null { return document.getElementById(id) as T | null; }
 
-/** A new answer from the server: keep what the user chose unless the answer brings a focus. */
-function receive(model: GraphViewModel) {
-  const fresh = !state.full || state.full.title !== model.title || !!model.focus;
+/** A new answer from the server: a graph the user asked for starts over (centred on the server's
+ *  focus, if any); a refresh after an edit keeps what the user chose. */
+function receive(model: GraphViewModel, reset: boolean) {
+  const fresh = reset || !state.full || state.full.title !== model.title;
   state.full = model;
+  state.serial++;
   if (fresh) {
-    state.filter = { focus: model.focus, hops: model.focus ? 1 : undefined, cyclesOnly: false, collapsed: new Set() };
+    state.filter = { focus: model.focus, hops: model.focus ? 1 : undefined, cyclesOnly: false, collapsed: initiallyFolded(model) };
     state.path = [];
   }
   syncControls();
   renderList(model);
   draw();
+}
+
+/** Containers start folded (a class of a real module holds dozens of resources), except those
+ *  around the focus and those in a cycle, which are what the user came to see. */
+function initiallyFolded(model: GraphViewModel): Set<string> {
+  const byId = byIdOf(model);
+  const open = new Set<string>();
+  for (let p = model.focus; p; p = byId.get(p)?.parent) open.add(p);
+  for (const n of model.nodes) if (n.cycle) for (let p = n.parent; p; p = byId.get(p)?.parent) open.add(p);
+  return new Set(model.nodes.filter((n) => n.container && !open.has(n.id)).map((n) => n.id));
 }
 
 function syncControls() {
@@ -145,7 +157,7 @@ function draw() {
       { selector: '.on-path', style: { 'border-color': blue, 'line-color': blue, 'target-arrow-color': blue, width: 4, 'border-width': 4 } },
       { selector: ':selected', style: { 'overlay-opacity': 0.15 } },
     ],
-    layout: { name: 'dagre', rankDir: 'TB', nodeSep: 30, rankSep: 50, fit: true, padding: 20 } as cytoscape.LayoutOptions,
+    layout: layoutFor(model),
   });
   // fit once the layout is done and the panel has its final size; a small graph would be blown
   // up to fill the view: cap the zoom at 1.5
@@ -175,8 +187,25 @@ function draw() {
   applySearch();
   applyPath();
   (window as unknown as { cy: cytoscape.Core; graphView: unknown }).cy = cy; // handy from devtools and the end-to-end test
-  (window as unknown as { graphView: unknown }).graphView = { filter: state.filter, path: state.path, model };
+  (window as unknown as { graphView: unknown }).graphView = { filter: state.filter, path: state.path, model, serial: state.serial };
   document.body.dataset.state = 'drawn';
+}
+
+/** The whole graph flows top to bottom in execution order (dagre); a neighbourhood is drawn in
+ *  rings around its centre, one ring per relationship away: what is around one node is often a
+ *  star (every file of a module notifies its service), which dagre lays out as one endless row. */
+function layoutFor(model: GraphViewModel): cytoscape.LayoutOptions {
+  const focus = state.filter.focus;
+  if (!focus || !model.nodes.some((n) => n.id === focus)) {
+    return { name: 'dagre', rankDir: 'TB', nodeSep: 30, rankSep: 50, fit: true, padding: 20 } as cytoscape.LayoutOptions;
+  }
+  const dist = hopDistances(model, focus);
+  const far = Math.max(1, ...dist.values());
+  return {
+    name: 'concentric', fit: true, padding: 20, minNodeSpacing: 12, avoidOverlap: true,
+    concentric: (n: cytoscape.NodeSingular) => far + 1 - (dist.get(n.id()) ?? far + 1),
+    levelWidth: () => 1,
+  } as cytoscape.LayoutOptions;
 }
 
 function toggleCollapse(id: string) {
@@ -226,7 +255,7 @@ function applySearch() {
 
 window.addEventListener('message', (ev: MessageEvent) => {
   const m = ev.data;
-  if (m?.type === 'graph') receive(m.model as GraphViewModel);
+  if (m?.type === 'graph') receive(m.model as GraphViewModel, m.reset !== false);
   else if (m?.type === 'error') {
     document.getElementById('message')!.textContent = m.message;
     document.body.dataset.state = 'error';
