@@ -222,7 +222,6 @@ const (
 	maxFocusNodes = 400
 )
 
-//
 // A node's container is at no distance from it: what orders a resource
 // is often written on its class (`Class['a'] -> Class['b']`), and the
 // edges between a node and its own container are the containment itself.
