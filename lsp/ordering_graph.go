@@ -222,9 +222,10 @@ const (
 	maxFocusNodes = 400
 )
 
-// A node's container is at no distance from it: what orders a resource
-// is often written on its class (`Class['a'] -> Class['b']`), and the
-// edges between a node and its own container are the containment itself.
+// neighbourhood is what is up to hops relationships away from focus. A
+// node's container is at no distance from it: what orders a resource is
+// often written on its class (`Class['a'] -> Class['b']`), and the edges
+// between a node and its own container are the containment itself.
 func neighbourhood(r *analysis.Result, focus *analysis.Node, hops, limit int) map[*analysis.Node]bool {
 	adj := map[*analysis.Node][]*analysis.Node{}
 	for _, e := range r.Graph.Edges {
