@@ -245,6 +245,12 @@ func neighbourhood(r *analysis.Result, focus *analysis.Node, hops, limit int) ma
 			break // the innermost: the outer ones hold half the workspace
 		}
 	}
+	// a container's members are one step inside it
+	for _, n := range r.Graph.Nodes {
+		if !n.Hidden && n.Parent != nil && visible(n.Parent) == focus {
+			adj[focus] = append(adj[focus], n)
+		}
+	}
 	for d := 0; d < hops && len(level) > 0 && len(keep) < limit; d++ {
 		var next []*analysis.Node
 		for _, v := range level {

@@ -245,6 +245,8 @@ export function hopDistances(model: GraphViewModel, focus: string, maxHops = Inf
     if (ancestorOf(e.source, e.target) || ancestorOf(e.target, e.source)) continue;
     link(e.source, e.target); link(e.target, e.source);
   }
+  // a container's members are one step inside it
+  for (const n of model.nodes) if (n.parent === focus) link(focus, n.id);
   const dist = new Map([[focus, 0]]);
   const inner = byId.get(focus)?.parent;
   if (inner && byId.has(inner)) dist.set(inner, 0);

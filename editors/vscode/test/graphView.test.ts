@@ -102,3 +102,7 @@ test('what is written on a container orders what it holds: the focus reaches it 
   assert.deepEqual(ids(filterView(m, { focus: 'n2', hops: 1 }).nodes), ['n1', 'n2', 'n3']);
   assert.deepEqual(ids(filterView(m, { focus: 'n2', hops: 2 }).nodes), ['n1', 'n2', 'n3', 'n4']);
 });
+
+test('a focused container shows what it holds one step inside it', () => {
+  assert.deepEqual(ids(filterView(model, { focus: 'n1', hops: 1 }).nodes), ['n1', 'n2', 'n3', 'n4']);
+});
