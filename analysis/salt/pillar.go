@@ -71,6 +71,52 @@ func dataShaped(f *sfile) bool {
 	return true
 }
 
+// declaresStates: some ID of the file holds a state declaration (a
+// `module.function:` key or value, or `module:` over a list naming its
+// function), or the file includes, extends or excludes, or Jinja writes
+// at least half of its IDs (then nobody can tell). A file named by no top.sls and no include that
+// declares none is data kept beside the states (wuxxin/salt-shared
+// app/gitops/template/pillar.template.sls, copied into a pillar by a
+// script), not an SLS anybody applies: it is not analysed as states.
+func declaresStates(f *sfile) bool {
+	if len(f.p.Entries) == 0 {
+		return true
+	}
+	opaque := 0
+	for _, e := range f.p.Entries {
+		if e.Opaque || e.Key == nil {
+			opaque++ // written by Jinja: judged by the others
+			continue
+		}
+		switch e.Key.Value {
+		case "include", "extend", "exclude":
+			return true
+		}
+		if e.Val == nil {
+			continue
+		}
+		if v, ok := e.Val.Str(); ok && e.Val.Kind == sp.Scalar && strings.Contains(v, ".") {
+			return true // `web: pkg.installed`
+		}
+		if e.Val.Kind != sp.Map {
+			continue
+		}
+		for i, k := range e.Val.Keys {
+			if strings.Contains(k.Value, ".") {
+				return true
+			}
+			if v := e.Val.Vals[i]; v != nil && v.Kind == sp.Seq {
+				for _, it := range v.Items {
+					if it != nil && it.Kind == sp.Scalar {
+						return true // `- installed`: a function name
+					}
+				}
+			}
+		}
+	}
+	return 2*opaque >= len(f.p.Entries) // mostly Jinja: nobody can tell
+}
+
 // exclusive: two requisite entries written in branches of Jinja
 // conditions that no render takes together (arms of one if; `x` and
 // `not x` on machine data). A cycle between them never happens.

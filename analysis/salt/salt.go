@@ -346,7 +346,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	defer s.evict()
 	a := &analyzer{s: s, req: req, mu: &sync.Mutex{}, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{},
+		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, dataFiles: map[*sfile]bool{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
@@ -469,6 +469,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		if req.Canceled() {
 			break
 		}
+		if !declaresStates(tg.f) {
+			a.dataFiles[tg.f] = true // reported as states only if a top or an include names it
+			continue
+		}
 		a.runSLS(tg.t, tg.f)
 	}
 	for _, tg := range tops {
@@ -495,6 +499,23 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a.finish()
 	a.dropAfterRenderErrors()
 	return a.res
+}
+
+// unreachedData: f declares no state and no top.sls or include names it
+// (see declaresStates): its shape is not a states file's to be wrong.
+func (a *analyzer) unreachedData(f *sfile) bool {
+	if !a.dataFiles[f] {
+		return false
+	}
+	if a.linkedFiles == nil {
+		a.linkedFiles = map[string]bool{}
+		for _, l := range a.linkList {
+			for _, sp := range l.files {
+				a.linkedFiles[sp.URI] = true
+			}
+		}
+	}
+	return !a.linkedFiles[f.file.URI]
 }
 
 // dropAfterRenderErrors: Salt stops at a file it cannot render (Jinja or
@@ -627,6 +648,10 @@ type analyzer struct {
 	runSeen  map[string]bool
 	curRun   map[string]bool
 	fileDiag map[*sfile]bool
+	// standalone files that declare no state, and the URIs links name
+	// (unreachedData)
+	dataFiles   map[*sfile]bool
+	linkedFiles map[string]bool
 	master   bool
 	auto     bool
 	facts    [][]analysis.Fact // by graph node index
@@ -686,7 +711,7 @@ func (a *analyzer) fileDiags(f *sfile) {
 		a.diag(analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code, Message: e.Msg})
 	}
 	for _, d := range f.ids {
-		if d.bad != "" {
+		if d.bad != "" && !a.unreachedData(f) {
 			diag := analysis.Diagnostic{At: f.span(d.key), Severity: analysis.Error, Code: "structure", Message: d.bad}
 			if d.dupOf != nil {
 				diag.Code = "conflicting-id"
