@@ -652,15 +652,15 @@ type analyzer struct {
 	// (unreachedData)
 	dataFiles   map[*sfile]bool
 	linkedFiles map[string]bool
-	master   bool
-	auto     bool
-	facts    [][]analysis.Fact // by graph node index
-	rec      *runRecord
-	mu       *sync.Mutex // guards rootCache while runs compile in parallel
-	jobs     []*runJob
-	realOf   []*analysis.Node // apply: record node index -> graph node
-	buf      []*analysis.Node
-	inFacts  []inFact
+	master      bool
+	auto        bool
+	facts       [][]analysis.Fact // by graph node index
+	rec         *runRecord
+	mu          *sync.Mutex // guards rootCache while runs compile in parallel
+	jobs        []*runJob
+	realOf      []*analysis.Node // apply: record node index -> graph node
+	buf         []*analysis.Node
+	inFacts     []inFact
 	// apply: records applied so far; the first one's nodes and edges
 	// go into the maps only when a second record comes
 	applied    int
