@@ -426,9 +426,10 @@ function check(name, ok, detail) {
         if (!frame) throw new Error(`no graph for ${spec}`);
         if (hops !== 'file' && hops !== '1') await frame.selectOption('#hops', hops);
         await page.waitForTimeout(1500); // layout + fit
-        const g = await frame.evaluate(() => ({ stats: document.getElementById('stats').textContent, focus: document.getElementById('focus').textContent }));
+        const g = await frame.evaluate(() => ({ stats: document.getElementById('stats').textContent, focus: document.getElementById('focus').textContent,
+          by: window.graphView.laidOutBy + (window.graphView.workerTrouble ? ` (${window.graphView.workerTrouble})` : '') }));
         await shot(name);
-        check('graph-shot', true, `${name}: ${g.stats} ${g.focus}`);
+        check('graph-shot', true, `${name}: ${g.stats} ${g.focus}, laid out by the ${g.by}`);
       }
     });
 

@@ -116,11 +116,7 @@ export function toViewModel(result: GraphResult | null | undefined, title: strin
     if (!seen.has(e.from) || !seen.has(e.to)) { dropped++; continue; }
     const key = `${e.from}-${e.to}-${e.kind}`;
     const prev = merged.get(key);
-    if (prev) {
-      if (e.reason && !prev.reason.split(', ').includes(e.reason)) prev.reason += (prev.reason ? ', ' : '') + e.reason;
-      if (e.cycle && !prev.cycle) { prev.cycle = true; prev.classes = cls('kind-' + prev.kind, 'cycle'); }
-      continue;
-    }
+    if (prev) { mergeEdge(prev, e.reason, e.cycle); continue; }
     merged.set(key, {
       id: 'e' + merged.size,
       source: 'n' + e.from,
@@ -133,19 +129,23 @@ export function toViewModel(result: GraphResult | null | undefined, title: strin
   }
   const edges = [...merged.values()];
   const focus = typeof result?.focus === 'number' && seen.has(result.focus) ? 'n' + result.focus : undefined;
+  return { title, focus, nodes, edges, stats: statsOf(nodes, edges, dropped, hidden) };
+}
+
+/** Another edge between the same two nodes with the same kind: one line, every reason. */
+function mergeEdge(prev: ViewEdge, reason: string, cycle: boolean) {
+  if (reason && !prev.reason.split(', ').includes(reason)) prev.reason += (prev.reason ? ', ' : '') + reason;
+  if (cycle && !prev.cycle) { prev.cycle = true; prev.classes = cls('kind-' + prev.kind, 'cycle'); }
+}
+
+function statsOf(nodes: ViewNode[], edges: ViewEdge[], droppedEdges: number, hiddenNodes: number): GraphViewModel['stats'] {
   return {
-    title,
-    focus,
-    nodes,
-    edges,
-    stats: {
-      nodes: nodes.length,
-      edges: edges.length,
-      ordered: nodes.filter((n) => n.position !== null).length,
-      cycleNodes: nodes.filter((n) => n.cycle).length,
-      droppedEdges: dropped,
-      hiddenNodes: hidden,
-    },
+    nodes: nodes.length,
+    edges: edges.length,
+    ordered: nodes.filter((n) => n.position !== null).length,
+    cycleNodes: nodes.filter((n) => n.cycle).length,
+    droppedEdges,
+    hiddenNodes,
   };
 }
 
@@ -204,11 +204,7 @@ export function filterView(model: GraphViewModel, f: ViewFilter): GraphViewModel
     if (!e.cycle && (within(source, target) || within(target, source))) continue;
     const key = `${source}-${target}-${e.kind}`;
     const prev = merged.get(key);
-    if (prev) {
-      if (e.reason && !prev.reason.split(', ').includes(e.reason)) prev.reason += (prev.reason ? ', ' : '') + e.reason;
-      if (e.cycle && !prev.cycle) { prev.cycle = true; prev.classes = cls('kind-' + prev.kind, 'cycle'); }
-      continue;
-    }
+    if (prev) { mergeEdge(prev, e.reason, e.cycle); continue; }
     merged.set(key, { ...e, id: source === e.source && target === e.target ? e.id : `${e.id}f`, source, target });
   }
   const edges = [...merged.values()];
@@ -217,14 +213,7 @@ export function filterView(model: GraphViewModel, f: ViewFilter): GraphViewModel
     focus: model.focus && drawn.has(model.focus) ? model.focus : undefined,
     nodes,
     edges,
-    stats: {
-      nodes: nodes.length,
-      edges: edges.length,
-      ordered: nodes.filter((n) => n.position !== null).length,
-      cycleNodes: nodes.filter((n) => n.cycle).length,
-      droppedEdges: model.stats.droppedEdges + dropped,
-      hiddenNodes: model.stats.hiddenNodes + (model.nodes.length - nodes.length),
-    },
+    stats: statsOf(nodes, edges, model.stats.droppedEdges + dropped, model.stats.hiddenNodes + (model.nodes.length - nodes.length)),
   };
 }
 
@@ -302,5 +291,7 @@ export function graphCsp(cspSource: string, nonce: string): string {
     `style-src ${cspSource} 'unsafe-inline'`,
     `img-src ${cspSource} data:`,
     `font-src ${cspSource}`,
+    // the layout worker, started from a blob of the extension's own script
+    `worker-src blob:`,
   ].join('; ');
 }

@@ -6,7 +6,7 @@ import { baseName, graphCsp, toViewModel } from './graphModel';
 import { reveal } from './reveal';
 
 /** reset: the user asked for this graph (a command), not a refresh after an edit: the view starts over */
-type ToWebview = { type: 'graph'; model: ReturnType<typeof toViewModel>; reset: boolean } | { type: 'error'; message: string };
+type ToWebview = { type: 'graph'; model: ReturnType<typeof toViewModel>; reset: boolean } | { type: 'error'; message: string } | { type: 'layoutWorker'; code: string };
 type FromWebview = { type: 'ready' } | { type: 'refresh' } | { type: 'reveal'; uri: string; range: GraphResult['nodes'][0]['range'] };
 
 /** The "Execution Graph" webview: one panel, re-targeted by each command. */
@@ -26,7 +26,7 @@ export class GraphPanel {
     panel.webview.html = this.html();
     panel.onDidDispose(() => { if (GraphPanel.current === this) GraphPanel.current = undefined; });
     panel.webview.onDidReceiveMessage((m: FromWebview) => {
-      if (m.type === 'ready') { this.ready = true; void this.refresh(); }
+      if (m.type === 'ready') { this.ready = true; void this.sendLayoutWorker(); void this.refresh(); }
       else if (m.type === 'refresh') void this.refresh();
       else if (m.type === 'reveal') void reveal(m.uri, m.range, vscode.ViewColumn.One);
     });
@@ -59,6 +59,16 @@ export class GraphPanel {
   }
 
   private post(m: ToWebview) { void this.panel.webview.postMessage(m); }
+
+  /** The layout worker's script, as text: a webview cannot start a worker from the extension's
+   *  resource origin, so it starts one from a blob of this text (CSP worker-src blob:). */
+  private async sendLayoutWorker(): Promise<void> {
+    try {
+      const uri = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'graphLayout.js');
+      const code = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      this.post({ type: 'layoutWorker', code });
+    } catch { /* no worker: the view lays out on its own thread */ }
+  }
 
   async refresh(): Promise<void> {
     if (!this.ready) return;

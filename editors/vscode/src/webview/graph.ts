@@ -3,6 +3,7 @@ import cytoscape from 'cytoscape';
 // @ts-ignore: no types published for cytoscape-dagre
 import dagre from 'cytoscape-dagre';
 import { filterView, hopDistances, searchNodes, shortestPath, type GraphViewModel, type ViewFilter, type ViewNode } from '../graphModel';
+import type { LayoutRequest, LayoutResult } from './layoutProtocol';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
 
@@ -103,7 +104,60 @@ function draw() {
   document.getElementById('stats')!.textContent =
     `${s.nodes} nodes, ${s.edges} edges${s.cycleNodes ? `, ${s.cycleNodes} in cycles` : ''}`
     + (s.hiddenNodes ? ` (${s.hiddenNodes} not shown${full.stats.hiddenNodes ? ': open the graph of one file' : ''})` : '');
+  const byId = byIdOf(model);
+  const elements = [
+    ...model.nodes.map((n) => ({
+      data: { id: n.id, label: n.label, display: n.display, ...(n.parent && byId.has(n.parent) ? { parent: n.parent } : {}) },
+      classes: n.classes + (n.id === model.focus || n.id === state.filter.focus ? ' focus' : ''),
+    })),
+    ...model.edges.map((e) => ({ data: { id: e.id, source: e.source, target: e.target, reason: e.reason }, classes: e.classes })),
+  ];
+  const layout = layoutFor(model);
+  if (worker && model.nodes.length >= WORKER_MIN_NODES) {
+    // the layout runs in the worker; the last request wins
+    const id = ++layoutSerial;
+    const rings = layout.name === 'concentric';
+    const ring = rings ? ringsOf(model) : undefined;
+    const req: LayoutRequest = {
+      id, rings,
+      elements: elements.map((e) => ({ data: ring && !('source' in e.data) ? { ...e.data, ring: ring.get(String(e.data.id)) ?? 0 } : e.data })),
+    };
+    pending = (res) => {
+      if (res.id !== layoutSerial) return;
+      if (res.error) { mount(model, elements, layout); return; }
+      mount(model, elements, { name: 'preset', positions: res.positions, fit: true, padding: 20 } as cytoscape.LayoutOptions, 'worker');
+    };
+    document.getElementById('stats')!.textContent += ' · laying out…';
+    worker.postMessage(req);
+    return;
+  }
+  mount(model, elements, layout);
+}
 
+/** Graphs this big are laid out in the worker (smaller ones take less time than the round trip). */
+const WORKER_MIN_NODES = 100;
+let worker: Worker | undefined;
+let layoutSerial = 0;
+let pending: ((r: LayoutResult) => void) | undefined;
+
+let workerTrouble = '';
+
+function startWorker(code: string) {
+  try {
+    worker = new Worker(URL.createObjectURL(new Blob([code], { type: 'text/javascript' })));
+    worker.onmessage = (ev: MessageEvent<LayoutResult>) => pending?.(ev.data);
+    worker.onerror = (e) => { workerTrouble = `worker error: ${e.message}`; worker = undefined; draw(); }; // lay out here instead
+  } catch (e) { workerTrouble = `no worker: ${e}`; worker = undefined; }
+}
+
+/** Ring of each node for the concentric layout: higher is nearer the centre. */
+function ringsOf(model: GraphViewModel): Map<string, number> {
+  const dist = hopDistances(model, state.filter.focus!);
+  const far = Math.max(1, ...dist.values());
+  return new Map([...dist].map(([id, d]) => [id, far + 1 - d]));
+}
+
+function mount(model: GraphViewModel, elements: cytoscape.ElementDefinition[], layout: cytoscape.LayoutOptions, laidOutBy = 'view') {
   const fg = themeColor('--vscode-editor-foreground', '#333');
   const bg = themeColor('--vscode-editor-background', '#fff');
   const nodeBg = themeColor('--vscode-editorWidget-background', '#f3f3f3');
@@ -112,18 +166,15 @@ function draw() {
   const blue = themeColor('--vscode-textLink-foreground', '#3794ff');
   const orange = themeColor('--vscode-editorWarning-foreground', '#bf8803');
   const hl = themeColor('--vscode-editor-findMatchHighlightBackground', '#ea5c0055');
-
   const byId = byIdOf(model);
+  const s = model.stats;
+  document.getElementById('stats')!.textContent =
+    `${s.nodes} nodes, ${s.edges} edges${s.cycleNodes ? `, ${s.cycleNodes} in cycles` : ''}`
+    + (s.hiddenNodes ? ` (${s.hiddenNodes} not shown${state.full?.stats.hiddenNodes ? ': open the graph of one file' : ''})` : '');
   cy?.destroy();
   cy = cytoscape({
     container: document.getElementById('cy'),
-    elements: [
-      ...model.nodes.map((n) => ({
-        data: { id: n.id, label: n.label, display: n.display, ...(n.parent && byId.has(n.parent) ? { parent: n.parent } : {}) },
-        classes: n.classes + (n.id === model.focus || n.id === state.filter.focus ? ' focus' : ''),
-      })),
-      ...model.edges.map((e) => ({ data: { id: e.id, source: e.source, target: e.target, reason: e.reason }, classes: e.classes })),
-    ],
+    elements,
     wheelSensitivity: 0.3,
     style: [
       { selector: 'node', style: {
@@ -157,7 +208,7 @@ function draw() {
       { selector: '.on-path', style: { 'border-color': blue, 'line-color': blue, 'target-arrow-color': blue, width: 4, 'border-width': 4 } },
       { selector: ':selected', style: { 'overlay-opacity': 0.15 } },
     ],
-    layout: layoutFor(model),
+    layout,
   });
   // fit once the layout is done and the panel has its final size; a small graph would be blown
   // up to fill the view: cap the zoom at 1.5
@@ -187,7 +238,7 @@ function draw() {
   applySearch();
   applyPath();
   (window as unknown as { cy: cytoscape.Core; graphView: unknown }).cy = cy; // handy from devtools and the end-to-end test
-  (window as unknown as { graphView: unknown }).graphView = { filter: state.filter, path: state.path, model, serial: state.serial };
+  (window as unknown as { graphView: unknown }).graphView = { filter: state.filter, path: state.path, model, serial: state.serial, laidOutBy, workerTrouble };
   document.body.dataset.state = 'drawn';
 }
 
@@ -199,11 +250,10 @@ function layoutFor(model: GraphViewModel): cytoscape.LayoutOptions {
   if (!focus || !model.nodes.some((n) => n.id === focus)) {
     return { name: 'dagre', rankDir: 'TB', nodeSep: 30, rankSep: 50, fit: true, padding: 20 } as cytoscape.LayoutOptions;
   }
-  const dist = hopDistances(model, focus);
-  const far = Math.max(1, ...dist.values());
+  const ring = ringsOf(model);
   return {
     name: 'concentric', fit: true, padding: 20, minNodeSpacing: 12, avoidOverlap: true,
-    concentric: (n: cytoscape.NodeSingular) => far + 1 - (dist.get(n.id()) ?? far + 1),
+    concentric: (n: cytoscape.NodeSingular) => ring.get(n.id()) ?? 0,
     levelWidth: () => 1,
   } as cytoscape.LayoutOptions;
 }
@@ -256,6 +306,7 @@ function applySearch() {
 window.addEventListener('message', (ev: MessageEvent) => {
   const m = ev.data;
   if (m?.type === 'graph') receive(m.model as GraphViewModel, m.reset !== false);
+  else if (m?.type === 'layoutWorker' && typeof m.code === 'string' && !worker) startWorker(m.code);
   else if (m?.type === 'error') {
     document.getElementById('message')!.textContent = m.message;
     document.body.dataset.state = 'error';

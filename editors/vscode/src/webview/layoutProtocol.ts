@@ -1,0 +1,13 @@
+// Messages between the graph webview and its layout worker.
+export interface LayoutRequest {
+  id: number;
+  /** cytoscape element definitions (data only) */
+  elements: { data: Record<string, unknown> }[];
+  /** rings around a centre (node data 'ring': higher is nearer) instead of dagre's flow */
+  rings: boolean;
+}
+export interface LayoutResult {
+  id: number;
+  positions: Record<string, { x: number; y: number }>;
+  error?: string;
+}
