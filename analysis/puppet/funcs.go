@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
@@ -292,4 +294,282 @@ func pureFunc(name string, args []val, at source.Span) (val, bool) {
 		}
 	}
 	return val{}, false
+}
+
+// ---- functions ----
+
+func (r *run) call(e *env, t *pp.Call, at source.Span) val {
+	nameAt := r.span(e.f, t.NameLoc)
+	switch t.Name {
+	case "include", "contain", "require", "hiera_include":
+		for _, a := range t.Args {
+			v := r.eval(e, a)
+			var lbuf [1]val
+			for _, x := range v.items(&lbuf) {
+				name, ok := x.text()
+				if x.k == vRef && x.ref.typ == "Class" {
+					name, ok = x.ref.title, !x.ref.pat
+				}
+				if !ok || t.Name == "hiera_include" {
+					r.classByUnknownName = true // any class may be the one it names
+					continue
+				}
+				c := r.declareClass(e, name, x.at, t.Name, nil)
+				if c == nil {
+					continue
+				}
+				owner := e.sc.owner
+				switch t.Name {
+				case "contain":
+					if owner != nil && owner != c {
+						c.also = append(c.also, owner)
+					}
+				case "require":
+					if owner != nil {
+						cref := &ref{typ: "Class", title: c.title, at: x.at}
+						r.rels = append(r.rels, &relation{op: "require()", left: val{k: vRef, ref: cref, at: x.at}, right: val{k: vRes, x: &valX{res: []*res{owner}}}, at: x.at, cond: e.cond})
+					}
+				}
+			}
+		}
+		return val{k: vUndef, at: at}
+	case "realize":
+		// Not at once: Puppet adds a collection, evaluated with the
+		// others before each round of defined-type bodies (finish).
+		for _, a := range t.Args {
+			v := r.eval(e, a)
+			r.cols = append(r.cols, &collector{fixed: v.list(), env: e, at: r.span(e.f, *a.Span())})
+		}
+		return val{k: vUndef, at: at}
+	}
+	var args []val
+	for _, a := range t.Args {
+		args = append(args, r.eval(e, a))
+	}
+	return r.function(e, t.Name, nameAt, args, t.Args, t.Lambda, at)
+}
+
+// function evaluates the calls that matter for the catalog: iteration
+// with lambdas (each, map, filter, with...) and create_resources.
+func (r *run) function(e *env, name string, nameAt source.Span, args []val, argNodes []pp.Node, lam *pp.Lambda, at source.Span) val {
+	switch name {
+	case "each", "map", "filter", "reduce", "with", "slice", "flat_map", "any", "all", "step", "reverse_each":
+		if lam == nil {
+			return unknown(at)
+		}
+		if name == "with" {
+			r.lambda(e, lam, args)
+			return unknown(at)
+		}
+		if len(args) == 0 {
+			return unknown(at)
+		}
+		coll := args[0]
+		n := 0
+		switch coll.k {
+		case vArr:
+			var out []val
+			for i, x := range coll.arr {
+				if n++; n > 10000 {
+					break
+				}
+				var res val
+				if len(lam.Params) >= 2 {
+					res = r.lambda(e, lam, []val{{k: vNum, s: fmt.Sprint(i)}, x})
+				} else {
+					res = r.lambda(e, lam, []val{x})
+				}
+				out = append(out, res)
+			}
+			if name == "map" {
+				return val{k: vArr, arr: out, at: at}
+			}
+			return unknown(at)
+		case vHash:
+			for i, k := range coll.hkeys() {
+				if n++; n > 10000 {
+					break
+				}
+				if len(lam.Params) >= 2 {
+					r.lambda(e, lam, []val{k, coll.arr[i]})
+				} else {
+					r.lambda(e, lam, []val{{k: vArr, arr: []val{k, coll.arr[i]}}})
+				}
+			}
+			return unknown(at)
+		case vNum:
+			if f, ok := numVal(coll.s); ok && f < 10000 {
+				for i := 0; i < int(f); i++ {
+					r.lambda(e, lam, []val{{k: vNum, s: fmt.Sprint(i)}})
+				}
+			}
+			return unknown(at)
+		}
+		// Unknown collection: evaluate the body once with unknown
+		// parameters so its resources exist as patterns.
+		se := *e
+		se.spec = true
+		se.cond = e.cond.under(r.loopArm(name))
+		params := make([]val, len(lam.Params))
+		for i := range params {
+			params[i] = unknown(at)
+		}
+		r.lambda(&se, lam, params)
+		return unknown(at)
+	case "lookup", "hiera", "hiera_array", "hiera_hash":
+		if len(args) >= 1 {
+			if key, ok := args[0].text(); ok && args[0].k == vStr {
+				v, found, certain := r.a.hieraLookup3(key, at)
+				if found {
+					return v
+				}
+				if !certain {
+					// A level we cannot read (it needs facts or node data)
+					// may hold the key: the default is only a guess.
+					return unknown(at)
+				}
+			} else {
+				return unknown(at)
+			}
+			// A default: lookup(key, default_value => x),
+			// lookup(key, type, merge, default), hiera(key, default).
+			for _, d := range args[1:] {
+				if d.k == vHash {
+					for i, k := range d.hkeys() {
+						if s, _ := k.text(); s == "default_value" {
+							return d.arr[i]
+						}
+					}
+				}
+			}
+			if name != "lookup" && len(args) >= 2 {
+				return args[1]
+			}
+			if len(args) >= 4 {
+				return args[3]
+			}
+		}
+		return unknown(at)
+	case "ensure_resource", "stdlib::ensure_resource":
+		if len(args) >= 2 {
+			if typ, ok := args[0].text(); ok {
+				var attrs []attr
+				if len(args) >= 3 {
+					attrs = hashAttrs(args[2])
+				}
+				args[1].each(func(tv val) {
+					r.declare(e, strings.ToLower(typ), tv, attrs, tv.at, at, false, false, true)
+				})
+			}
+		}
+		return unknown(at)
+	case "ensure_resources", "stdlib::ensure_resources", "create_resources":
+		if len(args) >= 2 && args[1].k == vHash {
+			if typ, ok := args[0].text(); ok {
+				virtual := strings.HasPrefix(typ, "@")
+				exported := strings.HasPrefix(typ, "@@")
+				typ = strings.ToLower(strings.TrimLeft(typ, "@"))
+				var defaults []attr
+				if len(args) >= 3 {
+					defaults = hashAttrs(args[2])
+				}
+				for i, k := range args[1].hkeys() {
+					attrs := append(append([]attr(nil), defaults...), hashAttrs(args[1].arr[i])...)
+					r.declare(e, typ, k, attrs, k.at, at, virtual, exported, name != "create_resources")
+				}
+			}
+		}
+		return unknown(at)
+	case "ensure_packages", "stdlib::ensure_packages":
+		if len(args) >= 1 {
+			var defaults []attr
+			if len(args) >= 2 {
+				defaults = hashAttrs(args[1])
+			}
+			if args[0].k == vHash {
+				for i, k := range args[0].hkeys() {
+					r.declare(e, "package", k, append(append([]attr(nil), defaults...), hashAttrs(args[0].arr[i])...), k.at, at, false, false, true)
+				}
+			} else {
+				args[0].each(func(tv val) {
+					r.declare(e, "package", tv, defaults, tv.at, at, false, false, true)
+				})
+			}
+		}
+		return unknown(at)
+	case "defined":
+		// defined('name'): a class or defined type of that name exists;
+		// defined(Type['x']): declared so far (evaluation order matters,
+		// as in Puppet); defined('$var'): the variable is set.
+		if len(args) == 0 {
+			return unknown(at)
+		}
+		all := true
+		for _, a := range args {
+			switch a.k {
+			case vStr:
+				if a.pat {
+					return unknown(at)
+				}
+				n := strings.ToLower(strings.TrimPrefix(a.s, "::"))
+				if strings.HasPrefix(n, "$") {
+					return unknown(at)
+				}
+				if r.a.classFor(r, n) == nil && r.a.defineFor(r, n) == nil && !builtinTypes[n] {
+					all = false
+				}
+			case vRef:
+				if a.ref.pat {
+					return unknown(at)
+				}
+				if x, exact := r.resolveBoth(a.ref); x == nil || !exact {
+					if x != nil {
+						return unknown(at)
+					}
+					all = false
+				}
+			default:
+				return unknown(at)
+			}
+		}
+		return val{k: vBool, s: strconv.FormatBool(all), at: at}
+	}
+	if lam == nil {
+		if v, ok := pureFunc(name, args, at); ok {
+			return v
+		}
+	}
+	if lam != nil {
+		se := *e
+		se.spec = true
+		se.cond = e.cond.under(r.loopArm(name))
+		params := make([]val, len(lam.Params))
+		for i := range params {
+			params[i] = unknown(at)
+		}
+		r.lambda(&se, lam, params)
+	}
+	return unknown(at)
+}
+
+func (r *run) lambda(e *env, lam *pp.Lambda, args []val) val {
+	sc := newBodyScope(e.sc, e.sc, e.sc.owner, e.sc.name, lam.Params, lam.Body, 0)
+	sc.defaults = nil
+	for i, p := range lam.Params {
+		name := strings.TrimPrefix(p.Name, "::")
+		if i < len(args) {
+			sc.vars[name] = args[i]
+		} else if p.Default != nil {
+			sc.vars[name] = r.eval(e, p.Default)
+		} else {
+			sc.vars[name] = unknown(r.span(e.f, p.Loc))
+		}
+	}
+	ne := *e
+	ne.sc = sc
+	var last val
+	for _, s := range lam.Body {
+		last = r.eval(&ne, s)
+	}
+	return last
 }

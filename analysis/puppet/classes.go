@@ -1,0 +1,184 @@
+package puppet
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Classes and defined types: declaring a class (include, contain, require,
+// class {}) and evaluating class and define bodies.
+
+// declareClass includes/contains/requires/class{}s a class: it enters
+// the catalog at its first declaration and its body is evaluated at once.
+func (r *run) declareClass(e *env, name string, at source.Span, how string, params []attr) *res {
+	name = strings.ToLower(strings.TrimPrefix(name, "::"))
+	if name == "" {
+		return nil
+	}
+	ci := r.a.classFor(r, name)
+	r.links = append(r.links, linkRec{at: at, class: name})
+	if ci == nil {
+		r.unknownClass(name, at, e.spec)
+		return nil
+	}
+	if c := r.classes[name]; c != nil {
+		c.sites = append(c.sites, e.cond)
+		if how == "class" && !e.spec && !c.spec {
+			first := c.site
+			if first.IsZero() {
+				first = c.decl
+			}
+			where := ""
+			if c.siteHow == "class" {
+				// Puppet names the first place only when it was also a
+				// resource-like declaration.
+				where = fmt.Sprintf(" at (file: %s, line: %d)", r.a.displayPath(first.URI), r.a.line(first))
+			}
+			r.diag(at, analysis.Error, "duplicate",
+				fmt.Sprintf("Duplicate declaration: %s is already declared%s; cannot redeclare (file: %s, line: %d)",
+					c.display, where, r.a.displayPath(at.URI), r.a.line(at)),
+				analysis.Related{At: first, Message: "first declared here (" + c.siteHow + ")"})
+		}
+		return c
+	}
+	if r.depth > maxEvalDepth {
+		return nil
+	}
+	var parentScope *scope = r.top
+	if ci.def.Parent != "" {
+		pe := &env{sc: r.top, f: ci.file, sym: ci.node, spec: e.spec, cond: e.cond}
+		pat := r.span(ci.file, ci.def.ParentLoc)
+		if p := r.declareClass(pe, ci.def.Parent, pat, "inherits", nil); p != nil && p.inner != nil {
+			parentScope = p.inner
+		}
+	}
+	if c := r.classes[name]; c != nil { // declared by its own parent chain
+		return c
+	}
+	c := r.newRes("Class", name, "class", r.span(ci.file, ci.def.NameLoc))
+	c.full = r.span(ci.file, ci.def.Loc)
+	c.class = ci
+	c.site = at
+	c.siteHow = how
+	c.scope = e.sc
+	c.spec = e.spec
+	c.sites = []*cond{e.cond}
+	c.container = nil
+	c.params = params
+	// Stage: explicit metaparameter, else the declaring class's stage.
+	c.stage = "main"
+	for _, p := range params {
+		if p.name == "stage" {
+			if s, ok := p.v.text(); ok {
+				c.stage = s
+			}
+		}
+	}
+	if c.stage == "main" && e.sc.owner != nil && e.sc.owner.kind == "class" && e.sc.owner.stage != "" {
+		hasStage := false
+		for _, p := range params {
+			hasStage = hasStage || p.name == "stage"
+		}
+		if !hasStage {
+			c.stage = e.sc.owner.stage
+		}
+	}
+	for _, p := range params {
+		if _, ok := metaparams[p.name]; ok || p.name == "stage" || p.name == "tag" {
+			c.attrs = append(c.attrs, p)
+		}
+	}
+	r.add(c)
+	r.classes[name] = c
+	// Evaluate the body now.
+	sc := newBodyScope(parentScope, e.sc, c, name, ci.def.Params, ci.def.Body, 2)
+	c.inner = sc
+	sc.vars["title"] = str(name, at)
+	sc.vars["name"] = str(name, at)
+	ce := &env{sc: sc, f: ci.file, sym: ci.node, spec: e.spec, cond: &cond{root: c}}
+	r.bindParams(ce, ci.def.Params, params, at, name)
+	r.stmts(ce, ci.def.Body)
+	return c
+}
+
+// bindParams sets a class's or define's parameters: given values, then
+// (classes only) Hiera's automatic parameter lookup of class::param, then
+// the defaults.
+func (r *run) bindParams(e *env, ps []*pp.Param, given []attr, at source.Span, class string) {
+	for _, p := range ps {
+		name := strings.TrimPrefix(p.Name, "::")
+		set := false
+		for _, g := range given {
+			if g.name == name {
+				e.sc.vars[name] = g.v
+				set = true
+			}
+		}
+		if set {
+			continue
+		}
+		if class != "" {
+			if v, ok := r.a.hieraLookup(class+"::"+name, r.span(e.f, p.Loc)); ok {
+				e.sc.vars[name] = v
+				continue
+			}
+		}
+		if p.Default != nil {
+			e.sc.vars[name] = r.eval(e, p.Default)
+		} else {
+			e.sc.vars[name] = unknown(at)
+		}
+	}
+}
+
+func (r *run) unknownClass(name string, at source.Span, spec bool) {
+	msg := fmt.Sprintf("Could not find class ::%s for %s", name, r.a.certname)
+	if spec && !r.strict {
+		r.absent = true
+		r.diag(at, analysis.Hint, "unknown-class", msg+" (in a branch that depends on facts)")
+		return
+	}
+	if r.strict || r.a.moduleKnown(name) {
+		r.diag(at, analysis.Error, "unknown-class", msg)
+		return
+	}
+	mod := name
+	if i := strings.Index(mod, "::"); i >= 0 {
+		mod = mod[:i]
+	}
+	r.absent = true
+	r.diag(at, analysis.Hint, "unknown-class", msg+fmt.Sprintf(" (module '%s' is not in the workspace)", mod))
+}
+
+// evalDefine evaluates a define instance's body (after the main code).
+func (r *run) evalDefine(x *res) {
+	d := x.define
+	sc := newBodyScope(r.top, x.scope, x, "", d.def.Params, d.def.Body, 2)
+	x.inner = sc
+	at := x.decl
+	sc.vars["title"] = str(x.title, at)
+	sc.vars["name"] = str(x.title, at)
+	if _, ok := x.tryTitlePattern(); ok {
+		v := unknown(at)
+		sc.vars["title"], sc.vars["name"] = v, v
+	}
+	for _, p := range x.params {
+		if p.name == "name" {
+			sc.vars["name"] = p.v
+		}
+	}
+	e := &env{sc: sc, f: d.file, sym: d.node, spec: x.spec, cond: x.cond}
+	r.bindParams(e, d.def.Params, x.params, at, "")
+	r.stmts(e, d.def.Body)
+}
+
+func (x *res) tryTitlePattern() (string, bool) {
+	if strings.Contains(x.title, "*") {
+		return x.title, true
+	}
+	return "", false
+}

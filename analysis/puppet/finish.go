@@ -1,0 +1,494 @@
+package puppet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// The end of a run's evaluation, as Puppet's evaluate_generators does it:
+// collectors (and realize()), the bodies of defined type instances, round
+// after round, then overrides and resource defaults.
+
+// ---- collectors ----
+
+func (r *run) collect(c *collector) bool {
+	changed := false
+	realize := func(x *res) {
+		if x.virtual && !x.realized {
+			x.realized = true
+			changed = true
+			if x.kind == "define" {
+				r.pending = append(r.pending, x)
+			}
+		}
+	}
+	if c.fixed != nil {
+		for _, v := range c.fixed {
+			switch v.k {
+			case vRef:
+				if x := r.resolve(v.ref); x != nil {
+					realize(x)
+				}
+			case vRes:
+				for _, x := range v.resList() {
+					realize(x)
+				}
+			}
+		}
+		return changed
+	}
+	// Each resource is looked at once: nothing a query reads (type, title,
+	// tags, attributes) changes before overrides and defaults are applied
+	// after the last round, so a resource that did not match will not.
+	fresh := r.resources[c.scanned:]
+	c.scanned = len(r.resources)
+	for _, x := range fresh {
+		if x.typ != c.typ || x.kind == "class" {
+			continue
+		}
+		if c.exported {
+			// puppet apply has no storeconfigs: export collectors collect nothing.
+			continue
+		}
+		if !r.queryMatch(c, c.query, x) {
+			continue
+		}
+		c.matched = append(c.matched, x)
+		realize(x)
+	}
+	return changed
+}
+
+func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
+	if q == nil {
+		return true
+	}
+	switch t := q.(type) {
+	case *pp.Paren:
+		return r.queryMatch(c, t.X, x)
+	case *pp.Binary:
+		switch t.Op {
+		case "and":
+			return r.queryMatch(c, t.Left, x) && r.queryMatch(c, t.Right, x)
+		case "or":
+			return r.queryMatch(c, t.Left, x) || r.queryMatch(c, t.Right, x)
+		case "==", "!=":
+			var name string
+			switch l := t.Left.(type) {
+			case *pp.Name:
+				name = l.Value
+			case *pp.Str:
+				name = l.Value
+			default:
+				return false
+			}
+			want, done := c.values[t.Right]
+			if !done {
+				want = r.eval(c.env, t.Right)
+				if c.values == nil {
+					c.values = map[pp.Node]val{}
+				}
+				c.values[t.Right] = want
+			}
+			ws, ok := want.text()
+			if !ok {
+				return false
+			}
+			found, haveAny := false, false
+			match := func(h string) {
+				haveAny = true
+				if strings.EqualFold(h, ws) {
+					found = true
+				}
+			}
+			switch name {
+			case "title":
+				match(x.title)
+			case "tag":
+				// Every resource has tags (its type at least).
+				found, haveAny = x.tagged(ws), true
+			default:
+				if a, ok := x.attr(name); ok {
+					var lbuf [1]val
+					for _, v := range a.v.items(&lbuf) {
+						if s, ok := v.text(); ok {
+							match(s)
+						}
+					}
+				}
+			}
+			if t.Op == "==" {
+				return found
+			}
+			return !found && haveAny
+		}
+	}
+	return false
+}
+
+// tagged reports whether Puppet gives x the tag t (case-insensitively):
+// its type, its title (when tag-like) and their `::` segments, its `tag`
+// attribute, and the same for every container up to main's "class".
+// Collectors ask this of every resource of a type in every round, so the
+// tags that cannot change (type and title) are worked out once per
+// resource.
+func (x *res) tagged(t string) bool {
+	has := func(h string) bool { return strings.EqualFold(h, t) }
+	for r, n := x, 0; r != nil && n < 100; r, n = r.scopeRes(), n+1 {
+		if r.kind == "main" {
+			return has("class")
+		}
+		if r.ownTags == nil {
+			r.ownTags = tagSegments(r.typ, make([]string, 0, 4))
+			if validTag(r.title) {
+				r.ownTags = tagSegments(r.title, r.ownTags)
+			}
+		}
+		if slices.ContainsFunc(r.ownTags, has) {
+			return true
+		}
+		if a, ok := r.attr("tag"); ok {
+			var lbuf [1]val
+			for _, v := range a.v.items(&lbuf) {
+				if s, ok := v.text(); ok && slices.ContainsFunc(tagSegments(s, nil), has) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// scopeRes is the resource whose body declared x.
+func (x *res) scopeRes() *res {
+	if x.kind == "class" {
+		if x.scope == nil {
+			return nil
+		}
+		return x.scope.owner
+	}
+	return x.container
+}
+
+// tagSegments appends a tag and, for a `::` name, each of its segments.
+func tagSegments(t string, to []string) []string {
+	to = append(to, t)
+	if !strings.Contains(t, "::") {
+		return to
+	}
+	return append(to, strings.Split(t, "::")...)
+}
+
+// validTag is Puppet's tag syntax (Puppet::Util::Tagging): a title like
+// '/etc/motd' or 'has space' is not a tag.
+func validTag(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i, c := range t {
+		word := c == '_' || unicode.IsLetter(c) || unicode.IsDigit(c)
+		if !word && (i == 0 || (c != '.' && c != ':' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- finishing: defines, collectors, overrides, defaults ----
+
+func (r *run) finish() {
+	// Puppet's evaluate_generators: collections first, in the order they
+	// were made (realize() makes one too), then the body of every define
+	// instance in the catalog that is neither evaluated nor virtual, in
+	// catalog order; again until nothing changes. Collections and bodies
+	// made in a round wait for the next one.
+	for gen := 0; gen < maxDefineGens; gen++ {
+		if r.a.canceled() {
+			return
+		}
+		progress := false
+		for _, c := range r.cols {
+			if r.collect(c) {
+				progress = true
+			}
+		}
+		batch := r.pending
+		r.pending = nil
+		slices.SortStableFunc(batch, func(x, y *res) int { return x.prio - y.prio })
+		for _, x := range batch {
+			if x.inner != nil {
+				continue
+			}
+			if r.defEvals++; r.defEvals > maxDefineEvals {
+				if r.defEvals == maxDefineEvals+1 {
+					r.diag(x.decl, analysis.Warning, "limit", fmt.Sprintf("ordering-lsp stopped evaluating defined types after %d instances (a define that declares itself?)", maxDefineEvals))
+				}
+				continue
+			}
+			r.evalDefine(x)
+			progress = true
+		}
+		if !progress {
+			break
+		}
+	}
+	// realize() of what the catalog does not hold.
+	for _, c := range r.cols {
+		for _, v := range c.fixed {
+			if v.k == vRef && !v.ref.pat && r.resolve(v.ref) == nil {
+				r.diag(v.at, analysis.Error, "missing-target", fmt.Sprintf("Failed to realize virtual resources %s", refString(v.ref.typ, v.ref.title)))
+			}
+		}
+	}
+	// Overrides.
+	for _, o := range r.overrides {
+		var lbuf [1]val
+		for _, t := range o.target.items(&lbuf) {
+			var targets []*res
+			switch t.k {
+			case vRef:
+				if x := r.resolve(t.ref); x != nil {
+					targets = append(targets, x)
+				}
+			case vRes:
+				targets = t.resList()
+			}
+			for _, x := range targets {
+				x.attrs = append(x.attrs, o.attrs...)
+			}
+		}
+	}
+	// Collector override blocks.
+	for _, c := range r.cols {
+		if len(c.attrs) == 0 {
+			continue
+		}
+		for _, x := range c.matched {
+			x.attrs = append(x.attrs, c.attrs...)
+		}
+	}
+	// Resource defaults, dynamically scoped: nearest scope wins.
+	for _, x := range r.resources {
+		if x.kind == "class" || x.kind == "main" || x.kind == "stage" && x.scope == nil {
+			continue
+		}
+		any := false
+		for s := x.scope; s != nil && !any; s = s.dyn {
+			any = len(s.defaults[x.typ]) > 0
+		}
+		if !any {
+			continue // no defaults for this type in scope: nothing to add
+		}
+		seen := map[string]bool{}
+		for _, a := range x.attrs {
+			if a.from != "default" {
+				seen[a.name] = true
+			}
+		}
+		for s := x.scope; s != nil; s = s.dyn {
+			for _, d := range s.defaults[x.typ] {
+				if !seen[d.name] {
+					x.attrs = append(x.attrs, d)
+				}
+			}
+			for _, d := range s.defaults[x.typ] {
+				seen[d.name] = true
+			}
+		}
+	}
+}
+
+// inCatalog: virtual resources that were never realized are not applied.
+func (x *res) inCatalog() bool { return !x.virtual || x.realized }
+
+// hashAttrs turns a literal hash of parameters into attributes.
+func hashAttrs(h val) []attr {
+	if h.k != vHash {
+		return nil
+	}
+	var out []attr
+	for i, k := range h.hkeys() {
+		if name, ok := k.text(); ok {
+			out = append(out, attr{name: name, v: h.arr[i], nameAt: k.at, at: h.arr[i].at, op: "=>"})
+		}
+	}
+	return out
+}
+
+// speculate evaluates branches whose condition we cannot decide: each
+// branch writes into its own layer over the scope's variables, then a
+// variable keeps a value only if every possible branch (exhaustive: no
+// implicit empty one) agrees.
+func (r *run) speculate(e *env, branches [][]pp.Node, arms []*branch, exhaustive bool) {
+	se := *e
+	se.spec = true
+	sc := e.sc
+	base := sc.vars
+	layers := make([]map[string]val, 0, len(branches))
+	for i, b := range branches {
+		se.cond = e.cond.under(arms[i])
+		sc.under = append(sc.under, base)
+		sc.vars = map[string]val{}
+		r.stmts(&se, b)
+		layers = append(layers, sc.vars)
+		sc.vars = base
+		sc.under = sc.under[:len(sc.under)-1]
+	}
+	if !exhaustive || len(layers) == 0 {
+		layers = append(layers, map[string]val{})
+	}
+	get := func(m map[string]val, k string) (val, bool) {
+		if v, ok := m[k]; ok {
+			return v, true
+		}
+		v, ok := sc.get(k)
+		return v, ok
+	}
+	for _, l := range layers {
+		for k, v := range l {
+			same := true
+			for _, o := range layers {
+				w, ok := get(o, k)
+				if !ok {
+					same = false
+					break
+				}
+				if eq, known := equal(v, w); !known || !eq {
+					same = false
+					break
+				}
+			}
+			if same {
+				base[k] = v
+			} else {
+				base[k] = unknown(v.at)
+			}
+		}
+	}
+}
+
+// get looks a variable up in this scope only (its layers included).
+func (s *scope) get(name string) (val, bool) {
+	if v, ok := s.vars[name]; ok {
+		return v, true
+	}
+	for i := len(s.under) - 1; i >= 0; i-- {
+		if v, ok := s.under[i][name]; ok {
+			return v, true
+		}
+	}
+	return val{}, false
+}
+
+// matchType is `x =~ Type` for the core data types we can decide.
+func matchType(x val, t string) (bool, bool) {
+	if !x.known() && x.k != vHash {
+		return false, false
+	}
+	switch t {
+	case "Array", "Tuple":
+		return x.k == vArr, true
+	case "Hash", "Struct":
+		return x.k == vHash, true
+	case "String":
+		return x.k == vStr, true
+	case "Boolean":
+		return x.k == vBool, true
+	case "Integer":
+		return x.k == vNum && !strings.ContainsAny(x.s, ".eE"), true
+	case "Float":
+		return x.k == vNum && strings.ContainsAny(x.s, ".eE"), true
+	case "Numeric":
+		return x.k == vNum, true
+	case "Undef":
+		return x.k == vUndef, true
+	case "Any":
+		return true, true
+	case "NotUndef":
+		return x.k != vUndef, true
+	}
+	return false, false
+}
+
+// mergeHash is Puppet's hash + hash: keys of the right side win.
+func mergeHash(l, r val, at source.Span) val {
+	out := val{k: vHash, at: at, x: &valX{}}
+	idx := map[string]int{}
+	put := func(k, v val) {
+		ks, ok := k.text()
+		if !ok {
+			ks = "\x00?" + fmt.Sprint(len(idx))
+		}
+		if i, seen := idx[ks]; seen {
+			out.arr[i] = v
+			return
+		}
+		idx[ks] = len(out.arr)
+		out.x.keys = append(out.x.keys, k)
+		out.arr = append(out.arr, v)
+	}
+	for i, k := range l.hkeys() {
+		put(k, l.arr[i])
+	}
+	for i, k := range r.hkeys() {
+		put(k, r.arr[i])
+	}
+	return out
+}
+
+// subtract is hash - keys (a key, an array of keys or a hash) and
+// array - array / element.
+func subtract(l, r val, at source.Span) (val, bool) {
+	var drop []val
+	switch r.k {
+	case vHash:
+		drop = r.hkeys()
+	case vArr:
+		drop = r.arr
+	default:
+		drop = []val{r}
+	}
+	gone := func(x val) (bool, bool) {
+		for _, d := range drop {
+			eq, ok := equal(x, d)
+			if !ok {
+				return false, false
+			}
+			if eq {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	if l.k == vHash {
+		out := val{k: vHash, at: at, x: &valX{}}
+		for i, k := range l.hkeys() {
+			g, ok := gone(k)
+			if !ok {
+				return val{}, false
+			}
+			if !g {
+				out.x.keys = append(out.x.keys, k)
+				out.arr = append(out.arr, l.arr[i])
+			}
+		}
+		return out, true
+	}
+	out := val{k: vArr, at: at}
+	for _, x := range l.arr {
+		g, ok := gone(x)
+		if !ok {
+			return val{}, false
+		}
+		if !g {
+			out.arr = append(out.arr, x)
+		}
+	}
+	return out, true
+}

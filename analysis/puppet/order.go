@@ -1,0 +1,297 @@
+package puppet
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// The order of one run, as Puppet computes it: its topological sort
+// (priority by manifest order or title hash, the heap of ready nodes), the
+// cycles it reports when nodes are left, and the path it prints for each.
+
+// cycles reports every dependency cycle as Puppet does, once per
+// resource on it, with one related entry per edge.
+func (a *analyzer) cycles(g *runGraph) {
+	keys := make(map[*analysis.Node]string, len(g.nodes))
+	sortKey := func(n *analysis.Node) string {
+		if k, ok := keys[n]; ok {
+			return k
+		}
+		k := n.Ref
+		if n.Hidden {
+			x := g.ownerOf(n)
+			if x != nil && n == x.begin {
+				k = "Whit[admissible_" + n.Ref + "]"
+			} else {
+				k = "Whit[completed_" + n.Ref + "]"
+			}
+		}
+		keys[n] = k
+		return k
+	}
+	var orderEdges []*analysis.Edge
+	for _, e := range g.edges {
+		if e.Kind.Orders() {
+			orderEdges = append(orderEdges, e)
+		}
+	}
+	cyc := g.feasibleCycles(orderEdges, func(p, q *analysis.Node) bool { return sortKey(p) < sortKey(q) })
+	if len(cyc) == 0 {
+		return
+	}
+	head := fmt.Sprintf("Found %d dependency cycle:", len(cyc))
+	if len(cyc) > 1 {
+		head = fmt.Sprintf("Found %d dependency cycles:", len(cyc))
+	}
+	var full *adjacency
+	for _, cc := range cyc {
+		adj := full
+		if len(cc.World) != len(orderEdges) {
+			adj = newAdjacency(cc.World)
+		} else if full == nil {
+			full = newAdjacency(orderEdges)
+			adj = full
+		}
+		c := puppetPath(cc.Path, adj)
+		ns := analysis.CycleNodes(c)
+		names := make([]string, len(ns))
+		for i, n := range ns {
+			names[i] = n.Ref
+		}
+		msg := head + "\n(" + strings.Join(names, " => ") + ")"
+		var rel []analysis.Related
+		for _, e := range c {
+			if e.At.IsZero() {
+				continue
+			}
+			rel = append(rel, analysis.Related{At: e.At, Message: fmt.Sprintf("%s => %s (%s)", e.From.Ref, e.To.Ref, e.Reason)})
+		}
+		sev := analysis.Error
+		if len(cc.When) > 0 {
+			// Only some runs take the branches it needs: Puppet refuses
+			// those runs only.
+			sev = analysis.Warning
+			msg += "\nwhen " + whenText(branches(cc.When))
+		}
+		seen := map[string]bool{}
+		for _, n := range ns {
+			at := n.Decl
+			if at.IsZero() || seen[spanKey(at)] {
+				continue
+			}
+			seen[spanKey(at)] = true
+			g.r.diag(at, sev, "cycle", msg, rel...)
+		}
+		if sev == analysis.Error {
+			g.hardCycle = true
+		}
+	}
+}
+
+func (a *analyzer) where(at source.Span) string {
+	return fmt.Sprintf("%s:%d", a.displayPath(at.URI), a.line(at))
+}
+
+// adjacency lists a run's ordering edges by their ends.
+type adjacency struct {
+	out, in map[*analysis.Node][]*analysis.Edge
+}
+
+func newAdjacency(edges []*analysis.Edge) *adjacency {
+	j := &adjacency{out: map[*analysis.Node][]*analysis.Edge{}, in: map[*analysis.Node][]*analysis.Edge{}}
+	for _, e := range edges {
+		j.out[e.From] = append(j.out[e.From], e)
+		j.in[e.To] = append(j.in[e.To], e)
+	}
+	return j
+}
+
+// puppetPath re-walks a cycle the way Puppet prints it (paths_in_cycle):
+// a breadth-first search from the component's first vertex that stops at
+// the first vertex seen twice on a path, which need not be the start.
+// Paths are kept as a tree of frames (each knows the one it extends), so
+// a frame costs its own size, not a copy of its path.
+func puppetPath(c []*analysis.Edge, j *adjacency) []*analysis.Edge {
+	if len(c) == 0 {
+		return c
+	}
+	start := c[0].From
+	reach := func(adj map[*analysis.Node][]*analysis.Edge, fwd bool) map[*analysis.Node]bool {
+		seen := map[*analysis.Node]bool{start: true}
+		q := []*analysis.Node{start}
+		for len(q) > 0 {
+			v := q[0]
+			q = q[1:]
+			for _, e := range adj[v] {
+				w := e.To
+				if !fwd {
+					w = e.From
+				}
+				if !seen[w] {
+					seen[w] = true
+					q = append(q, w)
+				}
+			}
+		}
+		return seen
+	}
+	f, b := reach(j.out, true), reach(j.in, false)
+	type frame struct {
+		v      *analysis.Node
+		parent int32 // the frame this one extends, -1 for the start
+		e      *analysis.Edge
+	}
+	q := []frame{{v: start, parent: -1}}
+	for head, steps := 0, 0; head < len(q) && steps < 100000; head, steps = head+1, steps+1 {
+		fr := q[head]
+		// Is the vertex already on the path that led here?
+		for p := fr.parent; p >= 0; p = q[p].parent {
+			if q[p].v == fr.v {
+				// The path starts at the start vertex and ends at the
+				// repeated one, as Puppet's does.
+				var path []*analysis.Edge
+				for k := int32(head); q[k].parent >= 0; k = q[k].parent {
+					path = append(path, q[k].e)
+				}
+				slices.Reverse(path)
+				return path
+			}
+		}
+		for _, e := range j.out[fr.v] {
+			if f[e.To] && b[e.To] {
+				q = append(q, frame{v: e.To, parent: int32(head), e: e})
+			}
+		}
+	}
+	return c
+}
+
+// toposort is analysis.Toposort (Kahn, lowest priority first) on the
+// run's positions: no maps keyed by node on the hot path.
+func (g *runGraph) toposort() (order, stuck []*analysis.Node) {
+	n := len(g.nodes)
+	indeg := make([]int32, n)
+	head := make([]int32, n)
+	for i := range head {
+		head[i] = -1
+	}
+	next := make([]int32, 0, len(g.edges))
+	to := make([]int32, 0, len(g.edges))
+	for _, e := range g.edges {
+		if !e.Kind.Orders() || e.From == e.To {
+			continue
+		}
+		f, t := g.local(e.From), g.local(e.To)
+		if f < 0 || t < 0 {
+			continue
+		}
+		to = append(to, t)
+		next = append(next, head[f])
+		head[f] = int32(len(to) - 1)
+		indeg[t]++
+	}
+	h := idxHeap{g: g}
+	for i := 0; i < n; i++ {
+		if indeg[i] == 0 {
+			h.items = append(h.items, int32(i))
+		}
+	}
+	h.init()
+	order = make([]*analysis.Node, 0, n)
+	done := make([]bool, n)
+	for len(h.items) > 0 {
+		v := h.pop()
+		done[v] = true
+		order = append(order, g.nodes[v])
+		for k := head[v]; k >= 0; k = next[k] {
+			t := to[k]
+			indeg[t]--
+			if indeg[t] == 0 {
+				h.push(t)
+			}
+		}
+	}
+	if len(order) < n {
+		var idx []int32
+		for i := range g.nodes {
+			if !done[i] {
+				idx = append(idx, int32(i))
+			}
+		}
+		sort.SliceStable(idx, func(i, j int) bool { return g.less(idx[i], idx[j]) })
+		for _, i := range idx {
+			stuck = append(stuck, g.nodes[i])
+		}
+	}
+	return order, stuck
+}
+
+// idxHeap is a binary min-heap of positions by g.less (container/heap
+// boxes every push).
+type idxHeap struct {
+	items []int32
+	g     *runGraph
+}
+
+func (h *idxHeap) init() {
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *idxHeap) push(x int32) {
+	h.items = append(h.items, x)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.g.less(h.items[i], h.items[p]) {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *idxHeap) pop() int32 {
+	x := h.items[0]
+	last := len(h.items) - 1
+	h.items[0] = h.items[last]
+	h.items = h.items[:last]
+	if last > 0 {
+		h.down(0)
+	}
+	return x
+}
+
+func (h *idxHeap) down(i int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && h.g.less(h.items[r], h.items[l]) {
+			j = r
+		}
+		if !h.g.less(h.items[j], h.items[i]) {
+			return
+		}
+		h.items[i], h.items[j] = h.items[j], h.items[i]
+		i = j
+	}
+}
+
+func (g *runGraph) selfLoop() bool {
+	for _, e := range g.edges {
+		if e.From == e.To && e.Kind.Orders() {
+			return true
+		}
+	}
+	return false
+}
