@@ -8,6 +8,7 @@
 //   graph      "Ordering: Show Execution Graph" draws nodes in execution order, cycle nodes red,
 //              and clicking a node on the canvas jumps to its declaration
 //   graph-offline  no request from the webviews leaves 127.0.0.1, no CSP violation is logged
+//   cycle-fix  Quick Fix on a cycle's require: the Refactor Preview says "Breaks the cycle", Apply edits
 //   workspace-graph  "... of the Workspace" draws the nodes of the Puppet, Salt and CFEngine files
 //   focused-graph  "... Around Cursor" centres on the node under the cursor with its 1-hop
 //              neighbourhood; the file's graph with "cycles only" leaves the two nodes of the cycle
@@ -293,6 +294,44 @@ function check(name, ok, detail) {
       }
       await restore();
       check('quickfix', text.includes("require => Notify['c']"), `actions ${JSON.stringify(rows)}; line 6 after: ${JSON.stringify(text.split('\n')[5] || '')}`);
+    });
+
+    // a fix on a cycle: VS Code resolves it, the server's edit carries the order it produces as a
+    // change annotation that needs confirmation, so the Refactor Preview shows "Breaks the cycle"
+    // and the edit lands only on Apply
+    await step('cycle-fix', async () => {
+      await openFile(puppet.path);
+      await gotoPos('2:34'); // notify { 'a': require => Notify['b'] }, on the 'b' of the reference
+      await runCommand('Quick Fix...', 'Quick Fix');
+      const rowSel = '.action-widget .monaco-list-row';
+      const rows = await page.waitForSelector(rowSel, { timeout: 20000 }).then(() => page.$$eval(rowSel, (rs) => rs.map((r) => r.innerText.trim()).filter(Boolean)), () => []);
+      const title = "Remove require => Notify['b']";
+      const idx = rows.filter((r) => r !== 'Quick Fix').findIndex((r) => r.includes(title));
+      if (idx < 0) { await page.keyboard.press('Escape'); check('cycle-fix', false, `no "${title}" among ${JSON.stringify(rows)}`); return; }
+      await page.waitForTimeout(500);
+      for (let i = 0; i < idx; i++) await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      // the Refactor Preview: an edit that needs confirmation comes unticked; its rows carry the
+      // change annotation (label and description: the order after the change)
+      const preview = await page.waitForFunction(() => {
+        const rows = [...document.querySelectorAll('.monaco-list-row')]
+          .map((r) => [r.innerText, r.getAttribute('aria-label') || '', r.title || '', ...[...r.querySelectorAll('[title]')].map((e) => e.title)].join(' | '))
+          .filter((t) => /require => Notify\['b'\]/.test(t) || /Breaks the cycle/.test(t));
+        return rows.length ? rows.join(' || ') : null;
+      }, null, { timeout: 20000 }).then((h) => h.jsonValue(), () => null);
+      await shot('cycle-fix-preview.png');
+      // tick the file (all its edits), then Apply
+      await page.locator('input.edit-checkbox').first().click({ timeout: 5000 }).catch(() => {});
+      await page.waitForTimeout(300);
+      await page.getByRole('button', { name: 'Apply' }).first().click({ timeout: 10000 }).catch(() => {});
+      // (the editor shows the position hint between the title and the colon: `'a' #3/4:`)
+      const applied = await editorShows(/notify \{ 'a'[^}\n]*:\s+\}/);
+      const text = applied ? await saveAndRead(/notify \{ 'a':\s+\}/) : '';
+      await restore();
+      await editorShows(/require => Notify\['b'\]/);
+      const line2 = (text.split('\n')[1] || '').trim();
+      check('cycle-fix', !!preview && /Breaks the cycle/.test(preview) && line2.startsWith("notify { 'a':") && !line2.includes('require'),
+        `preview ${JSON.stringify(preview)}; line 2 after Apply: ${JSON.stringify(line2)}`);
     });
 
     await step('call-hierarchy', async () => {
