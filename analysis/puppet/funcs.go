@@ -407,14 +407,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 		}
 		// Unknown collection: evaluate the body once with unknown
 		// parameters so its resources exist as patterns.
-		se := *e
-		se.spec = true
-		se.cond = e.cond.under(r.loopArm(name))
-		params := make([]val, len(lam.Params))
-		for i := range params {
-			params[i] = unknown(at)
-		}
-		r.lambda(&se, lam, params)
+		r.specLambda(e, lam, name, at)
 		return unknown(at)
 	case "lookup", "hiera", "hiera_array", "hiera_hash":
 		if len(args) >= 1 {
@@ -540,16 +533,23 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 		}
 	}
 	if lam != nil {
-		se := *e
-		se.spec = true
-		se.cond = e.cond.under(r.loopArm(name))
-		params := make([]val, len(lam.Params))
-		for i := range params {
-			params[i] = unknown(at)
-		}
-		r.lambda(&se, lam, params)
+		r.specLambda(e, lam, name, at)
 	}
 	return unknown(at)
+}
+
+// specLambda evaluates a block once with unknown parameters, as an
+// undecided branch of the iteration function name: its resources exist as
+// patterns, under the condition that the loop runs.
+func (r *run) specLambda(e *env, lam *pp.Lambda, name string, at source.Span) {
+	se := *e
+	se.spec = true
+	se.cond = e.cond.under(r.loopArm(name))
+	params := make([]val, len(lam.Params))
+	for i := range params {
+		params[i] = unknown(at)
+	}
+	r.lambda(&se, lam, params)
 }
 
 func (r *run) lambda(e *env, lam *pp.Lambda, args []val) val {

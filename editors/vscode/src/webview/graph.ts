@@ -100,10 +100,6 @@ function draw() {
   const model = filterView(full, state.filter);
   document.getElementById('message')!.textContent = '';
   document.getElementById('title')!.textContent = `Execution graph: ${model.title}`;
-  const s = model.stats;
-  document.getElementById('stats')!.textContent =
-    `${s.nodes} nodes, ${s.edges} edges${s.cycleNodes ? `, ${s.cycleNodes} in cycles` : ''}`
-    + (s.hiddenNodes ? ` (${s.hiddenNodes} not shown${full.stats.hiddenNodes ? ': open the graph of one file' : ''})` : '');
   const byId = byIdOf(model);
   const elements = [
     ...model.nodes.map((n) => ({
@@ -127,11 +123,18 @@ function draw() {
       if (res.error) { mount(model, elements, layout); return; }
       mount(model, elements, { name: 'preset', positions: res.positions, fit: true, padding: 20 } as cytoscape.LayoutOptions, 'worker');
     };
-    document.getElementById('stats')!.textContent += ' · laying out…';
+    document.getElementById('stats')!.textContent = statsText(model) + ' · laying out…';
     worker.postMessage(req);
     return;
   }
   mount(model, elements, layout);
+}
+
+/** What the header says of the graph drawn. */
+function statsText(model: GraphViewModel): string {
+  const s = model.stats;
+  return `${s.nodes} nodes, ${s.edges} edges${s.cycleNodes ? `, ${s.cycleNodes} in cycles` : ''}`
+    + (s.hiddenNodes ? ` (${s.hiddenNodes} not shown${state.full?.stats.hiddenNodes ? ': open the graph of one file' : ''})` : '');
 }
 
 /** Graphs this big are laid out in the worker (smaller ones take less time than the round trip). */
@@ -167,10 +170,7 @@ function mount(model: GraphViewModel, elements: cytoscape.ElementDefinition[], l
   const orange = themeColor('--vscode-editorWarning-foreground', '#bf8803');
   const hl = themeColor('--vscode-editor-findMatchHighlightBackground', '#ea5c0055');
   const byId = byIdOf(model);
-  const s = model.stats;
-  document.getElementById('stats')!.textContent =
-    `${s.nodes} nodes, ${s.edges} edges${s.cycleNodes ? `, ${s.cycleNodes} in cycles` : ''}`
-    + (s.hiddenNodes ? ` (${s.hiddenNodes} not shown${state.full?.stats.hiddenNodes ? ': open the graph of one file' : ''})` : '');
+  document.getElementById('stats')!.textContent = statsText(model);
   cy?.destroy();
   cy = cytoscape({
     container: document.getElementById('cy'),
