@@ -31,20 +31,6 @@ func BenchmarkParseCold(b *testing.B) {
 	cpu(b, c0)
 }
 
-// BenchmarkParseColdParticiple is BenchmarkParseCold with participle
-// alone (no hand-written fast path), for comparison.
-func BenchmarkParseColdParticiple(b *testing.B) {
-	slowOnly = true
-	defer func() { slowOnly = false }()
-	src := genPolicy(3000)
-	b.SetBytes(int64(len(src)))
-	c0 := cpuTime()
-	for b.Loop() {
-		Parse(src)
-	}
-	cpu(b, c0)
-}
-
 // BenchmarkParseOneEdit re-parses the text after changing one block: the
 // cache serves every other chunk.
 func BenchmarkParseOneEdit(b *testing.B) {

@@ -54,15 +54,19 @@ type gAttr struct {
 	End  lexer.Token `parser:"@';'"`
 }
 
+// A quoted string is never a call: it is tried first (most values are
+// strings), so most values cost one alternative.
 type gRval struct {
-	Call   *gCall      `parser:"  @@"`
+	String lexer.Token `parser:"  @String"`
+	Call   *gCall      `parser:"| @@"`
 	List   *gList      `parser:"| @@"`
-	Scalar lexer.Token `parser:"| @( String | NakedVar | Ident )"`
+	Scalar lexer.Token `parser:"| @( NakedVar | Ident )"`
 }
 
 type gArg struct {
-	Call   *gCall      `parser:"  @@"`
-	Scalar lexer.Token `parser:"| @( String | NakedVar | Ident )"`
+	String lexer.Token `parser:"  @String"`
+	Call   *gCall      `parser:"| @@"`
+	Scalar lexer.Token `parser:"| @( NakedVar | Ident )"`
 }
 
 type gCall struct {

@@ -275,13 +275,14 @@ type tokenStream struct {
 	toks []tok
 	i    int
 	eof  int
+	base int // added to every offset
 }
 
 func (s *tokenStream) Next() (lexer.Token, error) {
 	if s.i >= len(s.toks) {
-		return lexer.Token{Type: lexer.EOF, Pos: lexer.Position{Offset: s.eof, Line: 1, Column: 1}}, nil
+		return lexer.Token{Type: lexer.EOF, Pos: lexer.Position{Offset: s.base + s.eof, Line: 1, Column: 1}}, nil
 	}
 	t := s.toks[s.i]
 	s.i++
-	return lexer.Token{Type: t.typ, Value: string(s.text[t.start:t.end]), Pos: lexer.Position{Offset: t.start, Line: 1, Column: 1}}, nil
+	return lexer.Token{Type: t.typ, Value: string(s.text[t.start:t.end]), Pos: lexer.Position{Offset: s.base + t.start, Line: 1, Column: 1}}, nil
 }

@@ -118,16 +118,8 @@ func (p *Parser) parseChunk(text []byte, start, end int) (*Block, []Error) {
 	}
 	p.mu.Unlock()
 	if c == nil || c.text != string(src) {
-		c = &cached{text: string(src)}
-		if b, errs, ok := fastBlock(text, start, end); ok {
-			c.block, c.at = b, start
-			c.errs = make([]Error, len(errs))
-			for i, e := range errs {
-				c.errs[i] = Error{Span: e.Span.shift(-start), Message: e.Message}
-			}
-		} else {
-			c.block, c.errs = parseBlock(src)
-		}
+		c = &cached{text: string(src), at: start}
+		c.block, c.errs = parseBlock(src, start)
 		p.mu.Lock()
 		if len(p.cache) >= maxCache {
 			p.old, p.cache = p.cache, map[uint64]*cached{}
@@ -153,34 +145,11 @@ func (p *Parser) parseChunk(text []byte, start, end int) (*Block, []Error) {
 	return b, errs
 }
 
-// fastBlock parses text[start:end] with the hand-written reader, spans
-// in file offsets; ok is false when the reader gives up.
-func fastBlock(text []byte, start, end int) (b *Block, errs []Error, ok bool) {
-	if slowOnly {
-		return nil, nil, false
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			b, errs, ok = nil, nil, false
-		}
-	}()
-	toks, lerr := lex(text, start, end)
-	if lerr != nil {
-		return nil, nil, false
-	}
-	g := fastParse(text, toks)
-	if g == nil {
-		return nil, nil, false
-	}
-	b = convert(g, &errs)
-	return b, errs, true
-}
-
-// slowOnly makes parseBlock use participle alone (tests compare both).
-var slowOnly = false
-
-// parseBlock parses one chunk; spans are relative to the chunk.
-func parseBlock(src []byte) (b *Block, errs []Error) {
+// parseBlock parses one chunk, the text at offset at of its file: the
+// tree's spans are file offsets (so the cache can hand out the tree
+// itself while the chunk stays in place), its errors' spans are relative
+// to the chunk.
+func parseBlock(src []byte, at int) (b *Block, errs []Error) {
 	defer func() {
 		if r := recover(); r != nil {
 			b = nil
@@ -191,20 +160,22 @@ func parseBlock(src []byte) (b *Block, errs []Error) {
 	if lerr != nil {
 		return nil, []Error{{Span: Span{lerr.at, lerr.at + 1}, Message: lerr.msg}}
 	}
-	stream := &tokenStream{text: src, toks: toks, eof: len(src)}
-	pl, err := lexer.Upgrade(stream)
+	pl, err := lexer.Upgrade(&tokenStream{text: src, toks: toks, eof: len(src), base: at})
 	if err != nil {
 		return nil, []Error{{Span: Span{0, 1}, Message: err.Error()}}
 	}
 	g, err := blockParser.ParseFromLexer(pl)
 	if err != nil {
+		// Again at chunk offsets, for the error's words and place.
+		pl, _ = lexer.Upgrade(&tokenStream{text: src, toks: toks, eof: len(src)})
+		_, err = blockParser.ParseFromLexer(pl)
 		return nil, []Error{convertError(src, toks, refineError(src, toks, err))}
 	}
-	return convert(g, &errs), errs
-}
-
-func blockParserUpgrade(src []byte, toks []tok) (*lexer.PeekingLexer, error) {
-	return lexer.Upgrade(&tokenStream{text: src, toks: toks, eof: len(src)})
+	b = convert(g, &errs)
+	for i := range errs {
+		errs[i].Span = errs[i].Span.shift(-at)
+	}
+	return b, errs
 }
 
 // refineError re-parses the statement where participle gave up (its
@@ -404,8 +375,11 @@ func call(c *gCall) *Rval {
 }
 
 func arg(a *gArg) *Rval {
-	if a.Call != nil {
+	switch {
+	case a.Call != nil:
 		return call(a.Call)
+	case a.String.Type != 0:
+		return scalar(a.String)
 	}
 	return scalar(a.Scalar)
 }
@@ -421,6 +395,8 @@ func rval(g *gRval) *Rval {
 			r.Items = append(r.Items, arg(a))
 		}
 		return r
+	case g.String.Type != 0:
+		return scalar(g.String)
 	}
 	return scalar(g.Scalar)
 }
