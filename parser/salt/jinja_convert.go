@@ -1,0 +1,601 @@
+package salt
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// parseJinja reads a template into the tree the renderer walks: each
+// top-level chunk (a text, an output, a statement, a whole block) is
+// parsed by the grammar on its own and cached by its text, so an edit
+// re-parses the chunks it touched, and a chunk that does not parse costs
+// one error and its own output (it renders as unknown text), never the
+// rest of the template.
+func parseJinja(src []byte) ([]jnode, []Error) {
+	chunks, errs := lexJinja(src)
+	var out []jnode
+	for _, c := range chunks {
+		if len(c.toks) == 1 && c.toks[0].Type == jtText {
+			t := c.toks[0]
+			out = append(out, jText{t.Pos.Offset, t.Pos.Offset + len(t.Value)})
+			continue
+		}
+		nodes, err := parseChunkCached(src, c)
+		if err != nil {
+			errs = append(errs, *err)
+			out = append(out, jOpaque{c.start, c.end})
+			continue
+		}
+		out = append(out, nodes...)
+	}
+	return out, errs
+}
+
+// jinjaCache holds converted chunks by text, positions relative to the
+// chunk. Templates are small and chunks repeat between files (the same
+// `{% from ... import ... %}` header), so one process-wide cache serves
+// every file.
+var jinjaCache = struct {
+	sync.Mutex
+	m    map[uint64]jcached
+	seed maphash.Seed
+}{m: map[uint64]jcached{}, seed: maphash.MakeSeed()}
+
+type jcached struct {
+	text  string
+	nodes []jnode
+	err   *Error
+}
+
+const jinjaCacheMax = 20000
+
+func parseChunkCached(src []byte, c jchunk) ([]jnode, *Error) {
+	text := src[c.start:c.end]
+	h := maphash.Bytes(jinjaCache.seed, text)
+	// Synthetic closing tags make the same text parse differently.
+	h ^= uint64(len(c.toks))
+	jinjaCache.Lock()
+	e, ok := jinjaCache.m[h]
+	jinjaCache.Unlock()
+	if !ok || e.text != string(text) {
+		nodes, err := parseChunk(src, c)
+		e = jcached{text: string(text), nodes: shiftNodes(nodes, -c.start), err: err}
+		if err != nil {
+			ee := *err
+			ee.Span = Span{ee.Span.Start - c.start, ee.Span.End - c.start}
+			e.err = &ee
+		}
+		jinjaCache.Lock()
+		if len(jinjaCache.m) >= jinjaCacheMax {
+			jinjaCache.m = map[uint64]jcached{}
+		}
+		jinjaCache.m[h] = e
+		jinjaCache.Unlock()
+	}
+	if e.err != nil {
+		err := *e.err
+		err.Span = Span{err.Span.Start + c.start, err.Span.End + c.start}
+		return nil, &err
+	}
+	return shiftNodes(e.nodes, c.start), nil
+}
+
+// parseChunk runs the grammar on one chunk.
+func parseChunk(src []byte, c jchunk) (nodes []jnode, err *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			nodes, err = nil, &Error{Span: Span{c.start, min(c.start+2, c.end)}, Severity: 1, Msg: fmt.Sprintf("Jinja syntax error (%v)", r)}
+		}
+	}()
+	pl, lerr := lexer.Upgrade(&jinjaStream{toks: c.toks, eof: c.end})
+	if lerr != nil {
+		return nil, &Error{Span: Span{c.start, c.end}, Severity: 1, Msg: lerr.Error()}
+	}
+	g, perr := jinjaParser.ParseFromLexer(pl)
+	if perr != nil {
+		return nil, jinjaError(src, c, perr)
+	}
+	cv := &jconv{src: src}
+	return cv.nodes(g.Nodes), nil
+}
+
+// jinjaError words a grammar error as Jinja does.
+func jinjaError(src []byte, c jchunk, err error) *Error {
+	var pe participle.Error
+	if !errors.As(err, &pe) {
+		return &Error{Span: Span{c.start, c.end}, Severity: 1, Msg: "Jinja syntax error: " + err.Error()}
+	}
+	off := pe.Position().Offset
+	var tok *lexer.Token
+	inOutput := false
+	for i := range c.toks {
+		t := &c.toks[i]
+		if t.Pos.Offset > off {
+			break
+		}
+		switch t.Type {
+		case jtVarOpen:
+			inOutput = true
+		case jtTagOpen:
+			inOutput = false
+		}
+		if t.Pos.Offset == off {
+			tok = t
+			break
+		}
+	}
+	at := Span{off, min(off+1, len(src))}
+	got := "end of template"
+	if tok != nil {
+		at = Span{off, off + max(len(tok.Value), 1)}
+		got = tok.Value
+		switch tok.Type {
+		case jtVarClose:
+			got = "end of print statement"
+		case jtTagClose:
+			got = "end of statement block"
+		}
+	}
+	var msg string
+	switch {
+	case tok != nil && tok.Type == jtTag:
+		msg = fmt.Sprintf("Encountered unknown tag '%s'.", tok.Value)
+	case tok != nil && (tok.Type == jtVarClose || tok.Type == jtTagClose), tok == nil:
+		msg = fmt.Sprintf("Expected an expression, got '%s'", got)
+	case inOutput:
+		msg = fmt.Sprintf("expected token 'end of print statement', got '%s'", got)
+	default:
+		msg = fmt.Sprintf("unexpected '%s'", got)
+	}
+	if at.End > len(src) {
+		at.End = len(src)
+	}
+	if at.Start > at.End {
+		at.Start = at.End
+	}
+	return &Error{Span: at, Severity: 1, Msg: "Jinja syntax error: " + msg}
+}
+
+// shiftNodes returns nodes with every source offset moved by d (a copy
+// when d is not 0: cached nodes are shared).
+func shiftNodes(ns []jnode, d int) []jnode {
+	if d == 0 || ns == nil {
+		return ns
+	}
+	out := make([]jnode, len(ns))
+	for i, n := range ns {
+		switch x := n.(type) {
+		case jText:
+			out[i] = jText{x.start + d, x.end + d}
+		case jExpr:
+			out[i] = jExpr{x.start + d, x.end + d, x.e}
+		case jOpaque:
+			out[i] = jOpaque{x.start + d, x.end + d}
+		case jIf:
+			y := x
+			y.bodies = make([][]jnode, len(x.bodies))
+			for k, b := range x.bodies {
+				y.bodies[k] = shiftNodes(b, d)
+			}
+			y.spans = make([]Span, len(x.spans))
+			for k, s := range x.spans {
+				y.spans[k] = Span{s.Start + d, s.End + d}
+			}
+			out[i] = y
+		case jFor:
+			y := x
+			y.body, y.els = shiftNodes(x.body, d), shiftNodes(x.els, d)
+			y.start, y.end = x.start+d, x.end+d
+			out[i] = y
+		case jSetBlock:
+			out[i] = jSetBlock{x.name, shiftNodes(x.body, d)}
+		case jScope:
+			out[i] = jScope{x.sets, shiftNodes(x.body, d)}
+		default:
+			out[i] = n
+		}
+	}
+	return out
+}
+
+// jconv converts grammar structs into the render tree.
+type jconv struct{ src []byte }
+
+func tokEnd(t lexer.Token) int { return t.Pos.Offset + len(t.Value) }
+
+// textBetween is the source between two offsets, trimmed.
+func (cv *jconv) textBetween(a, b int) string {
+	return strings.TrimSpace(string(cv.src[a:b]))
+}
+
+func (cv *jconv) nodes(gs []*jgNode) []jnode {
+	var out []jnode
+	for _, g := range gs {
+		switch {
+		case g.Text.Type == jtText:
+			out = append(out, jText{g.Text.Pos.Offset, tokEnd(g.Text)})
+		case g.Output != nil:
+			out = append(out, jExpr{g.Output.Open.Pos.Offset, tokEnd(g.Output.Close), cv.tuple(g.Output.X)})
+		case g.Stmt != nil:
+			if n := cv.stmt(g.Open, g.Stmt); n != nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+func (cv *jconv) stmt(open lexer.Token, s *jgStmt) jnode {
+	switch {
+	case s.If != nil:
+		return cv.ifNode(s.If)
+	case s.For != nil:
+		f := s.For
+		n := jFor{start: open.Pos.Offset, end: tokEnd(f.Close)}
+		n.targets = f.Targets.strings()
+		n.iter = cv.orTuple(f.Iter)
+		if f.Cond != nil {
+			n.cond = cv.expr(f.Cond)
+		}
+		n.body = cv.nodes(f.Body)
+		if f.Else != nil {
+			n.els = cv.nodes(f.Else.Body)
+		}
+		return n
+	case s.Set != nil:
+		st := s.Set
+		if st.Value != nil {
+			return jSet{st.Targets.strings(), cv.tuple(st.Value)}
+		}
+		return jSetBlock{st.Targets.strings()[0], cv.nodes(st.Body)}
+	case s.Macro != nil:
+		cv.nodes(s.Macro.Body)
+		return jUnknownSet{names: []string{s.Macro.Name}}
+	case s.CallBlock != nil:
+		end := tokEnd(s.CallBlock.End)
+		if s.CallBlock.End.Value == "" { // closed at the end of the template
+			end = tokEnd(s.CallBlock.Close)
+		}
+		return jOpaque{open.Pos.Offset, end}
+	case s.Filter != nil:
+		return jScope{body: cv.nodes(s.Filter.Body)}
+	case s.With != nil:
+		var sets []jSet
+		for _, a := range s.With.Sets {
+			sets = append(sets, jSet{[]string{a.Name}, cv.expr(a.Value)})
+		}
+		return jScope{sets: sets, body: cv.nodes(s.With.Body)}
+	case s.Block != nil:
+		return jScope{body: cv.nodes(s.Block.Body)}
+	case s.Autoescape != nil:
+		return jScope{body: cv.nodes(s.Autoescape.Body)}
+	case s.Load != nil:
+		return jUnknownSet{names: []string{s.Load.Name}}
+	case s.Import != nil:
+		return jUnknownSet{names: []string{s.Import.Name}}
+	case s.From != nil:
+		var names []string
+		for _, n := range s.From.Names {
+			if n.Alias != "" {
+				names = append(names, n.Alias)
+			} else {
+				names = append(names, n.Name)
+			}
+		}
+		return jUnknownSet{names: names}
+	case s.Do != nil:
+		return jUnknownSet{names: []string{rootName(cv.tuple(s.Do.X))}, mutate: true}
+	case s.Include != nil:
+		return jOpaque{open.Pos.Offset, tokEnd(s.Include.Close)}
+	case s.Extends != nil:
+		return jOpaque{open.Pos.Offset, tokEnd(s.Extends.Close)}
+	}
+	return nil // break, continue, tags of unknown extensions: no output
+}
+
+// rootName is the variable an expression starts from (`x` in
+// `x.update(...)`), the one a `do` changes.
+func rootName(e expr) string {
+	for {
+		switch x := e.(type) {
+		case eName:
+			return x.name
+		case eAttr:
+			e = x.x
+		case eIndex:
+			e = x.x
+		case eCall:
+			e = x.fn
+		case eCond:
+			e = x.then
+		default:
+			return ""
+		}
+	}
+}
+
+func (cv *jconv) ifNode(g *jgIf) jnode {
+	n := jIf{}
+	add := func(cond *jgExpr, body []*jgNode, from, to int) {
+		if cond != nil {
+			n.conds = append(n.conds, cv.expr(cond))
+			n.texts = append(n.texts, cv.textBetween(cond.Pos.Offset, cond.EndPos.Offset))
+		} else {
+			n.conds = append(n.conds, nil)
+			n.texts = append(n.texts, "")
+		}
+		n.bodies = append(n.bodies, cv.nodes(body))
+		n.spans = append(n.spans, Span{from, to})
+	}
+	next := func(i int) int { // where the arm after elif i (or the if, -1) ends
+		if i+1 < len(g.Elifs) {
+			return g.Elifs[i+1].Open.Pos.Offset
+		}
+		if g.Else != nil {
+			return g.Else.Open.Pos.Offset
+		}
+		return g.End.Pos.Offset
+	}
+	add(g.Cond, g.Body, tokEnd(g.Close), next(-1))
+	for i, e := range g.Elifs {
+		add(e.Cond, e.Body, tokEnd(e.Close), next(i))
+	}
+	if g.Else != nil {
+		add(nil, g.Else.Body, tokEnd(g.Else.Close), g.End.Pos.Offset)
+	}
+	return n
+}
+
+func (t *jgTargets) strings() []string {
+	var out []string
+	for _, n := range t.Names {
+		if n.Attr != "" {
+			out = append(out, n.Name+"."+n.Attr)
+		} else {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
+func (cv *jconv) tuple(t *jgTuple) expr {
+	if len(t.Items) == 1 && !t.Comma {
+		return cv.expr(t.Items[0])
+	}
+	items := make([]expr, len(t.Items))
+	for i, x := range t.Items {
+		items[i] = cv.expr(x)
+	}
+	return eList{items}
+}
+
+func (cv *jconv) orTuple(t *jgOrTuple) expr {
+	if len(t.Items) == 1 && !t.Comma {
+		return cv.or(t.Items[0])
+	}
+	items := make([]expr, len(t.Items))
+	for i, x := range t.Items {
+		items[i] = cv.or(x)
+	}
+	return eList{items}
+}
+
+func (cv *jconv) expr(g *jgExpr) expr {
+	x := cv.or(g.Then)
+	if g.Cond == nil {
+		return x
+	}
+	var els expr = eLit{noneVal()}
+	if g.Else != nil {
+		els = cv.expr(g.Else)
+	}
+	return eCond{x, cv.or(g.Cond), els}
+}
+
+func (cv *jconv) or(g *jgOr) expr {
+	x := cv.and(g.Left)
+	for _, r := range g.Right {
+		x = eBin{"or", x, cv.and(r)}
+	}
+	return x
+}
+
+func (cv *jconv) and(g *jgAnd) expr {
+	x := cv.not(g.Left)
+	for _, r := range g.Right {
+		x = eBin{"and", x, cv.not(r)}
+	}
+	return x
+}
+
+func (cv *jconv) not(g *jgNot) expr {
+	if g.Not != nil {
+		return eNot{cv.not(g.Not)}
+	}
+	x := cv.math1(g.X.Left)
+	for _, op := range g.X.Ops {
+		r := cv.math1(op.Right)
+		if op.Op == "notin" {
+			x = eNot{eBin{"in", x, r}}
+		} else {
+			x = eBin{op.Op, x, r}
+		}
+	}
+	return x
+}
+
+func (cv *jconv) math1(g *jgMath1) expr {
+	x := cv.concat(g.Left)
+	for _, op := range g.Ops {
+		x = eBin{op.Op, x, cv.concat(op.Right)}
+	}
+	return x
+}
+
+func (cv *jconv) concat(g *jgConcat) expr {
+	x := cv.math2(g.Left)
+	for _, r := range g.Right {
+		x = eBin{"~", x, cv.math2(r)}
+	}
+	return x
+}
+
+func (cv *jconv) math2(g *jgMath2) expr {
+	x := cv.pow(g.Left)
+	for _, op := range g.Ops {
+		x = eBin{op.Op, x, cv.pow(op.Right)}
+	}
+	return x
+}
+
+func (cv *jconv) pow(g *jgPow) expr {
+	x := cv.unary(g.Left)
+	for _, r := range g.Right {
+		x = eBin{"**", x, cv.unary(r)}
+	}
+	return x
+}
+
+func (cv *jconv) unary(g *jgUnary) expr {
+	x := cv.postfix(cv.primary(g.Primary), g.Postfix)
+	for i := len(g.Signs) - 1; i >= 0; i-- {
+		if g.Signs[i] == "-" {
+			x = eNeg{x}
+		}
+	}
+	for _, f := range g.Filters {
+		switch {
+		case f.Filter != nil:
+			x = eFilter{x, strings.Join(f.Filter.Name, "."), cv.positional(f.Filter.Args)}
+		case f.Test != nil:
+			var args []expr
+			if f.Test.Args != nil {
+				args = cv.positional(f.Test.Args)
+			} else if f.Test.Arg != nil {
+				args = []expr{cv.postfix(cv.primary(f.Test.Arg.Primary), f.Test.Arg.Postfix)}
+			}
+			x = eTest{x, strings.Join(f.Test.Name, "."), f.Test.Not, args}
+		case f.Call != nil:
+			args, kw := cv.args(f.Call)
+			x = eCall{x, args, kw}
+		}
+	}
+	return x
+}
+
+func (cv *jconv) postfix(x expr, ps []*jgPostfix) expr {
+	for _, p := range ps {
+		switch {
+		case p.Attr != nil:
+			x = eAttr{x, *p.Attr}
+		case p.Index != nil:
+			s := p.Index
+			var lo, hi expr
+			if s.Lo != nil {
+				lo = cv.expr(s.Lo)
+			}
+			if !s.Colon {
+				x = eIndex{x, lo}
+				continue
+			}
+			if s.Step != nil {
+				x = eBad{} // slices with a step are not evaluated
+				continue
+			}
+			if s.Hi != nil {
+				hi = cv.expr(s.Hi)
+			}
+			x = eSlice{x, lo, hi}
+		case p.Call != nil:
+			args, kw := cv.args(p.Call)
+			x = eCall{x, args, kw}
+		}
+	}
+	return x
+}
+
+func (cv *jconv) positional(a *jgArgs) []expr {
+	if a == nil {
+		return nil
+	}
+	args, _ := cv.args(a)
+	return args
+}
+
+func (cv *jconv) args(a *jgArgs) ([]expr, map[string]expr) {
+	var args []expr
+	var kw map[string]expr
+	for _, x := range a.Args {
+		if x.Name != "" {
+			if kw == nil {
+				kw = map[string]expr{}
+			}
+			kw[x.Name] = cv.expr(x.Value)
+			continue
+		}
+		if x.Star != "" {
+			// *args: how many positional values it gives is unknown
+			args = append(args, eBad{})
+			continue
+		}
+		args = append(args, cv.expr(x.Value))
+	}
+	return args, kw
+}
+
+func (cv *jconv) primary(g *jgPrimary) expr {
+	switch {
+	case g.Strings != nil:
+		var sb strings.Builder
+		for _, s := range g.Strings {
+			sb.WriteString(unquoteJinja(s))
+		}
+		return eLit{strVal(sb.String())}
+	case g.Number != nil:
+		f, err := strconv.ParseFloat(strings.ReplaceAll(*g.Number, "_", ""), 64)
+		if err != nil {
+			return eBad{}
+		}
+		return eLit{numVal(f)}
+	case g.Name != nil:
+		switch *g.Name {
+		case "true", "True":
+			return eLit{boolVal(true)}
+		case "false", "False":
+			return eLit{boolVal(false)}
+		case "none", "None":
+			return eLit{noneVal()}
+		}
+		return eName{*g.Name}
+	case g.Paren != nil:
+		if len(g.Paren.Items) == 1 && !g.Paren.Comma {
+			return cv.expr(g.Paren.Items[0])
+		}
+		items := make([]expr, len(g.Paren.Items))
+		for i, x := range g.Paren.Items {
+			items[i] = cv.expr(x)
+		}
+		return eList{items}
+	case g.List != nil:
+		var items []expr
+		for _, x := range g.List.Items {
+			items = append(items, cv.expr(x))
+		}
+		return eList{items}
+	case g.Dict != nil:
+		var d eDict
+		for _, e := range g.Dict.Entries {
+			d.keys = append(d.keys, cv.expr(e.Key))
+			d.vals = append(d.vals, cv.expr(e.Value))
+		}
+		return d
+	}
+	return eBad{}
+}

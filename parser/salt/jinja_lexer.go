@@ -1,0 +1,272 @@
+package salt
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// The Jinja lexer feeds the participle grammar in jinja_grammar.go. It is
+// hand-written because Jinja's tokens depend on context: text outside
+// tags, expression tokens inside `{{ }}` and `{% %}`, comments and raw
+// blocks that are no tokens at all, and whitespace control (`{%-`, `-%}`)
+// that trims the neighbouring text. lexTemplate finds the tags; this file
+// turns them into participle tokens with file offsets.
+
+// Token types of the Jinja lexer.
+const (
+	jtEOF lexer.TokenType = lexer.EOF
+	// jtText is template text (whitespace control applied) or the
+	// content of a raw block.
+	jtText     lexer.TokenType = iota + 1
+	jtVarOpen                  // {{ or {{-
+	jtVarClose                 // }} or -}}
+	jtTagOpen                  // {% or {%-
+	jtTagClose                 // %} or -%}
+	jtTag                      // the first word of a statement: if, for, endif, ...
+	jtName
+	jtString // quoted, as written
+	jtNumber
+	jtOp
+)
+
+func jinjaSymbols() map[string]lexer.TokenType {
+	return map[string]lexer.TokenType{
+		"EOF": jtEOF, "Text": jtText, "VarOpen": jtVarOpen, "VarClose": jtVarClose,
+		"TagOpen": jtTagOpen, "TagClose": jtTagClose, "Tag": jtTag, "Name": jtName,
+		"String": jtString, "Number": jtNumber, "Op": jtOp,
+	}
+}
+
+// jinjaDefinition adapts the lexer to lexer.Definition (Lex is never
+// used: chunks are fed with ParseFromLexer).
+type jinjaDefinition struct{}
+
+func (jinjaDefinition) Symbols() map[string]lexer.TokenType { return jinjaSymbols() }
+func (jinjaDefinition) Lex(string, io.Reader) (lexer.Lexer, error) {
+	return &jinjaStream{}, nil
+}
+
+// jinjaStream feeds participle from a token slice.
+type jinjaStream struct {
+	toks []lexer.Token
+	i    int
+	eof  int
+}
+
+func (s *jinjaStream) Next() (lexer.Token, error) {
+	if s.i >= len(s.toks) {
+		return lexer.Token{Type: lexer.EOF, Pos: lexer.Position{Offset: s.eof, Line: 1, Column: 1}}, nil
+	}
+	s.i++
+	return s.toks[s.i-1], nil
+}
+
+func jtoken(typ lexer.TokenType, src []byte, a, b int) lexer.Token {
+	return lexer.Token{Type: typ, Value: string(src[a:b]), Pos: lexer.Position{Offset: a, Line: 1, Column: 1}}
+}
+
+// blockEnds maps the statements that open a block to the tags that may
+// close it (Salt's serializer extension accepts `endload` for every
+// `load_*`).
+var blockEnds = map[string][]string{
+	"if": {"endif"}, "for": {"endfor"}, "macro": {"endmacro"}, "call": {"endcall"},
+	"filter": {"endfilter"}, "with": {"endwith"}, "block": {"endblock"},
+	"autoescape": {"endautoescape"}, "set": {"endset"},
+	"load_yaml": {"endload", "endyaml"}, "load_json": {"endload", "endjson"}, "load_text": {"endload", "endtext"},
+}
+
+// jchunk is one top-level piece of a template: a text, an output, a
+// statement or a whole block with its body.
+type jchunk struct {
+	toks       []lexer.Token
+	start, end int // source range
+}
+
+// lexJinja tokenises a template and cuts it into top-level chunks. A block
+// left open at the end of the template is reported once, at its opening
+// tag, and closed there, so that its body is still read.
+func lexJinja(src []byte) ([]jchunk, []Error) {
+	tags, errs := lexTemplate(src)
+	applyWhitespaceControl(src, tags)
+	var chunks []jchunk
+	var cur []lexer.Token
+	curStart := 0
+	type open struct {
+		word string
+		tag  jtok
+	}
+	var stack []open
+	flush := func(end int) {
+		if len(cur) > 0 {
+			chunks = append(chunks, jchunk{toks: cur, start: curStart, end: end})
+			cur = nil
+		}
+	}
+	for _, t := range tags {
+		if len(stack) == 0 {
+			flush(t.start)
+			curStart = t.start
+		}
+		switch t.kind {
+		case 't', 'r':
+			if t.inEnd > t.in {
+				cur = append(cur, jtoken(jtText, src, t.in, t.inEnd))
+			}
+		case 'e':
+			cur = append(cur, jtoken(jtVarOpen, src, t.start, t.in))
+			cur = lexInside(src, t.in, t.inEnd, cur, false)
+			cur = append(cur, jtoken(jtVarClose, src, t.inEnd, t.end))
+		case 's':
+			word, rest := stmtWord(string(src[t.in:t.inEnd]))
+			if word == "raw" && strings.TrimSpace(rest) == "" {
+				continue // its content follows as a raw text token
+			}
+			cur = append(cur, jtoken(jtTagOpen, src, t.start, t.in))
+			cur = lexInside(src, t.in, t.inEnd, cur, true)
+			cur = append(cur, jtoken(jtTagClose, src, t.inEnd, t.end))
+			if ends, ok := blockEnds[word]; ok && !(word == "set" && isSetAssign(rest)) {
+				stack = append(stack, open{word, t})
+				_ = ends
+			} else if len(stack) > 0 {
+				for _, e := range blockEnds[stack[len(stack)-1].word] {
+					if word == e {
+						stack = stack[:len(stack)-1]
+						break
+					}
+				}
+			}
+		}
+		if len(stack) == 0 {
+			flush(t.end)
+			curStart = t.end
+		}
+	}
+	for i := len(stack) - 1; i >= 0; i-- {
+		o := stack[i]
+		ends := blockEnds[o.word]
+		errs = append(errs, Error{Span: Span{o.tag.start, o.tag.end}, Severity: 1,
+			Msg: fmt.Sprintf("Jinja syntax error: Unexpected end of template. Jinja was looking for the following tags: '%s'", strings.Join(ends, "' or '"))})
+		// A zero-width closing tag at the end of the template.
+		n := len(src)
+		cur = append(cur,
+			lexer.Token{Type: jtTagOpen, Pos: lexer.Position{Offset: n, Line: 1, Column: 1}},
+			lexer.Token{Type: jtTag, Value: ends[0], Pos: lexer.Position{Offset: n, Line: 1, Column: 1}},
+			lexer.Token{Type: jtTagClose, Pos: lexer.Position{Offset: n, Line: 1, Column: 1}})
+	}
+	flush(len(src))
+	return chunks, errs
+}
+
+// stmtWord splits a statement's text into its first word and the rest.
+func stmtWord(s string) (string, string) {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, " \t\n\r("); i >= 0 {
+		return s[:i], strings.TrimSpace(s[i:])
+	}
+	return s, ""
+}
+
+// isSetAssign tells `set x = 1` (a statement) from `set x` (a block).
+func isSetAssign(rest string) bool {
+	eq := strings.IndexByte(rest, '=')
+	return eq >= 0 && !strings.HasPrefix(rest[eq:], "==")
+}
+
+// jinjaOps are the operators of Jinja's lexer, longest first.
+var jinjaOps = []string{"**", "//", "==", "!=", "<=", ">="}
+
+// lexInside appends the expression tokens of src[a:b]; in a statement
+// the first word is a jtTag.
+func lexInside(src []byte, a, b int, out []lexer.Token, stmt bool) []lexer.Token {
+	first := stmt
+	i := a
+	for i < b {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+			continue
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+			j := i
+			for j < b && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9' || src[j] >= 0x80) {
+				j++
+			}
+			typ := jtName
+			if first {
+				typ = jtTag
+			}
+			out = append(out, jtoken(typ, src, i, j))
+			i = j
+		case c >= '0' && c <= '9':
+			j := i
+			for j < b && (src[j] >= '0' && src[j] <= '9' || src[j] == '.' || src[j] == '_') {
+				if src[j] == '.' && (j+1 >= b || src[j+1] < '0' || src[j+1] > '9') {
+					break
+				}
+				j++
+			}
+			out = append(out, jtoken(jtNumber, src, i, j))
+			i = j
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < b && src[j] != c {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, b)
+			out = append(out, jtoken(jtString, src, i, j))
+			i = j
+		default:
+			n := 1
+			for _, op := range jinjaOps {
+				if strings.HasPrefix(string(src[i:min(i+2, b)]), op) {
+					n = 2
+					break
+				}
+			}
+			out = append(out, jtoken(jtOp, src, i, i+n))
+			i += n
+		}
+		first = false
+	}
+	return out
+}
+
+// unquoteJinja decodes a string token as Jinja does for the escapes
+// people write in SLS files: \n and \t, any other escaped character
+// stands for itself.
+func unquoteJinja(s string) string {
+	if len(s) < 2 {
+		return ""
+	}
+	q := s[0]
+	s = s[1:]
+	if s[len(s)-1] == q {
+		s = s[:len(s)-1]
+	}
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var sb strings.Builder
+	for j := 0; j < len(s); j++ {
+		if s[j] == '\\' && j+1 < len(s) {
+			j++
+			switch s[j] {
+			case 'n':
+				sb.WriteByte('\n')
+			case 't':
+				sb.WriteByte('\t')
+			default:
+				sb.WriteByte(s[j])
+			}
+			continue
+		}
+		sb.WriteByte(s[j])
+	}
+	return sb.String()
+}
