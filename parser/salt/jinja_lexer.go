@@ -127,9 +127,8 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 			cur = append(cur, jtoken(jtTagOpen, src, t.start, t.in))
 			cur = lexInside(src, t.in, t.inEnd, cur, true)
 			cur = append(cur, jtoken(jtTagClose, src, t.inEnd, t.end))
-			if ends, ok := blockEnds[word]; ok && !(word == "set" && isSetAssign(rest)) {
+			if _, ok := blockEnds[word]; ok && !(word == "set" && isSetAssign(rest)) {
 				stack = append(stack, open{word, t})
-				_ = ends
 			} else if len(stack) > 0 {
 				for _, e := range blockEnds[stack[len(stack)-1].word] {
 					if word == e {
