@@ -1,0 +1,994 @@
+package puppet
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	plex "github.com/alecthomas/participle/v2/lexer"
+)
+
+// tokenSource feeds participle the lexer's tokens. It gives each the type
+// the grammar needs (see grammar.go): AccessOpen for a `[` touching the
+// value before it, StmtCall/StmtWord for a statement function, the
+// source text as the value (so a string is never mistaken for a word).
+type tokenSource struct {
+	src  []byte
+	toks []Token
+	i    int
+	eof  int
+}
+
+func (s *tokenSource) Next() (plex.Token, error) {
+	if s.i >= len(s.toks) || s.toks[s.i].Kind == TEOF {
+		return plex.Token{Type: plex.EOF, Pos: plex.Position{Offset: s.eof, Line: 1, Column: 1}}, nil
+	}
+	t := &s.toks[s.i]
+	typ := gPunct
+	val := t.Val
+	switch t.Kind {
+	case TName:
+		typ = s.word(s.i)
+	case TTypeName:
+		typ = gTypeName
+	case TVar:
+		typ, val = gVar, view(s.src[t.Pos:t.End])
+		if s.nextIs(s.i, "{") {
+			typ = gVarBrace
+		}
+	case TString:
+		typ, val = gString, view(s.src[t.Pos:t.End])
+	case TIString:
+		typ, val = gIString, view(s.src[t.Pos:t.End])
+	case TNumber:
+		typ = gNumber
+	case TRegex:
+		typ, val = gRegex, view(s.src[t.Pos:t.End])
+	case TIllegal:
+		typ, val = gIllegal, view(s.src[t.Pos:t.End])
+	case TPunct:
+		if t.Val == "[" && s.i > 0 && t.Pos == s.toks[s.i-1].End && endsExpr(&s.toks[s.i-1]) {
+			typ = gAccessOpen
+		}
+	}
+	s.i++
+	return plex.Token{Type: typ, Value: val, Pos: plex.Position{Offset: t.Pos, Line: 1, Column: 1}}, nil
+}
+
+// reserved are the words that are never a plain name (Puppet's keywords
+// less node, function, type and plan, which may be).
+var reserved = map[string]bool{
+	"and": true, "or": true, "in": true, "if": true, "elsif": true, "else": true, "unless": true,
+	"case": true, "default": true, "true": true, "false": true, "undef": true, "class": true,
+	"define": true, "inherits": true,
+}
+
+// literalWords are the reserved words that stay what they are before '{'.
+var literalWords = map[string]bool{"true": true, "false": true, "undef": true, "default": true, "if": true, "unless": true, "case": true}
+
+func (s *tokenSource) peek(i int) *Token {
+	if i < len(s.toks) {
+		return &s.toks[i]
+	}
+	return &Token{Kind: TEOF}
+}
+
+func (s *tokenSource) nextIs(i int, punct string) bool {
+	n := s.peek(i + 1)
+	return n.Kind == TPunct && n.Val == punct
+}
+
+// word types a lower-case word by what the two tokens after it say, as
+// Puppet's parser decides: a resource type before '{', a statement
+// function, the start of a definition, a reserved word, or a name.
+func (s *tokenSource) word(i int) plex.TokenType {
+	t := &s.toks[i]
+	if s.nextIs(i, "{") && !literalWords[t.Val] {
+		return gNameBrace
+	}
+	if statementCalls[t.Val] {
+		return s.statementCall(i)
+	}
+	n := s.peek(i + 1)
+	switch t.Val {
+	case "class", "define", "function":
+		if n.Kind == TName {
+			return gDefStart
+		}
+	case "node":
+		if !s.nextIs(i, "(") {
+			return gDefStart
+		}
+	case "type":
+		if n.Kind == TTypeName {
+			return gDefStart
+		}
+	case "plan":
+		if n.Kind == TName && (s.nextIs(i+1, "(") || s.nextIs(i+1, "{")) {
+			return gDefStart
+		}
+	}
+	if reserved[t.Val] {
+		return gKeyword
+	}
+	return gName
+}
+
+// statementCall types a statement function's name: with arguments
+// without parentheses (StmtCall), alone (StmtWord), or a plain name when
+// what follows makes it something else (`include(...)`, `tag => x`).
+func (s *tokenSource) statementCall(i int) plex.TokenType {
+	if i+1 >= len(s.toks) {
+		return gStmtWord
+	}
+	n := &s.toks[i+1]
+	if n.Kind == TPunct && (n.Val == "(" || n.Val == "{" || n.Val == "=>" || n.Val == "=") {
+		return gName
+	}
+	if startsExpr(n) && (!n.NL || n.Kind != TName) {
+		return gStmtCall
+	}
+	return gStmtWord
+}
+
+// startsExpr reports whether t can begin an expression.
+func startsExpr(t *Token) bool {
+	switch t.Kind {
+	case TName:
+		return !(t.Val == "else" || t.Val == "elsif" || t.Val == "and" || t.Val == "or" || t.Val == "in" || t.Val == "inherits")
+	case TTypeName, TVar, TString, TIString, TNumber, TRegex:
+		return true
+	case TPunct:
+		switch t.Val {
+		case "[", "{", "(", "-", "!", "@", "@@", "*":
+			return true
+		}
+	}
+	return false
+}
+
+// parseChunkGrammar parses toks (ending in TEOF) as a statement list. On a
+// syntax error it returns the error and no statements.
+func parseChunkGrammar(src []byte, toks []Token, follow *Token) (stmts []Node, err *Error) {
+	n := len(toks) - 1
+	eof := toks[n]
+	if eof.Kind != TEOF {
+		e := toks[max(n-1, 0)].End
+		eof = Token{Kind: TEOF, Pos: e, End: e}
+	}
+	c := &conv{src: src, toks: toks[:n], eof: eof, follow: follow}
+	if e := c.tooDeep(); e != nil {
+		return nil, e
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+			stmts, err = nil, c.err
+		}
+	}()
+	pl, lerr := plex.Upgrade(&tokenSource{src: src, toks: toks[:n], eof: eof.Pos})
+	if lerr != nil {
+		return nil, &Error{Loc: Loc{eof.Pos, eof.End}, Msg: "Syntax error: " + lerr.Error()}
+	}
+	g, perr := manifestParser.ParseFromLexer(pl)
+	if perr != nil {
+		c.grammarError(perr)
+	}
+	return c.statements(g), nil
+}
+
+// conv turns what the grammar read into the syntax tree.
+type conv struct {
+	src    []byte
+	toks   []Token
+	eof    Token
+	follow *Token
+	err    *Error
+}
+
+// tooDeep refuses nesting past maxDepth before the grammar recurses.
+func (c *conv) tooDeep() *Error {
+	depth := 0
+	for i := range c.toks {
+		t := &c.toks[i]
+		if t.Kind != TPunct {
+			continue
+		}
+		switch t.Val {
+		case "{", "[", "(", "|":
+			depth++
+			if depth > maxDepth/2 {
+				return &Error{Loc: Loc{t.Pos, t.End}, Msg: fmt.Sprintf("Syntax error at '%s'; nesting too deep", tokenText(c.src, t))}
+			}
+		case "}", "]", ")":
+			depth--
+		}
+	}
+	return nil
+}
+
+// tok finds the lexer token that starts at a grammar token's offset.
+func (c *conv) tok(t plex.Token) *Token {
+	i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos >= t.Pos.Offset })
+	if i < len(c.toks) && c.toks[i].Pos == t.Pos.Offset {
+		return &c.toks[i]
+	}
+	return &c.eof
+}
+
+func (c *conv) loc(t plex.Token) Loc {
+	k := c.tok(t)
+	return Loc{k.Pos, k.End}
+}
+
+// failAt records a syntax error at a token, in the words of the hand
+// parser this grammar replaced (Puppet's own: "Syntax error at 'x'").
+func (c *conv) failAt(t *Token, expected string) {
+	msg := ""
+	at := Loc{t.Pos, t.End}
+	switch {
+	case t.Kind == TIllegal:
+		msg = "Syntax error: " + t.Val
+	case t.Kind == TEOF && c.follow != nil && c.follow.Kind != TEOF:
+		f := c.follow
+		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(c.src, f))
+		at = Loc{f.Pos, f.End}
+	case t.Kind == TEOF:
+		msg = "Syntax error at end of input"
+	default:
+		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(c.src, t))
+	}
+	if expected != "" {
+		msg += "; " + expected
+	}
+	c.err = &Error{Loc: at, Msg: msg}
+	panic(bailout{})
+}
+
+func (c *conv) grammarError(err error) {
+	var ut *participle.UnexpectedTokenError
+	if errors.As(err, &ut) {
+		t := c.tok(ut.Unexpected)
+		if ut.Unexpected.Type == plex.EOF {
+			t = &c.eof
+		}
+		hint := c.expectation(t)
+		if hint == "" {
+			hint = expectedLiteral(ut.Message())
+		}
+		c.failAt(t, hint)
+	}
+	var pe participle.Error
+	if errors.As(err, &pe) {
+		off := pe.Position().Offset
+		i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos >= off })
+		if i < len(c.toks) {
+			c.failAt(&c.toks[i], "")
+		}
+	}
+	c.failAt(&c.eof, "")
+}
+
+// expectedLiteral turns participle's "(expected ")")" into the hand
+// parser's "expected ')'" when one punctuation mark was expected.
+func expectedLiteral(msg string) string {
+	i := strings.LastIndex(msg, " (expected ")
+	if i < 0 {
+		return ""
+	}
+	e := strings.TrimSuffix(msg[i+len(" (expected "):], ")")
+	if len(e) >= 3 && e[0] == '"' && e[len(e)-1] == '"' && !strings.ContainsAny(e[1:len(e)-1], "\\\" ") {
+		if w := e[1 : len(e)-1]; !isIdentStart(w[0]) {
+			return "expected '" + w + "'"
+		}
+	}
+	return ""
+}
+
+// expectation adds what the hand parser said was expected where people
+// most often meet the error: an attribute not followed by ',' or '}'.
+func (c *conv) expectation(t *Token) string {
+	i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos >= t.Pos })
+	if i == 0 || i > len(c.toks) || !endsExpr(&c.toks[i-1]) {
+		return "" // the value itself is unfinished
+	}
+	// Walk back over the previous value to the operator before it.
+	depth := 0
+	for k := i - 1; k >= 0; k-- {
+		p := &c.toks[k]
+		if p.Kind != TPunct {
+			continue
+		}
+		switch p.Val {
+		case ")", "]", "}":
+			depth++
+		case "(", "[", "{":
+			if depth == 0 {
+				return ""
+			}
+			depth--
+		case "=>", "+>":
+			if depth == 0 && k > 0 && (c.toks[k-1].Kind == TName || c.toks[k-1].Val == "*") {
+				return "expected ',' or '}'"
+			}
+		case ",", ";", ":":
+			if depth == 0 {
+				return ""
+			}
+		}
+	}
+	return ""
+}
+
+func (c *conv) statements(g *gStatements) []Node {
+	if g == nil {
+		return nil
+	}
+	var out []Node
+	for _, s := range g.Stmts {
+		out = append(out, c.statement(s))
+	}
+	return out
+}
+
+func (c *conv) block(g *gBlock) ([]Node, Loc) {
+	return c.statements(g.Body), Loc{c.tok(g.Open).Pos, c.tok(g.Close).End}
+}
+
+func (c *conv) statement(g *gStatement) Node {
+	switch {
+	case g.Class != nil:
+		d := g.Class
+		nt := c.tok(d.Name)
+		n := &ClassDef{Name: strings.TrimPrefix(nt.Val, "::"), NameLoc: Loc{nt.Pos, nt.End}}
+		n.Pos = c.tok(d.Kw).Pos
+		n.Params = c.params(d.Params)
+		if d.Parent.Value != "" {
+			pt := c.tok(d.Parent)
+			n.Parent, n.ParentLoc = strings.TrimPrefix(pt.Val, "::"), Loc{pt.Pos, pt.End}
+		}
+		var loc Loc
+		n.Body, loc = c.block(d.Body)
+		n.End = loc.End
+		return n
+	case g.Define != nil:
+		d := g.Define
+		nt := c.tok(d.Name)
+		n := &DefineDef{Name: strings.TrimPrefix(nt.Val, "::"), NameLoc: Loc{nt.Pos, nt.End}}
+		n.Pos = c.tok(d.Kw).Pos
+		n.Params = c.params(d.Params)
+		var loc Loc
+		n.Body, loc = c.block(d.Body)
+		n.End = loc.End
+		return n
+	case g.Node != nil:
+		return c.nodeDef(g.Node)
+	case g.Function != nil:
+		d := g.Function
+		nt := c.tok(d.Name)
+		n := &FunctionDef{Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
+		n.Pos = c.tok(d.Kw).Pos
+		n.Params = c.params(d.Params)
+		if d.Return != nil {
+			n.Return = c.coperand(d.Return)
+		}
+		var loc Loc
+		n.Body, loc = c.block(d.Body)
+		n.End = loc.End
+		return n
+	case g.Alias != nil:
+		d := g.Alias
+		nt := c.tok(d.Name)
+		n := &TypeAlias{Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
+		n.Pos = c.tok(d.Kw).Pos
+		n.Value = c.cexpr2(d.Value)
+		n.End = n.Value.Span().End
+		return n
+	case g.Plan != nil:
+		d := g.Plan
+		kw, nt := c.tok(d.Kw), c.tok(d.Name)
+		n := &Block{Keyword: kw.Val, Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
+		n.Pos = kw.Pos
+		n.Params = c.params(d.Params)
+		var loc Loc
+		n.Body, loc = c.block(d.Body)
+		n.End = loc.End
+		return n
+	case g.Call != nil:
+		name := g.Call.Name
+		if name.Type == 0 {
+			name = g.Call.Word
+		}
+		nt := c.tok(name)
+		n := &Call{Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
+		n.Pos, n.End = nt.Pos, nt.End
+		for _, a := range g.Call.Args {
+			x := c.expr3(a)
+			n.Args = append(n.Args, x)
+			n.End = x.Span().End
+		}
+		return n
+	}
+	return c.expr(g.Expr)
+}
+
+func (c *conv) nodeDef(g *gNodeDef) Node {
+	n := &NodeDef{}
+	n.Pos = c.tok(g.Kw).Pos
+	for _, m := range g.Matches {
+		switch {
+		case m.Str.Type != 0:
+			n.Matches = append(n.Matches, c.literal(c.tok(m.Str)))
+		case m.Default.Type != 0:
+			n.Matches = append(n.Matches, &Default{Loc: c.loc(m.Default)})
+		default:
+			a, b := c.tok(m.Tokens[0]).Pos, c.tok(m.Tokens[len(m.Tokens)-1]).End
+			n.Matches = append(n.Matches, &Str{Loc: Loc{a, b}, Value: string(c.src[a:b])})
+		}
+	}
+	if g.Parent != nil {
+		n.Parent = c.primary(g.Parent)
+	}
+	var loc Loc
+	n.Body, loc = c.block(g.Body)
+	n.End = loc.End
+	return n
+}
+
+func (c *conv) params(g *gParams) []*Param {
+	if g == nil {
+		return nil
+	}
+	out := []*Param{}
+	for _, p := range g.List {
+		out = append(out, c.param(p))
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (c *conv) param(g *gParam) *Param {
+	p := &Param{}
+	vt := c.tok(g.Name)
+	p.Pos = vt.Pos
+	if g.Type != nil {
+		tt := c.tok(g.Type.Name)
+		p.Pos = tt.Pos
+		p.Type = c.postOps(&TypeRef{Loc: Loc{tt.Pos, tt.End}, Value: tt.Val}, g.Type.Ops)
+	} else if g.Splat {
+		p.Pos = vt.Pos
+		// the '*' before the name
+		i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos >= vt.Pos })
+		if i > 0 {
+			p.Pos = c.toks[i-1].Pos
+		}
+	}
+	p.Splat = g.Splat
+	p.Name, p.NameLoc, p.End = vt.Val, Loc{vt.Pos, vt.End}, vt.End
+	if g.Default != nil {
+		p.Default = c.expr2(g.Default)
+		p.End = p.Default.Span().End
+	}
+	return p
+}
+
+// ---- operators ----
+
+// binary builds the tree of a flat operand/operator list with the
+// precedence and associativity of binPrec (assignment is right
+// associative, everything else left).
+func (c *conv) binary(xs []Node, ops []plex.Token) Node {
+	pos := 0
+	var climb func(min int) Node
+	climb = func(min int) Node {
+		left := xs[pos]
+		for pos < len(ops) {
+			ot := c.tok(ops[pos])
+			pr := binPrec[ot.Val]
+			if pr <= min {
+				return left
+			}
+			pos++
+			next := pr
+			if pr == 2 {
+				next = pr - 1
+			}
+			right := climb(next)
+			b := &Binary{Op: ot.Val, OpLoc: Loc{ot.Pos, ot.End}, Left: left, Right: right}
+			b.Pos, b.End = left.Span().Pos, right.Span().End
+			left = b
+		}
+		return left
+	}
+	return climb(0)
+}
+
+func (c *conv) expr(g *gExpr) Node {
+	xs := []Node{c.operand(g.Left)}
+	var ops []plex.Token
+	for _, o := range g.Ops {
+		ops = append(ops, o.Op)
+		xs = append(xs, c.operand(o.Right))
+	}
+	return c.binary(xs, ops)
+}
+
+func (c *conv) expr2(g *gExpr2) Node {
+	xs := []Node{c.operand(g.Left)}
+	var ops []plex.Token
+	for _, o := range g.Ops {
+		ops = append(ops, o.Op)
+		xs = append(xs, c.operand(o.Right))
+	}
+	return c.binary(xs, ops)
+}
+
+func (c *conv) expr3(g *gExpr3) Node {
+	xs := []Node{c.operand(g.Left)}
+	var ops []plex.Token
+	for _, o := range g.Ops {
+		ops = append(ops, o.Op)
+		xs = append(xs, c.operand(o.Right))
+	}
+	return c.binary(xs, ops)
+}
+
+func (c *conv) cexpr(g *gCExpr) Node {
+	xs := []Node{c.coperand(g.Left)}
+	var ops []plex.Token
+	for _, o := range g.Ops {
+		ops = append(ops, o.Op)
+		xs = append(xs, c.coperand(o.Right))
+	}
+	return c.binary(xs, ops)
+}
+
+func (c *conv) cexpr2(g *gCExpr2) Node {
+	xs := []Node{c.coperand(g.Left)}
+	var ops []plex.Token
+	for _, o := range g.Ops {
+		ops = append(ops, o.Op)
+		xs = append(xs, c.coperand(o.Right))
+	}
+	return c.binary(xs, ops)
+}
+
+func (c *conv) signs(x Node, signs []plex.Token) Node {
+	for i := len(signs) - 1; i >= 0; i-- {
+		st := c.tok(signs[i])
+		u := &Unary{Op: st.Val, X: x}
+		u.Pos, u.End = st.Pos, x.Span().End
+		x = u
+	}
+	return x
+}
+
+func (c *conv) coperand(g *gCOperand) Node {
+	return c.signs(c.postOps(c.primary(g.Primary), g.Ops), g.Signs)
+}
+
+// ctypeLed is a reference, a collector or a type's new() where no block
+// may follow.
+func (c *conv) ctypeLed(g *gCTypeLed) Node {
+	t := c.tok(g.Type)
+	tr := &TypeRef{Loc: Loc{t.Pos, t.End}, Value: t.Val}
+	switch {
+	case g.Coll != nil:
+		return c.collector(tr, g.Coll.Open, g.Coll.Query, g.Coll.Close)
+	case g.New != nil:
+		return c.call(t, g.New.Args, g.New.Lambda)
+	}
+	return tr
+}
+
+// name is a bare word; class and define are never one.
+func (c *conv) name(t *Token) Node {
+	if t.Kind == TVar {
+		return &Var{Loc: Loc{t.Pos, t.End}, Name: t.Val}
+	}
+	if t.Val == "class" || t.Val == "define" || keywords[t.Val] && literalWords[t.Val] {
+		c.failAt(t, "")
+	}
+	if reserved[t.Val] {
+		c.failAt(t, "")
+	}
+	return &Name{Loc: Loc{t.Pos, t.End}, Value: t.Val}
+}
+
+func (c *conv) operand(g *gOperand) Node {
+	return c.signs(c.postOps(c.rprimary(g.Primary), g.Ops), g.Signs)
+}
+
+// rprimary converts a value where resources may be declared: the block
+// after a word, a variable or a capitalised name gives it its meaning
+// (a resource, resource defaults, an override, a collector's override).
+func (c *conv) rprimary(g *gRPrimary) Node {
+	switch {
+	case g.TypeLed != nil:
+		return c.typeLed(g.TypeLed)
+	case g.Resource != nil:
+		t := c.tok(g.Resource.Type)
+		return c.resource(t, t.Pos, g.Resource.Body)
+	case g.VarRes != nil:
+		t := c.tok(g.VarRes.Var)
+		v := &Var{Loc: Loc{t.Pos, t.End}, Name: t.Val}
+		r := &Resource{TypeExpr: v, TypeLoc: Loc{t.Pos, t.End}}
+		r.Bodies = c.resBodies(g.VarRes.Body)
+		r.Pos, r.End = t.Pos, c.tok(g.VarRes.Body.Close).End
+		return r
+	case g.Virtual != nil:
+		at := c.tok(g.Virtual.At)
+		r := c.resource(c.tok(g.Virtual.Type), at.Pos, g.Virtual.Body)
+		r.Virtual, r.Exported = true, at.Val == "@@"
+		return r
+	}
+	return c.primary(&gPrimary{Str: g.Str, Word: g.Word, Name: g.Name, If: g.If, Case: g.Case,
+		Call: g.Call, Array: g.Array, Hash: g.Hash, Paren: g.Paren, Illegal: g.Illegal})
+}
+
+func (c *conv) typeLed(g *gTypeLed) Node {
+	t := c.tok(g.Type)
+	tr := &TypeRef{Loc: Loc{t.Pos, t.End}, Value: t.Val}
+	var x Node = tr
+	switch {
+	case g.Coll != nil:
+		col := c.collector(tr, g.Coll.Open, g.Coll.Query, g.Coll.Close)
+		if g.CollBody != nil {
+			col.Attrs = c.bodyAttrs(g.CollBody)
+			col.HasAttrs = true
+			col.End = c.tok(g.CollBody.Close).End
+		}
+		x = col
+	case g.Defaults != nil:
+		d := &ResourceDefaults{Type: tr, Attrs: c.bodyAttrs(g.Defaults)}
+		d.Pos, d.End = t.Pos, c.tok(g.Defaults.Close).End
+		x = d
+	case g.New != nil:
+		x = c.call(t, g.New.Args, g.New.Lambda)
+	case g.Access != nil:
+		a := &Access{X: tr, Args: c.list(g.Access.List)}
+		a.Pos, a.End = tr.Pos, c.tok(g.Access.Close).End
+		x = a
+		if b := g.AccBody; b != nil {
+			end := c.tok(b.Close).End
+			if tr.Value == "Resource" && len(a.Args) == 1 && len(b.Bodies) > 0 {
+				r := &Resource{TypeExpr: a.Args[0], TypeLoc: *a.Args[0].Span()}
+				r.Bodies = c.resBodies(b)
+				r.Pos, r.End = tr.Pos, end
+				x = r
+			} else {
+				o := &ResourceOverride{Ref: a, Attrs: c.bodyAttrs(b)}
+				o.Pos, o.End = tr.Pos, end
+				x = o
+			}
+		}
+	}
+	return x
+}
+
+// resource is `type { title: attrs; ... }` starting at start.
+func (c *conv) resource(t *Token, start int, b *gBody) *Resource {
+	r := &Resource{Type: t.Val, TypeLoc: Loc{t.Pos, t.End}}
+	r.Bodies = c.resBodies(b)
+	r.Pos, r.End = start, c.tok(b.Close).End
+	return r
+}
+
+// badBody reports a block that holds neither titles nor attributes.
+func (c *conv) badBody(b *gBody, expected string) {
+	if b.Bad != nil {
+		x := c.expr2(b.Bad)
+		c.failAt(c.tokAt(x.Span().Pos), expected)
+	}
+}
+
+func (c *conv) tokAt(pos int) *Token {
+	i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos >= pos })
+	if i < len(c.toks) {
+		return &c.toks[i]
+	}
+	return &c.eof
+}
+
+func (c *conv) resBodies(b *gBody) []*ResourceBody {
+	if b.Bad != nil {
+		x := c.expr2(b.Bad)
+		c.failAt(c.tokAt(x.Span().End), "expected ':'")
+	}
+	if len(b.Attrs) > 0 {
+		c.failAt(c.tok(b.Attrs[0].Op), "expected ':'")
+	}
+	var out []*ResourceBody
+	for _, rb := range b.Bodies {
+		title := c.expr2(rb.Title)
+		body := &ResourceBody{Title: title, Attrs: c.attrs(rb.Attrs)}
+		body.Pos = title.Span().Pos
+		body.End = c.tok(rb.Tokens[len(rb.Tokens)-1]).End
+		out = append(out, body)
+	}
+	return out
+}
+
+func (c *conv) attrs(gs []*gAttr) []*Attr {
+	var out []*Attr
+	for _, a := range gs {
+		nt, ot := c.tok(a.Name), c.tok(a.Op)
+		v := c.expr2(a.Value)
+		at := &Attr{Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}, Op: ot.Val, Value: v}
+		at.Pos, at.End = nt.Pos, v.Span().End
+		out = append(out, at)
+	}
+	return out
+}
+
+// bodyAttrs reads a block that must hold attributes.
+func (c *conv) bodyAttrs(b *gBody) []*Attr {
+	c.badBody(b, "expected an attribute name")
+	if len(b.Bodies) > 0 {
+		c.failAt(c.tok(b.Bodies[0].Tokens[0]), "expected an attribute name")
+	}
+	return c.attrs(b.Attrs)
+}
+
+func (c *conv) postOps(x Node, ops []*gPostOp) Node {
+	for _, op := range ops {
+		switch {
+		case op.Access != nil:
+			a := &Access{X: x, Args: c.list(op.Access.List)}
+			a.Pos, a.End = x.Span().Pos, c.tok(op.Access.Close).End
+			x = a
+		case op.Method != nil:
+			m := op.Method
+			nt := c.tok(m.Name)
+			mc := &MethodCall{Recv: x, Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
+			mc.Pos, mc.End = x.Span().Pos, nt.End
+			if m.Args != nil {
+				mc.Args = c.list(m.Args.List)
+				mc.End = c.tok(m.Args.Close).End
+			}
+			if m.Lambda != nil {
+				mc.Lambda = c.lambda(m.Lambda)
+				mc.End = mc.Lambda.End
+			}
+			x = mc
+		case op.Selector != nil:
+			s := &Selector{X: x}
+			for _, sc := range op.Selector.Cases {
+				s.Cases = append(s.Cases, SelCase{Match: c.expr2(sc.Match), Value: c.expr2(sc.Value)})
+			}
+			s.Pos, s.End = x.Span().Pos, c.tok(op.Selector.Close).End
+			x = s
+		}
+	}
+	return x
+}
+
+// list reads the inside of [...] or (...): `k => v` pairs next to each
+// other make one hash.
+func (c *conv) list(g *gList) []Node {
+	var out []Node
+	var h *Hash
+	for _, e := range g.Elems {
+		x := c.expr2(e.X)
+		if e.Value == nil {
+			h = nil
+			out = append(out, x)
+			continue
+		}
+		v := c.expr2(e.Value)
+		if h == nil {
+			h = &Hash{}
+			h.Pos = x.Span().Pos
+			out = append(out, h)
+		}
+		h.Entries = append(h.Entries, HashEntry{Key: x, Value: v})
+		h.End = v.Span().End
+	}
+	return out
+}
+
+func (c *conv) lambda(g *gLambda) *Lambda {
+	l := &Lambda{}
+	for _, p := range g.Params {
+		l.Params = append(l.Params, c.param(p))
+	}
+	var loc Loc
+	l.Body, loc = c.block(g.Body)
+	l.Pos, l.End = c.tok(g.Open).Pos, loc.End
+	return l
+}
+
+func (c *conv) call(name *Token, args *gArgs, lambda *gLambda) *Call {
+	n := &Call{Name: name.Val, NameLoc: Loc{name.Pos, name.End}, Parens: true}
+	n.Args = c.list(args.List)
+	n.Pos, n.End = name.Pos, c.tok(args.Close).End
+	if lambda != nil {
+		n.Lambda = c.lambda(lambda)
+		n.End = n.Lambda.End
+	}
+	return n
+}
+
+// literal converts a string, number, regex or variable token.
+func (c *conv) literal(t *Token) Node {
+	loc := Loc{t.Pos, t.End}
+	switch t.Kind {
+	case TString:
+		return &Str{Loc: loc, Value: t.Val}
+	case TIString:
+		return c.istring(t)
+	case TNumber:
+		return &Num{Loc: loc, Text: t.Val}
+	case TRegex:
+		return &Regex{Loc: loc, Value: t.Val}
+	case TVar:
+		return &Var{Loc: loc, Name: t.Val}
+	}
+	c.failAt(t, "")
+	return nil
+}
+
+func (c *conv) primary(g *gPrimary) Node {
+	switch {
+	case g.Str.Type != 0:
+		return c.literal(c.tok(g.Str))
+	case g.TypeLed != nil:
+		return c.ctypeLed(g.TypeLed)
+	case g.If != nil:
+		return c.ifNode(g.If.Kw, g.If.Cond, g.If.Then, g.If.Elif, g.If.Else)
+	case g.Case != nil:
+		return c.caseNode(g.Case)
+	case g.Call != nil:
+		return c.call(c.tok(g.Call.Name), g.Call.Args, g.Call.Lambda)
+	case g.Word.Type != 0:
+		t := c.tok(g.Word)
+		loc := Loc{t.Pos, t.End}
+		switch t.Val {
+		case "true", "false":
+			return &Bool{Loc: loc, Value: t.Val == "true"}
+		case "undef":
+			return &Undef{Loc: loc}
+		}
+		return &Default{Loc: loc}
+	case g.Name.Type != 0:
+		return c.name(c.tok(g.Name))
+	case g.Array != nil:
+		a := &Array{Elems: c.list(g.Array.List)}
+		a.Pos, a.End = c.tok(g.Array.Open).Pos, c.tok(g.Array.Close).End
+		return a
+	case g.Hash != nil:
+		h := &Hash{}
+		for _, e := range g.Hash.Entries {
+			h.Entries = append(h.Entries, HashEntry{Key: c.expr2(e.Key), Value: c.expr2(e.Value)})
+		}
+		h.Pos, h.End = c.tok(g.Hash.Open).Pos, c.tok(g.Hash.Close).End
+		return h
+	case g.Paren != nil:
+		p := &Paren{X: c.expr(g.Paren.X)}
+		p.Pos, p.End = c.tok(g.Paren.Open).Pos, c.tok(g.Paren.Close).End
+		return p
+	}
+	c.failAt(c.tok(g.Illegal), "")
+	return nil
+}
+
+func (c *conv) collector(tr *TypeRef, openTok plex.Token, query *gExpr2, closeTok plex.Token) *Collector {
+	open, cl := c.tok(openTok), c.tok(closeTok)
+	exported := open.Val == "<<|"
+	if (cl.Val == "|>>") != exported {
+		c.failAt(cl, "expected '"+map[bool]string{true: "|>>", false: "|>"}[exported]+"'")
+	}
+	col := &Collector{Type: tr, Exported: exported}
+	if query != nil {
+		col.Query = c.expr2(query)
+	}
+	col.Pos, col.End = tr.Pos, cl.End
+	return col
+}
+
+func (c *conv) ifNode(kw plex.Token, cond *gCExpr, then *gBlock, elif *gElsif, els *gBlock) Node {
+	kt := c.tok(kw)
+	n := &If{Unless: kt.Val == "unless"}
+	n.Pos = kt.Pos
+	n.Cond = c.cexpr(cond)
+	var loc Loc
+	n.Then, loc = c.block(then)
+	n.End = loc.End
+	switch {
+	case elif != nil:
+		if n.Unless {
+			c.failAt(c.tok(elif.Kw), "")
+		}
+		e := c.ifNode(elif.Kw, elif.Cond, elif.Then, elif.Elif, elif.Else)
+		n.Else, n.HasElse = []Node{e}, true
+		n.End = e.Span().End
+	case els != nil:
+		n.Else, loc = c.block(els)
+		n.HasElse = true
+		n.End = loc.End
+	}
+	return n
+}
+
+func (c *conv) caseNode(g *gCase) Node {
+	n := &Case{}
+	n.Pos = c.tok(g.Kw).Pos
+	n.X = c.cexpr(g.X)
+	for _, o := range g.Options {
+		var opt CaseOption
+		for _, v := range o.Values {
+			opt.Values = append(opt.Values, c.cexpr2(v))
+		}
+		opt.Loc.Pos = opt.Values[0].Span().Pos
+		var loc Loc
+		opt.Body, loc = c.block(o.Body)
+		opt.Loc.End = loc.End
+		n.Options = append(n.Options, opt)
+	}
+	n.End = c.tok(g.Close).End
+	return n
+}
+
+func (c *conv) istring(t *Token) Node {
+	s := &Str{Loc: Loc{t.Pos, t.End}}
+	for _, pt := range t.Parts {
+		if !pt.Expr {
+			s.Parts = append(s.Parts, Part{Lit: pt.Lit})
+			continue
+		}
+		if pt.Simple {
+			s.Parts = append(s.Parts, Part{Expr: &Var{Loc: Loc{pt.Pos - 1, pt.End}, Name: string(c.src[pt.Pos:pt.End])}})
+			continue
+		}
+		s.Parts = append(s.Parts, Part{Expr: c.interpolation(pt.Pos, pt.End)})
+	}
+	return s
+}
+
+// interpolation parses the expression inside ${...}; a leading bare word
+// is a variable name there.
+func (c *conv) interpolation(pos, end int) Node {
+	toks := lexRange(c.src, pos, end)
+	if len(toks) == 1 {
+		return &Str{Loc: Loc{pos, end}}
+	}
+	if toks[0].Kind == TName && !(len(toks) > 1 && toks[1].Kind == TPunct && toks[1].Val == "(") {
+		toks[0].Kind = TVar
+	}
+	n := len(toks) - 1
+	sub := &conv{src: c.src, toks: toks[:n], eof: toks[n]}
+	if e := sub.tooDeep(); e != nil {
+		c.err = e
+		panic(bailout{})
+	}
+	var x Node
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(bailout); !ok {
+					panic(r)
+				}
+			}
+		}()
+		pl, err := plex.Upgrade(&tokenSource{src: c.src, toks: toks[:n], eof: toks[n].Pos})
+		if err != nil {
+			sub.failAt(&sub.eof, "")
+		}
+		g, err := interpolationParser.ParseFromLexer(pl)
+		if err != nil {
+			sub.grammarError(err)
+		}
+		x = sub.expr(g.X)
+	}()
+	if sub.err != nil {
+		c.err = sub.err
+		panic(bailout{})
+	}
+	return x
+}
