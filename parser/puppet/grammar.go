@@ -46,6 +46,10 @@ const (
 	gNameBrace // a word before '{': a resource's type where resources may be
 	gVarBrace  // a variable before '{'
 	gDefStart  // class, define, function, node, type or plan starting a definition
+	gtArrow    // -> ~> <- <~
+	gtAssign   // = += -=
+	gtOr       // or
+	gtBinOp    // every other binary operator: and, in, comparisons, arithmetic, matches, shifts
 )
 
 func puppetSymbols() map[string]plex.TokenType {
@@ -54,6 +58,7 @@ func puppetSymbols() map[string]plex.TokenType {
 		"IString": gIString, "Number": gNumber, "Regex": gRegex, "Illegal": gIllegal,
 		"Punct": gPunct, "AccessOpen": gAccessOpen, "StmtCall": gStmtCall, "StmtWord": gStmtWord,
 		"Keyword": gKeyword, "NameBrace": gNameBrace, "VarBrace": gVarBrace, "DefStart": gDefStart,
+		"Arrow": gtArrow, "Assign": gtAssign, "Or": gtOr, "BinOp": gtBinOp,
 	}
 }
 
@@ -85,15 +90,15 @@ type gStatement struct {
 
 type gClassDef struct {
 	Kw     plex.Token `parser:"@'class':DefStart"`
-	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart )"`
+	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' )"`
 	Params *gParams   `parser:"@@?"`
-	Parent plex.Token `parser:"( 'inherits' @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart ) )?"`
+	Parent plex.Token `parser:"( 'inherits' @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' ) )?"`
 	Body   *gBlock    `parser:"@@"`
 }
 
 type gDefineDef struct {
 	Kw     plex.Token `parser:"@'define':DefStart"`
-	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart )"`
+	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' )"`
 	Params *gParams   `parser:"@@?"`
 	Body   *gBlock    `parser:"@@"`
 }
@@ -111,12 +116,12 @@ type gNodeMatch struct {
 	Tokens  []plex.Token
 	Str     plex.Token `parser:"  @( String | IString | Regex )"`
 	Default plex.Token `parser:"| @'default'"`
-	Host    bool       `parser:"| @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | Number ) ( '.' ( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | Number ) )*"`
+	Host    bool       `parser:"| @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' | Number ) ( '.' ( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' | Number ) )*"`
 }
 
 type gFunctionDef struct {
 	Kw     plex.Token `parser:"@'function':DefStart"`
-	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart )"`
+	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' )"`
 	Params *gParams   `parser:"@@?"`
 	Return *gCOperand `parser:"( '>>' @@ )?"`
 	Body   *gBlock    `parser:"@@"`
@@ -130,7 +135,7 @@ type gTypeAlias struct {
 
 type gPlan struct {
 	Kw     plex.Token `parser:"@'plan':DefStart"`
-	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart )"`
+	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' )"`
 	Params *gParams   `parser:"@@?"`
 	Body   *gBlock    `parser:"@@"`
 }
@@ -169,7 +174,7 @@ type gExpr struct {
 }
 
 type gBinOp struct {
-	Op    plex.Token `parser:"@( '->' | '~>' | '<-' | '<~' | '=' | '+=' | '-=' | 'or' | 'and' | '<' | '>' | '<=' | '>=' | '==' | '!=' | '<<' | '>>' | '+' | '-' | '*' | '/' | '%' | '=~' | '!~' | 'in' )"`
+	Op    plex.Token `parser:"@( Arrow | Assign | Or | BinOp )"`
 	Right *gOperand  `parser:"@@"`
 }
 
@@ -181,7 +186,7 @@ type gExpr2 struct {
 }
 
 type gBinOp2 struct {
-	Op    plex.Token `parser:"@( 'or' | 'and' | '<' | '>' | '<=' | '>=' | '==' | '!=' | '<<' | '>>' | '+' | '-' | '*' | '/' | '%' | '=~' | '!~' | 'in' )"`
+	Op    plex.Token `parser:"@( Or | BinOp )"`
 	Right *gOperand  `parser:"@@"`
 }
 
@@ -192,7 +197,7 @@ type gExpr3 struct {
 }
 
 type gBinOp3 struct {
-	Op    plex.Token `parser:"@( 'and' | '<' | '>' | '<=' | '>=' | '==' | '!=' | '<<' | '>>' | '+' | '-' | '*' | '/' | '%' | '=~' | '!~' | 'in' )"`
+	Op    plex.Token `parser:"@BinOp"`
 	Right *gOperand  `parser:"@@"`
 }
 
@@ -203,7 +208,7 @@ type gCExpr struct {
 }
 
 type gCBinOp struct {
-	Op    plex.Token `parser:"@( '->' | '~>' | '<-' | '<~' | '=' | '+=' | '-=' | 'or' | 'and' | '<' | '>' | '<=' | '>=' | '==' | '!=' | '<<' | '>>' | '+' | '-' | '*' | '/' | '%' | '=~' | '!~' | 'in' )"`
+	Op    plex.Token `parser:"@( Arrow | Assign | Or | BinOp )"`
 	Right *gCOperand `parser:"@@"`
 }
 
@@ -215,7 +220,7 @@ type gCExpr2 struct {
 }
 
 type gCBinOp2 struct {
-	Op    plex.Token `parser:"@( 'or' | 'and' | '<' | '>' | '<=' | '>=' | '==' | '!=' | '<<' | '>>' | '+' | '-' | '*' | '/' | '%' | '=~' | '!~' | 'in' )"`
+	Op    plex.Token `parser:"@( Or | BinOp )"`
 	Right *gCOperand `parser:"@@"`
 }
 
@@ -230,55 +235,55 @@ type gOperand struct {
 
 // gRPrimary is gPrimary where resources may be declared: a word or a
 // variable before '{' declares one, a capitalised name may take a block.
+// Each alternative starts with the token that selects it, outside any
+// nested struct: participle allocates a struct for every alternative it
+// tries, so a failing one then costs no allocation.
 type gRPrimary struct {
-	Str      plex.Token `parser:"  @( String | IString | Number | Regex | Var )"`
-	Word     plex.Token `parser:"| @( 'true' | 'false' | 'undef' | 'default' )"`
-	Name     plex.Token `parser:"| @( Name | StmtCall | StmtWord | DefStart ) (?! '(' )"`
-	TypeLed  *gTypeLed  `parser:"| @@"`
-	Resource *gResShape `parser:"| @@"`
-	VarRes   *gVarShape `parser:"| @@"`
-	Virtual  *gVirtual  `parser:"| @@"`
-	If       *gIf       `parser:"| @@"`
-	Case     *gCase     `parser:"| @@"`
-	Call     *gCall     `parser:"| @@"`
-	Array    *gArray    `parser:"| @@"`
-	Hash     *gHash     `parser:"| @@"`
-	Paren    *gParen    `parser:"| @@"`
-	Illegal  plex.Token `parser:"| @Illegal"`
+	Str      *plex.Token   `parser:"  @( String | IString | Number | Regex | Var )"`
+	Word     *plex.Token   `parser:"| @( 'true' | 'false' | 'undef' | 'default' )"`
+	Name     *plex.Token   `parser:"| @( Name | StmtCall | StmtWord | DefStart )"`
+	Args     *gArgs        `parser:"  ( @@"`
+	Lambda   *gLambda      `parser:"    @@? )?"`
+	Type     *plex.Token   `parser:"| @TypeName"`
+	TypeTail *gTypeTail    `parser:"  @@?"`
+	ResType  *plex.Token   `parser:"| @NameBrace"`
+	ResBody  *gBody        `parser:"  @@"`
+	VarType  *plex.Token   `parser:"| @VarBrace"`
+	VarBody  *gBody        `parser:"  @@"`
+	At       *plex.Token   `parser:"| @( '@' | '@@' )"`
+	AtType   *plex.Token   `parser:"  @NameBrace"`
+	AtBody   *gBody        `parser:"  @@"`
+	IfKw     *plex.Token   `parser:"| @( 'if' | 'unless' )"`
+	If       *gIfTail      `parser:"  @@"`
+	CaseKw   *plex.Token   `parser:"| @'case'"`
+	Case     *gCaseTail    `parser:"  @@"`
+	KwCall   *plex.Token   `parser:"| @( Keyword | 'and' | 'or' | 'in' )"`
+	KwArgs   *gArgs        `parser:"  @@"`
+	KwLambda *gLambda      `parser:"  @@?"`
+	ArrOpen  *plex.Token   `parser:"| @'[':Punct"`
+	ArrList  *gList        `parser:"  @@"`
+	ArrClose *plex.Token   `parser:"  @']'"`
+	HashOpen *plex.Token   `parser:"| @'{'"`
+	Entries  []*gHashEntry `parser:"  ( @@ ( ',' @@ )* ','? )?"`
+	HashEnd  *plex.Token   `parser:"  @'}'"`
+	ParOpen  *plex.Token   `parser:"| @'('"`
+	ParX     *gExpr        `parser:"  @@"`
+	ParClose *plex.Token   `parser:"  @')'"`
+	Illegal  *plex.Token   `parser:"| @Illegal"`
 }
 
-// gVirtual is `@type { ... }` or `@@type { ... }`.
-type gVirtual struct {
-	At   plex.Token `parser:"@( '@' | '@@' )"`
-	Type plex.Token `parser:"@NameBrace"`
-	Body *gBody     `parser:"@@"`
-}
-
-// gResShape is `type { title: attrs; ... }`.
-type gResShape struct {
-	Type plex.Token `parser:"@NameBrace"`
-	Body *gBody     `parser:"@@"`
-}
-
-// gVarShape is `$type { title: attrs }`, a resource whose type is computed.
-type gVarShape struct {
-	Var  plex.Token `parser:"@VarBrace"`
-	Body *gBody     `parser:"@@"`
-}
-
-// gTypeLed is what starts with a capitalised name where resources may
+// gTypeTail is what may follow a capitalised name where resources may
 // be declared: a collector (with its override block), resource defaults
 // `File { attrs }`, a type's new() `Integer($x)`, an override
-// `File['x'] { attrs }` or `Resource['file'] { title: attrs }`, or a
-// plain reference `File['x']`.
-type gTypeLed struct {
-	Type     plex.Token `parser:"@TypeName"`
-	Coll     *gCollTail `parser:"( @@"`
-	CollBody *gBody     `parser:"  @@?"`
-	Defaults *gBody     `parser:"| @@"`
-	New      *gNewTail  `parser:"| @@"`
-	Access   *gAccess   `parser:"| @@"`
-	AccBody  *gBody     `parser:"  @@? )?"`
+// `File['x'] { attrs }` or `Resource['file'] { title: attrs }`.
+type gTypeTail struct {
+	Coll     *gCollTail  `parser:"  @@"`
+	CollBody *gBody      `parser:"  @@?"`
+	Defaults *gBody      `parser:"| @@"`
+	New      *gNewTail   `parser:"| @@"`
+	AccList  *gList      `parser:"| AccessOpen @@"`
+	AccClose *plex.Token `parser:"  @']'"`
+	AccBody  *gBody      `parser:"  @@?"`
 }
 
 type gCollTail struct {
@@ -296,14 +301,6 @@ type gCOperand struct {
 	Signs   []plex.Token `parser:"@( ( '-' | '!' | '*' )+ )?"`
 	Primary *gPrimary    `parser:"@@"`
 	Ops     []*gPostOp   `parser:"@@*"`
-}
-
-// gCTypeLed is a reference, a collector or a type's new() where no
-// block may follow.
-type gCTypeLed struct {
-	Type plex.Token `parser:"@TypeName"`
-	Coll *gCollTail `parser:"( @@"`
-	New  *gNewTail  `parser:"| @@ )?"`
 }
 
 // gBody is the block of a resource (titles and attributes), of
@@ -327,40 +324,26 @@ type gResBody struct {
 }
 
 type gAttr struct {
-	Name  plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | '*' )"`
+	Name  plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' | '*' )"`
 	Op    plex.Token `parser:"@( '=>' | '+>' )"`
 	Value *gExpr2    `parser:"@@"`
 }
 
 type gPostOp struct {
-	Access   *gAccess   `parser:"  @@"`
-	Method   *gMethod   `parser:"| @@"`
-	Selector *gSelector `parser:"| @@"`
-}
-
-type gAccess struct {
-	Open  plex.Token `parser:"@AccessOpen"`
-	List  *gList     `parser:"@@"`
-	Close plex.Token `parser:"@']'"`
-}
-
-type gMethod struct {
-	Dot    plex.Token `parser:"'.'"`
-	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | TypeName )"`
-	Args   *gArgs     `parser:"@@?"`
-	Lambda *gLambda   `parser:"@@?"`
+	AccList  *gList      `parser:"  AccessOpen @@"`
+	AccClose *plex.Token `parser:"  @']'"`
+	Method   *plex.Token `parser:"| '.' @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' | TypeName )"`
+	MArgs    *gArgs      `parser:"  @@?"`
+	MLambda  *gLambda    `parser:"  @@?"`
+	SelOpen  *plex.Token `parser:"| @'?' '{'"`
+	Cases    []*gSelCase `parser:"  ( @@ ( ',' @@ )* ','? )?"`
+	SelClose *plex.Token `parser:"  @'}'"`
 }
 
 type gArgs struct {
 	Open  plex.Token `parser:"@'('"`
 	List  *gList     `parser:"@@"`
 	Close plex.Token `parser:"@')'"`
-}
-
-type gSelector struct {
-	Q     plex.Token  `parser:"'?' '{'"`
-	Cases []*gSelCase `parser:"( @@ ( ',' @@ )* ','? )?"`
-	Close plex.Token  `parser:"@'}'"`
 }
 
 type gSelCase struct {
@@ -391,31 +374,38 @@ type gLambda struct {
 // the words Puppet reserves are Keyword tokens, so a plain name needs no
 // look at its spelling.
 type gPrimary struct {
-	Str     plex.Token `parser:"  @( String | IString | Number | Regex | Var )"`
-	Word    plex.Token `parser:"| @( 'true' | 'false' | 'undef' | 'default' )"`
-	Name    plex.Token `parser:"| @( Name | StmtCall | StmtWord | DefStart | NameBrace | VarBrace ) (?! '(' )"`
-	TypeLed *gCTypeLed `parser:"| @@"`
-	If      *gIf       `parser:"| @@"`
-	Case    *gCase     `parser:"| @@"`
-	Call    *gCall     `parser:"| @@"`
-	Array   *gArray    `parser:"| @@"`
-	Hash    *gHash     `parser:"| @@"`
-	Paren   *gParen    `parser:"| @@"`
-	Illegal plex.Token `parser:"| @Illegal"`
+	Str      *plex.Token   `parser:"  @( String | IString | Number | Regex | Var | VarBrace )"`
+	Word     *plex.Token   `parser:"| @( 'true' | 'false' | 'undef' | 'default' )"`
+	Name     *plex.Token   `parser:"| @( Name | StmtCall | StmtWord | DefStart | NameBrace )"`
+	Args     *gArgs        `parser:"  ( @@"`
+	Lambda   *gLambda      `parser:"    @@? )?"`
+	Type     *plex.Token   `parser:"| @TypeName"`
+	Coll     *gCollTail    `parser:"  ( @@"`
+	New      *gNewTail     `parser:"  | @@ )?"`
+	IfKw     *plex.Token   `parser:"| @( 'if' | 'unless' )"`
+	If       *gIfTail      `parser:"  @@"`
+	CaseKw   *plex.Token   `parser:"| @'case'"`
+	Case     *gCaseTail    `parser:"  @@"`
+	KwCall   *plex.Token   `parser:"| @( Keyword | 'and' | 'or' | 'in' )"`
+	KwArgs   *gArgs        `parser:"  @@"`
+	KwLambda *gLambda      `parser:"  @@?"`
+	ArrOpen  *plex.Token   `parser:"| @'[':Punct"`
+	ArrList  *gList        `parser:"  @@"`
+	ArrClose *plex.Token   `parser:"  @']'"`
+	HashOpen *plex.Token   `parser:"| @'{'"`
+	Entries  []*gHashEntry `parser:"  ( @@ ( ',' @@ )* ','? )?"`
+	HashEnd  *plex.Token   `parser:"  @'}'"`
+	ParOpen  *plex.Token   `parser:"| @'('"`
+	ParX     *gExpr        `parser:"  @@"`
+	ParClose *plex.Token   `parser:"  @')'"`
+	Illegal  *plex.Token   `parser:"| @Illegal"`
 }
 
-type gCall struct {
-	Name   plex.Token `parser:"@( Name | StmtCall | StmtWord | Keyword | DefStart )"`
-	Args   *gArgs     `parser:"@@"`
-	Lambda *gLambda   `parser:"@@?"`
-}
-
-type gIf struct {
-	Kw   plex.Token `parser:"@( 'if' | 'unless' )"`
-	Cond *gCExpr    `parser:"@@"`
-	Then *gBlock    `parser:"@@"`
-	Elif *gElsif    `parser:"( @@"`
-	Else *gBlock    `parser:"| 'else' @@ )?"`
+type gIfTail struct {
+	Cond *gCExpr `parser:"@@"`
+	Then *gBlock `parser:"@@"`
+	Elif *gElsif `parser:"( @@"`
+	Else *gBlock `parser:"| 'else' @@ )?"`
 }
 
 type gElsif struct {
@@ -426,8 +416,7 @@ type gElsif struct {
 	Else *gBlock    `parser:"| 'else' @@ )?"`
 }
 
-type gCase struct {
-	Kw      plex.Token     `parser:"@'case'"`
+type gCaseTail struct {
 	X       *gCExpr        `parser:"@@ '{'"`
 	Options []*gCaseOption `parser:"@@*"`
 	Close   plex.Token     `parser:"@'}'"`
@@ -438,27 +427,9 @@ type gCaseOption struct {
 	Body   *gBlock    `parser:"@@"`
 }
 
-type gArray struct {
-	Open  plex.Token `parser:"@'[':Punct"`
-	List  *gList     `parser:"@@"`
-	Close plex.Token `parser:"@']'"`
-}
-
-type gHash struct {
-	Open    plex.Token    `parser:"@'{'"`
-	Entries []*gHashEntry `parser:"( @@ ( ',' @@ )* ','? )?"`
-	Close   plex.Token    `parser:"@'}'"`
-}
-
 type gHashEntry struct {
 	Key   *gExpr2 `parser:"@@ '=>'"`
 	Value *gExpr2 `parser:"@@"`
-}
-
-type gParen struct {
-	Open  plex.Token `parser:"@'('"`
-	X     *gExpr     `parser:"@@"`
-	Close plex.Token `parser:"@')'"`
 }
 
 // gInterpolation is the expression inside "${...}".

@@ -49,8 +49,11 @@ func (s *tokenSource) Next() (plex.Token, error) {
 	case TIllegal:
 		typ, val = gIllegal, view(s.src[t.Pos:t.End])
 	case TPunct:
-		if t.Val == "[" && s.i > 0 && t.Pos == s.toks[s.i-1].End && endsExpr(&s.toks[s.i-1]) {
+		switch {
+		case t.Val == "[" && s.i > 0 && t.Pos == s.toks[s.i-1].End && endsExpr(&s.toks[s.i-1]):
 			typ = gAccessOpen
+		default:
+			typ = punctTypes[t.Val]
 		}
 	}
 	s.i++
@@ -110,11 +113,36 @@ func (s *tokenSource) word(i int) plex.TokenType {
 			return gDefStart
 		}
 	}
+	switch t.Val {
+	case "or":
+		return gtOr
+	case "and", "in":
+		return gtBinOp
+	}
 	if reserved[t.Val] {
 		return gKeyword
 	}
 	return gName
 }
+
+// punctTypes gives binary operators their class (which expressions take
+// them); other punctuation is Punct.
+var punctTypes = func() map[string]plex.TokenType {
+	m := map[string]plex.TokenType{}
+	for _, p := range puncts {
+		m[p] = gPunct
+	}
+	for _, p := range []string{"->", "~>", "<-", "<~"} {
+		m[p] = gtArrow
+	}
+	for _, p := range []string{"=", "+=", "-="} {
+		m[p] = gtAssign
+	}
+	for _, p := range []string{"<", ">", "<=", ">=", "==", "!=", "<<", ">>", "+", "-", "*", "/", "%", "=~", "!~"} {
+		m[p] = gtBinOp
+	}
+	return m
+}()
 
 // statementCall types a statement function's name: with arguments
 // without parentheses (StmtCall), alone (StmtWord), or a plain name when
@@ -573,20 +601,6 @@ func (c *conv) coperand(g *gCOperand) Node {
 	return c.signs(c.postOps(c.primary(g.Primary), g.Ops), g.Signs)
 }
 
-// ctypeLed is a reference, a collector or a type's new() where no block
-// may follow.
-func (c *conv) ctypeLed(g *gCTypeLed) Node {
-	t := c.tok(g.Type)
-	tr := &TypeRef{Loc: Loc{t.Pos, t.End}, Value: t.Val}
-	switch {
-	case g.Coll != nil:
-		return c.collector(tr, g.Coll.Open, g.Coll.Query, g.Coll.Close)
-	case g.New != nil:
-		return c.call(t, g.New.Args, g.New.Lambda)
-	}
-	return tr
-}
-
 // name is a bare word; class and define are never one.
 func (c *conv) name(t *Token) Node {
 	if t.Kind == TVar {
@@ -610,33 +624,54 @@ func (c *conv) operand(g *gOperand) Node {
 // (a resource, resource defaults, an override, a collector's override).
 func (c *conv) rprimary(g *gRPrimary) Node {
 	switch {
-	case g.TypeLed != nil:
-		return c.typeLed(g.TypeLed)
-	case g.Resource != nil:
-		t := c.tok(g.Resource.Type)
-		return c.resource(t, t.Pos, g.Resource.Body)
-	case g.VarRes != nil:
-		t := c.tok(g.VarRes.Var)
+	case g.Str != nil:
+		return c.literal(c.tok(*g.Str))
+	case g.Word != nil:
+		return c.word(c.tok(*g.Word))
+	case g.Name != nil:
+		if g.Args != nil {
+			return c.call(c.tok(*g.Name), g.Args, g.Lambda)
+		}
+		return c.name(c.tok(*g.Name))
+	case g.Type != nil:
+		return c.typeTail(c.tok(*g.Type), g.TypeTail)
+	case g.ResType != nil:
+		t := c.tok(*g.ResType)
+		return c.resource(t, t.Pos, g.ResBody)
+	case g.VarType != nil:
+		t := c.tok(*g.VarType)
 		v := &Var{Loc: Loc{t.Pos, t.End}, Name: t.Val}
 		r := &Resource{TypeExpr: v, TypeLoc: Loc{t.Pos, t.End}}
-		r.Bodies = c.resBodies(g.VarRes.Body)
-		r.Pos, r.End = t.Pos, c.tok(g.VarRes.Body.Close).End
+		r.Bodies = c.resBodies(g.VarBody)
+		r.Pos, r.End = t.Pos, c.tok(g.VarBody.Close).End
 		return r
-	case g.Virtual != nil:
-		at := c.tok(g.Virtual.At)
-		r := c.resource(c.tok(g.Virtual.Type), at.Pos, g.Virtual.Body)
+	case g.At != nil:
+		at := c.tok(*g.At)
+		r := c.resource(c.tok(*g.AtType), at.Pos, g.AtBody)
 		r.Virtual, r.Exported = true, at.Val == "@@"
 		return r
+	case g.IfKw != nil:
+		return c.ifNode(*g.IfKw, g.If)
+	case g.CaseKw != nil:
+		return c.caseNode(*g.CaseKw, g.Case)
+	case g.KwCall != nil:
+		return c.call(c.tok(*g.KwCall), g.KwArgs, g.KwLambda)
+	case g.ArrOpen != nil:
+		return c.array(*g.ArrOpen, g.ArrList, *g.ArrClose)
+	case g.HashOpen != nil:
+		return c.hash(*g.HashOpen, g.Entries, *g.HashEnd)
+	case g.ParOpen != nil:
+		return c.paren(*g.ParOpen, g.ParX, *g.ParClose)
 	}
-	return c.primary(&gPrimary{Str: g.Str, Word: g.Word, Name: g.Name, If: g.If, Case: g.Case,
-		Call: g.Call, Array: g.Array, Hash: g.Hash, Paren: g.Paren, Illegal: g.Illegal})
+	c.failAt(c.tok(*g.Illegal), "")
+	return nil
 }
 
-func (c *conv) typeLed(g *gTypeLed) Node {
-	t := c.tok(g.Type)
+func (c *conv) typeTail(t *Token, g *gTypeTail) Node {
 	tr := &TypeRef{Loc: Loc{t.Pos, t.End}, Value: t.Val}
-	var x Node = tr
 	switch {
+	case g == nil:
+		return tr
 	case g.Coll != nil:
 		col := c.collector(tr, g.Coll.Open, g.Coll.Query, g.Coll.Close)
 		if g.CollBody != nil {
@@ -644,32 +679,30 @@ func (c *conv) typeLed(g *gTypeLed) Node {
 			col.HasAttrs = true
 			col.End = c.tok(g.CollBody.Close).End
 		}
-		x = col
+		return col
 	case g.Defaults != nil:
 		d := &ResourceDefaults{Type: tr, Attrs: c.bodyAttrs(g.Defaults)}
 		d.Pos, d.End = t.Pos, c.tok(g.Defaults.Close).End
-		x = d
+		return d
 	case g.New != nil:
-		x = c.call(t, g.New.Args, g.New.Lambda)
-	case g.Access != nil:
-		a := &Access{X: tr, Args: c.list(g.Access.List)}
-		a.Pos, a.End = tr.Pos, c.tok(g.Access.Close).End
-		x = a
-		if b := g.AccBody; b != nil {
-			end := c.tok(b.Close).End
-			if tr.Value == "Resource" && len(a.Args) == 1 && len(b.Bodies) > 0 {
-				r := &Resource{TypeExpr: a.Args[0], TypeLoc: *a.Args[0].Span()}
-				r.Bodies = c.resBodies(b)
-				r.Pos, r.End = tr.Pos, end
-				x = r
-			} else {
-				o := &ResourceOverride{Ref: a, Attrs: c.bodyAttrs(b)}
-				o.Pos, o.End = tr.Pos, end
-				x = o
-			}
-		}
+		return c.call(t, g.New.Args, g.New.Lambda)
 	}
-	return x
+	a := &Access{X: tr, Args: c.list(g.AccList)}
+	a.Pos, a.End = tr.Pos, c.tok(*g.AccClose).End
+	b := g.AccBody
+	if b == nil {
+		return a
+	}
+	end := c.tok(b.Close).End
+	if tr.Value == "Resource" && len(a.Args) == 1 && len(b.Bodies) > 0 {
+		r := &Resource{TypeExpr: a.Args[0], TypeLoc: *a.Args[0].Span()}
+		r.Bodies = c.resBodies(b)
+		r.Pos, r.End = tr.Pos, end
+		return r
+	}
+	o := &ResourceOverride{Ref: a, Attrs: c.bodyAttrs(b)}
+	o.Pos, o.End = tr.Pos, end
+	return o
 }
 
 // resource is `type { title: attrs; ... }` starting at start.
@@ -739,30 +772,29 @@ func (c *conv) bodyAttrs(b *gBody) []*Attr {
 func (c *conv) postOps(x Node, ops []*gPostOp) Node {
 	for _, op := range ops {
 		switch {
-		case op.Access != nil:
-			a := &Access{X: x, Args: c.list(op.Access.List)}
-			a.Pos, a.End = x.Span().Pos, c.tok(op.Access.Close).End
+		case op.AccClose != nil:
+			a := &Access{X: x, Args: c.list(op.AccList)}
+			a.Pos, a.End = x.Span().Pos, c.tok(*op.AccClose).End
 			x = a
 		case op.Method != nil:
-			m := op.Method
-			nt := c.tok(m.Name)
+			nt := c.tok(*op.Method)
 			mc := &MethodCall{Recv: x, Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
 			mc.Pos, mc.End = x.Span().Pos, nt.End
-			if m.Args != nil {
-				mc.Args = c.list(m.Args.List)
-				mc.End = c.tok(m.Args.Close).End
+			if op.MArgs != nil {
+				mc.Args = c.list(op.MArgs.List)
+				mc.End = c.tok(op.MArgs.Close).End
 			}
-			if m.Lambda != nil {
-				mc.Lambda = c.lambda(m.Lambda)
+			if op.MLambda != nil {
+				mc.Lambda = c.lambda(op.MLambda)
 				mc.End = mc.Lambda.End
 			}
 			x = mc
-		case op.Selector != nil:
+		default:
 			s := &Selector{X: x}
-			for _, sc := range op.Selector.Cases {
+			for _, sc := range op.Cases {
 				s.Cases = append(s.Cases, SelCase{Match: c.expr2(sc.Match), Value: c.expr2(sc.Value)})
 			}
-			s.Pos, s.End = x.Span().Pos, c.tok(op.Selector.Close).End
+			s.Pos, s.End = x.Span().Pos, c.tok(*op.SelClose).End
 			x = s
 		}
 	}
@@ -772,6 +804,9 @@ func (c *conv) postOps(x Node, ops []*gPostOp) Node {
 // list reads the inside of [...] or (...): `k => v` pairs next to each
 // other make one hash.
 func (c *conv) list(g *gList) []Node {
+	if g == nil {
+		return nil
+	}
 	var out []Node
 	var h *Hash
 	for _, e := range g.Elems {
@@ -836,46 +871,76 @@ func (c *conv) literal(t *Token) Node {
 
 func (c *conv) primary(g *gPrimary) Node {
 	switch {
-	case g.Str.Type != 0:
-		return c.literal(c.tok(g.Str))
-	case g.TypeLed != nil:
-		return c.ctypeLed(g.TypeLed)
-	case g.If != nil:
-		return c.ifNode(g.If.Kw, g.If.Cond, g.If.Then, g.If.Elif, g.If.Else)
-	case g.Case != nil:
-		return c.caseNode(g.Case)
-	case g.Call != nil:
-		return c.call(c.tok(g.Call.Name), g.Call.Args, g.Call.Lambda)
-	case g.Word.Type != 0:
-		t := c.tok(g.Word)
-		loc := Loc{t.Pos, t.End}
-		switch t.Val {
-		case "true", "false":
-			return &Bool{Loc: loc, Value: t.Val == "true"}
-		case "undef":
-			return &Undef{Loc: loc}
+	case g.Str != nil:
+		t := c.tok(*g.Str)
+		if t.Kind == TVar {
+			return &Var{Loc: Loc{t.Pos, t.End}, Name: t.Val}
 		}
-		return &Default{Loc: loc}
-	case g.Name.Type != 0:
-		return c.name(c.tok(g.Name))
-	case g.Array != nil:
-		a := &Array{Elems: c.list(g.Array.List)}
-		a.Pos, a.End = c.tok(g.Array.Open).Pos, c.tok(g.Array.Close).End
-		return a
-	case g.Hash != nil:
-		h := &Hash{}
-		for _, e := range g.Hash.Entries {
-			h.Entries = append(h.Entries, HashEntry{Key: c.expr2(e.Key), Value: c.expr2(e.Value)})
+		return c.literal(t)
+	case g.Word != nil:
+		return c.word(c.tok(*g.Word))
+	case g.Name != nil:
+		if g.Args != nil {
+			return c.call(c.tok(*g.Name), g.Args, g.Lambda)
 		}
-		h.Pos, h.End = c.tok(g.Hash.Open).Pos, c.tok(g.Hash.Close).End
-		return h
-	case g.Paren != nil:
-		p := &Paren{X: c.expr(g.Paren.X)}
-		p.Pos, p.End = c.tok(g.Paren.Open).Pos, c.tok(g.Paren.Close).End
-		return p
+		return c.name(c.tok(*g.Name))
+	case g.Type != nil:
+		t := c.tok(*g.Type)
+		tr := &TypeRef{Loc: Loc{t.Pos, t.End}, Value: t.Val}
+		switch {
+		case g.Coll != nil:
+			return c.collector(tr, g.Coll.Open, g.Coll.Query, g.Coll.Close)
+		case g.New != nil:
+			return c.call(t, g.New.Args, g.New.Lambda)
+		}
+		return tr
+	case g.IfKw != nil:
+		return c.ifNode(*g.IfKw, g.If)
+	case g.CaseKw != nil:
+		return c.caseNode(*g.CaseKw, g.Case)
+	case g.KwCall != nil:
+		return c.call(c.tok(*g.KwCall), g.KwArgs, g.KwLambda)
+	case g.ArrOpen != nil:
+		return c.array(*g.ArrOpen, g.ArrList, *g.ArrClose)
+	case g.HashOpen != nil:
+		return c.hash(*g.HashOpen, g.Entries, *g.HashEnd)
+	case g.ParOpen != nil:
+		return c.paren(*g.ParOpen, g.ParX, *g.ParClose)
 	}
-	c.failAt(c.tok(g.Illegal), "")
+	c.failAt(c.tok(*g.Illegal), "")
 	return nil
+}
+
+func (c *conv) word(t *Token) Node {
+	loc := Loc{t.Pos, t.End}
+	switch t.Val {
+	case "true", "false":
+		return &Bool{Loc: loc, Value: t.Val == "true"}
+	case "undef":
+		return &Undef{Loc: loc}
+	}
+	return &Default{Loc: loc}
+}
+
+func (c *conv) array(open plex.Token, list *gList, cl plex.Token) Node {
+	a := &Array{Elems: c.list(list)}
+	a.Pos, a.End = c.tok(open).Pos, c.tok(cl).End
+	return a
+}
+
+func (c *conv) hash(open plex.Token, entries []*gHashEntry, cl plex.Token) Node {
+	h := &Hash{}
+	for _, e := range entries {
+		h.Entries = append(h.Entries, HashEntry{Key: c.expr2(e.Key), Value: c.expr2(e.Value)})
+	}
+	h.Pos, h.End = c.tok(open).Pos, c.tok(cl).End
+	return h
+}
+
+func (c *conv) paren(open plex.Token, x *gExpr, cl plex.Token) Node {
+	p := &Paren{X: c.expr(x)}
+	p.Pos, p.End = c.tok(open).Pos, c.tok(cl).End
+	return p
 }
 
 func (c *conv) collector(tr *TypeRef, openTok plex.Token, query *gExpr2, closeTok plex.Token) *Collector {
@@ -892,7 +957,11 @@ func (c *conv) collector(tr *TypeRef, openTok plex.Token, query *gExpr2, closeTo
 	return col
 }
 
-func (c *conv) ifNode(kw plex.Token, cond *gCExpr, then *gBlock, elif *gElsif, els *gBlock) Node {
+func (c *conv) ifNode(kw plex.Token, g *gIfTail) Node {
+	return c.ifArms(kw, g.Cond, g.Then, g.Elif, g.Else)
+}
+
+func (c *conv) ifArms(kw plex.Token, cond *gCExpr, then *gBlock, elif *gElsif, els *gBlock) Node {
 	kt := c.tok(kw)
 	n := &If{Unless: kt.Val == "unless"}
 	n.Pos = kt.Pos
@@ -905,7 +974,7 @@ func (c *conv) ifNode(kw plex.Token, cond *gCExpr, then *gBlock, elif *gElsif, e
 		if n.Unless {
 			c.failAt(c.tok(elif.Kw), "")
 		}
-		e := c.ifNode(elif.Kw, elif.Cond, elif.Then, elif.Elif, elif.Else)
+		e := c.ifArms(elif.Kw, elif.Cond, elif.Then, elif.Elif, elif.Else)
 		n.Else, n.HasElse = []Node{e}, true
 		n.End = e.Span().End
 	case els != nil:
@@ -916,9 +985,9 @@ func (c *conv) ifNode(kw plex.Token, cond *gCExpr, then *gBlock, elif *gElsif, e
 	return n
 }
 
-func (c *conv) caseNode(g *gCase) Node {
+func (c *conv) caseNode(kw plex.Token, g *gCaseTail) Node {
 	n := &Case{}
-	n.Pos = c.tok(g.Kw).Pos
+	n.Pos = c.tok(kw).Pos
 	n.X = c.cexpr(g.X)
 	for _, o := range g.Options {
 		var opt CaseOption
