@@ -364,8 +364,12 @@ type jgList struct {
 	Items []*jgExpr `parser:"( @@ ( ',' @@ )* ','? )?"`
 }
 
+// jgDict: Bad is a value with no ':' after it (`{'a', 1}`, a set, which
+// Jinja has not): it lets the dict fail where it goes wrong instead of
+// backtracking to the call that holds it. It never ends a dict.
 type jgDict struct {
-	Entries []*jgEntry `parser:"( @@ ( ',' @@ )* ','? )?"`
+	Entries []*jgEntry `parser:"( @@ ( ',' @@ )* ','?"`
+	Bad     *jgExpr    `parser:"| @@ (?! '}' ) )?"`
 }
 
 type jgEntry struct {
