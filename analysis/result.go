@@ -89,6 +89,11 @@ type Step struct {
 	// Note is shown in hovers and inlay hints next to the position
 	// ("pass 2", "merged with 2 directives").
 	Note string
+	// Seq is the tool's own sequence number for the step, plus one, where
+	// it has one that the order alone does not tell (Salt's __run_num__,
+	// which a state shares with the next one when Salt gives up on it);
+	// 0 otherwise.
+	Seq int
 }
 
 // Run is one execution order: a catalog for an entry manifest, a

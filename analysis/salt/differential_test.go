@@ -90,9 +90,12 @@ func TestDifferential(t *testing.T) {
 }
 
 // saltOrderSort lists a run as salt-order prints Salt's results: sorted by
-// __run_num__, ties broken by the line's text. States that fail with
-// "Recursive requisite found" after 20 attempts share the next state's run
-// number in Salt, so salt-order may print the next state first.
+// __run_num__ (Step.Seq), ties broken by the line's text. States that fail
+// with "Recursive requisite found" after 20 attempts share the run number
+// Salt gives next, so salt-order may print a later state first; that
+// number may belong to a result Salt later replaces (seed 488: s4 and s6
+// share 2, s5 takes 2 and then 4), so only the real numbers tell.
+// Listeners' mod_watch steps come last, in their order.
 func saltOrderSort(run *analysis.Run) []string {
 	if run == nil {
 		return nil
@@ -102,12 +105,14 @@ func saltOrderSort(run *analysis.Run) []string {
 		label string
 	}
 	var rows []row
-	num := 0
+	last := 0
 	for _, st := range run.Steps {
-		rows = append(rows, row{num, st.Label})
-		if !strings.Contains(st.Note, "after 20 attempts") {
-			num++
+		num := st.Seq
+		if num == 0 {
+			num = last + 1
 		}
+		last = num
+		rows = append(rows, row{num, st.Label})
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].num != rows[j].num {
@@ -251,4 +256,37 @@ func genRandomTree(seed int) []txtar.File {
 		out = append(out, txtar.File{Name: sls(f) + ".sls", Data: []byte(b.String())})
 	}
 	return out
+}
+
+// TestDifferentialRecorded replays seeds where Salt numbers states out of
+// the order they ran in, with the output real Salt 3007 gave (salt-order,
+// recorded): a state that fails with "Recursive requisite found" after 20
+// attempts shares the run number Salt gives next, which may belong to a
+// result Salt later replaces (488: s4 and s6 share 2 while s5's 2 becomes
+// 4) or to a listener's mod_watch (136: salt-order breaks the tie by text).
+func TestDifferentialRecorded(t *testing.T) {
+	for seed, want := range map[int]string{
+		488: `test.succeed_with_changes s0 s0
+test.fail_with_changes s2 s2
+test.fail_without_changes s4 n4
+test.fail_without_changes s6 n6
+test.fail_without_changes s5 s5
+test.succeed_without_changes s1 n1
+test.fail_without_changes s3 s3
+test.mod_watch listener_s3 s3`,
+		136: `test.succeed_without_changes s5 s5
+test.succeed_with_changes s4 n4
+test.nop s0 n0
+test.fail_with_changes s1 s1
+test.nop s3 n3
+test.mod_watch listener_s2 n2
+test.succeed_with_changes s2 n2
+Listen_Error.Listen_Error listen_s3 listen_id`,
+	} {
+		ar := &txtar.Archive{Comment: []byte("entry: main.sls\n"), Files: genRandomTree(seed)}
+		got := analysistest.Load(t, New(), ar)
+		if g := strings.Join(saltOrderSort(got.Run), "\n"); got.Refused || g != want {
+			t.Errorf("seed %d: got (refused %v)\n%s\nwant\n%s", seed, got.Refused, g, want)
+		}
+	}
 }

@@ -1186,19 +1186,27 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 		if a.rec.funs[n.Index] != ch.fun {
 			lb = label(ch, ch.body.f)
 		}
-		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: lb, Note: note})
+		st := analysis.Step{Node: n, Label: lb, Note: note}
+		if r != nil {
+			st.Seq = r.num + 1
+		}
+		run.Steps = append(run.Steps, st)
 		a.orderFact(n, ch)
 	}
 	_ = total
-	for _, l := range sm.listen {
+	// call_listen runs the listeners' mod_watch chunks after every state,
+	// then numbers its errors: their __run_num__ continue the run's.
+	for i, l := range sm.listen {
 		n := a.node(l.ch)
 		lb := strings.ReplaceAll(l.ch.state, sp.Unknown, "*") + ".mod_watch listener_" + label(l.ch, l.ch.body.f)[len(l.ch.state+"."+l.ch.fun)+1:]
 		run.Steps = append(run.Steps, analysis.Step{Node: n, Label: lb,
-			Note: "listen: mod_watch at the end of the run, only if " + l.target.id + " reports changes"})
+			Note: "listen: mod_watch at the end of the run, only if " + l.target.id + " reports changes",
+			Seq:  sm.runNum + i + 1})
 	}
-	for _, le := range sm.listenErrs {
+	for j, le := range sm.listenErrs {
 		run.Steps = append(run.Steps, analysis.Step{Node: a.node(le.ch), Label: "Listen_Error.Listen_Error listen_" + le.target + " listen_" + le.mod,
-			Note: "fails: the listen names no state (" + le.mod + ": " + le.target + ")"})
+			Note: "fails: the listen names no state (" + le.mod + ": " + le.target + ")",
+			Seq:  sm.runNum + len(sm.listen) + j + 1})
 	}
 	for _, p := range c.problems {
 		if p.refuses {
