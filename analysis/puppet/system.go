@@ -76,11 +76,12 @@ var hashSeed = maphash.MakeSeed()
 const maxManifest = 16 << 20
 
 // parse returns the syntax tree of f, re-parsing only changed chunks.
+// Files parse concurrently (each Parser serialises its own file).
 func (s *System) parse(f *source.File) *pp.File {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	h := maphash.Bytes(hashSeed, f.Text)
+	s.mu.Lock()
 	if p := s.parsed[f.URI]; p != nil && p.hash == h && p.size == len(f.Text) {
+		s.mu.Unlock()
 		return p.ast
 	}
 	ps := s.parsers[f.URI]
@@ -88,9 +89,42 @@ func (s *System) parse(f *source.File) *pp.File {
 		ps = &pp.Parser{}
 		s.parsers[f.URI] = ps
 	}
+	s.mu.Unlock()
 	ast := ps.Parse(f.Text)
+	s.mu.Lock()
 	s.parsed[f.URI] = &parsedFile{hash: h, size: len(f.Text), ast: ast}
+	s.mu.Unlock()
 	return ast
+}
+
+// parseAll parses the files on every worker before the analysis loads
+// them one by one (a cold workspace: thousands of files).
+func (a *analyzer) parseAll(files []*source.File) {
+	workers := a.nWorkers()
+	if workers <= 1 || len(files) < 2*workers {
+		return
+	}
+	next := make(chan *source.File)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range next {
+				if len(f.Text) <= maxManifest {
+					a.sys.parse(f)
+				}
+			}
+		}()
+	}
+	for i, f := range files {
+		if i%256 == 255 && a.canceled() {
+			break
+		}
+		next <- f
+	}
+	close(next)
+	wg.Wait()
 }
 
 // fileInfo is one parsed manifest in an analysis.
@@ -253,6 +287,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			runs = append(runs, a.runFile(fi, nil, filepath.Base(fi.path)))
 		}
 	} else {
+		a.parseAll(req.Files)
 		for i, f := range req.Files {
 			if i%256 == 255 && a.canceled() {
 				break
