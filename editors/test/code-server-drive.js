@@ -10,6 +10,8 @@
 //   graph-offline  no request from the webviews leaves 127.0.0.1, no CSP violation is logged
 //   cycle-fix  Quick Fix on a cycle's require: the Refactor Preview says "Breaks the cycle", Apply edits
 //   workspace-graph  "... of the Workspace" draws the nodes of the Puppet, Salt and CFEngine files
+//   graph-tools  search fades what does not match; shift-click two nodes: the path between them;
+//              click a folded class (puppet/grp.pp): it unfolds, and folds again
 //   focused-graph  "... Around Cursor" centres on the node under the cursor with its 1-hop
 //              neighbourhood; the file's graph with "cycles only" leaves the two nodes of the cycle
 //   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
@@ -433,6 +435,77 @@ function check(name, ok, detail) {
       await frame.click('#cycles');
       check('focused-graph', okFocus && cycles.join(' ') === 'Notify[a] Notify[b]',
         `around cursor: ${JSON.stringify(g)}; cycles only: ${JSON.stringify(cycles)}`);
+    });
+
+    // The graph view's tools, used as a person would: typing in the search box fades what does
+    // not match, shift-clicking two nodes highlights the relationships between them, clicking a
+    // folded class unfolds it (puppet/grp.pp) and clicking it again folds it.
+    await step('graph-tools', async () => {
+      const graphFrame = async (file, pred) => {
+        let seen = 0;
+        for (const f of page.frames()) seen = Math.max(seen, await f.evaluate(() => (window.graphView ? window.graphView.serial : 0)).catch(() => 0));
+        await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
+        await openFile(file);
+        await runCommand('Ordering: Show Execution Graph');
+        const deadline = Date.now() + T;
+        while (Date.now() < deadline) {
+          for (const f of page.frames()) {
+            const ok = await f.evaluate(([name, seen]) => !!(window.graphView && window.graphView.serial > seen
+              && document.body.dataset.state === 'drawn' && document.getElementById('title').textContent.endsWith(name)),
+            [path.basename(file), seen]).catch(() => false);
+            if (ok) return f;
+          }
+          await page.waitForTimeout(250);
+        }
+        throw new Error(`no graph for ${file}`);
+      };
+      const labelsOf = (frame, sel) => frame.evaluate((sel) => window.cy.nodes(sel).map((n) => n.data('label')).sort(), sel);
+      // click a node where cytoscape draws it, through the webview's own canvas
+      const clickNode = async (frame, label, modifiers) => {
+        const p = await frame.evaluate((label) => {
+          const n = window.cy.nodes().filter((x) => x.data('label') === label)[0];
+          if (!n) return null;
+          if (!n.isParent()) return n.renderedPosition();
+          // an open class: its own area is the band above what it holds
+          const b = n.renderedBoundingBox({ includeLabels: false });
+          return { x: (b.x1 + b.x2) / 2, y: b.y1 + 4 };
+        }, label);
+        if (!p) throw new Error(`${label} is not drawn`);
+        await frame.locator('#cy').click({ position: { x: p.x, y: p.y }, modifiers });
+        await page.waitForTimeout(300);
+      };
+      let frame = await graphFrame(puppet.path);
+      await page.waitForTimeout(800); // layout + fit
+      await frame.fill('#search', 'Notify[c]');
+      await page.waitForTimeout(300);
+      const matched = await labelsOf(frame, '.match');
+      const faded = await labelsOf(frame, '.faded');
+      await frame.fill('#search', '');
+      // a text field inside the webview keeps the keyboard (F1 would type into it)
+      await frame.locator('#search').blur();
+      await clickNode(frame, 'Notify[c]', ['Shift']);
+      await clickNode(frame, 'Notify[d]', ['Shift']);
+      const pathText = await frame.evaluate(() => document.getElementById('path').textContent);
+      const onPath = await labelsOf(frame, '.on-path');
+      await shot('graph-path.png');
+      frame = await graphFrame('puppet/grp.pp');
+      await page.waitForTimeout(800);
+      const folded = await labelsOf(frame, '');
+      await clickNode(frame, 'Class[Grp]');
+      const unfolded = await labelsOf(frame, '');
+      await clickNode(frame, 'Class[Grp]');
+      const refolded = await labelsOf(frame, '');
+      res.graph_tools = { matched, faded, pathText, onPath, folded, unfolded, refolded };
+      await frame.evaluate(() => document.activeElement && document.activeElement.blur());
+      // leave the workbench as the steps after this one expect it: site.pp and its graph; the
+      // keyboard may still be inside the webview, so site.pp is opened with the mouse
+      await page.click(`.tab[aria-label*="${path.basename(puppet.path)}"]`);
+      await page.waitForSelector(`.tab.active[aria-label*="${path.basename(puppet.path)}"]`, { timeout: T });
+      await page.click('.editor-group-container .monaco-editor .view-lines');
+      check('graph-tools', matched.join(' ') === 'Notify[c]' && faded.includes('Notify[a]')
+        && pathText === 'Notify[c] runs before Notify[d]: 1 relationship' && onPath.join(' ') === 'Notify[c] Notify[d]'
+        && !folded.includes('Notify[g1]') && unfolded.includes('Notify[g1]') && unfolded.includes('Notify[g2]')
+        && !refolded.includes('Notify[g1]'), JSON.stringify(res.graph_tools));
     });
 
     // Pictures of the graph view on a real workspace (ORDERING_E2E_WS, see code-server-e2e.sh):
