@@ -537,54 +537,37 @@ func (c *conv) binary(xs []Node, ops []plex.Token) Node {
 	return climb(0)
 }
 
-func (c *conv) expr(g *gExpr) Node {
-	xs := []Node{c.operand(g.Left)}
-	var ops []plex.Token
-	for _, o := range g.Ops {
-		ops = append(ops, o.Op)
-		xs = append(xs, c.operand(o.Right))
+// flat gathers a flat operand/operator list for binary: the expression
+// productions differ only in which operators they take.
+func flat[O any](c *conv, left Node, ops []O, part func(O) (plex.Token, Node)) Node {
+	xs := []Node{left}
+	var toks []plex.Token
+	for _, o := range ops {
+		t, x := part(o)
+		toks = append(toks, t)
+		xs = append(xs, x)
 	}
-	return c.binary(xs, ops)
+	return c.binary(xs, toks)
+}
+
+func (c *conv) expr(g *gExpr) Node {
+	return flat(c, c.operand(g.Left), g.Ops, func(o *gBinOp) (plex.Token, Node) { return o.Op, c.operand(o.Right) })
 }
 
 func (c *conv) expr2(g *gExpr2) Node {
-	xs := []Node{c.operand(g.Left)}
-	var ops []plex.Token
-	for _, o := range g.Ops {
-		ops = append(ops, o.Op)
-		xs = append(xs, c.operand(o.Right))
-	}
-	return c.binary(xs, ops)
+	return flat(c, c.operand(g.Left), g.Ops, func(o *gBinOp2) (plex.Token, Node) { return o.Op, c.operand(o.Right) })
 }
 
 func (c *conv) expr3(g *gExpr3) Node {
-	xs := []Node{c.operand(g.Left)}
-	var ops []plex.Token
-	for _, o := range g.Ops {
-		ops = append(ops, o.Op)
-		xs = append(xs, c.operand(o.Right))
-	}
-	return c.binary(xs, ops)
+	return flat(c, c.operand(g.Left), g.Ops, func(o *gBinOp3) (plex.Token, Node) { return o.Op, c.operand(o.Right) })
 }
 
 func (c *conv) cexpr(g *gCExpr) Node {
-	xs := []Node{c.coperand(g.Left)}
-	var ops []plex.Token
-	for _, o := range g.Ops {
-		ops = append(ops, o.Op)
-		xs = append(xs, c.coperand(o.Right))
-	}
-	return c.binary(xs, ops)
+	return flat(c, c.coperand(g.Left), g.Ops, func(o *gCBinOp) (plex.Token, Node) { return o.Op, c.coperand(o.Right) })
 }
 
 func (c *conv) cexpr2(g *gCExpr2) Node {
-	xs := []Node{c.coperand(g.Left)}
-	var ops []plex.Token
-	for _, o := range g.Ops {
-		ops = append(ops, o.Op)
-		xs = append(xs, c.coperand(o.Right))
-	}
-	return c.binary(xs, ops)
+	return flat(c, c.coperand(g.Left), g.Ops, func(o *gCBinOp2) (plex.Token, Node) { return o.Op, c.coperand(o.Right) })
 }
 
 func (c *conv) signs(x Node, signs []plex.Token) Node {
