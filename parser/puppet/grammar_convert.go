@@ -218,11 +218,21 @@ type conv struct {
 	err    *Error
 }
 
-// tooDeep refuses nesting past maxDepth before the grammar recurses.
+// tooDeep refuses nesting past maxDepth before the grammar recurses:
+// brackets, and runs of unary signs (`!!--x`), which the tree nests one
+// inside the other.
 func (c *conv) tooDeep() *Error {
-	depth := 0
+	depth, signs := 0, 0
 	for i := range c.toks {
 		t := &c.toks[i]
+		if t.Kind == TPunct && (t.Val == "-" || t.Val == "!") && (i == 0 || !endsExpr(&c.toks[i-1]) || signs > 0) {
+			signs++
+			if signs > maxDepth-2 {
+				return &Error{Loc: Loc{t.Pos, t.End}, Msg: fmt.Sprintf("Syntax error at '%s'; nesting too deep", tokenText(c.src, t))}
+			}
+		} else {
+			signs = 0
+		}
 		if t.Kind != TPunct {
 			continue
 		}
@@ -584,13 +594,12 @@ func (c *conv) coperand(g *gCOperand) Node {
 	return c.signs(c.postOps(c.primary(g.Primary), g.Ops), g.Signs)
 }
 
-// name is a bare word; class and define are never one.
+// name is a bare word (a variable before '{' where no resource may be
+// declared); a reserved word is never one (`class` and `define` come as
+// DefStart tokens, and a word before '{' as NameBrace).
 func (c *conv) name(t *Token) Node {
 	if t.Kind == TVar {
 		return &Var{Loc: Loc{t.Pos, t.End}, Name: t.Val}
-	}
-	if t.Val == "class" || t.Val == "define" || keywords[t.Val] && literalWords[t.Val] {
-		c.failAt(t, "")
 	}
 	if reserved[t.Val] {
 		c.failAt(t, "")
