@@ -1,8 +1,10 @@
 package puppet
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,3 +54,41 @@ func BenchmarkCorpusParseGrammar(b *testing.B) {
 		}
 	}
 }
+
+// manifest10k is a 10,000-line manifest: classes of resources with
+// attributes, relationships and a chain.
+func manifest10k() []byte {
+	var b strings.Builder
+	for c := 0; b.Len() == 0 || strings.Count(b.String(), "\n") < 10000; c++ {
+		fmt.Fprintf(&b, "class app::c%d {\n  package { 'pkg%d': ensure => installed }\n", c, c)
+		fmt.Fprintf(&b, "  file { '/srv/c%d':\n    ensure  => directory,\n    require => Package['pkg%d'],\n  }\n", c, c)
+		fmt.Fprintf(&b, "  service { 'svc%d': ensure => running, subscribe => File['/srv/c%d'] }\n", c, c)
+		fmt.Fprintf(&b, "  if $facts['os']['family'] == 'Debian' { notify { \"n${c}%d\": } }\n}\n", c)
+	}
+	return []byte(b.String())
+}
+
+// benchReparse: one character changed in the middle of a 10,000-line
+// manifest, re-parsed by a Parser that parsed the file before (its chunk
+// cache holds every other chunk).
+func benchReparse(b *testing.B, grammar bool) {
+	text := manifest10k()
+	ps := &Parser{grammar: grammar}
+	ps.Parse(text)
+	// the last character of a package's title in the middle of the file
+	mid := len(text)/2 + strings.Index(string(text[len(text)/2:]), "'pkg") + 1
+	mid += strings.IndexByte(string(text[mid:]), '\'') - 1
+	b.ReportMetric(float64(strings.Count(string(text), "\n")), "lines")
+	i := 0
+	for b.Loop() {
+		edited := append([]byte(nil), text...)
+		edited[mid] = byte('a' + i%26)
+		i++
+		if f := ps.Parse(edited); len(f.Errors) > 0 || ps.Parsed != 1 {
+			b.Fatalf("errors %v, %d chunks parsed", f.Errors, ps.Parsed)
+		}
+	}
+}
+
+func BenchmarkReparseEdit(b *testing.B)        { benchReparse(b, false) }
+func BenchmarkReparseEditGrammar(b *testing.B) { benchReparse(b, true) }

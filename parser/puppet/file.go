@@ -44,6 +44,9 @@ type Parser struct {
 	prevToks []Token
 	spare    []Token
 	edited   bool // parsed before: the next parse is an edit
+	// grammar parses chunks with the participle grammar instead of the
+	// hand parser (benchmarks and the differential tests).
+	grammar bool
 	// Reused and Parsed count chunks of the last Parse (for tests and
 	// benchmarks).
 	Reused, Parsed int
@@ -221,7 +224,11 @@ func (ps *Parser) chunk(src []byte, toks []Token, r tokRange) []Chunk {
 	// toks[r.b] reads as end of input for this chunk (parseTokens never
 	// looks past its last token).
 	follow := &toks[r.b]
-	stmts, err := parseTokens(src, toks[r.a:r.b+1], follow)
+	parse := parseTokens
+	if ps.grammar {
+		parse = parseChunkGrammar
+	}
+	stmts, err := parse(src, toks[r.a:r.b+1], follow)
 	if err == nil {
 		return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h}}
 	}
