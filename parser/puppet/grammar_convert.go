@@ -594,13 +594,9 @@ func (c *conv) coperand(g *gCOperand) Node {
 	return c.signs(c.postOps(c.primary(g.Primary), g.Ops), g.Signs)
 }
 
-// name is a bare word (a variable before '{' where no resource may be
-// declared); a reserved word is never one (`class` and `define` come as
-// DefStart tokens, and a word before '{' as NameBrace).
+// name is a bare word; a reserved word is never one (`class` and
+// `define` come as DefStart tokens, and a word before '{' as NameBrace).
 func (c *conv) name(t *Token) Node {
-	if t.Kind == TVar {
-		return &Var{Loc: Loc{t.Pos, t.End}, Name: t.Val}
-	}
 	if reserved[t.Val] {
 		c.failAt(t, "")
 	}
@@ -616,15 +612,6 @@ func (c *conv) operand(g *gOperand) Node {
 // (a resource, resource defaults, an override, a collector's override).
 func (c *conv) rprimary(g *gRPrimary) Node {
 	switch {
-	case g.Str != nil:
-		return c.literal(c.tok(*g.Str))
-	case g.Word != nil:
-		return c.word(c.tok(*g.Word))
-	case g.Name != nil:
-		if g.Args != nil {
-			return c.call(c.tok(*g.Name), g.Args, g.Lambda)
-		}
-		return c.name(c.tok(*g.Name))
 	case g.Type != nil:
 		return c.typeTail(c.tok(*g.Type), g.TypeTail)
 	case g.ResType != nil:
@@ -642,21 +629,12 @@ func (c *conv) rprimary(g *gRPrimary) Node {
 		r := c.resource(c.tok(*g.AtType), at.Pos, g.AtBody)
 		r.Virtual, r.Exported = true, at.Val == "@@"
 		return r
-	case g.IfKw != nil:
-		return c.ifNode(*g.IfKw, g.If)
-	case g.CaseKw != nil:
-		return c.caseNode(*g.CaseKw, g.Case)
-	case g.KwCall != nil:
-		return c.call(c.tok(*g.KwCall), g.KwArgs, g.KwLambda)
-	case g.ArrOpen != nil:
-		return c.array(*g.ArrOpen, g.ArrList, *g.ArrClose)
-	case g.HashOpen != nil:
-		return c.hash(*g.HashOpen, g.Entries, *g.HashEnd)
-	case g.ParOpen != nil:
-		return c.paren(*g.ParOpen, g.ParX, *g.ParClose)
 	}
-	c.failAt(c.tok(*g.Illegal), "")
-	return nil
+	// the alternatives both kinds of primary have
+	return c.primary(&gPrimary{Str: g.Str, Word: g.Word, Name: g.Name, Args: g.Args, Lambda: g.Lambda,
+		IfKw: g.IfKw, If: g.If, CaseKw: g.CaseKw, Case: g.Case, KwCall: g.KwCall, KwArgs: g.KwArgs, KwLambda: g.KwLambda,
+		ArrOpen: g.ArrOpen, ArrList: g.ArrList, ArrClose: g.ArrClose, HashOpen: g.HashOpen, Entries: g.Entries,
+		HashEnd: g.HashEnd, ParOpen: g.ParOpen, ParX: g.ParX, ParClose: g.ParClose, Illegal: g.Illegal})
 }
 
 func (c *conv) typeTail(t *Token, g *gTypeTail) Node {
@@ -864,11 +842,7 @@ func (c *conv) literal(t *Token) Node {
 func (c *conv) primary(g *gPrimary) Node {
 	switch {
 	case g.Str != nil:
-		t := c.tok(*g.Str)
-		if t.Kind == TVar {
-			return &Var{Loc: Loc{t.Pos, t.End}, Name: t.Val}
-		}
-		return c.literal(t)
+		return c.literal(c.tok(*g.Str))
 	case g.Word != nil:
 		return c.word(c.tok(*g.Word))
 	case g.Name != nil:
@@ -997,30 +971,15 @@ func (c *conv) caseNode(kw plex.Token, g *gCaseTail) Node {
 }
 
 func (c *conv) istring(t *Token) Node {
-	s := &Str{Loc: Loc{t.Pos, t.End}}
-	for _, pt := range t.Parts {
-		if !pt.Expr {
-			s.Parts = append(s.Parts, Part{Lit: pt.Lit})
-			continue
-		}
-		if pt.Simple {
-			s.Parts = append(s.Parts, Part{Expr: &Var{Loc: Loc{pt.Pos - 1, pt.End}, Name: string(c.src[pt.Pos:pt.End])}})
-			continue
-		}
-		s.Parts = append(s.Parts, Part{Expr: c.interpolation(pt.Pos, pt.End)})
-	}
-	return s
+	return stringParts(c.src, t, c.interpolation)
 }
 
 // interpolation parses the expression inside ${...}; a leading bare word
 // is a variable name there.
 func (c *conv) interpolation(pos, end int) Node {
-	toks := lexRange(c.src, pos, end)
+	toks := interpolationTokens(c.src, pos, end)
 	if len(toks) == 1 {
 		return &Str{Loc: Loc{pos, end}}
-	}
-	if toks[0].Kind == TName && !(len(toks) > 1 && toks[1].Kind == TPunct && toks[1].Val == "(") {
-		toks[0].Kind = TVar
 	}
 	n := len(toks) - 1
 	sub := &conv{src: c.src, toks: toks[:n], eof: toks[n]}

@@ -719,3 +719,31 @@ func stripMargin(body string, margin int) string {
 	}
 	return strings.Join(lines, "")
 }
+
+// interpolationTokens lexes the expression inside "${...}" at src[pos:end]:
+// a leading bare word is a variable there ("${x}" is $x), unless it is
+// called ("${f(1)}"). The last token is TEOF.
+func interpolationTokens(src []byte, pos, end int) []Token {
+	toks := lexRange(src, pos, end)
+	if toks[0].Kind == TName && !(len(toks) > 1 && toks[1].Kind == TPunct && toks[1].Val == "(") {
+		toks[0].Kind = TVar
+	}
+	return toks
+}
+
+// stringParts builds an interpolated string from its token; interp parses
+// the expression of a "${...}" part (src[pos:end]).
+func stringParts(src []byte, t *Token, interp func(pos, end int) Node) *Str {
+	s := &Str{Loc: Loc{t.Pos, t.End}}
+	for _, pt := range t.Parts {
+		switch {
+		case !pt.Expr:
+			s.Parts = append(s.Parts, Part{Lit: pt.Lit})
+		case pt.Simple:
+			s.Parts = append(s.Parts, Part{Expr: &Var{Loc: Loc{pt.Pos - 1, pt.End}, Name: string(src[pt.Pos:pt.End])}})
+		default:
+			s.Parts = append(s.Parts, Part{Expr: interp(pt.Pos, pt.End)})
+		}
+	}
+	return s
+}

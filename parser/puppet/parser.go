@@ -470,31 +470,16 @@ func (p *parser) hash() Node {
 }
 
 func (p *parser) istring(t *Token) Node {
-	s := &Str{Loc: Loc{t.Pos, t.End}}
-	for _, pt := range t.Parts {
-		if !pt.Expr {
-			s.Parts = append(s.Parts, Part{Lit: pt.Lit})
-			continue
-		}
-		if pt.Simple {
-			s.Parts = append(s.Parts, Part{Expr: &Var{Loc: Loc{pt.Pos - 1, pt.End}, Name: string(p.src[pt.Pos:pt.End])}})
-			continue
-		}
-		s.Parts = append(s.Parts, Part{Expr: p.interpolation(pt.Pos, pt.End)})
-	}
-	return s
+	return stringParts(p.src, t, p.interpolation)
 }
 
 // interpolation parses the expression inside ${...}; a leading bare word
 // is a variable name there.
 func (p *parser) interpolation(pos, end int) Node {
-	toks := lexRange(p.src, pos, end)
+	toks := interpolationTokens(p.src, pos, end)
 	sub := &parser{src: p.src, toks: toks, n: len(toks) - 1, eof: toks[len(toks)-1], depth: p.depth + 1}
 	if len(toks) == 1 {
 		return &Str{Loc: Loc{pos, end}}
-	}
-	if toks[0].Kind == TName && !(len(toks) > 1 && toks[1].Kind == TPunct && toks[1].Val == "(") {
-		toks[0].Kind = TVar
 	}
 	var x Node
 	func() {

@@ -78,6 +78,10 @@ func parseChunkCached(src []byte, c jchunk) ([]jnode, *Error) {
 		}
 		jinjaCache.m[h] = e
 		jinjaCache.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return nodes, nil // already where the chunk is
 	}
 	if e.err != nil {
 		err := *e.err
@@ -399,21 +403,17 @@ func (cv *jconv) expr(g *jgExpr) expr {
 	return eCond{x, cv.or(g.Cond), els}
 }
 
-func (cv *jconv) or(g *jgOr) expr {
-	x := cv.and(g.Left)
-	for _, r := range g.Right {
-		x = eBin{"or", x, cv.and(r)}
+// fold joins left-associative operands with one operator.
+func fold[T any](x expr, rs []T, op string, f func(T) expr) expr {
+	for _, r := range rs {
+		x = eBin{op, x, f(r)}
 	}
 	return x
 }
 
-func (cv *jconv) and(g *jgAnd) expr {
-	x := cv.not(g.Left)
-	for _, r := range g.Right {
-		x = eBin{"and", x, cv.not(r)}
-	}
-	return x
-}
+func (cv *jconv) or(g *jgOr) expr { return fold(cv.and(g.Left), g.Right, "or", cv.and) }
+
+func (cv *jconv) and(g *jgAnd) expr { return fold(cv.not(g.Left), g.Right, "and", cv.not) }
 
 func (cv *jconv) not(g *jgNot) expr {
 	if g.Not != nil {
@@ -439,13 +439,7 @@ func (cv *jconv) math1(g *jgMath1) expr {
 	return x
 }
 
-func (cv *jconv) concat(g *jgConcat) expr {
-	x := cv.math2(g.Left)
-	for _, r := range g.Right {
-		x = eBin{"~", x, cv.math2(r)}
-	}
-	return x
-}
+func (cv *jconv) concat(g *jgConcat) expr { return fold(cv.math2(g.Left), g.Right, "~", cv.math2) }
 
 func (cv *jconv) math2(g *jgMath2) expr {
 	x := cv.pow(g.Left)
@@ -455,13 +449,7 @@ func (cv *jconv) math2(g *jgMath2) expr {
 	return x
 }
 
-func (cv *jconv) pow(g *jgPow) expr {
-	x := cv.unary(g.Left)
-	for _, r := range g.Right {
-		x = eBin{"**", x, cv.unary(r)}
-	}
-	return x
-}
+func (cv *jconv) pow(g *jgPow) expr { return fold(cv.unary(g.Left), g.Right, "**", cv.unary) }
 
 func (cv *jconv) unary(g *jgUnary) expr {
 	x := cv.postfix(cv.primary(g.Primary), g.Postfix)
