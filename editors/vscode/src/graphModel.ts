@@ -249,6 +249,93 @@ export function hopDistances(model: GraphViewModel, focus: string, maxHops = Inf
   return dist;
 }
 
+/** Width of a node as the view draws it (12px labels, 8px padding): the layouts need it to keep
+ *  labels apart. */
+export function nodeWidth(display: string): number {
+  return Math.max(20, Array.from(display).length * 7 + 16);
+}
+
+export interface NeighbourhoodOptions { rows: number; rowHeight: number; gap: number }
+
+/** Where each node of a focused neighbourhood goes. What runs before the focus is to its left,
+ *  what runs after to its right (its ancestors and descendants in the graph; otherwise by
+ *  execution position), one band of columns per relationship away, each column in execution
+ *  order, wrapped into even columns of at most opts.rows nodes: a hub with fifty neighbours reads as a few short
+ *  columns on the side where they run, not one ring the size of the screen. Containers with
+ *  members drawn get no position: their frame is drawn around what they hold. */
+export function neighbourhoodLayout(model: GraphViewModel, focus: string,
+  opts: NeighbourhoodOptions = { rows: 12, rowHeight: 44, gap: 40 }): Map<string, { x: number; y: number }> {
+  const out = new Map<string, { x: number; y: number }>();
+  const byId = new Map(model.nodes.map((n) => [n.id, n]));
+  const f = byId.get(focus);
+  if (!f) return out;
+  const framing = new Set(model.nodes.filter((n) => n.parent && byId.has(n.parent)).map((n) => n.parent!));
+  const dist = hopDistances(model, focus);
+  const ancestorOf = (c: string, x: string) => {
+    for (let p = byId.get(x)?.parent; p && byId.has(p); p = byId.get(p)!.parent) if (p === c) return true;
+    return false;
+  };
+  // what orders the focus's containers orders the focus (containment itself is not an order)
+  const start = [focus];
+  for (let p = f.parent; p && byId.has(p); p = byId.get(p)!.parent) start.push(p);
+  const reach = (forward: boolean) => {
+    const next = new Map<string, string[]>();
+    for (const e of model.edges) {
+      if (ancestorOf(e.source, e.target) || ancestorOf(e.target, e.source)) continue;
+      const [a, b] = forward ? [e.source, e.target] : [e.target, e.source];
+      if (!next.has(a)) next.set(a, []);
+      next.get(a)!.push(b);
+    }
+    const seen = new Set(start);
+    const stack = [...start];
+    while (stack.length) for (const w of next.get(stack.pop()!) ?? []) if (!seen.has(w)) { seen.add(w); stack.push(w); }
+    return seen;
+  };
+  const before = reach(false), after = reach(true);
+  const side = (n: ViewNode): number => {
+    const b = before.has(n.id), a = after.has(n.id);
+    if (b !== a) return b ? -1 : 1;
+    if (n.position !== null && f.position !== null) return n.position < f.position ? -1 : 1;
+    return 1;
+  };
+  const far = Math.max(0, ...dist.values()) + 1;
+  // the focus's frames, innermost first: what shares one is laid out inside it, the rest beyond
+  // its edge, so a frame never seems to hold a node it does not
+  const frames = start.slice(1);
+  const group = (n: ViewNode): number => {
+    const i = frames.findIndex((c) => ancestorOf(c, n.id));
+    return i < 0 ? frames.length : i;
+  };
+  const bands = new Map<string, ViewNode[]>(); // "side:group:distance" -> nodes
+  for (const n of model.nodes) {
+    if (n.id === focus || framing.has(n.id)) continue;
+    const key = `${side(n)}:${group(n)}:${Math.max(1, dist.get(n.id) ?? far)}`;
+    if (!bands.has(key)) bands.set(key, []);
+    bands.get(key)!.push(n);
+  }
+  out.set(focus, { x: 0, y: 0 });
+  const byPosition = (x: ViewNode, y: ViewNode) => (x.position ?? Infinity) - (y.position ?? Infinity);
+  for (const s of [-1, 1]) {
+    let offset = nodeWidth(f.display) / 2 + opts.gap;
+    for (let g = 0; g <= frames.length; g++) {
+      for (let d = 1; d <= far; d++) {
+        const band = (bands.get(`${s}:${g}:${d}`) ?? []).sort(byPosition);
+        // as many columns as the rows limit needs, filled evenly (49 is 5 x 10, not 4 x 12 + 1)
+        const rows = Math.ceil(band.length / Math.ceil(band.length / opts.rows));
+        for (let i = 0; i < band.length; i += rows) {
+          const col = band.slice(i, i + rows);
+          const w = Math.max(...col.map((n) => nodeWidth(n.display)));
+          col.forEach((n, k) => out.set(n.id, { x: s * (offset + w / 2), y: (k - (col.length - 1) / 2) * opts.rowHeight }));
+          offset += w + opts.gap;
+        }
+        if (band.length) offset += opts.gap; // a wider gap between one relationship away and two
+      }
+      offset += opts.gap; // and room for the frame's edge
+    }
+  }
+  return out;
+}
+
 /** Nodes whose label or file holds the text (case-insensitive), in the model's order. */
 export function searchNodes(model: GraphViewModel, text: string): string[] {
   const t = text.trim().toLowerCase();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterView, searchNodes, shortestPath, toViewModel } from '../src/graphModel';
+import { filterView, neighbourhoodLayout, nodeWidth, searchNodes, shortestPath, toViewModel } from '../src/graphModel';
 import type { GraphEdge, GraphNode, GraphResult } from '../src/protocol';
 
 // A module as the server sends it: class web holds a package, a config file and a service;
@@ -105,4 +105,78 @@ test('what is written on a container orders what it holds: the focus reaches it 
 
 test('a focused container shows what it holds one step inside it', () => {
   assert.deepEqual(ids(filterView(model, { focus: 'n1', hops: 1 }).nodes), ['n1', 'n2', 'n3', 'n4']);
+});
+
+// A hub as in puppetlabs-apache: forty files notify the service, which runs before three checks,
+// and one package runs before the first file (two relationships away).
+const hub = (() => {
+  const nodes: GraphNode[] = [n(1, 'Package[httpd]')];
+  const edges: GraphEdge[] = [];
+  for (let i = 0; i < 40; i++) { nodes.push(n(10 + i, `File[/etc/httpd/conf.d/site${i}.conf]`)); edges.push(e(10 + i, 100, 'notify', { kind: 'refresh' })); }
+  edges.push(e(1, 10));
+  nodes.push(n(100, 'Service[httpd]'));
+  for (let i = 0; i < 3; i++) { nodes.push(n(200 + i, `Exec[check${i}]`)); edges.push(e(100, 200 + i)); }
+  return toViewModel({ nodes, edges, focus: 100 }, 'hub');
+})();
+
+test('a focused hub: what runs before it on the left, after it on the right, in short columns', () => {
+  const pos = neighbourhoodLayout(hub, 'n100', { rows: 12, rowHeight: 44, gap: 40 });
+  assert.deepEqual(pos.get('n100'), { x: 0, y: 0 });
+  const files = hub.nodes.filter((x) => x.label.startsWith('File')).map((x) => pos.get(x.id)!);
+  const checks = hub.nodes.filter((x) => x.label.startsWith('Exec')).map((x) => pos.get(x.id)!);
+  assert.ok(files.every((p) => p.x < 0), 'files notify the service: left');
+  assert.ok(checks.every((p) => p.x > 0), 'checks wait for the service: right');
+  // 40 files in columns of at most 12: 4 even columns
+  const columns = new Map<number, number>();
+  for (const p of files) columns.set(p.x, (columns.get(p.x) ?? 0) + 1);
+  assert.deepEqual([...columns.values()].sort((a, b) => b - a), [10, 10, 10, 10]);
+  // in execution order down each column, the first column nearest the hub
+  const first = hub.nodes.filter((x) => x.label.startsWith('File')).slice(0, 10).map((x) => pos.get(x.id)!);
+  assert.ok(first.every((p, i) => p.x === first[0].x && (i === 0 || p.y > first[i - 1].y)));
+  assert.equal(first[0].x, Math.max(...files.map((p) => p.x)));
+  // two relationships away is further out than every file
+  assert.ok(pos.get('n1')!.x < Math.min(...files.map((p) => p.x)));
+  // no two nodes overlap: same column, rows apart; different columns, labels apart
+  const all = [...pos.entries()];
+  for (const [a, p] of all) for (const [b, q] of all) {
+    if (a >= b) continue;
+    const w = (nodeWidth(hub.nodes.find((x) => x.id === a)!.display) + nodeWidth(hub.nodes.find((x) => x.id === b)!.display)) / 2;
+    assert.ok(Math.abs(p.x - q.x) >= w || Math.abs(p.y - q.y) >= 44, `${a} and ${b} overlap`);
+  }
+});
+
+test('a focused node without a path to another is placed by execution position', () => {
+  const pos = neighbourhoodLayout(model, 'n10');
+  // Notify[a] -> Notify[b] (focus) -> Notify[c] -> Notify[d]; Package[nginx] runs before, unrelated
+  assert.ok(pos.get('n9')!.x < 0 && pos.get('n11')!.x > 0 && pos.get('n12')!.x > pos.get('n11')!.x);
+  assert.ok(pos.get('n2')!.x < 0, 'Package[nginx] (position 2) runs before Notify[b] (10)');
+  assert.equal(pos.has('n1'), false, 'Class[Web] frames its members: no position of its own');
+});
+
+test('what orders the focus through its container counts as before or after it', () => {
+  // Class[Mod] notifies Class[Service], which holds Service[httpd]: Class[Mod] runs before it
+  const m = toViewModel({
+    nodes: [n(1, 'Class[Service]', { kind: 'class', container: true, position: null }), n(2, 'Service[httpd]', { parent: 1, position: 5 }),
+      n(3, 'Class[Mod]', { kind: 'class', container: true, position: null }), n(4, 'Exec[after]', { position: null })],
+    edges: [e(1, 2, 'contains'), e(3, 1, 'notify', { kind: 'refresh' }), e(1, 4)],
+    focus: 2,
+  }, 't');
+  const pos = neighbourhoodLayout(filterView(m, { focus: 'n2', hops: 1 }), 'n2');
+  assert.ok(pos.get('n3')!.x < 0, 'Class[Mod] runs before');
+  assert.ok(pos.get('n4')!.x > 0, 'Exec[after] runs after');
+});
+
+test('what shares the class of the focus is laid out inside its frame, the rest beyond it', () => {
+  // Class[C54] holds File[conf] -> Service[svc] -> Notify[done]; Class[C53] -> Class[C54] -> Class[C55]
+  const m = toViewModel({
+    nodes: [n(1, 'Class[C54]', { kind: 'class', container: true, position: null }), n(2, 'File[conf]', { parent: 1 }),
+      n(3, 'Service[svc]', { parent: 1 }), n(4, 'Notify[done]', { parent: 1 }),
+      n(5, 'Class[C53]', { kind: 'class', container: true, position: null }), n(6, 'Class[C55]', { kind: 'class', container: true, position: null })],
+    edges: [e(2, 3), e(3, 4), e(5, 1, '->'), e(1, 6, '->')],
+    focus: 3,
+  }, 't');
+  const v = filterView(m, { focus: 'n3', hops: 2 });
+  const pos = neighbourhoodLayout(v, 'n3');
+  assert.ok(pos.get('n5')!.x < pos.get('n2')!.x, 'Class[C53] runs before, beyond File[conf] which the frame holds');
+  assert.ok(pos.get('n6')!.x > pos.get('n4')!.x, 'Class[C55] runs after, beyond Notify[done]');
 });

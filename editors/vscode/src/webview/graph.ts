@@ -2,7 +2,7 @@
 import cytoscape from 'cytoscape';
 // @ts-ignore: no types published for cytoscape-dagre
 import dagre from 'cytoscape-dagre';
-import { filterView, hopDistances, searchNodes, shortestPath, type GraphViewModel, type ViewFilter, type ViewNode } from '../graphModel';
+import { filterView, neighbourhoodLayout, searchNodes, shortestPath, type GraphViewModel, type ViewFilter, type ViewNode } from '../graphModel';
 import type { LayoutRequest, LayoutResult } from './layoutProtocol';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
@@ -109,15 +109,10 @@ function draw() {
     ...model.edges.map((e) => ({ data: { id: e.id, source: e.source, target: e.target, reason: e.reason }, classes: e.classes })),
   ];
   const layout = layoutFor(model);
-  if (worker && model.nodes.length >= WORKER_MIN_NODES) {
+  if (worker && layout.name === 'dagre' && model.nodes.length >= WORKER_MIN_NODES) {
     // the layout runs in the worker; the last request wins
     const id = ++layoutSerial;
-    const rings = layout.name === 'concentric';
-    const ring = rings ? ringsOf(model) : undefined;
-    const req: LayoutRequest = {
-      id, rings,
-      elements: elements.map((e) => ({ data: ring && !('source' in e.data) ? { ...e.data, ring: ring.get(String(e.data.id)) ?? 0 } : e.data })),
-    };
+    const req: LayoutRequest = { id, elements: elements.map((e) => ({ data: e.data })) };
     pending = (res) => {
       if (res.id !== layoutSerial) return;
       if (res.error) { mount(model, elements, layout); return; }
@@ -153,13 +148,6 @@ function startWorker(code: string) {
   } catch (e) { workerTrouble = `no worker: ${e}`; worker = undefined; }
 }
 
-/** Ring of each node for the concentric layout: higher is nearer the centre. */
-function ringsOf(model: GraphViewModel): Map<string, number> {
-  const dist = hopDistances(model, state.filter.focus!);
-  const far = Math.max(1, ...dist.values());
-  return new Map([...dist].map(([id, d]) => [id, far + 1 - d]));
-}
-
 function mount(model: GraphViewModel, elements: cytoscape.ElementDefinition[], layout: cytoscape.LayoutOptions, laidOutBy = 'view') {
   const fg = themeColor('--vscode-editor-foreground', '#333');
   const bg = themeColor('--vscode-editor-background', '#fff');
@@ -172,6 +160,10 @@ function mount(model: GraphViewModel, elements: cytoscape.ElementDefinition[], l
   const byId = byIdOf(model);
   document.getElementById('stats')!.textContent = statsText(model);
   cy?.destroy();
+  // Preset positions go into the elements: nodes moved by a preset layout after they were made
+  // kept stale bounding boxes in cytoscape 3.34 (every edge culled, fit zoomed onto one node).
+  const preset = layout.name === 'preset' ? (layout as cytoscape.PresetLayoutOptions).positions as Record<string, cytoscape.Position> | undefined : undefined;
+  if (preset) layout = { name: 'grid', fit: false } as cytoscape.LayoutOptions;
   cy = cytoscape({
     container: document.getElementById('cy'),
     elements,
@@ -219,6 +211,7 @@ function mount(model: GraphViewModel, elements: cytoscape.ElementDefinition[], l
     if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); }
   };
   cy.one('layoutstop', () => requestAnimationFrame(fit));
+  if (preset) cy.nodes().positions((n) => preset[n.id()] ?? n.position());
   fit();
   cy.on('mouseover', 'edge', (ev) => ev.target.addClass('hover'));
   cy.on('mouseout', 'edge', (ev) => ev.target.removeClass('hover'));
@@ -242,20 +235,16 @@ function mount(model: GraphViewModel, elements: cytoscape.ElementDefinition[], l
   document.body.dataset.state = 'drawn';
 }
 
-/** The whole graph flows top to bottom in execution order (dagre); a neighbourhood is drawn in
- *  rings around its centre, one ring per relationship away: what is around one node is often a
- *  star (every file of a module notifies its service), which dagre lays out as one endless row. */
+/** The whole graph flows top to bottom in execution order (dagre, in the worker when big); a
+ *  neighbourhood is laid out around its centre, before it on the left and after it on the right
+ *  (neighbourhoodLayout: linear, so it runs here). */
 function layoutFor(model: GraphViewModel): cytoscape.LayoutOptions {
   const focus = state.filter.focus;
   if (!focus || !model.nodes.some((n) => n.id === focus)) {
     return { name: 'dagre', rankDir: 'TB', nodeSep: 30, rankSep: 50, fit: true, padding: 20 } as cytoscape.LayoutOptions;
   }
-  const ring = ringsOf(model);
-  return {
-    name: 'concentric', fit: true, padding: 20, minNodeSpacing: 12, avoidOverlap: true,
-    concentric: (n: cytoscape.NodeSingular) => ring.get(n.id()) ?? 0,
-    levelWidth: () => 1,
-  } as cytoscape.LayoutOptions;
+  const positions = Object.fromEntries(neighbourhoodLayout(model, focus));
+  return { name: 'preset', positions, fit: true, padding: 20 } as cytoscape.LayoutOptions;
 }
 
 function toggleCollapse(id: string) {

@@ -3,8 +3,6 @@ export interface LayoutRequest {
   id: number;
   /** cytoscape element definitions (data only) */
   elements: { data: Record<string, unknown> }[];
-  /** rings around a centre (node data 'ring': higher is nearer) instead of dagre's flow */
-  rings: boolean;
 }
 export interface LayoutResult {
   id: number;

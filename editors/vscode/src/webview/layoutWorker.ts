@@ -1,9 +1,10 @@
 // Runs in a Web Worker inside the graph webview: lays the graph out with a headless cytoscape
-// (dagre, or rings around a centre) and sends the positions back, so a big graph never freezes
+// (dagre, top to bottom in execution order) and sends the positions back, so a big graph never freezes
 // the view while its layout runs.
 import cytoscape from 'cytoscape';
 // @ts-ignore: no types published for cytoscape-dagre
 import dagre from 'cytoscape-dagre';
+import { nodeWidth } from '../graphModel';
 import type { LayoutRequest, LayoutResult } from './layoutProtocol';
 
 cytoscape.use(dagre);
@@ -16,12 +17,9 @@ self.onmessage = (ev: MessageEvent<LayoutRequest>) => {
     // sizes as the view draws them: labels in 12px, 8px padding
     cy.nodes().forEach((n) => {
       const label = String(n.data('display') ?? '');
-      n.style({ width: Math.max(20, label.length * 7 + 16), height: 30 });
+      n.style({ width: nodeWidth(label), height: 30 });
     });
-    const opts = req.rings
-      ? { name: 'concentric', fit: false, minNodeSpacing: 12, avoidOverlap: true,
-          concentric: (n: cytoscape.NodeSingular) => Number(n.data('ring') ?? 0), levelWidth: () => 1 }
-      : { name: 'dagre', rankDir: 'TB', nodeSep: 30, rankSep: 50, fit: false };
+    const opts = { name: 'dagre', rankDir: 'TB', nodeSep: 30, rankSep: 50, fit: false };
     const layout = cy.layout(opts as cytoscape.LayoutOptions);
     layout.one('layoutstop', () => {
       cy.nodes().forEach((n) => { if (!n.isParent()) positions[n.id()] = { ...n.position() }; });
