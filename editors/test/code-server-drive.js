@@ -8,7 +8,8 @@
 //   graph      "Ordering: Show Execution Graph" draws nodes in execution order, cycle nodes red,
 //              and clicking a node on the canvas jumps to its declaration
 //   graph-offline  no request from the webviews leaves 127.0.0.1, no CSP violation is logged
-//   cycle-fix  Quick Fix on a cycle's require: the Refactor Preview says "Breaks the cycle", Apply edits
+//   cycle-fix  Quick Fix on a cycle's require, previewed (Ctrl+Enter): the Refactor Preview says
+//              "Breaks the cycle" with the edit ticked, Apply edits
 //   workspace-graph  "... of the Workspace" draws the nodes of the Puppet, Salt and CFEngine files
 //   graph-tools  search fades what does not match; shift-click two nodes: the path between them;
 //              click a folded class (puppet/grp.pp): it unfolds, and folds again
@@ -299,8 +300,8 @@ function check(name, ok, detail) {
     });
 
     // a fix on a cycle: VS Code resolves it, the server's edit carries the order it produces as a
-    // change annotation that needs confirmation, so the Refactor Preview shows "Breaks the cycle"
-    // and the edit lands only on Apply
+    // change annotation; previewing the fix (Ctrl+Enter on it) opens the Refactor Preview, which
+    // shows "Breaks the cycle" with the edit ticked, and the edit lands on Apply
     await step('cycle-fix', async () => {
       await openFile(puppet.path);
       await gotoPos('2:34'); // notify { 'a': require => Notify['b'] }, on the 'b' of the reference
@@ -312,9 +313,9 @@ function check(name, ok, detail) {
       if (idx < 0) { await page.keyboard.press('Escape'); check('cycle-fix', false, `no "${title}" among ${JSON.stringify(rows)}`); return; }
       await page.waitForTimeout(500);
       for (let i = 0; i < idx; i++) await page.keyboard.press('ArrowDown');
-      await page.keyboard.press('Enter');
-      // the Refactor Preview: an edit that needs confirmation comes unticked; its rows carry the
-      // change annotation (label and description: the order after the change)
+      await page.keyboard.press('Control+Enter');
+      // the Refactor Preview: its rows carry the change annotation (label and description: the
+      // order after the change)
       const preview = await page.waitForFunction(() => {
         const rows = [...document.querySelectorAll('.monaco-list-row')]
           .map((r) => [r.innerText, r.getAttribute('aria-label') || '', r.title || '', ...[...r.querySelectorAll('[title]')].map((e) => e.title)].join(' | '))
@@ -322,9 +323,8 @@ function check(name, ok, detail) {
         return rows.length ? rows.join(' || ') : null;
       }, null, { timeout: 20000 }).then((h) => h.jsonValue(), () => null);
       await shot('cycle-fix-preview.png');
-      // tick the file (all its edits), then Apply
-      await page.locator('input.edit-checkbox').first().click({ timeout: 5000 }).catch(() => {});
-      await page.waitForTimeout(300);
+      // every edit comes ticked: Apply applies them
+      const unticked = await page.$$eval('input.edit-checkbox', (cs) => cs.filter((c) => !c.checked).length).catch(() => -1);
       await page.getByRole('button', { name: 'Apply' }).first().click({ timeout: 10000 }).catch(() => {});
       // (the editor shows the position hint between the title and the colon: `'a' #3/4:`)
       const applied = await editorShows(/notify \{ 'a'[^}\n]*:\s+\}/);
@@ -332,8 +332,8 @@ function check(name, ok, detail) {
       await restore();
       await editorShows(/require => Notify\['b'\]/);
       const line2 = (text.split('\n')[1] || '').trim();
-      check('cycle-fix', !!preview && /Breaks the cycle/.test(preview) && line2.startsWith("notify { 'a':") && !line2.includes('require'),
-        `preview ${JSON.stringify(preview)}; line 2 after Apply: ${JSON.stringify(line2)}`);
+      check('cycle-fix', !!preview && /Breaks the cycle/.test(preview) && unticked === 0 && line2.startsWith("notify { 'a':") && !line2.includes('require'),
+        `preview ${JSON.stringify(preview)}; unticked edits ${unticked}; line 2 after Apply: ${JSON.stringify(line2)}`);
     });
 
     await step('call-hierarchy', async () => {
