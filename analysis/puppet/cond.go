@@ -402,32 +402,67 @@ func literal(n pp.Node) (string, bool) {
 	return "", false
 }
 
-// subject names the value an expression computes: its text, and where
-// it reads a local variable, the scope that variable lives in (the same
-// text in another define instance is another value; Puppet variables are
-// never reassigned, so in one scope it is the same value).
+// subject names the value an expression computes: its text with every
+// variable written as the one variable it reads, so that one value tested
+// in two places is one subject. Puppet variables are never reassigned, so
+// in one run a class's variable is one value: `$ensure` inside class
+// elasticsearch and `$elasticsearch::ensure` elsewhere are the same
+// subject. A variable of a define instance, node or lambda is named by its
+// scope (the same text in another instance is another value).
 func (r *run) subject(e *env, n pp.Node) string {
-	var local *scope
+	l := n.Span()
+	src := e.f.src.Text
+	if l.Pos < 0 || l.End > len(src) || l.Pos > l.End {
+		return "?"
+	}
+	var b strings.Builder
+	var inner []string // variables read inside strings: named after the text
+	at := l.Pos
 	pp.Walk(n, func(m pp.Node) bool {
 		v, ok := m.(*pp.Var)
-		if !ok || strings.Contains(v.Name, "::") {
+		if !ok {
 			return true
 		}
-		for s := e.sc; s != nil; s = s.parent {
-			if _, ok := s.get(v.Name); ok {
-				if s != r.top && local == nil {
-					local = s
-				}
-				break
-			}
+		vl := v.Span()
+		if vl.Pos < at || vl.End > l.End || vl.Pos >= vl.End || src[vl.Pos] != '$' {
+			inner = append(inner, r.varIdentity(e, v.Name))
+			return false
 		}
-		return true
+		b.Write(src[at:vl.Pos])
+		b.WriteString(r.varIdentity(e, v.Name))
+		at = vl.End
+		return false
 	})
-	txt := r.text(e, n)
-	if local != nil {
-		return fmt.Sprintf("%p|", local) + txt
+	b.Write(src[at:l.End])
+	out := strings.Join(strings.Fields(b.String()), " ")
+	for _, id := range inner {
+		out += "|" + id
 	}
-	return txt
+	return out
+}
+
+// varIdentity names the variable a name reads where e stands: `$::x` for
+// top scope, `$::c::x` for class c's, its scope's address otherwise.
+func (r *run) varIdentity(e *env, name string) string {
+	if rest, ok := strings.CutPrefix(name, "::"); ok {
+		return "$::" + rest
+	}
+	if strings.Contains(name, "::") {
+		return "$::" + name
+	}
+	for s := e.sc; s != nil; s = s.parent {
+		if _, ok := s.get(name); !ok {
+			continue
+		}
+		switch {
+		case s == r.top:
+			return "$::" + name
+		case s.name != "":
+			return "$::" + s.name + "::" + name
+		}
+		return fmt.Sprintf("$%p::%s", s, name)
+	}
+	return "$::" + name
 }
 
 // text is an expression's source, on one line.
