@@ -650,6 +650,9 @@ func (c *conv) typeTail(t *Token, g *gTypeTail) Node {
 			col.End = c.tok(g.CollBody.Close).End
 		}
 		return col
+	case g.Defaults != nil && (len(g.Defaults.Bodies) > 0 || g.Defaults.Bad != nil):
+		// Exec { 'title': ... }: a declaration, as in the hand parser
+		return c.resource(t, t.Pos, g.Defaults)
 	case g.Defaults != nil:
 		d := &ResourceDefaults{Type: tr, Attrs: c.bodyAttrs(g.Defaults)}
 		d.Pos, d.End = t.Pos, c.tok(g.Defaults.Close).End
@@ -677,7 +680,7 @@ func (c *conv) typeTail(t *Token, g *gTypeTail) Node {
 
 // resource is `type { title: attrs; ... }` starting at start.
 func (c *conv) resource(t *Token, start int, b *gBody) *Resource {
-	r := &Resource{Type: t.Val, TypeLoc: Loc{t.Pos, t.End}}
+	r := &Resource{Type: strings.ToLower(t.Val), TypeLoc: Loc{t.Pos, t.End}}
 	r.Bodies = c.resBodies(b)
 	r.Pos, r.End = start, c.tok(b.Close).End
 	return r

@@ -87,6 +87,27 @@ Stage['pre'] -> Stage['main']
 	}
 }
 
+// A type reference before titled bodies declares resources, as Puppet
+// reads it (voxpupuli/puppet-rabbitmq writes `Exec { 'name': ... }`);
+// before attributes alone it sets defaults.
+func TestCapitalisedDeclaration(t *testing.T) {
+	f := mustParse(t, "Exec { 'rm': command => '/bin/true' }\nExec { path => '/bin' }\nFoo::Bar { ['a', 'b']: }\n")
+	r, ok := f.Stmts[0].(*Resource)
+	if !ok || r.Type != "exec" || len(r.Bodies) != 1 {
+		t.Fatalf("Exec { 'rm': ... } is %T %+v, want a resource of type exec", f.Stmts[0], f.Stmts[0])
+	}
+	if _, ok := f.Stmts[1].(*ResourceDefaults); !ok {
+		t.Errorf("Exec { path => ... } is %T, want defaults", f.Stmts[1])
+	}
+	if r, ok := f.Stmts[2].(*Resource); !ok || r.Type != "foo::bar" {
+		t.Errorf("Foo::Bar { [...]: } is %T, want a resource of type foo::bar", f.Stmts[2])
+	}
+	// touching what precedes, `[` is an access Puppet refuses there
+	if g := Parse([]byte("function f() >> Integer {0}[]")); len(g.Errors) == 0 {
+		t.Errorf("function f() >> Integer {0}[] parsed without error; Puppet refuses it")
+	}
+}
+
 func TestLexer(t *testing.T) {
 	cases := []struct {
 		src  string

@@ -424,6 +424,11 @@ func (p *parser) primary(resources bool) Node {
 	case TPunct:
 		switch t.Val {
 		case "[":
+			if p.i > 0 && t.Pos == p.prev().End && endsExpr(p.prev()) {
+				// touching what precedes, Puppet reads an access on it;
+				// nothing here can take one (`function f() {0}[1]`)
+				p.fail("")
+			}
 			p.advance()
 			a := &Array{}
 			a.Elems = p.list("]")
@@ -528,6 +533,15 @@ func (p *parser) typeExpr(resources bool) Node {
 		}
 		return c
 	}
+	if resources && p.is("{") && !p.overrideBody() {
+		// Exec { 'title': ... }: a declaration (Puppet takes a type
+		// reference with titled bodies as the type), not defaults.
+		r := &Resource{Type: strings.ToLower(t.Val), TypeLoc: Loc{t.Pos, t.End}}
+		p.advance()
+		r.Bodies = p.resourceBodies()
+		r.Pos, r.End = t.Pos, p.expect("}").End
+		return r
+	}
 	if resources && p.is("{") {
 		p.advance()
 		d := &ResourceDefaults{Type: tr}
@@ -611,7 +625,7 @@ func (p *parser) word(resources bool) Node {
 
 func (p *parser) resource(start int) Node {
 	t := p.advance() // type name
-	r := &Resource{Type: t.Val, TypeLoc: Loc{t.Pos, t.End}}
+	r := &Resource{Type: strings.ToLower(t.Val), TypeLoc: Loc{t.Pos, t.End}}
 	p.expect("{")
 	r.Bodies = p.resourceBodies()
 	r.Pos, r.End = start, p.expect("}").End

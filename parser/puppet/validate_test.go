@@ -179,7 +179,7 @@ func (g *gen) attrs() string {
 }
 
 func (g *gen) resource() string {
-	t := g.pick("notify", "file", "exec", "package", "service", "Resource['notify']", "@notify", "@@notify")
+	t := g.pick("notify", "file", "exec", "package", "service", "Resource['notify']", "Resource[Notify]", "Notify", "File", "@notify", "@@notify")
 	switch g.rng.Intn(4) {
 	case 0:
 		return fmt.Sprintf("%s { '%s':\n%s}\n", t, g.name(), g.attrs())
