@@ -25,6 +25,21 @@ func (a *analyzer) where(at source.Span) string {
 	return name
 }
 
+// whereIn names a place as `path:line` with the path relative to dir
+// when it lies inside it.
+func (a *analyzer) whereIn(dir string, at source.Span) string {
+	p := source.URIToPath(at.URI)
+	rel, err := filepath.Rel(dir, p)
+	if p == "" || err != nil || strings.HasPrefix(rel, "..") {
+		return a.where(at)
+	}
+	s := a.where(at)
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		return filepath.ToSlash(rel) + s[i:]
+	}
+	return filepath.ToSlash(rel)
+}
+
 func declOf(uri string, name, id prs.Str, full prs.Span) source.Span {
 	if name.Set && name.At.End > name.At.Start {
 		return span(uri, name.At)
@@ -53,16 +68,41 @@ func (a *analyzer) resolve() {
 		}
 		return 0
 	}
+	// Two definitions of one (id, version) in one library and one format
+	// are what Rudder refuses (two categories of one techniques/ tree, even
+	// as identical copies); across libraries (see library) they never
+	// meet, and outside a real library an identical copy is no duplicate.
+	firstIn := map[string]*technique{}
+	for _, t := range a.techniques {
+		if !t.Known {
+			continue
+		}
+		lib, real := a.library(t)
+		key := lib + "\x00" + t.Source + "\x00" + t.ID.Value + "\x00" + t.Version.Value
+		old, ok := firstIn[key]
+		if !ok {
+			firstIn[key] = t
+			continue
+		}
+		if old.uri == t.uri || (!real && a.sameTechniqueText(old, t)) {
+			continue
+		}
+		first := declOf(old.uri, old.Name, old.ID, old.Full)
+		msg := fmt.Sprintf("duplicate technique %s: already defined at %s", t.label(), a.whereIn(lib, first))
+		if real {
+			// Rudder's words: "Ignoring package for policy with ID ...
+			// because an other policy is already defined with that id"
+			msg = fmt.Sprintf("duplicate technique %s in the technique library %s: already defined at %s; Rudder ignores this one",
+				t.label(), filepath.Base(lib)+"/", a.whereIn(lib, first))
+		}
+		a.diag(declOf(t.uri, t.Name, t.ID, t.Full), analysis.Warning, "duplicate", msg,
+			analysis.Related{At: first, Message: "first definition"})
+	}
 	byKey := map[string]*technique{}
 	var techs []*technique
 	for _, t := range a.techniques {
 		key := t.ID.Value + "\x00" + t.Version.Value
 		if old, ok := byKey[key]; ok {
-			if old.Source == t.Source && old.uri != t.uri && t.Known {
-				a.diag(declOf(t.uri, t.Name, t.ID, t.Full), analysis.Warning, "duplicate",
-					fmt.Sprintf("duplicate technique %s: already defined at %s", t.label(), a.where(declOf(old.uri, old.Name, old.ID, old.Full))),
-					analysis.Related{At: declOf(old.uri, old.Name, old.ID, old.Full), Message: "first definition"})
-			}
 			if rankOf(t) > rankOf(old) {
 				*old = *t
 			}

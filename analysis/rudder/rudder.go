@@ -140,7 +140,7 @@ func splitList(s string) []string {
 // Analyze imports every file, resolves references, generates the node's
 // policies and explains them.
 func (s *system) Analyze(req *analysis.Request) *analysis.Result {
-	a := &analyzer{req: req, res: &analysis.Result{}, techByID: map[string][]*technique{}, synth: map[string]*technique{}}
+	a := &analyzer{req: req, res: &analysis.Result{}, techByID: map[string][]*technique{}, synth: map[string]*technique{}, texts: map[string][]byte{}}
 	seen := map[string]bool{}
 	files := append(append([]*source.File(nil), req.Files...), globFiles(req)...)
 	sort.SliceStable(files, func(i, j int) bool { return files[i].URI < files[j].URI })
@@ -150,6 +150,7 @@ func (s *system) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		seen[f.URI] = true
 		a.res.Files = append(a.res.Files, f.URI)
+		a.texts[f.URI] = f.Text
 		a.load(f.URI, s.parse(f))
 		if req.Canceled() {
 			return a.res
@@ -182,6 +183,9 @@ type analyzer struct {
 	synth     map[string]*technique
 
 	techFiles int // techniques defined in files (not the built-in table)
+
+	texts    map[string][]byte // file contents by URI (identical copies are no duplicates)
+	libCache map[string]string // technique library root by category folder
 
 	drafts   []*draft
 	policies []*policy
