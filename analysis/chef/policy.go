@@ -165,8 +165,27 @@ func (a *analyzer) base() string {
 func (a *analyzer) policy(u *unit) {
 	f := u.rbFile
 	p := u.rb
-	for _, d := range append(append([]pchef.Diag(nil), u.rbSyn.Diags...), p.Diags...) {
-		a.diag(u, spanOf(f, d.Start, d.End), analysis.Severity(d.Severity), d.Code, d.Message)
+	// A Ruby syntax error anywhere makes chef-cli reject the whole file
+	// (PolicyfileCompiler's DSL rescues SyntaxError from instance_eval):
+	// said once, on the first one; the other statements are still read, so
+	// navigation, the run list and the other checks show what the file
+	// means once it is fixed.
+	first := -1
+	for i, d := range u.rbSyn.Diags {
+		if d.Code == "syntax" && d.Severity == pchef.Error && (first < 0 || d.Start < u.rbSyn.Diags[first].Start) {
+			first = i
+		}
+	}
+	for i, d := range append(append([]pchef.Diag(nil), u.rbSyn.Diags...), p.Diags...) {
+		msg := d.Message
+		if i == first {
+			name := f.URI
+			if p := source.URIToPath(f.URI); p != "" {
+				name = filepath.Base(p)
+			}
+			msg = fmt.Sprintf("Invalid ruby syntax in policyfile '%s': %s. chef-cli evaluates nothing of this Policyfile (no lock is written); the other statements are still read here", name, msg)
+		}
+		a.diag(u, spanOf(f, d.Start, d.End), analysis.Severity(d.Severity), d.Code, msg)
 	}
 	pn := u.node
 	// include nodes and links

@@ -274,3 +274,54 @@ func TestDecodeString(t *testing.T) {
 		}
 	}
 }
+
+// TestRubySyntaxError: each case checked with `ruby -c` (Ruby 3.1): the
+// invalid ones are syntax errors, the valid ones must not be reported.
+func TestRubySyntaxError(t *testing.T) {
+	invalid := map[string]string{ // source: the offending token
+		`p :a :b`:       `:b`,
+		`p 1 2`:         `2`,
+		`p "a" :b`:      `:b`,
+		`p :a "b"`:      `"b"`,
+		`p 1 :b`:        `:b`,
+		`p :a 1.5`:      `1.5`,
+		`p %w[a] :b`:    `:b`,
+		`p :"a" :b`:     `:b`,
+		`p "#{1}" :a`:   `:a`,
+		`p "x", => "y"`: `=>`,
+		"p(1,\n => 2)":  `=>`,
+		`x = { => 1}`:   `=>`,
+		`p 1 => 2 => 3`: ``, // a second `=>` after a value: not caught
+		`x = [:a :b]`:   `:b`,
+		`p 1.0e3 :a`:    `:a`,
+		`p :a? :b`:      `:b`,
+		"p `a` :b":      `:b`,
+		`p [1] :a`:      ``, // not caught: only literals side by side
+		`p(:a) :b`:      ``,
+		`p :a?:b`:       ``, // no blank between: not caught
+		`p 1:b`:         ``,
+		"p :a \\\n :b":  ``, // a line continuation between: not caught
+	}
+	valid := []string{
+		`p(true ? 1 :c)`, `p(true ? :a :b)`, `p "a" "b"`, `p 'a' 'b'`, `p 1 -2`, `p :a, :b`,
+		`alias :a :b`, `x={"a":1}`, `p "a":1`, `p 1 if :a`, `foo :a do :b end`, `p :a=>:b`,
+		`p :a=> :b`, `p "a" %w[b]`, `p => x`, `p :a [1]`, "p :a\n:b",
+	}
+	for src, want := range invalid {
+		toks := Scan([]byte(src))
+		i, _, ok := rubySyntaxError([]byte(src), toks)
+		got := ""
+		if ok {
+			got = toks[i].Text([]byte(src))
+		}
+		if got != want {
+			t.Errorf("%q: syntax error at %q, want %q", src, got, want)
+		}
+	}
+	for _, src := range valid {
+		toks := Scan([]byte(src))
+		if i, word, ok := rubySyntaxError([]byte(src), toks); ok {
+			t.Errorf("%q is valid Ruby, reported unexpected %s at %q", src, word, toks[i].Text([]byte(src)))
+		}
+	}
+}

@@ -145,6 +145,17 @@ func (p *Parser) Parse(src []byte) *File {
 			st.Skipped = true
 			continue // already reported
 		}
+		if i, word, ok := rubySyntaxError(src, toks[c.From:c.To]); ok {
+			// not Ruby at all: chef-cli's instance_eval raises SyntaxError
+			st.Skipped = true
+			t := toks[c.From+i]
+			msg := fmt.Sprintf("syntax error, unexpected %s: `%s` follows `%s` with no comma or operator between them", word, t.Text(src), toks[c.From+i-1].Text(src))
+			if word == "=>" {
+				msg = "syntax error, unexpected =>: `=>` has no key before it"
+			}
+			f.Diags = append(f.Diags, Diag{Start: t.Start, End: t.End, Severity: Error, Code: "syntax", Message: msg})
+			continue
+		}
 		if first.Kind != KIdent || !dslWords[word] || isLocalAssign(src, toks, c) {
 			st.Skipped = true
 			f.Diags = append(f.Diags, Diag{Start: c.Start, End: lineEnd(src, c.Start, c.End), Severity: Info, Code: "ruby-skipped",
