@@ -192,3 +192,40 @@ func TestGitIncludeFromSameRepositoryWithoutWorkspace(t *testing.T) {
 		t.Errorf("order = %v", got)
 	}
 }
+
+// TestStaleLockOnce: a stale lock gives one diagnostic, on the Policyfile,
+// whose related places point at each difference in the lock.
+func TestStaleLockOnce(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "include", "stale-lock-once.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := analysistest.Load(t, chef.New(), ar)
+	got := map[string][]string{}
+	for _, d := range o.Result.Diags {
+		if d.Code != "stale-lock" {
+			continue
+		}
+		w := analysis.Where(o.WS, o.Dir, d.At)
+		for _, r := range d.Related {
+			got[w] = append(got[w], analysis.Where(o.WS, o.Dir, r.At)+" "+r.Message)
+		}
+	}
+	want := map[string][]string{
+		"home/Policyfile.rb:3:1": {
+			"home/Policyfile.lock.json:4:3 Policyfile.lock.json: run_list differs",
+			"home/Policyfile.lock.json:8:3 Policyfile.lock.json: cookbook_locks lacks dnsmasq, plexapp",
+		},
+		"jenkins/Policyfile.rb:7:1": {
+			"jenkins/Policyfile.lock.json:1:1 Policyfile.lock.json: named_run_list update_jenkins is missing",
+		},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("stale-lock diagnostics at %v, want one per lock at %v", got, want)
+	}
+	for at, rel := range want {
+		if strings.Join(got[at], "\n") != strings.Join(rel, "\n") {
+			t.Errorf("%s related:\n%s\nwant\n%s", at, strings.Join(got[at], "\n"), strings.Join(rel, "\n"))
+		}
+	}
+}

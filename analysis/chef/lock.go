@@ -67,26 +67,25 @@ func (a *analyzer) stale(u *unit, entries []*entry) {
 	if lf.Path == "" {
 		lockName = lf.URI
 	}
-	var reasons []string
+	// Every difference is one reason; the lock is stale once, so it is
+	// reported once: on the Policyfile, where the user changed something
+	// and where `chef update` starts (nobody edits a lock by hand), at the
+	// statement of the first difference, with a related place in the lock
+	// for each.
+	type reason struct {
+		msg          string
+		lockAt, rbAt source.Span
+	}
+	var reasons []reason
 	rbAt := u.node.Decl
 	if u.rb.RunList != nil {
 		rbAt = spanOf(u.rbFile, u.rb.RunList.Call.Start, u.rb.RunList.Call.End)
 	}
 	lockDiagAt := func(at source.Span, msg string, rel source.Span) {
-		reasons = append(reasons, msg)
-		if u.owned {
-			a.diag(u, at, analysis.Warning, "stale-lock",
-				fmt.Sprintf("%s is stale against %s: %s; run `chef update`", lockName, filepath.Base(u.rbFile.Path), msg),
-				analysis.Related{At: rel, Message: "in the Policyfile"})
-		}
+		reasons = append(reasons, reason{msg: msg, lockAt: at, rbAt: rel})
 	}
 	lockDiag := func(key, msg string, rel source.Span) {
-		reasons = append(reasons, msg)
-		if u.owned {
-			a.diag(u, a.lockKeySpan(u, key), analysis.Warning, "stale-lock",
-				fmt.Sprintf("%s is stale against %s: %s; run `chef update`", lockName, filepath.Base(u.rbFile.Path), msg),
-				analysis.Related{At: rel, Message: "in the Policyfile"})
-		}
+		lockDiagAt(a.lockKeySpan(u, key), msg, rel)
 	}
 	if u.lock.Name != "" && u.lock.Name != u.name {
 		lockDiag("name", fmt.Sprintf("its name is %q, the Policyfile says %q", u.lock.Name, u.name), u.node.Decl)
@@ -192,10 +191,24 @@ func (a *analyzer) stale(u *unit, entries []*entry) {
 			lockDiag("included_policy_locks", fmt.Sprintf("included policy %s changed since this lock was made (revision %s here, %s in %s)", in.name, short(e.RevisionID), short(in.target.lock.RevisionID), a.rel(in.target.lockFile.Path)), in.at)
 		}
 	}
-	if len(reasons) > 0 {
-		a.diag(u, rbAt, analysis.Warning, "stale-lock", fmt.Sprintf("%s beside this Policyfile is stale: %s; run `chef update`", lockName, strings.Join(reasons, "; ")),
-			analysis.Related{At: fileSpan(lf), Message: lockName})
+	if len(reasons) == 0 {
+		return
 	}
+	at := reasons[0].rbAt
+	if at.URI != u.rbFile.URI {
+		at = rbAt
+	}
+	var msgs []string
+	var rel []analysis.Related
+	for _, r := range reasons {
+		msgs = append(msgs, r.msg)
+		short, _, _ := strings.Cut(r.msg, ": ") // "run_list differs", not both lists again
+		rel = append(rel, analysis.Related{At: r.lockAt, Message: lockName + ": " + short})
+		if r.rbAt.URI == u.rbFile.URI && r.rbAt != at {
+			rel = append(rel, analysis.Related{At: r.rbAt, Message: "in the Policyfile: " + short})
+		}
+	}
+	a.diag(u, at, analysis.Warning, "stale-lock", fmt.Sprintf("%s beside this Policyfile is stale: %s; run `chef update`", lockName, strings.Join(msgs, "; ")), rel...)
 }
 
 func dedupe(l []string) []string {
