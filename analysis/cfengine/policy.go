@@ -61,6 +61,9 @@ type bundleInfo struct {
 	// with a classes => body), as indexes into promises.
 	vars     map[string][]int
 	definers []int
+	// broken: the bundle has a syntax error; only its header was read
+	// (defined, nothing to run)
+	broken bool
 	// order is the promise indexes in normal ordering (sections merged in
 	// file order, custom types last); rank gives each type's position.
 	order []int
@@ -74,8 +77,10 @@ type bodyInfo struct {
 	// pure is true for a classes body whose attributes use only its
 	// parameters
 	pure bool
-	nid  int
-	node *analysis.Node
+	// broken: the body has a syntax error; only its header was read
+	broken bool
+	nid    int
+	node   *analysis.Node
 }
 
 // promiseInfo is one promise in one analysis: its template (shared by
@@ -175,10 +180,18 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 		fi.parents = append(fi.parents, parent)
 		return len(fi.nodeTmpl) - 1
 	}
-	for _, b := range parsed.Blocks {
+	// Blocks with a syntax error are defined by their header (cf-promises
+	// reports the error, never a reference to them as undefined): they
+	// come after the others, with no content.
+	blocks := parsed.Blocks
+	if len(parsed.Broken) > 0 {
+		blocks = append(append([]*cfp.Block(nil), blocks...), parsed.Broken...)
+	}
+	for i, b := range blocks {
+		broken := i >= len(parsed.Blocks)
 		switch b.Kind {
 		case "bundle":
-			bi := &bundleInfo{block: b, file: fi, key: qualify(b.Namespace, b.Name.Text), dir: fi.dir}
+			bi := &bundleInfo{block: b, file: fi, key: qualify(b.Namespace, b.Name.Text), dir: fi.dir, broken: broken}
 			bi.label = bi.key
 			bi.tkey = b.Type.Text + " " + bi.key
 			switch {
@@ -296,7 +309,7 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 			if b.Kind == "body" && b.Type.Text == "common" && b.Name.Text == "control" {
 				fi.hasControl = true
 			}
-			bo := &bodyInfo{block: b, file: fi, key: key}
+			bo := &bodyInfo{block: b, file: fi, key: key, broken: broken}
 			if b.Kind == "body" && b.Type.Text == "classes" {
 				bo.pure = bodyUsesOnlyParams(b)
 			}
@@ -414,8 +427,12 @@ type policy struct {
 	// statically: missing-definition diagnostics are then not given.
 	unresolved bool
 	// missing is true when an input file does not exist.
-	missing    bool
-	inputLinks []analysis.Link
+	missing bool
+	// brokenInputs: a control body with a syntax error (its inputs are
+	// unknown); brokenControl: that body is body common control (the
+	// bundlesequence is unknown too)
+	brokenInputs, brokenControl bool
+	inputLinks                  []analysis.Link
 }
 
 func (pol *policy) add(fi *fileInfo) {
@@ -461,6 +478,15 @@ func (pol *policy) add(fi *fileInfo) {
 			pol.bodyKeys = append(pol.bodyKeys, bo.key)
 		}
 		pol.bodies[bo.key] = append(pol.bodies[bo.key], bo)
+		if bo.broken && bo.block.Kind == "body" && bo.block.Name.Text == "control" {
+			// a control body with a syntax error: its inputs (and, for
+			// common control, its bundlesequence) are unknown
+			pol.brokenInputs = true
+			if bo.block.Type.Text == "common" {
+				pol.brokenControl = true
+			}
+			continue
+		}
 		if pol.control == nil && bo.block.Kind == "body" && bo.block.Type.Text == "common" && bo.block.Name.Text == "control" {
 			pol.control = bo.block
 			pol.controlF = fi
@@ -573,10 +599,10 @@ func (a *analyzer) varHits(key string, array bool) []varHit {
 // bodyByKeys finds a body by its keys in a namespace and in default.
 func (pol *policy) bodyByKeys(k [2]string) *bodyInfo {
 	if bs := pol.bodies[k[0]]; len(bs) > 0 {
-		return bs[0]
+		return firstParsed(bs)
 	}
 	if bs := pol.bodies[k[1]]; len(bs) > 0 {
-		return bs[0]
+		return firstParsed(bs)
 	}
 	return nil
 }
@@ -585,7 +611,7 @@ func (pol *policy) bodyByKeys(k [2]string) *bodyInfo {
 // or nil.
 func (pol *policy) customType(name string) *bodyInfo {
 	if bs := pol.bodies["promise "+name]; len(bs) > 0 {
-		return bs[0]
+		return firstParsed(bs)
 	}
 	return nil
 }
@@ -602,9 +628,25 @@ func (pol *policy) bundle(name, ns string) *bundleInfo {
 	return nil
 }
 
+// pickRunnable prefers an agent or common bundle, and one that parsed
+// over one with a syntax error.
 func pickRunnable(bs []*bundleInfo) *bundleInfo {
+	var best *bundleInfo
 	for _, b := range bs {
 		if b.block.Type.Text == "agent" || b.block.Type.Text == "common" {
+			if !b.broken {
+				return b
+			}
+			if best == nil {
+				best = b
+			}
+		}
+	}
+	if best != nil {
+		return best
+	}
+	for _, b := range bs {
+		if !b.broken {
 			return b
 		}
 	}
@@ -613,12 +655,22 @@ func pickRunnable(bs []*bundleInfo) *bundleInfo {
 
 func (pol *policy) body(typ, name, ns string) *bodyInfo {
 	if bs := pol.bodies[typ+" "+qualify(ns, name)]; len(bs) > 0 {
-		return bs[0]
+		return firstParsed(bs)
 	}
 	if bs := pol.bodies[typ+" "+qualify("default", name)]; len(bs) > 0 {
-		return bs[0]
+		return firstParsed(bs)
 	}
 	return nil
+}
+
+// firstParsed is the first body without a syntax error, else the first.
+func firstParsed(bs []*bodyInfo) *bodyInfo {
+	for _, b := range bs {
+		if !b.broken {
+			return b
+		}
+	}
+	return bs[0]
 }
 
 // loadPolicy follows inputs from an entry file until no new file appears.
@@ -725,7 +777,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		}
 		pol.ev = nil
 	}
-	if pol.missing {
+	if pol.missing || pol.brokenInputs {
 		pol.unresolved = true
 	}
 	return pol

@@ -381,6 +381,9 @@ func (a *analyzer) bundlesequence(pol *policy, ev *evaluator) ([]seqItem, bool) 
 		}
 		return out, true
 	}
+	if pol.control == nil && pol.brokenControl {
+		return nil, true // unknown: its body common control did not parse
+	}
 	if pol.control != nil {
 		fi := pol.controlF
 		for _, at := range pol.control.Attrs {
@@ -536,6 +539,9 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 	seen := map[string]*bundleInfo{}
 	for _, b := range pol.bundles {
 		k := b.tkey
+		if b.broken {
+			continue // only its syntax error is reported
+		}
 		if first, ok := seen[k]; ok {
 			a.diag(analysis.Diagnostic{At: a.span(b.file, b.block.Name.Span), Severity: analysis.Error, Code: "duplicate",
 				Message: fmt.Sprintf("Duplicate definition of bundle %s with type %s", b.block.Name.Text, b.block.Type.Text),
@@ -547,7 +553,7 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 	seenBody := map[string]*bodyInfo{}
 	for _, k := range pol.bodyKeys {
 		for _, bo := range pol.bodies[k] {
-			if bo.block.Type.Text == "file" && bo.block.Name.Text == "control" {
+			if bo.block.Type.Text == "file" && bo.block.Name.Text == "control" || bo.broken {
 				continue
 			}
 			if first, ok := seenBody[k]; ok {

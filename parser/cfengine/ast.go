@@ -21,6 +21,12 @@ type Word struct {
 // File is one parsed policy file.
 type File struct {
 	Blocks []*Block
+	// Broken are the blocks with a syntax error whose header (`bundle
+	// agent x`, `body perms p`, `promise agent t`) was read: Kind, Type,
+	// Name, Namespace and Span only. CFEngine has read their names when it
+	// stops at the error, so they are defined: a reference to one is no
+	// follow-on error.
+	Broken []*Block
 	Errors []Error
 	// Ignored lists the byte ranges left out by @if/@else/@endif macros
 	// (including the macro lines themselves).

@@ -45,6 +45,9 @@ func dumpFile(f *File) string {
 			cons(c)
 		}
 	}
+	for _, b := range f.Broken {
+		fmt.Fprintf(&sb, "broken %s %v %v %q %v\n", b.Kind, b.Type, b.Name, b.Namespace, b.Span)
+	}
 	for _, e := range f.Errors {
 		fmt.Fprintf(&sb, "error %v %s\n", e.Span, e.Message)
 	}

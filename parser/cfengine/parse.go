@@ -39,6 +39,8 @@ type Parser struct {
 type cached struct {
 	text  string
 	block *Block
+	// broken: block is only the header of a block with a syntax error
+	broken bool
 	// at is the offset block's spans start from (0: relative to the
 	// chunk); errs are relative to the chunk.
 	at   int
@@ -66,17 +68,23 @@ func (p *Parser) Parse(text []byte) *File {
 	masked, ignored, merrs := maskMacros(text, version)
 	f.Ignored = ignored
 	f.Errors = append(f.Errors, merrs...)
+	var all []*Block // in file order, broken ones included
 	for _, ch := range splitChunks(masked, f) {
-		b, errs := p.parseChunk(masked, ch.start, ch.end)
+		b, broken, errs := p.parseChunk(masked, ch.start, ch.end)
 		if b != nil {
-			f.Blocks = append(f.Blocks, b)
+			all = append(all, b)
+			if broken {
+				f.Broken = append(f.Broken, b)
+			} else {
+				f.Blocks = append(f.Blocks, b)
+			}
 		}
 		f.Errors = append(f.Errors, errs...)
 	}
 	// body file control: namespace and evaluation_order apply to the
 	// blocks that follow it in the file.
 	ns, order := "default", ""
-	for _, b := range f.Blocks {
+	for _, b := range all {
 		b.Namespace = ns
 		b.EvalOrder = order
 		if b.Kind == "body" && b.Type.Text == "file" && b.Name.Text == "control" {
@@ -98,7 +106,7 @@ func (p *Parser) Parse(text []byte) *File {
 
 type chunk struct{ start, end int }
 
-func (p *Parser) parseChunk(text []byte, start, end int) (*Block, []Error) {
+func (p *Parser) parseChunk(text []byte, start, end int) (*Block, bool, []Error) {
 	if p.cache == nil {
 		p.mu.Lock()
 		if p.cache == nil {
@@ -119,7 +127,7 @@ func (p *Parser) parseChunk(text []byte, start, end int) (*Block, []Error) {
 	p.mu.Unlock()
 	if c == nil || c.text != string(src) {
 		c = &cached{text: string(src), at: start}
-		c.block, c.errs = parseBlock(src, start)
+		c.block, c.broken, c.errs = parseBlock(src, start)
 		p.mu.Lock()
 		if len(p.cache) >= maxCache {
 			p.old, p.cache = p.cache, map[uint64]*cached{}
@@ -142,40 +150,53 @@ func (p *Parser) parseChunk(text []byte, start, end int) (*Block, []Error) {
 	for i, e := range c.errs {
 		errs[i] = Error{Span: e.Span.shift(start), Message: e.Message}
 	}
-	return b, errs
+	return b, c.broken, errs
 }
 
 // parseBlock parses one chunk, the text at offset at of its file: the
 // tree's spans are file offsets (so the cache can hand out the tree
 // itself while the chunk stays in place), its errors' spans are relative
-// to the chunk.
-func parseBlock(src []byte, at int) (b *Block, errs []Error) {
+// to the chunk. A chunk with a syntax error gives its header alone
+// (broken), when the header was read.
+func parseBlock(src []byte, at int) (b *Block, broken bool, errs []Error) {
 	defer func() {
 		if r := recover(); r != nil {
-			b = nil
+			b, broken = nil, false
 			errs = []Error{{Span: Span{0, min(1, len(src))}, Message: fmt.Sprintf("syntax error (%v)", r)}}
 		}
 	}()
 	toks, lerr := lex(src, 0, len(src))
 	if lerr != nil {
-		return nil, []Error{{Span: Span{lerr.at, lerr.at + 1}, Message: lerr.msg}}
+		return header(src, toks, at), true, []Error{{Span: Span{lerr.at, lerr.at + 1}, Message: lerr.msg}}
 	}
 	pl, err := lexer.Upgrade(&tokenStream{text: src, toks: toks, eof: len(src), base: at})
 	if err != nil {
-		return nil, []Error{{Span: Span{0, 1}, Message: err.Error()}}
+		return nil, false, []Error{{Span: Span{0, 1}, Message: err.Error()}}
 	}
 	g, err := blockParser.ParseFromLexer(pl)
 	if err != nil {
 		// Again at chunk offsets, for the error's words and place.
 		pl, _ = lexer.Upgrade(&tokenStream{text: src, toks: toks, eof: len(src)})
 		_, err = blockParser.ParseFromLexer(pl)
-		return nil, []Error{convertError(src, toks, refineError(src, toks, err))}
+		return header(src, toks, at), true, []Error{convertError(src, toks, refineError(src, toks, err))}
 	}
 	b = convert(g, &errs)
 	for i := range errs {
 		errs[i].Span = errs[i].Span.shift(-at)
 	}
-	return b, errs
+	return b, false, errs
+}
+
+// header is the block a chunk with a syntax error starts: its keyword,
+// type and name when those three tokens came first (cf3parse.y has read
+// them, and defined the bundle or body, before it meets the error), else
+// nil. Its span is the chunk's; it has no parameters and no content.
+func header(src []byte, toks []tok, at int) *Block {
+	if len(toks) < 3 || toks[0].typ != tKeyword || toks[1].typ != tIdent || toks[2].typ != tIdent {
+		return nil
+	}
+	w := func(t tok) Word { return Word{Text: string(src[t.start:t.end]), Span: Span{at + t.start, at + t.end}} }
+	return &Block{Kind: w(toks[0]).Text, Type: w(toks[1]), Name: w(toks[2]), Span: Span{at + toks[0].start, at + len(src)}}
 }
 
 // refineError re-parses the statement where participle gave up (its
