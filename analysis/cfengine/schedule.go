@@ -60,6 +60,12 @@ type scheduler struct {
 	// guardFalse is the last pass in which a promise's guard was false
 	// while it had not run yet
 	guardFalse map[int]int
+	// evalGuard is, for promises that name a bundle, the best value their
+	// guard had when they got past it (tri+1; 0: never), and ifFalse
+	// those held back by if/unless while their class context held or
+	// may hold (cf-agent has expanded them by then); by promiseInfo.idx
+	evalGuard map[int]tri
+	ifFalse   map[int]bool
 	// setBy records which promise set each class first
 	setBy map[string]classSetter
 	// callers is the stack of methods promises being evaluated;
@@ -87,7 +93,7 @@ type scheduler struct {
 func newScheduler(a *analyzer, pol *policy, ev *evaluator) *scheduler {
 	s := &scheduler{a: a, pol: pol, ev: ev, classes: map[string]tri{"any": triTrue}, definers: map[string][]*promiseInfo{},
 		done: map[doneKey]bool{}, handleOK: map[string]bool{}, called: map[string]callSite{},
-		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, guardFalse: map[int]int{}, setBy: map[string]classSetter{}, callerOf: map[*promiseInfo]*promiseInfo{}, callerPass: map[*promiseInfo]int{}, calledBy: map[*bundleInfo]*promiseInfo{}, editedBy: map[*bundleInfo]*promiseInfo{}, seqPos: map[*bundleInfo]int{}}
+		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, guardFalse: map[int]int{}, evalGuard: map[int]tri{}, ifFalse: map[int]bool{}, setBy: map[string]classSetter{}, callerOf: map[*promiseInfo]*promiseInfo{}, callerPass: map[*promiseInfo]int{}, calledBy: map[*bundleInfo]*promiseInfo{}, editedBy: map[*bundleInfo]*promiseInfo{}, seqPos: map[*bundleInfo]int{}}
 	// which classes can promises of this policy define?
 	for _, b := range pol.bundles {
 		for _, i := range b.definers {
@@ -621,7 +627,13 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 		if s.why[p.idx] == "" && s.passes[p.idx] == 0 {
 			s.why[p.idx] = fmt.Sprintf("its class guard is false in pass %d", pass)
 		}
+		if len(p.refs) > 0 && len(p.guards) > 0 && (p.p.Context == "any" || s.evalClassExpr(p.p.Context, sc) != triFalse) {
+			s.ifFalse[p.idx] = true
+		}
 		return
+	}
+	if len(p.refs) > 0 && g+1 > s.evalGuard[p.idx] {
+		s.evalGuard[p.idx] = g + 1
 	}
 	if pass > 1 && s.passes[p.idx] == 0 && s.guardFalse[p.idx] == pass-1 {
 		// held back by its guard: say which class, set by whom

@@ -611,7 +611,7 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 				p.emitted = make([]*analysis.Node, len(p.refs))
 			}
 			for i := range p.refs {
-				a.checkRef(pol, p, i, ns, missingOK)
+				a.checkRef(pol, s, p, i, ns, missingOK)
 			}
 			if p.dependsOn != nil {
 				a.checkDependsOn(pol, s, p, p.dependsOn)
@@ -628,7 +628,7 @@ var missingNode = &analysis.Node{}
 
 // checkRef resolves one body or bundle reference of a promise in a
 // policy: a link and an edge, or a missing-target error.
-func (a *analyzer) checkRef(pol *policy, p *promiseInfo, i int, ns string, missingOK bool) {
+func (a *analyzer) checkRef(pol *policy, s *scheduler, p *promiseInfo, i int, ns string, missingOK bool) {
 	ref := &p.refs[i]
 	r := ref.c.Rval
 	lv := ref.c.Lval.Text
@@ -671,7 +671,9 @@ func (a *analyzer) checkRef(pol *policy, p *promiseInfo, i int, ns string, missi
 	case !missingOK:
 		target = missingNode
 	}
-	if target == nil || p.emitted[i] == target {
+	// a missing bundle is judged again in each policy (its schedule says
+	// whether the promise runs there)
+	if target == nil || p.emitted[i] == target && target != missingNode {
 		return
 	}
 	p.emitted[i] = target
@@ -680,16 +682,70 @@ func (a *analyzer) checkRef(pol *policy, p *promiseInfo, i int, ns string, missi
 		sp = source.Span{URI: sp.URI, Start: r.Span.Start + 1, End: r.Span.End - 1}
 	}
 	if target == missingNode {
-		// cf-promises accepts both; cf-agent reports them when it gets there
+		// cf-promises accepts both; cf-agent looks the bundle up only
+		// when it evaluates the promise, and stops there
 		msg := fmt.Sprintf("A method attempted to use a bundle '%s' that was apparently not defined", r.Value)
+		says := "says this and aborts the run"
 		if lv != "usebundle" && lv != "then" {
 			msg = fmt.Sprintf("Did not find bundle '%s' for edit operation", r.Value)
+			says = "says this"
 		}
-		a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Error, Code: "missing-target", Message: msg})
+		switch a.refRuns(s, p) {
+		case triTrue:
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Error, Code: "missing-target", Message: msg})
+		case triMaybe:
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "missing-target",
+				Message: fmt.Sprintf("%s: cf-agent %s on hosts where this promise's guard (%s) holds; elsewhere it skips the promise", msg, says, guardWords(b.file, p))})
+		case triFalse:
+			// skipped everywhere: cf-agent never looks the bundle up.
+			// An unquoted name is still expanded (and complained
+			// about) when only if/unless hold the promise back.
+			if r.Kind == cfp.Ident && s.ifFalse[p.idx] {
+				a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "missing-target",
+					Message: fmt.Sprintf("Apparent bundle '%s' was undeclared, but used in a promise (possible unquoted literal value): cf-agent logs this error in every pass and goes on; the promise itself is skipped (its guard (%s) is false)", r.Value, guardWords(b.file, p))})
+			}
+		}
 		return
 	}
 	a.linkTo(sp, target)
 	a.graph.Connect(&analysis.Edge{From: p.node, To: target, Kind: analysis.Call, Reason: lv, At: sp})
+}
+
+// refRuns tells whether a promise that names a bundle is evaluated,
+// so that cf-agent looks the bundle up: true when it is unguarded or its
+// guard held when the schedule reached it, maybe when its guard may or
+// may not hold, false when the schedule reached it only with its guard
+// false. A promise the schedule did not reach counts as unguarded when
+// it has no guard, else as maybe.
+func (a *analyzer) refRuns(s *scheduler, p *promiseInfo) tri {
+	if s == nil {
+		return triTrue
+	}
+	if g := s.evalGuard[p.idx]; g > 0 {
+		return g - 1
+	}
+	if _, reached := s.guardFalse[p.idx]; reached {
+		return triFalse
+	}
+	if p.p.Context == "any" && len(p.guards) == 0 {
+		return triTrue
+	}
+	return triMaybe
+}
+
+// guardWords quotes a promise's guard as written: its class context,
+// its if/ifvarclass/unless attributes.
+func guardWords(fi *fileInfo, p *promiseInfo) string {
+	var parts []string
+	if p.p.Context != "any" {
+		parts = append(parts, "'"+p.p.Context+"::'")
+	}
+	for _, c := range p.guards {
+		if c.Rval != nil && c.Rval.Span.End <= len(fi.src.Text) {
+			parts = append(parts, c.Lval.Text+" => "+string(fi.src.Text[c.Rval.Span.Start:c.Rval.Span.End]))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // checkDependsOn links each handle of a depends_on and warns about the
