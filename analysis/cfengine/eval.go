@@ -65,7 +65,14 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 	case "sys.policy_entry_dirname", "sys.inputdir", "sys.masterdir":
 		return &valueSet{vals: []string{ev.pol.entryDir}, resolved: true}
 	case "sys.libdir":
-		return &valueSet{vals: []string{filepath.Join(ev.pol.entryDir, "lib")}, resolved: true}
+		// $(sys.workdir)/inputs/lib on the host, where the standard
+		// library is deployed: the workspace's copy when the policy has a
+		// lib/ beside it (masterfiles deploys its lib/ there), else
+		// unknown here
+		if !ev.pol.hostLib {
+			return &valueSet{vals: []string{filepath.Join(ev.pol.entryDir, "lib")}, resolved: true}
+		}
+		return &valueSet{}
 	case "sys.local_libdir":
 		return &valueSet{vals: []string{"lib"}, resolved: true}
 	case "const.dirsep":

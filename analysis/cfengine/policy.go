@@ -432,7 +432,10 @@ type policy struct {
 	// unknown); brokenControl: that body is body common control (the
 	// bundlesequence is unknown too)
 	brokenInputs, brokenControl bool
-	inputLinks                  []analysis.Link
+	// hostLib: $(sys.libdir) is not in the workspace (no lib/ beside the
+	// entry file): inputs from it come from the host
+	hostLib    bool
+	inputLinks []analysis.Link
 }
 
 func (pol *policy) add(fi *fileInfo) {
@@ -677,6 +680,7 @@ func firstParsed(bs []*bodyInfo) *bodyInfo {
 func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 	pol := &policy{a: a, entry: entry, entryDir: entry.dir, inFiles: map[*fileInfo]int{}, byKey: map[string][]*bundleInfo{},
 		bodies: map[string][]*bodyInfo{}, handles: map[string][]*promiseInfo{}, augments: map[string][]string{}}
+	pol.hostLib = entry.dir == "" || !isDir(filepath.Join(entry.dir, "lib"))
 	pol.add(entry)
 	var extraInputs []string
 	if entry.dir != "" {
@@ -748,6 +752,10 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 						var targets []source.Span
 						for _, v := range vs.vals {
 							if strings.Contains(v, "$(") || strings.Contains(v, "${") {
+								if pol.hostLib && (strings.Contains(v, "$(sys.libdir)") || strings.Contains(v, "${sys.libdir}")) {
+									a.diag(analysis.Diagnostic{At: words, Severity: analysis.Info, Code: "host-input",
+										Message: fmt.Sprintf("'%s' comes from the host: $(sys.libdir) is $(sys.workdir)/inputs/lib, where CFEngine deploys the standard library, and there is no lib/ beside this policy here; names it may define are not reported as undefined", v)})
+								}
 								continue
 							}
 							base := entry.dir
