@@ -426,8 +426,12 @@ type policy struct {
 	// unresolved is true when some inputs could not be computed
 	// statically: missing-definition diagnostics are then not given.
 	unresolved bool
-	// missing is true when an input file does not exist.
-	missing bool
+	// missing is true when an input file does not exist; missingDiags
+	// are the warnings about them (the last round's)
+	missing      bool
+	missingDiags []analysis.Diagnostic
+	// ignoreMissing: body common control sets ignore_missing_inputs
+	ignoreMissing bool
 	// brokenInputs: a control body with a syntax error (its inputs are
 	// unknown); brokenControl: that body is body common control (the
 	// bundlesequence is unknown too)
@@ -714,6 +718,12 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		before := len(pol.files)
 		pol.unresolved = false
 		pol.inputLinks = pol.inputLinks[:0] // the last round's are kept
+		// every round reads every input again: the last one's missing
+		// inputs are the policy's (its body common control, hence
+		// ignore_missing_inputs, may come from an input)
+		pol.missing = false
+		pol.ignoreMissing = ignoreMissingInputs(pol, ev)
+		pol.missingDiags = pol.missingDiags[:0]
 		for _, in := range extraInputs {
 			for _, v := range ev.expand(in, scope{dir: entry.dir}).vals {
 				if !strings.Contains(v, "$(") {
@@ -785,10 +795,40 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		}
 		pol.ev = nil
 	}
+	for _, d := range pol.missingDiags {
+		a.diag(d)
+	}
 	if pol.missing || pol.brokenInputs {
 		pol.unresolved = true
 	}
 	return pol
+}
+
+// ignoreMissingInputs reads `ignore_missing_inputs` of the policy's body
+// common control (where it stands in the body does not matter; a later
+// one wins; a value that is not a boolean leaves it unset, as
+// StringIsBoolean does in expand.c).
+func ignoreMissingInputs(pol *policy, ev *evaluator) bool {
+	if pol.control == nil {
+		return false
+	}
+	on := false
+	for _, at := range pol.control.Attrs {
+		if at.Lval.Text != "ignore_missing_inputs" || at.Context != "any" {
+			continue
+		}
+		vs := ev.rval(at.Rval, scope{dir: pol.controlF.dir})
+		if !vs.resolved || len(vs.vals) != 1 {
+			continue
+		}
+		switch vs.vals[0] {
+		case "true", "yes", "on":
+			on = true
+		case "false", "no", "off":
+			on = false
+		}
+	}
+	return on
 }
 
 func (a *analyzer) addInput(pol *policy, v, base string, missingAt *source.Span) *fileInfo {
@@ -801,12 +841,20 @@ func (a *analyzer) addInput(pol *policy, v, base string, missingAt *source.Span)
 	}
 	fi := a.load(filepath.Clean(p))
 	if fi == nil {
-		pol.missing = true
-		// a missing input: cf-promises refuses the policy, unless
-		// ignore_missing_inputs
-		if missingAt != nil {
-			a.diag(analysis.Diagnostic{At: *missingAt, Severity: analysis.Warning, Code: "missing-input",
-				Message: fmt.Sprintf("Can't stat file '%s' for parsing", v)})
+		// a missing input (or a directory): cf-promises refuses the
+		// policy, unless ignore_missing_inputs, with which CFEngine
+		// skips it silently (Cf3ParseFile) and the policy is what the
+		// other files define. One named through a variable may exist
+		// on other hosts: the policy stays unresolved.
+		if missingAt == nil || !pol.ignoreMissing {
+			pol.missing = true
+		}
+		if missingAt != nil && !pol.ignoreMissing {
+			msg := fmt.Sprintf("Can't stat file '%s' for parsing", v)
+			if isDir(filepath.Clean(p)) {
+				msg = fmt.Sprintf("Can't parse directory '%s'.", v)
+			}
+			pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Warning, Code: "missing-input", Message: msg})
 		}
 		return nil
 	}
