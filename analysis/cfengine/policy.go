@@ -833,14 +833,34 @@ func ignoreMissingInputs(pol *policy, ev *evaluator) bool {
 
 func (a *analyzer) addInput(pol *policy, v, base string, missingAt *source.Span) *fileInfo {
 	p := v
+	tried := ""
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(base, p)
 		if a.load(p) == nil && base != pol.entryDir {
+			tried = p
 			p = filepath.Join(pol.entryDir, v)
 		}
 	}
 	fi := a.load(filepath.Clean(p))
 	if fi == nil {
+		// one the build creates (make check copies it in): not there
+		// yet, there when the policy runs
+		for _, c := range []string{filepath.Clean(p), tried} {
+			if c == "" {
+				continue
+			}
+			if mk, list := a.builtBy(c); mk != "" {
+				pol.missing = true
+				if missingAt != nil {
+					if !filepath.IsAbs(v) {
+						mk = filepath.Join(filepath.Dir(v), filepath.Base(mk)) // as the input is written
+					}
+					pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Info, Code: "generated-input",
+						Message: fmt.Sprintf("'%s' is made by the build: %s lists %s in %s, the files its make targets create; names it may define are not reported as undefined", v, mk, filepath.Base(c), list)})
+				}
+				return nil
+			}
+		}
 		// a missing input (or a directory): cf-promises refuses the
 		// policy, unless ignore_missing_inputs, with which CFEngine
 		// skips it silently (Cf3ParseFile) and the policy is what the

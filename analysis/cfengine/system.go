@@ -144,6 +144,9 @@ type analyzer struct {
 	// vars promises of the loaded files by key (see varHits)
 	varIndex, arrIndex map[string][]varHit
 	varIndexed         int
+	// built caches what each directory's Makefile.am says the build
+	// creates (see builtBy)
+	built map[string]*builtList
 }
 
 type edgeKey struct {
