@@ -247,6 +247,7 @@ func Parse(src []byte, vars map[string]string, cache *Cache) *File {
 	} else {
 		f.readYAML(cache)
 	}
+	f.firstRenderError()
 	for _, e := range f.Entries {
 		e.Start = min(max(e.Start, 0), len(src))
 		e.End = min(max(e.End, e.Start), len(src))
@@ -392,6 +393,89 @@ func (f *File) readYAML(cache *Cache) {
 			f.Entries = append(f.Entries, &e)
 		}
 	}
+}
+
+// firstRenderError keeps, of the errors that stop Salt rendering the file,
+// the one Salt reports: a template that does not compile is never read as
+// YAML (the first Jinja error, in source order, as jinja2's parser meets
+// it), and PyYAML stops at the first YAML error of the document. The
+// chunked reader finds one error per broken chunk and reads on (the
+// states of the other chunks stay for hovers and order); only the first
+// is Salt's, the rest would be cascades (wuxxin/salt-shared
+// old/audit/forensic-treat.sls: 8 errors for one file Salt cannot read;
+// old/desktop/ubuntu/writing/sphinx.sls: a YAML error after the unclosed
+// {{ that stops Jinja). When the whole render is what Salt reads (no
+// branch of an undecidable condition), the document is parsed whole once
+// so the error is the one of the whole document, not of a chunk
+// (embedded/openwrt/imagebuilder.sls: the mapping error on line 3, not
+// "does not render to a dictionary" for the note on line 1).
+func (f *File) firstRenderError() {
+	firstJinja, firstYAML := -1, -1
+	for i, e := range f.Errors {
+		if e.Severity != 1 {
+			continue
+		}
+		if isYAMLError(e.Msg) {
+			if firstYAML < 0 || e.Start < f.Errors[firstYAML].Start {
+				firstYAML = i
+			}
+		} else if firstJinja < 0 || e.Start < f.Errors[firstJinja].Start {
+			firstJinja = i
+		}
+	}
+	if firstJinja < 0 && firstYAML < 0 {
+		return
+	}
+	keep := firstJinja
+	if keep < 0 {
+		keep = firstYAML
+		if len(f.R.Alts) == 0 {
+			if e, ok := f.wholeDocError(); ok {
+				f.Errors[keep] = e
+			}
+		}
+	}
+	out := f.Errors[:0:0]
+	for i, e := range f.Errors {
+		if e.Severity != 1 || i == keep {
+			out = append(out, e)
+		}
+	}
+	f.Errors = out
+}
+
+// wholeDocError parses the rendered text as one YAML document (as Salt
+// does) and returns its error, at the start of the line it names.
+func (f *File) wholeDocError() (Error, bool) {
+	text := f.R.Text
+	var doc yaml.Node
+	err := safeUnmarshal(text, &doc)
+	if err == nil {
+		return Error{}, false
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := lineRe.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
+	}
+	if line <= 0 {
+		return Error{}, false
+	}
+	at := lineOffset(text, 0, len(text), line)
+	lineEnd := at
+	for lineEnd < len(text) && text[lineEnd] != '\n' {
+		lineEnd++
+	}
+	es := f.R.Src(at)
+	if at >= len(text) {
+		es = f.R.SrcEnd(at)
+	}
+	return Error{Span: Span{es, f.R.SrcEnd(lineEnd)}, Severity: 1, Msg: "Rendering SLS failed: " + msg}, true
+}
+
+func isYAMLError(msg string) bool {
+	return strings.HasPrefix(msg, "Rendering SLS failed") || msg == "SLS does not render to a dictionary"
 }
 
 func (f *File) yamlErrors() int {
