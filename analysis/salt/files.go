@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -265,24 +266,67 @@ func (s *System) fileSpan(f *sfile, n *sp.Node) source.Span {
 	return source.Span{URI: f.file.URI, Start: n.Start, End: n.End}
 }
 
-// topShaped reports whether a file looks like a top file (env: target:
-// [sls...]) rather than states: dev/state_top.sls and the like.
+// topShaped reports whether a file holds top data (env: target: [sls...])
+// rather than states: a top file by name (top.sls, dev/state_top.sls and
+// the like) whose entries are all environments of targets, or a file whose shape only top data has: every target list
+// holds SLS names and `match:`/`subfilter:` items, and some item is a
+// `match:` or some target is no state module name (a glob, a compound
+// expression). Such a file is what a top file's `include:` pulls in as
+// more top data (salt/state.py get_tops); compiled as states every
+// target would be a state module, and one with two SLS names "Too many
+// functions" (wuxxin/salt-shared old/roles/init.sls, the roles a former
+// top file included).
 func topShaped(f *sfile) bool {
-	if !strings.Contains(filepath.Base(f.file.Path), "top") || len(f.p.Entries) == 0 {
+	if len(f.p.Entries) == 0 {
 		return false
 	}
+	named := topNameRe.MatchString(strings.TrimSuffix(filepath.Base(f.file.Path), ".sls"))
+	evidence := false
 	for _, e := range f.p.Entries {
-		if e.Key == nil || e.Val == nil || e.Val.Kind != sp.Map {
+		if e.Opaque || e.Key == nil || e.Val == nil {
 			return false
 		}
-		for _, v := range e.Val.Vals {
+		if e.Key.Value == "include" && e.Val.Kind == sp.Seq {
+			continue // a top file's include: more top data
+		}
+		if e.Val.Kind != sp.Map || strings.Contains(e.Key.Value, sp.Unknown) {
+			return false
+		}
+		for i, v := range e.Val.Vals {
 			if v.Kind != sp.Seq {
 				return false
 			}
+			if named {
+				continue
+			}
+			k := e.Val.Keys[i].Value
+			if strings.Contains(k, sp.Unknown) {
+				return false
+			}
+			if !stateModRe.MatchString(k) {
+				evidence = true
+			}
+			for _, it := range v.Items {
+				switch {
+				case it.Kind == sp.Scalar:
+				case it.Kind == sp.Map && len(it.Keys) == 1 && (it.Keys[0].Value == "match" || it.Keys[0].Value == "subfilter"):
+					evidence = true
+				default:
+					return false // an argument of a state
+				}
+			}
 		}
 	}
-	return true
+	return named || evidence
 }
+
+// topNameRe: the word "top" in a file name (top.sls, state_top.sls; not
+// desktop.sls or stop.sls, which hold states).
+var topNameRe = regexp.MustCompile(`(?i)(^|[^a-z0-9])top([^a-z0-9]|$)`)
+
+// stateModRe matches what a state declaration key can be: `module` or
+// `module.function`.
+var stateModRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
 
 // read lowers a parsed file into includes, extends and state IDs.
 func (s *System) read(f *sfile) {

@@ -346,7 +346,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	defer s.evict()
 	a := &analyzer{s: s, req: req, mu: &sync.Mutex{}, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, dataFiles: map[*sfile]bool{},
+		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, dataFiles: map[*sfile]bool{}, topFrag: map[string]bool{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
@@ -465,9 +465,18 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			targets = append(targets, target{t, f})
 		}
 	}
+	// what the top files include is more top data, not states
+	for _, tg := range tops {
+		for _, f := range a.topIncludes(tg.t, tg.f) {
+			a.topFrag[f.file.URI] = true
+		}
+	}
 	for _, tg := range targets {
 		if req.Canceled() {
 			break
+		}
+		if a.topFrag[tg.f.file.URI] {
+			continue
 		}
 		if !declaresStates(tg.f) {
 			a.dataFiles[tg.f] = true // reported as states only if a top or an include names it
@@ -652,15 +661,17 @@ type analyzer struct {
 	// (unreachedData)
 	dataFiles   map[*sfile]bool
 	linkedFiles map[string]bool
-	master      bool
-	auto        bool
-	facts       [][]analysis.Fact // by graph node index
-	rec         *runRecord
-	mu          *sync.Mutex // guards rootCache while runs compile in parallel
-	jobs        []*runJob
-	realOf      []*analysis.Node // apply: record node index -> graph node
-	buf         []*analysis.Node
-	inFacts     []inFact
+	// topFrag: URIs of the files a top file includes (top data)
+	topFrag map[string]bool
+	master  bool
+	auto    bool
+	facts   [][]analysis.Fact // by graph node index
+	rec     *runRecord
+	mu      *sync.Mutex // guards rootCache while runs compile in parallel
+	jobs    []*runJob
+	realOf  []*analysis.Node // apply: record node index -> graph node
+	buf     []*analysis.Node
+	inFacts []inFact
 	// apply: records applied so far; the first one's nodes and edges
 	// go into the maps only when a second record comes
 	applied    int
@@ -709,6 +720,9 @@ func (a *analyzer) fileDiags(f *sfile) {
 			code = "renderer"
 		}
 		a.diag(analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code, Message: e.Msg})
+	}
+	if a.topFrag[f.file.URI] {
+		return // top data: what states would make wrong is not wrong here
 	}
 	for _, d := range f.ids {
 		if d.bad != "" && !a.unreachedData(f) {
@@ -918,12 +932,12 @@ func (a *analyzer) runSLS(t *tree, f *sfile) {
 // cachedRun computes a run, or replays it when the files that make it
 // are the very ones (same lowered file objects) a previous analysis used:
 // an edit recomputes only the runs that include the edited file.
-func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) (*compiler, *high), top *sfile) {
+func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) (*compiler, *high), tops []*sfile) {
 	dc, _ := build(true)
 	files := dc.files
-	if top != nil {
-		// the top file's spans are in the record too (missing includes)
-		files = append([]*sfile{top}, files...)
+	if len(tops) > 0 {
+		// the top files' spans are in the record too (missing includes)
+		files = append(append([]*sfile(nil), tops...), files...)
 	}
 	var kb strings.Builder
 	fmt.Fprintf(&kb, "%s\x00%s\x00%v\x00%v", name, entry, a.master, a.auto)
@@ -1038,84 +1052,164 @@ func (a *analyzer) runTop(t *tree, top *sfile) {
 	// one highstate per target (with the '*' states): states of targets
 	// that never meet on one machine must not conflict. `order top.sls`
 	// prints one highstate for a machine matching every target.
+	tops := append([]*sfile{top}, a.topIncludes(t, top)...)
 	var targets []string
 	seen := map[string]bool{}
-	for _, e := range top.p.Entries {
-		if e.Key == nil || e.Val == nil || e.Val.Kind != sp.Map {
-			continue
-		}
-		for _, k := range e.Val.Keys {
-			if k.Value != "*" && !seen[k.Value] {
-				seen[k.Value] = true
-				targets = append(targets, k.Value)
-			}
+	for _, tt := range topTargets(tops) {
+		if tt.target != "*" && !seen[tt.target] {
+			seen[tt.target] = true
+			targets = append(targets, tt.target)
 		}
 	}
 	if a.req.Entry != "" || len(targets) < 2 {
-		a.runTopFor(t, top, "", "highstate")
+		a.runTopFor(t, tops, "", "highstate")
 		return
 	}
 	for _, tg := range targets {
-		a.runTopFor(t, top, tg, "highstate "+strings.ReplaceAll(tg, sp.Unknown, "*"))
+		a.runTopFor(t, tops, tg, "highstate "+strings.ReplaceAll(tg, sp.Unknown, "*"))
 	}
 }
 
-// runTopFor is the highstate of a machine matching target (and '*'); ""
-// means every target.
-func (a *analyzer) runTopFor(t *tree, top *sfile, target, name string) {
-	build := func(dry bool) (*compiler, *high) {
-		c := a.newCompiler(t, dry)
-		hs := newHigh()
-		for _, e := range top.p.Entries {
+// topIncludes lists the files a top file's `include:` pulls in as more
+// top data (salt/state.py get_tops: each name is an fnmatch pattern over
+// the environment's SLS names, each file is read once, and only the
+// includes of the top file itself are followed; a name that matches
+// nothing is skipped without a word).
+func (a *analyzer) topIncludes(t *tree, top *sfile) []*sfile {
+	var out []*sfile
+	seen := map[string]bool{}
+	for _, e := range top.p.Entries {
+		if e.Key == nil || e.Key.Value != "include" || e.Val == nil || e.Val.Kind != sp.Seq {
+			continue
+		}
+		for _, it := range e.Val.Items {
+			name, ok := it.Str()
+			if !ok || it.Kind != sp.Scalar || strings.Contains(name, sp.Unknown) {
+				continue
+			}
+			var names []string
+			if hasGlob(name) {
+				for _, n := range t.avail() {
+					if fnmatch(n, name) {
+						names = append(names, n)
+					}
+				}
+			} else {
+				names = []string{name}
+			}
+			for _, n := range names {
+				if seen[n] {
+					continue
+				}
+				if f := t.bySLS(n); f != nil && f != top {
+					seen[n] = true
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// topTarget is one target of the merged top data.
+type topTarget struct {
+	env, target string
+	val         *sp.Node
+	f           *sfile
+}
+
+// topTargets merges top files as _merge_tops_merge does: targets in the
+// order they first appear, a later top file's list replacing an
+// earlier one's for the same environment and target.
+func topTargets(tops []*sfile) []topTarget {
+	idx := map[[2]string]int{}
+	var out []topTarget
+	for _, tf := range tops {
+		for _, e := range tf.p.Entries {
 			if e.Key == nil || e.Val == nil || e.Val.Kind != sp.Map {
 				continue
 			}
-			for i := range e.Val.Keys {
-				tv := e.Val.Vals[i]
-				if tv.Kind != sp.Seq {
+			for i, k := range e.Val.Keys {
+				tt := topTarget{e.Key.Value, k.Value, e.Val.Vals[i], tf}
+				key := [2]string{tt.env, tt.target}
+				if j, ok := idx[key]; ok {
+					out[j] = tt
 					continue
 				}
-				if target != "" && e.Val.Keys[i].Value != "*" && e.Val.Keys[i].Value != target {
+				idx[key] = len(out)
+				out = append(out, tt)
+			}
+		}
+	}
+	return out
+}
+
+// runTopFor is the highstate of a machine matching target (and '*'); ""
+// means every target. tops are the top file and the files it includes.
+func (a *analyzer) runTopFor(t *tree, tops []*sfile, target, name string) {
+	top := tops[0]
+	build := func(dry bool) (*compiler, *high) {
+		c := a.newCompiler(t, dry)
+		hs := newHigh()
+		if dry {
+			for _, f := range tops[1:] {
+				for _, e := range top.p.Entries {
+					if e.Key == nil || e.Key.Value != "include" || e.Val == nil || e.Val.Kind != sp.Seq {
+						continue
+					}
+					for _, it := range e.Val.Items {
+						if n, ok := it.Str(); ok && (n == f.sls || hasGlob(n) && fnmatch(f.sls, n)) {
+							a.link(top.span(it), nil, []source.Span{{URI: f.file.URI}})
+						}
+					}
+				}
+			}
+		}
+		for _, tt := range topTargets(tops) {
+			tv := tt.val
+			if tv.Kind != sp.Seq {
+				continue
+			}
+			if target != "" && tt.target != "*" && tt.target != target {
+				continue
+			}
+			for _, it := range tv.Items {
+				name, ok := it.Str()
+				if !ok || it.Kind != sp.Scalar {
 					continue
 				}
-				for _, it := range tv.Items {
-					name, ok := it.Str()
-					if !ok || it.Kind != sp.Scalar {
+				if strings.Contains(name, sp.Unknown) {
+					c.generator = true
+					continue
+				}
+				var names []string
+				if hasGlob(name) {
+					for _, n := range t.avail() {
+						if fnmatch(n, name) && n != "top" {
+							names = append(names, n)
+						}
+					}
+				} else {
+					names = []string{name}
+				}
+				for _, n := range names {
+					if tf := t.bySLS(n); tf != nil && dry {
+						a.link(tt.f.span(it), nil, []source.Span{{URI: tf.file.URI}})
+					}
+					if c.mods[n] {
 						continue
 					}
-					if strings.Contains(name, sp.Unknown) {
-						c.generator = true
-						continue
-					}
-					var names []string
-					if hasGlob(name) {
-						for _, n := range t.avail() {
-							if fnmatch(n, name) && n != "top" {
-								names = append(names, n)
-							}
-						}
-					} else {
-						names = []string{name}
-					}
-					for _, n := range names {
-						if tf := t.bySLS(n); tf != nil && dry {
-							a.link(top.span(it), nil, []source.Span{{URI: tf.file.URI}})
-						}
-						if c.mods[n] {
-							continue
-						}
-						inc := &include{name: n, node: it, f: top}
-						st := c.renderState(n, inc, 0, false)
-						if st != nil {
-							c.merge(hs, st)
-						}
+					inc := &include{name: n, node: it, f: tt.f}
+					st := c.renderState(n, inc, 0, false)
+					if st != nil {
+						c.merge(hs, st)
 					}
 				}
 			}
 		}
 		return c, hs
 	}
-	a.cachedRun(name, top.file.URI, "", build, top)
+	a.cachedRun(name, top.file.URI, "", build, tops)
 }
 
 // finishRun computes a run into a.rec; false when the request was
