@@ -395,7 +395,7 @@ func (s *System) read(f *sfile) {
 			continue
 		}
 		d := &idDecl{id: key, key: e.Key, val: e.Val, entry: e, f: f}
-		if prev, dup := seenIDs[key]; dup && !f.p.R.InAlt(e.Key.Start) && !f.p.R.InAlt(prev.key.Start) && !strings.Contains(key, sp.Unknown) {
+		if prev, dup := seenIDs[key]; dup && !f.p.InAltNode(e.Key) && !f.p.InAltNode(prev.key) && !strings.Contains(key, sp.Unknown) {
 			// Salt's YAML loader refuses a mapping with a key twice
 			d.bad = fmt.Sprintf("Rendering SLS 'base:%s' failed: found conflicting ID '%s'", f.sls, key)
 			d.dupOf = prev
@@ -499,7 +499,7 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 			// Both branches of a condition nobody can decide at edit
 			// time: alternatives, keep the first (or the one with
 			// arguments when the first is `mod.fun:` with nothing after).
-			if f.p.R.InAlt(k.Start) || strings.Contains(d.module, sp.Unknown) {
+			if f.p.InAltNode(k) || strings.Contains(d.module, sp.Unknown) {
 				for j, o := range out {
 					if o.module == d.module && o.null && v.Kind == sp.Seq {
 						out[j] = nil
@@ -520,7 +520,7 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 				switch it.Kind {
 				case sp.Scalar:
 					if str, ok := it.Str(); ok {
-						if len(d.funs) > 0 && f.p.R.InAlt(it.Start) {
+						if len(d.funs) > 0 && f.p.InAltNode(it) {
 							continue // another branch's function
 						}
 						d.funs = append(d.funs, str)

@@ -161,7 +161,7 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 		if from != nil && !strings.Contains(sls, sp.Unknown) && !c.t.elsewhere(sls) {
 			p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
 				msg: fmt.Sprintf("Specified SLS %s in saltenv base is not available on the salt master or through a configured fileserver", sls)}
-			if from.f != nil && (cond || from.f.p.R.InAlt(from.node.Start)) {
+			if from.f != nil && (cond || from.f.p.InAltNode(from.node)) {
 				p.sev = 2
 				p.msg += " (this include is in a branch of a condition decided on the machine)"
 			}
@@ -189,7 +189,7 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 				continue
 			}
 			b := newBody(d)
-			b.cond = cond || f.p.R.InAlt(d.key.Start)
+			b.cond = cond || f.p.InAltNode(d.key)
 			st.put(b)
 		}
 		st.extends = append(st.extends, f.extends...)
@@ -234,7 +234,7 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 			}
 			ninc := *inc
 			ninc.f = f
-			nst := c.renderState(tgt, &ninc, depth+1, cond || f.p.R.InAlt(inc.node.Start))
+			nst := c.renderState(tgt, &ninc, depth+1, cond || f.p.InAltNode(inc.node))
 			if nst == nil {
 				continue
 			}
@@ -891,7 +891,7 @@ func (c *compiler) compile(h *high) []*chunk {
 					if k, ok := reqIndex[a.key]; ok {
 						prev := base.reqs.lists[k]
 						if base.reqs.present&(1<<k) != 0 && len(prev) > 0 && a.f != nil && a.keyNode != nil &&
-							a.f.p.R.InAlt(a.keyNode.Start) && a.f.p.R.InAlt(prev[0].span.Start) {
+							a.f.p.InAltNode(a.keyNode) && entryInAlt(prev[0]) {
 							// The same requisite in branches of a condition nobody
 							// can decide: Salt keeps the last one it renders, and
 							// which one that is depends on the machine; every

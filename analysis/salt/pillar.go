@@ -124,8 +124,8 @@ func exclusive(a, b *reqEntry) bool {
 	if a == nil || b == nil || a.f == nil || b.f == nil || a.inFrom != nil || b.inFrom != nil {
 		return false
 	}
-	aa := a.f.p.R.ArmsAt(a.span.Start)
-	bb := b.f.p.R.ArmsAt(b.span.Start)
+	aa := entryArms(a)
+	bb := entryArms(b)
 	for _, x := range aa {
 		for _, y := range bb {
 			if a.f == b.f && sp.ArmsConflict(x, y) {
@@ -187,10 +187,29 @@ func armsOf(e *reqEntry) []analysis.Branch {
 		return nil
 	}
 	var out []analysis.Branch
-	for _, a := range e.f.p.R.ArmsAt(e.span.Start) {
+	for _, a := range entryArms(e) {
 		out = append(out, arm{e.f, a})
 	}
 	return out
+}
+
+// entryArms lists the undecidable branches a requisite entry is written
+// in or rendered from.
+func entryArms(e *reqEntry) []sp.Arm {
+	out := e.f.p.R.ArmsAt(e.span.Start)
+	if e.node != nil && e.node.Start != e.span.Start {
+		for _, a := range e.f.p.ArmsOf(e.node) {
+			if !slices.ContainsFunc(out, func(b sp.Arm) bool { return b.Span == a.Span && b.Point == a.Point && b.Arm == a.Arm }) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// entryInAlt: a requisite entry exists only in some renders.
+func entryInAlt(e *reqEntry) bool {
+	return e.f != nil && (e.f.p.R.InAlt(e.span.Start) || e.f.p.InAltNode(e.node))
 }
 
 // armsText says which Jinja branches something needs, in the template's

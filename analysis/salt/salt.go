@@ -1376,7 +1376,7 @@ func (a *analyzer) orderFact(n *analysis.Node, ch *chunk) {
 	// position above is that of the renders that take this branch).
 	if b := ch.body; b != nil && b.decl != nil && b.decl.key != nil && b.f != nil && b.f.p != nil && b.f.p.R != nil {
 		var bs []analysis.Branch
-		for _, x := range b.f.p.R.ArmsAt(b.decl.key.Start) {
+		for _, x := range b.f.p.ArmsOf(b.decl.key) {
 			bs = append(bs, arm{b.f, x})
 		}
 		if when := armsText(bs); when != "" {
@@ -1585,7 +1585,7 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 				msg += "\n" + hint
 			}
 			sev := analysis.Error
-			if e.f != nil && e.inFrom == nil && e.f.p.R.InAlt(e.span.Start) {
+			if e.f != nil && e.inFrom == nil && entryInAlt(e) {
 				// Every branch of an undecidable condition is checked, but
 				// only the machines that render this one fail.
 				sev = analysis.Warning

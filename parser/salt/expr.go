@@ -32,6 +32,7 @@ type (
 		x    expr
 		name string
 		args []expr
+		kw   map[string]expr
 	}
 	eTest struct {
 		x    expr
@@ -53,6 +54,74 @@ type (
 type scope struct {
 	vars   map[string]val
 	parent *scope
+	ctx    *evalCtx // set on the root scope of a render
+}
+
+// evalCtx is what the render is doing while expressions are evaluated:
+// the undecidable branches being rendered (an item appended there exists
+// only in the renders that take them) and the loops over unknown items
+// (how many times an append there runs is unknown).
+type evalCtx struct {
+	arms    []Arm
+	loops   int
+	mutated bool // the last `do` changed a list it knows
+}
+
+func (s *scope) context() *evalCtx {
+	for c := s; c != nil; c = c.parent {
+		if c.ctx != nil {
+			return c.ctx
+		}
+	}
+	return nil
+}
+
+// mutate runs a list method that changes the list in place (Jinja lists
+// are Python lists: every name bound to it sees the change).
+func (c *evalCtx) mutate(l *listObj, method string, args []val) val {
+	c.mutated = true
+	if c.loops > 0 {
+		l.unknown = true
+		return noneVal()
+	}
+	own := l.items // no two lists share an array: every list is made from a new slice
+	switch method {
+	case "append":
+		if len(args) != 1 {
+			l.unknown = true
+			break
+		}
+		l.items = append(own, args[0].withArms(c.arms))
+	case "extend":
+		items, ok := unknownVal.items()
+		if len(args) == 1 {
+			items, ok = args[0].items()
+		}
+		if !ok {
+			l.unknown = true
+			break
+		}
+		for _, it := range items {
+			own = append(own, it.withArms(c.arms))
+		}
+		l.items = own
+	case "insert":
+		if len(args) != 2 || args[0].k != kNum || len(c.arms) > 0 || args[1].condItems() {
+			l.unknown = true
+			break
+		}
+		i := int(args[0].n)
+		if i < 0 {
+			i = max(0, i+len(own))
+		}
+		i = min(i, len(own))
+		out := append(append(append([]val(nil), own[:i]...), args[1]), own[i:]...)
+		l.items = out
+	default:
+		l.unknown = true
+		return unknownVal // pop() gives an item nobody knows
+	}
+	return noneVal()
 }
 
 func (s *scope) lookup(name string) (val, bool) {
@@ -85,6 +154,14 @@ func (s *scope) assign(name string, v val) {
 }
 
 func eval(e expr, sc *scope, depth int) val {
+	v := eval1(e, sc, depth)
+	if v.k == kList && v.lst.unknown {
+		return unknownVal
+	}
+	return v
+}
+
+func eval1(e expr, sc *scope, depth int) val {
 	if depth > 200 {
 		return unknownVal
 	}
@@ -173,13 +250,14 @@ func index(v, i val) val {
 			return r
 		}
 	case kList:
-		if i.k == kNum {
+		if i.k == kNum && !v.condItems() {
+			l := v.elems()
 			n := int(i.n)
 			if n < 0 {
-				n += len(v.list)
+				n += len(l)
 			}
-			if n >= 0 && n < len(v.list) {
-				return v.list[n]
+			if n >= 0 && n < len(l) {
+				return l[n]
 			}
 		}
 	case kStr:
@@ -201,7 +279,10 @@ func slice(v val, loE, hiE expr, sc *scope, depth int) val {
 	var n int
 	switch v.k {
 	case kList:
-		n = len(v.list)
+		if v.condItems() {
+			return unknownVal
+		}
+		n = len(v.elems())
 	case kStr:
 		if !v.known() {
 			return unknownVal
@@ -233,7 +314,7 @@ func slice(v val, loE, hiE expr, sc *scope, depth int) val {
 		hi = lo
 	}
 	if v.k == kList {
-		return listVal(append([]val(nil), v.list[lo:hi]...))
+		return listVal(append([]val(nil), v.elems()[lo:hi]...))
 	}
 	return strVal(string([]rune(v.s)[lo:hi]))
 }
@@ -316,6 +397,16 @@ func call(x eCall, sc *scope, depth int) val {
 	}
 	recv := eval(at.x, sc, depth)
 	args := evalArgs(x.args, sc, depth)
+	if recv.k == kList {
+		switch at.name {
+		case "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse":
+			if ctx := sc.context(); ctx != nil {
+				return ctx.mutate(recv.lst, at.name, args)
+			}
+			recv.lst.unknown = true
+			return unknownVal
+		}
+	}
 	arg := func(i int) (string, bool) {
 		if i < len(args) && args[i].k == kStr {
 			return args[i].s, true
@@ -410,11 +501,7 @@ func call(x eCall, sc *scope, depth int) val {
 			return boolVal(strings.HasSuffix(s, p))
 		case "join":
 			if len(args) == 1 && args[0].k == kList {
-				parts := make([]string, len(args[0].list))
-				for i, it := range args[0].list {
-					parts[i] = it.text()
-				}
-				return strVal(strings.Join(parts, s))
+				return joinMarked(args[0].elems(), s)
 			}
 		case "format":
 			out := s
@@ -480,7 +567,78 @@ func sortKeys(d *dict) {
 func filter(x eFilter, sc *scope, depth int) val {
 	v := eval(x.x, sc, depth)
 	args := evalArgs(x.args, sc, depth)
+	// arg is the i-th positional argument or the keyword argument name
+	arg := func(i int, name string) (val, bool) {
+		if i < len(args) {
+			return args[i], true
+		}
+		if e, ok := x.kw[name]; ok {
+			return eval(e, sc, depth), true
+		}
+		return unknownVal, false
+	}
 	switch x.name {
+	case "yaml":
+		// salt/utils/jinja.py format_yaml(value, flow_style=True)
+		flow := true
+		if f, ok := arg(0, "flow_style"); ok {
+			b, known := f.truth()
+			if !known {
+				return unknownVal
+			}
+			flow = b
+		}
+		if s, marks, ok := yamlDump(v, flow); ok && len(args)+len(x.kw) <= 1 {
+			return markedStr(s, marks)
+		}
+		return unknownVal
+	case "json":
+		// format_json(value, sort_keys=True, indent=None)
+		sortKeys, indent := true, -1
+		if f, ok := arg(0, "sort_keys"); ok {
+			b, known := f.truth()
+			if !known {
+				return unknownVal
+			}
+			sortKeys = b
+		}
+		if f, ok := arg(1, "indent"); ok && f.k != kNone {
+			if f.k != kNum || f.n < 0 || f.n != float64(int(f.n)) {
+				return unknownVal
+			}
+			indent = int(f.n)
+		}
+		if s, marks, ok := jsonDump(v, sortKeys, indent); ok && len(args)+len(x.kw) <= 2 {
+			return markedStr(s, marks)
+		}
+		return unknownVal
+	case "indent":
+		// jinja2 do_indent(s, width=4, first=False, blank=False)
+		if v.k != kStr || !v.known() {
+			return unknownVal
+		}
+		prefix := "    "
+		if w, ok := arg(0, "width"); ok {
+			switch {
+			case w.k == kNum && w.n >= 0 && w.n == float64(int(w.n)) && w.n < 1000:
+				prefix = strings.Repeat(" ", int(w.n))
+			case w.k == kStr && w.known():
+				prefix = w.s
+			default:
+				return unknownVal
+			}
+		}
+		flags := [2]bool{}
+		for i, name := range []string{"first", "blank"} {
+			if f, ok := arg(i+1, name); ok {
+				b, known := f.truth()
+				if !known {
+					return unknownVal
+				}
+				flags[i] = b
+			}
+		}
+		return indentMarked(v, prefix, flags[0], flags[1])
 	case "default", "d":
 		if v.k == kUnknown {
 			// An undefined name takes the default; an unknown value may
@@ -520,45 +678,41 @@ func filter(x eFilter, sc *scope, depth int) val {
 			if len(args) > 0 && args[0].k == kStr {
 				sep = args[0].s
 			}
-			parts := make([]string, len(v.list))
-			for i, it := range v.list {
-				parts[i] = it.text()
-			}
-			return strVal(strings.Join(parts, sep))
+			return joinMarked(v.elems(), sep)
 		}
 	case "list":
 		if l, ok := v.items(); ok {
-			return listVal(l)
+			return listVal(append([]val(nil), l...)) // a new list
 		}
 	case "first":
-		if v.k == kList && len(v.list) > 0 {
-			return v.list[0]
+		if v.k == kList && len(v.elems()) > 0 && !v.condItems() {
+			return v.elems()[0]
 		}
 	case "last":
-		if v.k == kList && len(v.list) > 0 {
-			return v.list[len(v.list)-1]
+		if v.k == kList && len(v.elems()) > 0 && !v.condItems() {
+			return v.elems()[len(v.elems())-1]
 		}
 	case "length", "count":
-		if l, ok := v.items(); ok {
+		if l, ok := v.items(); ok && !v.condItems() {
 			return numVal(float64(len(l)))
 		}
 	case "sort":
-		if v.k == kList {
-			return listVal(sortVals(v.list))
+		if v.k == kList && !v.condItems() {
+			return listVal(sortVals(v.elems()))
 		}
 	case "reverse":
-		if v.k == kList {
-			l := make([]val, len(v.list))
-			for i := range v.list {
-				l[len(l)-1-i] = v.list[i]
+		if v.k == kList && !v.condItems() {
+			l := make([]val, len(v.elems()))
+			for i, it := range v.elems() {
+				l[len(l)-1-i] = it
 			}
 			return listVal(l)
 		}
 	case "unique":
-		if v.k == kList {
+		if v.k == kList && !v.condItems() {
 			var l []val
 			seen := map[string]bool{}
-			for _, it := range v.list {
+			for _, it := range v.elems() {
 				if !seen[it.repr()] {
 					seen[it.repr()] = true
 					l = append(l, it)
@@ -683,15 +837,15 @@ func binary(x eBin, sc *scope, depth int) val {
 	r := eval(x.r, sc, depth)
 	switch x.op {
 	case "~":
-		return strVal(l.text() + r.text())
+		return concatMarked(l, r)
 	case "+":
 		switch {
 		case l.k == kStr && r.k == kStr:
-			return strVal(l.s + r.s)
+			return concatMarked(l, r)
 		case l.k == kNum && r.k == kNum:
 			return numVal(l.n + r.n)
 		case l.k == kList && r.k == kList:
-			return listVal(append(append([]val(nil), l.list...), r.list...))
+			return listVal(append(append([]val(nil), l.elems()...), r.elems()...))
 		case l.k == kStr && r.k == kUnknown, l.k == kUnknown && r.k == kStr:
 			return strVal(l.text() + r.text())
 		}
@@ -713,14 +867,21 @@ func binary(x eBin, sc *scope, depth int) val {
 			}
 			return boolVal(strings.Contains(r.s, l.s))
 		case kList:
-			for _, it := range r.list {
+			maybe := false
+			for _, it := range r.elems() {
 				eq, ok := equal(l, it)
 				if !ok {
 					return unknownVal
 				}
 				if eq {
-					return boolVal(true)
+					if len(it.arms()) == 0 {
+						return boolVal(true)
+					}
+					maybe = true // only some renders add it
 				}
+			}
+			if maybe {
+				return unknownVal
 			}
 			return boolVal(false)
 		case kDict:

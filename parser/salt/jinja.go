@@ -36,8 +36,32 @@ type Rendered struct {
 	// condition it belongs to and what taking it says about the tested
 	// values: branches of one evaluation, or tests of one expression that
 	// cannot both hold (`x` and `not x`), never render together.
-	Arms   []Arm
+	Arms []Arm
+	// Conds lists rendered text that exists only when undecidable
+	// branches are taken although it is not written inside them: what an
+	// item a `do x.append()` added in a branch turns into where the list
+	// is printed or looped over.
+	Conds  []CondOut
 	Errors []Error
+}
+
+// CondOut is rendered text [R, End) that exists only in the renders that
+// take the branches Arms.
+type CondOut struct {
+	R, End int
+	Arms   []Arm
+}
+
+// CondArms lists the branches the rendered range [a, b) depends on
+// through conditional values (an empty range: the text at a).
+func (r *Rendered) CondArms(a, b int) []Arm {
+	var out []Arm
+	for _, c := range r.Conds {
+		if c.R < b && a < c.End || a == b && c.R <= a && a < c.End {
+			out = append(out, c.Arms...)
+		}
+	}
+	return out
 }
 
 // Arm is one branch of an undecidable if/elif/else.
@@ -379,9 +403,15 @@ type (
 		body []jnode
 	}
 	jUnknownSet struct {
-		names  []string
-		mutate bool // `do x.append(...)`: the object changes where it lives
+		names []string
 	} // imports, load_yaml...
+	// jDo is `{% do expr %}`: evaluated for what it changes (a list's
+	// append, extend, insert); when it changes something the evaluation
+	// cannot follow, root (the variable it starts from) becomes unknown.
+	jDo struct {
+		e    expr
+		root string
+	}
 	jOpaque struct{ start, end int } // output nobody can know
 	jScope  struct {
 		sets []jSet
@@ -397,10 +427,25 @@ type renderer struct {
 	opaque []Span
 	alts   []Span
 	arms   []Arm
-	points int32
+	conds  []CondOut
+	points *int32 // shared with sub-renderers: every evaluation of an if is unique
 	steps  int
 	limit  int
 	mode   int
+	ctx    *evalCtx
+}
+
+// sub is a renderer for text that goes elsewhere (a skipped branch, a
+// set block), sharing the evaluation context.
+func (r *renderer) sub() *renderer {
+	return &renderer{src: r.src, limit: r.limit - r.steps, mode: r.mode, points: r.points, ctx: r.ctx}
+}
+
+// cond records that out[a:b] exists only in the renders taking arms.
+func (r *renderer) cond(a, b int, arms []Arm) {
+	if a < b && len(arms) > 0 {
+		r.conds = append(r.conds, CondOut{a, b, arms})
+	}
 }
 
 // Rendering modes for conditions nobody can decide at edit time.
@@ -461,12 +506,10 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			r.lit(x.start, x.end)
 		case jExpr:
 			v := eval(x.e, sc, 0)
-			text := v.text()
+			// Python repr is what Jinja prints for lists and dicts; YAML
+			// reads it as flow.
+			text, marks := v.printed()
 			lineStart := r.atLineStart()
-			if v.k == kList || v.k == kDict {
-				// Python repr is what Jinja prints; YAML reads it as flow.
-				text = v.repr()
-			}
 			opaque := v.k == kUnknown
 			if opaque && lineStart && r.restOfLineBlank(x.end) {
 				if ind, ok := r.blockScalar(); ok {
@@ -484,7 +527,11 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 					continue
 				}
 			}
+			at := len(r.out)
 			r.emit(text, x.start, x.end, opaque)
+			for _, m := range marks {
+				r.cond(at+m.a, at+m.b, m.arms)
+			}
 		case jOpaque:
 			if r.atLineStart() {
 				r.opaque = append(r.opaque, Span{x.start, x.end})
@@ -506,23 +553,29 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 				if !ok {
 					// Unknown condition: the branch may render; so may the
 					// rest. Render them all (states in any branch exist
-					// for some machine); what they set becomes unknown.
-					r.points++
+					// for some machine); what they set becomes unknown,
+					// what they append to a list is there only in the
+					// renders that take them.
+					*r.points++
+					point := *r.points
 					for j := i; j < len(x.conds); j++ {
+						arm := armOf(x, i, j, point)
 						r.alts = append(r.alts, x.spans[j])
-						r.arms = append(r.arms, armOf(x, i, j, r.points))
+						r.arms = append(r.arms, arm)
 						inner := &scope{vars: map[string]val{}, parent: sc}
 						// mode: every branch, only the first, or only
 						// the last (none when there is no else)
 						render := r.mode == modeAll || r.mode == modeFirst && j == i ||
 							r.mode == modeLast && j == len(x.conds)-1 && x.conds[j] == nil
+						r.ctx.arms = append(r.ctx.arms, arm)
 						if render {
 							r.render(x.bodies[j], inner, depth+1)
 						} else {
-							sub := &renderer{src: r.src, limit: r.limit - r.steps, mode: r.mode}
+							sub := r.sub()
 							sub.render(x.bodies[j], inner, depth+1)
 							r.steps += sub.steps
 						}
+						r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-1]
 						for name := range inner.vars {
 							sc.set(name, unknownVal)
 						}
@@ -547,8 +600,11 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 				}
 				inner.set("loop", unknownVal)
 				// One pass with the loop variables unknown: what the body
-				// declares becomes patterns.
+				// declares becomes patterns; how often what it appends
+				// to a list is appended is unknown.
+				r.ctx.loops++
 				r.render(x.body, inner, depth+1)
+				r.ctx.loops--
 				if len(x.els) > 0 {
 					r.render(x.els, sc, depth+1)
 				}
@@ -572,7 +628,14 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 					}
 				}
 				count++
+				// an item only some renders have: so is what the body
+				// makes of it
+				itemArms := item.arms()
+				at := len(r.out)
+				r.ctx.arms = append(r.ctx.arms, itemArms...)
 				r.render(x.body, inner, depth+1)
+				r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-len(itemArms)]
+				r.cond(at, len(r.out), itemArms)
 				if r.steps > r.limit {
 					return
 				}
@@ -584,22 +647,29 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			v := eval(x.e, sc, 0)
 			bindTargets(sc, x.targets, v)
 		case jSetBlock:
-			sub := &renderer{src: r.src, limit: r.limit - r.steps}
+			sub := r.sub()
+			sub.mode = modeAll
 			sub.render(x.body, sc, depth+1)
 			r.steps += sub.steps
 			s := string(sub.out)
 			if strings.Contains(s, Unknown) {
 				sc.set(x.name, unknownVal)
 			} else {
-				sc.set(x.name, strVal(s))
+				var marks []strMark
+				for _, c := range sub.conds {
+					marks = append(marks, strMark{c.R, c.End, c.Arms})
+				}
+				sc.set(x.name, markedStr(s, marks))
+			}
+		case jDo:
+			r.ctx.mutated = false
+			eval(x.e, sc, 0)
+			if !r.ctx.mutated && x.root != "" {
+				sc.assignWhere(x.root, unknownVal)
 			}
 		case jUnknownSet:
 			for _, n := range x.names {
-				if x.mutate {
-					sc.assignWhere(n, unknownVal)
-				} else {
-					sc.set(n, unknownVal)
-				}
+				sc.set(n, unknownVal)
 			}
 		case jScope:
 			inner := &scope{vars: map[string]val{}, parent: sc}
@@ -670,8 +740,8 @@ func bindTargets(sc *scope, targets []string, v val) {
 		return
 	}
 	var parts []val
-	if v.k == kList {
-		parts = v.list
+	if v.k == kList && !v.condItems() {
+		parts = v.elems()
 	}
 	for i, t := range targets {
 		if i < len(parts) {
@@ -711,7 +781,7 @@ func RenderJinja(src []byte, vars map[string]string) *Rendered {
 
 func renderJinja(src []byte, vars map[string]string, mode int) *Rendered {
 	tree, errs := parseJinja(src)
-	root := &scope{vars: map[string]val{}}
+	root := &scope{vars: map[string]val{}, ctx: &evalCtx{}}
 	for k, v := range vars {
 		if k == FactsVar {
 			setFacts(root, v)
@@ -719,12 +789,12 @@ func renderJinja(src []byte, vars map[string]string, mode int) *Rendered {
 		}
 		root.set(k, strVal(v))
 	}
-	r := &renderer{src: src, limit: 200000, mode: mode}
+	r := &renderer{src: src, limit: 200000, mode: mode, points: new(int32), ctx: root.ctx}
 	r.render(tree, root, 0)
 	if r.steps > r.limit {
 		errs = append(errs, Error{Span: Span{0, 0}, Severity: 3, Msg: "template expansion stopped early: too many loop iterations"})
 	}
-	return &Rendered{Text: r.out, Segs: r.segs, Opaque: r.opaque, Alts: r.alts, Arms: r.arms, Errors: errs}
+	return &Rendered{Text: r.out, Segs: r.segs, Opaque: r.opaque, Alts: r.alts, Arms: r.arms, Conds: r.conds, Errors: errs}
 }
 
 // Identity is the "rendering" of a file without a template engine.

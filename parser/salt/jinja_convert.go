@@ -295,7 +295,8 @@ func (cv *jconv) stmt(open lexer.Token, s *jgStmt) jnode {
 		}
 		return jUnknownSet{names: names}
 	case s.Do != nil:
-		return jUnknownSet{names: []string{rootName(cv.tuple(s.Do.X))}, mutate: true}
+		e := cv.tuple(s.Do.X)
+		return jDo{e: e, root: rootName(e)}
 	case s.Include != nil:
 		return jOpaque{open.Pos.Offset, tokEnd(s.Include.Close)}
 	case s.Extends != nil:
@@ -461,7 +462,12 @@ func (cv *jconv) unary(g *jgUnary) expr {
 	for _, f := range g.Filters {
 		switch {
 		case f.Filter != nil:
-			x = eFilter{x, strings.Join(f.Filter.Name, "."), cv.positional(f.Filter.Args)}
+			var args []expr
+			var kw map[string]expr
+			if f.Filter.Args != nil {
+				args, kw = cv.args(f.Filter.Args)
+			}
+			x = eFilter{x, strings.Join(f.Filter.Name, "."), args, kw}
 		case f.Test != nil:
 			var args []expr
 			if f.Test.Args != nil {

@@ -34,8 +34,90 @@ type val struct {
 	s    string
 	n    float64
 	b    bool
-	list []val
+	lst  *listObj // a list is shared, as in Python: `do x.append()` changes it where it lives
 	dict *dict
+	x    *valExt // parts that exist only in some renders (nil: none)
+}
+
+// listObj is a Jinja list.
+type listObj struct {
+	items []val
+	// unknown: changed in a way nobody can follow (an append in a loop
+	// over unknown items, a method the evaluation does not know)
+	unknown bool
+}
+
+// valExt says which parts of a value exist only when undecidable
+// branches are taken: a whole value (an item a `do x.append()` added in
+// a branch of an `if` nobody can decide), or parts of a string (the
+// text such items make in `x|yaml`, `x|join`, `x ~ y`).
+type valExt struct {
+	arms  []Arm
+	marks []strMark
+}
+
+// strMark: bytes [a, b) of a string exist only in the renders that take
+// the branches arms.
+type strMark struct {
+	a, b int
+	arms []Arm
+}
+
+// arms lists the branches the whole value depends on.
+func (v val) arms() []Arm {
+	if v.x == nil {
+		return nil
+	}
+	return v.x.arms
+}
+
+// marks lists the conditional parts of a string.
+func (v val) marks() []strMark {
+	if v.x == nil {
+		return nil
+	}
+	return v.x.marks
+}
+
+// withArms is v, existing only when the branches arms are taken.
+func (v val) withArms(arms []Arm) val {
+	if len(arms) == 0 {
+		return v
+	}
+	x := &valExt{arms: append(append([]Arm(nil), v.arms()...), arms...)}
+	if v.x != nil {
+		x.marks = v.x.marks
+	}
+	v.x = x
+	return v
+}
+
+// markedStr is a string with conditional parts.
+func markedStr(s string, marks []strMark) val {
+	v := strVal(s)
+	if len(marks) > 0 {
+		v.x = &valExt{marks: marks}
+	}
+	return v
+}
+
+// elems are a list's items.
+func (v val) elems() []val {
+	if v.lst == nil {
+		return nil
+	}
+	return v.lst.items
+}
+
+// condItems reports whether some item of a list exists only in some
+// renders: its length and positions are then unknown.
+func (v val) condItems() bool {
+	for _, it := range v.elems() {
+		if len(it.arms()) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 type dict struct {
@@ -57,7 +139,7 @@ var unknownVal = val{}
 func strVal(s string) val     { return val{k: kStr, s: s} }
 func numVal(n float64) val    { return val{k: kNum, n: n} }
 func boolVal(b bool) val      { return val{k: kBool, b: b} }
-func listVal(l []val) val     { return val{k: kList, list: l} }
+func listVal(l []val) val     { return val{k: kList, lst: &listObj{items: l}} }
 func noneVal() val            { return val{k: kNone} }
 func (v val) known() bool     { return v.k != kUnknown && !(v.k == kStr && strings.Contains(v.s, Unknown)) }
 func (v val) isUnknown() bool { return v.k == kUnknown }
@@ -77,7 +159,15 @@ func (v val) truth() (bool, bool) {
 	case kNone:
 		return false, true
 	case kList:
-		return len(v.list) > 0, true
+		if len(v.elems()) == 0 {
+			return false, true
+		}
+		for _, it := range v.elems() {
+			if len(it.arms()) == 0 {
+				return true, true
+			}
+		}
+		return false, false // only items some renders add
 	case kDict:
 		return len(v.dict.keys) > 0, true
 	}
@@ -117,8 +207,8 @@ func (v val) repr() string {
 	case kStr:
 		return "'" + strings.ReplaceAll(v.s, "'", "\\'") + "'"
 	case kList:
-		parts := make([]string, len(v.list))
-		for i, x := range v.list {
+		parts := make([]string, len(v.elems()))
+		for i, x := range v.elems() {
 			parts[i] = x.repr()
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
@@ -163,11 +253,14 @@ func equal(a, b val) (bool, bool) {
 	case kNone:
 		return true, true
 	case kList:
-		if len(a.list) != len(b.list) {
+		if a.condItems() || b.condItems() {
+			return false, false
+		}
+		if len(a.elems()) != len(b.elems()) {
 			return false, true
 		}
-		for i := range a.list {
-			eq, ok := equal(a.list[i], b.list[i])
+		for i := range a.elems() {
+			eq, ok := equal(a.elems()[i], b.elems()[i])
 			if !ok {
 				return false, false
 			}
@@ -199,7 +292,7 @@ func toNum(v val) float64 {
 func (v val) items() ([]val, bool) {
 	switch v.k {
 	case kList:
-		return v.list, true
+		return v.elems(), true
 	case kDict:
 		out := make([]val, len(v.dict.keys))
 		for i, k := range v.dict.keys {

@@ -125,6 +125,38 @@ func (f *File) Display(n *Node) string {
 	return d
 }
 
+// ArmsOf lists the undecidable branches a node depends on: those its
+// text is written in, and those of the values it is rendered from (an
+// item a `do x.append()` added in a branch, printed elsewhere).
+func (f *File) ArmsOf(n *Node) []Arm {
+	if n == nil || f.R == nil {
+		return nil
+	}
+	out := f.R.ArmsAt(n.Start)
+	r := n.r
+	if r == nil {
+		r = f.R
+	}
+	return append(out, r.CondArms(n.RStart, n.REnd)...)
+}
+
+// InAltNode reports whether a node exists only in some renders: written
+// in a branch of an undecidable condition, or rendered from a value only
+// such a branch adds.
+func (f *File) InAltNode(n *Node) bool {
+	if n == nil || f.R == nil {
+		return false
+	}
+	if f.R.InAlt(n.Start) {
+		return true
+	}
+	r := n.r
+	if r == nil {
+		r = f.R
+	}
+	return len(r.CondArms(n.RStart, n.REnd)) > 0
+}
+
 // Cache keeps parsed YAML chunks by content so that an edit re-parses one
 // chunk. Safe for concurrent use.
 type Cache struct {
