@@ -163,13 +163,13 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 				msg: fmt.Sprintf("Specified SLS %s in saltenv base is not available on the salt master or through a configured fileserver", sls)}
 			if from.f != nil && (cond || from.f.p.InAltNode(from.node)) {
 				p.sev = 2
-				p.msg += " (this include is in a branch of a condition decided on the machine)"
+				p.msg += " (" + condIncludeHint + ")"
 			}
 			top := strings.SplitN(sls, ".", 2)[0]
 			if !c.t.ws.Exists(filepath.Join(c.t.root, top)) && !c.t.ws.Exists(filepath.Join(c.t.root, top+".sls")) {
 				// another formula, most likely in another file root
 				p.sev = 2
-				p.msg += fmt.Sprintf(" (nothing named '%s' in %s: another formula's file root?)", top, c.t.root)
+				p.msg += fmt.Sprintf(" (nothing named '%s' in %s: %s)", top, c.t.root, anotherRootHint)
 			}
 			c.fail(p)
 		}
@@ -269,6 +269,13 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 }
 
 var relRe = regexp.MustCompile(`^(\.+)(.*)$`)
+
+// anotherRootHint ends the message of an include whose package the file
+// root does not have.
+const anotherRootHint = "another formula's file root?"
+
+// condIncludeHint ends the message of an include only some renders make.
+const condIncludeHint = "this include is in a branch of a condition decided on the machine"
 
 // shadow records the names a hidden alternative declaration would give
 // (its ID, its name: and names: values): requisites on them are maybes.

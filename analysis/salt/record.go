@@ -189,9 +189,14 @@ func (a *analyzer) apply(rec *runRecord) {
 		}
 		a.linkList = append(a.linkList, acc)
 	}
+	if len(rec.sfiles) > 0 {
+		root := rec.sfiles[0].root
+		a.curRoot = &root
+	}
 	for _, d := range rec.diags {
 		a.diag(d)
 	}
+	a.curRoot = nil
 	for _, c := range rec.ctx {
 		a.contextual(c.d, c.target, c.mod)
 	}

@@ -507,7 +507,124 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	}
 	a.finish()
 	a.dropAfterRenderErrors()
+	a.oneRootPerProblem()
 	return a.res
+}
+
+// oneRootPerProblem: the file root is guessed per file, and a file that
+// files of several guessed roots include is rendered in each of their
+// trees, so the same problem of its text (an include nothing provides,
+// a state that is not a dictionary) came once per tree, worded with that
+// tree's SLS names (wuxxin/salt-shared: 14 duplicates, some naming SLS
+// ubuntu.audio.tools for old/desktop/ubuntu/audio/tools.sls). Salt has
+// one file root. Of the problems found at one place by runs of several
+// roots, those of the most plausible root stay: the root whose finding
+// is most severe (an include is an error only where its package exists
+// and the include is unconditional), then one where the included name's
+// package exists, then a run that does not reach the file through a
+// condition, then a root from which another file's include names it
+// (more evidence than a guess from the file's own folders), then the
+// root the file's own names point to (rootOf), then the first. An include nothing provides is reported once, by its
+// most severe finding.
+func (a *analyzer) oneRootPerProblem() {
+	type place struct {
+		uri        string
+		start, end int
+		code       string
+	}
+	roots := map[place]map[string][]int{}
+	for i, d := range a.res.Diags {
+		r, ok := a.diagRoot[diagKey(d)]
+		if !ok {
+			continue
+		}
+		p := place{d.At.URI, d.At.Start, d.At.End, d.Code}
+		if roots[p] == nil {
+			roots[p] = map[string][]int{}
+		}
+		roots[p][r] = append(roots[p][r], i)
+	}
+	drop := map[int]bool{}
+	for p, byRoot := range roots {
+		if len(byRoot) < 2 && p.code != "missing-include" {
+			continue
+		}
+		home := a.rootOf(source.URIToPath(p.uri))
+		best, bestRoot := -1, ""
+		better := func(i int, r string) bool {
+			if best < 0 {
+				return true
+			}
+			d, b := a.res.Diags[i], a.res.Diags[best]
+			if d.Severity != b.Severity {
+				return d.Severity < b.Severity
+			}
+			if dh, bh := strings.Contains(d.Message, anotherRootHint), strings.Contains(b.Message, anotherRootHint); dh != bh {
+				return !dh
+			}
+			if dc, bc := strings.Contains(d.Message, condIncludeHint), strings.Contains(b.Message, condIncludeHint); dc != bc {
+				return !dc // the file's own run: the include itself is unconditional
+			}
+			if di, bi := a.namedFrom(p.uri, r), a.namedFrom(p.uri, bestRoot); di != bi {
+				return di // another file's include names it from this root
+			}
+			if (r == home) != (bestRoot == home) {
+				return r == home
+			}
+			return i < best
+		}
+		for r, is := range byRoot {
+			for _, i := range is {
+				if better(i, r) {
+					best, bestRoot = i, r
+				}
+			}
+		}
+		for r, is := range byRoot {
+			for _, i := range is {
+				if r != bestRoot || p.code == "missing-include" && i != best {
+					drop[i] = true
+				}
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	kept := a.res.Diags[:0]
+	for i, d := range a.res.Diags {
+		if !drop[i] {
+			kept = append(kept, d)
+		}
+	}
+	a.res.Diags = kept
+}
+
+// namedFrom reports whether a file of the tree at root includes the file
+// uri by its SLS name from that root (a relative include names it from
+// any root: no evidence).
+func (a *analyzer) namedFrom(uri, root string) bool {
+	t := a.trees[root]
+	path := source.URIToPath(uri)
+	if t == nil || path == "" {
+		return false
+	}
+	sls, _ := slsName(root, path)
+	for _, f := range t.byPath {
+		if f == nil || f.file.URI == uri {
+			continue
+		}
+		for _, inc := range f.includes {
+			if inc.name == sls || hasGlob(inc.name) && !strings.HasPrefix(inc.name, ".") && fnmatch(sls, inc.name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func diagKey(d analysis.Diagnostic) string {
+	return fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
 }
 
 // unreachedData: f declares no state and no top.sls or include names it
@@ -663,15 +780,19 @@ type analyzer struct {
 	linkedFiles map[string]bool
 	// topFrag: URIs of the files a top file includes (top data)
 	topFrag map[string]bool
-	master  bool
-	auto    bool
-	facts   [][]analysis.Fact // by graph node index
-	rec     *runRecord
-	mu      *sync.Mutex // guards rootCache while runs compile in parallel
-	jobs    []*runJob
-	realOf  []*analysis.Node // apply: record node index -> graph node
-	buf     []*analysis.Node
-	inFacts []inFact
+	// curRoot is the file root of the run or file being reported;
+	// diagRoot the root each diagnostic was reported under
+	curRoot  *string
+	diagRoot map[string]string
+	master   bool
+	auto     bool
+	facts    [][]analysis.Fact // by graph node index
+	rec      *runRecord
+	mu       *sync.Mutex // guards rootCache while runs compile in parallel
+	jobs     []*runJob
+	realOf   []*analysis.Node // apply: record node index -> graph node
+	buf      []*analysis.Node
+	inFacts  []inFact
 	// apply: records applied so far; the first one's nodes and edges
 	// go into the maps only when a second record comes
 	applied    int
@@ -701,11 +822,17 @@ func (a *analyzer) diag(d analysis.Diagnostic) {
 		a.rec.diags = append(a.rec.diags, d)
 		return
 	}
-	key := fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
+	key := diagKey(d)
 	if a.diags[key] {
 		return
 	}
 	a.diags[key] = true
+	if a.curRoot != nil {
+		if a.diagRoot == nil {
+			a.diagRoot = map[string]string{}
+		}
+		a.diagRoot[key] = *a.curRoot
+	}
 	a.res.Diags = append(a.res.Diags, d)
 }
 
@@ -714,6 +841,8 @@ func (a *analyzer) fileDiags(f *sfile) {
 		return
 	}
 	a.fileDiag[f] = true
+	a.curRoot = &f.root
+	defer func() { a.curRoot = nil }()
 	for _, e := range f.p.Errors {
 		code := "syntax"
 		if e.Severity == 3 {
