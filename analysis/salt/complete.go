@@ -160,7 +160,10 @@ func declText(req analysis.CompletionRequest, at source.Span) string {
 
 // slsItems names every SLS file of the file root of the edited file.
 func (s *System) slsItems(req analysis.CompletionRequest) []analysis.CompletionItem {
-	root := rootOf(req.Workspace, req.File.Path, req.Settings.Get("salt.fileRoot", ""))
+	s.mu.Lock()
+	local := s.cfgLocal
+	s.mu.Unlock()
+	root := rootOf(req.Workspace, req.File.Path, req.Settings.Get("salt.fileRoot", ""), local)
 	seen := map[string]bool{}
 	var out []analysis.CompletionItem
 	for _, u := range req.Result.Files {

@@ -166,10 +166,19 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 				p.msg += " (" + condIncludeHint + ")"
 			}
 			top := strings.SplitN(sls, ".", 2)[0]
-			if !c.t.ws.Exists(filepath.Join(c.t.root, top)) && !c.t.ws.Exists(filepath.Join(c.t.root, top+".sls")) {
+			missingTop := !c.t.ws.Exists(filepath.Join(c.t.root, top)) && !c.t.ws.Exists(filepath.Join(c.t.root, top+".sls"))
+			switch {
+			case missingTop && c.t.cfg.servesOthers():
+				// another formula, and the repository's master serves
+				// file roots outside the workspace: it may come from one
+				// of them (a missing file of a package this root has is
+				// still this root's problem)
+				p.sev = 3
+				p.msg += fmt.Sprintf(" (nothing named '%s' in %s; %s)", top, c.t.display(), c.t.cfg.configNote())
+			case missingTop:
 				// another formula, most likely in another file root
 				p.sev = 2
-				p.msg += fmt.Sprintf(" (nothing named '%s' in %s: %s)", top, c.t.root, anotherRootHint)
+				p.msg += fmt.Sprintf(" (nothing named '%s' in %s: %s)", top, c.t.display(), anotherRootHint)
 			}
 			c.fail(p)
 		}

@@ -43,6 +43,12 @@ type System struct {
 	// facts: the minion's grains and pillar (salt.facts), as JSON for the
 	// renderer; "" when not given (they are unknown)
 	facts string
+	// cfgLocal: the file roots in the workspace the repository's
+	// configuration names (last analysis), for completion
+	cfgLocal []string
+	// cfgFiles: the configuration files found under each repository
+	// folder, and for which set of analysed files
+	cfgFiles map[string]cfgFileList
 }
 
 // evict drops cached files, parses and runs the last two analyses did
@@ -98,11 +104,27 @@ type tree struct {
 	mu      sync.Mutex // runs compile in parallel
 	s       *System
 	root    string
+	cfg     *cfgRoots // the repository's configuration of file roots
+	scopes  []string  // the repository folders (for display)
 	ws      *source.Workspace
 	bySlsM  map[string]*sfile
 	byPath  map[string]*sfile
 	avails  []string
 	availOK bool
+}
+
+// display names the file root for messages: its folder in the repository
+// ("salt/", "./" for the repository's own folder), else its path.
+func (t *tree) display() string {
+	for _, sc := range t.scopes {
+		if t.root == sc {
+			return "./"
+		}
+		if rel, err := filepath.Rel(sc, t.root); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel) + "/"
+		}
+	}
+	return t.root
 }
 
 func (t *tree) bySLS(name string) *sfile {
@@ -263,7 +285,11 @@ func (a *analyzer) rootOf(path string) string {
 	if ok {
 		return r
 	}
-	r = rootOf(a.req.Workspace, path, a.setting)
+	var local []string
+	if a.cfg != nil {
+		local = a.cfg.local
+	}
+	r = rootOf(a.req.Workspace, path, a.setting, local)
 	a.mu.Lock()
 	a.rootCache[path] = r
 	a.mu.Unlock()
@@ -272,7 +298,7 @@ func (a *analyzer) rootOf(path string) string {
 
 var slsNameRe = regexp.MustCompile(`(?m)^\s*-\s+(?:sls:\s*)?([A-Za-z0-9_][\w\-]*(?:\.[\w\-]+)*)\s*$`)
 
-func rootOf(ws *source.Workspace, path string, setting string) string {
+func rootOf(ws *source.Workspace, path string, setting string, configured []string) string {
 	if setting != "" {
 		if abs, err := filepath.Abs(setting); err == nil {
 			return abs
@@ -280,6 +306,17 @@ func rootOf(ws *source.Workspace, path string, setting string) string {
 		return setting
 	}
 	dir := filepath.Dir(path)
+	// a file root the repository's own configuration names (the deepest
+	// holding the file)
+	best := ""
+	for _, r := range configured {
+		if (dir == r || strings.HasPrefix(dir, r+string(filepath.Separator))) && len(r) > len(best) {
+			best = r
+		}
+	}
+	if best != "" {
+		return best
+	}
 	for d := dir; ; {
 		if ws.Exists(filepath.Join(d, "top.sls")) {
 			return d
@@ -352,13 +389,23 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
 	setting := req.Settings.Get("salt.fileRoot", "")
 	a.setting = setting
+	scopes := repoScopes(req.Workspace, req.Files)
+	if setting == "" {
+		a.cfg = s.readConfigRoots(req.Workspace, scopes, filesSig(req.Files))
+	}
+	s.mu.Lock()
+	s.cfgLocal = nil
+	if a.cfg != nil {
+		s.cfgLocal = a.cfg.local
+	}
+	s.mu.Unlock()
 	s.facts = loadFacts(req)
 	trees := map[string]*tree{}
 	a.trees = trees
 	treeOf := func(root string) *tree {
 		t := trees[root]
 		if t == nil {
-			t = &tree{s: s, root: root, ws: req.Workspace, bySlsM: map[string]*sfile{}, byPath: map[string]*sfile{}}
+			t = &tree{s: s, root: root, ws: req.Workspace, bySlsM: map[string]*sfile{}, byPath: map[string]*sfile{}, cfg: a.cfg, scopes: scopes}
 			trees[root] = t
 		}
 		return t
@@ -805,6 +852,7 @@ type analyzer struct {
 	trees      map[string]*tree
 	setting    string
 	rootCache  map[string]string
+	cfg        *cfgRoots // the repository's configuration of file roots
 }
 
 func sev(n int) analysis.Severity {
@@ -1069,7 +1117,7 @@ func (a *analyzer) cachedRun(name, entry, entrySLS string, build func(dry bool) 
 		files = append(append([]*sfile(nil), tops...), files...)
 	}
 	var kb strings.Builder
-	fmt.Fprintf(&kb, "%s\x00%s\x00%v\x00%v", name, entry, a.master, a.auto)
+	fmt.Fprintf(&kb, "%s\x00%s\x00%v\x00%v\x00%s", name, entry, a.master, a.auto, a.cfg.key())
 	ident := kb.String()
 	for _, f := range files {
 		fmt.Fprintf(&kb, "\x00%p", f)
