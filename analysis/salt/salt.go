@@ -2003,7 +2003,7 @@ func (a *analyzer) runProblemsRest(c *compiler, sm *sim, pos map[*chunk]int, run
 					continue
 				}
 				tf := c.t.bySLS(e.target)
-				if tf == nil || len(tf.ids) > 0 || len(tf.includes) == 0 {
+				if tf == nil || len(tf.ids) > 0 || len(tf.includes) == 0 || tf.generator {
 					continue
 				}
 				m := sm.match(e)
@@ -2039,7 +2039,7 @@ func chunkStr(ch *chunk) string {
 // module or with another case, or when an sls target only includes others.
 func (a *analyzer) hint(c *compiler, sm *sim, e *reqEntry) string {
 	if e.mod == "sls" {
-		if tf := c.t.bySLS(e.target); tf != nil && len(tf.ids) == 0 && len(tf.includes) > 0 {
+		if tf := c.t.bySLS(e.target); tf != nil && len(tf.ids) == 0 && len(tf.includes) > 0 && !tf.generator {
 			return fmt.Sprintf("SLS '%s' only includes other SLS files, and their states were already included from elsewhere first, so none counts as included from '%s'", e.target, e.target)
 		}
 		return ""
