@@ -332,10 +332,15 @@ func (c *compiler) merge(into, st *high) {
 		if ob, ok := into.m[id]; ok && ob != nb {
 			conditional := strings.Contains(id, sp.Unknown) || ob.cond || nb.cond
 			if conditional && ob.decl != nb.decl {
-				// alternatives: the later hides the earlier in this model;
-				// `sls:` requisites on the hidden one's file stay open
-				c.shadowed[ob.sls] = true
-				c.shadow(ob.decl)
+				// alternatives (no render has both): the first stays in
+				// this model, as the first branch of an if does in one
+				// file (the including file's own state, say, over one a
+				// conditional include brings); requisites on what only
+				// the hidden one names, and `sls:` requisites on its
+				// file, stay open
+				c.shadowed[nb.sls] = true
+				c.shadow(nb.decl)
+				continue
 			}
 			if ob.decl != nb.decl && !conditional {
 				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS 'base:%s' and SLS 'base:%s'", id, ob.sls, nb.sls)
