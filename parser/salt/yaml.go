@@ -219,6 +219,48 @@ func (c *Cache) parse(text string) (*raw, *yaml.Node, error) {
 	return fast, root, err
 }
 
+// unknownLayout lays out the unknown template output of a chunk that does
+// not parse as it could come out, keeping every byte offset: output glued
+// to a key's colon (`archive.extracted:{{- macro(x) }}`, a macro writing
+// the state's argument lines) as a line break, any other as blanks. It
+// returns the chunk that parses, or nil.
+func unknownLayout(body string) ([]byte, *yaml.Node) {
+	for _, lineBreak := range []bool{true, false} {
+		alt := layUnknown(body, lineBreak)
+		var n yaml.Node
+		if safeUnmarshal(alt, &n) == nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode {
+			return alt, &n
+		}
+	}
+	return nil, nil
+}
+
+// layUnknown writes each Unknown of text as blanks of its length, or where
+// it follows a colon and lineBreak is set, as a line break and blanks.
+func layUnknown(text string, lineBreak bool) []byte {
+	u := len(Unknown)
+	blank := strings.Repeat(" ", u)
+	brk := blank
+	if lineBreak {
+		brk = "\n" + blank[1:]
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(text, Unknown)
+		if i < 0 {
+			b.WriteString(text)
+			return []byte(b.String())
+		}
+		b.WriteString(text[:i])
+		if i > 0 && text[i-1] == ':' {
+			b.WriteString(brk)
+		} else {
+			b.WriteString(blank)
+		}
+		text = text[i+u:]
+	}
+}
+
 func safeUnmarshal(b []byte, n *yaml.Node) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -342,6 +384,15 @@ func (f *File) readYAML(cache *Cache) {
 			continue
 		}
 		fast, root, err := cache.parse(body)
+		ctext := text // the text the YAML nodes were read from
+		if err != nil && strings.Contains(body, Unknown) {
+			// Template output nobody knows may be laid out so that the
+			// chunk parses: then it is no certain error.
+			if alt, altRoot := unknownLayout(body); altRoot != nil {
+				ctext = append(append(append([]byte(nil), text[:a]...), alt...), text[b:]...)
+				root, err = altRoot, nil
+			}
+		}
 		if fast != nil {
 			if fast.kind != Map {
 				if strings.Contains(body, Unknown) {
@@ -394,8 +445,8 @@ func (f *File) readYAML(cache *Cache) {
 				Msg: "Rendering SLS failed: " + msg})
 			continue
 		}
-		conv := &converter{f: f, text: text, base: a, end: b}
-		conv.lines = lineStarts(text, a, b)
+		conv := &converter{f: f, text: ctext, base: a, end: b}
+		conv.lines = lineStarts(ctext, a, b)
 		var n *yaml.Node = root
 		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 			n = n.Content[0]
@@ -480,8 +531,12 @@ func (f *File) firstRenderError() {
 // does) and returns its error, at the start of the line it names.
 func (f *File) wholeDocError() (Error, bool) {
 	text := f.R.Text
-	var doc yaml.Node
-	err := safeUnmarshal(text, &doc)
+	doc := text
+	if bytes.Contains(text, []byte(Unknown)) {
+		doc = layUnknown(string(text), true) // as the chunks were read
+	}
+	var n yaml.Node
+	err := safeUnmarshal(doc, &n)
 	if err == nil {
 		return Error{}, false
 	}
