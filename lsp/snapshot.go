@@ -144,8 +144,22 @@ func (sn *snapshotter) loop(ctx context.Context) {
 		}
 		pr := sn.s.startProgress("ordering-lsp", "analysing the workspace")
 		results := sn.s.analyze(actx)
+		superseded := actx.Err() != nil // (cancel below ends actx either way)
 		cancel()
-		if actx.Err() != nil {
+		// The indexes requests read are built while the diagnostics go
+		// out, and are part of the snapshot: the first hover after an
+		// analysis reads them ready.
+		var indexed sync.WaitGroup
+		if !superseded {
+			for _, r := range results {
+				indexed.Add(1)
+				go func() {
+					defer indexed.Done()
+					r.Index()
+				}()
+			}
+		}
+		if superseded {
 			pr.end("superseded by a newer change")
 		} else {
 			pr.end("done")
@@ -162,6 +176,7 @@ func (sn *snapshotter) loop(ctx context.Context) {
 			continue
 		}
 		sn.s.publishDiagnostics(results, nil)
+		indexed.Wait()
 		sn.mu.Lock()
 		switch {
 		case !snap.broken():

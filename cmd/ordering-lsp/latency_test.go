@@ -177,6 +177,8 @@ func editorRequests(t *testing.T, srv *lspProc, uri, text string) {
 	probe := pos("latency-probe", 0)
 	ref := pos("require => File['", len("require => File['"))
 	timed("hover (probe)", "textDocument/hover", probe)
+	// the same again: what a request costs once nothing is left to warm
+	timed("hover (probe, again)", "textDocument/hover", probe)
 	timed("documentHighlight (probe)", "textDocument/documentHighlight", probe)
 	timed("codeLens (whole file)", "textDocument/codeLens", doc)
 	items := timed("prepareCallHierarchy", "textDocument/prepareCallHierarchy", probe)
@@ -186,6 +188,7 @@ func editorRequests(t *testing.T, srv *lspProc, uri, text string) {
 		timed("callHierarchy/incomingCalls", "callHierarchy/incomingCalls", map[string]any{"item": its[0]})
 	}
 	timed("completion (File[')", "textDocument/completion", ref)
+	timed("completion (File[', again)", "textDocument/completion", ref)
 	timed("workspace/symbol \"nginx\"", "workspace/symbol", map[string]any{"query": "nginx"})
 	timed("ordering/order (file)", "ordering/order", map[string]any{"uri": uri})
 	timed("codeAction (probe line)", "textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},

@@ -80,12 +80,17 @@ func New(t testing.TB, fromServer io.Reader, toServer io.WriteCloser) *Client {
 		if req.Method() == "$/progress" {
 			var p struct {
 				Value struct {
-					Kind  string `json:"kind"`
-					Title string `json:"title"`
+					Kind    string `json:"kind"`
+					Title   string `json:"title"`
+					Message string `json:"message"`
 				} `json:"value"`
 			}
 			if err := json.Unmarshal(req.Params(), &p); err == nil {
-				c.progress = append(c.progress, p.Value.Kind)
+				k := p.Value.Kind
+				if k == "end" && p.Value.Message != "" {
+					k += ": " + p.Value.Message
+				}
+				c.progress = append(c.progress, k)
 			}
 			c.cond.Broadcast()
 		}
