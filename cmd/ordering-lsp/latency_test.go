@@ -190,6 +190,16 @@ func editorRequests(t *testing.T, srv *lspProc, uri, text string) {
 	timed("completion (File[')", "textDocument/completion", ref)
 	timed("completion (File[', again)", "textDocument/completion", ref)
 	timed("workspace/symbol \"nginx\"", "workspace/symbol", map[string]any{"query": "nginx"})
+	timed("definition (probe)", "textDocument/definition", probe)
+	timed("references (probe)", "textDocument/references", map[string]any{"textDocument": doc["textDocument"],
+		"position": probe["position"], "context": map[string]any{"includeDeclaration": true}})
+	timed("prepareRename (probe)", "textDocument/prepareRename", probe)
+	timed("rename (probe)", "textDocument/rename", map[string]any{"textDocument": doc["textDocument"],
+		"position": probe["position"], "newName": "latency-renamed"})
+	timed("documentSymbol (whole file)", "textDocument/documentSymbol", doc)
+	lines := strings.Count(text, "\n")
+	timed("inlayHint (whole file)", "textDocument/inlayHint", map[string]any{"textDocument": doc["textDocument"],
+		"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": lines, "character": 0}}})
 	timed("ordering/order (file)", "ordering/order", map[string]any{"uri": uri})
 	timed("codeAction (probe line)", "textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
 		"range": map[string]any{"start": ref["position"], "end": ref["position"]}, "context": map[string]any{"diagnostics": []any{}}})
