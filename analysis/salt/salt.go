@@ -1661,6 +1661,13 @@ func (a *analyzer) edgesAndLinks(c *compiler, h *high, sm *sim, runName string) 
 					if from == to && e.mod == "sls" && ch.state != t.state {
 						continue
 					}
+					if from == to && e.inFrom != nil {
+						// an _in requisite that names its own state (by ID,
+						// or by an argument find_name matches, as
+						// `filename:` of a file.accumulated feeding that
+						// file): Salt 3007 runs the state, no recursion
+						continue
+					}
 					ek := edgeKey{from, to, e, kind == analysis.Order}
 					if !a.rec.edgeSeen[ek] {
 						a.rec.edgeSeen[ek] = true
