@@ -735,7 +735,7 @@ func (r *renderer) restOfLineBlank(off int) bool {
 }
 
 func bindTargets(sc *scope, targets []string, v val) {
-	if len(targets) == 1 {
+	if len(targets) == 1 && !strings.HasPrefix(targets[0], "(") {
 		sc.set(targets[0], v)
 		return
 	}
@@ -744,12 +744,37 @@ func bindTargets(sc *scope, targets []string, v val) {
 		parts = v.elems()
 	}
 	for i, t := range targets {
+		part := unknownVal
 		if i < len(parts) {
-			sc.set(t, parts[i])
-		} else {
-			sc.set(t, unknownVal)
+			part = parts[i]
+		}
+		if inner, ok := strings.CutPrefix(t, "("); ok {
+			// a nested tuple: "(a,b)" or "(a,(b,c))"
+			bindTargets(sc, splitTargets(strings.TrimSuffix(inner, ")")), part)
+			continue
+		}
+		sc.set(t, part)
+	}
+}
+
+// splitTargets splits "a,(b,c),d" at its top-level commas.
+func splitTargets(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
 		}
 	}
+	return append(out, s[start:])
 }
 
 // applyWhitespaceControl trims text tokens next to {%- and -%} markers.

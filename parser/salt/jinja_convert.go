@@ -359,11 +359,20 @@ func (cv *jconv) ifNode(g *jgIf) jnode {
 }
 
 func (t *jgTargets) strings() []string {
+	return targetStrings(t.Names)
+}
+
+// targetStrings names targets as bindTargets takes them: a nested tuple
+// is "(a,b)".
+func targetStrings(ts []*jgTarget) []string {
 	var out []string
-	for _, n := range t.Names {
-		if n.Attr != "" {
+	for _, n := range ts {
+		switch {
+		case n.Sub != nil:
+			out = append(out, "("+strings.Join(targetStrings(n.Sub), ",")+")")
+		case n.Attr != "":
 			out = append(out, n.Name+"."+n.Attr)
-		} else {
+		default:
 			out = append(out, n.Name)
 		}
 	}

@@ -90,10 +90,13 @@ type jgTargets struct {
 	Names []*jgTarget `parser:"@@ ( ',' @@ )* ','? ( ')' )?"`
 }
 
+// jgTarget is one target, or a parenthesised tuple of them
+// (`for name, (proto, port) in ...`).
 type jgTarget struct {
 	Pos  lexer.Position
-	Name string `parser:"@Name"`
-	Attr string `parser:"( '.' @Name )?"`
+	Sub  []*jgTarget `parser:"( '(' @@ ( ',' @@ )* ','? ')'"`
+	Name string      `parser:"| @Name"`
+	Attr string      `parser:"  ( '.' @Name )? )"`
 }
 
 type jgSet struct {

@@ -93,3 +93,13 @@ func TestJinjaUnknownTagPrintsNothing(t *testing.T) {
 		t.Fatalf("rendered %q, errors %v", r.Text, r.Errors)
 	}
 }
+
+func TestJinjaNestedTupleTargets(t *testing.T) {
+	// jinja2 unpacks `for name, (proto, port) in d.items()` (thusoy/salt-
+	// states plex-media-server); it was a syntax error here
+	r := RenderJinja([]byte("{% set d = {'web': ('tcp', 80)} %}{% for s, (p, n) in d.items() %}{{ s }}-{{ p }}-{{ n }}{% endfor %}"+
+		"{% set (a, (b, c)) = (1, (2, 3)) %}{{ a }}{{ b }}{{ c }}"), nil)
+	if got := string(r.Text); got != "web-tcp-80123" || len(r.Errors) > 0 {
+		t.Fatalf("rendered %q, errors %v; want web-tcp-80123", got, r.Errors)
+	}
+}
