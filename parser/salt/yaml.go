@@ -393,6 +393,20 @@ func (f *File) readYAML(cache *Cache) {
 				root, err = altRoot, nil
 			}
 		}
+		from := a // where the text the YAML nodes were read from starts
+		if err != nil && a > 0 && strings.Contains(err.Error(), "unknown anchor") {
+			// an alias of an anchor an earlier chunk defines: Salt reads
+			// one document, so read this chunk with all before it
+			prefix := ctext[:b]
+			if bytes.Contains(prefix, []byte(Unknown)) {
+				prefix = layUnknown(string(prefix), true)
+			}
+			var doc yaml.Node
+			if safeUnmarshal(prefix, &doc) == nil && doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 && doc.Content[0].Kind == yaml.MappingNode {
+				ctext = append(append([]byte(nil), prefix...), ctext[b:]...)
+				root, err, from = &doc, nil, 0
+			}
+		}
 		if fast != nil {
 			if fast.kind != Map {
 				if strings.Contains(body, Unknown) {
@@ -445,8 +459,8 @@ func (f *File) readYAML(cache *Cache) {
 				Msg: "Rendering SLS failed: " + msg})
 			continue
 		}
-		conv := &converter{f: f, text: ctext, base: a, end: b}
-		conv.lines = lineStarts(ctext, a, b)
+		conv := &converter{f: f, text: ctext, base: from, end: b}
+		conv.lines = lineStarts(ctext, from, b)
 		var n *yaml.Node = root
 		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 			n = n.Content[0]
@@ -465,14 +479,19 @@ func (f *File) readYAML(cache *Cache) {
 			}
 			continue
 		}
+		first := true
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			if from < a && conv.offset(n.Content[i].Line, n.Content[i].Column) < a {
+				continue // an earlier chunk's, read for its anchors
+			}
 			k := conv.node(n.Content[i], 0)
 			v := conv.node(n.Content[i+1], 0)
 			e := *entry
 			e.Key, e.Val = k, v
-			if i > 0 {
+			if !first {
 				e.Start = k.Start
 			}
+			first = false
 			f.Entries = append(f.Entries, &e)
 		}
 	}
