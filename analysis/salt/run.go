@@ -153,6 +153,13 @@ func newSim(chunks []*chunk, generator bool) *sim {
 	return s
 }
 
+// modMatches: the requisite's module names a state of module state (an
+// ID requisite names any; a module the template chooses,
+// `- {% if a %}file{% else %}ini{% endif %}: x`, may be any it could be).
+func (e *reqEntry) modMatches(state string) bool {
+	return e.mod == "id" || state == e.mod || strings.Contains(e.mod, sp.Unknown) && fnmatch(state, e.mod)
+}
+
 // match finds the chunks a requisite entry names, in chunk order.
 func (s *sim) match(e *reqEntry) *match {
 	if m, ok := s.byEntry[e]; ok {
@@ -192,25 +199,25 @@ func (s *sim) match(e *reqEntry) *match {
 		// else it could match is a maybe.
 		for _, ch := range s.chunks {
 			same := e.disp != "" && (ch.nameDisp == e.disp || ch.idDisp == e.disp)
-			if same && (ch.name == val || ch.id == val) && (e.mod == "id" || ch.state == e.mod) {
+			if same && (ch.name == val || ch.id == val) && e.modMatches(ch.state) {
 				m.chunks = append(m.chunks, ch)
 			}
 		}
 	} else if hasGlob(val) {
 		for _, ch := range s.globCandidates(val) {
-			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.mod == "id" || ch.state == e.mod) {
+			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && e.modMatches(ch.state) {
 				m.chunks = append(m.chunks, ch)
 			}
 		}
 		m.chunks = uniqSorted(m.chunks)
 	} else {
 		for _, ch := range s.byID[val] {
-			if e.mod == "id" || ch.state == e.mod {
+			if e.modMatches(ch.state) {
 				m.chunks = append(m.chunks, ch)
 			}
 		}
 		for _, ch := range s.byName[val] {
-			if e.mod == "id" || ch.state == e.mod {
+			if e.modMatches(ch.state) {
 				m.chunks = append(m.chunks, ch)
 			}
 		}
@@ -221,7 +228,7 @@ func (s *sim) match(e *reqEntry) *match {
 			if len(m.maybeChunks) >= 50 {
 				break
 			}
-			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.mod == "id" || ch.state == e.mod) {
+			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && e.modMatches(ch.state) {
 				m.maybeChunks = append(m.maybeChunks, ch)
 			}
 		}
@@ -234,7 +241,7 @@ func (s *sim) match(e *reqEntry) *match {
 			if e.mod == "sls" {
 				continue
 			}
-			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.mod == "id" || ch.state == e.mod || strings.Contains(ch.state, sp.Unknown)) {
+			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.modMatches(ch.state) || strings.Contains(ch.state, sp.Unknown)) {
 				m.maybeChunks = append(m.maybeChunks, ch)
 			}
 		}

@@ -441,6 +441,98 @@ func (r *renderer) sub() *renderer {
 	return &renderer{src: r.src, limit: r.limit - r.steps, mode: r.mode, points: r.points, ctx: r.ctx}
 }
 
+// alternatives renders, in place of the branches of an undecidable
+// condition from branch i on, what one of them renders when their texts
+// cannot stand side by side: text inside a line
+// (`- {% if a %}file{% else %}ini{% endif %}: x`, all of them would be
+// `fileini`), or exactly one of several key lines (a state ID or function
+// chosen by a branch: stacked, the first key would be empty). That is
+// unknown text where theirs differs, keeping what they share around it, so
+// the YAML keeps its shape. It reports false, rendering nothing, when the
+// branches can stand together (the usual blocks of states or arguments).
+func (r *renderer) alternatives(x jIf, i int, sc *scope, depth int) bool {
+	exhaustive := x.conds[len(x.conds)-1] == nil
+	for _, b := range x.bodies[i:] {
+		for _, n := range b {
+			switch n.(type) {
+			case jDo, jSet, jSetBlock:
+				return false // its effects are followed per branch below
+			}
+		}
+	}
+	var outs []string
+	var scopes []*scope
+	for j := i; j < len(x.conds); j++ {
+		sub := r.sub()
+		inner := &scope{vars: map[string]val{}, parent: sc}
+		sub.render(x.bodies[j], inner, depth+1)
+		if len(sub.opaque) > 0 || len(sub.conds) > 0 {
+			return false
+		}
+		outs = append(outs, string(sub.out))
+		scopes = append(scopes, inner)
+	}
+	if !exhaustive {
+		outs = append(outs, "")
+	}
+	inline, keys := true, exhaustive
+	for _, o := range outs {
+		if strings.Contains(o, "\n") {
+			inline = false
+		}
+		line := strings.TrimSpace(o)
+		if line == "" || strings.Contains(line, "\n") || !strings.HasSuffix(line, ":") || strings.HasPrefix(line, "-") || strings.HasPrefix(line, "#") {
+			keys = false
+		}
+	}
+	blank := true
+	for _, o := range outs {
+		blank = blank && strings.TrimSpace(o) == ""
+	}
+	if blank || !inline && !keys {
+		return false
+	}
+	// what all of them start and end with stays; the rest is unknown
+	pre, suf := outs[0], outs[0]
+	for _, o := range outs[1:] {
+		pre = pre[:commonPrefix(pre, o)]
+		suf = suf[len(suf)-commonSuffix(suf, o):]
+	}
+	if len(pre)+len(suf) > len(outs[0]) {
+		suf = suf[len(pre)+len(suf)-len(outs[0]):]
+	}
+	start, end := x.spans[i].Start, x.spans[len(x.spans)-1].End
+	*r.points++
+	for j := i; j < len(x.conds); j++ {
+		r.alts = append(r.alts, x.spans[j])
+		r.arms = append(r.arms, armOf(x, i, j, *r.points))
+	}
+	r.steps++
+	for _, sc2 := range scopes {
+		for name := range sc2.vars {
+			sc.set(name, unknownVal)
+		}
+	}
+	r.emit(pre+Unknown+suf, start, end, true)
+	return true
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func commonSuffix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
+}
+
 // cond records that out[a:b] exists only in the renders taking arms.
 func (r *renderer) cond(a, b int, arms []Arm) {
 	if a < b && len(arms) > 0 {
@@ -556,6 +648,10 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 					// for some machine); what they set becomes unknown,
 					// what they append to a list is there only in the
 					// renders that take them.
+					if r.mode == modeAll && r.alternatives(x, i, sc, depth) {
+						taken = true
+						break
+					}
 					*r.points++
 					point := *r.points
 					for j := i; j < len(x.conds); j++ {

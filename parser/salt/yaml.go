@@ -119,7 +119,9 @@ func (f *File) Display(n *Node) string {
 	}
 	d := r.Display(f.src, n.RStart, n.REnd)
 	d = strings.Trim(d, "'\"")
-	if d == "" {
+	if d == "" || strings.ContainsAny(d, "\n") {
+		// (a branch chosen among several lines: the template reads worse
+		// than the value with a star)
 		return strings.ReplaceAll(n.Value, Unknown, "*")
 	}
 	return d
