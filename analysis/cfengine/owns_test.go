@@ -32,6 +32,8 @@ func TestOwns(t *testing.T) {
 		{filepath.Join(dir, "main.pp"), "bundle agent main\n{\n}\n", false},
 		{filepath.Join(dir, "salt", "files", "master.cf"), "{{ pillar['x'] }}\nsmtp inet n - n - - smtpd\n", false}, // Salt's Jinja template (heroes-salt)
 		{filepath.Join(dir, "spam.cf"), "{%- set x = 1 %}\nbody RULE /x/\n", false},
+		// postfix's master.cf kept in a Salt tree (tdf/salt-states-base): its braces are ${variables}
+		{filepath.Join(dir, "mail", "master.cf"), "# FILE MANAGED BY SALT\nsmtp inet n - n - 1 postscreen\nrelay unix - - n - - smtp -o smtp_fallback_relay=${relay}\n", false},
 	}
 	s := &System{}
 	for _, c := range cases {

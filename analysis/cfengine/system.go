@@ -88,8 +88,17 @@ func (*System) Owns(path string, head func() []byte) bool {
 		return true
 	}
 	// A block without a header is policy with an error in it, unless the
-	// braces are a template's ({{ }}, {% %} of a Salt file, ERB's <% %>).
-	return bytes.Contains(h, []byte("{")) && !bytes.Contains(h, []byte("{{")) && !bytes.Contains(h, []byte("{%")) && !bytes.Contains(h, []byte("<%"))
+	// braces are a template's ({{ }}, {% %} of a Salt file, ERB's <% %>)
+	// or a variable's (`${nexthop}` in postfix's master.cf).
+	if bytes.Contains(h, []byte("{{")) || bytes.Contains(h, []byte("{%")) || bytes.Contains(h, []byte("<%")) {
+		return false
+	}
+	for i, c := range h {
+		if c == '{' && (i == 0 || h[i-1] != '$') {
+			return true
+		}
+	}
+	return false
 }
 
 // policyHeader is how a CFEngine file's first block starts: `bundle agent
