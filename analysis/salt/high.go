@@ -569,7 +569,10 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 				if !(a.key == "require" || a.key == "watch" || a.key == "prereq" || a.key == "onchanges") {
 					continue
 				}
-				if a.val != nil && a.val.Kind != sp.Seq && a.via == "" {
+				if a.val != nil && a.val.Kind != sp.Seq && a.via == "" && !a.val.HasUnknown() &&
+					!(a.keyNode != nil && b.decl != nil && b.decl.entry != nil && opaqueIn(b.f, a.keyNode.End, b.decl.entry.End)) {
+					// (template output nobody knows after the key, a
+					// macro writing the list items, may well be a list)
 					c.fail(&problem{at: b.f.span(a.keyNode), sev: 1, code: "structure", refuses: true,
 						msg: fmt.Sprintf("The %s statement in state '%s' in SLS '%s' needs to be formed as a list", a.key, id, b.sls)})
 					continue

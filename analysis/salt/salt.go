@@ -7,6 +7,7 @@
 package salt
 
 import (
+	"bytes"
 	"fmt"
 	"hash/maphash"
 	"io/fs"
@@ -518,12 +519,17 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			a.topFrag[f.file.URI] = true
 		}
 	}
+	read := make([]treeFile, 0, len(targets))
+	for _, tg := range targets {
+		read = append(read, treeFile{tg.t, tg.f})
+	}
+	a.templates = sourceTemplates(read)
 	for _, tg := range targets {
 		if req.Canceled() {
 			break
 		}
-		if a.topFrag[tg.f.file.URI] {
-			continue
+		if a.topFrag[tg.f.file.URI] || a.templates[tg.f.file.URI] {
+			continue // top data, a file template: not states
 		}
 		if !declaresStates(tg.f) {
 			a.dataFiles[tg.f] = true // reported as states only if a top or an include names it
@@ -674,12 +680,47 @@ func diagKey(d analysis.Diagnostic) string {
 	return fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
 }
 
-// unreachedData: f declares no state and no top.sls or include names it
-// (see declaresStates): its shape is not a states file's to be wrong.
-func (a *analyzer) unreachedData(f *sfile) bool {
-	if !a.dataFiles[f] {
-		return false
+// sourceTemplates finds the files used as file templates: every
+// salt://<path> written in a file read (a state's `source:`, a pillar's
+// `settings_xml_template_url:`) resolved against that file's root.
+// Formulas give templates the .sls name for the editor's Jinja
+// highlighting (uvsmtid/common-salt-states: Vagrantfile.sls,
+// credentials.xml.sls, bootstrap.ps1.sls); they are not states.
+func sourceTemplates(files []treeFile) map[string]bool {
+	byPath := map[string]string{}
+	for _, tf := range files {
+		if tf.f.file.Path != "" {
+			byPath[filepath.Clean(tf.f.file.Path)] = tf.f.file.URI
+		}
 	}
+	out := map[string]bool{}
+	for _, tf := range files {
+		text := tf.f.file.Text
+		for {
+			i := bytes.Index(text, []byte("salt://"))
+			if i < 0 {
+				break
+			}
+			text = text[i+len("salt://"):]
+			end := bytes.IndexAny(text, "'\"?# \t\r\n{")
+			if end < 0 {
+				end = len(text)
+			}
+			if end < len(text) && text[end] == '{' {
+				continue // templated path
+			}
+			rel := string(text[:end])
+			if u, ok := byPath[filepath.Join(tf.f.root, filepath.FromSlash(rel))]; ok && u != tf.f.file.URI {
+				out[u] = true
+			}
+		}
+	}
+	return out
+}
+
+// named: a top file or an include names f (it is then states whatever
+// else uses it).
+func (a *analyzer) named(f *sfile) bool {
 	if a.linkedFiles == nil {
 		a.linkedFiles = map[string]bool{}
 		for _, l := range a.linkList {
@@ -688,7 +729,16 @@ func (a *analyzer) unreachedData(f *sfile) bool {
 			}
 		}
 	}
-	return !a.linkedFiles[f.file.URI]
+	return a.linkedFiles[f.file.URI]
+}
+
+// unreachedData: f declares no state and no top.sls or include names it
+// (see declaresStates): its shape is not a states file's to be wrong.
+func (a *analyzer) unreachedData(f *sfile) bool {
+	if !a.dataFiles[f] {
+		return false
+	}
+	return !a.named(f)
 }
 
 // dropAfterRenderErrors: Salt stops at a file it cannot render (Jinja or
@@ -825,6 +875,9 @@ type analyzer struct {
 	// (unreachedData)
 	dataFiles   map[*sfile]bool
 	linkedFiles map[string]bool
+	// templates: URIs of the files states serve as `source: salt://...`
+	// (a Vagrantfile.sls, credentials.xml.sls rendered by file.managed)
+	templates map[string]bool
 	// topFrag: URIs of the files a top file includes (top data)
 	topFrag map[string]bool
 	// curRoot is the file root of the run or file being reported;
@@ -889,6 +942,9 @@ func (a *analyzer) fileDiags(f *sfile) {
 		return
 	}
 	a.fileDiag[f] = true
+	if a.templates[f.file.URI] && !a.named(f) {
+		return // a file template with an .sls name: Salt never reads it as states
+	}
 	a.curRoot = &f.root
 	defer func() { a.curRoot = nil }()
 	for _, e := range f.p.Errors {
