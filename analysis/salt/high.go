@@ -584,6 +584,11 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 					if e.bad != "" || e.inFrom != nil {
 						continue
 					}
+					if strings.Contains(id, sp.Unknown) || strings.Contains(e.target, sp.Unknown) {
+						// `role_{{ loop.index }}` requiring `role_{{ loop.index - 1 }}`
+						// in a loop over data nobody knows: the same text, two values
+						continue
+					}
 					seen[[2]string{id, e.target}] = rqv{state: s.module, mod: e.mod, e: e, key: a.key}
 					other, ok := seen[[2]string{e.target, id}]
 					if ok && other.mod == s.module && other.state == e.mod && !exclusive(e, other.e) {
