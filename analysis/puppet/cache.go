@@ -29,19 +29,20 @@ import (
 // kept apart from the node (later runs sharing the node add theirs to the
 // node, not to the snapshot).
 type runSnap struct {
-	deps      map[depKey]string
-	nodes     []snapNode       // the run's own nodes, in creation order
-	facts     []nodeFacts      // the facts of those that have some
-	edges     []*analysis.Edge // between nodes of the run and definition nodes, in creation order
-	run       analysis.Run     // Steps point at nodes
-	diags     []analysis.Diagnostic
-	missing   []missingDiag
-	links     snapLinks
-	defs      []*analysis.Node // definition nodes links point at
-	declared  []string
-	patterns  []string
-	absent    bool
-	synthetic bool
+	deps            map[depKey]string
+	nodes           []snapNode       // the run's own nodes, in creation order
+	facts           []nodeFacts      // the facts of those that have some
+	edges           []*analysis.Edge // between nodes of the run and definition nodes, in creation order
+	run             analysis.Run     // Steps point at nodes
+	diags           []analysis.Diagnostic
+	missing         []missingDiag
+	links           snapLinks
+	defs            []*analysis.Node // definition nodes links point at
+	declared        []string
+	patterns        []string
+	absent          bool
+	unknownIncludes bool
+	synthetic       bool
 }
 
 // depKey names an input of a run: kind 'f' file, 'F' the list of files
@@ -176,7 +177,7 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 	if a.strict || r.deps == nil || a.canceled() {
 		return // a canceled run may be partial: never reuse it
 	}
-	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, synthetic: r.synthetic,
+	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, unknownIncludes: r.unknownIncludes, synthetic: r.synthetic,
 		declared: declared, patterns: patterns, edges: a.graph.Edges, nodes: a.firstKeys}
 	for i, sn := range s.nodes {
 		if len(sn.n.Facts) > 0 {
@@ -434,7 +435,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		}
 	}
 	a.declaredPats = append(a.declaredPats, s.patterns...)
-	r := &run{a: a, name: name, missing: s.missing, absent: s.absent, synthetic: s.synthetic}
+	r := &run{a: a, name: name, missing: s.missing, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
 	a.allRuns = append(a.allRuns, r)
 	if !a.req.Once {
 		a.nextCache[name] = &next

@@ -200,6 +200,10 @@ type run struct {
 	// (include $x, class { "m::${v}": }): a relationship to a class
 	// nothing else declares may name it, so it is not reported missing.
 	classByUnknownName bool
+	// unknownIncludes: an include of a value nobody knows at all (a Hiera
+	// list of classes only the node has): any class, of any module, may be
+	// declared, and may declare what a relationship names.
+	unknownIncludes bool
 }
 
 func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
@@ -485,6 +489,13 @@ func (r *run) eval(e *env, n pp.Node) val {
 	case *pp.Call:
 		return r.call(e, t, at)
 	case *pp.MethodCall:
+		switch t.Name {
+		case "include", "contain", "require":
+			// `$classes.include` is include($classes)
+			c := &pp.Call{Name: t.Name, NameLoc: t.NameLoc, Args: append([]pp.Node{t.Recv}, t.Args...), Lambda: t.Lambda}
+			c.Loc = t.Loc
+			return r.call(e, c, at)
+		}
 		recv := r.eval(e, t.Recv)
 		args := []val{recv}
 		for _, a := range t.Args {

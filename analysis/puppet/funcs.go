@@ -304,6 +304,9 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 	case "include", "contain", "require", "hiera_include":
 		for _, a := range t.Args {
 			v := r.eval(e, a)
+			if v.k == vUnknown {
+				r.unknownIncludes = true // a list nobody knows: any classes, any module's
+			}
 			var lbuf [1]val
 			for _, x := range v.items(&lbuf) {
 				name, ok := x.text()

@@ -981,6 +981,11 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 				// an absent module, a site function like role()).
 				d.Severity = analysis.Hint
 				d.Message += " (it may be declared by code that is not in the workspace)"
+			case r.unknownIncludes:
+				// classes the run includes by names only known on the
+				// node (a Hiera list: `lookup('classes').include`)
+				d.Severity = analysis.Hint
+				d.Message += " (classes this run includes by names only known on the node may declare it)"
 			}
 			if d.Severity == analysis.Error && r.out < len(runs) {
 				runs[r.out].Refused = true

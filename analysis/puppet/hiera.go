@@ -109,6 +109,10 @@ type hieraLayer struct {
 
 var interp = regexp.MustCompile(`%\{([^}]*)\}`)
 
+// globMark starts a hierarchy level hieraFiles could not fill: a glob of
+// its files.
+const globMark = "\x00glob:"
+
 // hieraFiles lists the data files of the hiera.yaml in dir whose paths
 // the facts can fill.
 func (a *analyzer) hieraFiles(dir string) []string {
@@ -166,6 +170,10 @@ func (a *analyzer) hieraFiles(dir string) []string {
 						out = append(out, filepath.Join(dir, d, filled))
 					} else {
 						m.hieraIncomplete[dir] = true
+						// the level's files for every value of what we do
+						// not know: one of them may hold the key (a node's
+						// own classes under nodes/%{trusted.hostname}.yaml)
+						out = append(out, globMark+filepath.Join(dir, d, interp.ReplaceAllString(p, "*")))
 					}
 				}
 			}
@@ -215,6 +223,19 @@ func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
 	}
 	for _, d := range dirs {
 		for _, p := range a.hieraFiles(d) {
+			if pat, ok := strings.CutPrefix(p, globMark); ok {
+				// a level we cannot fill: if some of its files hold the
+				// key, which value this node gets is unknown
+				matches, _ := filepath.Glob(pat)
+				for _, mp := range matches {
+					if m := a.dataFile(mp); m != nil {
+						if _, ok := m[key]; ok {
+							return unknown(at), true, false
+						}
+					}
+				}
+				continue
+			}
 			if m := a.dataFile(p); m != nil {
 				if v, ok := m[key]; ok {
 					return toVal(v, at), true, true
