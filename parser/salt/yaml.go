@@ -348,7 +348,10 @@ func splitChunks(text []byte) [][2]int {
 			end = i + j + 1
 		}
 		line := text[i:end]
-		top := len(line) > 0 && !isSpace(line[0]) && line[0] != '#'
+		// a line at column 0 starts the next top-level key, except the
+		// value of an explicit key (`? long key` then `:`) and the close
+		// of a flow collection
+		top := len(line) > 0 && !isSpace(line[0]) && line[0] != '#' && line[0] != ':' && line[0] != ']' && line[0] != '}'
 		if top && (bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("..."))) {
 			if start >= 0 {
 				out = append(out, [2]int{start, i})
