@@ -626,44 +626,32 @@ func (e *yemitter) writePlain(text string, allowBreaks bool) {
 	if !e.whitespace && (text != "" || e.flowLevel > 0) {
 		e.put(" ")
 	}
-	rs := []rune(text)
-	spaces, breaks := false, false
-	for i, ch := range rs {
-		switch {
-		case ch == ' ':
-			if allowBreaks && !spaces && e.column > yamlBestWidth && !(i+1 < len(rs) && rs[i+1] == ' ') {
-				e.writeIndent()
-			} else {
-				e.put(" ")
-			}
-			spaces = true
-		case yamlBreak(ch):
-			if !breaks && ch == '\n' {
-				e.putBreak()
-			}
-			e.writeBreak(ch)
-			e.indention = true
-			breaks = true
-		default:
-			if breaks {
-				e.writeIndent()
-			}
-			e.put(string(ch))
-			e.indention = false
-			spaces, breaks = false, false
-		}
-	}
+	e.writeRunes([]rune(text), allowBreaks, false)
 	e.whitespace, e.indention = false, false
 }
 
 func (e *yemitter) writeSingleQuoted(text string, allowBreaks bool) {
 	e.writeIndicator("'", true, false, false)
-	rs := []rune(text)
+	if e.writeRunes([]rune(text), allowBreaks, true) {
+		e.writeIndent()
+	}
+	e.writeIndicator("'", false, false, false)
+	e.whitespace, e.indention = false, false
+}
+
+// writeRunes writes a plain or single-quoted scalar's characters as
+// libyaml's emitter does: long lines folded at spaces, breaks kept, a
+// quote doubled inside quotes. It reports whether it ended in breaks.
+func (e *yemitter) writeRunes(rs []rune, allowBreaks, quoted bool) bool {
 	spaces, breaks := false, false
 	for i, ch := range rs {
 		switch {
 		case ch == ' ':
-			if allowBreaks && !spaces && e.column > yamlBestWidth && i != 0 && i != len(rs)-1 && !(i+1 < len(rs) && rs[i+1] == ' ') {
+			fold := allowBreaks && !spaces && e.column > yamlBestWidth && !(i+1 < len(rs) && rs[i+1] == ' ')
+			if quoted {
+				fold = fold && i != 0 && i != len(rs)-1
+			}
+			if fold {
 				e.writeIndent()
 			} else {
 				e.put(" ")
@@ -680,7 +668,7 @@ func (e *yemitter) writeSingleQuoted(text string, allowBreaks bool) {
 			if breaks {
 				e.writeIndent()
 			}
-			if ch == '\'' {
+			if quoted && ch == '\'' {
 				e.put("'")
 			}
 			e.put(string(ch))
@@ -688,11 +676,7 @@ func (e *yemitter) writeSingleQuoted(text string, allowBreaks bool) {
 			spaces, breaks = false, false
 		}
 	}
-	if breaks {
-		e.writeIndent()
-	}
-	e.writeIndicator("'", false, false, false)
-	e.whitespace, e.indention = false, false
+	return breaks
 }
 
 var yamlEscapes = map[rune]byte{
