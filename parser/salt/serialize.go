@@ -145,7 +145,10 @@ func (v val) deepKnown(depth int) bool {
 // values a template can hold (strings, numbers, booleans, None, lists,
 // dicts with sorted keys as PyYAML's representer gives them), line width
 // and quoting included. TestYAMLFilterOracle compares it with the real
-// dumper.
+// dumper. (gopkg.in/yaml.v3's encoder is a port of the same emitter but
+// never folds lines: its width is fixed at "unlimited" with no setter, and
+// Salt's output folds at 80 columns, which decides where an include list
+// or a state ID breaks.)
 
 const yamlBestWidth = 80
 const yamlBestIndent = 2
