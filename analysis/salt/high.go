@@ -159,8 +159,12 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 		// whatever the missing file declares is unknown
 		c.generator = true
 		if from != nil && !strings.Contains(sls, sp.Unknown) && !c.t.elsewhere(sls) {
+			env := "base"
+			if from.env != "" && !strings.Contains(from.env, sp.Unknown) {
+				env = from.env
+			}
 			p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
-				msg: fmt.Sprintf("Specified SLS %s in saltenv base is not available on the salt master or through a configured fileserver", sls)}
+				msg: fmt.Sprintf("Specified SLS %s in saltenv %s is not available on the salt master or through a configured fileserver", sls, env)}
 			if from.f != nil && (cond || from.f.p.InAltNode(from.node)) {
 				p.sev = 2
 				p.msg += " (" + condIncludeHint + ")"
@@ -168,6 +172,12 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 			top := strings.SplitN(sls, ".", 2)[0]
 			missingTop := !c.t.ws.Exists(filepath.Join(c.t.root, top)) && !c.t.ws.Exists(filepath.Join(c.t.root, top+".sls"))
 			switch {
+			case env != "base" && from.f != nil && from.f.top:
+				// a top file's environment other than base: its file
+				// roots are its own (a gitfs branch, another directory:
+				// irtnog/salt-states keeps only top.sls on master)
+				p.sev = 3
+				p.msg += fmt.Sprintf(" (saltenv %s has file roots of its own, not known here)", env)
 			case missingTop && c.t.cfg.servesOthers():
 				// another formula, and the repository's master serves
 				// file roots outside the workspace: it may come from one

@@ -1432,7 +1432,7 @@ func (a *analyzer) runTopFor(t *tree, tops []*sfile, target, name string) {
 					if c.mods[n] {
 						continue
 					}
-					inc := &include{name: n, node: it, f: tt.f}
+					inc := &include{name: n, node: it, f: tt.f, env: tt.env}
 					st := c.renderState(n, inc, 0, false)
 					if st != nil {
 						c.merge(hs, st)
