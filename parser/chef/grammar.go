@@ -392,7 +392,12 @@ func (c *conv) pair(p *gPair) *Pair {
 	out := &Pair{Start: s, End: e}
 	if p.Label != nil {
 		ks := p.Tokens[0].Pos.Offset + c.base
-		out.Key = &Value{Kind: VSymbol, Text: *p.Label, Start: ks, End: ks + len(*p.Label)}
+		text := *p.Label
+		if len(text) >= 2 && (text[0] == '\'' || text[0] == '"') {
+			// a string label `'key':`: the symbol is what the quotes hold
+			text, ks = text[1:len(text)-1], ks+1
+		}
+		out.Key = &Value{Kind: VSymbol, Text: text, Start: ks, End: ks + len(text)}
 	} else {
 		k := p.Key
 		out.Key = c.prim(&gPrim{Tokens: k.Tokens, Str: k.Str, Sym: k.Sym, Num: k.Num, Ref: k.Ref})

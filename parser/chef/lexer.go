@@ -335,7 +335,17 @@ func (s *scanner) number(start int) {
 // quoted reads a string body after its opening quote up to close. In
 // interpolating strings #{...} may nest braces and other strings.
 func (s *scanner) quoted(close byte, start int, interp bool) {
+	prevQ := len(s.toks) > 0 && s.toks[len(s.toks)-1].Kind == KOp && s.src[s.toks[len(s.toks)-1].Start] == '?'
 	s.delimited(close, close, start, KString, interp)
+	// `'key': value` (Ruby 2.2): a string label, a symbol key of a hash or
+	// keyword argument; the colon touches the quote and is followed by a
+	// blank (`c ? 'a' : 'b'` has a blank before its colon)
+	src, n := s.src, len(s.toks)
+	if n > 0 && s.toks[n-1].Kind == KString && s.toks[n-1].Start == start && !prevQ &&
+		s.i+1 < len(src) && src[s.i] == ':' && (src[s.i+1] == ' ' || src[s.i+1] == '\t' || src[s.i+1] == '\n' || src[s.i+1] == '\r') {
+		s.i++
+		s.toks[n-1].Kind, s.toks[n-1].End = KLabel, s.i
+	}
 }
 
 func (s *scanner) delimited(open, close byte, start int, k Kind, interp bool) {

@@ -325,3 +325,29 @@ func TestRubySyntaxError(t *testing.T) {
 		}
 	}
 }
+
+// Ruby 2.2's string labels (`'compliance': 'admin/x'`) are symbol keys:
+// first-org-chef-repo/aws-policyfiles writes attribute hashes so, and the
+// statement was skipped as Ruby the reader did not understand. A ternary's
+// colon after a blank stays a ternary.
+func TestStringLabels(t *testing.T) {
+	src := []byte("default['audit']['profiles']['ssh'] = {\n  'compliance': 'admin/ssh-baseline',\n  \"version\": '1.0.0'\n}\n")
+	f := Parse(src)
+	p := Read(src, f)
+	if len(f.Diags) != 0 || len(p.Attrs) != 1 || p.Attrs[0].Value.Kind != VHash {
+		t.Fatalf("diags %+v, attrs %+v", f.Diags, p.Attrs)
+	}
+	var keys []string
+	for _, kv := range p.Attrs[0].Value.Pairs {
+		keys = append(keys, kv.Key.Text+"@"+string(src[kv.Key.Start:kv.Key.End]))
+	}
+	if got := strings.Join(keys, " "); got != "compliance@compliance version@version" {
+		t.Errorf("keys %q", got)
+	}
+	toks := Scan([]byte("x = c ? 'a' : 'b'\n"))
+	for _, tk := range toks {
+		if tk.Kind == KLabel {
+			t.Errorf("a ternary's string read as a label: %+v", tk)
+		}
+	}
+}
