@@ -18,11 +18,13 @@
 // want/order is the Labels of the Run whose Entry is the entry file (or
 // the first Run; `entry: -` analyses the workspace with no entry file, as
 // the language server does); want/diagnostics lists every diagnostic in `check`
-// format, sorted. Sections that are absent are not checked. Run the tests
+// format, sorted. `$ROOT` in the inputs and in want/diagnostics stands for
+// the folder the inputs are written to. Sections that are absent are not checked. Run the tests
 // with -update to rewrite the want sections from what the system says.
 package analysistest
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"os"
@@ -90,7 +92,14 @@ func Load(t testing.TB, sys analysis.System, ar *txtar.Archive) *Outcome {
 			settings[strings.TrimSpace(k)] = strings.TrimSpace(val)
 		}
 	}
-	if first := WriteInputs(t, dir, ar); entry == "" {
+	// `$ROOT` in the inputs stands for the folder they are written to
+	// (a configuration naming absolute paths of the workspace), and in the
+	// diagnostics for it again.
+	rooted := &txtar.Archive{Comment: ar.Comment}
+	for _, f := range ar.Files {
+		rooted.Files = append(rooted.Files, txtar.File{Name: f.Name, Data: bytes.ReplaceAll(f.Data, []byte("$ROOT"), []byte(dir))})
+	}
+	if first := WriteInputs(t, dir, rooted); entry == "" {
 		entry = first
 	}
 	if entry == "-" {
@@ -123,7 +132,7 @@ func Load(t testing.TB, sys analysis.System, ar *txtar.Archive) *Outcome {
 	ds := append([]analysis.Diagnostic(nil), res.Diags...)
 	analysis.SortDiagnostics(ds)
 	for _, d := range ds {
-		out.Diags = append(out.Diags, analysis.CheckLine(ws, dir, d))
+		out.Diags = append(out.Diags, strings.ReplaceAll(analysis.CheckLine(ws, dir, d), dir, "$ROOT"))
 	}
 	return out
 }
