@@ -1,6 +1,7 @@
 package salt
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -452,6 +453,23 @@ func (r *renderer) sub() *renderer {
 // branches can stand together (the usual blocks of states or arguments).
 func (r *renderer) alternatives(x jIf, i int, sc *scope, depth int) bool {
 	exhaustive := x.conds[len(x.conds)-1] == nil
+	// Only a branch of at most one line of text can be either kind: the
+	// usual blocks of states are turned away here, before rendering them
+	// twice (this runs for every undecidable condition of every render).
+	for _, sp := range x.spans[i:] {
+		if sp.Start < 0 || sp.End > len(r.src) || sp.Start > sp.End {
+			return false
+		}
+		lines := 0
+		for _, l := range bytes.Split(r.src[sp.Start:sp.End], []byte("\n")) {
+			if len(bytes.TrimSpace(l)) > 0 {
+				lines++
+			}
+		}
+		if lines > 1 {
+			return false
+		}
+	}
 	for _, b := range x.bodies[i:] {
 		for _, n := range b {
 			switch n.(type) {
