@@ -109,12 +109,13 @@ type hieraLayer struct {
 
 var interp = regexp.MustCompile(`%\{([^}]*)\}`)
 
-// globMark starts a hierarchy level hieraFiles could not fill: a glob of
-// its files.
-const globMark = "\x00glob:"
+// unfilled marks a data file of a hierarchy level hieraFiles could not
+// fill (one of the files it names for some value of what we do not know).
+const unfilled = "\x00unfilled:"
 
-// hieraFiles lists the data files of the hiera.yaml in dir whose paths
-// the facts can fill.
+// hieraFiles lists, in priority order, the data files of the hiera.yaml
+// in dir whose paths the facts can fill, and (marked unfilled) those a
+// level the facts cannot fill may name: globbed once per analysis.
 func (a *analyzer) hieraFiles(dir string) []string {
 	hy := filepath.Join(dir, "hiera.yaml")
 	a.dep('p', hy, func() string { return a.contentID(hy) })
@@ -173,7 +174,10 @@ func (a *analyzer) hieraFiles(dir string) []string {
 						// the level's files for every value of what we do
 						// not know: one of them may hold the key (a node's
 						// own classes under nodes/%{trusted.hostname}.yaml)
-						out = append(out, globMark+filepath.Join(dir, d, interp.ReplaceAllString(p, "*")))
+						matches, _ := filepath.Glob(filepath.Join(dir, d, interp.ReplaceAllString(p, "*")))
+						for _, mp := range matches {
+							out = append(out, unfilled+mp)
+						}
 					}
 				}
 			}
@@ -223,15 +227,12 @@ func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
 	}
 	for _, d := range dirs {
 		for _, p := range a.hieraFiles(d) {
-			if pat, ok := strings.CutPrefix(p, globMark); ok {
-				// a level we cannot fill: if some of its files hold the
-				// key, which value this node gets is unknown
-				matches, _ := filepath.Glob(pat)
-				for _, mp := range matches {
-					if m := a.dataFile(mp); m != nil {
-						if _, ok := m[key]; ok {
-							return unknown(at), true, false
-						}
+			if mp, ok := strings.CutPrefix(p, unfilled); ok {
+				// a file of a level we cannot fill: if it holds the key,
+				// which value this node gets is unknown
+				if m := a.dataFile(mp); m != nil {
+					if _, ok := m[key]; ok {
+						return unknown(at), true, false
 					}
 				}
 				continue
