@@ -266,24 +266,7 @@ func (c *conv) loc(t plex.Token) Loc {
 // failAt records a syntax error at a token, in the words of the hand
 // parser this grammar replaced (Puppet's own: "Syntax error at 'x'").
 func (c *conv) failAt(t *Token, expected string) {
-	msg := ""
-	at := Loc{t.Pos, t.End}
-	switch {
-	case t.Kind == TIllegal:
-		msg = "Syntax error: " + t.Val
-	case t.Kind == TEOF && c.follow != nil && c.follow.Kind != TEOF:
-		f := c.follow
-		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(c.src, f))
-		at = Loc{f.Pos, f.End}
-	case t.Kind == TEOF:
-		msg = "Syntax error at end of input"
-	default:
-		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(c.src, t))
-	}
-	if expected != "" {
-		msg += "; " + expected
-	}
-	c.err = &Error{Loc: at, Msg: msg}
+	c.err = syntaxError(c.src, t, c.follow, expected)
 	panic(bailout{})
 }
 

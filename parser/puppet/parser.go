@@ -102,26 +102,31 @@ func (p *parser) expect(val string) *Token {
 
 // fail records a syntax error at the current token and unwinds the chunk.
 func (p *parser) fail(expected string) {
-	t := p.tok()
+	p.err = syntaxError(p.src, p.tok(), p.follow, expected)
+	panic(bailout{})
+}
+
+// syntaxError words a syntax error at t as Puppet does ("Syntax error at
+// 'x'"), at the token that follows the chunk when t is its end; both
+// parsers report through it.
+func syntaxError(src []byte, t, follow *Token, expected string) *Error {
 	msg := ""
 	at := Loc{t.Pos, t.End}
 	switch {
 	case t.Kind == TIllegal:
 		msg = "Syntax error: " + t.Val
-	case t.Kind == TEOF && p.follow != nil && p.follow.Kind != TEOF:
-		f := p.follow
-		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(p.src, f))
-		at = Loc{f.Pos, f.End}
+	case t.Kind == TEOF && follow != nil && follow.Kind != TEOF:
+		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(src, follow))
+		at = Loc{follow.Pos, follow.End}
 	case t.Kind == TEOF:
 		msg = "Syntax error at end of input"
 	default:
-		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(p.src, t))
+		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(src, t))
 	}
 	if expected != "" {
 		msg += "; " + expected
 	}
-	p.err = &Error{Loc: at, Msg: msg}
-	panic(bailout{})
+	return &Error{Loc: at, Msg: msg}
 }
 
 func tokenText(src []byte, t *Token) string {
