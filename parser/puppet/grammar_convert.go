@@ -180,12 +180,7 @@ func startsExpr(t *Token) bool {
 // parseChunkGrammar parses toks (ending in TEOF) as a statement list. On a
 // syntax error it returns the error and no statements.
 func parseChunkGrammar(src []byte, toks []Token, follow *Token) (stmts []Node, err *Error) {
-	n := len(toks) - 1
-	eof := toks[n]
-	if eof.Kind != TEOF {
-		e := toks[max(n-1, 0)].End
-		eof = Token{Kind: TEOF, Pos: e, End: e}
-	}
+	n, eof := len(toks)-1, chunkEOF(toks)
 	c := &conv{src: src, toks: toks[:n], eof: eof, follow: follow}
 	if e := c.tooDeep(); e != nil {
 		return nil, e

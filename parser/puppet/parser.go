@@ -225,21 +225,7 @@ func (p *parser) statementCall() Node {
 }
 
 // startsExpr reports whether the current token can begin an expression.
-func (p *parser) startsExpr() bool {
-	t := p.tok()
-	switch t.Kind {
-	case TName:
-		return !(t.Val == "else" || t.Val == "elsif" || t.Val == "and" || t.Val == "or" || t.Val == "in" || t.Val == "inherits")
-	case TTypeName, TVar, TString, TIString, TNumber, TRegex:
-		return true
-	case TPunct:
-		switch t.Val {
-		case "[", "{", "(", "-", "!", "@", "@@", "*":
-			return true
-		}
-	}
-	return false
-}
+func (p *parser) startsExpr() bool { return startsExpr(p.tok()) }
 
 var binPrec = map[string]int{
 	"->": 1, "~>": 1, "<-": 1, "<~": 1,
@@ -917,16 +903,22 @@ func (p *parser) plan() Node {
 	return b
 }
 
+// chunkEOF is the end token of a chunk's tokens: its last when that is
+// TEOF, else one at the end of the token before it.
+func chunkEOF(toks []Token) Token {
+	n := len(toks) - 1
+	if toks[n].Kind == TEOF {
+		return toks[n]
+	}
+	e := toks[max(n-1, 0)].End
+	return Token{Kind: TEOF, Pos: e, End: e}
+}
+
 // parseTokens parses toks (ending in TEOF) as a statement list. On a
 // syntax error it returns the statements before it and the error.
 func parseTokens(src []byte, toks []Token, follow *Token) (stmts []Node, err *Error) {
 	n := len(toks) - 1
-	eof := toks[n]
-	if eof.Kind != TEOF {
-		e := toks[max(n-1, 0)].End
-		eof = Token{Kind: TEOF, Pos: e, End: e}
-	}
-	p := &parser{src: src, toks: toks, n: n, eof: eof, follow: follow}
+	p := &parser{src: src, toks: toks, n: n, eof: chunkEOF(toks), follow: follow}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
