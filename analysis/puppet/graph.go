@@ -897,7 +897,9 @@ func operandName(v val) string {
 
 var refText = regexp.MustCompile(`^([A-Za-z][\w:]*)\[(.*)\]$`)
 
-// refreshFacts explains, on each resource, what refreshes it.
+// refreshFacts explains, on each resource, what refreshes it. The lines
+// a container's refreshes give are worded once per container: every
+// resource inside it repeats them.
 func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 	into := map[*analysis.Node][]*analysis.Edge{}
 	for _, e := range g.edges {
@@ -908,6 +910,19 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 	if len(into) == 0 {
 		return
 	}
+	via := map[*res][]string{}
+	viaLines := func(c *res) []string {
+		if l, ok := via[c]; ok {
+			return l
+		}
+		var l []string
+		for _, e := range into[c.begin] {
+			l = append(l, fmt.Sprintf("%s via %s (%s at %s)", e.From.Ref, c.display, e.Reason, a.where(e.At)))
+		}
+		via[c] = l
+		return l
+	}
+	var seenBuf [16]*res
 	for _, x := range live {
 		if x.containerish() || x.node == nil {
 			continue
@@ -916,15 +931,13 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 		for _, e := range into[x.node] {
 			lines = append(lines, fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At)))
 		}
-		seen := map[*res]bool{}
-		for c := x.container; c != nil && !seen[c]; c = c.container {
-			seen[c] = true
+		seen := seenBuf[:0]
+		for c := x.container; c != nil && !slices.Contains(seen, c); c = c.container {
+			seen = append(seen, c)
 			if c.begin == nil {
 				continue
 			}
-			for _, e := range into[c.begin] {
-				lines = append(lines, fmt.Sprintf("%s via %s (%s at %s)", e.From.Ref, c.display, e.Reason, a.where(e.At)))
-			}
+			lines = append(lines, viaLines(c)...)
 		}
 		for _, l := range lines {
 			dup := false
