@@ -30,6 +30,25 @@ type branch struct {
 	arm   int32  // which arm of it
 	tests []test // what taking this arm says about values
 	text  string // for messages: "$ensure == 'present'", "not $restart"
+	// An if's arm is worded only when a message needs it (describe):
+	// a control repository evaluates hundreds of thousands of ifs whose
+	// words nobody reads.
+	cond  pp.Node
+	f     *fileInfo
+	owner *res
+	neg   bool
+}
+
+// describe is the arm in the manifest's words.
+func (b *branch) describe() string {
+	if b.text != "" || b.cond == nil {
+		return b.text
+	}
+	txt := sourceText(b.f, b.cond) + ownerWhere(b.owner)
+	if b.neg {
+		txt = "not " + paren(sourceText(b.f, b.cond)) + ownerWhere(b.owner)
+	}
+	return txt
 }
 
 // test is what an arm says about one value: truthy or not (vals nil), or
@@ -233,17 +252,14 @@ func (s *condSets) res(x *res) []*branch {
 // ifArms describes the two arms of an if/unless whose test is unknown.
 func (r *run) ifArms(e *env, t *pp.If) [2]*branch {
 	p := r.nextPoint()
-	txt := r.text(e, t.Cond)
 	then := r.tests(e, t.Cond, true)
 	els := r.tests(e, t.Cond, false)
-	thenTxt, elseTxt := txt+r.where(e), "not "+paren(txt)+r.where(e)
 	if t.Unless {
 		then, els = els, then
-		thenTxt, elseTxt = elseTxt, thenTxt
 	}
 	return [2]*branch{
-		{point: p, arm: 0, tests: then, text: thenTxt},
-		{point: p, arm: 1, tests: els, text: elseTxt},
+		{point: p, arm: 0, tests: then, cond: t.Cond, f: e.f, owner: e.sc.owner, neg: t.Unless},
+		{point: p, arm: 1, tests: els, cond: t.Cond, f: e.f, owner: e.sc.owner, neg: !t.Unless},
 	}
 }
 
@@ -303,7 +319,11 @@ func (r *run) caseArms(e *env, t *pp.Case) []*branch {
 // same words mean other values elsewhere, and the diagnostic is often
 // read in another file.
 func (r *run) where(e *env) string {
-	if o := e.sc.owner; o != nil && (o.kind == "define" || o.kind == "class") {
+	return ownerWhere(e.sc.owner)
+}
+
+func ownerWhere(o *res) string {
+	if o != nil && (o.kind == "define" || o.kind == "class") {
 		return " (in " + o.display + ")"
 	}
 	return ""
@@ -467,8 +487,12 @@ func (r *run) varIdentity(e *env, name string) string {
 
 // text is an expression's source, on one line.
 func (r *run) text(e *env, n pp.Node) string {
+	return sourceText(e.f, n)
+}
+
+func sourceText(f *fileInfo, n pp.Node) string {
 	l := n.Span()
-	src := e.f.src.Text
+	src := f.src.Text
 	if l.Pos < 0 || l.End > len(src) || l.Pos > l.End {
 		return "?"
 	}
@@ -522,8 +546,8 @@ func (g *runGraph) feasibleCycles(edges []*analysis.Edge, less func(p, q *analys
 func whenText(bs []*branch) string {
 	parts := make([]string, 0, len(bs))
 	for _, b := range bs {
-		if !slices.Contains(parts, b.text) {
-			parts = append(parts, b.text)
+		if t := b.describe(); !slices.Contains(parts, t) {
+			parts = append(parts, t)
 		}
 	}
 	return strings.Join(parts, " and ")
