@@ -97,8 +97,8 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	// Evaluate the body now.
 	sc := newBodyScope(parentScope, e.sc, c, name, ci.def.Params, ci.def.Body, 2)
 	c.inner = sc
-	sc.vars["title"] = str(name, at)
-	sc.vars["name"] = str(name, at)
+	sc.vars.set("title", str(name, at))
+	sc.vars.set("name", str(name, at))
 	ce := &env{sc: sc, f: ci.file, sym: ci.node, spec: e.spec, cond: &cond{root: c}}
 	r.bindParams(ce, ci.def.Params, params, at, name)
 	r.stmts(ce, ci.def.Body)
@@ -114,7 +114,7 @@ func (r *run) bindParams(e *env, ps []*pp.Param, given []attr, at source.Span, c
 		set := false
 		for _, g := range given {
 			if g.name == name {
-				e.sc.vars[name] = g.v
+				e.sc.vars.set(name, g.v)
 				set = true
 			}
 		}
@@ -123,14 +123,14 @@ func (r *run) bindParams(e *env, ps []*pp.Param, given []attr, at source.Span, c
 		}
 		if class != "" {
 			if v, ok := r.a.hieraLookup(class+"::"+name, r.span(e.f, p.Loc)); ok {
-				e.sc.vars[name] = v
+				e.sc.vars.set(name, v)
 				continue
 			}
 		}
 		if p.Default != nil {
-			e.sc.vars[name] = r.eval(e, p.Default)
+			e.sc.vars.set(name, r.eval(e, p.Default))
 		} else {
-			e.sc.vars[name] = unknown(at)
+			e.sc.vars.set(name, unknown(at))
 		}
 	}
 }
@@ -160,15 +160,16 @@ func (r *run) evalDefine(x *res) {
 	sc := newBodyScope(r.top, x.scope, x, "", d.def.Params, d.def.Body, 2)
 	x.inner = sc
 	at := x.decl
-	sc.vars["title"] = str(x.title, at)
-	sc.vars["name"] = str(x.title, at)
+	sc.vars.set("title", str(x.title, at))
+	sc.vars.set("name", str(x.title, at))
 	if _, ok := x.tryTitlePattern(); ok {
 		v := unknown(at)
-		sc.vars["title"], sc.vars["name"] = v, v
+		sc.vars.set("title", v)
+		sc.vars.set("name", v)
 	}
 	for _, p := range x.params {
 		if p.name == "name" {
-			sc.vars["name"] = p.v
+			sc.vars.set("name", p.v)
 		}
 	}
 	e := &env{sc: sc, f: d.file, sym: d.node, spec: x.spec, cond: x.cond}

@@ -92,17 +92,17 @@ type attr struct {
 }
 
 type scope struct {
-	vars     map[string]val
-	under    []map[string]val // layers below vars while speculating
-	parent   *scope           // variable lookup
-	dyn      *scope           // resource defaults (dynamic scoping)
+	vars     varMap
+	under    []*varMap // layers below vars while speculating
+	parent   *scope    // variable lookup
+	dyn      *scope    // resource defaults (dynamic scoping)
 	defaults map[string][]attr
 	owner    *res
 	name     string // class name, for $name::var
 }
 
 func newScope(parent, dyn *scope, owner *res, name string) *scope {
-	return &scope{vars: map[string]val{}, parent: parent, dyn: dyn, owner: owner, name: name}
+	return &scope{parent: parent, dyn: dyn, owner: owner, name: name}
 }
 
 // newBodyScope is newScope for a body with parameters: its variable map
@@ -115,7 +115,7 @@ func newBodyScope(parent, dyn *scope, owner *res, name string, params []*pp.Para
 			n++
 		}
 	}
-	return &scope{vars: make(map[string]val, n), parent: parent, dyn: dyn, owner: owner, name: name}
+	return &scope{vars: newVarMap(n), parent: parent, dyn: dyn, owner: owner, name: name}
 }
 
 type env struct {
@@ -300,13 +300,23 @@ var knownFunctions = map[string]bool{
 	"deprecation": true, "break": true, "next": true, "return": true, "lookup": true, "defined": true,
 }
 
+// eval computes an expression's value (and a statement's effects). The
+// depth count is undone without a defer: eval runs tens of millions of
+// times on a control repository, and a panic ends the run anyway.
 func (r *run) eval(e *env, n pp.Node) val {
 	r.steps++
 	r.depth++
-	defer func() { r.depth-- }()
+	var v val
 	if r.depth > maxEvalDepth {
-		return unknown(r.span(e.f, *n.Span()))
+		v = unknown(r.span(e.f, *n.Span()))
+	} else {
+		v = r.eval1(e, n)
 	}
+	r.depth--
+	return v
+}
+
+func (r *run) eval1(e *env, n pp.Node) val {
 	at := r.span(e.f, *n.Span())
 	switch t := n.(type) {
 	case *pp.Str:
@@ -697,13 +707,13 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 	case "=":
 		v := r.eval(e, t.Right)
 		if vr, ok := t.Left.(*pp.Var); ok {
-			e.sc.vars[strings.TrimPrefix(vr.Name, "::")] = v
+			e.sc.vars.set(strings.TrimPrefix(vr.Name, "::"), v)
 		}
 		return v
 	case "+=", "-=":
 		r.eval(e, t.Right)
 		if vr, ok := t.Left.(*pp.Var); ok {
-			e.sc.vars[vr.Name] = unknown(at)
+			e.sc.vars.set(vr.Name, unknown(at))
 		}
 		return unknown(at)
 	case "and", "or":

@@ -330,31 +330,31 @@ func (r *run) speculate(e *env, branches [][]pp.Node, arms []*branch, exhaustive
 	se.spec = true
 	sc := e.sc
 	base := sc.vars
-	layers := make([]map[string]val, 0, len(branches))
+	layers := make([]varMap, 0, len(branches)+1)
 	for i, b := range branches {
 		se.cond = e.cond.under(arms[i])
-		sc.under = append(sc.under, base)
-		sc.vars = map[string]val{}
+		sc.under = append(sc.under, &base)
+		sc.vars = varMap{}
 		r.stmts(&se, b)
 		layers = append(layers, sc.vars)
 		sc.vars = base
 		sc.under = sc.under[:len(sc.under)-1]
 	}
 	if !exhaustive || len(layers) == 0 {
-		layers = append(layers, map[string]val{})
+		layers = append(layers, varMap{})
 	}
-	get := func(m map[string]val, k string) (val, bool) {
-		if v, ok := m[k]; ok {
+	get := func(m *varMap, k string) (val, bool) {
+		if v, ok := m.get(k); ok {
 			return v, true
 		}
 		v, ok := sc.get(k)
 		return v, ok
 	}
-	for _, l := range layers {
-		for k, v := range l {
+	for li := range layers {
+		layers[li].each(func(k string, v val) {
 			same := true
-			for _, o := range layers {
-				w, ok := get(o, k)
+			for oi := range layers {
+				w, ok := get(&layers[oi], k)
 				if !ok {
 					same = false
 					break
@@ -365,21 +365,21 @@ func (r *run) speculate(e *env, branches [][]pp.Node, arms []*branch, exhaustive
 				}
 			}
 			if same {
-				base[k] = v
+				sc.vars.set(k, v)
 			} else {
-				base[k] = unknown(v.at)
+				sc.vars.set(k, unknown(v.at))
 			}
-		}
+		})
 	}
 }
 
 // get looks a variable up in this scope only (its layers included).
 func (s *scope) get(name string) (val, bool) {
-	if v, ok := s.vars[name]; ok {
+	if v, ok := s.vars.get(name); ok {
 		return v, true
 	}
 	for i := len(s.under) - 1; i >= 0; i-- {
-		if v, ok := s.under[i][name]; ok {
+		if v, ok := s.under[i].get(name); ok {
 			return v, true
 		}
 	}

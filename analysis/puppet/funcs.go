@@ -561,11 +561,11 @@ func (r *run) lambda(e *env, lam *pp.Lambda, args []val) val {
 	for i, p := range lam.Params {
 		name := strings.TrimPrefix(p.Name, "::")
 		if i < len(args) {
-			sc.vars[name] = args[i]
+			sc.vars.set(name, args[i])
 		} else if p.Default != nil {
-			sc.vars[name] = r.eval(e, p.Default)
+			sc.vars.set(name, r.eval(e, p.Default))
 		} else {
-			sc.vars[name] = unknown(r.span(e.f, p.Loc))
+			sc.vars.set(name, unknown(r.span(e.f, p.Loc)))
 		}
 	}
 	ne := *e
