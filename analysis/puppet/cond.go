@@ -528,8 +528,8 @@ func (b *branch) Excludes(o analysis.Branch) bool {
 }
 
 // feasibleCycles: the run's cycles that one run of Puppet can have.
-func (g *runGraph) feasibleCycles(edges []*analysis.Edge, less func(p, q *analysis.Node) bool) []analysis.CondCycle {
-	return analysis.FeasibleCycles(g.nodes, edges, less, func(e *analysis.Edge) []analysis.Branch {
+func (g *runGraph) feasibleCycles(nodes []*analysis.Node, edges []*analysis.Edge, less func(p, q *analysis.Node) bool) []analysis.CondCycle {
+	return analysis.FeasibleCycles(nodes, edges, less, func(e *analysis.Edge) []analysis.Branch {
 		bs := g.econd[e]
 		if len(bs) == 0 {
 			return nil

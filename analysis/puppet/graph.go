@@ -669,7 +669,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	// Cycles, in Puppet's words (a relationship of a resource with itself
 	// is one too: Puppet refuses `Notify[a] -> Notify[a]`).
 	if len(stuck) > 0 || g.selfLoop() {
-		a.cycles(g)
+		a.cycles(g, stuck)
 	}
 	a.refreshFacts(g, live)
 	// Links.

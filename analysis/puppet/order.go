@@ -16,7 +16,7 @@ import (
 
 // cycles reports every dependency cycle as Puppet does, once per
 // resource on it, with one related entry per edge.
-func (a *analyzer) cycles(g *runGraph) {
+func (a *analyzer) cycles(g *runGraph, stuck []*analysis.Node) {
 	keys := make(map[*analysis.Node]string, len(g.nodes))
 	sortKey := func(n *analysis.Node) string {
 		if k, ok := keys[n]; ok {
@@ -40,7 +40,8 @@ func (a *analyzer) cycles(g *runGraph) {
 			orderEdges = append(orderEdges, e)
 		}
 	}
-	cyc := g.feasibleCycles(orderEdges, func(p, q *analysis.Node) bool { return sortKey(p) < sortKey(q) })
+	nodes, world := g.cycleWorld(orderEdges, stuck)
+	cyc := g.feasibleCycles(nodes, world, func(p, q *analysis.Node) bool { return sortKey(p) < sortKey(q) })
 	if len(cyc) == 0 {
 		return
 	}
@@ -51,10 +52,10 @@ func (a *analyzer) cycles(g *runGraph) {
 	var full *adjacency
 	for _, cc := range cyc {
 		adj := full
-		if len(cc.World) != len(orderEdges) {
+		if len(cc.World) != len(world) {
 			adj = newAdjacency(cc.World)
 		} else if full == nil {
-			full = newAdjacency(orderEdges)
+			full = newAdjacency(world)
 			adj = full
 		}
 		c := puppetPath(cc.Path, adj)
@@ -91,6 +92,83 @@ func (a *analyzer) cycles(g *runGraph) {
 			g.hardCycle = true
 		}
 	}
+}
+
+// cycleWorld is the part of a run a cycle can lie in: what the sort left
+// unplaced and what has a relationship with itself, with everything they
+// reach (a path Puppet prints walks from a cycle's node, so it only sees
+// what that node reaches), and the order edges leaving it, in the run's
+// order. A run that includes one cyclic class searched its whole graph
+// of thousands of nodes for it; the cycles and paths found are the same.
+func (g *runGraph) cycleWorld(edges []*analysis.Edge, stuck []*analysis.Node) ([]*analysis.Node, []*analysis.Edge) {
+	// Nodes of the run by position; the rare edge leaving a node outside
+	// the run goes through a map.
+	n := len(g.nodes)
+	in := make([]bool, n)
+	head := make([]int32, n)
+	for i := range head {
+		head[i] = -1
+	}
+	next := make([]int32, len(edges))
+	var away map[*analysis.Node][]*analysis.Edge
+	inAway := map[*analysis.Node]bool{}
+	var queue []*analysis.Node
+	reach := func(x *analysis.Node) {
+		if i := g.local(x); i >= 0 {
+			if !in[i] {
+				in[i] = true
+				queue = append(queue, x)
+			}
+		} else if !inAway[x] {
+			inAway[x] = true
+			queue = append(queue, x)
+		}
+	}
+	for k, e := range edges {
+		if i := g.local(e.From); i >= 0 {
+			next[k] = head[i]
+			head[i] = int32(k)
+		} else {
+			if away == nil {
+				away = map[*analysis.Node][]*analysis.Edge{}
+			}
+			away[e.From] = append(away[e.From], e)
+		}
+	}
+	for _, x := range stuck {
+		reach(x)
+	}
+	for _, e := range edges {
+		if e.From == e.To {
+			reach(e.From)
+		}
+	}
+	for len(queue) > 0 {
+		x := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if i := g.local(x); i >= 0 {
+			for k := head[i]; k >= 0; k = next[k] {
+				reach(edges[k].To)
+			}
+		} else {
+			for _, e := range away[x] {
+				reach(e.To)
+			}
+		}
+	}
+	var nodes []*analysis.Node
+	for i, x := range g.nodes {
+		if in[i] {
+			nodes = append(nodes, x)
+		}
+	}
+	var world []*analysis.Edge
+	for _, e := range edges {
+		if i := g.local(e.From); (i >= 0 && in[i]) || (i < 0 && inAway[e.From]) {
+			world = append(world, e)
+		}
+	}
+	return nodes, world
 }
 
 func (a *analyzer) where(at source.Span) string {
