@@ -20,8 +20,11 @@ const smallVars = 8
 
 // newVarMap sizes the map for about n variables.
 func newVarMap(n int) varMap {
-	if n > smallVars {
+	switch {
+	case n > smallVars:
 		return varMap{m: make(map[string]val, n)}
+	case n > 0:
+		return varMap{list: make([]varEntry, 0, n)}
 	}
 	return varMap{}
 }
