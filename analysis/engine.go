@@ -23,6 +23,8 @@ type Input struct {
 	Settings Settings
 	Focus    []string // see Request.Focus
 	Once     bool     // see Request.Once
+	// DiagnosticsOnly: see Request.DiagnosticsOnly.
+	DiagnosticsOnly bool
 }
 
 // Discover lists, for each system, the local paths it owns among the
@@ -122,7 +124,7 @@ func Analyze(s System, in Input, files []*source.File) (res *Result) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus, Once: in.Once}
+	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus, Once: in.Once, DiagnosticsOnly: in.DiagnosticsOnly}
 	defer func() {
 		if r := recover(); r != nil {
 			at := source.Span{}

@@ -59,6 +59,10 @@ type Request struct {
 	// command line, a preview): it need not keep what would make a next
 	// analysis faster.
 	Once bool
+	// DiagnosticsOnly: the caller reads the Result's Diags and Files and
+	// nothing else (the check command). A system may skip what only
+	// hover, links, steps and the graph show.
+	DiagnosticsOnly bool
 }
 
 // Canceled reports whether the caller gave up on this request; long

@@ -457,7 +457,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		if x.node, fresh = a.nodeFor(nodeKey{'R', x.display, x.decl, ""}); fresh {
 			n := x.node
 			*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: n.Index}
-			if x.spec {
+			if x.spec && !a.req.DiagnosticsOnly {
 				what := "a condition"
 				if bs := g.conds.res(x); len(bs) > 0 {
 					what = whenText(bs)
@@ -671,10 +671,16 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	if len(stuck) > 0 || g.selfLoop() {
 		a.cycles(g, stuck)
 	}
-	a.refreshFacts(g, live)
+	if !a.req.DiagnosticsOnly {
+		a.refreshFacts(g, live)
+	}
 	// Links.
 	var linkSrcs []snapLinkSrc
-	for _, l := range r.links {
+	links := r.links
+	if a.req.DiagnosticsOnly && !a.strict {
+		links = nil // links are for go-to-definition
+	}
+	for _, l := range links {
 		var targets []*analysis.Node
 		switch {
 		case l.class != "":

@@ -29,6 +29,12 @@ func (s settingsFlag) Set(v string) error {
 
 // analyzePaths analyses the given files and folders with every system.
 func analyzePaths(paths []string, entry string, settings analysis.Settings) (*source.Workspace, []*analysis.Result, error) {
+	return analyzeFor(paths, entry, settings, false)
+}
+
+// analyzeFor is analyzePaths for a caller that may read only the
+// diagnostics (check), which lets a system skip what only an editor shows.
+func analyzeFor(paths []string, entry string, settings analysis.Settings, diagsOnly bool) (*source.Workspace, []*analysis.Result, error) {
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
 			return nil, nil, err
@@ -43,7 +49,7 @@ func analyzePaths(paths []string, entry string, settings analysis.Settings) (*so
 		}
 		abs = append(abs, a)
 	}
-	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: abs, Entry: entry, Settings: settings, Once: true}
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: abs, Entry: entry, Settings: settings, Once: true, DiagnosticsOnly: diagsOnly}
 	return ws, analysis.AnalyzeAll(newSystems(), in), nil
 }
 
@@ -61,7 +67,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	ws, results, err := analyzePaths(paths, "", settings)
+	ws, results, err := analyzeFor(paths, "", settings, true)
 	if err != nil {
 		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
 		return 2
