@@ -1,0 +1,76 @@
+package puppet_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/analysistest"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+	"golang.org/x/tools/txtar"
+)
+
+// TestDiagnosticsOnlySame: what `check` asks for (diagnostics only) gives
+// the diagnostics of a complete analysis, on every fixture's workspace
+// analysed as check does (the whole folder, no entry file), and on the
+// workspace of $ORDERING_CORPUS repositories when set.
+func TestDiagnosticsOnlySame(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	compared := 0
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		analysistest.WriteInputs(t, dir, ar)
+		full, only := checkDiags(dir, false), checkDiags(dir, true)
+		if !slices.Equal(full, only) {
+			t.Errorf("%s: diagnostics only:\n%q\ncomplete analysis:\n%q", p, only, full)
+		}
+		compared += len(full)
+	}
+	t.Logf("%d fixtures, %d diagnostics", len(paths), compared)
+	if compared == 0 {
+		t.Fatal("no diagnostics compared")
+	}
+	root := os.Getenv("ORDERING_CORPUS")
+	if root == "" {
+		return
+	}
+	repos, _ := os.ReadDir(root)
+	for _, r := range repos {
+		if !r.IsDir() {
+			continue
+		}
+		dir, _ := filepath.EvalSymlinks(filepath.Join(root, r.Name()))
+		full, only := checkDiags(dir, false), checkDiags(dir, true)
+		if !slices.Equal(full, only) {
+			t.Errorf("%s: diagnostics only gives %d, a complete analysis %d", r.Name(), len(only), len(full))
+		}
+		t.Logf("%s: %d diagnostics", r.Name(), len(full))
+	}
+}
+
+func checkDiags(dir string, only bool) []string {
+	ws := source.NewWorkspace()
+	sys := puppet.New()
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{dir}, Settings: analysis.Settings{}, Once: true, DiagnosticsOnly: only}
+	files := analysis.Files([]analysis.System{sys}, in)[sys]
+	res := analysis.Analyze(sys, in, files)
+	ds := append([]analysis.Diagnostic(nil), res.Diags...)
+	analysis.SortDiagnostics(ds)
+	var out []string
+	for _, d := range ds {
+		line := analysis.CheckLine(ws, dir, d)
+		for _, r := range d.Related {
+			line += "\n  " + r.At.URI + " " + r.Message
+		}
+		out = append(out, line)
+	}
+	return out
+}
