@@ -189,6 +189,22 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 	l := &s.links
 	l.at = make([]source.Span, len(links))
 	l.start = make([]int32, len(links)+1)
+	var defAt map[*analysis.Node]int // s.defs by node, once it is long
+	defIndex := func(t *analysis.Node) int {
+		if defAt == nil && len(s.defs) > 16 {
+			defAt = make(map[*analysis.Node]int, 2*len(s.defs))
+			for j, d := range s.defs {
+				defAt[d] = j
+			}
+		}
+		if defAt != nil {
+			if j, ok := defAt[t]; ok {
+				return j
+			}
+			return -1
+		}
+		return slices.Index(s.defs, t)
+	}
 	for i, src := range links {
 		l.at[i] = src.at
 		for _, t := range src.targets {
@@ -196,10 +212,13 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 				l.tgt = append(l.tgt, int32(t.Index))
 				continue
 			}
-			j := slices.Index(s.defs, t)
+			j := defIndex(t)
 			if j < 0 {
 				j = len(s.defs)
 				s.defs = append(s.defs, t)
+				if defAt != nil {
+					defAt[t] = j
+				}
 			}
 			l.tgt = append(l.tgt, int32(-1-j))
 		}
