@@ -28,6 +28,7 @@ var metaparams = map[string]analysis.EdgeKind{"before": analysis.Order, "require
 type res struct {
 	typ, title string
 	ownTags    []string // tags from type and title (tagged), once asked
+	allTags    []string // with those of the bodies it is in (tagged), once asked
 	key        string   // Type[canonical title]
 	display    string   // Type[title] as Puppet prints it
 	kind       string   // "resource", "class", "define", "stage", "node", "main"

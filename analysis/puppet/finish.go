@@ -139,10 +139,21 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 // tags that cannot change (type and title) are worked out once per
 // resource.
 func (x *res) tagged(t string) bool {
-	has := func(h string) bool { return strings.EqualFold(h, t) }
+	if x.allTags == nil {
+		x.allTags = x.collectTags()
+	}
+	return slices.ContainsFunc(x.allTags, func(h string) bool { return strings.EqualFold(h, t) })
+}
+
+// collectTags lists the tags of x and of the bodies it was declared in,
+// up to the main class (whose tag is "class"). Nothing it reads changes
+// while collectors run (see collect); a resource was walked once per
+// collector of its type and round.
+func (x *res) collectTags() []string {
+	tags := []string{}
 	for r, n := x, 0; r != nil && n < 100; r, n = r.scopeRes(), n+1 {
 		if r.kind == "main" {
-			return has("class")
+			return append(tags, "class")
 		}
 		if r.ownTags == nil {
 			r.ownTags = tagSegments(r.typ, make([]string, 0, 4))
@@ -150,19 +161,17 @@ func (x *res) tagged(t string) bool {
 				r.ownTags = tagSegments(r.title, r.ownTags)
 			}
 		}
-		if slices.ContainsFunc(r.ownTags, has) {
-			return true
-		}
+		tags = append(tags, r.ownTags...)
 		if a, ok := r.attr("tag"); ok {
 			var lbuf [1]val
 			for _, v := range a.v.items(&lbuf) {
-				if s, ok := v.text(); ok && slices.ContainsFunc(tagSegments(s, nil), has) {
-					return true
+				if s, ok := v.text(); ok {
+					tags = tagSegments(s, tags)
 				}
 			}
 		}
 	}
-	return false
+	return tags
 }
 
 // scopeRes is the resource whose body declared x.
