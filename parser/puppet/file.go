@@ -374,7 +374,10 @@ func shiftNode(n Node, d int) {
 		shiftLoc(&t.NameLoc, d)
 	case *ClassDef:
 		shiftLoc(&t.NameLoc, d)
-		shiftLoc(&t.ParentLoc, d)
+		if t.ParentLoc != (Loc{}) {
+			// no parent: the zero Loc a fresh parse gives stays zero
+			shiftLoc(&t.ParentLoc, d)
+		}
 	case *DefineDef:
 		shiftLoc(&t.NameLoc, d)
 	case *FunctionDef:

@@ -314,3 +314,22 @@ notify { 'top': require => Class['a'] }
 		src = next
 	}
 }
+
+// A reused chunk is shifted to its new place; a class without a parent
+// keeps the zero ParentLoc a fresh parse gives it (it used to be shifted
+// like a real location).
+func TestReusedClassWithoutParent(t *testing.T) {
+	ps := &Parser{}
+	ps.Parse([]byte("notify { 'a': }\nclass b { }\nclass c inherits b { }\n"))
+	edited := []byte("notify { 'ab': }\nclass b { }\nclass c inherits b { }\n")
+	f, fresh := ps.Parse(edited), Parse(edited)
+	if ps.Reused != 2 {
+		t.Fatalf("reused %d chunks, want 2", ps.Reused)
+	}
+	for i := 1; i < 3; i++ {
+		got, want := f.Stmts[i].(*ClassDef), fresh.Stmts[i].(*ClassDef)
+		if got.ParentLoc != want.ParentLoc || got.NameLoc != want.NameLoc {
+			t.Errorf("class %s: reused ParentLoc %v NameLoc %v, fresh %v %v", got.Name, got.ParentLoc, got.NameLoc, want.ParentLoc, want.NameLoc)
+		}
+	}
+}
