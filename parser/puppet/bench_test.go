@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -92,3 +93,57 @@ func benchReparse(b *testing.B, grammar bool) {
 
 func BenchmarkReparseEdit(b *testing.B)        { benchReparse(b, false) }
 func BenchmarkReparseEditGrammar(b *testing.B) { benchReparse(b, true) }
+
+// bigFile reads $ORDERING_PARSE_FILE (skips without it): one huge
+// manifest, e.g. the generated 100k-resource one
+// (GEN_OUT=... go test -run TestWriteGenerated ./analysis/puppet/).
+func bigFile(tb testing.TB) []byte {
+	p := os.Getenv("ORDERING_PARSE_FILE")
+	if p == "" {
+		tb.Skip("set ORDERING_PARSE_FILE")
+	}
+	src, err := os.ReadFile(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return src
+}
+
+// BenchmarkParseFile is a first parse of one huge file with the parser
+// the analysis uses; live-MB is the heap its tree holds afterwards.
+func BenchmarkParseFile(b *testing.B) {
+	src := bigFile(b)
+	b.SetBytes(int64(len(src)))
+	var f *File
+	for b.Loop() {
+		f = Parse(src)
+	}
+	b.StopTimer()
+	f = nil
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	f = Parse(src)
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	runtime.KeepAlive(f)
+	b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/1e6, "live-MB")
+}
+
+// TestParseFileMemory parses $ORDERING_PARSE_FILE once and logs the live
+// heap of the tree and the peak heap of the parse (run the test binary
+// under /usr/bin/time for the peak RSS).
+func TestParseFileMemory(t *testing.T) {
+	src := bigFile(t)
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	f := Parse(src)
+	runtime.ReadMemStats(&m1)
+	total := m1.TotalAlloc - m0.TotalAlloc
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	runtime.KeepAlive(f)
+	t.Logf("%d bytes, %d stmts, %d errors: live heap after Parse %.1f MB, allocated %.1f MB",
+		len(src), len(f.Stmts), len(f.Errors), float64(m1.HeapAlloc-m0.HeapAlloc)/1e6, float64(total)/1e6)
+}

@@ -47,6 +47,9 @@ type Parser struct {
 	// grammar parses chunks with the participle grammar instead of the
 	// hand parser (benchmarks and the differential tests).
 	grammar bool
+	// whole lexes every version whole, as before chunks were cut from a
+	// stream (the equivalence tests).
+	whole bool
 	// Reused and Parsed count chunks of the last Parse (for tests and
 	// benchmarks).
 	Reused, Parsed int
@@ -56,13 +59,9 @@ type Parser struct {
 func (ps *Parser) Parse(src []byte) *File {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	toks := ps.lex(src)
-	ranges := splitChunks(src, toks)
 	f := &File{}
-	next := make(map[uint64][]Chunk, len(ranges))
-	ps.Reused, ps.Parsed = 0, 0
-	for _, r := range ranges {
-		ch := ps.chunk(src, toks, r)
+	var next map[uint64][]Chunk
+	add := func(ch []Chunk) {
 		for _, c := range ch {
 			next[c.hash] = append(next[c.hash], c)
 			f.Chunks = append(f.Chunks, c)
@@ -72,9 +71,39 @@ func (ps *Parser) Parse(src []byte) *File {
 			}
 		}
 	}
+	cx := &chunker{src: src, prev: ps.prev, grammar: ps.grammar}
+	keep := ps.prevToks != nil || (ps.edited && len(src) <= maxIncrementalLex)
+	if ps.whole {
+		keep = true
+	}
+	if keep {
+		// An edit of a file whose tokens are kept (or the second parse,
+		// which keeps them for the edits to come): lex it whole.
+		toks := ps.lex(src)
+		ranges := splitChunks(src, toks)
+		next = make(map[uint64][]Chunk, len(ranges))
+		for _, r := range ranges {
+			add(cx.chunk(toks, r))
+		}
+		ps.prevSrc, ps.prevToks = src, toks
+	} else {
+		// Nothing will keep the tokens: lex as the chunks are cut.
+		next = make(map[uint64][]Chunk, len(ps.prev))
+		cc := newChunkCutter(src, getTokens(len(src)))
+		defer putTokens(cc)
+		for {
+			r, ok := cc.next()
+			if !ok {
+				break
+			}
+			add(cx.chunk(cc.buf, r))
+			cc.drop()
+		}
+		ps.prevSrc, ps.prevToks = nil, nil
+	}
 	f.Errors = append(f.Errors, validate(f.Stmts)...)
 	ps.prev = next
-	ps.prevSrc, ps.prevToks = src, toks
+	ps.Reused, ps.Parsed = cx.reused, cx.parsed
 	if len(src) > maxIncrementalLex || !ps.edited {
 		// Tokens cost ~20x the text: for huge files memory matters more
 		// than the few milliseconds incremental lexing saves, and a file
@@ -88,8 +117,8 @@ func (ps *Parser) Parse(src []byte) *File {
 }
 
 // maxIncrementalLex is the largest file whose tokens are kept between
-// parses for incremental lexing.
-const maxIncrementalLex = 2 << 20
+// parses for incremental lexing (a variable for the tests).
+var maxIncrementalLex = 2 << 20
 
 // lex re-lexes only the part of src that differs from the previous text:
 // tokens before the edit are kept, lexing restarts at the statement start
@@ -204,28 +233,41 @@ func (ps *Parser) splice(src []byte, otoks []Token, i0, j int, mid []Token, delt
 
 type tokRange struct{ a, b int } // token indexes [a, b)
 
-func (ps *Parser) chunk(src []byte, toks []Token, r tokRange) []Chunk {
+// chunker parses the chunks of one Parse, reusing those of the previous
+// version found in prev (whose entries it consumes).
+type chunker struct {
+	src     []byte
+	prev    map[uint64][]Chunk
+	grammar bool
+	// reused and parsed count chunks, for Parser.Reused and Parsed.
+	reused, parsed int
+}
+
+// chunk parses the tokens toks[r.a:r.b] (toks[r.b] is the token after
+// them), or reuses the previous version's chunk of the same text.
+func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
+	src := cx.src
 	pos := toks[r.a].Pos
 	end := toks[r.b-1].End
 	h := maphash.Bytes(seed, src[pos:end])
-	if old := ps.prev[h]; len(old) > 0 {
+	if old := cx.prev[h]; len(old) > 0 {
 		c := old[0]
-		ps.prev[h] = old[1:]
+		cx.prev[h] = old[1:]
 		// Same 64-bit hash and length: same text. A chunk with a syntax
 		// error is parsed again: the error may name the token after the
 		// chunk ("Syntax error at 'x'"), which is not part of its text.
 		if c.End-c.Pos == end-pos && c.Err == nil {
 			shiftChunk(&c, pos-c.Pos)
-			ps.Reused++
+			cx.reused++
 			return []Chunk{c}
 		}
 	}
-	ps.Parsed++
+	cx.parsed++
 	// toks[r.b] reads as end of input for this chunk (parseTokens never
 	// looks past its last token).
 	follow := &toks[r.b]
 	parse := parseTokens
-	if ps.grammar {
+	if cx.grammar {
 		parse = parseChunkGrammar
 	}
 	stmts, err := parse(src, toks[r.a:r.b+1], follow)
@@ -236,10 +278,10 @@ func (ps *Parser) chunk(src []byte, toks []Token, r tokRange) []Chunk {
 	// the error is most likely an unclosed bracket before it. Cut there:
 	// the first part keeps its error, the rest is chunked again.
 	if cut := restartPoint(src, toks, r); cut > r.a {
-		first := ps.chunk(src, toks, tokRange{r.a, cut})
+		first := cx.chunk(toks, tokRange{r.a, cut})
 		out := first
 		for _, rr := range splitRange(src, toks, cut, r.b) {
-			out = append(out, ps.chunk(src, toks, rr)...)
+			out = append(out, cx.chunk(toks, rr)...)
 		}
 		return out
 	}
