@@ -72,6 +72,7 @@ func (ps *Parser) Parse(src []byte) *File {
 		}
 	}
 	cx := &chunker{src: src, prev: ps.prev, grammar: ps.grammar}
+	validated := false
 	keep := ps.prevToks != nil || (ps.edited && len(src) <= maxIncrementalLex)
 	if ps.whole {
 		keep = true
@@ -91,17 +92,48 @@ func (ps *Parser) Parse(src []byte) *File {
 		next = make(map[uint64][]Chunk, len(ps.prev))
 		cc := newChunkCutter(src, getTokens(len(src)))
 		defer putTokens(cc)
-		for {
-			r, ok := cc.next()
-			if !ok {
-				break
+		if w := ps.parallelWorkers(src); w > 1 {
+			batches := parseParallel(src, cc, w)
+			nc, ns := 0, 0
+			for _, b := range batches {
+				nc, ns = nc+b.nChunks, ns+b.nStmts
 			}
-			add(cx.chunk(cc.buf, r))
-			cc.drop()
+			if nc > 0 { // (no chunk: nil slices, as the others leave them)
+				f.Chunks = make([]Chunk, 0, nc)
+			}
+			if ns > 0 {
+				f.Stmts = make([]Node, 0, ns)
+			}
+			next = make(map[uint64][]Chunk, nc)
+			for _, b := range batches {
+				for _, ch := range b.chunks {
+					add(ch)
+				}
+				cx.parsed += b.parsed
+			}
+			// validate(f.Stmts), done by the workers batch by batch
+			for _, b := range batches {
+				f.Errors = append(f.Errors, b.reserved...)
+			}
+			for _, b := range batches {
+				f.Errors = append(f.Errors, b.nested...)
+			}
+			validated = true
+		} else {
+			for {
+				r, ok := cc.next()
+				if !ok {
+					break
+				}
+				add(cx.chunk(cc.buf, r))
+				cc.drop()
+			}
 		}
 		ps.prevSrc, ps.prevToks = nil, nil
 	}
-	f.Errors = append(f.Errors, validate(f.Stmts)...)
+	if !validated {
+		f.Errors = append(f.Errors, validate(f.Stmts)...)
+	}
 	ps.prev = next
 	ps.Reused, ps.Parsed = cx.reused, cx.parsed
 	if len(src) > maxIncrementalLex || !ps.edited {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -76,22 +77,47 @@ func streamInputs() []string {
 	return inputs
 }
 
-// checkStream parses src the old way and the streaming way and reports a
-// difference as a test error.
-func checkStream(t *testing.T, name string, src []byte) bool {
-	t.Helper()
+// parallelParse is a first parse on several goroutines whatever the
+// size of src, batch tokens or so per batch.
+func parallelParse(src []byte, batch int) *File {
+	defer func(m, b int) { parallelMin, batchTokens = m, b }(parallelMin, batchTokens)
+	parallelMin, batchTokens = 0, batch
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	return Parse(src)
+}
+
+// streamDiff parses src the old way and the streaming ways (one
+// goroutine; several with batches of one chunk, of a few and of many)
+// and names the first difference, or "".
+func streamDiff(src []byte) string {
 	want := wholeParse(src)
 	if msg := diffFiles(src, want, Parse(src)); msg != "" {
-		t.Errorf("%s: streaming first parse: %s", name, msg)
+		return "streaming first parse: " + msg
+	}
+	for _, batch := range []int{1, 7, 300} {
+		if msg := diffFiles(src, want, parallelParse(src, batch)); msg != "" {
+			return fmt.Sprintf("parallel first parse, batches of %d tokens: %s", batch, msg)
+		}
+	}
+	return ""
+}
+
+// checkStream reports streamDiff as a test error.
+func checkStream(t *testing.T, name string, src []byte) bool {
+	t.Helper()
+	if msg := streamDiff(src); msg != "" {
+		t.Errorf("%s: %s", name, msg)
 		return false
 	}
 	return true
 }
 
-// TestStreamEquivalence: a first parse that lexes as it cuts chunks gives
-// exactly the chunks, statements and errors of one that lexes the whole
-// file first, on every input of streamInputs and, with ORDERING_CORPUS,
-// on every manifest of the corpus.
+// TestStreamEquivalence: a first parse that lexes as it cuts chunks, on
+// one goroutine or several, gives exactly the chunks, statements and
+// errors of one that lexes the whole file first, on every input of
+// streamInputs and, with ORDERING_CORPUS, on every manifest of the corpus.
 func TestStreamEquivalence(t *testing.T) {
 	ins := streamInputs()
 	for i, in := range ins {
@@ -136,10 +162,15 @@ $y = 10 / 2
 		big = append(big, base...)
 	}
 	edits := []string{"x", "'", "\"", "{", "}", "(", "\n", "#", "$", "notify { 'q': }\n", "@(F)\n", "/", " ", ""}
-	for _, limit := range []int{maxIncrementalLex, 100} {
+	for _, limit := range []int{maxIncrementalLex, 100, -1} {
 		func() {
-			defer func(l int) { maxIncrementalLex = l }(maxIncrementalLex)
+			defer func(l, m, b int) { maxIncrementalLex, parallelMin, batchTokens = l, m, b }(maxIncrementalLex, parallelMin, batchTokens)
 			maxIncrementalLex = limit
+			if limit < 0 {
+				// every version streams, and parses on several
+				// goroutines when nothing is cached
+				maxIncrementalLex, parallelMin, batchTokens = 100, 0, 5
+			}
 			seed := uint32(5)
 			rnd := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>8) % n }
 			src := append([]byte(nil), big...)
@@ -166,14 +197,14 @@ $y = 10 / 2
 	}
 }
 
-// FuzzStreamEquivalence: the streaming first parse of any input equals
-// the whole-token parse.
+// FuzzStreamEquivalence: the streaming first parse of any input, on one
+// goroutine or several, equals the whole-token parse.
 func FuzzStreamEquivalence(f *testing.F) {
 	for _, s := range streamInputs()[:len(diffSeeds)+12] {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		if msg := diffFiles(src, wholeParse(src), Parse(src)); msg != "" {
+		if msg := streamDiff(src); msg != "" {
 			t.Fatal(msg)
 		}
 	})

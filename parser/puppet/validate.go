@@ -2,11 +2,11 @@ package puppet
 
 import "strings"
 
-// reservedNames are the data types Puppet 7's validator will not let a
+// reservedTypeNames are the data types Puppet 7's validator will not let a
 // class or define be named after (its RESERVED_TYPE_NAMES; `type` is a
 // keyword and fails earlier). Checked with the oracle: `define unit` is
 // refused, `define binary`, `define data` and `define foo::integer` are not.
-var reservedNames = map[string]bool{
+var reservedTypeNames = map[string]bool{
 	"any": true, "array": true, "boolean": true, "collection": true, "enum": true, "float": true,
 	"hash": true, "init": true, "integer": true, "numeric": true, "object": true, "optional": true,
 	"pattern": true, "regexp": true, "runtime": true, "scalar": true, "semver": true,
@@ -15,8 +15,15 @@ var reservedNames = map[string]bool{
 }
 
 // validate reports what Puppet's validator refuses in a tree that parsed,
-// in Puppet's words, at the keyword where Puppet reports it.
+// in Puppet's words, at the keyword where Puppet reports it: reserved
+// names, then nested definitions. Both look at one top-level statement
+// at a time, so a parallel parse validates its batches on the workers.
 func validate(stmts []Node) []Error {
+	return append(reservedNames(stmts), nestedDefinitions(stmts, true)...)
+}
+
+// reservedNames reports classes and defines named after a data type.
+func reservedNames(stmts []Node) []Error {
 	var errs []Error
 	for _, s := range stmts {
 		var name, what string
@@ -29,11 +36,11 @@ func validate(stmts []Node) []Error {
 		default:
 			continue
 		}
-		if reservedNames[strings.ToLower(name)] {
+		if reservedTypeNames[strings.ToLower(name)] {
 			errs = append(errs, Error{Loc: at, Msg: "The name: '" + name + "' is already defined by Puppet and can not be used as the name of " + what + "."})
 		}
 	}
-	return append(errs, nestedDefinitions(stmts, true)...)
+	return errs
 }
 
 // nestedDefinitions: a class, define or node may stand at top level or
