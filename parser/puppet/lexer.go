@@ -65,13 +65,14 @@ func (k Kind) String() string {
 
 // Token is one lexeme; Pos/End are byte offsets into the source.
 type Token struct {
-	Kind     Kind
+	Kind Kind
+	// NL is true when a newline separates this token from the previous
+	// one. (Next to Kind: a token is 64 bytes, not 72.)
+	NL       bool
 	Val      string
 	Pos, End int
 	// Parts of an interpolated string (TIString).
 	Parts []StrPart
-	// NL is true when a newline separates this token from the previous one.
-	NL bool
 }
 
 // StrPart is a piece of an interpolated string: literal text, or an
@@ -88,6 +89,14 @@ var puncts = []string{
 	"<<|", "|>>", "<|", "|>", "<<", ">>", "<-", "<~", "<=", "->", "~>", "=>", "==", "=~", "!=", "!~", ">=", "+>", "+=", "-=", "@@",
 	"{", "}", "[", "]", "(", ")", ",", ";", ":", ".", "?", "|", "=", "!", "<", ">", "+", "-", "*", "/", "%", "@",
 }
+
+// punctsByByte lists puncts by their first byte, in the same order.
+var punctsByByte = func() (t [256][]string) {
+	for _, op := range puncts {
+		t[op[0]] = append(t[op[0]], op)
+	}
+	return t
+}()
 
 var regexAfterWord = map[string]bool{"node": true, "and": true, "or": true, "in": true, "if": true, "elsif": true, "unless": true, "case": true}
 
@@ -208,8 +217,8 @@ func (lx *lexer) scan(prev []Token) Token {
 			return t
 		}
 	}
-	for _, op := range puncts {
-		if op[0] == c && p+len(op) <= lx.end && string(s[p:p+len(op)]) == op {
+	for _, op := range punctsByByte[c] {
+		if p+len(op) <= lx.end && string(s[p:p+len(op)]) == op {
 			lx.pos = p + len(op)
 			return Token{Kind: TPunct, Val: op, Pos: p, End: lx.pos}
 		}
