@@ -527,9 +527,10 @@ func (p *parser) typeExpr(resources bool) Node {
 	if resources && p.is("{") && !p.overrideBody() {
 		// Exec { 'title': ... }: a declaration (Puppet takes a type
 		// reference with titled bodies as the type), not defaults.
-		r := &Resource{Type: strings.ToLower(t.Val), TypeLoc: Loc{t.Pos, t.End}}
+		ra := &resourceAlloc{r: Resource{Type: strings.ToLower(t.Val), TypeLoc: Loc{t.Pos, t.End}}}
+		r := &ra.r
 		p.advance()
-		r.Bodies = p.resourceBodies()
+		r.Bodies = p.resourceBodies(ra)
 		r.Pos, r.End = t.Pos, p.expect("}").End
 		return r
 	}
@@ -557,9 +558,10 @@ func (p *parser) typeExpr(resources bool) Node {
 		tr.Value == "Resource" && len(a.Args) == 1 && !p.overrideBody() {
 		// Resource['notify'] { 'title': ... } (or Resource[Notify]):
 		// a declaration whose type is the key.
-		r := &Resource{TypeExpr: a.Args[0], TypeLoc: *a.Args[0].Span()}
+		ra := &resourceAlloc{r: Resource{TypeExpr: a.Args[0], TypeLoc: *a.Args[0].Span()}}
+		r := &ra.r
 		p.advance()
-		r.Bodies = p.resourceBodies()
+		r.Bodies = p.resourceBodies(ra)
 		r.Pos, r.End = t.Pos, p.expect("}").End
 		return r
 	}
@@ -616,21 +618,28 @@ func (p *parser) word(resources bool) Node {
 
 func (p *parser) resource(start int) Node {
 	t := p.advance() // type name
-	r := &Resource{Type: strings.ToLower(t.Val), TypeLoc: Loc{t.Pos, t.End}}
+	ra := &resourceAlloc{r: Resource{Type: strings.ToLower(t.Val), TypeLoc: Loc{t.Pos, t.End}}}
+	r := &ra.r
 	p.expect("{")
-	r.Bodies = p.resourceBodies()
+	r.Bodies = p.resourceBodies(ra)
 	r.Pos, r.End = start, p.expect("}").End
 	return r
 }
 
 // resourceBodies parses `title: attrs; title: attrs` up to the closing
-// brace (not consumed).
-func (p *parser) resourceBodies() []*ResourceBody {
+// brace (not consumed); the first body is ra's.
+func (p *parser) resourceBodies(ra *resourceAlloc) []*ResourceBody {
 	var out []*ResourceBody
 	for !p.is("}") {
 		title := p.expr(2, true)
 		p.expect(":")
-		b := &ResourceBody{Title: title}
+		var b *ResourceBody
+		if out == nil {
+			b, out = &ra.body, ra.bodies[:0]
+		} else {
+			b = new(ResourceBody)
+		}
+		b.Title = title
 		b.Attrs = p.attrs()
 		b.Pos = title.Span().Pos
 		b.End = p.prev().End
