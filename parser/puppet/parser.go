@@ -45,6 +45,7 @@ type parser struct {
 	// eofAt: when a chunk is a slice of a bigger file, the token that
 	// follows it (for "Syntax error at 'x'").
 	follow *Token
+	ls     *listStack // shared with the parsers of interpolations
 }
 
 func (p *parser) tok() *Token {
@@ -150,15 +151,17 @@ func (p *parser) leave() { p.depth-- }
 
 // statements parses until '}' or TEOF.
 func (p *parser) statements() []Node {
-	var out []Node
+	ls := p.ls
+	base := len(ls.nodes)
 	for {
 		for p.accept(";") {
 		}
 		t := p.tok()
 		if t.Kind == TEOF || (t.Kind == TPunct && t.Val == "}") {
-			return out
+			return ls.popNodes(base)
 		}
-		out = append(out, p.statement())
+		x := p.statement()
+		ls.nodes = append(ls.nodes, x)
 	}
 }
 
@@ -356,7 +359,8 @@ func (p *parser) postfix(x Node, resources bool) Node {
 // list parses comma-separated expressions up to (not including) close,
 // allowing a trailing comma.
 func (p *parser) list(close string) []Node {
-	var out []Node
+	ls := p.ls
+	base := len(ls.nodes)
 	var h *Hash // `k => v` pairs without braces form one hash
 	for !p.is(close) {
 		x := p.expr(2, true)
@@ -366,19 +370,19 @@ func (p *parser) list(close string) []Node {
 			if h == nil {
 				h = &Hash{}
 				h.Pos = x.Span().Pos
-				out = append(out, h)
+				ls.nodes = append(ls.nodes, h)
 			}
 			h.Entries = append(h.Entries, HashEntry{Key: x, Value: v})
 			h.End = v.Span().End
 		} else {
 			h = nil
-			out = append(out, x)
+			ls.nodes = append(ls.nodes, x)
 		}
 		if !p.accept(",") {
 			break
 		}
 	}
-	return out
+	return ls.popNodes(base)
 }
 
 func (p *parser) primary(resources bool) Node {
@@ -473,7 +477,7 @@ func (p *parser) istring(t *Token) Node {
 // is a variable name there.
 func (p *parser) interpolation(pos, end int) Node {
 	toks := interpolationTokens(p.src, pos, end)
-	sub := &parser{src: p.src, toks: toks, n: len(toks) - 1, eof: toks[len(toks)-1], depth: p.depth + 1}
+	sub := &parser{src: p.src, toks: toks, n: len(toks) - 1, eof: toks[len(toks)-1], depth: p.depth + 1, ls: p.ls}
 	if len(toks) == 1 {
 		return &Str{Loc: Loc{pos, end}}
 	}
@@ -666,12 +670,13 @@ func (p *parser) overrideBody() bool {
 
 // attrs parses `name => value, ...` up to '}' or ';' (not consumed).
 func (p *parser) attrs() []*Attr {
-	var out []*Attr
+	ls := p.ls
+	base := len(ls.attrs)
 	p.accept(",") // `title:,` is accepted by Puppet
 	for {
 		t := p.tok()
 		if t.Kind == TPunct && (t.Val == "}" || t.Val == ";") {
-			return out
+			return ls.popAttrs(base)
 		}
 		var name string
 		switch {
@@ -691,13 +696,13 @@ func (p *parser) attrs() []*Attr {
 		v := p.expr(2, true)
 		a := &Attr{Name: name, NameLoc: Loc{t.Pos, t.End}, Op: op.Val, Value: v}
 		a.Pos, a.End = t.Pos, v.Span().End
-		out = append(out, a)
+		ls.attrs = append(ls.attrs, a)
 		if !p.accept(",") {
 			t := p.tok()
 			if !(t.Kind == TPunct && (t.Val == "}" || t.Val == ";")) {
 				p.fail("expected ',' or '}'")
 			}
-			return out
+			return ls.popAttrs(base)
 		}
 	}
 }
@@ -927,7 +932,8 @@ func chunkEOF(toks []Token) Token {
 // syntax error it returns the statements before it and the error.
 func parseTokens(src []byte, toks []Token, follow *Token) (stmts []Node, err *Error) {
 	n := len(toks) - 1
-	p := &parser{src: src, toks: toks, n: n, eof: chunkEOF(toks), follow: follow}
+	p := &parser{src: src, toks: toks, n: n, eof: chunkEOF(toks), follow: follow, ls: getListStack()}
+	defer putListStack(p.ls)
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
@@ -952,7 +958,8 @@ func parseTokens(src []byte, toks []Token, follow *Token) (stmts []Node, err *Er
 // ParseExpr parses a single expression (tests and tools).
 func ParseExpr(src string) (Node, error) {
 	toks := Lex([]byte(src))
-	p := &parser{src: []byte(src), toks: toks, n: len(toks) - 1, eof: toks[len(toks)-1]}
+	p := &parser{src: []byte(src), toks: toks, n: len(toks) - 1, eof: toks[len(toks)-1], ls: getListStack()}
+	defer putListStack(p.ls)
 	var n Node
 	var err error
 	func() {
