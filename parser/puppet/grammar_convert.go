@@ -214,13 +214,13 @@ type conv struct {
 }
 
 // tooDeep refuses nesting past maxDepth before the grammar recurses:
-// brackets, and runs of unary signs (`!!--x`), which the tree nests one
-// inside the other.
+// brackets, and runs of unary signs (`!!--x`, splats `**x` too), which
+// the tree nests one inside the other.
 func (c *conv) tooDeep() *Error {
 	depth, signs := 0, 0
 	for i := range c.toks {
 		t := &c.toks[i]
-		if t.Kind == TPunct && (t.Val == "-" || t.Val == "!") && (i == 0 || !endsExpr(&c.toks[i-1]) || signs > 0) {
+		if t.Kind == TPunct && (t.Val == "-" || t.Val == "!" || t.Val == "*") && (i == 0 || !endsExpr(&c.toks[i-1]) || signs > 0) {
 			signs++
 			if signs > maxDepth-2 {
 				return &Error{Loc: Loc{t.Pos, t.End}, Msg: fmt.Sprintf("Syntax error at '%s'; nesting too deep", tokenText(c.src, t))}
