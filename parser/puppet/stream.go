@@ -33,9 +33,10 @@ func (c *chunkCutter) lexTo(i int) {
 		// The lexer reads only the last token before it (regex or
 		// division), which buf always ends with: dropping the tokens of
 		// a parsed chunk keeps the follow token.
-		t := c.lx.next(c.buf)
-		c.buf = append(c.buf, t)
-		c.eof = t.Kind == TEOF
+		n := len(c.buf)
+		c.buf = append(c.buf, Token{})
+		c.lx.nextInto(c.buf[:n], &c.buf[n])
+		c.eof = c.buf[n].Kind == TEOF
 	}
 }
 
