@@ -33,7 +33,9 @@ func Parse(src []byte) *File {
 
 // Parser keeps the chunks of the previous version of one file so that an
 // edit re-parses only the chunks whose text changed (the others are
-// reused, shifted to their new offsets). Not safe for concurrent use on
+// reused, shifted to their new offsets). It keeps the last File's Chunks
+// and trees as they are (reusing a chunk shifts its nodes in place):
+// callers read a File, never modify it. Not safe for concurrent use on
 // one value; use one Parser per file.
 type Parser struct {
 	mu   sync.Mutex
