@@ -27,11 +27,9 @@ var metaparams = map[string]analysis.EdgeKind{"before": analysis.Order, "require
 // container (class, define instance, stage, node, Class[main]).
 type res struct {
 	typ, title string
-	ownTags    []string // tags from type and title (tagged), once asked
-	allTags    []string // with those of the bodies it is in (tagged), once asked
-	key        string   // Type[canonical title]
-	display    string   // Type[title] as Puppet prints it
-	kind       string   // "resource", "class", "define", "stage", "node", "main"
+	key        string // Type[canonical title]
+	display    string // Type[title] as Puppet prints it
+	kind       string // "resource", "class", "define", "stage", "node", "main"
 	prio       int
 	virtual    bool
 	exported   bool
@@ -172,6 +170,7 @@ type run struct {
 	prio       int
 	resources  []*res
 	byKey      map[string]*res
+	tagMemo    map[string]map[*res]bool // tag -> body -> has it (bodyTagged)
 	aliases    map[string]*res
 	classes    map[string]*res
 	pending    []*res

@@ -112,7 +112,7 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 				match(x.title)
 			case "tag":
 				// Every resource has tags (its type at least).
-				found, haveAny = x.tagged(ws), true
+				found, haveAny = r.tagged(x, ws), true
 			default:
 				if a, ok := x.attr(name); ok {
 					var lbuf [1]val
@@ -138,40 +138,57 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 // Collectors ask this of every resource of a type in every round, so the
 // tags that cannot change (type and title) are worked out once per
 // resource.
-func (x *res) tagged(t string) bool {
-	if x.allTags == nil {
-		x.allTags = x.collectTags()
+func (r *run) tagged(x *res, t string) bool {
+	if x.kind == "main" {
+		return strings.EqualFold("class", t)
 	}
-	return slices.ContainsFunc(x.allTags, func(h string) bool { return strings.EqualFold(h, t) })
+	return x.selfTagged(t) || r.bodyTagged(x.scopeRes(), t, 1)
 }
 
-// collectTags lists the tags of x and of the bodies it was declared in,
-// up to the main class (whose tag is "class"). Nothing it reads changes
-// while collectors run (see collect); a resource was walked once per
-// collector of its type and round.
-func (x *res) collectTags() []string {
-	tags := []string{}
-	for r, n := x, 0; r != nil && n < 100; r, n = r.scopeRes(), n+1 {
-		if r.kind == "main" {
-			return append(tags, "class")
-		}
-		if r.ownTags == nil {
-			r.ownTags = tagSegments(r.typ, make([]string, 0, 4))
-			if validTag(r.title) {
-				r.ownTags = tagSegments(r.title, r.ownTags)
-			}
-		}
-		tags = append(tags, r.ownTags...)
-		if a, ok := r.attr("tag"); ok {
-			var lbuf [1]val
-			for _, v := range a.v.items(&lbuf) {
-				if s, ok := v.text(); ok {
-					tags = tagSegments(s, tags)
-				}
+// bodyTagged: the body c (n levels above the resource asked about) or one
+// it is in has tag t. The answer is kept per tag and body: every resource
+// of a define instance or class asks it again (walking each resource's
+// bodies for each collector was 5% of check on operations-puppet).
+// Nothing it reads changes while collectors run (see collect).
+func (r *run) bodyTagged(c *res, t string, n int) bool {
+	if c == nil || n >= 100 {
+		return false
+	}
+	if r.tagMemo == nil {
+		r.tagMemo = map[string]map[*res]bool{}
+	}
+	m := r.tagMemo[t]
+	if m == nil {
+		m = map[*res]bool{}
+		r.tagMemo[t] = m
+	}
+	if v, ok := m[c]; ok {
+		return v
+	}
+	var v bool
+	if c.kind == "main" {
+		v = strings.EqualFold("class", t)
+	} else {
+		v = c.selfTagged(t) || r.bodyTagged(c.scopeRes(), t, n+1)
+	}
+	m[c] = v
+	return v
+}
+
+// selfTagged: x's type, title or tag attribute gives it tag t.
+func (x *res) selfTagged(t string) bool {
+	if hasTag(x.typ, t) || (validTag(x.title) && hasTag(x.title, t)) {
+		return true
+	}
+	if a, ok := x.attr("tag"); ok {
+		var lbuf [1]val
+		for _, v := range a.v.items(&lbuf) {
+			if s, ok := v.text(); ok && hasTag(s, t) {
+				return true
 			}
 		}
 	}
-	return tags
+	return false
 }
 
 // scopeRes is the resource whose body declared x.
@@ -185,13 +202,21 @@ func (x *res) scopeRes() *res {
 	return x.container
 }
 
-// tagSegments appends a tag and, for a `::` name, each of its segments.
-func tagSegments(t string, to []string) []string {
-	to = append(to, t)
-	if !strings.Contains(t, "::") {
-		return to
+// hasTag: tag s, or for a `::` name one of its segments, is t (tags
+// compare without case).
+func hasTag(s, t string) bool {
+	if strings.EqualFold(s, t) {
+		return true
 	}
-	return append(to, strings.Split(t, "::")...)
+	if !strings.Contains(s, "::") {
+		return false
+	}
+	for seg := range strings.SplitSeq(s, "::") {
+		if strings.EqualFold(seg, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // validTag is Puppet's tag syntax (Puppet::Util::Tagging): a title like
