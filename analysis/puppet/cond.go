@@ -252,6 +252,7 @@ func (s *condSets) res(x *res) []*branch {
 // ifArms describes the two arms of an if/unless whose test is unknown.
 func (r *run) ifArms(e *env, t *pp.If) [2]*branch {
 	p := r.nextPoint()
+	r.subjects = r.subjects[:0] // both arms name the same subjects
 	then := r.tests(e, t.Cond, true)
 	els := r.tests(e, t.Cond, false)
 	if t.Unless {
@@ -268,6 +269,7 @@ func (r *run) caseArms(e *env, t *pp.Case) []*branch {
 	p := r.nextPoint()
 	txt := r.text(e, t.X)
 	in := r.where(e)
+	r.subjects = r.subjects[:0]
 	subj := r.subject(e, t.X)
 	var all []string
 	allLit := true
@@ -430,6 +432,23 @@ func literal(n pp.Node) (string, bool) {
 // subject. A variable of a define instance, node or lambda is named by its
 // scope (the same text in another instance is another value).
 func (r *run) subject(e *env, n pp.Node) string {
+	for _, c := range r.subjects {
+		if c.n == n {
+			return c.s
+		}
+	}
+	s := r.subject1(e, n)
+	r.subjects = append(r.subjects, subjectOf{n, s})
+	return s
+}
+
+// subjectOf is a subject named while the arms of one if are described.
+type subjectOf struct {
+	n pp.Node
+	s string
+}
+
+func (r *run) subject1(e *env, n pp.Node) string {
 	l := n.Span()
 	src := e.f.src.Text
 	if l.Pos < 0 || l.End > len(src) || l.Pos > l.End {
@@ -454,11 +473,30 @@ func (r *run) subject(e *env, n pp.Node) string {
 		return false
 	})
 	b.Write(src[at:l.End])
-	out := strings.Join(strings.Fields(b.String()), " ")
+	out := oneSpaced(b.String())
 	for _, id := range inner {
 		out += "|" + id
 	}
 	return out
+}
+
+// oneSpaced is strings.Join(strings.Fields(s), " "), without the lists
+// for the usual text that has no run of spaces, no other space character
+// and no space at either end.
+func oneSpaced(s string) string {
+	plain := len(s) == 0 || (s[0] != ' ' && s[len(s)-1] != ' ')
+	for i := 0; plain && i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c >= 0x80:
+			plain = false
+		case c == ' ' && i+1 < len(s) && s[i+1] == ' ':
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // varIdentity names the variable a name reads where e stands: `$::x` for
