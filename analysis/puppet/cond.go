@@ -240,7 +240,7 @@ func (s *condSets) res(x *res) []*branch {
 		return s.class(x)
 	}
 	bs := s.of(x.cond)
-	for _, alt := range x.alts {
+	for _, alt := range x.alternatives() {
 		if len(bs) == 0 {
 			break
 		}

@@ -34,30 +34,61 @@ type res struct {
 	virtual    bool
 	exported   bool
 	realized   bool
-	spec       bool    // declared in a branch whose condition we could not decide
-	cond       *cond   // the branches it was declared in (see cond.go)
-	sites      []*cond // classes: where each declaration of it was written
-	alts       []*cond // resources: where it was declared again (other branches, ensure_resource)
+	spec       bool  // declared in a branch whose condition we could not decide
+	cond       *cond // the branches it was declared in (see cond.go)
 	attrs      []attr
 	decl, full source.Span
 	scope      *scope // the scope it was declared in
 	inner      *scope // for containers: the scope of its body
 	container  *res   // lexical container
-	also       []*res // extra containers (contain)
-	stage      string
 	parentSym  *analysis.Node
 	// define instances / classes: their definition
 	define *defineInfo
 	class  *classInfo
-	params []attr
-	env    *env
 	// graph
 	node, begin, end *analysis.Node
 	synthetic        bool
-	pat              bool        // the title is a pattern (built from unknown values)
-	hasChild         bool        // a container something is in (buildRun)
-	site             source.Span // where a class was first declared
-	siteHow          string      // include, contain, require, class, inherits
+	pat              bool // the title is a pattern (built from unknown values)
+	hasChild         bool // a container something is in (buildRun)
+	// Classes and define instances always have it (newRes, declare);
+	// others only once declared twice or contained (alternative, contain).
+	*resMore
+}
+
+// resMore is what only some resources carry: a 100k-resource catalog
+// held 160 bytes of empty fields per resource without it.
+type resMore struct {
+	sites   []*cond     // classes: where each declaration of it was written
+	alts    []*cond     // resources: where it was declared again (other branches, ensure_resource)
+	also    []*res      // extra containers (contain)
+	params  []attr      // classes and define instances: the parameters given
+	stage   string      // classes
+	site    source.Span // where a class was first declared
+	siteHow string      // include, contain, require, class, inherits
+}
+
+// more is x's resMore, made when first needed.
+func (x *res) more() *resMore {
+	if x.resMore == nil {
+		x.resMore = &resMore{}
+	}
+	return x.resMore
+}
+
+// alternatives are the other places x was declared.
+func (x *res) alternatives() []*cond {
+	if x.resMore == nil {
+		return nil
+	}
+	return x.alts
+}
+
+// extraContainers are the classes that contain x besides its own.
+func (x *res) extraContainers() []*res {
+	if x.resMore == nil {
+		return nil
+	}
+	return x.also
 }
 
 func (r *res) isContainer() bool { return r.kind != "resource" }
@@ -255,6 +286,9 @@ func (r *run) diag(at source.Span, sev analysis.Severity, code, msg string, rel 
 func (r *run) newRes(typ, title, kind string, decl source.Span) *res {
 	r.prio++
 	x := &res{typ: typ, title: title, kind: kind, prio: r.prio, decl: decl}
+	if kind == "class" || kind == "define" {
+		x.resMore = &resMore{}
+	}
 	ct := canonTitle(typ, title)
 	x.key = refString(typ, ct)
 	switch {
@@ -972,7 +1006,6 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	x.spec = e.spec
 	x.cond = e.cond
 	x.parentSym = e.sym
-	x.env = e
 	x.pat = !ok
 	if typ == "Stage" {
 		x.kind = "stage"
@@ -981,7 +1014,7 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	if def != nil {
 		x.kind = "define"
 		x.define = def
-		x.params = attrs
+		x.more().params = attrs
 	}
 	prev := r.byKey[x.key]
 	if prev == nil {
@@ -989,7 +1022,7 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	}
 	if prev != nil {
 		// It exists in the runs that take either place.
-		prev.alts = append(prev.alts, e.cond)
+		prev.more().alts = append(prev.alternatives(), e.cond)
 		if ok && !x.spec && !prev.spec && !quiet {
 			r.diag(decl, analysis.Error, "duplicate",
 				fmt.Sprintf("Duplicate declaration: %s is already declared at (file: %s, line: %d); cannot redeclare (file: %s, line: %d)",

@@ -325,7 +325,7 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 				switch t.Name {
 				case "contain":
 					if owner != nil && owner != c {
-						c.also = append(c.also, owner)
+						c.more().also = append(c.extraContainers(), owner)
 					}
 				case "require":
 					if owner != nil {

@@ -504,7 +504,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			}
 			parents = append(parents, c)
 		}
-		parents = append(parents, x.also...)
+		parents = append(parents, x.extraContainers()...)
 		for _, p := range parents {
 			if p == nil || p.begin == nil || !p.inCatalog() {
 				continue
