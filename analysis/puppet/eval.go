@@ -95,7 +95,7 @@ func (r *res) isContainer() bool { return r.kind != "resource" }
 
 func (r *res) attr(name string) (attr, bool) {
 	for i := len(r.attrs) - 1; i >= 0; i-- {
-		if r.attrs[i].name == name && r.attrs[i].from == "" {
+		if r.attrs[i].name == name && r.attrs[i].from == written {
 			return r.attrs[i], true
 		}
 	}
@@ -117,9 +117,18 @@ type attr struct {
 	v      val
 	nameAt source.Span
 	at     source.Span // the value
-	op     string
-	from   string // "" written, "default", "override"
+	plus   bool        // written with +> (appends to a default)
+	from   attrFrom
 }
+
+// attrFrom says where an attribute comes from.
+type attrFrom uint8
+
+const (
+	written    attrFrom = iota // in the resource's body
+	byDefault                  // a resource default (File { ... })
+	byOverride                 // an override or collector (File['x'] { ... })
+)
 
 type scope struct {
 	vars     varMap
@@ -514,7 +523,7 @@ func (r *run) eval1(e *env, n pp.Node) val {
 		return r.resource(e, t, at)
 	case *pp.ResourceDefaults:
 		typ := capType(t.Type.Value)
-		attrs := r.attrs(e, t.Attrs, "default")
+		attrs := r.attrs(e, t.Attrs, byDefault)
 		if e.sc.defaults == nil {
 			e.sc.defaults = map[string][]attr{}
 		}
@@ -522,12 +531,12 @@ func (r *run) eval1(e *env, n pp.Node) val {
 		return val{k: vUndef, at: at}
 	case *pp.ResourceOverride:
 		target := r.eval(e, t.Ref)
-		r.overrides = append(r.overrides, &override{target: target, attrs: r.attrs(e, t.Attrs, "override"), env: e, at: at})
+		r.overrides = append(r.overrides, &override{target: target, attrs: r.attrs(e, t.Attrs, byOverride), env: e, at: at})
 		return target
 	case *pp.Collector:
 		c := &collector{typ: capType(t.Type.Value), exported: t.Exported, query: t.Query, env: e, at: at}
 		if t.HasAttrs {
-			c.attrs = r.attrs(e, t.Attrs, "override")
+			c.attrs = r.attrs(e, t.Attrs, byOverride)
 		}
 		r.cols = append(r.cols, c)
 		return val{k: vCollect, x: &valX{col: c}, at: at}
@@ -904,7 +913,7 @@ func (r *run) matches(x, m val) (bool, bool) {
 	return equal(x, m)
 }
 
-func (r *run) attrs(e *env, as []*pp.Attr, from string) []attr {
+func (r *run) attrs(e *env, as []*pp.Attr, from attrFrom) []attr {
 	if len(as) == 0 {
 		return nil
 	}
@@ -915,13 +924,13 @@ func (r *run) attrs(e *env, as []*pp.Attr, from string) []attr {
 			if v.k == vHash {
 				for i, k := range v.hkeys() {
 					if s, ok := k.text(); ok {
-						out = append(out, attr{name: s, v: v.arr[i], nameAt: r.span(e.f, a.NameLoc), at: v.arr[i].at, op: "=>", from: from})
+						out = append(out, attr{name: s, v: v.arr[i], nameAt: r.span(e.f, a.NameLoc), at: v.arr[i].at, from: from})
 					}
 				}
 			}
 			continue
 		}
-		out = append(out, attr{name: a.Name, v: v, nameAt: r.span(e.f, a.NameLoc), at: r.span(e.f, *a.Value.Span()), op: a.Op, from: from})
+		out = append(out, attr{name: a.Name, v: v, nameAt: r.span(e.f, a.NameLoc), at: r.span(e.f, *a.Value.Span()), plus: a.Op == "+>", from: from})
 	}
 	return out
 }
@@ -953,7 +962,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 	var bodyDefaults []attr
 	for _, b := range t.Bodies {
 		if _, ok := b.Title.(*pp.Default); ok {
-			bodyDefaults = r.attrs(e, b.Attrs, "")
+			bodyDefaults = r.attrs(e, b.Attrs, written)
 		}
 	}
 	for _, b := range t.Bodies {
@@ -961,7 +970,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 			continue
 		}
 		titles := r.eval(e, b.Title)
-		attrs := r.attrs(e, b.Attrs, "")
+		attrs := r.attrs(e, b.Attrs, written)
 		if len(bodyDefaults) > 0 {
 			attrs = append(append([]attr(nil), bodyDefaults...), attrs...)
 		}

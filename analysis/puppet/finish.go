@@ -321,7 +321,7 @@ func (r *run) finish() {
 		}
 		seen := map[string]bool{}
 		for _, a := range x.attrs {
-			if a.from != "default" {
+			if a.from != byDefault {
 				seen[a.name] = true
 			}
 		}
@@ -349,7 +349,7 @@ func hashAttrs(h val) []attr {
 	var out []attr
 	for i, k := range h.hkeys() {
 		if name, ok := k.text(); ok {
-			out = append(out, attr{name: name, v: h.arr[i], nameAt: k.at, at: h.arr[i].at, op: "=>"})
+			out = append(out, attr{name: name, v: h.arr[i], nameAt: k.at, at: h.arr[i].at})
 		}
 	}
 	return out

@@ -811,10 +811,10 @@ func relValues(attrs []attr, name string) []attr {
 			continue
 		}
 		switch {
-		case a.op == "+>":
+		case a.plus:
 			out = append(out, a)
 			set = true
-		case a.from == "default":
+		case a.from == byDefault:
 			if !set {
 				out = append(out, a)
 				set = true
