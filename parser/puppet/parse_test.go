@@ -204,10 +204,9 @@ func TestDeepNesting(t *testing.T) {
 	}
 }
 
-// Incremental lexing gives exactly the tokens of a full lex, for random
-// edits of a real-looking manifest.
-func TestIncrementalLexEquivalence(t *testing.T) {
-	base := []byte(`class a($x = 1) {
+// editManifest is a real-looking manifest (a heredoc, interpolation, a
+// regex, conditionals, a node, a define) the edit tests cut up.
+var editManifest = []byte(`class a($x = 1) {
   notify { "n-${x}": message => @("E")
     body ${x}
     | E
@@ -221,6 +220,11 @@ define d() { file { "/tmp/${title}": ensure => file } }
 d { 'one': }
 $y = 10 / 2
 `)
+
+// Incremental lexing gives exactly the tokens of a full lex, for random
+// edits of a real-looking manifest.
+func TestIncrementalLexEquivalence(t *testing.T) {
+	base := editManifest
 	var big []byte
 	for i := 0; i < 20; i++ {
 		big = append(big, base...)

@@ -143,20 +143,7 @@ func TestStreamEquivalence(t *testing.T) {
 // over maxIncrementalLex stream every time, reusing chunks) give exactly
 // what a fresh parse of each version gives.
 func TestStreamEdits(t *testing.T) {
-	base := []byte(`class a($x = 1) {
-  notify { "n-${x}": message => @("E")
-    body ${x}
-    | E
-  }
-  $r = $x =~ /a\/b/
-  if $x == 1 { notify { 'one': } } elsif $x == 2 { notify { 'two': } } else { }
-}
-# comment
-node default { include a }
-define d() { file { "/tmp/${title}": ensure => file } }
-d { 'one': }
-$y = 10 / 2
-`)
+	base := editManifest
 	var big []byte
 	for i := 0; i < 8; i++ {
 		big = append(big, base...)
