@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"io"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	plex "github.com/alecthomas/participle/v2/lexer"
@@ -446,9 +447,14 @@ func (puppetDefinition) Lex(string, io.Reader) (plex.Lexer, error) {
 	return &tokenSource{}, nil
 }
 
+// The grammar's parsers are built when first used: the analysis parses
+// with the hand-written parser, and building them took 4 ms of every
+// start of the program.
 var (
-	manifestParser = participle.MustBuild[gStatements](
-		participle.Lexer(puppetDefinition{}), participle.UseLookahead(1))
-	interpolationParser = participle.MustBuild[gInterpolation](
-		participle.Lexer(puppetDefinition{}), participle.UseLookahead(1))
+	manifestParser = sync.OnceValue(func() *participle.Parser[gStatements] {
+		return participle.MustBuild[gStatements](participle.Lexer(puppetDefinition{}), participle.UseLookahead(1))
+	})
+	interpolationParser = sync.OnceValue(func() *participle.Parser[gInterpolation] {
+		return participle.MustBuild[gInterpolation](participle.Lexer(puppetDefinition{}), participle.UseLookahead(1))
+	})
 )

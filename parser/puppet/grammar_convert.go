@@ -197,7 +197,7 @@ func parseChunkGrammar(src []byte, toks []Token, follow *Token) (stmts []Node, e
 	if lerr != nil {
 		return nil, &Error{Loc: Loc{eof.Pos, eof.End}, Msg: "Syntax error: " + lerr.Error()}
 	}
-	g, perr := manifestParser.ParseFromLexer(pl)
+	g, perr := manifestParser().ParseFromLexer(pl)
 	if perr != nil {
 		c.grammarError(perr)
 	}
@@ -981,7 +981,7 @@ func (c *conv) interpolation(pos, end int) Node {
 		if err != nil {
 			sub.failAt(&sub.eof, "")
 		}
-		g, err := interpolationParser.ParseFromLexer(pl)
+		g, err := interpolationParser().ParseFromLexer(pl)
 		if err != nil {
 			sub.grammarError(err)
 		}
