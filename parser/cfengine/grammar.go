@@ -2,6 +2,7 @@ package cfengine
 
 import (
 	"io"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -90,17 +91,22 @@ func (definition) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
 	return &tokenStream{}, nil
 }
 
-var blockParser = participle.MustBuild[gBlock](
-	participle.Lexer(definition{}),
-	participle.UseLookahead(2),
-)
+// Built on first use: a program that never reads this language does not
+// pay for building the grammar at start.
+var blockParser = sync.OnceValue(func() *participle.Parser[gBlock] {
+	return participle.MustBuild[gBlock](
+		participle.Lexer(definition{}),
+		participle.UseLookahead(2))
+})
 
-var promiseParser = participle.MustBuild[gPromise](
-	participle.Lexer(definition{}),
-	participle.UseLookahead(2),
-)
+var promiseParser = sync.OnceValue(func() *participle.Parser[gPromise] {
+	return participle.MustBuild[gPromise](
+		participle.Lexer(definition{}),
+		participle.UseLookahead(2))
+})
 
-var attrParser = participle.MustBuild[gAttr](
-	participle.Lexer(definition{}),
-	participle.UseLookahead(2),
-)
+var attrParser = sync.OnceValue(func() *participle.Parser[gAttr] {
+	return participle.MustBuild[gAttr](
+		participle.Lexer(definition{}),
+		participle.UseLookahead(2))
+})

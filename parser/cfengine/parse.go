@@ -173,11 +173,11 @@ func parseBlock(src []byte, at int) (b *Block, broken bool, errs []Error) {
 	if err != nil {
 		return nil, false, []Error{{Span: Span{0, 1}, Message: err.Error()}}
 	}
-	g, err := blockParser.ParseFromLexer(pl)
+	g, err := blockParser().ParseFromLexer(pl)
 	if err != nil {
 		// Again at chunk offsets, for the error's words and place.
 		pl, _ = lexer.Upgrade(&tokenStream{text: src, toks: toks, eof: len(src)})
-		_, err = blockParser.ParseFromLexer(pl)
+		_, err = blockParser().ParseFromLexer(pl)
 		return header(src, toks, at), true, []Error{convertError(src, toks, refineError(src, toks, err))}
 	}
 	b = convert(g, &errs)
@@ -223,12 +223,12 @@ func refineError(src []byte, toks []tok, err error) error {
 	}
 	switch toks[k].typ {
 	case tString:
-		if _, e := promiseParser.ParseFromLexer(sub(), participle.AllowTrailing(true)); e != nil {
+		if _, e := promiseParser().ParseFromLexer(sub(), participle.AllowTrailing(true)); e != nil {
 			return e
 		}
 	case tIdent:
 		if k+1 < len(toks) && toks[k+1].typ == tFatArrow {
-			if _, e := attrParser.ParseFromLexer(sub(), participle.AllowTrailing(true)); e != nil {
+			if _, e := attrParser().ParseFromLexer(sub(), participle.AllowTrailing(true)); e != nil {
 				return e
 			}
 		}

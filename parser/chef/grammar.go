@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -152,10 +153,13 @@ func lexTokens(src []byte, toks []Tok) *tokLexer {
 	return &tokLexer{toks: out, end: len(src)}
 }
 
-var stmtParser = participle.MustBuild[gStmt](
-	participle.Lexer(tokenDef{}),
-	participle.UseLookahead(64),
-)
+// Built on first use: a program that never reads this language does not
+// pay for building the grammar at start.
+var stmtParser = sync.OnceValue(func() *participle.Parser[gStmt] {
+	return participle.MustBuild[gStmt](
+		participle.Lexer(tokenDef{}),
+		participle.UseLookahead(64))
+})
 
 // parseStatement runs the grammar over the folded tokens of one statement
 // (offsets relative to src, which is the whole file).
@@ -168,7 +172,7 @@ func parseStatement(src []byte, toks []Tok) (*gStmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return stmtParser.ParseFromLexer(pl)
+	return stmtParser().ParseFromLexer(pl)
 }
 
 // ---- conversion to the public syntax tree ----

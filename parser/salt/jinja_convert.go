@@ -102,7 +102,7 @@ func parseChunk(src []byte, c jchunk) (nodes []jnode, err *Error) {
 	if lerr != nil {
 		return nil, &Error{Span: Span{c.start, c.end}, Severity: 1, Msg: lerr.Error()}
 	}
-	g, perr := jinjaParser.ParseFromLexer(pl)
+	g, perr := jinjaParser().ParseFromLexer(pl)
 	if perr != nil {
 		return nil, jinjaError(src, c, perr)
 	}

@@ -3,6 +3,7 @@ package salt
 import (
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+	"sync"
 )
 
 // The Jinja grammar, after jinja2/parser.py: the template statements
@@ -380,7 +381,10 @@ type jgEntry struct {
 	Value *jgExpr `parser:"@@"`
 }
 
-var jinjaParser = participle.MustBuild[jgTemplate](
-	participle.Lexer(jinjaDefinition{}),
-	participle.UseLookahead(2),
-)
+// Built on first use: a program that never reads this language does not
+// pay for building the grammar at start.
+var jinjaParser = sync.OnceValue(func() *participle.Parser[jgTemplate] {
+	return participle.MustBuild[jgTemplate](
+		participle.Lexer(jinjaDefinition{}),
+		participle.UseLookahead(2))
+})
