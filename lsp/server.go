@@ -249,10 +249,6 @@ func (s *Server) notifyClient(method string, params any) {
 	}
 }
 
-func (s *Server) logMessage(typ protocol.MessageType, msg string) {
-	s.notifyClient("window/logMessage", &protocol.LogMessageParams{Type: typ, Message: msg})
-}
-
 // requestCancelled is LSP's RequestCancelled error code (not JSON-RPC's).
 const requestCancelled jsonrpc2.Code = -32800
 

@@ -496,12 +496,6 @@ func (s *scheduler) classPromiseValue(p *promiseInfo, sc scope) tri {
 	return triTrue
 }
 
-// typeRank orders promise types in a bundle: the bundle type's normal
-// order, custom types after all of them (in order of appearance).
-func typeRank(b *bundleInfo) func(string) int {
-	return func(t string) int { return b.rank[t] }
-}
-
 // inOrder returns a bundle's promises in evaluation order for one pass.
 func (s *scheduler) inOrder(b *bundleInfo) []*promiseInfo {
 	if s.topDown != nil && s.topDown(b) {

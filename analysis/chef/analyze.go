@@ -106,13 +106,6 @@ func (a *analyzer) unitFor(dir, stem string) *unit {
 	return u
 }
 
-func fileDir(f *source.File) string {
-	if f.Path != "" {
-		return filepath.Dir(f.Path)
-	}
-	return ""
-}
-
 // load fills in the files of a unit that are not open yet (the lock or the
 // Policyfile beside the one we have).
 func (a *analyzer) setRB(u *unit, f *source.File) {

@@ -211,18 +211,6 @@ func (a *analyzer) stale(u *unit, entries []*entry) {
 	a.diag(u, at, analysis.Warning, "stale-lock", fmt.Sprintf("%s beside this Policyfile is stale: %s; run `chef update`", lockName, strings.Join(msgs, "; ")), rel...)
 }
 
-func dedupe(l []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range l {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // lockFile analyses a lock: its syntax, its stored run list as a Run, the
 // links of its included_policy_locks, and, for a lock without its
 // Policyfile, whether its run list agrees with the locks it includes.

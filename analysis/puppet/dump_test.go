@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -67,33 +66,6 @@ func dump(res *analysis.Result) string {
 		fmt.Fprintf(&b, "file %s\n", f)
 	}
 	return b.String()
-}
-
-// dumpSorted is dump with the graph's nodes and edges sorted (a restored
-// run may add its nodes to the graph in another order; nothing a client
-// sees depends on that order).
-func dumpSorted(res *analysis.Result) string {
-	lines := strings.Split(dump(res), "\n")
-	var head, nodes, edges []string
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		switch {
-		case strings.HasPrefix(l, "node "):
-			n := l
-			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  fact ") {
-				i++
-				n += "\n" + lines[i]
-			}
-			nodes = append(nodes, n)
-		case strings.HasPrefix(l, "edge "):
-			edges = append(edges, l)
-		default:
-			head = append(head, l)
-		}
-	}
-	sort.Strings(nodes)
-	sort.Strings(edges)
-	return strings.Join(head, "\n") + "\n" + strings.Join(nodes, "\n") + "\n" + strings.Join(edges, "\n")
 }
 
 // TestDumpCorpus writes the strict dump of every repository of

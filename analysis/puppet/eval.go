@@ -91,8 +91,6 @@ func (x *res) extraContainers() []*res {
 	return x.also
 }
 
-func (r *res) isContainer() bool { return r.kind != "resource" }
-
 func (r *res) attr(name string) (attr, bool) {
 	for i := len(r.attrs) - 1; i >= 0; i-- {
 		if r.attrs[i].name == name && r.attrs[i].from == written {
@@ -256,10 +254,6 @@ func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
 type missingDiag struct {
 	d   analysis.Diagnostic
 	ref *ref
-}
-
-func (r *run) missingTarget(at source.Span, rf *ref, msg string) {
-	r.missingWhen(at, rf, msg, nil)
 }
 
 // missingWhen is a missing target in runs that take the branches when:
@@ -1089,15 +1083,6 @@ func (r *run) addAliases(x *res) {
 // to it, but the reference is not missing).
 func (r *run) resolve(rf *ref) *res {
 	x, _ := r.resolveBoth(rf)
-	return x
-}
-
-// resolveExact ignores pattern titles (autorequire must be certain).
-func (r *run) resolveExact(rf *ref) *res {
-	x, exact := r.resolveBoth(rf)
-	if !exact {
-		return nil
-	}
 	return x
 }
 

@@ -66,8 +66,6 @@ type policy struct {
 	index  int
 }
 
-func (t *technique) multi() bool { return t != nil && t.MultiInstance }
-
 // generation is the effective POLICYGENERATION of a multi-instance technique.
 func (t *technique) generation() string {
 	if t == nil || !t.MultiInstance {

@@ -259,13 +259,6 @@ func templateVars(root, path, sls string) map[string]string {
 	}
 }
 
-func (s *System) fileSpan(f *sfile, n *sp.Node) source.Span {
-	if n == nil {
-		return source.Span{URI: f.file.URI}
-	}
-	return source.Span{URI: f.file.URI, Start: n.Start, End: n.End}
-}
-
 // topShaped reports whether a file holds top data (env: target: [sls...])
 // rather than states: a top file by name (top.sls, dev/state_top.sls and
 // the like) whose entries are all environments of targets, or a file whose shape only top data has: every target list

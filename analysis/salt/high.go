@@ -65,15 +65,6 @@ func (h *hstate) own() {
 	}
 }
 
-func (h *hstate) argFirst(key string) *arg {
-	for _, a := range h.args {
-		if a.key == key {
-			return a
-		}
-	}
-	return nil
-}
-
 // high is the high data of one run.
 type high struct {
 	ids      []string

@@ -954,27 +954,3 @@ func parseTokens(src []byte, toks []Token, follow *Token) (stmts []Node, err *Er
 		stmts = append(stmts, p.statement())
 	}
 }
-
-// ParseExpr parses a single expression (tests and tools).
-func ParseExpr(src string) (Node, error) {
-	toks := Lex([]byte(src))
-	p := &parser{src: []byte(src), toks: toks, n: len(toks) - 1, eof: toks[len(toks)-1], ls: getListStack()}
-	defer putListStack(p.ls)
-	var n Node
-	var err error
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				if _, ok := r.(bailout); !ok {
-					panic(r)
-				}
-				err = *p.err
-			}
-		}()
-		n = p.expr(0, true)
-		if p.tok().Kind != TEOF {
-			p.fail("")
-		}
-	}()
-	return n, err
-}

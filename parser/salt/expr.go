@@ -147,12 +147,6 @@ func (s *scope) assignWhere(name string, v val) {
 	s.vars[name] = v
 }
 
-// assign rebinds name where it is defined (Jinja's namespace rules are
-// looser; for analysis this is close enough), else in s.
-func (s *scope) assign(name string, v val) {
-	s.vars[name] = v
-}
-
 func eval(e expr, sc *scope, depth int) val {
 	v := eval1(e, sc, depth)
 	if v.k == kList && v.lst.unknown {

@@ -136,13 +136,12 @@ func (d *dict) set(k string, v val) {
 
 var unknownVal = val{}
 
-func strVal(s string) val     { return val{k: kStr, s: s} }
-func numVal(n float64) val    { return val{k: kNum, n: n} }
-func boolVal(b bool) val      { return val{k: kBool, b: b} }
-func listVal(l []val) val     { return val{k: kList, lst: &listObj{items: l}} }
-func noneVal() val            { return val{k: kNone} }
-func (v val) known() bool     { return v.k != kUnknown && !(v.k == kStr && strings.Contains(v.s, Unknown)) }
-func (v val) isUnknown() bool { return v.k == kUnknown }
+func strVal(s string) val  { return val{k: kStr, s: s} }
+func numVal(n float64) val { return val{k: kNum, n: n} }
+func boolVal(b bool) val   { return val{k: kBool, b: b} }
+func listVal(l []val) val  { return val{k: kList, lst: &listObj{items: l}} }
+func noneVal() val         { return val{k: kNone} }
+func (v val) known() bool  { return v.k != kUnknown && !(v.k == kStr && strings.Contains(v.s, Unknown)) }
 
 // truth returns the truthiness and whether it is known.
 func (v val) truth() (bool, bool) {
