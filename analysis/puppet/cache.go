@@ -302,7 +302,7 @@ func defKeyOf(n *analysis.Node) (nodeKey, bool) {
 // The anchors of Class[Main] and of stages without a declaration stay per
 // run: sharing them would join unrelated runs through one hub.
 func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
-	if a.req.DiagnosticsOnly {
+	if a.diagsOnly() {
 		return a.mergeDiagnostics(name, s)
 	}
 	var remap map[*analysis.Node]*analysis.Node // snapshot node -> node here
@@ -482,11 +482,9 @@ func (a *analyzer) mergeDiagnostics(name string, s *runSnap) analysis.Run {
 	for _, d := range s.diags {
 		a.addDiag(d)
 	}
-	for _, k := range s.declared {
-		if _, ok := a.declaredKeys[k]; !ok {
-			a.declaredKeys[k] = k
-		}
-	}
+	// What runs declare is only read to settle missing targets, which
+	// most workspaces have none of (settleMissing indexes it then).
+	a.declaredLater = append(a.declaredLater, s.declared)
 	a.declaredPats = append(a.declaredPats, s.patterns...)
 	a.allRuns = append(a.allRuns, &run{a: a, name: name, missing: s.missing, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic})
 	a.runsBuilt++

@@ -20,7 +20,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 		return nil
 	}
 	ci := r.a.classFor(r, name)
-	r.links = append(r.links, linkRec{at: at, class: name})
+	r.link(linkRec{at: at, class: name})
 	if ci == nil {
 		r.unknownClass(name, at, e.spec)
 		return nil

@@ -249,6 +249,15 @@ func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
 	return source.Span{URI: f.uri, Start: l.Pos, End: l.End}
 }
 
+// link records a place go-to-definition answers from; a caller that
+// reads only diagnostics (check) needs none.
+func (r *run) link(l linkRec) {
+	if r.a.diagsOnly() && !r.strict {
+		return
+	}
+	r.links = append(r.links, l)
+}
+
 // missingDiag is a missing relationship target; in the server its
 // severity is decided once every run is known (see settleMissing).
 type missingDiag struct {
@@ -709,7 +718,7 @@ func (r *run) mkRefs(e *env, typ string, args []pp.Node, at source.Span) val {
 				s = strings.ToLower(strings.TrimPrefix(s, "::"))
 			}
 			rf := &ref{typ: typ, title: s, pat: !ok, at: at}
-			r.links = append(r.links, linkRec{at: at, refs: []*ref{rf}})
+			r.link(linkRec{at: at, refs: []*ref{rf}})
 			return val{k: vRef, ref: rf, at: at}
 		}
 		for _, x := range items {
@@ -726,7 +735,7 @@ func (r *run) mkRefs(e *env, typ string, args []pp.Node, at source.Span) val {
 		}
 	}
 	if len(refs) > 0 {
-		r.links = append(r.links, linkRec{at: at, refs: recs})
+		r.link(linkRec{at: at, refs: recs})
 	}
 	if len(refs) == 1 {
 		return refs[0]
@@ -946,7 +955,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 	}
 	if typName != "class" {
 		if def := r.a.defineFor(r, typName); def != nil {
-			r.links = append(r.links, linkRec{at: r.span(e.f, t.TypeLoc), def: def.name})
+			r.link(linkRec{at: r.span(e.f, t.TypeLoc), def: def.name})
 		} else if r.strict && !builtinTypes[typName] && !r.a.rubyType(typName) {
 			r.diag(r.span(e.f, t.TypeLoc), analysis.Error, "unknown-type", fmt.Sprintf("Unknown resource type: '%s'", typName))
 			return out

@@ -462,7 +462,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		if x.node, fresh = a.nodeFor(nodeKey{'R', x.display, x.decl, ""}); fresh {
 			n := x.node
 			*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: n.Index}
-			if x.spec && !a.req.DiagnosticsOnly {
+			if x.spec && !a.diagsOnly() {
 				what := "a condition"
 				if bs := g.conds.res(x); len(bs) > 0 {
 					what = whenText(bs)
@@ -676,13 +676,13 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	if len(stuck) > 0 || g.selfLoop() {
 		a.cycles(g, stuck)
 	}
-	if !a.req.DiagnosticsOnly {
+	if !a.diagsOnly() {
 		a.refreshFacts(g, live)
 	}
 	// Links.
 	var linkSrcs []snapLinkSrc
 	links := r.links
-	if a.req.DiagnosticsOnly && !a.strict {
+	if a.diagsOnly() && !a.strict {
 		links = nil // links are for go-to-definition
 	}
 	for _, l := range links {
@@ -972,6 +972,14 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 // workspace could declare it (a hint then).
 func (a *analyzer) settleMissing(runs []analysis.Run) {
 	for _, r := range a.allRuns {
+		if len(r.missing) > 0 && a.declaredLater != nil {
+			for _, ks := range a.declaredLater {
+				for _, k := range ks {
+					a.declaredKeys[k] = k
+				}
+			}
+			a.declaredLater = nil
+		}
 		for _, m := range r.missing {
 			rf := m.ref
 			key := refString(rf.typ, canonTitle(rf.typ, rf.title))

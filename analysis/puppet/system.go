@@ -164,56 +164,57 @@ type nodeInfo struct {
 
 // analyzer holds one Analyze call's state.
 type analyzer struct {
-	partial      bool // only the runs the request's focus needs (focus.go)
-	sys          *System
-	req          *analysis.Request
-	ws           *source.Workspace
-	files        map[string]*fileInfo // by path (or URI when no path)
-	order        []*fileInfo
-	classes      map[string]*classInfo
-	defines      map[string]*defineInfo
-	graph        analysis.Graph
-	modpath      []string
-	rootMods     map[string]string // module name -> module root (a module opened at its root)
-	certname     string
-	ordering     string
-	strict       bool
-	nodeKeys     map[nodeKey]*analysis.Node
-	anchors      map[nodeKey]*analysis.Node // anchors shared between merged runs (anchorKey)
-	edgeKeys     map[edgeKey]*analysis.Edge
-	runsBuilt    int
-	diagKeys     map[string]bool
-	diags        []analysis.Diagnostic
-	links        map[linkKey]int32 // link -> position in linkArr
-	linkArr      []analysis.Link
-	declared     map[string]bool // classes/defines declared somewhere in the workspace
-	memo         *memo
-	main         *analyzer // the analyzer a fork was made from (itself for the main one)
-	frozen       bool      // a fork running beside others: it must not load files
-	wantLoad     bool      // a frozen fork needed a file loaded
-	lastSnap     *runSnap  // the run a fork built
-	workers      int
-	uniqueRuns   bool   // run names are unique: anchors need no index
-	envKey       string // the files of the environment's main manifest folder
-	allRuns      []*run
-	edgeSlab     []analysis.Edge
-	nodeSlab     []analysis.Node
-	linkSeen     map[linkKey]map[*analysis.Node]bool
-	cur          *run
-	prevCache    map[string]*runSnap // read by forks: under prevMu once runs start
-	prevMu       sync.Mutex
-	ownsPrev     bool // prevCache is this analysis's to empty (see merge)
-	nextCache    map[string]*runSnap
-	defKey       map[*analysis.Node]nodeKey
-	defNodes     map[nodeKey]*analysis.Node
-	byURI        map[string]*fileInfo
-	restored     int
-	firstKeys    []snapNode // the nodes of the first run, until a second needs them by key
-	firstRun     string     // that run's name
-	facts        map[string]any
-	factsVal     val
-	declaredKeys map[string]string // declared key -> its first string
-	declaredPats []string
+	partial       bool // only the runs the request's focus needs (focus.go)
+	sys           *System
+	req           *analysis.Request
+	ws            *source.Workspace
+	files         map[string]*fileInfo // by path (or URI when no path)
+	order         []*fileInfo
+	classes       map[string]*classInfo
+	defines       map[string]*defineInfo
+	graph         analysis.Graph
+	modpath       []string
+	rootMods      map[string]string // module name -> module root (a module opened at its root)
+	certname      string
+	ordering      string
+	strict        bool
+	nodeKeys      map[nodeKey]*analysis.Node
+	anchors       map[nodeKey]*analysis.Node // anchors shared between merged runs (anchorKey)
+	edgeKeys      map[edgeKey]*analysis.Edge
+	runsBuilt     int
+	diagKeys      map[string]bool
+	diags         []analysis.Diagnostic
+	links         map[linkKey]int32 // link -> position in linkArr
+	linkArr       []analysis.Link
+	declared      map[string]bool // classes/defines declared somewhere in the workspace
+	memo          *memo
+	main          *analyzer // the analyzer a fork was made from (itself for the main one)
+	frozen        bool      // a fork running beside others: it must not load files
+	wantLoad      bool      // a frozen fork needed a file loaded
+	lastSnap      *runSnap  // the run a fork built
+	workers       int
+	uniqueRuns    bool   // run names are unique: anchors need no index
+	envKey        string // the files of the environment's main manifest folder
+	allRuns       []*run
+	edgeSlab      []analysis.Edge
+	nodeSlab      []analysis.Node
+	linkSeen      map[linkKey]map[*analysis.Node]bool
+	cur           *run
+	prevCache     map[string]*runSnap // read by forks: under prevMu once runs start
+	prevMu        sync.Mutex
+	ownsPrev      bool // prevCache is this analysis's to empty (see merge)
+	nextCache     map[string]*runSnap
+	defKey        map[*analysis.Node]nodeKey
+	defNodes      map[nodeKey]*analysis.Node
+	byURI         map[string]*fileInfo
+	restored      int
+	firstKeys     []snapNode // the nodes of the first run, until a second needs them by key
+	firstRun      string     // that run's name
+	facts         map[string]any
+	factsVal      val
+	declaredKeys  map[string]string // declared key -> its first string
+	declaredLater [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
+	declaredPats  []string
 }
 
 type edgeKey struct {
@@ -235,6 +236,11 @@ type linkKey struct {
 }
 
 func (a *analyzer) canceled() bool { return a.req.Canceled() }
+
+// diagsOnly: the caller reads only diagnostics and will not analyse again
+// (check), so what only an editor shows is not made. A run cache kept for
+// a next analysis must hold it all, hence Once.
+func (a *analyzer) diagsOnly() bool { return a.req.DiagnosticsOnly && a.req.Once }
 
 // Analyze implements analysis.System.
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
