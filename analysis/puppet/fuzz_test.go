@@ -2,6 +2,8 @@ package puppet_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -10,7 +12,8 @@ import (
 )
 
 // FuzzAnalyze: no manifest may panic or hang the whole analysis, in the
-// server (no entry) or as `order` would run it.
+// server (no entry) or as `order` would run it; and what `check` asks for
+// (diagnostics only) gives the diagnostics of a complete analysis.
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range []string{
 		"notify { 'a': require => Notify['b'] } notify { 'b': before => Notify['a'] }",
@@ -32,6 +35,22 @@ func FuzzAnalyze(f *testing.F) {
 		req := &analysis.Request{Ctx: context.Background(), Files: []*source.File{file}, Workspace: ws, Settings: analysis.Settings{}}
 		if entry {
 			req.Entry = file.URI
+		}
+		if !entry {
+			once := func(only bool) []string {
+				r := *req
+				r.Once, r.DiagnosticsOnly = true, only
+				var out []string
+				ds := puppet.New().Analyze(&r).Diags
+				analysis.SortDiagnostics(ds)
+				for _, d := range ds {
+					out = append(out, fmt.Sprintf("%v %v %s %s %d", d.At, d.Severity, d.Code, d.Message, len(d.Related)))
+				}
+				return out
+			}
+			if full, only := once(false), once(true); !slices.Equal(full, only) {
+				t.Fatalf("diagnostics only:\n%q\ncomplete analysis:\n%q", only, full)
+			}
 		}
 		sys := puppet.New()
 		res := sys.Analyze(req)
