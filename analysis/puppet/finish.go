@@ -135,9 +135,6 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 // tagged reports whether Puppet gives x the tag t (case-insensitively):
 // its type, its title (when tag-like) and their `::` segments, its `tag`
 // attribute, and the same for every container up to main's "class".
-// Collectors ask this of every resource of a type in every round, so the
-// tags that cannot change (type and title) are worked out once per
-// resource.
 func (r *run) tagged(x *res, t string) bool {
 	if x.kind == "main" {
 		return strings.EqualFold("class", t)
