@@ -681,11 +681,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 	// Links.
 	var linkSrcs []snapLinkSrc
-	links := r.links
-	if a.diagsOnly() && !a.strict {
-		links = nil // links are for go-to-definition
-	}
-	for _, l := range links {
+	for _, l := range r.links { // none when only diagnostics are asked (run.link)
 		var targets []*analysis.Node
 		switch {
 		case l.class != "":
