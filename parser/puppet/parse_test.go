@@ -204,6 +204,21 @@ func TestDeepNesting(t *testing.T) {
 	}
 }
 
+// randomEdit puts one of edits at a random place of src, sometimes
+// deleting up to 3 bytes there, and now and then goes back to big.
+func randomEdit(rnd func(int) int, src, big []byte, edits []string) ([]byte, int) {
+	at := rnd(len(src) + 1)
+	del := 0
+	if rnd(3) == 0 {
+		del = min(len(src)-at, rnd(4))
+	}
+	next := append(append(append([]byte(nil), src[:at]...), edits[rnd(len(edits))]...), src[at+del:]...)
+	if rnd(40) == 0 {
+		next = append([]byte(nil), big...)
+	}
+	return next, at
+}
+
 // editManifest is a real-looking manifest (a heredoc, interpolation, a
 // regex, conditionals, a node, a define) the edit tests cut up.
 var editManifest = []byte(`class a($x = 1) {
@@ -302,15 +317,7 @@ notify { 'top': require => Class['a'] }
 	ps := &Parser{}
 	ps.Parse(src)
 	for i := 0; i < 1500; i++ {
-		at := rnd(len(src) + 1)
-		del := 0
-		if rnd(3) == 0 {
-			del = min(len(src)-at, rnd(4))
-		}
-		next := append(append(append([]byte(nil), src[:at]...), edits[rnd(len(edits))]...), src[at+del:]...)
-		if rnd(40) == 0 {
-			next = append([]byte(nil), big...)
-		}
+		next, at := randomEdit(rnd, src, big, edits)
 		got, want := dumpFile(ps.Parse(next)), dumpFile(Parse(next))
 		if got != want {
 			t.Fatalf("edit %d at %d: incremental parse differs\n%s\n--- full\n%s\n--- incremental\n%s", i, at, next, want, got)

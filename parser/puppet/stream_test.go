@@ -166,15 +166,7 @@ func TestStreamEdits(t *testing.T) {
 				t.Fatalf("limit %d, first parse: %s", limit, msg)
 			}
 			for i := 0; i < 600; i++ {
-				at := rnd(len(src) + 1)
-				del := 0
-				if rnd(3) == 0 {
-					del = min(len(src)-at, rnd(4))
-				}
-				next := append(append(append([]byte(nil), src[:at]...), edits[rnd(len(edits))]...), src[at+del:]...)
-				if rnd(40) == 0 {
-					next = append([]byte(nil), big...)
-				}
+				next, at := randomEdit(rnd, src, big, edits)
 				if msg := diffFiles(next, wholeParse(next), ps.Parse(next)); msg != "" {
 					t.Fatalf("limit %d, edit %d at %d: %s", limit, i, at, msg)
 				}
