@@ -252,9 +252,9 @@ func (s *condSets) res(x *res) []*branch {
 // ifArms describes the two arms of an if/unless whose test is unknown.
 func (r *run) ifArms(e *env, t *pp.If) [2]*branch {
 	p := r.nextPoint()
-	r.subjects = r.subjects[:0] // both arms name the same subjects
-	then := r.tests(e, t.Cond, true)
-	els := r.tests(e, t.Cond, false)
+	var named []subjectOf // both arms name the same subjects
+	then := r.tests(e, t.Cond, true, &named)
+	els := r.tests(e, t.Cond, false, &named)
 	if t.Unless {
 		then, els = els, then
 	}
@@ -269,8 +269,7 @@ func (r *run) caseArms(e *env, t *pp.Case) []*branch {
 	p := r.nextPoint()
 	txt := r.text(e, t.X)
 	in := r.where(e)
-	r.subjects = r.subjects[:0]
-	subj := r.subject(e, t.X)
+	subj := r.subject(e, t.X, nil)
 	var all []string
 	allLit := true
 	for _, o := range t.Options {
@@ -344,7 +343,7 @@ func (r *run) nextPoint() int32 {
 
 // tests reads what taking a condition's then (truth) or else arm says
 // about values.
-func (r *run) tests(e *env, n pp.Node, truth bool) []test {
+func (r *run) tests(e *env, n pp.Node, truth bool, named *[]subjectOf) []test {
 	for {
 		p, ok := n.(*pp.Paren)
 		if !ok {
@@ -355,18 +354,18 @@ func (r *run) tests(e *env, n pp.Node, truth bool) []test {
 	switch t := n.(type) {
 	case *pp.Unary:
 		if t.Op == "!" {
-			return r.tests(e, t.X, !truth)
+			return r.tests(e, t.X, !truth, named)
 		}
 	case *pp.Binary:
 		switch t.Op {
 		case "and":
 			if truth {
-				return append(r.tests(e, t.Left, true), r.tests(e, t.Right, true)...)
+				return append(r.tests(e, t.Left, true, named), r.tests(e, t.Right, true, named)...)
 			}
 			return nil
 		case "or":
 			if !truth {
-				return append(r.tests(e, t.Left, false), r.tests(e, t.Right, false)...)
+				return append(r.tests(e, t.Left, false, named), r.tests(e, t.Right, false, named)...)
 			}
 			return nil
 		case "==", "!=":
@@ -380,7 +379,7 @@ func (r *run) tests(e *env, n pp.Node, truth bool) []test {
 				break
 			}
 			pos := truth == (t.Op == "==")
-			return []test{{subj: r.subject(e, x), vals: []string{s}, pos: pos}}
+			return []test{{subj: r.subject(e, x, named), vals: []string{s}, pos: pos}}
 		case "in":
 			arr, ok := t.Right.(*pp.Array)
 			if !ok {
@@ -394,10 +393,10 @@ func (r *run) tests(e *env, n pp.Node, truth bool) []test {
 				}
 				vals = append(vals, s)
 			}
-			return []test{{subj: r.subject(e, t.Left), vals: vals, pos: truth}}
+			return []test{{subj: r.subject(e, t.Left, named), vals: vals, pos: truth}}
 		}
 	}
-	return []test{{subj: r.subject(e, n), pos: truth}}
+	return []test{{subj: r.subject(e, n, named), pos: truth}}
 }
 
 // literal is the value of a constant as Puppet compares it (strings
@@ -431,14 +430,19 @@ func literal(n pp.Node) (string, bool) {
 // elasticsearch and `$elasticsearch::ensure` elsewhere are the same
 // subject. A variable of a define instance, node or lambda is named by its
 // scope (the same text in another instance is another value).
-func (r *run) subject(e *env, n pp.Node) string {
-	for _, c := range r.subjects {
+// subject names the value an expression tests; named (may be nil) keeps
+// the names given while the arms of one conditional are described.
+func (r *run) subject(e *env, n pp.Node, named *[]subjectOf) string {
+	if named == nil {
+		return r.subject1(e, n)
+	}
+	for _, c := range *named {
 		if c.n == n {
 			return c.s
 		}
 	}
 	s := r.subject1(e, n)
-	r.subjects = append(r.subjects, subjectOf{n, s})
+	*named = append(*named, subjectOf{n, s})
 	return s
 }
 

@@ -209,7 +209,6 @@ type run struct {
 	resources  []*res
 	byKey      map[string]*res
 	tagMemo    map[string]map[*res]bool // tag -> body -> has it (bodyTagged)
-	subjects   []subjectOf              // named for the if being described (ifArms)
 	aliases    map[string]*res
 	classes    map[string]*res
 	pending    []*res
