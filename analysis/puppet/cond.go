@@ -538,7 +538,7 @@ func sourceText(f *fileInfo, n pp.Node) string {
 	if l.Pos < 0 || l.End > len(src) || l.Pos > l.End {
 		return "?"
 	}
-	s := strings.Join(strings.Fields(string(src[l.Pos:l.End])), " ")
+	s := oneSpaced(string(src[l.Pos:l.End]))
 	if len(s) > 80 {
 		s = s[:77] + "..."
 	}

@@ -183,8 +183,9 @@ func idle(n pp.Node) bool {
 	return false
 }
 
+// oneLine is source text on one line, at most 60 characters.
 func oneLine(b []byte) string {
-	s := strings.Join(strings.Fields(string(b)), " ")
+	s := oneSpaced(string(b))
 	if len(s) > 60 {
 		s = s[:57] + "..."
 	}

@@ -872,11 +872,7 @@ func (fi *fileInfo) text(n pp.Node) string {
 	if sp.Pos < 0 || sp.End > len(fi.src.Text) || sp.Pos > sp.End {
 		return "?"
 	}
-	t := strings.Join(strings.Fields(string(fi.src.Text[sp.Pos:sp.End])), " ")
-	if len(t) > 60 {
-		t = t[:57] + "..."
-	}
-	return t
+	return oneLine(fi.src.Text[sp.Pos:sp.End])
 }
 
 // envManifest: the file lives in the manifests/ folder of an environment
