@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -182,7 +183,7 @@ func SortDiagnostics(ds []Diagnostic) {
 
 // Rel returns path relative to base when it is inside base.
 func Rel(base, path string) string {
-	if r, err := filepath.Rel(base, path); err == nil && !filepath.IsAbs(r) && len(r) > 0 && r[0] != '.' {
+	if r, err := filepath.Rel(base, path); err == nil && !filepath.IsAbs(r) && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return r
 	}
 	return path

@@ -142,7 +142,7 @@ func (a *analyzer) settingsKey() string {
 	if p := a.req.Settings.Get("puppet.facts", ""); p != "" {
 		k += "\x00facts=" + a.contentID(p)
 	}
-	return k + "\x00roots=" + strings.Join(a.ws.Roots(), ":")
+	return k + "\x00roots=" + strings.Join(a.ws.Roots(), ":") + "\x00world=" + a.world.key
 }
 
 // cached returns the snapshot of a run whose inputs did not change.

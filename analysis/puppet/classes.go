@@ -22,7 +22,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	ci := r.a.classFor(r, name)
 	r.link(linkRec{at: at, class: name})
 	if ci == nil {
-		r.unknownClass(name, at, e.spec)
+		r.unknownClass(name, at, e)
 		return nil
 	}
 	if c := r.classes[name]; c != nil {
@@ -135,14 +135,11 @@ func (r *run) bindParams(e *env, ps []*pp.Param, given []attr, at source.Span, c
 	}
 }
 
-func (r *run) unknownClass(name string, at source.Span, spec bool) {
+func (r *run) unknownClass(name string, at source.Span, e *env) {
 	msg := fmt.Sprintf("Could not find class ::%s for %s", name, r.a.certname)
-	if spec && !r.strict {
-		r.absent = true
-		r.diag(at, analysis.Hint, "unknown-class", msg+" (in a branch that depends on facts)")
-		return
-	}
-	if r.strict || r.a.moduleKnown(name) {
+	spec := e.spec && !r.strict
+	known := r.strict || r.a.moduleKnown(name)
+	if known && !spec {
 		r.diag(at, analysis.Error, "unknown-class", msg)
 		return
 	}
@@ -150,8 +147,31 @@ func (r *run) unknownClass(name string, at source.Span, spec bool) {
 	if i := strings.Index(mod, "::"); i >= 0 {
 		mod = mod[:i]
 	}
-	r.absent = true
-	r.diag(at, analysis.Hint, "unknown-class", msg+fmt.Sprintf(" (module '%s' is not in the workspace)", mod))
+	sev, why, rel := analysis.Warning, "", []analysis.Related(nil)
+	if !known {
+		sev, why, rel = r.a.absentModule(mod)
+	}
+	if spec {
+		// Puppet fails only on the nodes that take this branch. The test is
+		// named as written (one message per place, whatever instance of a
+		// define or class evaluated it), and only where it decides the
+		// severity: a hint depends on the absent module first.
+		when := "in a branch that depends on facts"
+		if bs := e.cond.local(); len(bs) > 0 && sev != analysis.Hint {
+			when = "only when " + bs[0].words()
+		}
+		if why != "" {
+			why += "; "
+		}
+		why += when
+		if sev == analysis.Error {
+			sev = analysis.Warning
+		}
+	}
+	if sev == analysis.Hint {
+		r.absent = true
+	}
+	r.diag(at, sev, "unknown-class", msg+" ("+why+")", rel...)
 }
 
 // evalDefine evaluates a define instance's body (after the main code).

@@ -51,6 +51,12 @@ func (b *branch) describe() string {
 	return txt
 }
 
+// words is the arm's test as written, without the class or define it is
+// in (the same words for every instance of a define).
+func (b *branch) words() string {
+	return strings.TrimSuffix(b.describe(), ownerWhere(b.owner))
+}
+
 // test is what an arm says about one value: truthy or not (vals nil), or
 // equal to one of vals or to none of them.
 type test struct {
@@ -67,6 +73,18 @@ type cond struct {
 	br     *branch
 	parent *cond
 	root   *res
+}
+
+// local lists the branches c was written in, innermost first, up to its
+// class or define body (whose own condition is its callers').
+func (c *cond) local() []*branch {
+	var out []*branch
+	for x := c; x != nil; x = x.parent {
+		if x.br != nil {
+			out = append(out, x.br)
+		}
+	}
+	return out
 }
 
 // under is c extended by one more branch.

@@ -1002,8 +1002,16 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 				// the complete analysis that follows decides.
 				continue
 			case rf.typ == "Class" && !cls && !a.moduleKnown(canonTitle("Class", rf.title)):
-				d.Severity = analysis.Hint
-				d.Message += " (its module is not in the workspace)"
+				mod := canonTitle("Class", rf.title)
+				if i := strings.Index(mod, "::"); i >= 0 {
+					mod = mod[:i]
+				}
+				sev, why, rel := a.absentModule(mod)
+				if sev == analysis.Hint {
+					d.Severity = analysis.Hint
+				}
+				d.Message += " (" + why + ")"
+				d.Related = append(d.Related, rel...)
 			case r.absent:
 				// Something this run declares we cannot see into (a class of
 				// an absent module, a site function like role()).
@@ -1014,6 +1022,13 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 				// node (a Hiera list: `lookup('classes').include`)
 				d.Severity = analysis.Hint
 				d.Message += " (classes this run includes by names only known on the node may declare it)"
+			case a.uninstalledNamed(rf) != nil:
+				// `Service['docker-web']` beside `docker::run { 'web': }` of
+				// a module the Puppetfile declares but nobody installed.
+				m := a.uninstalledNamed(rf)
+				d.Severity = analysis.Hint
+				d.Message += fmt.Sprintf(" (module '%s', which %s declares but the workspace does not hold, may declare it)", m.name, a.displayPath(m.at.URI))
+				d.Related = append(d.Related, analysis.Related{At: m.at, Message: fmt.Sprintf("module '%s' is declared here", m.name)})
 			}
 			if d.Severity == analysis.Error && r.out < len(runs) {
 				runs[r.out].Refused = true

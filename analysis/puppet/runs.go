@@ -44,7 +44,7 @@ type runOut struct {
 func (a *analyzer) fork(frozen bool) *analyzer {
 	w := &analyzer{
 		sys: a.sys, req: a.req, ws: a.ws, files: a.files, order: a.order, classes: a.classes, defines: a.defines,
-		modpath: a.modpath, rootMods: a.rootMods, certname: a.certname, ordering: a.ordering, strict: a.strict,
+		modpath: a.modpath, world: a.world, roots: a.roots, rootMods: a.rootMods, certname: a.certname, ordering: a.ordering, strict: a.strict,
 		declared: a.declared, prevCache: a.prevCache, defKey: a.defKey, defNodes: a.defNodes, byURI: a.byURI,
 		facts: a.facts, factsVal: a.factsVal, memo: a.memo, main: a, frozen: frozen, envKey: a.envKey,
 		nodeKeys: map[nodeKey]*analysis.Node{}, diagKeys: map[string]bool{}, links: map[linkKey]int32{},

@@ -174,6 +174,8 @@ type analyzer struct {
 	defines       map[string]*defineInfo
 	graph         analysis.Graph
 	modpath       []string
+	world         *moduleWorld      // what the repository says about modules outside it
+	roots         []string          // the environments' folders (envRoots)
 	rootMods      map[string]string // module name -> module root (a module opened at its root)
 	certname      string
 	ordering      string
@@ -607,6 +609,9 @@ func (a *analyzer) setupModulePath() {
 		a.modpath = append(a.modpath, d)
 	}
 	base := a.root()
+	roots := envRoots(a.ws, a.req.Files)
+	a.roots = roots
+	a.world = readWorld(a.ws, roots)
 	if mp := a.req.Settings.Get("puppet.modulepath", ""); mp != "" {
 		for _, d := range filepath.SplitList(mp) {
 			if !filepath.IsAbs(d) {
@@ -632,7 +637,14 @@ func (a *analyzer) setupModulePath() {
 			}
 		}
 	}
-	for _, r := range a.ws.Roots() {
+	// The environment's own modulepath (environment.conf), then the
+	// usual folders.
+	for _, d := range a.world.envPath {
+		if a.ws.IsDir(d) {
+			addDir(d)
+		}
+	}
+	for _, r := range roots {
 		for _, sub := range []string{"modules", "site", "site-modules"} {
 			if a.ws.IsDir(filepath.Join(r, sub)) {
 				addDir(filepath.Join(r, sub))
@@ -770,7 +782,7 @@ func (a *analyzer) displayPath(uri string) string {
 			return analysis.Rel(filepath.Dir(ep), p)
 		}
 	}
-	for _, r := range a.ws.Roots() {
+	for _, r := range a.roots {
 		if rel := analysis.Rel(r, p); rel != p {
 			return rel
 		}
