@@ -123,6 +123,43 @@ func pickNode(nodes []*nodeInfo, cert string) *nodeInfo {
 	return nil
 }
 
+// applyInfo is one `apply(targets) { ... }` block of a Bolt plan: Bolt
+// compiles its body to a catalog for each target and applies it, so it
+// has an order, missing targets and cycles of its own, while the plan
+// around it never enters a catalog.
+type applyInfo struct {
+	name string // "apply mymod::deploy #1"
+	file *fileInfo
+	call *pp.Call
+}
+
+// planApplies lists a plan's apply blocks in text order.
+func planApplies(fi *fileInfo, plan *pp.Block) []*applyInfo {
+	var out []*applyInfo
+	for _, s := range plan.Body {
+		pp.Walk(s, func(n pp.Node) bool {
+			c, ok := n.(*pp.Call)
+			if !ok || c.Name != "apply" || c.Lambda == nil || len(c.Lambda.Params) > 0 {
+				return true
+			}
+			out = append(out, &applyInfo{name: fmt.Sprintf("apply %s #%d", strings.ToLower(plan.Name), len(out)+1), file: fi, call: c})
+			return false
+		})
+	}
+	return out
+}
+
+// evalApply evaluates an apply block's body as a main manifest (the
+// plan's variables are unknown there).
+func (a *analyzer) evalApply(ap *applyInfo) *run {
+	r := a.newRun(ap.name, ap.file.uri)
+	fi := ap.file
+	a.dep('f', fi.uri, func() string { return astID(fi) })
+	r.stmts(&env{sc: r.top, f: fi}, ap.call.Lambda.Body)
+	r.finish()
+	return r
+}
+
 // evalSynthetic evaluates `include x` or `x { 'title': }` alone.
 func (a *analyzer) evalSynthetic(kind, name string) *run {
 	r := a.newRun(kind+" "+name, "")

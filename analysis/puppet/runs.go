@@ -31,6 +31,7 @@ type runSpec struct {
 	env       bool
 	synth     string // "class" or "define": a definition analysed alone
 	synthName string
+	apply     *applyInfo // a Bolt plan's apply block
 }
 
 // runOut is what a fork hands back.
@@ -63,9 +64,12 @@ func (w *analyzer) compute(sp *runSpec) *runOut {
 		return nil
 	}
 	var r *run
-	if sp.synth != "" {
+	switch {
+	case sp.apply != nil:
+		r = w.evalApply(sp.apply)
+	case sp.synth != "":
 		r = w.evalSynthetic(sp.synth, sp.synthName)
-	} else {
+	default:
 		r = w.evalFiles(sp.files, sp.sel, sp.name, sp.env)
 	}
 	if w.wantLoad {

@@ -136,6 +136,9 @@ type fileInfo struct {
 	// topLevel: the file has statements other than definitions.
 	topLevel bool
 	nodes    []*nodeInfo
+	// applies: the apply blocks of the file's Bolt plans, each compiled
+	// to a catalog of its own on the plan's targets.
+	applies []*applyInfo
 	// id names the syntax tree (the parse cache returns the same tree
 	// for unchanged text): the run cache's file inputs.
 	id string
@@ -346,7 +349,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		a.uniqueRuns = true
 		seen := make(map[string]bool, len(specs))
 		for _, sp := range specs {
-			if seen[sp.name] || strings.HasPrefix(sp.name, "class ") || strings.HasPrefix(sp.name, "define ") {
+			if seen[sp.name] || strings.HasPrefix(sp.name, "class ") || strings.HasPrefix(sp.name, "define ") || strings.HasPrefix(sp.name, "apply ") {
 				a.uniqueRuns = false // two runs would share anchors
 			}
 			seen[sp.name] = true
@@ -381,6 +384,12 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		sort.Strings(names)
 		for _, n := range names {
 			specs = append(specs, &runSpec{name: "define " + n, synth: "define", synthName: n})
+		}
+		// Bolt plans: each apply block is a catalog of its own.
+		for _, fi := range a.order {
+			for _, ap := range fi.applies {
+				specs = append(specs, &runSpec{name: ap.name, apply: ap})
+			}
 		}
 		if !a.canceled() && !a.partial {
 			runs = append(runs, a.runAll(specs)...)
@@ -510,7 +519,11 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 			n := a.defNode('N', &analysis.Node{Kind: "node", Ref: "Node[" + nm + "]", Decl: decl, Full: a.span(fi, t.Loc), Parent: parent, Container: true})
 			fi.nodes = append(fi.nodes, &nodeInfo{def: t, file: fi, node: n, name: nm})
 			fi.topLevel = fi.topLevel || prefix == ""
-		case *pp.FunctionDef, *pp.TypeAlias, *pp.Block:
+		case *pp.Block:
+			if t.Keyword == "plan" {
+				fi.applies = append(fi.applies, planApplies(fi, t)...)
+			}
+		case *pp.FunctionDef, *pp.TypeAlias:
 		default:
 			if prefix == "" && parent == nil {
 				fi.topLevel = true

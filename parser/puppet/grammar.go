@@ -47,6 +47,7 @@ const (
 	gNameBrace // a word before '{': a resource's type where resources may be
 	gVarBrace  // a variable before '{'
 	gDefStart  // class, define, function, node, type or plan starting a definition
+	gApply     // apply(...) { } in a plan (Puppet's tasks mode)
 	gtArrow    // -> ~> <- <~
 	gtAssign   // = += -=
 	gtOr       // or
@@ -58,7 +59,7 @@ func puppetSymbols() map[string]plex.TokenType {
 		"EOF": gEOF, "Name": gName, "TypeName": gTypeName, "Var": gVar, "String": gString,
 		"IString": gIString, "Number": gNumber, "Regex": gRegex, "Illegal": gIllegal,
 		"Punct": gPunct, "AccessOpen": gAccessOpen, "StmtCall": gStmtCall, "StmtWord": gStmtWord,
-		"Keyword": gKeyword, "NameBrace": gNameBrace, "VarBrace": gVarBrace, "DefStart": gDefStart,
+		"Keyword": gKeyword, "NameBrace": gNameBrace, "VarBrace": gVarBrace, "DefStart": gDefStart, "Apply": gApply,
 		"Arrow": gtArrow, "Assign": gtAssign, "Or": gtOr, "BinOp": gtBinOp,
 	}
 }
@@ -240,37 +241,40 @@ type gOperand struct {
 // nested struct: participle allocates a struct for every alternative it
 // tries, so a failing one then costs no allocation.
 type gRPrimary struct {
-	Str      *plex.Token   `parser:"  @( String | IString | Number | Regex | Var )"`
-	Word     *plex.Token   `parser:"| @( 'true' | 'false' | 'undef' | 'default' )"`
-	Name     *plex.Token   `parser:"| @( Name | StmtCall | StmtWord | DefStart )"`
-	Args     *gArgs        `parser:"  ( @@"`
-	Lambda   *gLambda      `parser:"    @@? )?"`
-	Type     *plex.Token   `parser:"| @TypeName"`
-	TypeTail *gTypeTail    `parser:"  @@?"`
-	ResType  *plex.Token   `parser:"| @NameBrace"`
-	ResBody  *gBody        `parser:"  @@"`
-	VarType  *plex.Token   `parser:"| @VarBrace"`
-	VarBody  *gBody        `parser:"  @@"`
-	At       *plex.Token   `parser:"| @( '@' | '@@' )"`
-	AtType   *plex.Token   `parser:"  @NameBrace"`
-	AtBody   *gBody        `parser:"  @@"`
-	IfKw     *plex.Token   `parser:"| @( 'if' | 'unless' )"`
-	If       *gIfTail      `parser:"  @@"`
-	CaseKw   *plex.Token   `parser:"| @'case'"`
-	Case     *gCaseTail    `parser:"  @@"`
-	KwCall   *plex.Token   `parser:"| @( Keyword | 'and' | 'or' | 'in' )"`
-	KwArgs   *gArgs        `parser:"  @@"`
-	KwLambda *gLambda      `parser:"  @@?"`
-	ArrOpen  *plex.Token   `parser:"| @'[':Punct"`
-	ArrList  *gList        `parser:"  @@"`
-	ArrClose *plex.Token   `parser:"  @']'"`
-	HashOpen *plex.Token   `parser:"| @'{'"`
-	Entries  []*gHashEntry `parser:"  ( @@ ( ',' @@ )* ','? )?"`
-	HashEnd  *plex.Token   `parser:"  @'}'"`
-	ParOpen  *plex.Token   `parser:"| @'('"`
-	ParX     *gExpr        `parser:"  @@"`
-	ParClose *plex.Token   `parser:"  @')'"`
-	Illegal  *plex.Token   `parser:"| @Illegal"`
+	Str       *plex.Token   `parser:"  @( String | IString | Number | Regex | Var )"`
+	Word      *plex.Token   `parser:"| @( 'true' | 'false' | 'undef' | 'default' )"`
+	Name      *plex.Token   `parser:"| @( Name | StmtCall | StmtWord | DefStart )"`
+	Args      *gArgs        `parser:"  ( @@"`
+	Lambda    *gLambda      `parser:"    @@? )?"`
+	Type      *plex.Token   `parser:"| @TypeName"`
+	TypeTail  *gTypeTail    `parser:"  @@?"`
+	ResType   *plex.Token   `parser:"| @NameBrace"`
+	ResBody   *gBody        `parser:"  @@"`
+	VarType   *plex.Token   `parser:"| @VarBrace"`
+	VarBody   *gBody        `parser:"  @@"`
+	At        *plex.Token   `parser:"| @( '@' | '@@' )"`
+	AtType    *plex.Token   `parser:"  @NameBrace"`
+	AtBody    *gBody        `parser:"  @@"`
+	IfKw      *plex.Token   `parser:"| @( 'if' | 'unless' )"`
+	If        *gIfTail      `parser:"  @@"`
+	CaseKw    *plex.Token   `parser:"| @'case'"`
+	Case      *gCaseTail    `parser:"  @@"`
+	KwCall    *plex.Token   `parser:"| @( Keyword | 'and' | 'or' | 'in' )"`
+	KwArgs    *gArgs        `parser:"  @@"`
+	KwLambda  *gLambda      `parser:"  @@?"`
+	Apply     *plex.Token   `parser:"| @Apply"`
+	ApplyArgs *gArgs        `parser:"  @@"`
+	ApplyBody *gBlock       `parser:"  @@"`
+	ArrOpen   *plex.Token   `parser:"| @'[':Punct"`
+	ArrList   *gList        `parser:"  @@"`
+	ArrClose  *plex.Token   `parser:"  @']'"`
+	HashOpen  *plex.Token   `parser:"| @'{'"`
+	Entries   []*gHashEntry `parser:"  ( @@ ( ',' @@ )* ','? )?"`
+	HashEnd   *plex.Token   `parser:"  @'}'"`
+	ParOpen   *plex.Token   `parser:"| @'('"`
+	ParX      *gExpr        `parser:"  @@"`
+	ParClose  *plex.Token   `parser:"  @')'"`
+	Illegal   *plex.Token   `parser:"| @Illegal"`
 }
 
 // gTypeTail is what may follow a capitalised name where resources may
@@ -375,31 +379,34 @@ type gLambda struct {
 // the words Puppet reserves are Keyword tokens, so a plain name needs no
 // look at its spelling.
 type gPrimary struct {
-	Str      *plex.Token   `parser:"  @( String | IString | Number | Regex | Var | VarBrace )"`
-	Word     *plex.Token   `parser:"| @( 'true' | 'false' | 'undef' | 'default' )"`
-	Name     *plex.Token   `parser:"| @( Name | StmtCall | StmtWord | DefStart | NameBrace )"`
-	Args     *gArgs        `parser:"  ( @@"`
-	Lambda   *gLambda      `parser:"    @@? )?"`
-	Type     *plex.Token   `parser:"| @TypeName"`
-	Coll     *gCollTail    `parser:"  ( @@"`
-	New      *gNewTail     `parser:"  | @@ )?"`
-	IfKw     *plex.Token   `parser:"| @( 'if' | 'unless' )"`
-	If       *gIfTail      `parser:"  @@"`
-	CaseKw   *plex.Token   `parser:"| @'case'"`
-	Case     *gCaseTail    `parser:"  @@"`
-	KwCall   *plex.Token   `parser:"| @( Keyword | 'and' | 'or' | 'in' )"`
-	KwArgs   *gArgs        `parser:"  @@"`
-	KwLambda *gLambda      `parser:"  @@?"`
-	ArrOpen  *plex.Token   `parser:"| @'[':Punct"`
-	ArrList  *gList        `parser:"  @@"`
-	ArrClose *plex.Token   `parser:"  @']'"`
-	HashOpen *plex.Token   `parser:"| @'{'"`
-	Entries  []*gHashEntry `parser:"  ( @@ ( ',' @@ )* ','? )?"`
-	HashEnd  *plex.Token   `parser:"  @'}'"`
-	ParOpen  *plex.Token   `parser:"| @'('"`
-	ParX     *gExpr        `parser:"  @@"`
-	ParClose *plex.Token   `parser:"  @')'"`
-	Illegal  *plex.Token   `parser:"| @Illegal"`
+	Str       *plex.Token   `parser:"  @( String | IString | Number | Regex | Var | VarBrace )"`
+	Word      *plex.Token   `parser:"| @( 'true' | 'false' | 'undef' | 'default' )"`
+	Name      *plex.Token   `parser:"| @( Name | StmtCall | StmtWord | DefStart | NameBrace )"`
+	Args      *gArgs        `parser:"  ( @@"`
+	Lambda    *gLambda      `parser:"    @@? )?"`
+	Type      *plex.Token   `parser:"| @TypeName"`
+	Coll      *gCollTail    `parser:"  ( @@"`
+	New       *gNewTail     `parser:"  | @@ )?"`
+	IfKw      *plex.Token   `parser:"| @( 'if' | 'unless' )"`
+	If        *gIfTail      `parser:"  @@"`
+	CaseKw    *plex.Token   `parser:"| @'case'"`
+	Case      *gCaseTail    `parser:"  @@"`
+	KwCall    *plex.Token   `parser:"| @( Keyword | 'and' | 'or' | 'in' )"`
+	KwArgs    *gArgs        `parser:"  @@"`
+	KwLambda  *gLambda      `parser:"  @@?"`
+	Apply     *plex.Token   `parser:"| @Apply"`
+	ApplyArgs *gArgs        `parser:"  @@"`
+	ApplyBody *gBlock       `parser:"  @@"`
+	ArrOpen   *plex.Token   `parser:"| @'[':Punct"`
+	ArrList   *gList        `parser:"  @@"`
+	ArrClose  *plex.Token   `parser:"  @']'"`
+	HashOpen  *plex.Token   `parser:"| @'{'"`
+	Entries   []*gHashEntry `parser:"  ( @@ ( ',' @@ )* ','? )?"`
+	HashEnd   *plex.Token   `parser:"  @'}'"`
+	ParOpen   *plex.Token   `parser:"| @'('"`
+	ParX      *gExpr        `parser:"  @@"`
+	ParClose  *plex.Token   `parser:"  @')'"`
+	Illegal   *plex.Token   `parser:"| @Illegal"`
 }
 
 type gIfTail struct {

@@ -19,6 +19,9 @@ type tokenSource struct {
 	toks []Token
 	i    int
 	eof  int
+	// taskEnd: the index of the `}` closing the plan being read (Puppet's
+	// tasks mode, where `apply(...) { }` is a block), 0 outside plans.
+	taskEnd int
 }
 
 func (s *tokenSource) Next() (plex.Token, error) {
@@ -78,6 +81,27 @@ func (s *tokenSource) peek(i int) *Token {
 	return &Token{Kind: TEOF}
 }
 
+// matchClose is the index of the bracket closing the one at i, or -1.
+func (s *tokenSource) matchClose(i int) int {
+	depth := 0
+	for k := i; k < len(s.toks); k++ {
+		t := &s.toks[k]
+		if t.Kind != TPunct {
+			continue
+		}
+		switch t.Val {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
 func (s *tokenSource) nextIs(i int, punct string) bool {
 	n := s.peek(i + 1)
 	return n.Kind == TPunct && n.Val == punct
@@ -110,7 +134,22 @@ func (s *tokenSource) word(i int) plex.TokenType {
 		}
 	case "plan":
 		if n.Kind == TName && (s.nextIs(i+1, "(") || s.nextIs(i+1, "{")) {
+			if i >= s.taskEnd {
+				b := i + 2
+				if s.nextIs(i+1, "(") {
+					b = s.matchClose(i+2) + 1
+				}
+				if b > i+1 && b < len(s.toks) && s.toks[b].Kind == TPunct && s.toks[b].Val == "{" {
+					s.taskEnd = max(s.matchClose(b), 0)
+				}
+			}
 			return gDefStart
+		}
+	case "apply":
+		if i < s.taskEnd && s.nextIs(i, "(") {
+			if k := s.matchClose(i + 1); k > 0 && s.nextIs(k, "{") {
+				return gApply
+			}
 		}
 	}
 	switch t.Val {
@@ -611,6 +650,7 @@ func (c *conv) rprimary(g *gRPrimary) Node {
 	// the alternatives both kinds of primary have
 	return c.primary(&gPrimary{Str: g.Str, Word: g.Word, Name: g.Name, Args: g.Args, Lambda: g.Lambda,
 		IfKw: g.IfKw, If: g.If, CaseKw: g.CaseKw, Case: g.Case, KwCall: g.KwCall, KwArgs: g.KwArgs, KwLambda: g.KwLambda,
+		Apply: g.Apply, ApplyArgs: g.ApplyArgs, ApplyBody: g.ApplyBody,
 		ArrOpen: g.ArrOpen, ArrList: g.ArrList, ArrClose: g.ArrClose, HashOpen: g.HashOpen, Entries: g.Entries,
 		HashEnd: g.HashEnd, ParOpen: g.ParOpen, ParX: g.ParX, ParClose: g.ParClose, Illegal: g.Illegal})
 }
@@ -847,6 +887,13 @@ func (c *conv) primary(g *gPrimary) Node {
 		return c.caseNode(*g.CaseKw, g.Case)
 	case g.KwCall != nil:
 		return c.call(c.tok(*g.KwCall), g.KwArgs, g.KwLambda)
+	case g.Apply != nil:
+		// tasks mode: the block is the call's parameterless lambda
+		n := c.call(c.tok(*g.Apply), g.ApplyArgs, nil)
+		body, loc := c.block(g.ApplyBody)
+		n.Lambda = &Lambda{Loc: loc, Body: body}
+		n.End = n.Lambda.End
+		return n
 	case g.ArrOpen != nil:
 		return c.array(*g.ArrOpen, g.ArrList, *g.ArrClose)
 	case g.HashOpen != nil:

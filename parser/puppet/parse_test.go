@@ -344,3 +344,60 @@ func TestReusedClassWithoutParent(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanApply: in a plan, Puppet's tasks mode reads `apply(targets) {
+// catalog code }` (Bolt); the block is kept as the call's parameterless
+// lambda, so a plan parses and its catalog code is a tree like any other.
+// Outside a plan, `apply` is an ordinary name, and the block a syntax error.
+func TestPlanApply(t *testing.T) {
+	src := `plan mymod::deploy(TargetSpec $targets) {
+  apply_prep($targets)
+  $r = apply($targets, '_catch_errors' => true) {
+    package { 'nginx': ensure => installed }
+    service { 'nginx': require => Package['nginx'] }
+  }
+  if $r.ok { apply($targets) { notify { 'done': } } }
+}
+`
+	f := mustParse(t, src)
+	var applies []*Call
+	var walk func(n Node)
+	walk = func(n Node) {
+		switch x := n.(type) {
+		case *Block:
+			for _, s := range x.Body {
+				walk(s)
+			}
+		case *Binary:
+			walk(x.Right)
+		case *If:
+			for _, s := range x.Then {
+				walk(s)
+			}
+		case *Call:
+			if x.Name == "apply" {
+				applies = append(applies, x)
+			}
+		}
+	}
+	for _, s := range f.Stmts {
+		walk(s)
+	}
+	if len(applies) != 2 {
+		t.Fatalf("found %d apply blocks, want 2", len(applies))
+	}
+	if a := applies[0]; len(a.Args) != 2 || a.Lambda == nil || len(a.Lambda.Body) != 2 || len(a.Lambda.Params) != 0 ||
+		src[a.Lambda.Pos] != '{' || src[a.Lambda.End-1] != '}' || a.End != a.Lambda.End {
+		t.Errorf("first apply: %s", dump(a))
+	}
+	if msg := diffParsers([]byte(src)); msg != "" {
+		t.Error(msg)
+	}
+	out := "apply($t) { notify { 'x': } }\n"
+	if g := Parse([]byte(out)); len(g.Errors) == 0 {
+		t.Errorf("apply block outside a plan parsed: %s", dump(g.Stmts[0]))
+	}
+	if msg := diffParsers([]byte(out)); msg != "" {
+		t.Error(msg)
+	}
+}

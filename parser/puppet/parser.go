@@ -46,6 +46,9 @@ type parser struct {
 	// follows it (for "Syntax error at 'x'").
 	follow *Token
 	ls     *listStack // shared with the parsers of interpolations
+	// tasks: inside a plan, where Puppet's tasks mode reads
+	// `apply(...) { }` blocks.
+	tasks bool
 }
 
 func (p *parser) tok() *Token {
@@ -610,6 +613,13 @@ func (p *parser) word(resources bool) Node {
 		if p.is("|") {
 			c.Lambda = p.lambda()
 			c.End = c.Lambda.End
+		} else if p.tasks && t.Val == "apply" && p.is("{") {
+			// Puppet's tasks mode (a plan): `apply(targets) { catalog code }`,
+			// kept as the call's parameterless lambda.
+			open := p.tok().Pos
+			body, bl := p.block()
+			c.Lambda = &Lambda{Loc: Loc{open, bl.End}, Body: body}
+			c.End = bl.End
 		}
 		return c
 	}
@@ -912,7 +922,10 @@ func (p *parser) plan() Node {
 	b.Pos = kw.Pos
 	b.Params = p.params()
 	var loc Loc
+	tasks := p.tasks
+	p.tasks = true
 	b.Body, loc = p.block()
+	p.tasks = tasks
 	b.End = loc.End
 	return b
 }
