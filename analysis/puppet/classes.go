@@ -128,11 +128,52 @@ func (r *run) bindParams(e *env, ps []*pp.Param, given []attr, at source.Span, c
 			}
 		}
 		if p.Default != nil {
-			e.sc.vars.set(name, r.eval(e, p.Default))
+			v := r.eval(e, p.Default)
+			if v.k == vUndef && class != "" && !r.strict && rejectsUndef(p.Type) {
+				// `String $x = undef`: Puppet refuses the class unless a
+				// value comes from elsewhere, so on every node that
+				// compiles it comes from data (Hiera, an ENC) we may not
+				// see: unknown, never the empty title of undef.
+				v = unknown(at)
+			}
+			e.sc.vars.set(name, v)
 		} else {
 			e.sc.vars.set(name, unknown(at))
 		}
 	}
+}
+
+// rejectsUndef: a parameter type that undef does not satisfy, as far as
+// the core types tell (an alias we cannot see may accept it).
+func rejectsUndef(t pp.Node) bool {
+	switch x := t.(type) {
+	case *pp.TypeRef:
+		switch x.Value {
+		case "String", "Integer", "Float", "Numeric", "Boolean", "Array", "Hash", "Scalar", "ScalarData",
+			"Enum", "Pattern", "Regexp", "Tuple", "Struct", "Collection", "NotUndef", "Sensitive", "Timespan", "Timestamp":
+			return true
+		}
+		return strings.HasPrefix(x.Value, "Stdlib::")
+	case *pp.Access:
+		tr, ok := x.X.(*pp.TypeRef)
+		if !ok {
+			return false
+		}
+		switch tr.Value {
+		case "Optional", "Variant", "Any", "Data", "Undef":
+			if tr.Value == "Variant" {
+				for _, a := range x.Args {
+					if !rejectsUndef(a) {
+						return false
+					}
+				}
+				return len(x.Args) > 0
+			}
+			return false
+		}
+		return rejectsUndef(tr)
+	}
+	return false
 }
 
 func (r *run) unknownClass(name string, at source.Span, e *env) {
