@@ -1004,6 +1004,13 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 // workspace declares is an error, unless a module absent from the
 // workspace could declare it (a hint then).
 func (a *analyzer) settleMissing(runs []analysis.Run) {
+	// open: the workspace does not hold every module its code uses (a run
+	// included a class of a module it does not hold, or the Puppetfile
+	// declares one nobody installed).
+	open := a.world != nil && a.world.uninstalled(a)
+	for _, r := range a.allRuns {
+		open = open || r.absent
+	}
 	for _, r := range a.allRuns {
 		if len(r.missing) > 0 && a.declaredLater != nil {
 			for _, ks := range a.declaredLater {
@@ -1066,6 +1073,12 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 				d.Severity = analysis.Hint
 				d.Message += fmt.Sprintf(" (module '%s', which %s declares but the workspace does not hold, may declare it)", m.name, a.displayPath(m.at.URI))
 				d.Related = append(d.Related, analysis.Related{At: m.at, Message: fmt.Sprintf("module '%s' is declared here", m.name)})
+			case r.synthetic && open:
+				// A class analysed alone: its real callers declare what it
+				// refers to, and some of the code they may include is not
+				// in the workspace.
+				d.Severity = analysis.Hint
+				d.Message += " (nothing in the workspace declares it; the classes its callers include may, and some modules they use are not in the workspace)"
 			}
 			if d.Severity == analysis.Error && r.out < len(runs) {
 				runs[r.out].Refused = true

@@ -460,6 +460,17 @@ func (a *analyzer) absentModule(mod string) (analysis.Severity, string, []analys
 	return analysis.Hint, fmt.Sprintf("module '%s' is not in the workspace", mod), nil
 }
 
+// uninstalled: some module the repository declares is not in the module
+// path.
+func (w *moduleWorld) uninstalled(a *analyzer) bool {
+	for name := range w.declared {
+		if !a.modDirKnown(name) && a.rootMods[name] == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // uninstalledNamed: a module the repository declares, that the module
 // path does not hold, and whose name is in the reference's type or title
 // (Service['docker-web'], Package[nginx], Concat::Fragment[...]): its
