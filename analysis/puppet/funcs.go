@@ -509,6 +509,11 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 				}
 				n := strings.ToLower(strings.TrimPrefix(a.s, "::"))
 				if strings.HasPrefix(n, "$") {
+					// $facts and $trusted are set on every node (Puppet 4+);
+					// other variables depend on scope and data.
+					if n == "$facts" || n == "$trusted" || n == "$server_facts" {
+						continue
+					}
 					return unknown(at)
 				}
 				if r.a.classFor(r, n) == nil && r.a.defineFor(r, n) == nil && !builtinTypes[n] {

@@ -931,13 +931,18 @@ func isModuleRoot(ws *source.Workspace, r string) bool {
 	if !ws.IsDir(filepath.Join(r, "manifests")) {
 		return false
 	}
-	if ws.Exists(filepath.Join(r, "metadata.json")) {
-		return true
-	}
-	for _, f := range []string{"environment.conf", "Puppetfile", filepath.Join("manifests", "site.pp")} {
+	// A control repository may carry a metadata.json (PDK, example42's
+	// psick): environment.conf or a site.pp says it is an environment.
+	for _, f := range []string{"environment.conf", filepath.Join("manifests", "site.pp")} {
 		if ws.Exists(filepath.Join(r, f)) {
 			return false
 		}
+	}
+	if ws.Exists(filepath.Join(r, "metadata.json")) {
+		return true
+	}
+	if ws.Exists(filepath.Join(r, "Puppetfile")) {
+		return false
 	}
 	return ws.Exists(filepath.Join(r, "manifests", "init.pp"))
 }
