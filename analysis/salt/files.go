@@ -347,7 +347,7 @@ func (s *System) read(f *sfile) {
 			for _, it := range e.Val.Items {
 				switch it.Kind {
 				case sp.Scalar:
-					f.includes = append(f.includes, &include{name: it.Value, node: it, env: "base"})
+					f.includes = append(f.includes, &include{name: it.Value, node: it})
 				case sp.Map:
 					for i, k := range it.Keys {
 						v := it.Vals[i]

@@ -2,7 +2,6 @@ package salt
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -146,42 +145,21 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 	}
 	f := c.t.bySLS(sls)
 	c.mods[sls] = true
+	// the saltenv of this render: an include names its own, or renders
+	// in the saltenv of the file including it (salt/state.py
+	// render_state: env_key = saltenv)
+	env := c.t.env
+	if env == "" {
+		env = "base"
+	}
+	if from != nil && from.env != "" && !strings.Contains(from.env, sp.Unknown) {
+		env = from.env
+	}
 	if f == nil {
 		// whatever the missing file declares is unknown
 		c.generator = true
 		if from != nil && !strings.Contains(sls, sp.Unknown) && !c.t.elsewhere(sls) {
-			env := "base"
-			if from.env != "" && !strings.Contains(from.env, sp.Unknown) {
-				env = from.env
-			}
-			p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
-				msg: fmt.Sprintf("Specified SLS %s in saltenv %s is not available on the salt master or through a configured fileserver", sls, env)}
-			if from.f != nil && (cond || from.f.p.InAltNode(from.node)) {
-				p.sev = 2
-				p.msg += " (" + condIncludeHint + ")"
-			}
-			top := strings.SplitN(sls, ".", 2)[0]
-			missingTop := !c.t.ws.Exists(filepath.Join(c.t.root, top)) && !c.t.ws.Exists(filepath.Join(c.t.root, top+".sls"))
-			switch {
-			case env != "base" && from.f != nil && from.f.top:
-				// a top file's environment other than base: its file
-				// roots are its own (a gitfs branch, another directory:
-				// irtnog/salt-states keeps only top.sls on master)
-				p.sev = 3
-				p.msg += fmt.Sprintf(" (saltenv %s has file roots of its own, not known here)", env)
-			case missingTop && c.t.cfg.servesOthers():
-				// another formula, and the repository's master serves
-				// file roots outside the workspace: it may come from one
-				// of them (a missing file of a package this root has is
-				// still this root's problem)
-				p.sev = 3
-				p.msg += fmt.Sprintf(" (nothing named '%s' in %s; %s)", top, c.t.display(), c.t.cfg.configNote())
-			case missingTop:
-				// another formula, most likely in another file root
-				p.sev = 2
-				p.msg += fmt.Sprintf(" (nothing named '%s' in %s: %s)", top, c.t.display(), anotherRootHint)
-			}
-			c.fail(p)
+			c.fail(c.missingInclude(sls, env, from, cond))
 		}
 		return nil
 	}
@@ -244,6 +222,9 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 			}
 			ninc := *inc
 			ninc.f = f
+			if ninc.env == "" {
+				ninc.env = env
+			}
 			nst := c.renderState(tgt, &ninc, depth+1, cond || f.p.InAltNode(inc.node))
 			if nst == nil {
 				continue
@@ -276,6 +257,94 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 		}
 	}
 	return st
+}
+
+// missingInclude is the problem of an include (or a top file's entry)
+// no file root of the tree holds. Its severity says who can know: a
+// file of a package the workspace has is this repository's problem (an
+// error; a warning when only some renders include it); another package
+// may come from outside the workspace, and the repository's master
+// configuration says from where: gitfs remotes or file roots outside
+// the workspace that may serve it (information naming them, and how to
+// make them known), or nothing else at all (every root is in the
+// workspace, no gitfs, no other backend: an error). Without a
+// configuration it is a warning: another formula's file root?
+func (c *compiler) missingInclude(sls, env string, from *include, cond bool) *problem {
+	p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
+		msg: fmt.Sprintf("Specified SLS %s in saltenv %s is not available on the salt master or through a configured fileserver", sls, env)}
+	if from.f != nil && (cond || from.f.p.InAltNode(from.node)) {
+		p.sev = 2
+		p.msg += " (" + condIncludeHint + ")"
+	}
+	top := strings.SplitN(sls, ".", 2)[0]
+	cfg := c.t.cfg
+	missingTop := !c.t.hasPkg(top)
+	named, others := cfg.remotesFor(sls, !missingTop)
+	knownEnv := false
+	if cfg != nil {
+		for _, e := range cfg.envs {
+			knownEnv = knownEnv || e.name == env
+		}
+	}
+	nothing := fmt.Sprintf("nothing named '%s' in %s", top, c.t.displayAll())
+	switch {
+	case env != "base" && from.f != nil && from.f.top && !knownEnv:
+		// a top file's environment other than base: its file
+		// roots are its own (a gitfs branch, another directory:
+		// irtnog/salt-states keeps only top.sls on master)
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (saltenv %s has file roots of its own, not known here)", env)
+	case len(named) > 0:
+		// a gitfs remote named after the package (or mounted where
+		// the file would be)
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, remotesNote(named))
+	case missingTop && cfg.servesOthersIn(env):
+		// another formula, and the repository's master serves
+		// file roots outside the workspace: it may come from one
+		// of them (a missing file of a package this root has is
+		// still this root's problem)
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, cfg.configNote())
+	case len(others) > 0:
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, remotesNote(others))
+	case missingTop && cfg.closed(env):
+		// the configuration says all the master serves, and that
+		// is in the workspace
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, cfg.closedNote(env))
+	case missingTop && cfg.gitOn():
+		// git is on, its remotes are configured where the
+		// repository does not say
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; the repository's master configuration (%s) serves gitfs remotes it does not name: it may come from one of them)", nothing, cfg.backendWhere)
+	case missingTop && cfg != nil && len(cfg.others) > 0:
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; the repository's master configuration (%s) also serves files through the %s fileserver backend, which is not read here: it may come from there)", nothing, cfg.backendWhere, strings.Join(cfg.others, ", "))
+	case missingTop:
+		// another formula, most likely in another file root
+		p.sev = 2
+		p.msg += fmt.Sprintf(" (%s: %s)", nothing, anotherRootHint)
+	}
+	return p
+}
+
+// remotesNote names the gitfs remotes that may serve an SLS and how to
+// make one known.
+func remotesNote(rs []gitRemote) string {
+	var names []string
+	for _, r := range rs {
+		n := r.url + " (" + r.where + ")"
+		if r.mountpoint != "" {
+			n = r.url + " mounted at salt://" + r.mountpoint + " (" + r.where + ")"
+		}
+		names = append(names, n)
+	}
+	which := "the gitfs remote " + names[0] + " may serve it"
+	if len(names) > 1 {
+		which = "one of the gitfs remotes " + strings.Join(names, ", ") + " may serve it"
+	}
+	return which + ", which is not in the workspace: clone it into the workspace (a folder named " + rs[0].name + ") to have it read as a file root"
 }
 
 var relRe = regexp.MustCompile(`^(\.+)(.*)$`)

@@ -102,9 +102,17 @@ func (s *System) Flags() []analysis.Flag {
 
 // tree is one file root.
 type tree struct {
-	mu      sync.Mutex // runs compile in parallel
-	s       *System
-	root    string
+	mu   sync.Mutex // runs compile in parallel
+	s    *System
+	root string
+	// roots: the file roots of root's saltenv, root among them, in the
+	// order Salt looks a file up in them (salt/fileserver/roots.py
+	// find_file: the first root holding the file wins; the fileclient's
+	// get_state asks for x.sls in every root before x/init.sls): the
+	// roots are merged file by file, a folder in one hides nothing in
+	// another. [root] unless the configuration names several.
+	roots   []string
+	env     string    // the saltenv of the roots, "" when no configuration names it
 	cfg     *cfgRoots // the repository's configuration of file roots
 	scopes  []string  // the repository folders (for display)
 	ws      *source.Workspace
@@ -137,14 +145,47 @@ func (t *tree) bySLS(name string) *sfile {
 	var f *sfile
 	if name != "" && !strings.Contains(name, sp.Unknown) && !strings.Contains(name, "..") && !strings.HasPrefix(name, "/") {
 		rel := filepath.FromSlash(strings.ReplaceAll(name, ".", "/"))
-		for _, p := range []string{filepath.Join(t.root, rel+".sls"), filepath.Join(t.root, rel, "init.sls")} {
-			if f = t.loadLocked(p); f != nil {
-				break
+	find:
+		for _, p := range []string{rel + ".sls", filepath.Join(rel, "init.sls")} {
+			for _, r := range t.rootList() {
+				if f = t.loadIn(filepath.Join(r, p), r); f != nil {
+					break find
+				}
 			}
 		}
 	}
 	t.bySlsM[name] = f
 	return f
+}
+
+func (t *tree) rootList() []string {
+	if len(t.roots) == 0 {
+		return []string{t.root}
+	}
+	return t.roots
+}
+
+// hasPkg reports whether some root of the tree holds package top (a
+// folder or top.sls).
+func (t *tree) hasPkg(top string) bool {
+	for _, r := range t.rootList() {
+		if t.ws.Exists(filepath.Join(r, top)) || t.ws.Exists(filepath.Join(r, top+".sls")) {
+			return true
+		}
+	}
+	return false
+}
+
+// displayAll names every root of the tree.
+func (t *tree) displayAll() string {
+	if len(t.roots) < 2 {
+		return t.display()
+	}
+	var out []string
+	for _, r := range t.roots {
+		out = append(out, (&tree{root: r, scopes: t.scopes}).display())
+	}
+	return strings.Join(out, ", ")
 }
 
 func (t *tree) load(path string) *sfile {
@@ -154,12 +195,23 @@ func (t *tree) load(path string) *sfile {
 }
 
 func (t *tree) loadLocked(path string) *sfile {
+	root := t.root
+	for _, r := range t.roots {
+		if strings.HasPrefix(path, r+string(filepath.Separator)) && len(r) > len(root) {
+			root = r // a file of another root of the saltenv
+		}
+	}
+	return t.loadIn(path, root)
+}
+
+// loadIn loads a file of root (one of the tree's roots).
+func (t *tree) loadIn(path, root string) *sfile {
 	if f, ok := t.byPath[path]; ok {
 		return f
 	}
 	var sf *sfile
 	if file := t.ws.Lookup(path); file != nil {
-		sf = t.s.newFile(file, t.root)
+		sf = t.s.newFile(file, root)
 	}
 	t.byPath[path] = sf
 	return sf
@@ -210,26 +262,28 @@ func (t *tree) avail() []string {
 	}
 	t.availOK = true
 	seen := map[string]bool{}
-	_ = filepath.WalkDir(t.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if p != t.root && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
+	for _, root := range t.rootList() {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if p != root && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(p, ".sls") {
+				n, _ := slsName(root, p)
+				seen[n] = true
 			}
 			return nil
-		}
-		if strings.HasSuffix(p, ".sls") {
-			n, _ := slsName(t.root, p)
-			seen[n] = true
-		}
-		return nil
-	})
-	for _, o := range t.ws.Overlays() {
-		if o.Path != "" && strings.HasPrefix(o.Path, t.root+string(filepath.Separator)) && strings.HasSuffix(o.Path, ".sls") {
-			n, _ := slsName(t.root, o.Path)
-			seen[n] = true
+		})
+		for _, o := range t.ws.Overlays() {
+			if o.Path != "" && strings.HasPrefix(o.Path, root+string(filepath.Separator)) && strings.HasSuffix(o.Path, ".sls") {
+				n, _ := slsName(root, o.Path)
+				seen[n] = true
+			}
 		}
 	}
 	for n := range seen {
@@ -392,7 +446,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a.setting = setting
 	scopes := repoScopes(req.Workspace, req.Files)
 	if setting == "" {
-		a.cfg = s.readConfigRoots(req.Workspace, scopes, filesSig(req.Files))
+		a.cfg = s.readConfigRoots(req.Workspace, scopes, filesSig(req.Files), req.Files)
 	}
 	s.mu.Lock()
 	s.cfgLocal = nil
@@ -407,6 +461,12 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		t := trees[root]
 		if t == nil {
 			t = &tree{s: s, root: root, ws: req.Workspace, bySlsM: map[string]*sfile{}, byPath: map[string]*sfile{}, cfg: a.cfg, scopes: scopes}
+			if a.cfg != nil {
+				t.env, t.roots = a.cfg.envOf(root)
+				if len(t.roots) < 2 {
+					t.roots = nil
+				}
+			}
 			trees[root] = t
 		}
 		return t
