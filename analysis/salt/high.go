@@ -129,6 +129,9 @@ type compiler struct {
 	shadowed  map[string]bool
 	// shadowNames: IDs and names of alternatives hidden by another
 	shadowNames map[string]bool
+	// hidden: the alternatives hidden by another declaration of their
+	// ID (their requisites are still checked: hiddenRequisites)
+	hidden []*idDecl
 	// dry: only walk the includes (which files make the run), for the
 	// run cache's key
 	dry bool
@@ -359,6 +362,7 @@ const condIncludeHint = "this include is in a branch of a condition decided on t
 // shadow records the names a hidden alternative declaration would give
 // (its ID, its name: and names: values): requisites on them are maybes.
 func (c *compiler) shadow(d *idDecl) {
+	c.hidden = append(c.hidden, d)
 	if c.shadowNames == nil {
 		c.shadowNames = map[string]bool{}
 	}

@@ -1889,11 +1889,12 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 				// Every branch of an undecidable condition is checked, but
 				// only the machines that render this one fail.
 				sev = analysis.Warning
-				msg += "\n(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
+				msg += "\n" + branchNote(e)
 			}
 			a.contextual(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod)
 		}
 	}
+	a.hiddenRequisites(c, sm)
 	if sm.crash != nil {
 		a.crashError(sm)
 	}
@@ -1903,6 +1904,68 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 		a.onfailAll(sm)
 	}
 	a.runProblemsRest(c, sm, pos, run)
+}
+
+// branchNote says which renders a requisite entry exists in: the
+// undecidable Jinja conditions it is written under, in the template's
+// words.
+func branchNote(e *reqEntry) string {
+	if when := armsText(armsOf(e)); when != "" {
+		return "(only where " + when + ": a Jinja condition decided on the machine by grains, pillar or salt[...]; Salt refuses the run there)"
+	}
+	return "(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
+}
+
+// hiddenRequisites checks the requisites of alternatives the model
+// hides: both branches of an undecidable condition declare one ID (or
+// one state of an ID), the first stands for both in the order, and what
+// only the other requires would go unchecked (`web` under `if
+// grains['os_family'] == 'Debian'` and again under `else`, requiring a
+// pkgrepo only there). A target no state of the run can be is a warning
+// naming the branch: the machines that render it fail.
+func (a *analyzer) hiddenRequisites(c *compiler, sm *sim) {
+	var decls []*stDecl
+	for _, d := range c.hidden {
+		decls = append(decls, d.decls...)
+		decls = append(decls, d.hidden...)
+	}
+	for _, f := range c.files {
+		for _, d := range f.ids {
+			decls = append(decls, d.hidden...)
+		}
+	}
+	seen := map[*reqEntry]bool{}
+	for _, sd := range decls {
+		for _, ar := range sd.args {
+			if !requisiteKeys[ar.key] || strings.HasSuffix(ar.key, "_in") || ar.key == "prerequired" {
+				continue
+			}
+			for _, e := range ar.reqs {
+				if e.bad != "" || seen[e] || strings.Contains(e.target, sp.Unknown) || strings.Contains(e.mod, sp.Unknown) {
+					continue
+				}
+				seen[e] = true
+				m := sm.match(e)
+				if len(m.chunks) > 0 || m.maybe {
+					continue
+				}
+				key := ar.key
+				if a.master {
+					key = strings.TrimSuffix(strings.TrimSuffix(key, "_any"), "_all")
+				}
+				msg := fmt.Sprintf("The following requisites were not found:\n    %s:\n        %s: %s", key, e.mod, e.target)
+				if hint := a.hint(c, sm, e); hint != "" {
+					msg += "\n" + hint
+				}
+				if entryInAlt(e) {
+					msg += "\n" + branchNote(e)
+				} else {
+					msg += "\n(in a declaration of '" + sd.module + "' only some renders make, which another declaration of its ID stands for here: Salt refuses the run where it renders)"
+				}
+				a.contextual(analysis.Diagnostic{At: e.span, Severity: analysis.Warning, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod)
+			}
+		}
+	}
 }
 
 // crashError reports where salt-call dies with a Python exception, so
