@@ -193,19 +193,12 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 			continue
 		}
 		if strings.HasPrefix(name, ".") {
-			m := relRe.FindStringSubmatch(name)
-			levels, rest := len(m[1]), m[2]
-			comps := strings.Split(sls, ".")
-			if f.init {
-				comps = append(comps, "init")
-			}
-			if levels > len(comps) {
+			var ok bool
+			if name, ok = relInclude(sls, f.init, name); !ok {
 				c.fail(&problem{at: inc.node2spanIn(f), sev: 1, code: "missing-include", refuses: true,
-					msg: fmt.Sprintf("Attempted relative include of '%s' within SLS 'base:%s' goes beyond top level package ", name, sls)})
+					msg: fmt.Sprintf("Attempted relative include of '%s' within SLS 'base:%s' goes beyond top level package ", inc.name, sls)})
 				continue
 			}
-			name = strings.Join(append(append([]string{}, comps[:len(comps)-levels]...), rest), ".")
-			name = strings.TrimSuffix(name, ".")
 		}
 		targets := []string{name}
 		if hasGlob(name) {
@@ -351,6 +344,22 @@ func remotesNote(rs []gitRemote) string {
 }
 
 var relRe = regexp.MustCompile(`^(\.+)(.*)$`)
+
+// relInclude resolves a relative include (`.x`, `..x`) written in SLS sls
+// (an init.sls when init): false when it climbs above the top package.
+func relInclude(sls string, init bool, name string) (string, bool) {
+	m := relRe.FindStringSubmatch(name)
+	levels, rest := len(m[1]), m[2]
+	comps := strings.Split(sls, ".")
+	if init {
+		comps = append(comps, "init")
+	}
+	if levels > len(comps) {
+		return "", false
+	}
+	name = strings.Join(append(append([]string{}, comps[:len(comps)-levels]...), rest), ".")
+	return strings.TrimSuffix(name, "."), true
+}
 
 // anotherRootHint ends the message of an include whose package the file
 // root does not have.

@@ -928,9 +928,12 @@ type analyzer struct {
 	ctx      map[string]*ctxDiag
 	ctxOrd   []string
 	runFiles map[string]int
-	runSeen  map[string]bool
-	curRun   map[string]bool
-	fileDiag map[*sfile]bool
+	// slsRunFiles: the files of each file's own run (state.sls NAME), by
+	// the file's URI
+	slsRunFiles map[string][]string
+	runSeen     map[string]bool
+	curRun      map[string]bool
+	fileDiag    map[*sfile]bool
 	// standalone files that declare no state, and the URIs links name
 	// (unreachedData)
 	dataFiles   map[*sfile]bool
@@ -2254,31 +2257,159 @@ func (a *analyzer) hint(c *compiler, sm *sim, e *reqEntry) string {
 	return ""
 }
 
-// declaredElsewhere finds a file of the file root, not part of the run,
-// that declares id with module mod: the SLS alone lacks it, but applied
-// together (from top.sls, or included elsewhere) it works.
-func (a *analyzer) declaredElsewhere(c *ctxDiag) string {
+// declaredElsewhere finds a file read (of any file root), not part of
+// the run, that declares the target of c: by its ID or a name, with the
+// requisite's module. exact: written as is; otherwise a template pattern
+// may make it (`user_{{ u }}` in a loop over pillar data), disp is how
+// the template writes it. A literal declaration wins over a pattern.
+func (a *analyzer) declaredElsewhere(c *ctxDiag) (where string, exact bool, disp string, in *sfile) {
 	for _, tf := range a.allFiles() {
 		t, f := tf.t, tf.f
 		if c.inRun[f.file.URI] {
 			continue
 		}
 		for _, d := range f.ids {
-			if d.id != c.target {
-				continue
+			ex, pat, n := declares(d, c.target, c.mod)
+			if ex {
+				return analysis.Where(a.req.Workspace, t.root, f.span(n)), true, "", f
 			}
-			ok := c.mod == "" || c.mod == "id"
-			for _, sd := range d.decls {
-				if sd.module == c.mod {
-					ok = true
-				}
-			}
-			if ok {
-				return analysis.Where(a.req.Workspace, t.root, f.span(d.key))
+			if pat && where == "" {
+				where, disp, in = analysis.Where(a.req.Workspace, t.root, f.span(n)), f.p.Display(n), f
 			}
 		}
 	}
-	return ""
+	return where, false, disp, in
+}
+
+// declares reports whether declaration d is (exact) or may be (pat: a
+// template pattern) the state a requisite on (mod, target) names, and
+// the node that says so (the ID, a name: or names: entry). Salt matches
+// a requisite by ID or by name (salt/state.py find_name).
+func declares(d *idDecl, target, mod string) (exact, pat bool, at *sp.Node) {
+	if d.bad != "" {
+		return false, false, nil
+	}
+	modOK := mod == "" || mod == "id"
+	for _, sd := range d.decls {
+		if sd.module == mod || strings.Contains(sd.module, sp.Unknown) {
+			modOK = true
+		}
+	}
+	if !modOK {
+		return false, false, nil
+	}
+	check := func(v string, n *sp.Node) bool {
+		switch {
+		case v == target:
+			exact, at = true, n
+			return true
+		case !pat && strings.Contains(v, sp.Unknown) && fnmatch(target, v):
+			pat, at = true, n
+		}
+		return false
+	}
+	if check(d.id, d.key) {
+		return true, false, d.key
+	}
+	for _, sd := range d.decls {
+		if mod != "" && mod != "id" && sd.module != mod && !strings.Contains(sd.module, sp.Unknown) {
+			continue
+		}
+		for _, ar := range sd.args {
+			switch {
+			case ar.key == "name" && ar.val != nil && ar.val.Kind == sp.Scalar:
+				if check(ar.val.Value, ar.val) {
+					return true, false, at
+				}
+			case ar.key == "names" && ar.val != nil && ar.val.Kind == sp.Seq:
+				for _, it := range ar.val.Items {
+					n := it
+					if it.Kind == sp.Map && len(it.Keys) > 0 {
+						n = it.Keys[0]
+					}
+					if n.Kind == sp.Scalar && check(n.Value, n) {
+						return true, false, at
+					}
+				}
+			}
+		}
+	}
+	return false, pat, at
+}
+
+// templatedIncluder finds a file whose templated include may name f
+// (users/init.sls: `- .{{ username }}` in a loop over pillar users,
+// webplatform/salt-states): nothing links them, but where pillar says
+// so, f is applied with everything that file's own run holds.
+func (a *analyzer) templatedIncluder(f *sfile) (*sfile, *include) {
+	for _, tf := range a.allFiles() {
+		if tf.f == f || tf.f.root != f.root && !slices.Contains(tf.t.rootList(), f.root) {
+			continue
+		}
+		for _, inc := range tf.f.includes {
+			name := inc.name
+			if !strings.Contains(name, sp.Unknown) {
+				continue
+			}
+			if strings.HasPrefix(name, ".") {
+				var ok bool
+				if name, ok = relInclude(tf.f.sls, tf.f.init, name); !ok {
+					continue
+				}
+			}
+			if fnmatch(f.sls, name) {
+				return tf.f, inc
+			}
+		}
+	}
+	return nil, nil
+}
+
+// elsewhereNote weighs a missing requisite or extend target against the
+// rest of the workspace. Declared (or, by a template pattern such as a
+// loop over pillar data, maybe declared) in a file this SLS's runs do not
+// include: the SLS alone lacks it, applied with that file it works.
+// When nothing in the repository includes this SLS or targets it from a
+// top file (a file is analysed as if applied alone, `state.sls NAME`),
+// how it is applied is outside the workspace (a command line, an
+// include whose name pillar decides): information saying where the
+// target is and how to make it known. When something includes it, the
+// runs the repository makes all lack the target: a warning. A target
+// nothing declares and no template could make stays an error.
+func (a *analyzer) elsewhereNote(c *ctxDiag) {
+	where, exact, disp, declFile := a.declaredElsewhere(c)
+	if where == "" {
+		return
+	}
+	what := "'" + c.target + "' is declared in " + where
+	if !exact {
+		what = "'" + c.target + "' may be declared by `" + disp + "` at " + where + " (a template whose data the machine decides)"
+	}
+	f := a.fileOf(c.d.At.URI)
+	if a.req.Entry != "" || f == nil || a.named(f) {
+		c.d.Severity = analysis.Warning
+		c.d.Message += "\n(" + what + ", which this SLS does not include: include it, or apply both together from top.sls)"
+		return
+	}
+	c.d.Severity = analysis.Info
+	if inc, ii := a.templatedIncluder(f); inc != nil && slices.Contains(a.slsRunFiles[inc.file.URI], declFile.file.URI) {
+		c.d.Message += "\n(" + what + ", which the run of " + inc.sls + " holds; its include `" + inc.p.Display(ii.node) + "` (" +
+			a.where(source.Span{URI: inc.file.URI, Start: ii.node.Start, End: ii.node.End}) +
+			") may name this SLS, as the minion's pillar or grains decide: give them (--salt-facts, setting salt.facts) to have it checked)"
+		return
+	}
+	c.d.Message += "\n(" + what + ". Nothing in the repository includes this SLS or targets it from a top file, so it was analysed as applied alone (state.sls " + f.sls +
+		"); whatever applies it may bring that state: include it here, or target both from a top file, to have it checked)"
+}
+
+// fileOf finds a file read by its URI.
+func (a *analyzer) fileOf(uri string) *sfile {
+	for _, tf := range a.allFiles() {
+		if tf.f.file.URI == uri {
+			return tf.f
+		}
+	}
+	return nil
 }
 
 type treeFile struct {
@@ -2323,13 +2454,7 @@ func (a *analyzer) finish() {
 			continue
 		}
 		if c.target != "" {
-			if where := a.declaredElsewhere(c); where != "" {
-				// The target exists in the file root; only this SLS on
-				// its own lacks it (it is meant to be applied with the
-				// other from top.sls).
-				c.d.Severity = analysis.Warning
-				c.d.Message += "\n('" + c.target + "' is declared in " + where + ", which this SLS does not include: include it, or apply both together from top.sls)"
-			}
+			a.elsewhereNote(c)
 		}
 		a.diag(c.d)
 	}
