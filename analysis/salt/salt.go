@@ -2263,9 +2263,21 @@ func (a *analyzer) hint(c *compiler, sm *sim, e *reqEntry) string {
 // may make it (`user_{{ u }}` in a loop over pillar data), disp is how
 // the template writes it. A literal declaration wins over a pattern.
 func (a *analyzer) declaredElsewhere(c *ctxDiag) (where string, exact bool, disp string, in *sfile) {
+	// only files an include of this SLS could name: under a file root
+	// of its saltenv
+	var roots []string
+	if of := a.fileOf(c.d.At.URI); of != nil {
+		roots = []string{of.root}
+		if t := a.trees[of.root]; t != nil {
+			roots = t.rootList()
+		}
+	}
 	for _, tf := range a.allFiles() {
 		t, f := tf.t, tf.f
 		if c.inRun[f.file.URI] {
+			continue
+		}
+		if roots != nil && !slices.ContainsFunc(roots, func(r string) bool { return strings.HasPrefix(f.file.Path, r+string(filepath.Separator)) }) {
 			continue
 		}
 		for _, d := range f.ids {
@@ -2303,7 +2315,10 @@ func declares(d *idDecl, target, mod string) (exact, pat bool, at *sp.Node) {
 		case v == target:
 			exact, at = true, n
 			return true
-		case !pat && strings.Contains(v, sp.Unknown) && fnmatch(target, v):
+		case !pat && strings.Contains(v, sp.Unknown) && strings.Trim(v, sp.Unknown) != "" && fnmatch(target, v):
+			// (a pattern with some text of its own: one made of
+			// template output alone, `{{ package.name }}`, matches
+			// every name and says nothing about this one)
 			pat, at = true, n
 		}
 		return false
