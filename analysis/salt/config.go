@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/maphash"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -53,6 +54,12 @@ type cfgRoots struct {
 	// others: backends besides roots and git (hg, svn, s3, minion,
 	// azure): they serve files nobody can list here
 	others []string
+	// deployed: external roots that are folders of the repository
+	// deployed elsewhere, by their path in the workspace; submodule:
+	// those whose folder is a git submodule not checked out, by the
+	// submodule's path (mapDeployed)
+	deployed  map[string]string
+	submodule map[string]string
 	// remotesOff: gitfs_remotes are named but fileserver_backend leaves
 	// git out, so Salt never loads them (salt/fileserver/gitfs.py
 	// __virtual__)
@@ -89,6 +96,12 @@ func (c *cfgRoots) key() string {
 	}
 	for _, r := range c.remotes {
 		b.WriteString("\x04" + r.url + "|" + r.root + "|" + r.mountpoint + "|" + r.where + "|" + r.local)
+	}
+	for k, v := range c.deployed {
+		b.WriteString("\x06" + k + "=" + v)
+	}
+	for k, v := range c.submodule {
+		b.WriteString("\x07" + k + "=" + v)
 	}
 	b.WriteString("\x05" + strings.Join(c.backends, ",") + "|" + strings.Join(c.others, ",") + "|" + strconv.FormatBool(c.remotesOff))
 	return b.String()
@@ -204,7 +217,7 @@ func (c *cfgRoots) externalOf(env string) []string {
 // remote it cannot read, no other backend. An SLS none of those roots
 // holds then fails on every minion.
 func (c *cfgRoots) closed(env string) bool {
-	if c == nil || len(c.others) > 0 {
+	if c == nil || len(c.others) > 0 || len(c.deployed) > 0 {
 		return false
 	}
 	found := false
@@ -364,12 +377,24 @@ func (s *System) configFiles(ws *source.Workspace, scope, sig string) cfgFileLis
 	}
 	var files []string
 	dirs := map[string][]string{filepath.Base(scope): {scope}}
+	// git submodules are other repositories: their configuration (a
+	// formula's test pillar) is not this master's
+	submodules := map[string]bool{}
+	if gm := ws.Lookup(filepath.Join(scope, ".gitmodules")); gm != nil {
+		for _, m := range gitmodulePaths(gm.Text) {
+			submodules[filepath.Join(scope, m)] = true
+		}
+	}
 	_ = filepath.WalkDir(scope, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
 		if d.IsDir() {
 			if p != scope && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			if submodules[p] {
+				dirs[d.Name()] = append(dirs[d.Name()], p)
 				return filepath.SkipDir
 			}
 			if p != scope && strings.Count(p[len(scope):], string(filepath.Separator)) <= 4 {
@@ -584,6 +609,7 @@ func (s *System) readConfigRoots(ws *source.Workspace, scopes []string, sig stri
 		c.remotesOff = true
 		c.remotes = nil
 	}
+	c.mapDeployed(ws, scopes)
 	// a clone of a remote in the workspace is read as a file root
 	for i := range c.remotes {
 		r := &c.remotes[i]
@@ -761,7 +787,141 @@ func mapGet(m *sp.Node, key string) *sp.Node {
 
 // configNote says, in a missing include's message, where else the SLS
 // may come from.
-func (c *cfgRoots) configNote() string {
+func (c *cfgRoots) configNote(top string) string {
+	roots := c.external
+	var named []string
+	for _, r := range c.external {
+		if remoteNamedFor(filepath.Base(r), top) {
+			named = append(named, r)
+		}
+	}
+	if len(named) > 0 {
+		roots = named
+	}
+	var out []string
+	for _, r := range roots {
+		if sm := c.submodule[r]; sm != "" {
+			r += " (" + sm + " of this repository, a git submodule not checked out: `git submodule update --init " + sm + "` to have it read)"
+		}
+		out = append(out, r)
+	}
+	if len(named) == 1 {
+		return "the repository's master configuration (" + c.where + ") serves the file root " + out[0] + ", which is not in the workspace: it may come from there"
+	}
 	return "the repository's master configuration (" + c.where + ") serves the file roots " +
-		strings.Join(c.external, ", ") + ", which are not in the workspace: it may come from one of them"
+		strings.Join(out, ", ") + ", which are not in the workspace: it may come from one of them"
+}
+
+// gitmodulePaths lists the `path = ...` entries of a .gitmodules file.
+func gitmodulePaths(text []byte) []string {
+	var out []string
+	for _, line := range strings.Split(string(text), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && strings.TrimSpace(k) == "path" {
+			out = append(out, filepath.Clean(filepath.FromSlash(strings.TrimSpace(v))))
+		}
+	}
+	return out
+}
+
+// emptyDir: a folder with nothing in it (a git submodule not checked
+// out).
+func emptyDir(p string) bool {
+	ents, err := os.ReadDir(p)
+	return err == nil && len(ents) == 0
+}
+
+// mapDeployed recognises file roots that are the repository's own
+// folders deployed elsewhere: evaryont/aethernet's pillar serves
+// /srv/aethernet/salt and /srv/aethernet/formulas/*-formula, and the
+// repository has salt/ and (as git submodules) formulas/*-formula. The
+// first external root whose last folders name a folder of the
+// workspace gives the deployment prefix (/srv/aethernet); every
+// external root under it that is a folder of the workspace is read as
+// a local root, and one that .gitmodules names but is not checked out
+// is said to be. A configuration read this way was written for another
+// machine: it never says the master serves nothing else (closed).
+func (c *cfgRoots) mapDeployed(ws *source.Workspace, scopes []string) {
+	prefix, scope := "", ""
+	var modules []string
+	// corroborated: the folder holds a top file, or a second root
+	// under the same prefix is a folder or a submodule of the
+	// workspace too (salt-formula's test pillar names /srv/salt, where
+	// kitchen copies the formula: its salt/ folder is the package, not
+	// that root)
+	corroborated := func(pre, sc, suffix string, mods []string) bool {
+		if ws.Exists(filepath.Join(sc, suffix, "top.sls")) {
+			return true
+		}
+		for _, q := range c.external {
+			rel, ok := strings.CutPrefix(q, pre+string(filepath.Separator))
+			if !ok || rel == suffix {
+				continue
+			}
+			if ws.Exists(filepath.Join(sc, rel)) || slices.Contains(mods, rel) {
+				return true
+			}
+		}
+		return false
+	}
+find:
+	for _, p := range c.external {
+		comps := strings.Split(strings.Trim(filepath.ToSlash(p), "/"), "/")
+		for k := len(comps) - 1; k >= 1; k-- {
+			suffix := filepath.Join(comps[len(comps)-k:]...)
+			for _, sc := range scopes {
+				if !ws.Exists(filepath.Join(sc, suffix)) {
+					continue
+				}
+				var mods []string
+				if gm := ws.Lookup(filepath.Join(sc, ".gitmodules")); gm != nil {
+					mods = gitmodulePaths(gm.Text)
+				}
+				pre := strings.TrimSuffix(p, string(filepath.Separator)+suffix)
+				if corroborated(pre, sc, suffix, mods) {
+					prefix, scope, modules = pre, sc, mods
+					break find
+				}
+			}
+		}
+	}
+	if prefix == "" {
+		return
+	}
+	var external []string
+	for _, p := range c.external {
+		rel, ok := strings.CutPrefix(p, prefix+string(filepath.Separator))
+		if !ok {
+			external = append(external, p)
+			continue
+		}
+		local := filepath.Join(scope, rel)
+		if ws.Exists(local) && !emptyDir(local) {
+			if c.deployed == nil {
+				c.deployed = map[string]string{}
+			}
+			c.deployed[p] = local
+			c.local = append(c.local, local)
+			for i := range c.envs {
+				for j, r := range c.envs[i].roots {
+					if r == p {
+						c.envs[i].roots[j] = local
+					}
+				}
+			}
+			continue
+		}
+		external = append(external, p)
+		for _, m := range modules {
+			if rel == m || strings.HasPrefix(rel, m+string(filepath.Separator)) {
+				if c.submodule == nil {
+					c.submodule = map[string]string{}
+				}
+				c.submodule[p] = filepath.ToSlash(m)
+			}
+		}
+	}
+	c.external = external
+	if len(external) == 0 {
+		c.where = ""
+	}
 }

@@ -301,7 +301,7 @@ func (c *compiler) missingInclude(sls, env string, from *include, cond bool) *pr
 		// of them (a missing file of a package this root has is
 		// still this root's problem)
 		p.sev = 3
-		p.msg += fmt.Sprintf(" (%s; %s)", nothing, cfg.configNote())
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, cfg.configNote(top))
 	case len(others) > 0:
 		p.sev = 3
 		p.msg += fmt.Sprintf(" (%s; %s)", nothing, remotesNote(others))
