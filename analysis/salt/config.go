@@ -174,16 +174,33 @@ func (c *cfgRoots) envOf(root string) (string, []string) {
 			return "", []string{root}
 		}
 	}
-	var local []string
-	for _, r := range env.roots {
-		if slices.Contains(c.local, r) {
-			local = append(local, r)
+	return env.name, c.envRoots(env.name)
+}
+
+// envRoots lists the roots of saltenv env in the workspace, in Salt's
+// order: the configured ones, and the clones of gitfs remotes after
+// them (or before, when fileserver_backend lists git first).
+func (c *cfgRoots) envRoots(env string) []string {
+	var local, clones []string
+	for _, e := range c.envs {
+		if e.name != env {
+			continue
+		}
+		for _, r := range e.roots {
+			if slices.Contains(c.local, r) {
+				local = append(local, r)
+			}
+		}
+	}
+	for _, r := range c.remotes {
+		if r.local != "" && !slices.Contains(clones, r.local) {
+			clones = append(clones, r.local)
 		}
 	}
 	if c.gitFirst() {
-		return env.name, append(clones, local...)
+		return append(clones, local...)
 	}
-	return env.name, append(local, clones...)
+	return append(local, clones...)
 }
 
 // gitFirst: fileserver_backend lists git before roots (Salt asks the

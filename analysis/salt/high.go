@@ -146,7 +146,6 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 	if depth > 64 {
 		return nil
 	}
-	f := c.t.bySLS(sls)
 	c.mods[sls] = true
 	// the saltenv of this render: an include names its own, or renders
 	// in the saltenv of the file including it (salt/state.py
@@ -158,11 +157,17 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 	if from != nil && from.env != "" && !strings.Contains(from.env, sp.Unknown) {
 		env = from.env
 	}
+	// another saltenv the configuration names: its own roots
+	t := c.t
+	if et := c.t.envTrees[env]; et != nil && env != c.t.env {
+		t = et
+	}
+	f := t.bySLS(sls)
 	if f == nil {
 		// whatever the missing file declares is unknown
 		c.generator = true
 		if from != nil && !strings.Contains(sls, sp.Unknown) && !c.t.elsewhere(sls) {
-			c.fail(c.missingInclude(sls, env, from, cond))
+			c.fail(c.missingInclude(t, sls, env, from, cond))
 		}
 		return nil
 	}
@@ -265,7 +270,7 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 // make them known), or nothing else at all (every root is in the
 // workspace, no gitfs, no other backend: an error). Without a
 // configuration it is a warning: another formula's file root?
-func (c *compiler) missingInclude(sls, env string, from *include, cond bool) *problem {
+func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond bool) *problem {
 	p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
 		msg: fmt.Sprintf("Specified SLS %s in saltenv %s is not available on the salt master or through a configured fileserver", sls, env)}
 	if from.f != nil && (cond || from.f.p.InAltNode(from.node)) {
@@ -273,8 +278,8 @@ func (c *compiler) missingInclude(sls, env string, from *include, cond bool) *pr
 		p.msg += " (" + condIncludeHint + ")"
 	}
 	top := strings.SplitN(sls, ".", 2)[0]
-	cfg := c.t.cfg
-	missingTop := !c.t.hasPkg(top)
+	cfg := t.cfg
+	missingTop := !t.hasPkg(top)
 	named, others := cfg.remotesFor(sls, !missingTop)
 	knownEnv := false
 	if cfg != nil {
@@ -282,14 +287,14 @@ func (c *compiler) missingInclude(sls, env string, from *include, cond bool) *pr
 			knownEnv = knownEnv || e.name == env
 		}
 	}
-	nothing := fmt.Sprintf("nothing named '%s' in %s", top, c.t.displayAll())
+	nothing := fmt.Sprintf("nothing named '%s' in %s", top, t.displayAll())
 	switch {
 	case env != "base" && from.f != nil && from.f.top && !knownEnv:
 		// a top file's environment other than base: its file
 		// roots are its own (a gitfs branch, another directory:
 		// irtnog/salt-states keeps only top.sls on master)
 		p.sev = 3
-		p.msg += fmt.Sprintf(" (saltenv %s has file roots of its own, not known here)", env)
+		p.msg += fmt.Sprintf(" (saltenv %s has file roots of its own, not known here: name them under file_roots: %s: in a master configuration of the repository to have them read)", env, env)
 	case len(named) > 0:
 		// a gitfs remote named after the package (or mounted where
 		// the file would be)

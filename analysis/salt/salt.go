@@ -111,15 +111,18 @@ type tree struct {
 	// get_state asks for x.sls in every root before x/init.sls): the
 	// roots are merged file by file, a folder in one hides nothing in
 	// another. [root] unless the configuration names several.
-	roots   []string
-	env     string    // the saltenv of the roots, "" when no configuration names it
-	cfg     *cfgRoots // the repository's configuration of file roots
-	scopes  []string  // the repository folders (for display)
-	ws      *source.Workspace
-	bySlsM  map[string]*sfile
-	byPath  map[string]*sfile
-	avails  []string
-	availOK bool
+	roots []string
+	env   string // the saltenv of the roots, "" when no configuration names it
+	// envTrees: the roots of every saltenv the configuration names in
+	// the workspace (shared, read-only while runs compile)
+	envTrees map[string]*tree
+	cfg      *cfgRoots // the repository's configuration of file roots
+	scopes   []string  // the repository folders (for display)
+	ws       *source.Workspace
+	bySlsM   map[string]*sfile
+	byPath   map[string]*sfile
+	avails   []string
+	availOK  bool
 }
 
 // display names the file root for messages: its folder in the repository
@@ -467,9 +470,22 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 					t.roots = nil
 				}
 			}
+			t.envTrees = a.envTrees
 			trees[root] = t
 		}
 		return t
+	}
+	// the roots of each saltenv the configuration names in the
+	// workspace: an include or top entry of another saltenv is looked
+	// up there
+	if a.cfg != nil {
+		a.envTrees = map[string]*tree{}
+		for _, e := range a.cfg.envs {
+			if roots := a.cfg.envRoots(e.name); len(roots) > 0 {
+				a.envTrees[e.name] = &tree{s: s, root: roots[0], roots: roots, env: e.name, ws: req.Workspace,
+					bySlsM: map[string]*sfile{}, byPath: map[string]*sfile{}, cfg: a.cfg, scopes: scopes}
+			}
+		}
 	}
 	type target struct {
 		t *tree
@@ -969,6 +985,7 @@ type analyzer struct {
 	setting    string
 	rootCache  map[string]string
 	cfg        *cfgRoots // the repository's configuration of file roots
+	envTrees   map[string]*tree
 }
 
 func sev(n int) analysis.Severity {
