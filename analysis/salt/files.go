@@ -59,6 +59,10 @@ type idDecl struct {
 	decls []*stDecl
 	bad   string  // structural problem in Salt's words, "" if fine
 	dupOf *idDecl // the first declaration of a duplicated ID
+	// hidden: state declarations of the same module in another branch
+	// of an undecidable condition, which the first one stands for in
+	// the model (their requisites are still checked)
+	hidden []*stDecl
 }
 
 type extendDecl struct {
@@ -347,7 +351,7 @@ func (s *System) read(f *sfile) {
 			for _, it := range e.Val.Items {
 				switch it.Kind {
 				case sp.Scalar:
-					f.includes = append(f.includes, &include{name: it.Value, node: it, env: "base"})
+					f.includes = append(f.includes, &include{name: it.Value, node: it})
 				case sp.Map:
 					for i, k := range it.Keys {
 						v := it.Vals[i]
@@ -488,6 +492,7 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 			d.funNode = k
 			d.funs = append(d.funs, fun)
 		}
+		hide := false
 		if seen[d.module] {
 			// Both branches of a condition nobody can decide at edit
 			// time: alternatives, keep the first (or the one with
@@ -499,9 +504,10 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 					}
 				}
 				if !hasNil(out) {
-					continue
+					hide = true
+				} else {
+					out = dropNil(out)
 				}
-				out = dropNil(out)
 			} else if owner != nil && owner.bad == "" {
 				owner.bad = "ID '" + owner.id + "' in SLS '" + f.sls + "' contains multiple state declarations of the same type"
 			}
@@ -539,6 +545,12 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 			}
 		default:
 			d.notList = true
+		}
+		if hide {
+			if owner != nil {
+				owner.hidden = append(owner.hidden, d)
+			}
+			continue
 		}
 		out = append(out, d)
 	}

@@ -2,7 +2,6 @@ package salt
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -130,6 +129,9 @@ type compiler struct {
 	shadowed  map[string]bool
 	// shadowNames: IDs and names of alternatives hidden by another
 	shadowNames map[string]bool
+	// hidden: the alternatives hidden by another declaration of their
+	// ID (their requisites are still checked: hiddenRequisites)
+	hidden []*idDecl
 	// dry: only walk the includes (which files make the run), for the
 	// run cache's key
 	dry bool
@@ -144,44 +146,28 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 	if depth > 64 {
 		return nil
 	}
-	f := c.t.bySLS(sls)
 	c.mods[sls] = true
+	// the saltenv of this render: an include names its own, or renders
+	// in the saltenv of the file including it (salt/state.py
+	// render_state: env_key = saltenv)
+	env := c.t.env
+	if env == "" {
+		env = "base"
+	}
+	if from != nil && from.env != "" && !strings.Contains(from.env, sp.Unknown) {
+		env = from.env
+	}
+	// another saltenv the configuration names: its own roots
+	t := c.t
+	if et := c.t.envTrees[env]; et != nil && env != c.t.env {
+		t = et
+	}
+	f := t.bySLS(sls)
 	if f == nil {
 		// whatever the missing file declares is unknown
 		c.generator = true
 		if from != nil && !strings.Contains(sls, sp.Unknown) && !c.t.elsewhere(sls) {
-			env := "base"
-			if from.env != "" && !strings.Contains(from.env, sp.Unknown) {
-				env = from.env
-			}
-			p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
-				msg: fmt.Sprintf("Specified SLS %s in saltenv %s is not available on the salt master or through a configured fileserver", sls, env)}
-			if from.f != nil && (cond || from.f.p.InAltNode(from.node)) {
-				p.sev = 2
-				p.msg += " (" + condIncludeHint + ")"
-			}
-			top := strings.SplitN(sls, ".", 2)[0]
-			missingTop := !c.t.ws.Exists(filepath.Join(c.t.root, top)) && !c.t.ws.Exists(filepath.Join(c.t.root, top+".sls"))
-			switch {
-			case env != "base" && from.f != nil && from.f.top:
-				// a top file's environment other than base: its file
-				// roots are its own (a gitfs branch, another directory:
-				// irtnog/salt-states keeps only top.sls on master)
-				p.sev = 3
-				p.msg += fmt.Sprintf(" (saltenv %s has file roots of its own, not known here)", env)
-			case missingTop && c.t.cfg.servesOthers():
-				// another formula, and the repository's master serves
-				// file roots outside the workspace: it may come from one
-				// of them (a missing file of a package this root has is
-				// still this root's problem)
-				p.sev = 3
-				p.msg += fmt.Sprintf(" (nothing named '%s' in %s; %s)", top, c.t.display(), c.t.cfg.configNote())
-			case missingTop:
-				// another formula, most likely in another file root
-				p.sev = 2
-				p.msg += fmt.Sprintf(" (nothing named '%s' in %s: %s)", top, c.t.display(), anotherRootHint)
-			}
-			c.fail(p)
+			c.fail(c.missingInclude(t, sls, env, from, cond))
 		}
 		return nil
 	}
@@ -212,19 +198,12 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 			continue
 		}
 		if strings.HasPrefix(name, ".") {
-			m := relRe.FindStringSubmatch(name)
-			levels, rest := len(m[1]), m[2]
-			comps := strings.Split(sls, ".")
-			if f.init {
-				comps = append(comps, "init")
-			}
-			if levels > len(comps) {
+			var ok bool
+			if name, ok = relInclude(sls, f.init, name); !ok {
 				c.fail(&problem{at: inc.node2spanIn(f), sev: 1, code: "missing-include", refuses: true,
-					msg: fmt.Sprintf("Attempted relative include of '%s' within SLS 'base:%s' goes beyond top level package ", name, sls)})
+					msg: fmt.Sprintf("Attempted relative include of '%s' within SLS 'base:%s' goes beyond top level package ", inc.name, sls)})
 				continue
 			}
-			name = strings.Join(append(append([]string{}, comps[:len(comps)-levels]...), rest), ".")
-			name = strings.TrimSuffix(name, ".")
 		}
 		targets := []string{name}
 		if hasGlob(name) {
@@ -244,6 +223,9 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 			}
 			ninc := *inc
 			ninc.f = f
+			if ninc.env == "" {
+				ninc.env = env
+			}
 			nst := c.renderState(tgt, &ninc, depth+1, cond || f.p.InAltNode(inc.node))
 			if nst == nil {
 				continue
@@ -278,7 +260,111 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 	return st
 }
 
+// missingInclude is the problem of an include (or a top file's entry)
+// no file root of the tree holds. Its severity says who can know: a
+// file of a package the workspace has is this repository's problem (an
+// error; a warning when only some renders include it); another package
+// may come from outside the workspace, and the repository's master
+// configuration says from where: gitfs remotes or file roots outside
+// the workspace that may serve it (information naming them, and how to
+// make them known), or nothing else at all (every root is in the
+// workspace, no gitfs, no other backend: an error). Without a
+// configuration it is a warning: another formula's file root?
+func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond bool) *problem {
+	p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
+		msg: fmt.Sprintf("Specified SLS %s in saltenv %s is not available on the salt master or through a configured fileserver", sls, env)}
+	if from.f != nil && (cond || from.f.p.InAltNode(from.node)) {
+		p.sev = 2
+		p.msg += " (" + condIncludeHint + ")"
+	}
+	top := strings.SplitN(sls, ".", 2)[0]
+	cfg := t.cfg
+	missingTop := !t.hasPkg(top)
+	named, others := cfg.remotesFor(sls, !missingTop)
+	knownEnv := false
+	if cfg != nil {
+		for _, e := range cfg.envs {
+			knownEnv = knownEnv || e.name == env
+		}
+	}
+	nothing := fmt.Sprintf("nothing named '%s' in %s", top, t.displayAll())
+	switch {
+	case env != "base" && from.f != nil && from.f.top && !knownEnv:
+		// a top file's environment other than base: its file
+		// roots are its own (a gitfs branch, another directory:
+		// irtnog/salt-states keeps only top.sls on master)
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (saltenv %s has file roots of its own, not known here: name them under file_roots: %s: in a master configuration of the repository to have them read)", env, env)
+	case len(named) > 0:
+		// a gitfs remote named after the package (or mounted where
+		// the file would be)
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, remotesNote(named))
+	case missingTop && cfg.servesOthersIn(env):
+		// another formula, and the repository's master serves
+		// file roots outside the workspace: it may come from one
+		// of them (a missing file of a package this root has is
+		// still this root's problem)
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, cfg.configNote(top))
+	case len(others) > 0:
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, remotesNote(others))
+	case missingTop && cfg.closed(env):
+		// the configuration says all the master serves, and that
+		// is in the workspace
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, cfg.closedNote(env))
+	case missingTop && cfg.gitOn():
+		// git is on, its remotes are configured where the
+		// repository does not say
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; the repository's master configuration (%s) serves gitfs remotes it does not name: it may come from one of them)", nothing, cfg.backendWhere)
+	case missingTop && cfg != nil && len(cfg.others) > 0:
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; the repository's master configuration (%s) also serves files through the %s fileserver backend, which is not read here: it may come from there)", nothing, cfg.backendWhere, strings.Join(cfg.others, ", "))
+	case missingTop:
+		// another formula, most likely in another file root
+		p.sev = 2
+		p.msg += fmt.Sprintf(" (%s: %s)", nothing, anotherRootHint)
+	}
+	return p
+}
+
+// remotesNote names the gitfs remotes that may serve an SLS and how to
+// make one known.
+func remotesNote(rs []gitRemote) string {
+	var names []string
+	for _, r := range rs {
+		n := r.url + " (" + r.where + ")"
+		if r.mountpoint != "" {
+			n = r.url + " mounted at salt://" + r.mountpoint + " (" + r.where + ")"
+		}
+		names = append(names, n)
+	}
+	which := "the gitfs remote " + names[0] + " may serve it"
+	if len(names) > 1 {
+		which = "one of the gitfs remotes " + strings.Join(names, ", ") + " may serve it"
+	}
+	return which + ", which is not in the workspace: clone it into the workspace (a folder named " + rs[0].name + ") to have it read as a file root"
+}
+
 var relRe = regexp.MustCompile(`^(\.+)(.*)$`)
+
+// relInclude resolves a relative include (`.x`, `..x`) written in SLS sls
+// (an init.sls when init): false when it climbs above the top package.
+func relInclude(sls string, init bool, name string) (string, bool) {
+	m := relRe.FindStringSubmatch(name)
+	levels, rest := len(m[1]), m[2]
+	comps := strings.Split(sls, ".")
+	if init {
+		comps = append(comps, "init")
+	}
+	if levels > len(comps) {
+		return "", false
+	}
+	name = strings.Join(append(append([]string{}, comps[:len(comps)-levels]...), rest), ".")
+	return strings.TrimSuffix(name, "."), true
+}
 
 // anotherRootHint ends the message of an include whose package the file
 // root does not have.
@@ -290,6 +376,7 @@ const condIncludeHint = "this include is in a branch of a condition decided on t
 // shadow records the names a hidden alternative declaration would give
 // (its ID, its name: and names: values): requisites on them are maybes.
 func (c *compiler) shadow(d *idDecl) {
+	c.hidden = append(c.hidden, d)
 	if c.shadowNames == nil {
 		c.shadowNames = map[string]bool{}
 	}

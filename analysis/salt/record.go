@@ -2,6 +2,7 @@ package salt
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -147,6 +148,12 @@ func (a *analyzer) apply(rec *runRecord) {
 	for _, u := range rec.files {
 		a.curRun[u] = true
 		a.runFiles[u]++
+	}
+	if strings.HasPrefix(rec.run.Name, "state.sls ") {
+		if a.slsRunFiles == nil {
+			a.slsRunFiles = map[string][]string{}
+		}
+		a.slsRunFiles[rec.run.Entry] = rec.files
 	}
 	run := rec.run
 	run.Steps = make([]analysis.Step, len(rec.run.Steps))

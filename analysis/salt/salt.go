@@ -102,16 +102,27 @@ func (s *System) Flags() []analysis.Flag {
 
 // tree is one file root.
 type tree struct {
-	mu      sync.Mutex // runs compile in parallel
-	s       *System
-	root    string
-	cfg     *cfgRoots // the repository's configuration of file roots
-	scopes  []string  // the repository folders (for display)
-	ws      *source.Workspace
-	bySlsM  map[string]*sfile
-	byPath  map[string]*sfile
-	avails  []string
-	availOK bool
+	mu   sync.Mutex // runs compile in parallel
+	s    *System
+	root string
+	// roots: the file roots of root's saltenv, root among them, in the
+	// order Salt looks a file up in them (salt/fileserver/roots.py
+	// find_file: the first root holding the file wins; the fileclient's
+	// get_state asks for x.sls in every root before x/init.sls): the
+	// roots are merged file by file, a folder in one hides nothing in
+	// another. [root] unless the configuration names several.
+	roots []string
+	env   string // the saltenv of the roots, "" when no configuration names it
+	// envTrees: the roots of every saltenv the configuration names in
+	// the workspace (shared, read-only while runs compile)
+	envTrees map[string]*tree
+	cfg      *cfgRoots // the repository's configuration of file roots
+	scopes   []string  // the repository folders (for display)
+	ws       *source.Workspace
+	bySlsM   map[string]*sfile
+	byPath   map[string]*sfile
+	avails   []string
+	availOK  bool
 }
 
 // display names the file root for messages: its folder in the repository
@@ -137,14 +148,47 @@ func (t *tree) bySLS(name string) *sfile {
 	var f *sfile
 	if name != "" && !strings.Contains(name, sp.Unknown) && !strings.Contains(name, "..") && !strings.HasPrefix(name, "/") {
 		rel := filepath.FromSlash(strings.ReplaceAll(name, ".", "/"))
-		for _, p := range []string{filepath.Join(t.root, rel+".sls"), filepath.Join(t.root, rel, "init.sls")} {
-			if f = t.loadLocked(p); f != nil {
-				break
+	find:
+		for _, p := range []string{rel + ".sls", filepath.Join(rel, "init.sls")} {
+			for _, r := range t.rootList() {
+				if f = t.loadIn(filepath.Join(r, p), r); f != nil {
+					break find
+				}
 			}
 		}
 	}
 	t.bySlsM[name] = f
 	return f
+}
+
+func (t *tree) rootList() []string {
+	if len(t.roots) == 0 {
+		return []string{t.root}
+	}
+	return t.roots
+}
+
+// hasPkg reports whether some root of the tree holds package top (a
+// folder or top.sls).
+func (t *tree) hasPkg(top string) bool {
+	for _, r := range t.rootList() {
+		if t.ws.Exists(filepath.Join(r, top)) || t.ws.Exists(filepath.Join(r, top+".sls")) {
+			return true
+		}
+	}
+	return false
+}
+
+// displayAll names every root of the tree.
+func (t *tree) displayAll() string {
+	if len(t.roots) < 2 {
+		return t.display()
+	}
+	var out []string
+	for _, r := range t.roots {
+		out = append(out, (&tree{root: r, scopes: t.scopes}).display())
+	}
+	return strings.Join(out, ", ")
 }
 
 func (t *tree) load(path string) *sfile {
@@ -154,12 +198,23 @@ func (t *tree) load(path string) *sfile {
 }
 
 func (t *tree) loadLocked(path string) *sfile {
+	root := t.root
+	for _, r := range t.roots {
+		if strings.HasPrefix(path, r+string(filepath.Separator)) && len(r) > len(root) {
+			root = r // a file of another root of the saltenv
+		}
+	}
+	return t.loadIn(path, root)
+}
+
+// loadIn loads a file of root (one of the tree's roots).
+func (t *tree) loadIn(path, root string) *sfile {
 	if f, ok := t.byPath[path]; ok {
 		return f
 	}
 	var sf *sfile
 	if file := t.ws.Lookup(path); file != nil {
-		sf = t.s.newFile(file, t.root)
+		sf = t.s.newFile(file, root)
 	}
 	t.byPath[path] = sf
 	return sf
@@ -210,26 +265,28 @@ func (t *tree) avail() []string {
 	}
 	t.availOK = true
 	seen := map[string]bool{}
-	_ = filepath.WalkDir(t.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if p != t.root && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
+	for _, root := range t.rootList() {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if p != root && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(p, ".sls") {
+				n, _ := slsName(root, p)
+				seen[n] = true
 			}
 			return nil
-		}
-		if strings.HasSuffix(p, ".sls") {
-			n, _ := slsName(t.root, p)
-			seen[n] = true
-		}
-		return nil
-	})
-	for _, o := range t.ws.Overlays() {
-		if o.Path != "" && strings.HasPrefix(o.Path, t.root+string(filepath.Separator)) && strings.HasSuffix(o.Path, ".sls") {
-			n, _ := slsName(t.root, o.Path)
-			seen[n] = true
+		})
+		for _, o := range t.ws.Overlays() {
+			if o.Path != "" && strings.HasPrefix(o.Path, root+string(filepath.Separator)) && strings.HasSuffix(o.Path, ".sls") {
+				n, _ := slsName(root, o.Path)
+				seen[n] = true
+			}
 		}
 	}
 	for n := range seen {
@@ -392,7 +449,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a.setting = setting
 	scopes := repoScopes(req.Workspace, req.Files)
 	if setting == "" {
-		a.cfg = s.readConfigRoots(req.Workspace, scopes, filesSig(req.Files))
+		a.cfg = s.readConfigRoots(req.Workspace, scopes, filesSig(req.Files), req.Files)
 	}
 	s.mu.Lock()
 	s.cfgLocal = nil
@@ -407,9 +464,28 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		t := trees[root]
 		if t == nil {
 			t = &tree{s: s, root: root, ws: req.Workspace, bySlsM: map[string]*sfile{}, byPath: map[string]*sfile{}, cfg: a.cfg, scopes: scopes}
+			if a.cfg != nil {
+				t.env, t.roots = a.cfg.envOf(root)
+				if len(t.roots) < 2 {
+					t.roots = nil
+				}
+			}
+			t.envTrees = a.envTrees
 			trees[root] = t
 		}
 		return t
+	}
+	// the roots of each saltenv the configuration names in the
+	// workspace: an include or top entry of another saltenv is looked
+	// up there
+	if a.cfg != nil {
+		a.envTrees = map[string]*tree{}
+		for _, e := range a.cfg.envs {
+			if roots := a.cfg.envRoots(e.name); len(roots) > 0 {
+				a.envTrees[e.name] = &tree{s: s, root: roots[0], roots: roots, env: e.name, ws: req.Workspace,
+					bySlsM: map[string]*sfile{}, byPath: map[string]*sfile{}, cfg: a.cfg, scopes: scopes}
+			}
+		}
 	}
 	type target struct {
 		t *tree
@@ -868,9 +944,12 @@ type analyzer struct {
 	ctx      map[string]*ctxDiag
 	ctxOrd   []string
 	runFiles map[string]int
-	runSeen  map[string]bool
-	curRun   map[string]bool
-	fileDiag map[*sfile]bool
+	// slsRunFiles: the files of each file's own run (state.sls NAME), by
+	// the file's URI
+	slsRunFiles map[string][]string
+	runSeen     map[string]bool
+	curRun      map[string]bool
+	fileDiag    map[*sfile]bool
 	// standalone files that declare no state, and the URIs links name
 	// (unreachedData)
 	dataFiles   map[*sfile]bool
@@ -906,6 +985,7 @@ type analyzer struct {
 	setting    string
 	rootCache  map[string]string
 	cfg        *cfgRoots // the repository's configuration of file roots
+	envTrees   map[string]*tree
 }
 
 func sev(n int) analysis.Severity {
@@ -1829,11 +1909,12 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 				// Every branch of an undecidable condition is checked, but
 				// only the machines that render this one fail.
 				sev = analysis.Warning
-				msg += "\n(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
+				msg += "\n" + branchNote(e)
 			}
 			a.contextual(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod)
 		}
 	}
+	a.hiddenRequisites(c, sm)
 	if sm.crash != nil {
 		a.crashError(sm)
 	}
@@ -1843,6 +1924,68 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 		a.onfailAll(sm)
 	}
 	a.runProblemsRest(c, sm, pos, run)
+}
+
+// branchNote says which renders a requisite entry exists in: the
+// undecidable Jinja conditions it is written under, in the template's
+// words.
+func branchNote(e *reqEntry) string {
+	if when := armsText(armsOf(e)); when != "" {
+		return "(only where " + when + ": a Jinja condition decided on the machine by grains, pillar or salt[...]; Salt refuses the run there)"
+	}
+	return "(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
+}
+
+// hiddenRequisites checks the requisites of alternatives the model
+// hides: both branches of an undecidable condition declare one ID (or
+// one state of an ID), the first stands for both in the order, and what
+// only the other requires would go unchecked (`web` under `if
+// grains['os_family'] == 'Debian'` and again under `else`, requiring a
+// pkgrepo only there). A target no state of the run can be is a warning
+// naming the branch: the machines that render it fail.
+func (a *analyzer) hiddenRequisites(c *compiler, sm *sim) {
+	var decls []*stDecl
+	for _, d := range c.hidden {
+		decls = append(decls, d.decls...)
+		decls = append(decls, d.hidden...)
+	}
+	for _, f := range c.files {
+		for _, d := range f.ids {
+			decls = append(decls, d.hidden...)
+		}
+	}
+	seen := map[*reqEntry]bool{}
+	for _, sd := range decls {
+		for _, ar := range sd.args {
+			if !requisiteKeys[ar.key] || strings.HasSuffix(ar.key, "_in") || ar.key == "prerequired" {
+				continue
+			}
+			for _, e := range ar.reqs {
+				if e.bad != "" || seen[e] || strings.Contains(e.target, sp.Unknown) || strings.Contains(e.mod, sp.Unknown) {
+					continue
+				}
+				seen[e] = true
+				m := sm.match(e)
+				if len(m.chunks) > 0 || m.maybe {
+					continue
+				}
+				key := ar.key
+				if a.master {
+					key = strings.TrimSuffix(strings.TrimSuffix(key, "_any"), "_all")
+				}
+				msg := fmt.Sprintf("The following requisites were not found:\n    %s:\n        %s: %s", key, e.mod, e.target)
+				if hint := a.hint(c, sm, e); hint != "" {
+					msg += "\n" + hint
+				}
+				if entryInAlt(e) {
+					msg += "\n" + branchNote(e)
+				} else {
+					msg += "\n(in a declaration of '" + sd.module + "' only some renders make, which another declaration of its ID stands for here: Salt refuses the run where it renders)"
+				}
+				a.contextual(analysis.Diagnostic{At: e.span, Severity: analysis.Warning, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod)
+			}
+		}
+	}
 }
 
 // crashError reports where salt-call dies with a Python exception, so
@@ -2131,31 +2274,174 @@ func (a *analyzer) hint(c *compiler, sm *sim, e *reqEntry) string {
 	return ""
 }
 
-// declaredElsewhere finds a file of the file root, not part of the run,
-// that declares id with module mod: the SLS alone lacks it, but applied
-// together (from top.sls, or included elsewhere) it works.
-func (a *analyzer) declaredElsewhere(c *ctxDiag) string {
+// declaredElsewhere finds a file read (of any file root), not part of
+// the run, that declares the target of c: by its ID or a name, with the
+// requisite's module. exact: written as is; otherwise a template pattern
+// may make it (`user_{{ u }}` in a loop over pillar data), disp is how
+// the template writes it. A literal declaration wins over a pattern.
+func (a *analyzer) declaredElsewhere(c *ctxDiag) (where string, exact bool, disp string, in *sfile) {
+	// only files an include of this SLS could name: under a file root
+	// of its saltenv
+	var roots []string
+	if of := a.fileOf(c.d.At.URI); of != nil {
+		roots = []string{of.root}
+		if t := a.trees[of.root]; t != nil {
+			roots = t.rootList()
+		}
+	}
 	for _, tf := range a.allFiles() {
 		t, f := tf.t, tf.f
 		if c.inRun[f.file.URI] {
 			continue
 		}
+		if roots != nil && !slices.ContainsFunc(roots, func(r string) bool { return strings.HasPrefix(f.file.Path, r+string(filepath.Separator)) }) {
+			continue
+		}
 		for _, d := range f.ids {
-			if d.id != c.target {
-				continue
+			ex, pat, n := declares(d, c.target, c.mod)
+			if ex {
+				return analysis.Where(a.req.Workspace, t.root, f.span(n)), true, "", f
 			}
-			ok := c.mod == "" || c.mod == "id"
-			for _, sd := range d.decls {
-				if sd.module == c.mod {
-					ok = true
-				}
-			}
-			if ok {
-				return analysis.Where(a.req.Workspace, t.root, f.span(d.key))
+			if pat && where == "" {
+				where, disp, in = analysis.Where(a.req.Workspace, t.root, f.span(n)), f.p.Display(n), f
 			}
 		}
 	}
-	return ""
+	return where, false, disp, in
+}
+
+// declares reports whether declaration d is (exact) or may be (pat: a
+// template pattern) the state a requisite on (mod, target) names, and
+// the node that says so (the ID, a name: or names: entry). Salt matches
+// a requisite by ID or by name (salt/state.py find_name).
+func declares(d *idDecl, target, mod string) (exact, pat bool, at *sp.Node) {
+	if d.bad != "" {
+		return false, false, nil
+	}
+	modOK := mod == "" || mod == "id"
+	for _, sd := range d.decls {
+		if sd.module == mod || strings.Contains(sd.module, sp.Unknown) {
+			modOK = true
+		}
+	}
+	if !modOK {
+		return false, false, nil
+	}
+	check := func(v string, n *sp.Node) bool {
+		switch {
+		case v == target:
+			exact, at = true, n
+			return true
+		case !pat && strings.Contains(v, sp.Unknown) && strings.Trim(v, sp.Unknown) != "" && fnmatch(target, v):
+			// (a pattern with some text of its own: one made of
+			// template output alone, `{{ package.name }}`, matches
+			// every name and says nothing about this one)
+			pat, at = true, n
+		}
+		return false
+	}
+	if check(d.id, d.key) {
+		return true, false, d.key
+	}
+	for _, sd := range d.decls {
+		if mod != "" && mod != "id" && sd.module != mod && !strings.Contains(sd.module, sp.Unknown) {
+			continue
+		}
+		for _, ar := range sd.args {
+			switch {
+			case ar.key == "name" && ar.val != nil && ar.val.Kind == sp.Scalar:
+				if check(ar.val.Value, ar.val) {
+					return true, false, at
+				}
+			case ar.key == "names" && ar.val != nil && ar.val.Kind == sp.Seq:
+				for _, it := range ar.val.Items {
+					n := it
+					if it.Kind == sp.Map && len(it.Keys) > 0 {
+						n = it.Keys[0]
+					}
+					if n.Kind == sp.Scalar && check(n.Value, n) {
+						return true, false, at
+					}
+				}
+			}
+		}
+	}
+	return false, pat, at
+}
+
+// templatedIncluder finds a file whose templated include may name f
+// (users/init.sls: `- .{{ username }}` in a loop over pillar users,
+// webplatform/salt-states): nothing links them, but where pillar says
+// so, f is applied with everything that file's own run holds.
+func (a *analyzer) templatedIncluder(f *sfile) (*sfile, *include) {
+	for _, tf := range a.allFiles() {
+		if tf.f == f || tf.f.root != f.root && !slices.Contains(tf.t.rootList(), f.root) {
+			continue
+		}
+		for _, inc := range tf.f.includes {
+			name := inc.name
+			if !strings.Contains(name, sp.Unknown) {
+				continue
+			}
+			if strings.HasPrefix(name, ".") {
+				var ok bool
+				if name, ok = relInclude(tf.f.sls, tf.f.init, name); !ok {
+					continue
+				}
+			}
+			if fnmatch(f.sls, name) {
+				return tf.f, inc
+			}
+		}
+	}
+	return nil, nil
+}
+
+// elsewhereNote weighs a missing requisite or extend target against the
+// rest of the workspace. Declared (or, by a template pattern such as a
+// loop over pillar data, maybe declared) in a file this SLS's runs do not
+// include: the SLS alone lacks it, applied with that file it works.
+// When nothing in the repository includes this SLS or targets it from a
+// top file (a file is analysed as if applied alone, `state.sls NAME`),
+// how it is applied is outside the workspace (a command line, an
+// include whose name pillar decides): information saying where the
+// target is and how to make it known. When something includes it, the
+// runs the repository makes all lack the target: a warning. A target
+// nothing declares and no template could make stays an error.
+func (a *analyzer) elsewhereNote(c *ctxDiag) {
+	where, exact, disp, declFile := a.declaredElsewhere(c)
+	if where == "" {
+		return
+	}
+	what := "'" + c.target + "' is declared in " + where
+	if !exact {
+		what = "'" + c.target + "' may be declared by `" + disp + "` at " + where + " (a template whose data the machine decides)"
+	}
+	f := a.fileOf(c.d.At.URI)
+	if a.req.Entry != "" || f == nil || a.named(f) {
+		c.d.Severity = analysis.Warning
+		c.d.Message += "\n(" + what + ", which this SLS does not include: include it, or apply both together from top.sls)"
+		return
+	}
+	c.d.Severity = analysis.Info
+	if inc, ii := a.templatedIncluder(f); inc != nil && slices.Contains(a.slsRunFiles[inc.file.URI], declFile.file.URI) {
+		c.d.Message += "\n(" + what + ", which the run of " + inc.sls + " holds; its include `" + inc.p.Display(ii.node) + "` (" +
+			a.where(source.Span{URI: inc.file.URI, Start: ii.node.Start, End: ii.node.End}) +
+			") may name this SLS, as the minion's pillar or grains decide: give them (--salt-facts, setting salt.facts) to have it checked)"
+		return
+	}
+	c.d.Message += "\n(" + what + ". Nothing in the repository includes this SLS or targets it from a top file, so it was analysed as applied alone (state.sls " + f.sls +
+		"); whatever applies it may bring that state: include it here, or target both from a top file, to have it checked)"
+}
+
+// fileOf finds a file read by its URI.
+func (a *analyzer) fileOf(uri string) *sfile {
+	for _, tf := range a.allFiles() {
+		if tf.f.file.URI == uri {
+			return tf.f
+		}
+	}
+	return nil
 }
 
 type treeFile struct {
@@ -2200,13 +2486,7 @@ func (a *analyzer) finish() {
 			continue
 		}
 		if c.target != "" {
-			if where := a.declaredElsewhere(c); where != "" {
-				// The target exists in the file root; only this SLS on
-				// its own lacks it (it is meant to be applied with the
-				// other from top.sls).
-				c.d.Severity = analysis.Warning
-				c.d.Message += "\n('" + c.target + "' is declared in " + where + ", which this SLS does not include: include it, or apply both together from top.sls)"
-			}
+			a.elsewhereNote(c)
 		}
 		a.diag(c.d)
 	}
