@@ -127,6 +127,8 @@ func (a *analyzer) depValue(key depKey) string {
 		return a.envList()
 	case 'k':
 		return classPlace(a.classes[name])
+	case 'g':
+		return strings.Join(a.classFamily1(name), ",")
 	}
 	return "?"
 }

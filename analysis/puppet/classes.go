@@ -215,6 +215,76 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 	r.diag(at, sev, "unknown-class", msg+" ("+why+")", rel...)
 }
 
+// includeFamily judges an include of a name built from values we do not
+// know (facts, mostly): `include "base::install::${facts['os']['family']}"`
+// names one of a family of classes. No fact value can make it a class
+// that no module defines, so when no class of its module matches, Puppet
+// fails wherever it is evaluated; when some match, which one depends on
+// the node (a hint naming them, decided by --facts).
+func (r *run) includeFamily(e *env, x val, arg pp.Node) {
+	if r.strict || guardedByDefined(e, arg) {
+		return
+	}
+	pat := strings.ToLower(strings.TrimPrefix(x.s, "::"))
+	mod, _, _ := strings.Cut(pat, "::")
+	if mod == "" || strings.Contains(mod, "*") || !strings.Contains(pat, "::") {
+		return
+	}
+	matches := r.a.classFamily(pat)
+	at := x.at
+	if len(matches) > 0 {
+		shown := matches
+		if len(shown) > 3 {
+			shown = shown[:3]
+		}
+		more := ""
+		if len(matches) > 3 {
+			more = fmt.Sprintf(" and %d more", len(matches)-3)
+		}
+		r.diag(at, analysis.Hint, "class-family", fmt.Sprintf("Which class this includes depends on the node: %s matches %s%s; --facts (puppet.facts) decides", pat, strings.Join(shown, ", "), more))
+		return
+	}
+	msg := fmt.Sprintf("Could not find class ::%s for %s", pat, r.a.certname)
+	if !r.a.moduleKnown(mod) {
+		r.unknownClass(pat, at, e)
+		return
+	}
+	why := fmt.Sprintf("no class of module '%s' matches %s, whatever the facts", mod, pat)
+	sev := analysis.Error
+	if e.spec {
+		sev = analysis.Warning
+		if bs := e.cond.local(); len(bs) > 0 {
+			why += "; only when " + bs[0].words()
+		} else {
+			why += "; in a branch that depends on facts"
+		}
+	}
+	r.diag(at, sev, "unknown-class", msg+" ("+why+")")
+}
+
+// guardedByDefined: the include is inside `if defined(<the same name>)`
+// (a control repository's `if defined("role::${role}") { include
+// "role::${role}" }`): it is only evaluated where the class exists.
+func guardedByDefined(e *env, arg pp.Node) bool {
+	want := sourceText(e.f, arg)
+	for _, b := range e.cond.local() {
+		if b.neg || b.cond == nil {
+			continue
+		}
+		found := false
+		pp.Walk(b.cond, func(n pp.Node) bool {
+			if c, ok := n.(*pp.Call); ok && c.Name == "defined" && len(c.Args) > 0 && sourceText(b.f, c.Args[0]) == want {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
 // evalDefine evaluates a define instance's body (after the main code).
 func (r *run) evalDefine(x *res) {
 	d := x.define

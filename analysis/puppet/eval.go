@@ -242,6 +242,9 @@ type run struct {
 	// list of classes only the node has): any class, of any module, may be
 	// declared, and may declare what a relationship names.
 	unknownIncludes bool
+	// hieraKeys: the Hiera key an unknown value was looked up by (by the
+	// lookup's span), for an include of it (classification data).
+	hieraKeys map[source.Span]string
 }
 
 func (r *run) span(f *fileInfo, l pp.Loc) source.Span {

@@ -302,10 +302,21 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 	nameAt := r.span(e.f, t.NameLoc)
 	switch t.Name {
 	case "include", "contain", "require", "hiera_include":
-		for _, a := range t.Args {
+		for i, a := range t.Args {
 			v := r.eval(e, a)
+			if t.Name == "hiera_include" {
+				// hiera_include('classes') is include(hiera_array('classes')):
+				// every level's list, merged.
+				if i > 0 {
+					break
+				}
+				v = r.function(e, "hiera_array", nameAt, []val{v}, t.Args, nil, at)
+			}
 			if v.k == vUnknown {
 				r.unknownIncludes = true // a list nobody knows: any classes, any module's
+				if key := r.hieraKeys[v.at]; key != "" {
+					r.hieraClasses(key, v.at)
+				}
 			}
 			var lbuf [1]val
 			for _, x := range v.items(&lbuf) {
@@ -313,8 +324,11 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 				if x.k == vRef && x.ref.typ == "Class" {
 					name, ok = x.ref.title, !x.ref.pat
 				}
-				if !ok || t.Name == "hiera_include" {
+				if !ok {
 					r.classByUnknownName = true // any class may be the one it names
+					if x.k == vStr && x.pat {
+						r.includeFamily(e, x, a)
+					}
 					continue
 				}
 				c := r.declareClass(e, name, x.at, t.Name, nil)
@@ -415,13 +429,37 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 	case "lookup", "hiera", "hiera_array", "hiera_hash":
 		if len(args) >= 1 {
 			if key, ok := args[0].text(); ok && args[0].k == vStr {
+				unique := name == "hiera_array"
+				if len(args) >= 3 && name == "lookup" {
+					if m, ok := args[2].text(); ok && m == "unique" {
+						unique = true
+					}
+				}
 				v, found, certain := r.a.hieraLookup3(key, at)
-				if found {
+				if unique && found && v.k != vUnknown {
+					// every level's array, highest priority first, each
+					// element once (Puppet's unique merge)
+					v = r.a.hieraUnique(key, at)
+				}
+				if found && v.k != vUnknown {
 					return v
 				}
-				if !certain {
+				if found || !certain {
 					// A level we cannot read (it needs facts or node data)
 					// may hold the key: the default is only a guess.
+					if r.hieraKeys == nil {
+						r.hieraKeys = map[source.Span]string{}
+					}
+					merge := name == "hiera_array" // lookup(key, type, merge): unique, deep, hash merge the levels
+					if len(args) >= 3 && name == "lookup" {
+						if m, ok := args[2].text(); ok && m != "first" && m != "" {
+							merge = true
+						}
+					}
+					if merge {
+						key += mergedMark
+					}
+					r.hieraKeys[at] = key
 					return unknown(at)
 				}
 			} else {

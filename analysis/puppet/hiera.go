@@ -252,3 +252,49 @@ func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
 	}
 	return val{}, false, certain
 }
+
+// hieraUnique is a unique-merge lookup (lookup(key, type, 'unique'),
+// hiera_array): the values of every level that holds the key, in
+// priority order, each once; unknown when a level the facts cannot fill
+// holds it.
+func (a *analyzer) hieraUnique(key string, at source.Span) val {
+	key = strings.TrimPrefix(key, "::")
+	env, _ := a.envRoots()
+	dirs := env
+	if i := strings.Index(key, "::"); i > 0 {
+		if root := a.moduleRoot(key[:i]); root != "" {
+			dirs = append(dirs[:len(dirs):len(dirs)], root)
+		}
+	}
+	out := val{k: vArr, at: at}
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		for _, p := range a.hieraFiles(d) {
+			mp, partial := strings.CutPrefix(p, unfilled)
+			m := a.dataFile(mp)
+			x, ok := m[key]
+			if !ok {
+				continue
+			}
+			if partial {
+				return unknown(at)
+			}
+			v := toVal(x, at)
+			items := []val{v}
+			if v.k == vArr {
+				items = v.arr
+			}
+			for _, it := range items {
+				s, ok := it.text()
+				if !ok {
+					return unknown(at)
+				}
+				if !seen[s] {
+					seen[s] = true
+					out.arr = append(out.arr, it)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -28,6 +28,7 @@ type memo struct {
 	envDirs         []string // workspace roots that are environments (hiera data)
 	envCertain      bool     // every environment has its own hiera.yaml
 	condFacts       map[string][]analysis.Fact
+	families        map[string][]string // class-name pattern -> the classes it matches
 }
 
 func newMemo() *memo {
@@ -35,6 +36,7 @@ func newMemo() *memo {
 		rubyTypes: map[string]bool{}, hieraCache: map[string][]string{}, hieraIncomplete: map[string]bool{},
 		dataCache: map[string]map[string]any{}, contentIDs: map[string]string{}, noAutoload: map[string]bool{},
 		modRoots: map[string]string{}, modDirs: map[string]bool{}, condFacts: map[string][]analysis.Fact{},
+		families: map[string][]string{},
 	}
 }
 
@@ -63,7 +65,7 @@ func (a *analyzer) envRoots() ([]string, bool) {
 	defer m.mu.Unlock()
 	if !m.envDone {
 		m.envDone, m.envCertain = true, true
-		for _, r := range a.ws.Roots() {
+		for _, r := range a.roots {
 			if !isModuleRoot(a.ws, r) {
 				m.envDirs = append(m.envDirs, r)
 				if !a.strict && !a.ws.Exists(filepath.Join(r, "hiera.yaml")) {

@@ -178,7 +178,7 @@ type analyzer struct {
 	graph         analysis.Graph
 	modpath       []string
 	world         *moduleWorld      // what the repository says about modules outside it
-	roots         []string          // the environments' folders (envRoots)
+	roots         []string          // the environments' folders (inferRoots)
 	rootMods      map[string]string // module name -> module root (a module opened at its root)
 	certname      string
 	ordering      string
@@ -622,7 +622,7 @@ func (a *analyzer) setupModulePath() {
 		a.modpath = append(a.modpath, d)
 	}
 	base := a.root()
-	roots := envRoots(a.ws, a.req.Files)
+	roots := inferRoots(a.ws, a.req.Files)
 	a.roots = roots
 	a.world = readWorld(a.ws, roots)
 	if mp := a.req.Settings.Get("puppet.modulepath", ""); mp != "" {
@@ -761,6 +761,33 @@ func (a *analyzer) defineFor(r *run, name string) *defineInfo {
 		a.dep('d', name, func() string { return "" })
 	}
 	return d
+}
+
+// classFamily lists the classes of the workspace whose names match a
+// pattern (a name built from unknown values), sorted.
+func (a *analyzer) classFamily(pat string) []string {
+	a.dep('g', pat, func() string { return strings.Join(a.classFamily1(pat), ",") })
+	return a.classFamily1(pat)
+}
+
+func (a *analyzer) classFamily1(pat string) []string {
+	m := a.memo
+	m.mu.Lock()
+	out, ok := m.families[pat]
+	m.mu.Unlock()
+	if ok {
+		return out
+	}
+	for n := range a.classes {
+		if globMatch(pat, n) {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	m.mu.Lock()
+	m.families[pat] = out
+	m.mu.Unlock()
+	return out
 }
 
 // moduleKnown: the workspace holds the module a class name belongs to,

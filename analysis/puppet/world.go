@@ -524,11 +524,11 @@ func (a *analyzer) displayDir(d string) string {
 	return strings.TrimSuffix(p, "/") + "/"
 }
 
-// envRoots are the folders whose environment settings count: the
+// inferRoots are the folders whose environment settings count: the
 // workspace folders, or (the command line, which has none) the folder
 // above the analysed files that holds environment.conf, a Puppetfile or
 // .git (at most 8 up), else their common folder.
-func envRoots(ws *source.Workspace, files []*source.File) []string {
+func inferRoots(ws *source.Workspace, files []*source.File) []string {
 	if rs := ws.Roots(); len(rs) > 0 {
 		return rs
 	}

@@ -1,0 +1,129 @@
+package puppet
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+	"gopkg.in/yaml.v3"
+)
+
+// Hiera classification: `lookup('classes', Array, 'unique').include`,
+// `hiera_include('classes')`, `$classes.include`. Without the node's facts
+// the list is unknown, but every hierarchy level that could contribute to
+// it is in the repository: a class name there that no module defines
+// fails every node that level applies to. The name is reported where it
+// is written, in the data file, with the include beside it.
+
+// mergedMark ends a classification key whose lookup merges the levels
+// (unique, deep, hash; hiera_include and hiera_array): every level's list
+// is included, not only the first one found.
+const mergedMark = "\x00merged"
+
+type dataItem struct {
+	name string
+	at   source.Span
+}
+
+// hieraClasses checks the class names the levels of the environment's
+// hierarchy list under key, for an include at at.
+func (r *run) hieraClasses(key string, at source.Span) {
+	a := r.a
+	key, merged := strings.CutSuffix(key, mergedMark)
+	env, _ := a.envRoots()
+	for _, d := range env {
+		someLevel := false // a level only some nodes have holds the key before this one
+		for _, p := range a.hieraFiles(d) {
+			mp, partial := strings.CutPrefix(p, unfilled)
+			if m := a.dataFile(mp); m == nil || m[key] == nil {
+				continue
+			}
+			items := a.dataListItems(mp, key)
+			for _, it := range items {
+				r.hieraClass(it, key, mp, partial || (someLevel && !merged), at)
+			}
+			if partial {
+				someLevel = true
+				continue
+			}
+			if !merged {
+				break // first found: the levels after it never reach a node
+			}
+		}
+	}
+}
+
+// hieraClass reports one class name of classification data that no
+// module defines.
+func (r *run) hieraClass(it dataItem, key, file string, some bool, include source.Span) {
+	a := r.a
+	name := strings.ToLower(strings.TrimPrefix(it.name, "::"))
+	if name == "" || strings.Contains(name, "%{") || a.classFor(r, name) != nil {
+		return
+	}
+	mod, _, _ := strings.Cut(name, "::")
+	sev, why, rel := analysis.Error, "", []analysis.Related(nil)
+	if !a.moduleKnown(name) {
+		sev, why, rel = a.absentModule(mod)
+	}
+	where := a.displayPath(source.PathToURI(file))
+	if why != "" {
+		why = "; " + why
+	}
+	reads := "every node reads"
+	if a.facts != nil {
+		reads = "the node reads"
+	}
+	if some {
+		reads = "a level only some nodes read"
+		if sev == analysis.Error {
+			sev = analysis.Warning
+		}
+	}
+	msg := fmt.Sprintf("Could not find class ::%s for %s (listed under '%s' in %s, %s%s)", name, a.certname, key, where, reads, why)
+	rel = append(rel, analysis.Related{At: include, Message: "the classes it lists are included here"})
+	r.diag(it.at, sev, "unknown-class", msg, rel...)
+}
+
+// dataListItems lists the strings of the sequence under key in a YAML
+// data file, with their spans.
+func (a *analyzer) dataListItems(path, key string) []dataItem {
+	f := a.ws.Lookup(path)
+	if f == nil {
+		return nil
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(f.Text, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	seq := mapValue(doc.Content[0], key)
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return nil
+	}
+	lines := lineStarts(f.Text)
+	var out []dataItem
+	for _, n := range seq.Content {
+		if n.Kind != yaml.ScalarNode || n.Line < 1 || n.Line > len(lines) {
+			continue
+		}
+		start := runeOffset(f.Text, lines[n.Line-1], n.Column-1)
+		end := start + len(n.Value)
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			end += 2
+		}
+		out = append(out, dataItem{name: n.Value, at: source.Span{URI: f.URI, Start: start, End: min(end, len(f.Text))}})
+	}
+	return out
+}
+
+// runeOffset is the byte offset of the col-th character after from.
+func runeOffset(b []byte, from, col int) int {
+	i := from
+	for ; col > 0 && i < len(b) && b[i] != '\n'; col-- {
+		_, n := utf8.DecodeRune(b[i:])
+		i += n
+	}
+	return i
+}
