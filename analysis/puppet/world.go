@@ -48,7 +48,11 @@ type moduleWorld struct {
 	// basemodulepath: environment.conf ends its modulepath with the
 	// server's base module path (modules installed outside the repository).
 	basemodulepath bool
-	key            string // the contents read, for the run cache's settings key
+	// external: absolute folders of the modulepath (a private module tree
+	// on the server: operations-puppet's /etc/puppet/private/modules);
+	// those the workspace does not hold may hold any module.
+	external []string
+	key      string // the contents read, for the run cache's settings key
 }
 
 // readWorld reads the Puppetfile, environment.conf, .fixtures.yml and
@@ -120,6 +124,7 @@ func (w *moduleWorld) readEnvironmentConf(root string, text []byte) {
 				w.basemodulepath = true
 			case filepath.IsAbs(d):
 				w.envPath = append(w.envPath, filepath.Clean(d))
+				w.external = append(w.external, filepath.Clean(d))
 			default:
 				w.envPath = append(w.envPath, filepath.Join(root, d))
 			}
@@ -453,6 +458,15 @@ func (a *analyzer) absentModule(mod string) (analysis.Severity, string, []analys
 			rel = nil
 		}
 		return analysis.Hint, msg, rel
+	}
+	var outside []string
+	for _, d := range w.external {
+		if !a.ws.IsDir(d) {
+			outside = append(outside, d)
+		}
+	}
+	if len(outside) > 0 {
+		return analysis.Hint, fmt.Sprintf("module '%s' is not in the workspace; the modulepath of environment.conf also reads %s, which it does not hold", mod, strings.Join(outside, ", ")), nil
 	}
 	if w.puppetfile != "" {
 		return analysis.Error, fmt.Sprintf("no module '%s' in the module path, and %s does not declare it", mod, a.displayPath(source.PathToURI(w.puppetfile))), nil
