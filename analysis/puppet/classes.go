@@ -192,13 +192,13 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 	if !known {
 		sev, why, rel = r.a.absentModule(mod)
 	}
-	if spec {
+	if spec && sev != analysis.Hint {
 		// Puppet fails only on the nodes that take this branch. The test is
 		// named as written (one message per place, whatever instance of a
-		// define or class evaluated it), and only where it decides the
-		// severity: a hint depends on the absent module first.
+		// define or class evaluated it). A hint depends on the absent
+		// module, whatever the branch: one message for both.
 		when := "in a branch that depends on facts"
-		if bs := e.cond.local(); len(bs) > 0 && sev != analysis.Hint {
+		if bs := e.cond.local(); len(bs) > 0 {
 			when = "only when " + bs[0].words()
 		}
 		if why != "" {

@@ -28,21 +28,47 @@ type dataItem struct {
 }
 
 // hieraClasses checks the class names the levels of the environment's
-// hierarchy list under key, for an include at at.
-func (r *run) hieraClasses(key string, at source.Span) {
+// hierarchy list under key, for an include (how: include, contain,
+// require) at at, and declares the ones that exist as "may be included":
+// each under a branch that says which data file the node must read (two
+// files of one hierarchy path exclude each other), so their resources
+// have positions, relationships and conditional cycles in the run.
+func (r *run) hieraClasses(e *env, key string, at source.Span, how string) {
 	a := r.a
 	key, merged := strings.CutSuffix(key, mergedMark)
 	env, _ := a.envRoots()
+	points := map[string]int32{}
+	arms := map[string]int32{}
 	for _, d := range env {
 		someLevel := false // a level only some nodes have holds the key before this one
 		for _, p := range a.hieraFiles(d) {
-			mp, partial := strings.CutPrefix(p, unfilled)
+			mp, partial, level := hieraFile(p)
 			if m := a.dataFile(mp); m == nil || m[key] == nil {
 				continue
 			}
+			some := partial || (someLevel && !merged)
 			items := a.dataListItems(mp, key)
+			where := a.displayPath(source.PathToURI(mp))
+			se := e
+			if some {
+				if !partial {
+					level = "\x00" + mp
+				}
+				pt, ok := points[level]
+				if !ok {
+					pt = r.nextPoint()
+					points[level] = pt
+				}
+				b := &branch{point: pt, arm: arms[level], text: "the node reads " + where}
+				arms[level]++
+				c := *e
+				c.spec, c.cond = true, e.cond.under(b)
+				se = &c
+			}
 			for _, it := range items {
-				r.hieraClass(it, key, mp, partial || (someLevel && !merged), at)
+				if r.hieraClass(it, key, mp, some, at) {
+					r.declareClass(se, strings.TrimPrefix(it.name, "::"), at, how, nil)
+				}
 			}
 			if partial {
 				someLevel = true
@@ -56,12 +82,15 @@ func (r *run) hieraClasses(key string, at source.Span) {
 }
 
 // hieraClass reports one class name of classification data that no
-// module defines.
-func (r *run) hieraClass(it dataItem, key, file string, some bool, include source.Span) {
+// module defines; it says whether the class exists.
+func (r *run) hieraClass(it dataItem, key, file string, some bool, include source.Span) (exists bool) {
 	a := r.a
 	name := strings.ToLower(strings.TrimPrefix(it.name, "::"))
-	if name == "" || strings.Contains(name, "%{") || a.classFor(r, name) != nil {
-		return
+	if name == "" || strings.Contains(name, "%{") {
+		return false
+	}
+	if a.classFor(r, name) != nil {
+		return true
 	}
 	mod, _, _ := strings.Cut(name, "::")
 	sev, why, rel := analysis.Error, "", []analysis.Related(nil)
@@ -85,6 +114,7 @@ func (r *run) hieraClass(it dataItem, key, file string, some bool, include sourc
 	msg := fmt.Sprintf("Could not find class ::%s for %s (listed under '%s' in %s, %s%s)", name, a.certname, key, where, reads, why)
 	rel = append(rel, analysis.Related{At: include, Message: "the classes it lists are included here"})
 	r.diag(it.at, sev, "unknown-class", msg, rel...)
+	return false
 }
 
 // dataListItems lists the strings of the sequence under key in a YAML

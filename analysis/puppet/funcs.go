@@ -315,7 +315,7 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 			if v.k == vUnknown {
 				r.unknownIncludes = true // a list nobody knows: any classes, any module's
 				if key := r.hieraKeys[v.at]; key != "" {
-					r.hieraClasses(key, v.at)
+					r.hieraClasses(e, key, v.at, t.Name)
 				}
 			}
 			var lbuf [1]val

@@ -113,6 +113,18 @@ var interp = regexp.MustCompile(`%\{([^}]*)\}`)
 // fill (one of the files it names for some value of what we do not know).
 const unfilled = "\x00unfilled:"
 
+// hieraFile splits an entry of hieraFiles: the data file, whether its
+// level needs what we do not know, and which path of the hierarchy it is
+// a file of (two files of one path are exclusive: a node reads one).
+func hieraFile(p string) (path string, partial bool, level string) {
+	rest, partial := strings.CutPrefix(p, unfilled)
+	if !partial {
+		return p, false, ""
+	}
+	level, path, _ = strings.Cut(rest, "\x00")
+	return path, true, level
+}
+
 // hieraFiles lists, in priority order, the data files of the hiera.yaml
 // in dir whose paths the facts can fill, and (marked unfilled) those a
 // level the facts cannot fill may name: globbed once per analysis.
@@ -174,9 +186,10 @@ func (a *analyzer) hieraFiles(dir string) []string {
 						// the level's files for every value of what we do
 						// not know: one of them may hold the key (a node's
 						// own classes under nodes/%{trusted.hostname}.yaml)
-						matches, _ := filepath.Glob(filepath.Join(dir, d, interp.ReplaceAllString(p, "*")))
+						glob := filepath.Join(dir, d, interp.ReplaceAllString(p, "*"))
+						matches, _ := filepath.Glob(glob)
 						for _, mp := range matches {
-							out = append(out, unfilled+mp)
+							out = append(out, unfilled+glob+"\x00"+mp)
 						}
 					}
 				}
@@ -227,7 +240,7 @@ func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
 	}
 	for _, d := range dirs {
 		for _, p := range a.hieraFiles(d) {
-			if mp, ok := strings.CutPrefix(p, unfilled); ok {
+			if mp, ok, _ := hieraFile(p); ok {
 				// a file of a level we cannot fill: if it holds the key,
 				// which value this node gets is unknown
 				if m := a.dataFile(mp); m != nil {
@@ -270,7 +283,7 @@ func (a *analyzer) hieraUnique(key string, at source.Span) val {
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		for _, p := range a.hieraFiles(d) {
-			mp, partial := strings.CutPrefix(p, unfilled)
+			mp, partial, _ := hieraFile(p)
 			m := a.dataFile(mp)
 			x, ok := m[key]
 			if !ok {
