@@ -429,14 +429,15 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 	case "lookup", "hiera", "hiera_array", "hiera_hash":
 		if len(args) >= 1 {
 			if key, ok := args[0].text(); ok && args[0].k == vStr {
-				unique := name == "hiera_array"
+				unique, deep := name == "hiera_array", false
 				if len(args) >= 3 && name == "lookup" {
-					if m, ok := args[2].text(); ok && m == "unique" {
-						unique = true
+					if m, ok := args[2].text(); ok {
+						unique, deep = m == "unique", m == "deep"
 					}
 				}
 				v, found, certain := r.a.hieraLookup3(key, at)
-				if unique && found && v.k != vUnknown {
+				if (unique || deep && v.k == vArr) && found && v.k != vUnknown {
+					// (a deep merge of arrays is their union too)
 					// every level's array, highest priority first, each
 					// element once (Puppet's unique merge)
 					v = r.a.hieraUnique(key, at)
