@@ -29,6 +29,14 @@ type System interface {
 	Flags() []Flag
 }
 
+// Reader is implemented by systems whose analysis reads files they do not
+// own: configuration and data (a Puppetfile, Hiera data, a Salt master
+// configuration, Jinja imports). The server analyses the system again
+// when one of them is edited, as when one of its own files is.
+type Reader interface {
+	Reads(path string) bool
+}
+
 // LanguageOwner is implemented by systems that can claim editor buffers
 // with no file name (untitled:) by the editor's languageId.
 type LanguageOwner interface {

@@ -303,6 +303,11 @@ func (s *Server) markDirty(uri string) {
 				return nil
 			})
 		}
+		if !owns && path != "" {
+			if rd, ok := sys.(analysis.Reader); ok {
+				owns = rd.Reads(path)
+			}
+		}
 		if owns {
 			s.dirty[sys] = true
 		}

@@ -61,6 +61,24 @@ func (s *System) Owns(path string, head func() []byte) bool {
 	return strings.HasSuffix(path, ".pp")
 }
 
+// Reads: the files besides manifests an analysis reads: what says where
+// modules come from (Puppetfile, environment.conf, .fixtures.yml,
+// metadata.json), Hiera's configuration and data, facts files, and the
+// Ruby types a module ships.
+func (s *System) Reads(path string) bool {
+	switch filepath.Base(path) {
+	case "Puppetfile", "environment.conf", ".fixtures.yml", "metadata.json", "hiera.yaml":
+		return true
+	}
+	switch filepath.Ext(path) {
+	case ".yaml", ".yml", ".json":
+		return true
+	case ".rb":
+		return strings.Contains(filepath.ToSlash(path), "/lib/puppet/")
+	}
+	return false
+}
+
 func (s *System) Flags() []analysis.Flag {
 	return []analysis.Flag{
 		{Name: "modulepath", Key: "puppet.modulepath", Help: "colon-separated module directories (default: a modules/ folder next to or above the file, and the workspace roots)"},

@@ -93,6 +93,21 @@ func (s *System) Owns(path string, head func() []byte) bool {
 	return !strings.Contains(p, "/pillar/") && !strings.Contains(p, "/pillars/")
 }
 
+// Reads: the files besides states an analysis reads: Jinja imports and
+// data (map.jinja, defaults.yaml), pillar SLS, the master's and minion's
+// configuration (file roots, gitfs), a minion data file.
+func (s *System) Reads(path string) bool {
+	p := filepath.ToSlash(path)
+	switch filepath.Ext(p) {
+	case ".sls", ".jinja", ".j2", ".yaml", ".yml", ".json":
+		return true
+	case ".conf":
+		return strings.Contains(p, "/master.d/") || strings.Contains(p, "/minion.d/")
+	}
+	b := filepath.Base(p)
+	return b == "master" || b == "minion"
+}
+
 func (s *System) Flags() []analysis.Flag {
 	return []analysis.Flag{{Name: "salt-facts", Key: "salt.facts",
 		Help: "YAML/JSON file of the minion's data, {grains: {...}, pillar: {...}}: decides the Jinja conditions on them, as `order` shows that minion's run"},

@@ -1,0 +1,62 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Editing a file a system reads but does not own (a Puppetfile) analyses
+// that system again: the manifests' diagnostics follow the Puppetfile as
+// a fresh server's would, without an edit to any manifest.
+func TestEditOfReadFileReanalyses(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"Puppetfile":                         "mod 'puppet/nginx', '5.0.0'\n",
+		"site-modules/role/manifests/web.pp": "class role::web {\n  include nginx\n  include letsencrypt\n}\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
+	web := source.PathToURI(filepath.Join(root, "site-modules/role/manifests/web.pp"))
+	pf := source.PathToURI(filepath.Join(root, "Puppetfile"))
+	c.Open(web, "puppet", files["site-modules/role/manifests/web.pp"])
+	severityOf := func(ds []lsptest.Diagnostic, class string) int {
+		for _, d := range ds {
+			if strings.Contains(d.Message, "::"+class+" ") {
+				return d.Severity
+			}
+		}
+		return 0
+	}
+	c.WaitDiagnostics(web, func(ds []lsptest.Diagnostic) bool {
+		return severityOf(ds, "nginx") == 4 && severityOf(ds, "letsencrypt") == 1
+	})
+	// A hover answers from the complete analysis: once it has, nothing
+	// started before the edit is still running.
+	var hover any
+	if err := c.Call("textDocument/hover", lsptest.Pos(web, 1, 12), &hover); err != nil {
+		t.Fatal(err)
+	}
+	c.Open(pf, "ruby", files["Puppetfile"])
+	c.Edit(pf, 2, lsptest.Range{Start: lsptest.Position{Line: 1, Character: 0}, End: lsptest.Position{Line: 1, Character: 0}}, "mod 'puppet/letsencrypt', '9.2.0'\n")
+	got := c.WaitDiagnostics(web, func(ds []lsptest.Diagnostic) bool {
+		return severityOf(ds, "letsencrypt") == 4
+	})
+	if severityOf(got, "nginx") != 4 {
+		t.Errorf("after the Puppetfile edit: %+v", got)
+	}
+}
