@@ -14,6 +14,7 @@ func init() {
 	register("initialize", method{call: (*Server).initialize})
 	register("initialized", method{notify: func(s *Server, ctx context.Context, _ json.RawMessage) error {
 		s.touchAll() // first analysis of the whole workspace
+		s.watchWorkspace()
 		return nil
 	}})
 }
@@ -72,6 +73,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 				WorkspaceEdit struct {
 					ChangeAnnotationSupport *json.RawMessage `json:"changeAnnotationSupport"`
 				} `json:"workspaceEdit"`
+				DidChangeWatchedFiles struct {
+					DynamicRegistration bool `json:"dynamicRegistration"`
+				} `json:"didChangeWatchedFiles"`
 			} `json:"workspace"`
 		} `json:"capabilities"`
 	}
@@ -84,6 +88,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.mu.Lock()
 	s.actionResolve = actionResolve
 	s.changeAnnotations = more.Capabilities.Workspace.WorkspaceEdit.ChangeAnnotationSupport != nil
+	s.watchFiles = more.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 	s.encoding = enc
 	s.ws = source.NewWorkspace(roots...)
 	s.settings = settings

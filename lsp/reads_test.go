@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
@@ -59,4 +60,46 @@ func TestEditOfReadFileReanalyses(t *testing.T) {
 	if severityOf(got, "nginx") != 4 {
 		t.Errorf("after the Puppetfile edit: %+v", got)
 	}
+}
+
+// A client that can register file watchers is asked to report every file
+// changed on disk; a file created behind the editor's back (a module
+// r10k installed) is then analysed, as a fresh server would.
+func TestWatchedFiles(t *testing.T) {
+	root := t.TempDir()
+	site := filepath.Join(root, "manifests", "site.pp")
+	if err := os.MkdirAll(filepath.Dir(site), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(site, []byte("include web\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	caps := map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}}
+	c, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, caps)
+	uri := source.PathToURI(site)
+	c.Open(uri, "puppet", "include web\n")
+	c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 1 })
+	registered := false
+	for wait := 0; !registered && wait < 200; wait++ {
+		for _, m := range c.Received() {
+			registered = registered || m == "client/registerCapability"
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !registered {
+		t.Errorf("no client/registerCapability; received %v", c.Received())
+	}
+	mod := filepath.Join(root, "modules", "web", "manifests", "init.pp")
+	if err := os.MkdirAll(filepath.Dir(mod), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mod, []byte("class web { notify { 'hi': } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Changes in .git say nothing; the module's file does.
+	c.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{
+		{"uri": source.PathToURI(filepath.Join(root, ".git", "index")), "type": 2},
+		{"uri": source.PathToURI(mod), "type": 1},
+	}})
+	c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 0 })
 }

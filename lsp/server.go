@@ -46,6 +46,7 @@ type Server struct {
 	inlayRefresh      bool                                 // client supports workspace/inlayHint/refresh
 	lensRefresh       bool                                 // client supports workspace/codeLens/refresh
 	workDoneProgress  bool                                 // client supports window/workDoneProgress/create
+	watchFiles        bool                                 // client registers file watchers for us (didChangeWatchedFiles)
 	actionResolve     bool                                 // client resolves a code action's edit (codeAction/resolve)
 	changeAnnotations bool                                 // client shows change annotations of an edit
 	fresh             func() []analysis.System             // new system instances, for "what if" analyses

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func New(t testing.TB, fromServer io.Reader, toServer io.WriteCloser) *Client {
 	c.conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.notes = append(c.notes, req.Method())
+		c.notes = append(c.notes, strings.Clone(req.Method())) // the method aliases the connection's buffer
 		if req.Method() == "$/progress" {
 			var p struct {
 				Value struct {
@@ -114,6 +115,14 @@ func New(t testing.TB, fromServer io.Reader, toServer io.WriteCloser) *Client {
 		return nil, nil
 	})
 	return c
+}
+
+// Received lists the methods of the requests and notifications the server
+// sent, in order.
+func (c *Client) Received() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.notes...)
 }
 
 // Call sends a request and decodes the result into out (may be nil).
