@@ -327,6 +327,10 @@ func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond 
 		p.sev = 2
 		p.msg += fmt.Sprintf(" (%s: %s)", nothing, anotherRootHint)
 	}
+	// Salt refuses the run when the SLS is nowhere; when it may come from
+	// outside the workspace (information), the run goes on with states we
+	// cannot see, so the order of the others is still what runs.
+	p.refuses = p.sev != 3
 	return p
 }
 

@@ -99,9 +99,13 @@ func cmdOrder(args []string, stdout, stderr io.Writer) int {
 	cwd, _ := os.Getwd()
 	diags := append([]analysis.Diagnostic(nil), res.Diags...)
 	analysis.SortDiagnostics(diags)
+	printed := 0
 	for _, d := range diags {
-		if d.Severity <= analysis.Warning {
+		// errors and warnings anywhere; information on the entry file
+		// itself (what the order cannot show: an SLS served from outside)
+		if d.Severity <= analysis.Warning || d.At.URI == in.Entry {
 			fmt.Fprintln(stderr, analysis.CheckLine(ws, cwd, d))
+			printed++
 		}
 	}
 	var run *analysis.Run
@@ -120,6 +124,14 @@ func cmdOrder(args []string, stdout, stderr io.Writer) int {
 	}
 	if run.Refused {
 		// The real tool applies nothing: print nothing on stdout, as it would.
+		// Say why when no error or warning did (the reason may be
+		// information: a state of a file root outside the workspace).
+		if printed == 0 {
+			for _, d := range diags {
+				fmt.Fprintln(stderr, analysis.CheckLine(ws, cwd, d))
+			}
+			fmt.Fprintf(stderr, "ordering-lsp: %s: the run would be refused, so nothing is applied\n", fs.Arg(0))
+		}
 		return 1
 	}
 	for _, s := range run.Steps {
