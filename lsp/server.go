@@ -172,6 +172,11 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "server is shutting down")
 	}
 	params := append(json.RawMessage(nil), req.Params()...)
+	// Async releases the read loop through the request's own context: the
+	// detached one below carries no release token, and Async on it does
+	// nothing (every request then ran on the read loop, and a handler that
+	// calls the client, as progress does, waited for an answer nobody read).
+	reqCtx := ctx
 	if req.IsCall() {
 		// The request context is pooled by jsonrpc2 and dies with the
 		// handler's first return; derive from the connection's context so
@@ -214,7 +219,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("%s is a notification", name))
 	}
 	if m.async {
-		jsonrpc2.Async(ctx)
+		jsonrpc2.Async(reqCtx)
 	}
 	res, err := m.call(s, ctx, params)
 	if err != nil {
