@@ -188,9 +188,12 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 	if i := strings.Index(mod, "::"); i >= 0 {
 		mod = mod[:i]
 	}
-	sev, why, rel := analysis.Warning, "", []analysis.Related(nil)
+	sev, why, rel, code := analysis.Warning, "", []analysis.Related(nil), "unknown-class"
 	if !known {
 		sev, why, rel = r.a.absentModule(mod)
+		if r.a.notInstalled(mod) {
+			code = codeNotInstalled
+		}
 	}
 	if spec && sev != analysis.Hint {
 		// Puppet fails only on the nodes that take this branch. The test is
@@ -212,7 +215,7 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 	if sev == analysis.Hint {
 		r.absent = true
 	}
-	r.diag(at, sev, "unknown-class", msg+" ("+why+")", rel...)
+	r.diag(at, sev, code, msg+" ("+why+")", rel...)
 }
 
 // includeFamily judges an include of a name built from values we do not

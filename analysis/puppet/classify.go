@@ -93,9 +93,12 @@ func (r *run) hieraClass(it dataItem, key, file string, some bool, include sourc
 		return true
 	}
 	mod, _, _ := strings.Cut(name, "::")
-	sev, why, rel := analysis.Error, "", []analysis.Related(nil)
+	sev, why, rel, code := analysis.Error, "", []analysis.Related(nil), "unknown-class"
 	if !a.moduleKnown(name) {
 		sev, why, rel = a.absentModule(mod)
+		if a.notInstalled(mod) {
+			code = codeNotInstalled
+		}
 	}
 	where := a.displayPath(source.PathToURI(file))
 	if why != "" {
@@ -113,7 +116,7 @@ func (r *run) hieraClass(it dataItem, key, file string, some bool, include sourc
 	}
 	msg := fmt.Sprintf("Could not find class ::%s for %s (listed under '%s' in %s, %s%s)", name, a.certname, key, where, reads, why)
 	rel = append(rel, analysis.Related{At: include, Message: "the classes it lists are included here"})
-	r.diag(it.at, sev, "unknown-class", msg, rel...)
+	r.diag(it.at, sev, code, msg, rel...)
 	return false
 }
 

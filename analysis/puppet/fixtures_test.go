@@ -25,6 +25,7 @@ import (
 //	want/related  related information of each diagnostic
 //	want/facts    hover facts of visible nodes that have some
 //	want/runs     (server mode) each run's name and steps
+//	want/codes    each diagnostic's place and code
 //
 // A comment line `mode: server` analyses the workspace as the language
 // server does (no entry file).
@@ -70,6 +71,7 @@ func checkExtra(t *testing.T, path string, ar *txtar.Archive, server bool) {
 		"want/related": renderRelated(res, ws, dir),
 		"want/facts":   renderFacts(res, ws, dir),
 		"want/runs":    renderRuns(res),
+		"want/codes":   renderCodes(res, ws, dir),
 	}
 	if server {
 		var ds []string
@@ -175,6 +177,18 @@ func renderRelated(res *analysis.Result, ws *source.Workspace, dir string) strin
 		for _, r := range d.Related {
 			out = append(out, fmt.Sprintf("%s: %s %s: %s", where(ws, dir, d.At), where(ws, dir, r.At), textOf(ws, r.At), r.Message))
 		}
+	}
+	return joinLines(out)
+}
+
+// renderCodes: each diagnostic's place and code (the code decides which
+// quick fixes the server offers: module-not-installed, the installer).
+func renderCodes(res *analysis.Result, ws *source.Workspace, dir string) string {
+	var out []string
+	diags := append([]analysis.Diagnostic(nil), res.Diags...)
+	analysis.SortDiagnostics(diags)
+	for _, d := range diags {
+		out = append(out, fmt.Sprintf("%s: %s", where(ws, dir, d.At), d.Code))
 	}
 	return joinLines(out)
 }

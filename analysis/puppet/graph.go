@@ -1054,6 +1054,9 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 				if sev == analysis.Hint {
 					d.Severity = analysis.Hint
 				}
+				if a.notInstalled(mod) {
+					d.Code = codeNotInstalled
+				}
 				d.Message += " (" + why + ")"
 				d.Related = append(d.Related, rel...)
 			case r.absent:
@@ -1071,6 +1074,9 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 				// a module the Puppetfile declares but nobody installed.
 				m := a.uninstalledNamed(rf)
 				d.Severity = analysis.Hint
+				if m.from == "Puppetfile" {
+					d.Code = codeNotInstalled
+				}
 				d.Message += fmt.Sprintf(" (module '%s', which %s declares but the workspace does not hold, may declare it)", m.name, a.displayPath(m.at.URI))
 				d.Related = append(d.Related, analysis.Related{At: m.at, Message: fmt.Sprintf("module '%s' is declared here", m.name)})
 			case r.synthetic && open:

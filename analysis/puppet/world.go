@@ -428,6 +428,21 @@ func parseMetadataDeps(f *source.File) []*declaredModule {
 	return out
 }
 
+// codeNotInstalled marks a diagnostic that installing what the
+// Puppetfile declares resolves (the Installer's job, offered as its
+// quick fix).
+const codeNotInstalled = "module-not-installed"
+
+// notInstalled: mod is declared by a Puppetfile, so installing the
+// Puppetfile (r10k, g10k) brings it.
+func (a *analyzer) notInstalled(mod string) bool {
+	if a.world == nil {
+		return false
+	}
+	m := a.world.declared[mod]
+	return m != nil && m.from == "Puppetfile"
+}
+
 // absentModule words what is known of a module the workspace does not
 // hold, for a message about a class of it: the severity the promise
 // allows, the words to append, and where the module is declared.
