@@ -42,6 +42,7 @@ func (s *Server) codeAction(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	_, lo := s.offset(u, p.Range.Start)
 	_, hi := s.offset(u, p.Range.End)
+	out = append(out, s.installActions(snap, f, lo, hi)...)
 	sys, r := s.completerFor(snap, u)
 	if sys == nil {
 		return out, nil
@@ -87,6 +88,7 @@ type codeAction struct {
 	Diagnostics []protocol.Diagnostic `json:"diagnostics,omitempty"`
 	IsPreferred bool                  `json:"isPreferred,omitempty"`
 	Edit        *workspaceEdit        `json:"edit,omitempty"`
+	Command     *command              `json:"command,omitempty"` // run after the edit, if any (execute_command.go)
 	// Data comes back in codeAction/resolve, which fills Edit.
 	Data *fixData `json:"data,omitempty"`
 }

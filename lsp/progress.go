@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -23,15 +24,15 @@ var progressTokens atomic.Int64
 // progressParams is $/progress's params (protocol.ProgressParams's value
 // is a closed union that the progress structs are not part of).
 type progressParams struct {
-	Token string `json:"token"`
-	Value any    `json:"value"`
+	Token any `json:"token"` // a string of ours, or the client's workDoneToken as sent
+	Value any `json:"value"`
 }
 
 type progress struct {
 	s     *Server
 	mu    sync.Mutex
 	done  bool
-	token string // set once begun
+	token any // set once begun
 	stop  chan struct{}
 }
 
@@ -79,7 +80,47 @@ func (p *progress) end(message string) {
 	}
 	p.done = true
 	close(p.stop)
-	if p.token != "" {
+	if p.token != nil {
 		p.s.notifyClient("$/progress", progressParams{Token: p.token, Value: &protocol.WorkDoneProgressEnd{Kind: "end", Message: &message}})
 	}
+}
+
+// commandProgress reports work the user asked for (a command) at once,
+// with no delay: under the client's workDoneToken when the request
+// carried one, else under one the server creates.
+func (s *Server) commandProgress(clientToken json.RawMessage, title, message string) *progress {
+	p := &progress{s: s, stop: make(chan struct{})}
+	s.mu.Lock()
+	ok := s.workDoneProgress
+	s.mu.Unlock()
+	var token any
+	switch {
+	case s.conn == nil:
+	case len(clientToken) > 0 && string(clientToken) != "null":
+		token = clientToken
+	case ok:
+		t := fmt.Sprintf("ordering-lsp/command/%d", progressTokens.Add(1))
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := s.conn.Call(ctx, "window/workDoneProgress/create", &protocol.WorkDoneProgressCreateParams{Token: protocol.String(t)}, nil); err == nil {
+			token = t
+		}
+	}
+	if token == nil {
+		p.done = true
+		return p
+	}
+	p.token = token
+	s.notifyClient("$/progress", progressParams{Token: token, Value: &protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Message: &message}})
+	return p
+}
+
+// report says what the work is doing now.
+func (p *progress) report(message string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done || p.token == nil {
+		return
+	}
+	p.s.notifyClient("$/progress", progressParams{Token: p.token, Value: &protocol.WorkDoneProgressReport{Kind: "report", Message: &message}})
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +32,7 @@ type Client struct {
 	diags    map[string][]Diagnostic // latest publishDiagnostics by URI
 	count    map[string]int          // how many times each URI was published
 	progress []string                // kinds of $/progress values
+	progMsgs []string                // "kind: title message" of each $/progress value
 	notes    []string                // methods of every notification received
 }
 
@@ -92,6 +94,7 @@ func New(t testing.TB, fromServer io.Reader, toServer io.WriteCloser) *Client {
 					k += ": " + p.Value.Message
 				}
 				c.progress = append(c.progress, k)
+				c.progMsgs = append(c.progMsgs, p.Value.Kind+": "+strings.TrimSpace(p.Value.Title+" "+p.Value.Message))
 			}
 			c.cond.Broadcast()
 		}
@@ -208,6 +211,14 @@ func (c *Client) Progress() []string {
 	return append([]string(nil), c.progress...)
 }
 
+// ProgressMessages lists the $/progress values received, in order, as
+// "begin: TITLE MESSAGE", "report: MESSAGE", "end: MESSAGE".
+func (c *Client) ProgressMessages() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.progMsgs...)
+}
+
 // AllDiagnostics returns the latest published diagnostics of every URI
 // that has some.
 func (c *Client) AllDiagnostics() map[string][]Diagnostic {
@@ -275,7 +286,11 @@ func start(t testing.TB, systems []analysis.System, fresh func() []analysis.Syst
 	t.Helper()
 	cr, sw := io.Pipe() // server -> client
 	sr, cw := io.Pipe() // client -> server
-	srv := lsp.New(systems, log.New(io.Discard, "", 0))
+	logger := log.New(io.Discard, "", 0)
+	if os.Getenv("ORDERING_LSPTEST_LOG") != "" {
+		logger = log.New(os.Stderr, "server: ", log.Lmicroseconds) // the server's log, to debug a test
+	}
+	srv := lsp.New(systems, logger)
 	if fresh != nil {
 		srv.SetFresh(fresh)
 	}
