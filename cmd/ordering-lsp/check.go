@@ -60,12 +60,16 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "text format: only the errors, one line each, no summary")
 	settings := analysis.Settings{}
 	systemFlags(fs, settings)
+	install := installFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"."}
+	}
+	if *install && !installDeclared(paths, settings, stderr) {
+		return 2
 	}
 	ws, results, err := analyzeFor(paths, "", settings, true)
 	if err != nil {

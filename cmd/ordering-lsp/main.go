@@ -109,5 +109,8 @@ commands:
 
 check, order, graph and why take --set key=value and the options of each
 system (--facts FILE, --modulepath, ...): run 'ordering-lsp order --help'.
+check, order and graph take --install-modules: first install what the
+repository declares but does not hold (a Puppetfile's modules, with r10k or
+else g10k), then analyse it.
 `)
 }

@@ -84,12 +84,16 @@ func cmdOrder(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	settings := analysis.Settings{}
 	systemFlags(fs, settings)
+	install := installFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "usage: ordering-lsp order [options] FILE|DIR")
 		fs.PrintDefaults()
+		return 2
+	}
+	if *install && !installDeclared([]string{fs.Arg(0)}, settings, stderr) {
 		return 2
 	}
 	res, ws, in, code := analyseOne(fs.Arg(0), settings, stderr)
@@ -153,12 +157,16 @@ func cmdGraph(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	settings := analysis.Settings{}
 	systemFlags(fs, settings)
+	install := installFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"."}
+	}
+	if *install && !installDeclared(paths, settings, stderr) {
+		return 2
 	}
 	entry := ""
 	if len(paths) == 1 {
