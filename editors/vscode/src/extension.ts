@@ -13,6 +13,7 @@ import { diff, why } from './whyDiff';
 import { GraphPanel } from './graphPanel';
 import { OrderTreeProvider } from './orderTree';
 import { reveal } from './reveal';
+import { INSTALL_MODULES_COMMAND, installFailure, installRefusal } from './install';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -103,6 +104,10 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     outputChannel: output,
     traceOutputChannel: traceOutput,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
+    // the client registers the server's commands (executeCommandProvider); ours decide and word
+    middleware: {
+      executeCommand: (command, args, next) => (command === INSTALL_MODULES_COMMAND ? installModules(args) : next(command, args)),
+    },
     errorHandler: {
       // logged in the output; our own notification (closed / startFailed) tells the user
       error: () => ({ action: ErrorAction.Continue, handled: true }),
@@ -171,6 +176,26 @@ async function stopClient(): Promise<void> {
 
 export function getClient(): LanguageClient | undefined {
   return client && client.state === State.Running ? client : undefined;
+}
+
+/**
+ * Ordering: Install Puppetfile Modules (also the quick fix of a "not installed" hint): the server
+ * runs r10k or g10k with progress, analyses again and says what it installed; a failure is shown
+ * here with the installer's output in the Ordering channel.
+ */
+async function installModules(args: unknown[]): Promise<unknown> {
+  const refusal = installRefusal(vscode.workspace.isTrusted);
+  if (refusal) { void vscode.window.showWarningMessage(refusal); return undefined; }
+  const c = getClient();
+  if (!c) { void vscode.window.showErrorMessage('Ordering: the language server is not running.'); return undefined; }
+  try {
+    return await c.sendRequest('workspace/executeCommand', { command: INSTALL_MODULES_COMMAND, arguments: args });
+  } catch (err) {
+    const { summary, detail } = installFailure(err);
+    output.appendLine(`install failed:\n${detail}`);
+    if (await vscode.window.showErrorMessage(`Ordering: ${summary}`, 'Show Output')) output.show(true);
+    return undefined;
+  }
 }
 
 /** The file a view command is about: the active editor, else the last ordering document. */
