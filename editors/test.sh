@@ -131,6 +131,21 @@ if [[ "$SKIP" != *" code-server "* ]] && [ -f "$VSIX" ] && [ "$(uname -m)" = x86
   echo "# code-server bundled: $(( $(now_ms) - t )) ms"
 fi
 
+# --- 3c. VS Code: "Ordering: Install Puppetfile Modules" on a control repository whose Puppetfile
+# names a module in a local git repository (no network), with r10k or g10k
+if [[ "$SKIP" != *" code-server "* ]] && [ -f "$VSIX" ] && { command -v r10k || command -v g10k; } >/dev/null; then
+  section "VS Code: installing a Puppetfile's modules"
+  t=$(now_ms)
+  make_control_repo "$TMP/install"
+  # r10k keeps its cache in ~/.r10k: a home of the test's own
+  mkdir -p "$TMP/install/home"
+  HOME=$TMP/install/home XDG_CACHE_HOME=$TMP/install/home/.cache ORDERING_E2E_WS=$TMP/install/control ORDERING_E2E_STEPS=install \
+    timeout 300 "$HERE/test/code-server-e2e.sh" "$VSIX" "$SERVER" "$OUT/code-server-install" 2>&1 \
+    | grep -v '^ ' | grep -v '^[]{}]' | tee "$TMP/csi.txt"
+  tally "$TMP/csi.txt" "code-server e2e (install)"
+  echo "# code-server install: $(( $(now_ms) - t )) ms"
+fi
+
 # --- 4. Neovim
 if [[ "$SKIP" != *" nvim "* ]]; then
   section "Neovim"

@@ -20,6 +20,8 @@
 //              the position hints: the setting reaches the running server
 //   crash      SIGKILL of the running server: restarted with a warning, hover answers again
 //   completion, rename, quickfix, call-hierarchy  editing the order in puppet/site.pp
+//   install    (a control repository only) the quick fix of a "not installed" hint installs the
+//              Puppetfile's module and the diagnostics follow; the palette command then has nothing to do
 //   notification  a missing server binary, then one that dies at once (/bin/false, retried up to
 //              the limit), each give an error notification whose "Open Settings" opens the setting
 // Writes problems.png, hover.png, graph.png, order.png (README screenshots) and error-*.png.
@@ -731,6 +733,60 @@ function check(name, ok, detail) {
       const first = (t) => t && t.split('\n').find((l) => /Ordering:/.test(l) && !/^Source/.test(l));
       check('notification', !!missing && !!dies && opened,
         `missing binary: ${JSON.stringify(first(missing))}; /bin/false: ${JSON.stringify(first(dies))}; Open Settings shows ordering.server.path: ${opened}${notes.length ? '; ' + notes.join('; ') : ''}${dies ? '' : `; notifications: ${JSON.stringify((await items()).map(first))}`}`);
+    });
+    // a control repository whose Puppetfile module is not installed (editors/test.sh makes one, the
+    // module from a local git repository, and runs this step alone on it): the hint on `include foo`
+    // (hints are not in the Problems panel) offers "Install the module Puppetfile declares with
+    // r10k" as a quick fix; it fills modules/, the class the module does not define becomes an
+    // error, the server says what it installed; "Ordering: Install Puppetfile Modules" then has
+    // nothing left to install
+    await step('install', async () => {
+      if (!fs.existsSync(path.join(wsDir, 'Puppetfile'))) return; // not a control repository
+      await openFile('site-modules/role/manifests/web.pp');
+      await page.waitForTimeout(2000); // the hint of `include foo`
+      await gotoPos('2:12');
+      const actionSel = '.action-widget .monaco-list-row';
+      let actions = [];
+      for (let i = 0; i < 10 && !actions.some((a) => /Install the module/.test(a)); i++) {
+        await runCommand('Quick Fix...', 'Quick Fix');
+        actions = await page.waitForSelector(actionSel, { timeout: 5000 })
+          .then(() => page.$$eval(actionSel, (rs) => rs.map((r) => r.innerText.trim()).filter(Boolean)), () => []);
+        if (!actions.some((a) => /Install the module/.test(a))) { await page.keyboard.press('Escape'); await page.waitForTimeout(1000); }
+      }
+      const idx = actions.filter((r) => r !== 'Quick Fix').findIndex((r) => /Install the module/.test(r));
+      if (idx >= 0) {
+        await page.waitForTimeout(500);
+        for (let i = 0; i < idx; i++) await page.keyboard.press('ArrowDown');
+        await page.keyboard.press('Enter');
+      }
+      const installed = path.join(wsDir, 'modules', 'foo', 'manifests', 'init.pp');
+      for (let i = 0; i < 240 && !fs.existsSync(installed); i++) await page.waitForTimeout(250);
+      await page.keyboard.press('Control+Shift+M');
+      const rowSel = '.markers-panel .monaco-list-row';
+      let after = [];
+      for (let i = 0; i < 120 && !after.some((g) => /foo::missing/.test(g)); i++) {
+        after = await page.$$eval(rowSel, (rs) => rs.map((r) => r.getAttribute('aria-label') || r.innerText)).catch(() => []);
+        if (!after.some((g) => /foo::missing/.test(g))) await page.waitForTimeout(250);
+      }
+      await shot('install.png');
+      const notes = async (re) => {
+        await runCommand('Notifications: Show Notifications');
+        let note = '';
+        for (let i = 0; i < 60 && !note; i++) {
+          note = (await page.$$eval('.notifications-center .notification-list-item', (ts) => ts.map((t) => t.innerText)).catch(() => []))
+            .find((t) => re.test(t)) || '';
+          if (!note) await page.waitForTimeout(250);
+        }
+        await page.keyboard.press('Escape');
+        return note.split('\n')[0];
+      };
+      const done = await notes(/Installed modules\/foo/);
+      await runCommand('Ordering: Install Puppetfile Modules');
+      const nothing = await notes(/Nothing to install/);
+      res.install = { actions, after, done, nothing };
+      check('install', idx >= 0 && fs.existsSync(installed) && after.some((g) => /foo::missing/.test(g))
+        && !after.some((g) => /not installed/.test(g)) && !!done && !!nothing,
+      `quick fixes ${JSON.stringify(actions)}; installed ${fs.existsSync(installed)}; problems after ${JSON.stringify(after)}; notifications ${JSON.stringify([done, nothing])}`);
     });
   } catch (e) {
     check('workbench', false, String(e && e.message || e).split('\n')[0]);

@@ -26,3 +26,18 @@ apt_need() {
 }
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# make_control_repo DIR: DIR/control, a control repository whose Puppetfile names module foo from
+# the git repository DIR/src/foo (no network); role::web includes foo, role::broken a class foo
+# does not define (as cmd/ordering-lsp/install_test.go).
+make_control_repo() {
+  local d=$1
+  mkdir -p "$d/src/foo/manifests" "$d/control/manifests" "$d/control/site-modules/role/manifests"
+  printf "class foo {\n  notify { 'foo': }\n}\n" > "$d/src/foo/manifests/init.pp"
+  (cd "$d/src/foo" && git init -q -b main && git add . && git -c user.name=t -c user.email=t@example.invalid commit -q -m foo)
+  printf "mod 'foo',\n  :git    => '%s',\n  :branch => 'main'\n" "$d/src/foo" > "$d/control/Puppetfile"
+  printf 'modulepath = site-modules:modules:$basemodulepath\n' > "$d/control/environment.conf"
+  printf 'include role::web\n' > "$d/control/manifests/site.pp"
+  printf "class role::web {\n  include foo\n  notify { 'web': require => Notify['foo'] }\n}\n" > "$d/control/site-modules/role/manifests/web.pp"
+  printf "class role::broken {\n  include foo::missing\n}\n" > "$d/control/site-modules/role/manifests/broken.pp"
+}
