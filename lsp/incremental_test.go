@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/uri"
+
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -143,6 +145,36 @@ func TestEditColumnsAfterAstralCharacter(t *testing.T) {
 			if f[0].Message != got[0].Message || f[0].Range != got[0].Range {
 				t.Errorf("incremental %+v, fresh %+v", got[0], f[0])
 			}
+		})
+	}
+}
+
+// The protocol library stores every document URI in vscode-uri's canonical
+// form (`file:///w/a%2Cb/x.toy` for a client's `file:///w/a,b/x.toy`, as
+// VS Code sends it anyway), while the workspace finds files by path. A
+// document under a folder whose name holds , ; = + & @ : was then never
+// found as open: the analysis read the disk, and edits changed nothing.
+func TestOpenDocumentUnderReservedCharacters(t *testing.T) {
+	for _, dir := range []string{"a,b", "c++", "x@2", "k=v", "p;q", "m&n", "d:e"} {
+		t.Run(dir, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), dir)
+			if err := os.MkdirAll(root, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(root, "a.toy")
+			if err := os.WriteFile(path, []byte("step a\non disk\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, _ := lsptest.Start(t, []analysis.System{toy{}}, root, nil)
+			sent := source.PathToURI(path)
+			canon := string(uri.File(path)) // what the server keys the document by, and publishes
+			c.Open(sent, "toy", "step a\nin the editor\n")
+			ok := func(want string) func([]lsptest.Diagnostic) bool {
+				return func(d []lsptest.Diagnostic) bool { return len(d) == 1 && d[0].Message == want }
+			}
+			c.WaitDiagnostics(canon, ok("cannot read: in the editor"))
+			c.Edit(sent, 2, lsptest.Range{Start: lsptest.Position{Line: 1, Character: 0}, End: lsptest.Position{Line: 1, Character: 2}}, "still")
+			c.WaitDiagnostics(canon, ok("cannot read: still the editor"))
 		})
 	}
 }
