@@ -37,7 +37,7 @@ func Discover(systems []System, in Input) map[System][]string {
 	ws := in.Workspace
 	headOf := func(p string) func() []byte {
 		return func() []byte {
-			if f := ws.Overlay(source.PathToURI(p)); f != nil {
+			if f := ws.OverlayAt(p); f != nil {
 				return firstBytes(f.Text)
 			}
 			fh, err := os.Open(p)

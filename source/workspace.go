@@ -22,7 +22,12 @@ type Workspace struct {
 	mu       sync.Mutex
 	roots    []string
 	overlays map[string]*File // by URI
-	disk     map[string]*diskEntry
+	// byPath finds open documents by local path. A document's URI is the
+	// protocol library's canonical form (vscode-uri: `a%2Cb`, `c%2B%2B`),
+	// which PathToURI does not reproduce for every path; a path is the
+	// same whichever way its URI was spelled.
+	byPath map[string]*File
+	disk   map[string]*diskEntry
 }
 
 type diskEntry struct {
@@ -34,7 +39,7 @@ type diskEntry struct {
 // NewWorkspace makes a workspace over the given root folders (absolute or
 // relative paths; may be empty).
 func NewWorkspace(roots ...string) *Workspace {
-	ws := &Workspace{overlays: map[string]*File{}, disk: map[string]*diskEntry{}}
+	ws := &Workspace{overlays: map[string]*File{}, byPath: map[string]*File{}, disk: map[string]*diskEntry{}}
 	for _, r := range roots {
 		if abs, err := filepath.Abs(r); err == nil {
 			ws.roots = append(ws.roots, abs)
@@ -67,12 +72,18 @@ func (ws *Workspace) SetOverlay(f *File) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	ws.overlays[f.URI] = f
+	if f.Path != "" {
+		ws.byPath[filepath.Clean(f.Path)] = f
+	}
 }
 
 // DropOverlay forgets an editor document; the disk version (if any) shows again.
 func (ws *Workspace) DropOverlay(uri string) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
+	if f := ws.overlays[uri]; f != nil && f.Path != "" && ws.byPath[filepath.Clean(f.Path)] == f {
+		delete(ws.byPath, filepath.Clean(f.Path))
+	}
 	delete(ws.overlays, uri)
 }
 
@@ -81,6 +92,13 @@ func (ws *Workspace) Overlay(uri string) *File {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	return ws.overlays[uri]
+}
+
+// OverlayAt returns the open document whose local path is path, or nil.
+func (ws *Workspace) OverlayAt(path string) *File {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.byPath[filepath.Clean(path)]
 }
 
 // Overlays lists the open documents, sorted by URI.
@@ -100,13 +118,9 @@ func (ws *Workspace) Overlays() []*File {
 // nil when it does not exist, is a directory, or is too large.
 func (ws *Workspace) Lookup(path string) *File {
 	path = filepath.Clean(path)
-	uri := PathToURI(path)
-	ws.mu.Lock()
-	if f, ok := ws.overlays[uri]; ok {
-		ws.mu.Unlock()
+	if f := ws.OverlayAt(path); f != nil {
 		return f
 	}
-	ws.mu.Unlock()
 	st, err := os.Stat(path)
 	// Only regular files: a FIFO or a device named in an include would
 	// block the read forever.
@@ -123,7 +137,7 @@ func (ws *Workspace) Lookup(path string) *File {
 	if err != nil {
 		return nil
 	}
-	f := &File{URI: uri, Path: path, Text: text}
+	f := &File{URI: PathToURI(path), Path: path, Text: text}
 	ws.mu.Lock()
 	ws.disk[path] = &diskEntry{file: f, modTime: st.ModTime().UnixNano(), size: st.Size()}
 	ws.mu.Unlock()
@@ -132,7 +146,7 @@ func (ws *Workspace) Lookup(path string) *File {
 
 // Exists reports whether path is an open document or exists on disk (file or dir).
 func (ws *Workspace) Exists(path string) bool {
-	if ws.Overlay(PathToURI(filepath.Clean(path))) != nil {
+	if ws.OverlayAt(path) != nil {
 		return true
 	}
 	_, err := os.Stat(path)
@@ -202,15 +216,22 @@ func (ws *Workspace) Walk(keep func(path string) bool, extra ...string) []string
 func (ws *Workspace) Fork(over ...*File) *Workspace {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	f := &Workspace{roots: append([]string(nil), ws.roots...), overlays: make(map[string]*File, len(ws.overlays)+len(over)), disk: make(map[string]*diskEntry, len(ws.disk))}
+	f := &Workspace{roots: append([]string(nil), ws.roots...), overlays: make(map[string]*File, len(ws.overlays)+len(over)),
+		byPath: make(map[string]*File, len(ws.byPath)+len(over)), disk: make(map[string]*diskEntry, len(ws.disk))}
 	for k, v := range ws.overlays {
 		f.overlays[k] = v
+	}
+	for k, v := range ws.byPath {
+		f.byPath[k] = v
 	}
 	for k, v := range ws.disk {
 		f.disk[k] = v
 	}
 	for _, o := range over {
 		f.overlays[o.URI] = o
+		if o.Path != "" {
+			f.byPath[filepath.Clean(o.Path)] = o
+		}
 	}
 	return f
 }

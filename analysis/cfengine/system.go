@@ -221,7 +221,7 @@ func (a *analyzer) load(path string) *fileInfo {
 // open document, else a regular file on disk. Devices and pipes
 // (inputs => { "/dev/zero" }) would never finish reading.
 func lookupRegular(ws *source.Workspace, path string) *source.File {
-	if f := ws.Overlay(source.PathToURI(filepath.Clean(path))); f != nil {
+	if f := ws.OverlayAt(path); f != nil {
 		return f
 	}
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
