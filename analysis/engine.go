@@ -181,6 +181,50 @@ func SortDiagnostics(ds []Diagnostic) {
 	})
 }
 
+// RepoRoots are the folders whose repository configuration counts for the
+// files: the workspace folders, or (the command line, which has none) the
+// nearest folder at most 8 above the files' common folder that holds one
+// of the markers (.git, a Puppetfile...), else that common folder.
+func RepoRoots(ws *source.Workspace, files []*source.File, markers ...string) []string {
+	if roots := ws.Roots(); len(roots) > 0 {
+		return roots
+	}
+	common := ""
+	for _, f := range files {
+		if f.Path == "" {
+			continue
+		}
+		d := filepath.Dir(f.Path)
+		if common == "" {
+			common = d
+			continue
+		}
+		for common != d && !strings.HasPrefix(d, common+string(filepath.Separator)) {
+			p := filepath.Dir(common)
+			if p == common {
+				break
+			}
+			common = p
+		}
+	}
+	if common == "" {
+		return nil
+	}
+	for d, i := common, 0; i < 8; i++ {
+		for _, m := range markers {
+			if ws.Exists(filepath.Join(d, m)) {
+				return []string{d}
+			}
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	return []string{common}
+}
+
 // Rel returns path relative to base when it is inside base.
 func Rel(base, path string) string {
 	if r, err := filepath.Rel(base, path); err == nil && !filepath.IsAbs(r) && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {

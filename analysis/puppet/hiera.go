@@ -227,17 +227,24 @@ func (a *analyzer) hieraLookup(key string, at source.Span) (val, bool) {
 	return v, ok
 }
 
-// hieraLookup3 also says whether a miss is certain: false when a level of
-// a hierarchy that could hold the key needs facts we do not have.
-func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
-	key = strings.TrimPrefix(key, "::")
-	env, certain := a.envRoots()
-	dirs := env
+// hieraDirs are the folders whose hiera.yaml a lookup of key reads, in
+// Puppet's order: the environments', then the module the key belongs to;
+// certain as envRoots says.
+func (a *analyzer) hieraDirs(key string) ([]string, bool) {
+	dirs, certain := a.envRoots()
 	if i := strings.Index(key, "::"); i > 0 {
 		if root := a.moduleRoot(key[:i]); root != "" {
 			dirs = append(dirs[:len(dirs):len(dirs)], root)
 		}
 	}
+	return dirs, certain
+}
+
+// hieraLookup3 also says whether a miss is certain: false when a level of
+// a hierarchy that could hold the key needs facts we do not have.
+func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
+	key = strings.TrimPrefix(key, "::")
+	dirs, certain := a.hieraDirs(key)
 	for _, d := range dirs {
 		for _, p := range a.hieraFiles(d) {
 			if mp, ok, _ := hieraFile(p); ok {
@@ -272,13 +279,7 @@ func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
 // holds it.
 func (a *analyzer) hieraUnique(key string, at source.Span) val {
 	key = strings.TrimPrefix(key, "::")
-	env, _ := a.envRoots()
-	dirs := env
-	if i := strings.Index(key, "::"); i > 0 {
-		if root := a.moduleRoot(key[:i]); root != "" {
-			dirs = append(dirs[:len(dirs):len(dirs)], root)
-		}
-	}
+	dirs, _ := a.hieraDirs(key)
 	out := val{k: vArr, at: at}
 	seen := map[string]bool{}
 	for _, d := range dirs {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -558,42 +557,5 @@ func (a *analyzer) displayDir(d string) string {
 // above the analysed files that holds environment.conf, a Puppetfile or
 // .git (at most 8 up), else their common folder.
 func inferRoots(ws *source.Workspace, files []*source.File) []string {
-	if rs := ws.Roots(); len(rs) > 0 {
-		return rs
-	}
-	common := ""
-	for _, f := range files {
-		if f.Path == "" {
-			continue
-		}
-		d := filepath.Dir(f.Path)
-		if common == "" {
-			common = d
-			continue
-		}
-		for common != d && !strings.HasPrefix(d, common+string(filepath.Separator)) {
-			p := filepath.Dir(common)
-			if p == common {
-				break
-			}
-			common = p
-		}
-	}
-	if common == "" {
-		return nil
-	}
-	d := common
-	for i := 0; i < 8; i++ {
-		for _, m := range []string{"environment.conf", "Puppetfile", ".git"} {
-			if _, err := os.Stat(filepath.Join(d, m)); err == nil {
-				return []string{d}
-			}
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			break
-		}
-		d = p
-	}
-	return []string{common}
+	return analysis.RepoRoots(ws, files, "environment.conf", "Puppetfile", ".git")
 }

@@ -325,41 +325,7 @@ func remoteNamedFor(name, top string) bool {
 // files (the folder with .git above their common folder, at most 8 up),
 // else their common folder.
 func repoScopes(ws *source.Workspace, files []*source.File) []string {
-	if roots := ws.Roots(); len(roots) > 0 {
-		return roots
-	}
-	common := ""
-	for _, f := range files {
-		if f.Path == "" {
-			continue
-		}
-		d := filepath.Dir(f.Path)
-		if common == "" {
-			common = d
-			continue
-		}
-		for common != d && !strings.HasPrefix(d, common+string(filepath.Separator)) {
-			p := filepath.Dir(common)
-			if p == common {
-				break
-			}
-			common = p
-		}
-	}
-	if common == "" {
-		return nil
-	}
-	for d, i := common, 0; i < 8; i++ {
-		if ws.Exists(filepath.Join(d, ".git")) {
-			return []string{d}
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			break
-		}
-		d = p
-	}
-	return []string{common}
+	return analysis.RepoRoots(ws, files, ".git")
 }
 
 // isConfigFile: where Salt reads its own configuration (master, minion,
