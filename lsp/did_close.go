@@ -21,6 +21,7 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) error {
 	s.markDirty(u)
 	s.ws.DropOverlay(u)
 	s.noteDocument(u)
+	s.sem.forget(u)
 	s.mu.Lock()
 	delete(s.versions, u)
 	s.mu.Unlock()

@@ -53,6 +53,7 @@ type Server struct {
 	notices           map[string]string                    // open documents not analysed, and why (notice.go)
 
 	snap *snapshotter
+	sem  *semanticState // last semantic tokens per document (semantic_tokens.go)
 	exit chan int
 
 	cancelMu sync.Mutex
@@ -82,6 +83,7 @@ func New(systems []analysis.System, logger *log.Logger) *Server {
 		last:     map[analysis.System]*analysis.Result{},
 		exit:     make(chan int, 1),
 		inFlight: map[string]context.CancelFunc{},
+		sem:      &semanticState{last: map[string]semanticResult{}},
 	}
 	s.snap = newSnapshotter(s)
 	return s

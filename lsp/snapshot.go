@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -279,38 +280,18 @@ func (s *Server) touch(uri string) {
 // markDirty marks the systems owning uri for re-analysis without starting
 // one (didClose marks before it drops the buffer that tells the owner).
 func (s *Server) markDirty(uri string) {
-	f := s.ws.Overlay(uri)
-	path := source.URIToPath(uri)
+	owners := s.owners(uri, s.ws.Overlay(uri))
+	// and the systems that read the file without owning it
+	if path := source.URIToPath(uri); path != "" {
+		for _, sys := range s.systems {
+			if rd, ok := sys.(analysis.Reader); ok && !slices.Contains(owners, sys) && rd.Reads(path) {
+				owners = append(owners, sys)
+			}
+		}
+	}
 	s.mu.Lock()
-	for _, sys := range s.systems {
-		owns := false
-		if f != nil && path == "" {
-			lo, ok := sys.(analysis.LanguageOwner)
-			owns = ok && f.Language != "" && lo.OwnsLanguage(f.Language)
-		}
-		if !owns {
-			name := path
-			if name == "" {
-				name = uri
-			}
-			owns = sys.Owns(name, func() []byte {
-				if f != nil {
-					return head(f.Text)
-				}
-				if g := s.ws.Lookup(path); g != nil {
-					return head(g.Text)
-				}
-				return nil
-			})
-		}
-		if !owns && path != "" {
-			if rd, ok := sys.(analysis.Reader); ok {
-				owns = rd.Reads(path)
-			}
-		}
-		if owns {
-			s.dirty[sys] = true
-		}
+	for _, sys := range owners {
+		s.dirty[sys] = true
 	}
 	s.mu.Unlock()
 }

@@ -98,3 +98,38 @@ func analyzeToyFile(res *analysis.Result, f *source.File) {
 	}
 	res.Runs = append(res.Runs, run)
 }
+
+// Tokens makes toy a Tokenizer: `step` is a keyword, the name after it a
+// declared variable, `after` a relation operator, other names variables;
+// `#` starts a comment. Nested on purpose: the whole line of a step is a
+// string token its words cut (the server flattens nesting).
+func (toy) Tokens(f *source.File) []analysis.Token {
+	var out []analysis.Token
+	off := 0
+	for _, line := range bytes.SplitAfter(f.Text, []byte("\n")) {
+		text := strings.TrimRight(string(line), "\r\n")
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			out = append(out, analysis.Token{Start: off + i, End: off + len(text), Kind: analysis.TokComment})
+			text = text[:i]
+		}
+		fields := strings.Fields(text)
+		at := 0
+		for i, w := range fields {
+			j := strings.Index(text[at:], w) + at
+			at = j + len(w)
+			t := analysis.Token{Start: off + j, End: off + at, Kind: analysis.TokVariable}
+			switch {
+			case w == "step" && i == 0:
+				t.Kind = analysis.TokKeyword
+				out = append(out, analysis.Token{Start: off + j, End: off + len(text), Kind: analysis.TokString})
+			case w == "after" && i == 1:
+				t.Kind, t.Mods = analysis.TokOperator, analysis.ModRelation
+			case i == 1 && fields[0] == "step":
+				t.Mods = analysis.ModDeclaration
+			}
+			out = append(out, t)
+		}
+		off += len(line)
+	}
+	return out
+}

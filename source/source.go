@@ -143,6 +143,46 @@ func columnOf(prefix []byte, enc Encoding) int {
 	return n
 }
 
+// Cursor converts the offsets of one file to positions in enc, walking
+// forward from the last offset asked: a caller that asks in increasing
+// order (semantic tokens) pays for the text once, not for each offset's
+// line again (a minified JSON export is one line of a megabyte). An
+// offset before the last one starts over from its line.
+type Cursor struct {
+	f    *File
+	enc  Encoding
+	line int // line of off
+	off  int // last offset converted
+	col  int // its column
+}
+
+// Cursor returns a cursor at the start of the file.
+func (f *File) Cursor(enc Encoding) *Cursor {
+	return &Cursor{f: f, enc: enc}
+}
+
+// Position converts off as File.Position does.
+func (c *Cursor) Position(off int) Position {
+	f := c.f
+	off = min(max(off, 0), len(f.Text))
+	ls := f.lineStarts()
+	if off < len(f.Text) && !utf8.RuneStart(f.Text[off]) {
+		return f.Position(off, c.enc) // inside a character: as File.Position counts it
+	}
+	if off < c.off {
+		p := f.Position(off, c.enc)
+		c.line, c.off, c.col = p.Line, off, p.Col
+		return p
+	}
+	for c.line+1 < len(ls) && ls[c.line+1] <= off {
+		c.line++
+		c.off, c.col = ls[c.line], 0
+	}
+	c.col += columnOf(f.Text[c.off:off], c.enc)
+	c.off = off
+	return Position{Line: c.line, Col: c.col}
+}
+
 // Offset converts a position in enc back to a byte offset, clamping to the
 // line's end (clients may send a column past it) and to the file.
 func (f *File) Offset(p Position, enc Encoding) int {

@@ -157,3 +157,22 @@ func TestLookupSkipsSpecialFiles(t *testing.T) {
 		t.Errorf("Walk listed special files: %v", got)
 	}
 }
+
+func TestCursorMatchesPosition(t *testing.T) {
+	text := []byte("a😀b\n\xffé\r\nxyz\n\nwq😀😀\n")
+	f := NewFile("file:///x", "", text)
+	for _, enc := range []Encoding{UTF16, UTF8, UTF32} {
+		c := f.Cursor(enc)
+		for off := 0; off <= len(text)+1; off++ {
+			if got, want := c.Position(off), f.Position(off, enc); got != want {
+				t.Fatalf("enc %d: Cursor.Position(%d) = %v, want %v", enc, off, got, want)
+			}
+		}
+		// backwards starts over
+		for _, off := range []int{7, 2, 12, 0, len(text)} {
+			if got, want := c.Position(off), f.Position(off, enc); got != want {
+				t.Fatalf("enc %d: Cursor.Position(%d) after a jump = %v, want %v", enc, off, got, want)
+			}
+		}
+	}
+}
