@@ -121,8 +121,10 @@ func (m TokenMods) String() string {
 // FlattenTokens turns possibly nested, unordered tokens into sorted ones
 // that do not overlap: at every byte, of the tokens covering it, the one
 // that starts last wins (ties: the shorter, then the later in toks), so an
-// inner token cuts its outer one in two. Tokens are clipped to the text,
-// empty ones dropped, and every boundary is moved to the start of the
+// inner token cuts its outer one in two. A TokNone token is a hole: it
+// cuts what it lies in and is not returned (a template tag inside a YAML
+// value is none of the value). Tokens are clipped to the text, empty ones
+// dropped, and every boundary is moved to the start of the
 // UTF-8 character it falls in (an editor cannot place a token inside a
 // character).
 func FlattenTokens(toks []Token, text []byte) []Token {
@@ -135,7 +137,7 @@ func FlattenTokens(toks []Token, text []byte) []Token {
 	for i, t := range toks {
 		t.Start = runeStart(text, min(max(t.Start, 0), n))
 		t.End = runeStart(text, min(max(t.End, 0), n))
-		if t.Start >= t.End || t.Kind == TokNone {
+		if t.Start >= t.End {
 			continue
 		}
 		items = append(items, item{t, i})
@@ -152,7 +154,7 @@ func FlattenTokens(toks []Token, text []byte) []Token {
 	})
 	out := make([]Token, 0, len(items))
 	emit := func(t Token, a, b int) {
-		if a >= b {
+		if a >= b || t.Kind == TokNone {
 			return
 		}
 		t.Start, t.End = a, b
