@@ -42,6 +42,8 @@ type System struct {
 	// sizes of the last analysis's node and edge indexes (to size the
 	// next ones at once)
 	lastNodeKeys, lastEdgeKeys int
+	// tok: the parsers of highlighting (tokens.go)
+	tok tokenParsers
 }
 
 type parsedFile struct {

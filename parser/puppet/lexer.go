@@ -124,6 +124,35 @@ type lexer struct {
 	// Heredoc bodies start after the line holding `@(TAG)`: when the
 	// scanner reaches the newline at skipFrom, it jumps to skipTo.
 	skipFrom, skipTo int
+	// skipped, when set, records what the scanner steps over that is not
+	// blank: comments and heredoc bodies (LexSkipped).
+	skipped *[]Skipped
+}
+
+// Skipped is text the lexer steps over that is not blank: a comment, or
+// the body of a heredoc (its lines, then the line of its end tag).
+type Skipped struct {
+	Loc
+	Comment bool
+	// Tag is the end tag's line, for a heredoc (its end is the body's).
+	Tag Loc
+}
+
+// LexSkipped is Lex that also returns the comments and heredoc bodies it
+// stepped over, in the order it met them (for highlighting: the parser
+// never needs them).
+func LexSkipped(src []byte) ([]Token, []Skipped) {
+	var sk []Skipped
+	lx := &lexer{src: src, pos: 0, end: len(src), skipFrom: -1, skipped: &sk}
+	toks := make([]Token, 0, len(src)/5+4)
+	for {
+		n := len(toks)
+		toks = append(toks, Token{})
+		lx.nextInto(toks[:n], &toks[n])
+		if toks[n].Kind == TEOF {
+			return toks, sk
+		}
+	}
 }
 
 func isIdentStart(b byte) bool { return b == '_' || (b >= 'a' && b <= 'z') }
@@ -152,8 +181,12 @@ func (lx *lexer) skipSpace() bool {
 		case c == 0xC2 && lx.pos+1 < lx.end && lx.src[lx.pos+1] == 0xA0:
 			lx.pos += 2 // no-break space: real manifests have them
 		case c == '#':
+			start := lx.pos
 			for lx.pos < lx.end && lx.src[lx.pos] != '\n' {
 				lx.pos++
+			}
+			if lx.skipped != nil {
+				*lx.skipped = append(*lx.skipped, Skipped{Loc: Loc{start, lx.pos}, Comment: true})
 			}
 		case c == '/' && lx.pos+1 < lx.end && lx.src[lx.pos+1] == '*':
 			i := strings.Index(string(lx.src[lx.pos+2:lx.end]), "*/")
@@ -170,6 +203,9 @@ func (lx *lexer) skipSpace() bool {
 						lx.skipFrom = -1
 					}
 				}
+			}
+			if lx.skipped != nil {
+				*lx.skipped = append(*lx.skipped, Skipped{Loc: Loc{lx.pos, lx.pos + 2 + i + 2}, Comment: true})
 			}
 			lx.pos += 2 + i + 2
 		default:
@@ -705,6 +741,13 @@ func (lx *lexer) heredoc(p int) (Token, bool) {
 			break
 		}
 		ln = le + 1
+	}
+	if lx.skipped != nil {
+		sk := Skipped{Loc: Loc{bodyStart, lx.end}}
+		if bodyEnd >= 0 {
+			sk.End, sk.Tag = after, Loc{bodyEnd, after}
+		}
+		*lx.skipped = append(*lx.skipped, sk)
 	}
 	if bodyEnd < 0 {
 		lx.skipTo = lx.end
