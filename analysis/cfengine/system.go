@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	cfp "github.com/ordering-lsp/ordering-lsp/parser/cfengine"
@@ -28,6 +29,10 @@ type System struct {
 	gen     uint64
 	// last are the sizes of the last result (to size the next one)
 	last sizes
+	// version: parser.Version as the last analysis set it, for
+	// highlighting (tokens.go), which runs beside analyses
+	verMu   sync.Mutex
+	version string
 }
 
 type sizes struct{ nodes, edges, links int }
@@ -245,6 +250,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		req.Workspace = source.NewWorkspace()
 	}
 	s.parser.Version = req.Settings.Get("cfengine.version", cfp.DefaultVersion)
+	s.verMu.Lock()
+	s.version = s.parser.Version
+	s.verMu.Unlock()
 	s.gen++
 	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{Nodes: make([]*analysis.Node, 0, s.last.nodes), Edges: make([]*analysis.Edge, 0, s.last.edges)},
 		files: map[string]*fileInfo{}, seenDiag: map[diagKey]bool{}, seenLink: make(map[source.Span]bool, s.last.links),

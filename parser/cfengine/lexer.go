@@ -70,8 +70,9 @@ type lexError struct {
 }
 
 // lex tokenises text[start:end] (already macro-masked), dropping
-// whitespace and comments.
-func lex(text []byte, start, end int) ([]tok, *lexError) {
+// whitespace and comments; comments, when set, receives the comments'
+// spans (highlighting).
+func lex(text []byte, start, end int, comments *[]Span) ([]tok, *lexError) {
 	toks := make([]tok, 0, (end-start)/6+4)
 	depth := 0
 	i := start
@@ -82,8 +83,12 @@ func lex(text []byte, start, end int) ([]tok, *lexError) {
 			i++
 			continue
 		case c == '#':
+			cs := i
 			for i < end && text[i] != '\n' {
 				i++
+			}
+			if comments != nil {
+				*comments = append(*comments, Span{cs, i})
 			}
 			continue
 		}

@@ -59,9 +59,13 @@ func NewParser() *Parser {
 func Parse(text []byte) *File { return NewParser().Parse(text) }
 
 // Parse parses a file, reusing cached chunks.
-func (p *Parser) Parse(text []byte) *File {
+func (p *Parser) Parse(text []byte) *File { return p.ParseFor(text, p.Version) }
+
+// ParseFor is Parse with the @if macros evaluated for version ("" =
+// DefaultVersion) instead of p.Version: a caller running beside the one
+// that sets p.Version (highlighting beside an analysis) passes its own.
+func (p *Parser) ParseFor(text []byte, version string) *File {
 	f := &File{}
-	version := p.Version
 	if version == "" {
 		version = DefaultVersion
 	}
@@ -165,7 +169,7 @@ func parseBlock(src []byte, at int) (b *Block, broken bool, errs []Error) {
 			errs = []Error{{Span: Span{0, min(1, len(src))}, Message: fmt.Sprintf("syntax error (%v)", r)}}
 		}
 	}()
-	toks, lerr := lex(src, 0, len(src))
+	toks, lerr := lex(src, 0, len(src), nil)
 	if lerr != nil {
 		return header(src, toks, at), true, []Error{{Span: Span{lerr.at, lerr.at + 1}, Message: lerr.msg}}
 	}
