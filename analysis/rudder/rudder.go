@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	prs "github.com/ordering-lsp/ordering-lsp/parser/rudder"
@@ -19,6 +20,7 @@ import (
 )
 
 type system struct {
+	mu    sync.Mutex // cache: highlighting reads it beside analyses
 	cache map[string]cacheEntry
 }
 
@@ -50,7 +52,10 @@ func (s *system) Flags() []analysis.Flag {
 
 func (s *system) parse(f *source.File) *prs.File {
 	h := sha256.Sum256(f.Text)
-	if e, ok := s.cache[f.URI]; ok && e.hash == h {
+	s.mu.Lock()
+	e, ok := s.cache[f.URI]
+	s.mu.Unlock()
+	if ok && e.hash == h {
 		return e.file
 	}
 	name := f.Path
@@ -58,7 +63,9 @@ func (s *system) parse(f *source.File) *prs.File {
 		name = f.URI
 	}
 	pf := prs.Import(name, f.Text, "")
+	s.mu.Lock()
 	s.cache[f.URI] = cacheEntry{hash: h, file: pf}
+	s.mu.Unlock()
 	return pf
 }
 
@@ -156,11 +163,13 @@ func (s *system) Analyze(req *analysis.Request) *analysis.Result {
 			return a.res
 		}
 	}
+	s.mu.Lock()
 	for uri := range s.cache {
 		if !seen[uri] {
 			delete(s.cache, uri) // closed or deleted since
 		}
 	}
+	s.mu.Unlock()
 	a.resolve()
 	a.generate()
 	a.explain()
