@@ -26,7 +26,7 @@ func (s *system) Tokens(f *source.File) []analysis.Token {
 	}
 	// a value's token covers its quotes, as the JSON string's does
 	quoted := func(sp prs.Span) prs.Span {
-		if sp.Start > 0 && sp.End < len(f.Text) && f.Text[sp.Start-1] == '"' && f.Text[sp.End] == '"' {
+		if sp.Start > 0 && sp.End < len(f.Text) && (f.Text[sp.Start-1] == '"' || f.Text[sp.Start-1] == '\'') && f.Text[sp.End] == f.Text[sp.Start-1] {
 			return prs.Span{Start: sp.Start - 1, End: sp.End + 1}
 		}
 		return sp
@@ -61,7 +61,7 @@ func (s *system) Tokens(f *source.File) []analysis.Token {
 	for _, t := range pf.Techniques {
 		str(t.ID, analysis.TokType, analysis.ModDeclaration)
 		str(t.Name, analysis.TokType, analysis.ModDeclaration)
-		str(t.Version, analysis.TokNumber, 0)
+		str(t.Version, analysis.TokString, 0)
 	}
 	for _, g := range pf.Groups {
 		str(g.ID, analysis.TokNamespace, analysis.ModDeclaration)

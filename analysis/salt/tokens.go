@@ -361,7 +361,9 @@ func jinjaTokens(out []analysis.Token, src []byte, toks []sp.TemplateToken) []an
 		}
 	}
 	text := func(t sp.TemplateToken) string { return string(src[t.Start:t.End]) }
-	isOp := func(i int, s string) bool { return i >= 0 && i < len(toks) && toks[i].Kind == sp.TOp && text(toks[i]) == s }
+	isOp := func(i int, s string) bool {
+		return i >= 0 && i < len(toks) && toks[i].Kind == sp.TOp && text(toks[i]) == s
+	}
 	// state of the current {% %}: its statement word; whether the names
 	// read now are declared (set a, b =; for a, b in; import ... as m;
 	// from ... import a, b); in a macro, whether its name was read, the

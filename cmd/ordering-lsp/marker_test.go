@@ -33,6 +33,18 @@ package main
 //	@lens("re", "text")            a code lens on this line contains text
 //	@incoming("re", "ref"...)      call hierarchy: what depends on the item
 //	@outgoing("re", "ref"...)      call hierarchy: what the item waits for
+//	@tok("re", "type.mod...")      a semantic token covers exactly the match,
+//	                               with that type and exactly those modifiers
+//	                               ("string.declaration"; legend names)
+//	@notok("re")                   no semantic token meets the match
+//
+// In a fixture with @tok markers, every type and modifier set the server
+// gives the files with markers must be expected by one @tok at least: the
+// fixture specifies all its highlighting.
+//
+// A file that cannot hold comments (JSON) has its markers in a section
+// named after it with ".markers" added, line for line: the markers on line
+// N of NAME.markers are about line N of NAME.
 //
 // A fixture whose comment holds the line `-ignore_extra_diags` checks only
 // the diagnostics it expects (half-typed references make others).
@@ -187,7 +199,12 @@ func runMarkers(t *testing.T, fixture string) {
 	var markers []marker
 	texts := map[string]string{}
 	golden := map[string]map[string]string{} // "@name/file" sections: files after a fix
+	sidecars := map[string]string{}          // NAME -> text of NAME.markers
 	for _, f := range ar.Files {
+		if strings.HasSuffix(f.Name, ".markers") {
+			sidecars[strings.TrimSuffix(f.Name, ".markers")] = string(f.Data)
+			continue
+		}
 		if name, file, ok := strings.Cut(f.Name, "/"); ok && strings.HasPrefix(name, "@") {
 			u := source.PathToURI(filepath.Join(root, filepath.FromSlash(file)))
 			if golden[name[1:]] == nil {
@@ -207,13 +224,28 @@ func runMarkers(t *testing.T, fixture string) {
 		texts[uri] = string(f.Data)
 		markers = append(markers, parseMarkers(t, f.Name, uri, string(f.Data))...)
 	}
+	for name, side := range sidecars {
+		uri := source.PathToURI(filepath.Join(root, filepath.FromSlash(name)))
+		text, ok := texts[uri]
+		if !ok {
+			t.Fatalf("%s.markers: no file %s", name, name)
+		}
+		code := strings.Split(text, "\n")
+		for _, m := range parseMarkers(t, name+".markers", uri, side) {
+			if m.line >= len(code) {
+				t.Fatalf("%v: %s has %d lines", m, name, len(code))
+			}
+			m.file, m.code = name, code[m.line]
+			markers = append(markers, m)
+		}
+	}
 	// capabilities as VS Code has them: code actions resolved when picked,
 	// edits with change annotations (the order a quick fix produces)
 	caps := map[string]any{
 		"textDocument": map[string]any{"codeAction": map[string]any{"resolveSupport": map[string]any{"properties": []string{"edit"}}}},
 		"workspace":    map[string]any{"workspaceEdit": map[string]any{"changeAnnotationSupport": map[string]any{}}},
 	}
-	c, _ := lsptest.StartFresh(t, newSystems, root, caps)
+	c, init := lsptest.StartFresh(t, newSystems, root, caps)
 	withMarkers := map[string]bool{}
 	for _, m := range markers {
 		if !withMarkers[m.uri] {
@@ -241,7 +273,7 @@ func runMarkers(t *testing.T, fixture string) {
 		}
 		return out
 	}
-	r := &markerRun{t: t, c: c, root: root, texts: texts, golden: golden, extraDiags: strings.Contains(string(ar.Comment), "-ignore_extra_diags")}
+	r := &markerRun{t: t, c: c, root: root, texts: texts, golden: golden, extraDiags: strings.Contains(string(ar.Comment), "-ignore_extra_diags"), init: init}
 	for _, m := range markers {
 		if m.name == "loc" {
 			continue
@@ -279,12 +311,15 @@ func runMarkers(t *testing.T, fixture string) {
 			r.lens(m, m.args[1:])
 		case "incoming", "outgoing":
 			r.calls(m, m.name, m.args[1:])
+		case "tok", "notok":
+			r.tok(m)
 		case "diag":
 		default:
 			t.Errorf("%v: unknown marker", m)
 		}
 	}
 	r.diagnostics(markers, withMarkers)
+	r.tokenCoverage(markers)
 }
 
 type markerRun struct {
@@ -294,6 +329,9 @@ type markerRun struct {
 	extraDiags bool                         // unexpected diagnostics are allowed
 	texts      map[string]string            // by URI, as written
 	golden     map[string]map[string]string // @fixes results: name -> URI -> text
+	init       map[string]any               // the initialize result
+	tokens     map[string][]semToken        // semantic tokens by URI, asked once
+	tokSeen    map[string]bool              // "type.mods" a @tok expects
 }
 
 func (r *markerRun) pos(m marker, end bool) map[string]any {
@@ -773,4 +811,132 @@ func (r *markerRun) diagList(ds []lsptest.Diagnostic) string {
 		fmt.Fprintf(&b, "\n  %d:%d-%d:%d %s", d.Range.Start.Line+1, d.Range.Start.Character+1, d.Range.End.Line+1, d.Range.End.Character+1, d.Message)
 	}
 	return b.String()
+}
+
+// semToken is one decoded semantic token: its line, UTF-16 columns and
+// "type.mod..." name.
+type semToken struct {
+	line, start, end int
+	name             string
+}
+
+func (r *markerRun) semanticTokens(uri string) []semToken {
+	if toks, ok := r.tokens[uri]; ok {
+		return toks
+	}
+	caps := r.init["capabilities"].(map[string]any)
+	prov, ok := caps["semanticTokensProvider"].(map[string]any)
+	if !ok {
+		r.t.Fatalf("no semanticTokensProvider")
+	}
+	legend := prov["legend"].(map[string]any)
+	var types, mods []string
+	for _, x := range legend["tokenTypes"].([]any) {
+		types = append(types, x.(string))
+	}
+	for _, x := range legend["tokenModifiers"].([]any) {
+		mods = append(mods, x.(string))
+	}
+	var res struct {
+		Data []int `json:"data"`
+	}
+	if err := r.c.Call("textDocument/semanticTokens/full", map[string]any{"textDocument": map[string]any{"uri": uri}}, &res); err != nil {
+		r.t.Fatalf("semanticTokens/full: %v", err)
+	}
+	var out []semToken
+	line, col := 0, 0
+	for i := 0; i+4 < len(res.Data); i += 5 {
+		d := res.Data[i : i+5]
+		if d[0] > 0 {
+			line, col = line+d[0], 0
+		}
+		col += d[1]
+		name := types[d[3]]
+		for b := range mods {
+			if d[4]&(1<<b) != 0 {
+				name += "." + mods[b]
+			}
+		}
+		out = append(out, semToken{line, col, col + d[2], name})
+	}
+	if r.tokens == nil {
+		r.tokens = map[string][]semToken{}
+	}
+	r.tokens[uri] = out
+	return out
+}
+
+func (r *markerRun) tok(m marker) {
+	sp := m.span(r.t, m.args[0])
+	var at []semToken
+	for _, tk := range r.semanticTokens(m.uri) {
+		if tk.line == m.line && tk.start < sp.End.Character && sp.Start.Character < tk.end {
+			at = append(at, tk)
+		}
+	}
+	show := func(ts []semToken) string {
+		var b []string
+		for _, tk := range ts {
+			b = append(b, fmt.Sprintf("%q %s", m.code[min(utf16Byte(m.code, tk.start), len(m.code)):min(utf16Byte(m.code, tk.end), len(m.code))], tk.name))
+		}
+		return strings.Join(b, ", ")
+	}
+	if m.name == "notok" {
+		if len(at) > 0 {
+			r.t.Errorf("%v: want no token, have %s", m, show(at))
+		}
+		return
+	}
+	if len(m.args) != 2 {
+		r.t.Fatalf("%v: want @tok(\"re\", \"type.mods\")", m)
+	}
+	if r.tokSeen == nil {
+		r.tokSeen = map[string]bool{}
+	}
+	r.tokSeen[m.args[1]] = true
+	// a comment runs to the end of its line, the marker comment included:
+	// a match that ends where the code does may stand for it
+	toEnd := sp.End.Character == len(utf16.Encode([]rune(m.code))) && len(at) == 1 && at[0].end > sp.End.Character
+	if len(at) != 1 || at[0].start != sp.Start.Character || (at[0].end != sp.End.Character && !toEnd) || at[0].name != m.args[1] {
+		r.t.Errorf("%v: want one %s token on %q, have %s", m, m.args[1], m.code[utf16Byte(m.code, sp.Start.Character):utf16Byte(m.code, sp.End.Character)], show(at))
+	}
+}
+
+// utf16Byte is the byte offset in s of UTF-16 column col.
+func utf16Byte(s string, col int) int {
+	n := 0
+	for i, r := range s {
+		if n >= col {
+			return i
+		}
+		n += len(utf16.Encode([]rune{r}))
+	}
+	return len(s)
+}
+
+// tokenCoverage: in a fixture that expects tokens, every kind of token the
+// server gives its files with markers is expected somewhere.
+func (r *markerRun) tokenCoverage(markers []marker) {
+	if len(r.tokSeen) == 0 {
+		return
+	}
+	have := map[string]string{} // kind -> an example
+	for _, m := range markers {
+		for _, tk := range r.semanticTokens(m.uri) {
+			if _, ok := have[tk.name]; !ok {
+				code := strings.Split(r.texts[m.uri], "\n")[tk.line]
+				have[tk.name] = fmt.Sprintf("%s:%d %q", filepath.Base(source.URIToPath(m.uri)), tk.line+1, code[utf16Byte(code, tk.start):utf16Byte(code, tk.end)])
+			}
+		}
+	}
+	var missing []string
+	for k, ex := range have {
+		if !r.tokSeen[k] {
+			missing = append(missing, k+" (e.g. "+ex+")")
+		}
+	}
+	sort.Strings(missing)
+	for _, k := range missing {
+		r.t.Errorf("no @tok expects %s", k)
+	}
 }
