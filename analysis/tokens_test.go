@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math/rand"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -87,6 +88,31 @@ func TestFlattenTokensProperty(t *testing.T) {
 			if want < 0 && got != TokNone || want >= 0 && got != in[want].Kind && !(in[want].Kind == TokNone && got == TokNone) {
 				t.Fatalf("%v -> %v: byte %d is %v", in, out, b, got)
 			}
+		}
+	}
+}
+
+func TestSortRuns(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for iter := 0; iter < 500; iter++ {
+		var xs []int
+		for r := rng.Intn(6); r >= 0; r-- { // a few sorted runs
+			v := rng.Intn(50)
+			for i := rng.Intn(20); i >= 0; i-- {
+				v += rng.Intn(4)
+				xs = append(xs, v)
+			}
+		}
+		if iter%7 == 0 { // or noise: many runs
+			for i := range xs {
+				xs[i] = rng.Intn(100)
+			}
+		}
+		want := append([]int(nil), xs...)
+		sort.Ints(want)
+		got := sortRuns(append([]int(nil), xs...), func(a, b int) int { return a - b })
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("sortRuns(%v) = %v", xs, got)
 		}
 	}
 }

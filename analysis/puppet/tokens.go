@@ -28,8 +28,9 @@ type tokenParsers struct {
 }
 
 type tokenParser struct {
-	mu sync.Mutex
-	ps pp.Parser
+	mu  sync.Mutex
+	ps  pp.Parser
+	buf []pp.Token // the lexer's tokens, reused between calls
 }
 
 // maxTokenParsers bounds the documents whose highlighting parse is kept.
@@ -69,15 +70,17 @@ func (s *System) Tokens(f *source.File) []analysis.Token {
 	if len(f.Text) > maxManifest {
 		return nil
 	}
-	toks, skipped := pp.LexSkipped(f.Text)
-	out := make([]analysis.Token, 0, len(toks)+len(skipped))
-	out = lexerTokens(out, toks, skipped)
 	if len(f.Text) > maxTokenCache {
+		toks, skipped := pp.LexSkipped(f.Text, nil)
+		out := lexerTokens(make([]analysis.Token, 0, len(toks)+len(skipped)), toks, skipped)
 		return treeTokens(out, pp.Parse(f.Text))
 	}
 	p := s.tok.get(f.URI)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	toks, skipped := pp.LexSkipped(f.Text, p.buf)
+	p.buf = toks[:0]
+	out := lexerTokens(make([]analysis.Token, 0, len(toks)+len(skipped)), toks, skipped)
 	return treeTokens(out, p.ps.Parse(f.Text))
 }
 

@@ -140,11 +140,15 @@ type Skipped struct {
 
 // LexSkipped is Lex that also returns the comments and heredoc bodies it
 // stepped over, in the order it met them (for highlighting: the parser
-// never needs them).
-func LexSkipped(src []byte) ([]Token, []Skipped) {
+// never needs them). The tokens are appended to buf[:0] (a buffer the
+// caller reuses between calls, or nil).
+func LexSkipped(src []byte, buf []Token) ([]Token, []Skipped) {
 	var sk []Skipped
 	lx := &lexer{src: src, pos: 0, end: len(src), skipFrom: -1, skipped: &sk}
-	toks := make([]Token, 0, len(src)/5+4)
+	toks := buf[:0]
+	if cap(toks) == 0 {
+		toks = make([]Token, 0, len(src)/5+4)
+	}
 	for {
 		n := len(toks)
 		toks = append(toks, Token{})
