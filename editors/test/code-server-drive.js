@@ -5,6 +5,9 @@
 //   problems   the Problems panel lists the expected message of every file of expect.json
 //   hover      the hover of the Puppet file matches expect.json (execution position)
 //   definition F12 on a Puppet reference lands on the declaration's line
+//   semantic   the server's semantic tokens colour puppet/site.pp and salt/missing.sls (type and
+//              modifiers as "Developer: Inspect Editor Tokens and Scopes" shows them), over the
+//              extension's TextMate grammars (their scopes there)
 //   graph      "Ordering: Show Execution Graph" draws nodes in execution order, cycle nodes red,
 //              and clicking a node on the canvas jumps to its declaration
 //   graph-offline  no request from the webviews leaves 127.0.0.1, no CSP violation is logged
@@ -195,6 +198,43 @@ function check(name, ok, detail) {
       const after = await cursor();
       res.definition = { before, after };
       check('definition', after && after.startsWith(`Ln ${puppet.definition.line},`), `${before} -> ${after}`);
+    });
+
+    // highlighting from the server: "Developer: Inspect Editor Tokens and Scopes" at a position
+    // shows the semantic token there (type, modifiers) and the TextMate scopes of the first paint
+    await step('semantic', async () => {
+      // (the widget floats outside the editor's layout: found by what it says, not its place)
+      const inspect = () => [...document.querySelectorAll('.token-inspect-widget, [class*="inspect"]')]
+        .map((e) => e.innerText || '').find((t) => /textmate scopes/i.test(t)) || '';
+      const details = [];
+      let ok = true;
+      for (const f of expect.files.filter((f) => f.semantic)) {
+        await openFile(f.path);
+        for (const want of f.semantic) {
+          // The command toggles the widget, which then follows the cursor; the first tokens come
+          // once the server has answered: look again until the widget shows a semantic token.
+          let text = '';
+          for (let i = 0; i < 10 && !/semantic token type/i.test(text); i++) {
+            await page.keyboard.press('Escape');
+            await gotoPos(want.at);
+            if (!(await page.evaluate(inspect))) await runCommand('Developer: Inspect Editor Tokens and Scopes');
+            await page.waitForFunction(inspect, null, { timeout: 5000 }).catch(() => {});
+            await page.waitForTimeout(300 * (i + 1));
+            text = await page.evaluate(inspect);
+          }
+          const flat = text.replace(/\s+/g, ' ');
+          const type = (flat.match(/semantic token type (\S+)/i) || [])[1];
+          const mods = (flat.match(/ modifiers (.*?) foreground/i) || [])[1] || '';
+          const good = type === want.type && want.modifiers.every((m) => mods.split(' ').includes(m))
+            && (!want.scope || flat.includes(want.scope));
+          if (!good) ok = false;
+          details.push(`${f.path}:${want.at} ${type}${mods ? ' ' + mods : ''}${good ? '' : ` (want ${want.type} ${want.modifiers.join(' ')}${want.scope ? ', scope ' + want.scope : ''}; widget: ${JSON.stringify(flat.slice(0, 400))})`}`);
+        }
+        await shot(`semantic-${path.basename(f.path)}.png`);
+        // close the widget (the command toggles it)
+        if (await page.evaluate(inspect)) await runCommand('Developer: Inspect Editor Tokens and Scopes');
+      }
+      check('semantic', ok && details.length > 0, details.join('; '));
     });
 
     // editing the order: completion, rename, a quick fix and the dependency tree, on

@@ -42,3 +42,19 @@ test('package.json contributes and activates on the same language ids', () => {
   assert.ok(titles.includes('Ordering: Show Execution Graph'));
   assert.ok(titles.includes('Ordering: Show Execution Order'));
 });
+
+test('each language has a TextMate grammar for the first paint, and the relation modifier is declared', () => {
+  const root = path.join(__dirname, '..');
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  for (const id of LANGUAGE_IDS) {
+    const g = pkg.contributes.grammars.find((x: { language: string }) => x.language === id);
+    assert.ok(g, `no grammar for ${id}`);
+    const grammar = JSON.parse(readFileSync(path.join(root, g.path), 'utf8'));
+    assert.equal(grammar.scopeName, g.scopeName, id);
+    assert.ok(grammar.patterns.length > 0, id);
+  }
+  // the server's legend has this modifier (analysis.ModRelation); VS Code themes colour it
+  // through the scope it maps to
+  assert.ok(pkg.contributes.semanticTokenModifiers.some((m: { id: string }) => m.id === 'relation'));
+  assert.ok(pkg.contributes.semanticTokenScopes.some((s: { scopes: Record<string, string[]> }) => s.scopes['*.relation']));
+});
