@@ -123,8 +123,11 @@ function check(name, ok, detail) {
     await page.keyboard.press('Control+P');
     await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
     await page.keyboard.type(rel);
-    await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${base}"]`, { timeout: 20000 });
-    await page.keyboard.press('Enter');
+    const row = `.quick-input-list .monaco-list-row[aria-label*="${base}"]`;
+    await page.waitForSelector(row, { timeout: 20000 });
+    // the row itself, not Enter: on a loaded machine Enter could still pick the first row of the
+    // list before it was filtered (puppet/grp.pp for puppet/site.pp)
+    await page.click(row).catch(() => page.keyboard.press('Enter'));
     await page.waitForSelector(`.tab.active[aria-label*="${base}"]`, { timeout: 20000 });
     await page.waitForSelector('.monaco-editor .view-lines');
   };
@@ -231,9 +234,13 @@ function check(name, ok, detail) {
           details.push(`${f.path}:${want.at} ${type}${mods ? ' ' + mods : ''}${good ? '' : ` (want ${want.type} ${want.modifiers.join(' ')}${want.scope ? ', scope ' + want.scope : ''}; widget: ${JSON.stringify(flat.slice(0, 400))})`}`);
         }
         await shot(`semantic-${path.basename(f.path)}.png`);
-        // close the widget (the command toggles it)
+        // close the widget (the command toggles it), and let the command palette go before the
+        // next Quick Open (typed at once, its first keys went to the closing palette)
         if (await page.evaluate(inspect)) await runCommand('Developer: Inspect Editor Tokens and Scopes');
+        await page.waitForSelector('.quick-input-widget', { state: 'hidden', timeout: 5000 }).catch(() => {});
+        await page.waitForTimeout(500);
       }
+      if (puppet) await openFile(puppet.path); // the active editor the steps after expect
       check('semantic', ok && details.length > 0, details.join('; '));
     });
 
