@@ -123,6 +123,24 @@ func (r *run) hieraClass(it dataItem, key, file string, some bool, include sourc
 // dataListItems lists the strings of the sequence under key in a YAML
 // data file, with their spans.
 func (a *analyzer) dataListItems(path, key string) []dataItem {
+	// every run of a control repository asks the same question: once per
+	// analysis
+	m := a.memo
+	ck := path + "\x00" + key
+	m.mu.Lock()
+	items, ok := m.dataItems[ck]
+	m.mu.Unlock()
+	if ok {
+		return items
+	}
+	items = a.dataListItems1(path, key)
+	m.mu.Lock()
+	m.dataItems[ck] = items
+	m.mu.Unlock()
+	return items
+}
+
+func (a *analyzer) dataListItems1(path, key string) []dataItem {
 	f := a.ws.Lookup(path)
 	if f == nil {
 		return nil

@@ -28,7 +28,8 @@ type memo struct {
 	envDirs         []string // workspace roots that are environments (hiera data)
 	envCertain      bool     // every environment has its own hiera.yaml
 	condFacts       map[string][]analysis.Fact
-	families        map[string][]string // class-name pattern -> the classes it matches
+	families        map[string][]string   // class-name pattern -> the classes it matches
+	dataItems       map[string][]dataItem // Hiera data file + key -> the list it holds, with positions
 }
 
 func newMemo() *memo {
@@ -36,7 +37,7 @@ func newMemo() *memo {
 		rubyTypes: map[string]bool{}, hieraCache: map[string][]string{}, hieraIncomplete: map[string]bool{},
 		dataCache: map[string]map[string]any{}, contentIDs: map[string]string{}, noAutoload: map[string]bool{},
 		modRoots: map[string]string{}, modDirs: map[string]bool{}, condFacts: map[string][]analysis.Fact{},
-		families: map[string][]string{},
+		families: map[string][]string{}, dataItems: map[string][]dataItem{},
 	}
 }
 
