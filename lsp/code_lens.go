@@ -35,11 +35,11 @@ func (s *Server) codeLens(ctx context.Context, raw json.RawMessage) (any, error)
 		return out, nil
 	}
 	u := string(p.TextDocument.URI)
-	snap := s.snap.latestFor(ctx, u)
+	snap := s.snap.viewFor(ctx, u, -1)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if snap == nil {
+	if snap.snapshot == nil {
 		return out, nil
 	}
 	for _, d := range declarations(snap.results, u) {
@@ -58,10 +58,10 @@ func (s *Server) codeLens(ctx context.Context, raw json.RawMessage) (any, error)
 		} else if n > 1 {
 			parts = append(parts, fmt.Sprintf("%d depend on it", n))
 		}
-		if len(parts) == 0 {
+		rng, ok := s.rangeIn(snap, d.at)
+		if len(parts) == 0 || !ok {
 			continue
 		}
-		rng := s.toRange(d.at)
 		args, _ := json.Marshal([]any{u, rng.Start})
 		var list []protocol.LSPAny
 		_ = json.Unmarshal(args, &list)

@@ -25,11 +25,11 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 	if !enabled {
 		return hints, nil
 	}
-	snap := s.snap.latestFor(ctx, string(p.TextDocument.URI))
+	snap := s.snap.viewFor(ctx, string(p.TextDocument.URI), -1)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if snap == nil {
+	if snap.snapshot == nil {
 		return hints, nil
 	}
 	u := string(p.TextDocument.URI)
@@ -42,7 +42,11 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 	yes := true
 	for _, r := range snap.results {
 		for _, n := range r.Graph.Nodes {
-			if n.Hidden || n.Decl.URI != u || n.Decl.End < lo || n.Decl.Start > hi {
+			if n.Hidden || n.Decl.URI != u {
+				continue
+			}
+			at, ok := snap.span(n.Decl)
+			if !ok || at.End < lo || at.Start > hi {
 				continue
 			}
 			ps := r.Positions(n)
@@ -59,7 +63,7 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 			if len(ps) > 1 {
 				tip += fmt.Sprintf("; also in %d other places", len(ps)-1)
 			}
-			end := s.toRange(n.Decl).End
+			end := s.toRange(at).End
 			hints = append(hints, protocol.InlayHint{
 				Position:    end,
 				Label:       protocol.String(label),

@@ -45,7 +45,7 @@ func (s *Server) orderingWhy(ctx context.Context, raw json.RawMessage) (any, err
 	if err := json.Unmarshal(raw, &other); err != nil {
 		return nil, err
 	}
-	_, t := s.at(ctx, p)
+	_, t := s.atExact(ctx, p)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

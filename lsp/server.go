@@ -45,6 +45,8 @@ type Server struct {
 	last              map[analysis.System]*analysis.Result // latest result per system
 	inlayRefresh      bool                                 // client supports workspace/inlayHint/refresh
 	lensRefresh       bool                                 // client supports workspace/codeLens/refresh
+	inlayRefresher    refresher
+	lensRefresher     refresher
 	workDoneProgress  bool                                 // client supports window/workDoneProgress/create
 	watchFiles        bool                                 // client registers file watchers for us (didChangeWatchedFiles)
 	actionResolve     bool                                 // client resolves a code action's edit (codeAction/resolve)

@@ -304,6 +304,8 @@ func defKeyOf(n *analysis.Node) (nodeKey, bool) {
 // The anchors of Class[Main] and of stages without a declaration stay per
 // run: sharing them would join unrelated runs through one hub.
 func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
+	a.runsMerged++
+	a.req.Report(a.runsMerged, max(a.runsTotal, a.runsMerged))
 	if a.diagsOnly() {
 		return a.mergeDiagnostics(name, s)
 	}

@@ -188,6 +188,8 @@ type nodeInfo struct {
 // analyzer holds one Analyze call's state.
 type analyzer struct {
 	partial       bool // only the runs the request's focus needs (focus.go)
+	// runsMerged of about runsTotal: what Request.Progress hears
+	runsMerged, runsTotal int
 	sys           *System
 	req           *analysis.Request
 	ws            *source.Workspace
@@ -373,6 +375,18 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				a.uniqueRuns = false // two runs would share anchors
 			}
 			seen[sp.name] = true
+		}
+		// about as many runs follow for what nothing declares
+		a.runsTotal = len(specs)
+		for n := range a.classes {
+			if !a.declared[n] {
+				a.runsTotal++
+			}
+		}
+		for n := range a.defines {
+			if !a.declared[n] {
+				a.runsTotal++
+			}
 		}
 		if focus := a.focusSpecs(specs); focus != nil {
 			a.partial = true
