@@ -166,18 +166,12 @@ func (sn *snapshotter) loop(ctx context.Context) {
 			// from the focused analysis; the complete one starts once
 			// typing pauses, instead of being started and cancelled at
 			// every keystroke (seconds of CPU each on a big repository).
-			select {
-			case <-ctx.Done():
+			if !sn.pause(ctx, v, partial) {
 				cancel()
-				return
-			case <-pauseAfter(partial):
-			case <-sn.wake:
-				cancel()
-				select { // handled by this turn of the loop
-				case sn.wake <- struct{}{}:
-				default:
+				if ctx.Err() != nil {
+					return
 				}
-				continue
+				continue // a newer change is waiting
 			}
 		}
 		pr := sn.s.startProgress("ordering-lsp", "analysing the workspace")
@@ -275,38 +269,59 @@ func (sn *snapshotter) firstDiagnostics(ctx context.Context, v uint64, focus []s
 	return true, true
 }
 
-// pauseAfter is the wait before the complete analysis: typingPause after
-// a partial first analysis, none after a complete one (its diagnostics
-// are not out yet).
-func pauseAfter(partial bool) <-chan time.Time {
+// pause is the wait before the complete analysis of version v:
+// typingPause after a partial first analysis, none after a complete one
+// (its diagnostics are not out yet). False when a newer change came (the
+// loop's next turn handles it) or ctx ended.
+func (sn *snapshotter) pause(ctx context.Context, v uint64, partial bool) bool {
 	if !partial {
-		c := make(chan time.Time, 1)
-		c <- time.Time{}
-		return c
+		return true
 	}
-	return time.After(typingPause)
+	timer := time.NewTimer(typingPause)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		case <-sn.wake:
+			sn.mu.Lock()
+			changed := sn.version != v
+			sn.mu.Unlock()
+			if changed {
+				select { // for the loop's next turn
+				case sn.wake <- struct{}{}:
+				default:
+				}
+				return false
+			}
+			// a wake for v itself (two changes, one turn): keep pausing
+		}
+	}
 }
 
 // latestFor returns a snapshot that read the current text of uri: the
 // newest one at once when uri is an open document that has not changed
 // since it was taken (an edit elsewhere need not make a hover wait for a
 // 5-second analysis of a large repository), or the provisional one of an
-// edit of uri, else the snapshot of the newest state, as latest. Requests
-// that write (rename, code actions) use it; those that read use viewFor.
+// edit of uri, else it waits for whichever comes first: one of those, or
+// the snapshot of the newest state (as latest). Requests that write
+// (rename, code actions) use it; those that read use viewFor.
 func (sn *snapshotter) latestFor(ctx context.Context, uri string) *snapshot {
-	if s := sn.fitting(ctx, uri, true); s != nil {
-		return s
-	}
-	return sn.latest(ctx)
+	return sn.fitting(ctx, uri, true)
 }
 
 // fitting returns the current or provisional snapshot if it read the
-// current text of uri, waiting for one that fits and is being published;
-// unless publishing, it waits for any analysis to land while ctx lasts.
-// Nil when none fits.
-func (sn *snapshotter) fitting(ctx context.Context, uri string, publishing bool) *snapshot {
+// current text of uri, waiting for one while ctx lasts; with orLatest,
+// the snapshot of the newest state will do too. When ctx ends first: nil,
+// or with orLatest the newest snapshot there is.
+func (sn *snapshotter) fitting(ctx context.Context, uri string, orLatest bool) *snapshot {
 	ov := sn.s.ws.Overlay(uri)
 	fits := func(s *snapshot) bool {
+		if s == nil {
+			return false
+		}
 		f, ok := s.overlays[uri]
 		return s.answers(uri) && ok && ov == f
 	}
@@ -319,21 +334,20 @@ func (sn *snapshotter) fitting(ctx context.Context, uri string, publishing bool)
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
 	for {
-		if cur := sn.current; cur != nil && fits(cur) {
+		switch cur := sn.current; {
+		case fits(cur):
 			return cur
-		}
-		if p := sn.provisional; p != nil && fits(p) {
-			return p
-		}
-		if ctx.Err() != nil {
+		case fits(sn.provisional):
+			return sn.provisional
+		case orLatest && cur != nil && cur.version == sn.version:
+			return cur
+		case ctx.Err() != nil:
+			if orLatest {
+				return cur
+			}
 			return nil
 		}
-		// one that fits is being published: it is current in a moment
-		if p := sn.publishing; (p != nil && fits(p)) || !publishing {
-			sn.cond.Wait()
-			continue
-		}
-		return nil
+		sn.cond.Wait()
 	}
 }
 

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -132,5 +133,22 @@ func TestRequestsDuringLongAnalysis(t *testing.T) {
 	}
 	if got := c.Received(); !slices.Contains(got, "workspace/codeLens/refresh") || !slices.Contains(got, "workspace/inlayHint/refresh") {
 		t.Errorf("no lens and inlay hint refresh once the analysis landed; received %v", got)
+	}
+}
+
+// Opening a document in a workspace whose first analysis is long: its
+// lenses and hovers come from the focused analysis of the opened document.
+func TestOpenAnswersBeforeTheWorkspaceIsAnalysed(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "big.toy"), []byte("step z\n# block\n"), 0o644)
+	s := slowToy{release: make(chan struct{})}
+	var once sync.Once
+	release := func() { once.Do(func() { close(s.release) }) }
+	c, _ := lsptest.Start(t, []analysis.System{s}, root, nil)
+	t.Cleanup(release)
+	uri := source.PathToURI(filepath.Join(root, "a.toy"))
+	c.Open(uri, "toy", "step a\nstep b\nb after a\n")
+	if h := hoverWithin(t, c, uri, 1, 5, 5*time.Second); !strings.Contains(h.Contents.Value, "Runs **2nd of 2**") {
+		t.Errorf("hover on the opened document: %+v", h)
 	}
 }
