@@ -100,11 +100,7 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) {
 		u := source.PathToURI(p)
 		uris = append(uris, u)
 		texts[u] = string(b)
-		lang := "puppet"
-		if strings.HasSuffix(rel, ".sls") {
-			lang = "sls"
-		}
-		c.Open(u, lang, string(b))
+		c.Open(u, equivLanguage(rel), string(b))
 	}
 	version := map[string]int{}
 	settles := 0
@@ -146,11 +142,7 @@ func equivCompare(t *testing.T, c *lsptest.Client, root string, uris []string, t
 	t.Helper()
 	fresh, _ := lsptest.Start(t, newSystems(), root, nil)
 	for _, u := range uris {
-		lang := "puppet"
-		if strings.HasSuffix(u, ".sls") {
-			lang = "sls"
-		}
-		fresh.Open(u, lang, texts[u])
+		fresh.Open(u, equivLanguage(u), texts[u])
 	}
 	orders := func(c *lsptest.Client) []string {
 		var out []string
@@ -201,6 +193,16 @@ func equivCompare(t *testing.T, c *lsptest.Client, root string, uris []string, t
 		}
 	}
 	fresh.Close()
+}
+
+func equivLanguage(name string) string {
+	switch filepath.Ext(name) {
+	case ".sls":
+		return "sls"
+	case ".cf":
+		return "cfengine"
+	}
+	return "puppet"
 }
 
 func diagDump(m map[string][]lsptest.Diagnostic) string {
