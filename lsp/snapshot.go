@@ -157,6 +157,7 @@ func (sn *snapshotter) loop(ctx context.Context) {
 			overlays[f.URI] = f
 		}
 		if len(focus) > 0 {
+			sn.shiftedDiagnostics(focus)
 			ok, partial := sn.firstDiagnostics(actx, v, focus, overlays)
 			if !ok {
 				cancel()
