@@ -175,8 +175,29 @@ func equivCompare(t *testing.T, c *lsptest.Client, root string, uris []string, t
 	}
 	for _, u := range uris {
 		text := texts[u]
-		for i := 0; i < 4; i++ {
-			p := utf16Pos(text, runeStart(text, rng.Intn(len(text)+1)))
+		// random places, and declarations the fresh server lists (random
+		// places seldom fall on a title)
+		var places []lsptest.Position
+		for i := 0; i < 2; i++ {
+			places = append(places, utf16Pos(text, runeStart(text, rng.Intn(len(text)+1))))
+		}
+		var syms []symbolRanges
+		if err := fresh.Call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": u}}, &syms); err != nil {
+			t.Fatal(err)
+		}
+		var decls []lsptest.Position
+		var walk func([]symbolRanges)
+		walk = func(ss []symbolRanges) {
+			for _, s := range ss {
+				decls = append(decls, s.SelectionRange.Start)
+				walk(s.Children)
+			}
+		}
+		walk(syms)
+		for i := 0; i < 4 && len(decls) > 0; i++ {
+			places = append(places, decls[rng.Intn(len(decls))])
+		}
+		for _, p := range places {
 			var hg, hw json.RawMessage
 			if err := c.Call("textDocument/hover", lsptest.Pos(u, p.Line, p.Character), &hg); err != nil {
 				t.Fatal(err)
@@ -193,6 +214,12 @@ func equivCompare(t *testing.T, c *lsptest.Client, root string, uris []string, t
 		}
 	}
 	fresh.Close()
+}
+
+// symbolRanges is the part of a DocumentSymbol the comparison reads.
+type symbolRanges struct {
+	SelectionRange lsptest.Range  `json:"selectionRange"`
+	Children       []symbolRanges `json:"children"`
 }
 
 func equivLanguage(name string) string {
