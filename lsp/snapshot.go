@@ -229,6 +229,7 @@ func (sn *snapshotter) loop(ctx context.Context) {
 		// Lenses and inlay hints answered meanwhile came from an older or
 		// a focused analysis.
 		sn.s.refreshViews()
+		sn.releaseWhenSettled(v)
 	}
 }
 

@@ -130,6 +130,11 @@ func TestLatency(t *testing.T) {
 		r, _ := srv.memory()
 		rss = append(rss, r)
 	}
+	// settled: no change for longer than the server waits before it
+	// gives free memory back
+	time.Sleep(3 * time.Second)
+	settled, _ := srv.memory()
+	t.Logf("RSS settled (3 s after the last complete analysis): %d MB", settled>>20)
 	_, hwm := srv.memory()
 	t.Logf("%d edits: first diagnostics p50 %v p95 %v max %v; complete analysis p50 %v p95 %v max %v",
 		edits, pct(firsts, 50), pct(firsts, 95), pct(firsts, 100), pct(completes, 50), pct(completes, 95), pct(completes, 100))
