@@ -212,12 +212,13 @@ func typingBurst(t *testing.T, srv *lspProc, uri string, withProbe func(string) 
 		hovers = append(hovers, time.Since(t0))
 		time.Sleep(120 * time.Millisecond)
 	}
+	typing := srv.cpu() - cpu0
 	t0 := time.Now()
 	waitComplete(t, srv)
 	settle := time.Since(t0)
 	cpu := srv.cpu() - cpu0
-	t.Logf("typing burst of %d keystrokes: hover p50 %v p95 %v max %v; settled %v after the last; server CPU %v in all, %v per keystroke",
-		keys, pct(hovers, 50), pct(hovers, 95), pct(hovers, 100), settle.Round(time.Millisecond), cpu, cpu/keys)
+	t.Logf("typing burst of %d keystrokes: hover p50 %v p95 %v max %v; settled %v after the last; server CPU while typing %v (%v per keystroke), with the complete analysis after it %v",
+		keys, pct(hovers, 50), pct(hovers, 95), pct(hovers, 100), settle.Round(time.Millisecond), typing, typing/keys, cpu)
 }
 
 // waitComplete returns once the complete analysis of the last change is
