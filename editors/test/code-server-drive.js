@@ -3,6 +3,8 @@
 // Usage: NODE_PATH=<playwright dir>/node_modules node code-server-drive.js URL WORKSPACE OUT_DIR
 // Checks (each printed as "ok - name" / "not ok - name: why"):
 //   problems   the Problems panel lists the expected message of every file of expect.json
+//   one-problem-per-cycle  the cycle of puppet/site.pp is one row of the Problems panel
+//   cycle-lens the code lens above a resource of the cycle says it does not run
 //   hover      the hover of the Puppet file matches expect.json (execution position)
 //   definition F12 on a Puppet reference lands on the declaration's line
 //   semantic   the server's semantic tokens colour puppet/site.pp and salt/missing.sls (type and
@@ -174,6 +176,25 @@ function check(name, ok, detail) {
       await runCommand('View: Toggle Maximized Panel', 'View: Maximize Panel Size');
       check('problems', missing.length === 0,
         missing.length ? `missing ${JSON.stringify(missing)}; rows: ${JSON.stringify(got)}` : `${got.length} rows`);
+    });
+
+    // a cycle is one problem (the other edges are its related information, child rows that do
+    // not repeat the message), and the lens of each resource in it says it does not run
+    await step('cycle-lens', async () => {
+      const cycleRows = (res.problems || []).filter((r) => /Found 1 dependency cycle/.test(r));
+      check('one-problem-per-cycle', cycleRows.length === 1, JSON.stringify(cycleRows));
+      await openFile(puppet.path);
+      await gotoPos('2:1');
+      const lensText = () => [...document.querySelectorAll('.contentWidgets .codelens-decoration')]
+        .map((e) => e.innerText.trim()).filter(Boolean);
+      const lenses = await page.waitForFunction((f) => {
+        const ts = [...document.querySelectorAll('.contentWidgets .codelens-decoration')].map((e) => e.innerText.trim());
+        return ts.some((t) => /does not run/.test(t)) ? ts : null;
+      }, null, { timeout: 20000 }).then((h) => h.jsonValue(), () => null);
+      res.lenses = lenses || await page.evaluate(lensText).catch(() => []);
+      await shot('cycle-lens.png');
+      check('cycle-lens', !!lenses && lenses.filter((t) => /does not run: in a dependency cycle with Notify\[/.test(t)).length >= 2,
+        JSON.stringify(res.lenses));
     });
 
     await step('hover', async () => {
