@@ -29,6 +29,9 @@ package main
 //	                               has that title; applied, this line's code
 //	                               reads "line"
 //	@nofix("re")                   no quick fix there
+//	@nolightbulb("re")             no code action when the editor asks by
+//	                               itself (triggerKind Automatic: the
+//	                               lightbulb), though some when invoked
 //	@rename("re", "new", loc...)  renaming there edits exactly the locs
 //	@norename("re", "text")        renaming there is refused, saying text
 //	@symbol("query", "name"...)    workspace symbols for query include names
@@ -303,6 +306,8 @@ func runMarkers(t *testing.T, fixture string) {
 			r.fix(m)
 		case "fixes":
 			r.fixes(m)
+		case "nolightbulb":
+			r.noLightbulb(m)
 		case "rename":
 			r.rename(m, m.args[1], named(m, m.args[2:]))
 		case "norename":
@@ -532,6 +537,22 @@ func (r *markerRun) actions(m marker) ([]lspAction, []string) {
 		out = append(out, a)
 	}
 	return out, titles
+}
+
+func (r *markerRun) noLightbulb(m marker) {
+	sp := m.span(r.t, m.args[0])
+	var auto, invoked []json.RawMessage
+	params := map[string]any{"textDocument": map[string]any{"uri": m.uri}, "range": sp, "context": map[string]any{"diagnostics": []any{}, "triggerKind": 2}}
+	if err := r.c.Call("textDocument/codeAction", params, &auto); err != nil {
+		r.t.Fatalf("%v: %v", m, err)
+	}
+	params["context"] = map[string]any{"diagnostics": []any{}, "triggerKind": 1}
+	if err := r.c.Call("textDocument/codeAction", params, &invoked); err != nil {
+		r.t.Fatalf("%v: %v", m, err)
+	}
+	if len(auto) != 0 || len(invoked) == 0 {
+		r.t.Errorf("%v: %d actions asked automatically (want none), %d when invoked (want some)", m, len(auto), len(invoked))
+	}
 }
 
 func (r *markerRun) resolve(m marker, a lspAction) lspAction {
