@@ -619,7 +619,7 @@ function check(name, ok, detail) {
       await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
       await openFile(puppet.path);
       await runCommand('Ordering: Show Execution Order');
-      // rows of the "Execution Order" tree (explorer side bar): "1. Notify[c]", ...
+      // rows of the "Execution Order" tree (its own view container): "1. Notify[c]", ...
       const rowsSel = '.pane-body .monaco-list-row';
       let rows = [];
       const deadline = Date.now() + 20000;
