@@ -29,6 +29,29 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 	}
 	b.WriteString("\n\n")
 
+	// A member of a loop does not run: said first, with where the loop is
+	// reported (its position below is one the tool never reaches).
+	for i := range r.Diags {
+		d := &r.Diags[i]
+		if !d.Loop() && d.Code != "never-runs" {
+			continue
+		}
+		for _, m := range d.Members {
+			if m.Ref == n.Ref && m.Decl == n.Decl {
+				what := "Does not run"
+				if d.Severity != Error {
+					what = "May not run"
+				}
+				fmt.Fprintf(&b, "**%s**: %s", what, strings.ReplaceAll(mdEscape(d.Message), "\n", " "))
+				if where != nil {
+					fmt.Fprintf(&b, " (%s)", where(d.At))
+				}
+				b.WriteString("\n\n")
+				break
+			}
+		}
+	}
+
 	positions := r.Positions(n)
 	var contents strings.Builder
 	holds := len(positions) == 0 && describeContents(&contents, r, n)

@@ -663,6 +663,56 @@ function check(name, ok, detail) {
     });
 
     // Pictures of the graph view on a real workspace (ORDERING_E2E_WS, see code-server-e2e.sh):
+    // ORDERING_VIEW_SHOTS="kind@file:line:col:name.png;..." pictures of the editor on real code
+    // (kind: view = the file at that line, lenses, hints and squiggles; hover; fix = the Quick Fix
+    // list; why = the "Why does this run before..." picker; order = the Execution Order view;
+    // problems@name.png = the Problems panel)
+    await step('view-shots', async () => {
+      const specs = (process.env.ORDERING_VIEW_SHOTS || '').split(';').filter(Boolean);
+      for (const spec of specs) {
+        const [kind, rest] = spec.split('@');
+        const parts = rest.split(':');
+        const name = parts.pop();
+        if (kind === 'problems') {
+          await page.keyboard.press('Control+Shift+M');
+          await page.waitForTimeout(1500);
+          await shot(name);
+          await runCommand('View: Hide Panel', 'View: Close Panel').catch(() => {});
+          check('view-shots', true, name);
+          continue;
+        }
+        const [file, line, col] = parts;
+        await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
+        await openFile(file);
+        await gotoPos(`${line}:${col}`);
+        await page.waitForTimeout(2500); // diagnostics, lenses, hints
+        let detail = '';
+        if (kind === 'hover') {
+          await page.keyboard.press('Control+K');
+          await page.keyboard.press('Control+I');
+          await page.waitForSelector('.monaco-editor .monaco-hover:not(.hidden)', { timeout: 20000 }).catch(() => {});
+          await page.waitForTimeout(800);
+        } else if (kind === 'fix') {
+          await runCommand('Quick Fix...', 'Quick Fix');
+          await page.waitForSelector('.action-widget .monaco-list-row', { timeout: 20000 }).catch(() => {});
+          detail = JSON.stringify(await page.$$eval('.action-widget .monaco-list-row', (rs) => rs.map((r) => r.innerText.trim())).catch(() => []));
+          await page.waitForTimeout(500);
+        } else if (kind === 'why') {
+          await runCommand('Ordering: Why Does This Run Before…', 'Ordering: Why Does This Run Before');
+          await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 20000 }).catch(() => {});
+          await page.waitForTimeout(800);
+          detail = JSON.stringify(await page.$$eval('.quick-input-list .monaco-list-row', (rs) => rs.slice(0, 6).map((r) => r.innerText.replace(/\s+/g, ' ').trim())).catch(() => []));
+        } else if (kind === 'order') {
+          await runCommand('Ordering: Show Execution Order');
+          await page.waitForTimeout(3000);
+        }
+        await shot(name);
+        await page.keyboard.press('Escape');
+        check('view-shots', true, `${name} ${detail}`);
+      }
+    });
+
+    // (ORDERING_SHOTS_WIDE=1: the graph gets the whole window)
     // ORDERING_SHOTS="file:line:col:hops:name.png;..." opens each file, puts the cursor there and
     // runs "Show Execution Graph Around Cursor" (hops "file": the whole file's graph instead).
     await step('graph-shot', async () => {
@@ -691,6 +741,12 @@ function check(name, ok, detail) {
         }
         if (!frame) throw new Error(`no graph for ${spec}`);
         if (hops !== 'file' && hops !== '1') await frame.selectOption('#hops', hops);
+        if (process.env.ORDERING_SHOTS_WIDE) {
+          // the whole window for the graph: the file's editor group closes
+          await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
+          await runCommand('View: Hide Panel', 'View: Close Panel').catch(() => {});
+          await runCommand('View: Close Editor Group');
+        }
         await page.waitForTimeout(1500); // layout + fit
         const g = await frame.evaluate(() => ({ stats: document.getElementById('stats').textContent, focus: document.getElementById('focus').textContent,
           by: window.graphView.laidOutBy + (window.graphView.workerTrouble ? ` (${window.graphView.workerTrouble})` : '') }));
