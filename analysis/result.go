@@ -53,6 +53,10 @@ type Diagnostic struct {
 	// declares (a missing target, requisite or handle): a quick fix may
 	// change the name to a declared one.
 	Unresolved bool
+	// Members are the nodes a loop holds (a cycle's resources, states,
+	// promises, policies): none of them runs while it lasts, which code
+	// lenses say on each.
+	Members []*Node
 }
 
 // Loop reports whether the problem is a loop of relationships: a

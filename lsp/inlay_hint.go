@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
 )
 
 func init() { register("textDocument/inlayHint", method{call: (*Server).inlayHint, async: true}) }
@@ -40,6 +42,7 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 	_, lo := s.offset(u, p.Range.Start)
 	_, hi := s.offset(u, p.Range.End)
 	yes := true
+	loops := loopsByMember(snap.results)
 	for _, r := range snap.results {
 		for _, n := range r.Graph.Nodes {
 			if n.Hidden || n.Decl.URI != u {
@@ -51,6 +54,12 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 			}
 			ps := r.Positions(n)
 			if len(ps) == 0 {
+				continue
+			}
+			if d := loops[declKey{n.Ref, n.Decl}]; d != nil && d.Severity == analysis.Error {
+				// a position in a run the tool refuses would be a promise it breaks
+				hints = append(hints, protocol.InlayHint{Position: s.toRange(n.Decl).End, Label: protocol.String("⟳ no run"),
+					Tooltip: protocol.String("in a dependency cycle: does not run until the cycle is broken"), PaddingLeft: &yes})
 				continue
 			}
 			pos := ps[0]

@@ -414,6 +414,14 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	}
 	next.run = out
 	for _, d := range s.diags {
+		if len(d.Members) > 0 {
+			// a cycle's resources, as this analysis's graph has them
+			ms := make([]*analysis.Node, len(d.Members))
+			for i, m := range d.Members {
+				ms[i] = mapNode(m)
+			}
+			d.Members = ms
+		}
 		a.addDiag(d)
 	}
 	if len(a.linkArr) == 0 {

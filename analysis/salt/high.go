@@ -101,6 +101,7 @@ type problem struct {
 	code      string
 	msg       string
 	related   []relatedSpan
+	members   []*analysis.Node // a cycle's states, for code lenses
 	refuses   bool // Salt refuses the run
 	missing   *reqEntry
 	chunk     *chunk

@@ -1654,8 +1654,11 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	a.edgesAndLinks(c, h, sm, run.Name)
 	a.runProblems(c, sm, entrySLS, &run)
 	for _, p := range c.problems {
-		d := analysis.Diagnostic{At: p.at, Severity: sev(p.sev), Code: p.code, Message: p.msg}
+		d := analysis.Diagnostic{At: p.at, Severity: sev(p.sev), Code: p.code, Message: p.msg, Members: p.members}
 		for _, r := range p.related {
+			if p.code == "cycle" && r.at == p.at {
+				continue // the diagnostic's own words: the related entries are the other edges
+			}
 			d.Related = append(d.Related, analysis.Related{At: r.at, Message: r.msg})
 		}
 		if p.code == "extend-missing" || p.code == "cycle" {
@@ -2158,7 +2161,7 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 			// give the verify_high diagnostic every edge
 			for _, p := range c.problems {
 				if p.code == "cycle" && len(p.related) < len(cyc) {
-					p.related = nil
+					p.related, p.members = nil, ns
 					for _, e := range cyc {
 						p.related = append(p.related, relatedSpan{e.At, fmt.Sprintf("%s %s %s", nodeChunk[e.To].id, e.Reason, nodeChunk[e.From].id)})
 					}
@@ -2174,9 +2177,10 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 				d.Message += "\nwhen " + when
 			}
 		}
-		for _, e := range cyc {
+		for _, e := range cyc[:len(cyc)-1] { // the last edge is the diagnostic's own
 			d.Related = append(d.Related, analysis.Related{At: e.At, Message: fmt.Sprintf("%s %s %s", nodeChunk[e.To].id, e.Reason, nodeChunk[e.From].id)})
 		}
+		d.Members = ns
 		a.contextual(d, "", "")
 	}
 }

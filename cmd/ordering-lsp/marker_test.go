@@ -19,6 +19,8 @@ package main
 //	@diag("re", "text")            a diagnostic starts at the match, ends at
 //	                               its end, and contains text; every diagnostic
 //	                               of a file with markers must be expected
+//	@related("re", loc...)         the diagnostic starting at the match has
+//	                               related information at exactly the locs
 //	@complete("re", "label"...)    completion with the cursor at the END of
 //	                               the match: the first labels, in order
 //	@itemdetail("re", "label", "text")  that completion item's detail
@@ -27,6 +29,9 @@ package main
 //	                               has that title; applied, this line's code
 //	                               reads "line"
 //	@nofix("re")                   no quick fix there
+//	@nolightbulb("re")             no code action when the editor asks by
+//	                               itself (triggerKind Automatic: the
+//	                               lightbulb), though some when invoked
 //	@rename("re", "new", loc...)  renaming there edits exactly the locs
 //	@norename("re", "text")        renaming there is refused, saying text
 //	@symbol("query", "name"...)    workspace symbols for query include names
@@ -301,6 +306,8 @@ func runMarkers(t *testing.T, fixture string) {
 			r.fix(m)
 		case "fixes":
 			r.fixes(m)
+		case "nolightbulb":
+			r.noLightbulb(m)
 		case "rename":
 			r.rename(m, m.args[1], named(m, m.args[2:]))
 		case "norename":
@@ -313,6 +320,8 @@ func runMarkers(t *testing.T, fixture string) {
 			r.calls(m, m.name, m.args[1:])
 		case "tok", "notok":
 			r.tok(m)
+		case "related":
+			r.related(m, named(m, m.args[1:]))
 		case "diag":
 		default:
 			t.Errorf("%v: unknown marker", m)
@@ -528,6 +537,22 @@ func (r *markerRun) actions(m marker) ([]lspAction, []string) {
 		out = append(out, a)
 	}
 	return out, titles
+}
+
+func (r *markerRun) noLightbulb(m marker) {
+	sp := m.span(r.t, m.args[0])
+	var auto, invoked []json.RawMessage
+	params := map[string]any{"textDocument": map[string]any{"uri": m.uri}, "range": sp, "context": map[string]any{"diagnostics": []any{}, "triggerKind": 2}}
+	if err := r.c.Call("textDocument/codeAction", params, &auto); err != nil {
+		r.t.Fatalf("%v: %v", m, err)
+	}
+	params["context"] = map[string]any{"diagnostics": []any{}, "triggerKind": 1}
+	if err := r.c.Call("textDocument/codeAction", params, &invoked); err != nil {
+		r.t.Fatalf("%v: %v", m, err)
+	}
+	if len(auto) != 0 || len(invoked) == 0 {
+		r.t.Errorf("%v: %d actions asked automatically (want none), %d when invoked (want some)", m, len(auto), len(invoked))
+	}
 }
 
 func (r *markerRun) resolve(m marker, a lspAction) lspAction {
@@ -802,6 +827,40 @@ func (r *markerRun) diagnostics(markers []marker, files map[string]bool) {
 				r.t.Errorf("unexpected diagnostic in %s at %d:%d: %s", filepath.Base(uri), d.Range.Start.Line+1, d.Range.Start.Character+1, d.Message)
 			}
 		}
+	}
+}
+
+// related checks @related("re", loc...): the diagnostics starting at the
+// match point, between them, at exactly the locs (any order).
+func (r *markerRun) related(m marker, want []lsptest.Location) {
+	var h any
+	if err := r.c.Call("textDocument/hover", lsptest.Pos(m.uri, 0, 0), &h); err != nil { // diagnostics barrier
+		r.t.Fatal(err)
+	}
+	sp := m.span(r.t, m.args[0])
+	var got []string
+	found := false
+	for _, d := range r.c.Diagnostics(m.uri) {
+		if d.Range.Start != sp.Start {
+			continue
+		}
+		found = true
+		for _, rel := range d.Related {
+			got = append(got, fmt.Sprintf("%s:%d:%d-%d:%d", filepath.Base(rel.Location.URI), rel.Location.Range.Start.Line+1, rel.Location.Range.Start.Character+1, rel.Location.Range.End.Line+1, rel.Location.Range.End.Character+1))
+		}
+	}
+	if !found {
+		r.t.Errorf("%v: no diagnostic starts there", m)
+		return
+	}
+	var exp []string
+	for _, l := range want {
+		exp = append(exp, fmt.Sprintf("%s:%d:%d-%d:%d", filepath.Base(l.URI), l.Range.Start.Line+1, l.Range.Start.Character+1, l.Range.End.Line+1, l.Range.End.Character+1))
+	}
+	sort.Strings(got)
+	sort.Strings(exp)
+	if strings.Join(got, " ") != strings.Join(exp, " ") {
+		r.t.Errorf("%v: related information at %q, want %q", m, got, exp)
 	}
 }
 

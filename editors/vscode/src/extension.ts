@@ -25,7 +25,7 @@ let serverPath: string | undefined; // the server binary in use, for `ordering-l
 
 function serverSettings() {
   const cfg = vscode.workspace.getConfiguration('ordering');
-  return toServerSettings((k) => cfg.get(k));
+  return toServerSettings((k) => cfg.get(k), { workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, HOME: process.env.HOME });
 }
 
 function isExecutable(f: string): boolean {
