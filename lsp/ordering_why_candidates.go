@@ -44,7 +44,7 @@ func (s *Server) orderingWhyCandidates(ctx context.Context, raw json.RawMessage)
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	_, t := s.at(ctx, p)
+	_, t := s.atExact(ctx, p)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

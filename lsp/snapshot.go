@@ -216,6 +216,8 @@ func (sn *snapshotter) loop(ctx context.Context) {
 			sn.lastGood = nil
 		case sn.current != nil && !sn.current.broken():
 			sn.lastGood = sn.current
+		case sn.lastGood == nil && sn.provisional != nil && !sn.provisional.broken():
+			sn.lastGood = sn.provisional // the first complete analysis is of broken text
 		}
 		sn.current, sn.publishing = snap, nil
 		if p := sn.provisional; p != nil && p.version <= v {
@@ -263,7 +265,18 @@ func (sn *snapshotter) firstDiagnostics(ctx context.Context, v uint64, focus []s
 	}
 	sn.mu.Lock()
 	if sn.version == v {
-		sn.provisional = &snapshot{version: v, results: results, overlays: overlays, covers: only}
+		p := &snapshot{version: v, results: results, overlays: overlays, covers: only}
+		if p.broken() && sn.lastGood == nil {
+			// completion offers the broken document's declarations from
+			// the newest analysis in which it parsed
+			for _, prev := range []*snapshot{sn.provisional, sn.current} {
+				if prev != nil && !prev.broken() {
+					sn.lastGood = prev
+					break
+				}
+			}
+		}
+		sn.provisional = p
 		sn.cond.Broadcast()
 	}
 	sn.mu.Unlock()
