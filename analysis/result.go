@@ -53,6 +53,10 @@ type Diagnostic struct {
 	// declares (a missing target, requisite or handle): a quick fix may
 	// change the name to a declared one.
 	Unresolved bool
+	// Nodes names the nodes (Salt minions, fact sets) the problem occurs
+	// on when the analysis ran once per node (Result.Nodes); empty
+	// otherwise.
+	Nodes []string
 }
 
 // Loop reports whether the problem is a loop of relationships: a
@@ -125,6 +129,9 @@ type Result struct {
 	// Files lists the URIs the system analysed, so diagnostics of a file
 	// that became clean can be cleared.
 	Files []string
+	// Nodes lists the nodes analysed one by one (a check over a folder
+	// of minion data), in order; nil when the analysis was not per node.
+	Nodes []string
 	// Partial: the system honoured Request.Focus. Only the diagnostics of
 	// the focus documents are meant to be shown; runs, graph and other
 	// files' diagnostics are incomplete.
