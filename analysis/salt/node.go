@@ -331,3 +331,19 @@ func (s *System) minionDiags(req *analysis.Request, res *analysis.Result, ms *mi
 			Code: "minion-data", Message: msg})
 	}
 }
+
+// minionNote: a requisite missing from a minion's highstate fails that
+// state on the minion whatever other files declare (Salt says so in the
+// state's result); where the target is declared tells why the top file
+// does not bring it.
+func (a *analyzer) minionNote(c *ctxDiag) {
+	where, exact, disp, _ := a.declaredElsewhere(c)
+	if where == "" {
+		return
+	}
+	if exact {
+		c.d.Message += "\n('" + c.target + "' is declared in " + where + ", which the top file does not give this minion)"
+		return
+	}
+	c.d.Message += "\n('" + c.target + "' may be declared by `" + disp + "` at " + where + ", which the top file does not give this minion)"
+}

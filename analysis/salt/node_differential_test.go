@@ -263,7 +263,9 @@ func genNodeTree(seed int) ([]txtar.File, []genMinion) {
 			continue
 		}
 		seen[id] = true
-		var roles []any
+		// never null: `'web' in None` is a TypeError in Salt's Jinja,
+		// which the renderer does not model (it takes both branches)
+		roles := []any{}
 		for _, x := range []string{"web", "db", "cache"} {
 			if r.Intn(2) == 0 {
 				roles = append(roles, x)

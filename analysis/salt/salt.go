@@ -458,6 +458,16 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	ms := loadMinions(req)
 	id := req.Settings.Get("ordering.node", "")
+	if id != "" && req.Entry != "" && req.Workspace != nil {
+		// `order --node web1 DIR`: the highstate of the folder's top file
+		if p := source.URIToPath(req.Entry); p != "" && req.Workspace.IsDir(p) {
+			if top := filepath.Join(p, "top.sls"); req.Workspace.Exists(top) {
+				r := *req
+				r.Entry = source.PathToURI(top)
+				req = &r
+			}
+		}
+	}
 	if id == "" && ms != nil && len(ms.minions) > 0 && req.DiagnosticsOnly {
 		return s.analyzeMinions(req, ms)
 	}
@@ -2547,7 +2557,10 @@ func (a *analyzer) finish() {
 		if a.minion != nil && a.topNamed[c.d.At.URI] && !a.minionFiles[c.d.At.URI] {
 			continue // another minion's SLS: its analysis reports it
 		}
-		if c.target != "" {
+		switch {
+		case c.target != "" && a.minion != nil && a.minionFiles[c.d.At.URI]:
+			a.minionNote(c)
+		case c.target != "":
 			a.elsewhereNote(c)
 		}
 		a.diag(c.d)
