@@ -16,6 +16,13 @@ import (
 // select per saltenv in that order (render_highstate), every file
 // rendered with the minion's data.
 
+// nodeSetting: the node chosen. An editor's `ordering.node` arrives as
+// `node` (the server takes the `ordering` section off); `ordering.node`
+// is read too, for clients that send the key whole.
+func nodeSetting(s analysis.Settings) string {
+	return s.Get("node", s.Get("ordering.node", ""))
+}
+
 // topPick is one SLS entry a matched target gives.
 type topPick struct {
 	env  string
@@ -190,6 +197,11 @@ func (a *analyzer) runTopNode(t *tree, tops []*sfile, m *minionData) {
 		return ok
 	}
 	merged := mergedTop(tops, others, envOrder)
+	if at, key, bad := topConflict(tops); bad {
+		a.diag(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "syntax",
+			Message: fmt.Sprintf("Unable to render top file: found conflicting ID '%s' (the top data is empty: no minion gets any state)", key)})
+		merged = nil
+	}
 	envs, picks, undecided := topMatches(merged, &m.minion, a.nodegroups, envExists)
 	for _, tt := range undecided {
 		a.diag(analysis.Diagnostic{At: tt.f.spanOfKey(tt.target, tt.val), Severity: analysis.Info, Code: "undecided-target",
@@ -346,4 +358,37 @@ func (a *analyzer) minionNote(c *ctxDiag) {
 		return
 	}
 	c.d.Message += "\n('" + c.target + "' may be declared by `" + disp + "` at " + where + ", which the top file does not give this minion)"
+}
+
+// topConflict finds a key given twice in a mapping of a top file (an
+// environment, a target): Salt's YAML loader refuses the file ("found
+// conflicting ID"), get_top logs "Unable to render top file" and the
+// top data is empty, so no minion gets anything.
+func topConflict(tops []*sfile) (source.Span, string, bool) {
+	for _, f := range tops {
+		seenEnv := map[string]bool{}
+		for _, e := range f.p.Entries {
+			if e.Key == nil || f.p.InAltNode(e.Key) || strings.Contains(e.Key.Value, sp.Unknown) {
+				continue
+			}
+			if seenEnv[e.Key.Value] {
+				return f.span(e.Key), e.Key.Value, true
+			}
+			seenEnv[e.Key.Value] = true
+			if e.Val == nil || e.Val.Kind != sp.Map {
+				continue
+			}
+			seen := map[string]bool{}
+			for _, k := range e.Val.Keys {
+				if f.p.InAltNode(k) || strings.Contains(k.Value, sp.Unknown) {
+					continue
+				}
+				if seen[k.Value] {
+					return f.span(k), k.Value, true
+				}
+				seen[k.Value] = true
+			}
+		}
+	}
+	return source.Span{}, "", false
 }

@@ -122,7 +122,11 @@ func nodeSelection(t *testing.T, top []byte, dir, id string) string {
 	s := New().(*System)
 	f := s.cache.parse(top, nil)
 	sf := &sfile{p: f}
-	envs, picks, _ := topMatches(mergedTop([]*sfile{sf}, nil, nil), &m.minion, nil, func(e string) bool { return e == "base" })
+	merged := mergedTop([]*sfile{sf}, nil, nil)
+	if _, _, bad := topConflict([]*sfile{sf}); bad {
+		merged = nil
+	}
+	envs, picks, _ := topMatches(merged, &m.minion, nil, func(e string) bool { return e == "base" })
 	var b strings.Builder
 	for _, e := range envs {
 		for _, p := range picks[e] {
@@ -145,8 +149,8 @@ func parseHighstateOracle(out []byte) map[string]string {
 			cur, refused = id, false
 			continue
 		}
-		if refused {
-			continue // Salt's error text
+		if refused || l == "no.None states states" {
+			continue // Salt's error text; its pseudo-state for "No Top file or master_tops data matches found"
 		}
 		if l == "refused" {
 			refused = true

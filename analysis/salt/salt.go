@@ -111,7 +111,7 @@ func (s *System) Reads(path string) bool {
 func (s *System) Flags() []analysis.Flag {
 	return []analysis.Flag{{Name: "salt-facts", Key: "salt.facts",
 		Help: "YAML/JSON file of the minion's data, {grains: {...}, pillar: {...}}: decides the Jinja conditions on them, as `order` shows that minion's run"},
-		{Name: "node", Key: "ordering.node",
+		{Name: "node", Key: "node",
 			Help: "the node whose order and problems to show: for Salt a minion id (its grains and pillar from --minions), which the top file's targets select"},
 		{Name: "minions", Key: "salt.minions",
 			Help: "folder of minion data, DIR/<minion id>/grains.json + pillar.json (salt-call --local grains.items / pillar.items --out json) or DIR/<minion id>.json {grains, pillar}: check reports each problem with the minions it occurs on; with --node, that minion's highstate"},
@@ -457,7 +457,7 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 // matching every target.
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	ms := loadMinions(req)
-	id := req.Settings.Get("ordering.node", "")
+	id := nodeSetting(req.Settings)
 	if id != "" && req.Entry != "" && req.Workspace != nil {
 		// `order --node web1 DIR`: the highstate of the folder's top file
 		if p := source.URIToPath(req.Entry); p != "" && req.Workspace.IsDir(p) {
