@@ -38,7 +38,7 @@ func TestMatcherDifferential(t *testing.T) {
 	for seed := 0; seed < seeds; seed++ {
 		ms, targets, groups := genMatcherCases(seed)
 		var cases struct {
-			Nodegroups map[string]any  `json:"nodegroups"`
+			Nodegroups map[string]any   `json:"nodegroups"`
 			Minions    []map[string]any `json:"minions"`
 			Targets    [][2]string      `json:"targets"`
 		}
@@ -114,11 +114,11 @@ func genMatcherCases(seed int) ([]genMinion, [][2]string, map[string]any) {
 			}
 		}
 		grains := map[string]any{
-			"os":     pick("Debian", "RedHat", "Ubuntu", "debian"),
-			"roles":  roles,
-			"tier":   1 + r.Intn(3),
-			"ipv4":   []any{"127.0.0.1", fmt.Sprintf("10.0.%d.%d", r.Intn(3), 1+r.Intn(30))},
-			"osinfo": map[string]any{"family": pick("Debian", "RedHat"), "major": 10 + r.Intn(3), "tags": []any{"a:b", pick("x", "y")}},
+			"os":      pick("Debian", "RedHat", "Ubuntu", "debian"),
+			"roles":   roles,
+			"tier":    1 + r.Intn(3),
+			"ipv4":    []any{"127.0.0.1", fmt.Sprintf("10.0.%d.%d", r.Intn(3), 1+r.Intn(30))},
+			"osinfo":  map[string]any{"family": pick("Debian", "RedHat"), "major": 10 + r.Intn(3), "tags": []any{"a:b", pick("x", "y")}},
 			"virtual": pick("kvm", "physical", "VMware"),
 		}
 		if r.Intn(4) == 0 {
@@ -146,22 +146,32 @@ func genMatcherCases(seed int) ([]genMinion, [][2]string, map[string]any) {
 		"listing": []any{"G@os:RedHat", "or", "N@webs"},
 	}
 	atoms := []func() string{
-		func() string { return pick("web*", "db0?", "*0[1-2]", "mail*", "[!w]*", "*.lan", "Web0*", "*", "cache0[!3]") },
+		func() string {
+			return pick("web*", "db0?", "*0[1-2]", "mail*", "[!w]*", "*.lan", "Web0*", "*", "cache0[!3]")
+		},
 		func() string {
 			return "G@" + pick("os:Debian", "os:*an", "roles:web", "roles:d*", "tier:2", "ipv4:10.0.1.*", "osinfo:family:redhat",
 				"osinfo:major:11", "osinfo:tags:a:b", "virtual:vm*", "osinfo:*", "*:debian", "os", "nope:x", "osinfo:tags:y")
 		},
 		func() string { return "G|@" + pick("osinfo|family|Debian", "os|debian", "roles|web") },
-		func() string { return "P@" + pick("os:(Debian|Ubuntu)", "os:deb", "roles:^c", "tier:[23]", "osinfo:family:^red", "virtual:VM") },
+		func() string {
+			return "P@" + pick("os:(Debian|Ubuntu)", "os:deb", "roles:^c", "tier:[23]", "osinfo:family:^red", "virtual:VM")
+		},
 		func() string {
 			return "I@" + pick("app:enabled:true", "app:enabled:True", "app:tier:front", "app:tier:*a*", "features:ssl", "features:name:x",
 				"app:ports:80", "app:nested:level:a", "app:nested:on:false", "app:*", "*:front", "none:None", "app:port:80*", "features:*")
 		},
-		func() string { return "J@" + pick("app:port:^80", "app:tier:(front|back)$", "features:^h", "app:nested:level:[ab]") },
+		func() string {
+			return "J@" + pick("app:port:^80", "app:tier:(front|back)$", "features:^h", "app:nested:level:[ab]")
+		},
 		func() string { return "L@" + pick("web01,db02", "cache03", "web01,web02,web03", "db01.lan,db02") },
 		func() string { return "E@" + pick("web0[1-3]", "^db", "(cache|mail)0[24]$", ".*lan", "Web") },
-		func() string { return "S@" + pick("10.0.1.0/24", "10.0.0.0/16", "10.0.2.5", "127.0.0.1", "fd00::/64", "10.0.1.1/24", "fd00::2") },
-		func() string { return "N@" + pick("webs", "dbs", "deb", "names", "rx", "nested", "loop", "listing", "missing") },
+		func() string {
+			return "S@" + pick("10.0.1.0/24", "10.0.0.0/16", "10.0.2.5", "127.0.0.1", "fd00::/64", "10.0.1.1/24", "fd00::2")
+		},
+		func() string {
+			return "N@" + pick("webs", "dbs", "deb", "names", "rx", "nested", "loop", "listing", "missing")
+		},
 	}
 	var expr func(depth int) string
 	expr = func(depth int) string {
