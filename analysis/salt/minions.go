@@ -294,3 +294,17 @@ func jsonable(v any) any {
 	}
 	return v
 }
+
+// decodeYAML reads YAML into v with string keys.
+func decodeYAML(text []byte, v *map[string]any) error {
+	var x any
+	if err := yaml.Unmarshal(text, &x); err != nil {
+		return err
+	}
+	m, ok := yamlNorm(x).(map[string]any)
+	if !ok {
+		return fmt.Errorf("not a mapping")
+	}
+	*v = m
+	return nil
+}

@@ -392,3 +392,50 @@ func topConflict(tops []*sfile) (source.Span, string, bool) {
 	}
 	return source.Span{}, "", false
 }
+
+// readNodegroups reads `nodegroups:` of the repository's master and
+// minion configuration (master, master.d/*.conf, minion, minion.d/*.conf):
+// the master hands its nodegroups to the minion for top_matches
+// (salt/state.py, mopts), a masterless minion uses its own. A list of
+// one-key mappings is a mapping (salt/config apply_master_config,
+// repack_dictlist). Later files add to and override earlier ones.
+func (s *System) readNodegroups(req *analysis.Request, scopes []string) map[string]any {
+	var out map[string]any
+	sig := filesSig(req.Files)
+	for _, scope := range scopes {
+		for _, p := range s.configFiles(req.Workspace, scope, sig).files {
+			if cfg, _ := isConfigFile(p); !cfg {
+				continue
+			}
+			f := req.Workspace.Lookup(p)
+			if f == nil || !strings.Contains(string(f.Text), "nodegroups") {
+				continue
+			}
+			var doc map[string]any
+			if decodeYAML(f.Text, &doc) != nil {
+				continue
+			}
+			ng := doc["nodegroups"]
+			if l, ok := ng.([]any); ok {
+				m := map[string]any{}
+				for _, it := range l {
+					if d, ok := it.(map[string]any); ok && len(d) == 1 {
+						for k, v := range d {
+							m[k] = v
+						}
+					}
+				}
+				ng = m
+			}
+			if m, ok := ng.(map[string]any); ok {
+				if out == nil {
+					out = map[string]any{}
+				}
+				for k, v := range m {
+					out[k] = v
+				}
+			}
+		}
+	}
+	return out
+}

@@ -512,6 +512,9 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 	}
 	s.mu.Unlock()
 	a.minion = node
+	if node != nil {
+		a.nodegroups = s.readNodegroups(req, scopes)
+	}
 	s.facts = loadFacts(req)
 	if node != nil && node.facts != "" {
 		s.facts = node.facts

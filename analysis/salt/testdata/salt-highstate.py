@@ -15,7 +15,9 @@ it prints
     top ENV SLS            (state.show_top, in order)
     module.function ID NAME  (state.highstate test=True, by __run_num__)
 
-or `refused` and Salt's errors. Salt from source as ../shared/oracle/salt-setup
+or `refused` and Salt's errors. $SALT_EXTRA_CONF names a JSON file of more
+minion options (nodegroups: the master hands its own to the minion for
+top_matches, a masterless minion reads them from its configuration). Salt from source as ../shared/oracle/salt-setup
 installs it: $SALT_ORACLE (default ~/salt-oracle).
 """
 import json, os, subprocess, sys, tempfile
@@ -63,6 +65,8 @@ for mid in ids:
         'file_roots': {'base': [root]}, 'pillar_roots': {'base': [w + '/pillar']},
         'grains': grains,
     }
+    if os.environ.get('SALT_EXTRA_CONF'):
+        conf.update(load(os.environ['SALT_EXTRA_CONF']))
     with open(os.path.join(w, 'conf', 'minion'), 'w') as f:
         json.dump(conf, f)
     print('==', mid)
