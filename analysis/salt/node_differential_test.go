@@ -250,7 +250,17 @@ func genNodeTree(seed int) ([]txtar.File, []genMinion) {
 	r.Shuffle(len(cands), func(i, j int) { cands[i], cands[j] = cands[j], cands[i] })
 	var top strings.Builder
 	top.WriteString("base:\n")
-	for _, c := range cands[:12] {
+	// 12 targets with distinct keys: a key given twice makes Salt refuse
+	// the whole top file (testdata/fixtures/node_top_conflict.txtar)
+	keys := map[string]bool{}
+	for _, c := range cands {
+		if len(keys) == 12 {
+			break
+		}
+		if keys[c.key] {
+			continue
+		}
+		keys[c.key] = true
 		fmt.Fprintf(&top, "  %s:\n", c.key)
 		if c.match != "" {
 			fmt.Fprintf(&top, "    - match: %s\n", c.match)
