@@ -53,9 +53,8 @@ type Diagnostic struct {
 	// declares (a missing target, requisite or handle): a quick fix may
 	// change the name to a declared one.
 	Unresolved bool
-	// Nodes names the nodes (Salt minions, fact sets) the problem occurs
-	// on when the analysis ran once per node (Result.Nodes); empty
-	// otherwise.
+	// Nodes are the nodes the problem occurs on when the workspace was
+	// analysed once per node (AnalyzeNodes); nil otherwise.
 	Nodes []string
 }
 

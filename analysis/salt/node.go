@@ -16,11 +16,36 @@ import (
 // select per saltenv in that order (render_highstate), every file
 // rendered with the minion's data.
 
-// nodeSetting: the node chosen. An editor's `ordering.node` arrives as
-// `node` (the server takes the `ordering` section off); `ordering.node`
-// is read too, for clients that send the key whole.
+// nodeSetting: the node chosen (analysis.NodeSetting, the CLI's --node).
+// An editor's `ordering.node` arrives as `node` where the server takes
+// the `ordering` section off whole: read too.
 func nodeSetting(s analysis.Settings) string {
-	return s.Get("node", s.Get("ordering.node", ""))
+	return s.Get(analysis.NodeSetting, s.Get("node", ""))
+}
+
+// Nodes implements analysis.NodeLister: the minions of the minion data
+// folder (salt.minions), each with its data, so a check over all nodes
+// analyses the workspace as each of them.
+func (s *System) Nodes(req *analysis.Request) []analysis.NodeInfo {
+	ms := loadMinions(req)
+	if ms == nil {
+		return nil
+	}
+	var out []analysis.NodeInfo
+	for _, m := range ms.minions {
+		detail := ""
+		if os, ok := m.grains["osfinger"].(string); ok {
+			detail = os
+		} else if os, ok := m.grains["os"].(string); ok {
+			detail = os
+		}
+		at := source.Span{}
+		if len(m.from) > 0 {
+			at.URI = source.PathToURI(m.from[0])
+		}
+		out = append(out, analysis.NodeInfo{Name: m.id, Detail: detail, At: at, Data: true})
+	}
+	return out
 }
 
 // topPick is one SLS entry a matched target gives.

@@ -111,8 +111,6 @@ func (s *System) Reads(path string) bool {
 func (s *System) Flags() []analysis.Flag {
 	return []analysis.Flag{{Name: "salt-facts", Key: "salt.facts",
 		Help: "YAML/JSON file of the minion's data, {grains: {...}, pillar: {...}}: decides the Jinja conditions on them, as `order` shows that minion's run"},
-		{Name: "node", Key: "node",
-			Help: "the node whose order and problems to show: for Salt a minion id (its grains and pillar from --minions), which the top file's targets select"},
 		{Name: "minions", Key: "salt.minions",
 			Help: "folder of minion data, DIR/<minion id>/grains.json + pillar.json (salt-call --local grains.items / pillar.items --out json) or DIR/<minion id>.json {grains, pillar}: check reports each problem with the minions it occurs on; with --node, that minion's highstate"},
 		{Name: "file-root", Key: "salt.fileRoot",
