@@ -57,6 +57,9 @@ type Diagnostic struct {
 	// promises, policies): none of them runs while it lasts, which code
 	// lenses say on each.
 	Members []*Node
+	// Nodes are the nodes the problem occurs on when the workspace was
+	// analysed once per node (AnalyzeNodes); nil otherwise.
+	Nodes []string
 }
 
 // Loop reports whether the problem is a loop of relationships: a
@@ -129,6 +132,9 @@ type Result struct {
 	// Files lists the URIs the system analysed, so diagnostics of a file
 	// that became clean can be cleared.
 	Files []string
+	// Nodes lists the nodes analysed one by one (a check over a folder
+	// of minion data), in order; nil when the analysis was not per node.
+	Nodes []string
 	// Partial: the system honoured Request.Focus. Only the diagnostics of
 	// the focus documents are meant to be shown; runs, graph and other
 	// files' diagnostics are incomplete.

@@ -90,7 +90,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 				files[u] = true
 			}
 		}
-		writeText(stdout, ws, cwd, diags, len(files), textOpts{quiet: *quiet, color: useColor(stdout)})
+		writeText(stdout, ws, cwd, diags, len(files), textOpts{quiet: *quiet, color: useColor(stdout), nodes: allNodes(results)})
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -132,6 +132,8 @@ type jsonDiagnostic struct {
 	Code     string         `json:"code,omitempty"`
 	Source   string         `json:"source"`
 	Related  []jsonLocation `json:"related,omitempty"`
+	// Nodes: the nodes the problem occurs on (a per-node check)
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 // locate renders a span with 1-based lines and 1-based byte columns.
@@ -154,7 +156,7 @@ func displayPath(base, uri string) string {
 func jsonDiagnostics(ws *source.Workspace, base string, diags []analysis.Diagnostic) []jsonDiagnostic {
 	out := []jsonDiagnostic{}
 	for _, d := range diags {
-		jd := jsonDiagnostic{jsonLocation: locate(ws, base, d.At), Severity: d.Severity.String(), Code: d.Code, Source: d.Source}
+		jd := jsonDiagnostic{jsonLocation: locate(ws, base, d.At), Severity: d.Severity.String(), Code: d.Code, Source: d.Source, Nodes: d.Nodes}
 		jd.Message = d.Message
 		for _, r := range d.Related {
 			l := locate(ws, base, r.At)
