@@ -47,7 +47,7 @@ func TestLanguageServerNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	// db02's highstate (Salt): core_apt, core_pkg, web_srv, db_srv, db_extra, batch_state
-	if !strings.Contains(hover.Contents.Value, "Runs **3rd of 6** in `highstate db02`") {
+	if !strings.Contains(hover.Contents.Value, "**3rd of 6** in `highstate db02`") {
 		t.Errorf("db02: hover on web_srv does not place it in db02's highstate:\n%s", hover.Contents.Value)
 	}
 
