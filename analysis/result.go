@@ -53,6 +53,9 @@ type Diagnostic struct {
 	// declares (a missing target, requisite or handle): a quick fix may
 	// change the name to a declared one.
 	Unresolved bool
+	// Nodes are the nodes the problem occurs on when the workspace was
+	// analysed once per node (AnalyzeNodes); nil otherwise.
+	Nodes []string
 }
 
 // Loop reports whether the problem is a loop of relationships: a

@@ -75,7 +75,7 @@ func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun
 		if n == nil {
 			n = pickNode(nodes, a.certname)
 		}
-		if n == nil && !a.strict && len(nodes) == 1 {
+		if n == nil && !a.strict && a.forNode == "" && len(nodes) == 1 {
 			n = nodes[0]
 		}
 		if n == nil {
@@ -96,7 +96,13 @@ func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun
 	return r
 }
 
+// pickNode classifies as Puppet 7's compiler does (Compiler#evaluate_ast_node
+// and TypeCollection#node): the certname itself, lower-cased (Puppet 7
+// no longer tries the shorter names a.b and a of a.b.c: Node#names is
+// the certname alone), then the regexes in the order they are defined,
+// then `default`.
 func pickNode(nodes []*nodeInfo, cert string) *nodeInfo {
+	cert = strings.ToLower(cert)
 	for _, n := range nodes {
 		for _, m := range n.def.Matches {
 			if s, ok := m.(*pp.Str); ok && strings.EqualFold(s.Value, cert) {

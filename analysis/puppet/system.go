@@ -236,6 +236,9 @@ type analyzer struct {
 	firstKeys     []snapNode // the nodes of the first run, until a second needs them by key
 	firstRun      string     // that run's name
 	facts         map[string]any
+	factsFile     string // the file a.facts were read from
+	trustedVal    val    // $trusted of the node: every key there is
+	forNode       string // ordering.node: one node's view, classified as Puppet would
 	factsVal      val
 	declaredKeys  map[string]string // declared key -> its first string
 	declaredLater [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
@@ -342,7 +345,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				a.envKey += fi.id + "\x00"
 			}
 			name := analysis.Rel(a.root(), filepath.Dir(envFiles[0].path)) + "/"
-			if len(envNodes) > 1 {
+			if len(envNodes) > 1 && a.forNode == "" {
 				for _, n := range envNodes {
 					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: envFiles, sel: n, env: true})
 				}
@@ -358,7 +361,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			if fi.path == "" {
 				name = fi.uri
 			}
-			if len(fi.nodes) > 1 {
+			if len(fi.nodes) > 1 && a.forNode == "" {
 				for _, n := range fi.nodes {
 					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: []*fileInfo{fi}, sel: n})
 				}

@@ -48,6 +48,9 @@ type sarifResult struct {
 	Message          sarifMessage    `json:"message"`
 	Locations        []sarifLocation `json:"locations"`
 	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+	// Properties carry the nodes a problem occurs on (check over a
+	// fact-set folder): SARIF's property bag, as {"nodes": [...]}.
+	Properties map[string]any `json:"properties,omitempty"`
 }
 
 type sarifLocation struct {
@@ -89,6 +92,9 @@ func sarifLog(ws *source.Workspace, base string, diags []analysis.Diagnostic) sa
 			l := sarifLoc(ws, base, rel.At, rel.Message)
 			l.ID = i + 1
 			r.RelatedLocations = append(r.RelatedLocations, l)
+		}
+		if d.Nodes != nil {
+			r.Properties = map[string]any{"nodes": d.Nodes}
 		}
 		results = append(results, r)
 	}
