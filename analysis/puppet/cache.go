@@ -145,6 +145,9 @@ func (a *analyzer) settingsKey() string {
 		// the file the node's facts came from (one of a folder's)
 		k += "\x00facts=" + a.factsFile + "=" + a.contentID(a.factsFile)
 	}
+	if a.encFile != "" {
+		k += "\x00enc=" + a.contentID(a.encFile)
+	}
 	return k + "\x00roots=" + strings.Join(a.ws.Roots(), ":") + "\x00world=" + a.world.key
 }
 

@@ -65,6 +65,7 @@ func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun
 	if envRun {
 		a.dep('F', "", a.envList)
 	}
+	r.encParameters()
 	for _, fi := range fis {
 		e := &env{sc: r.top, f: fi}
 		r.stmts(e, fi.ast.Stmts)
@@ -90,7 +91,10 @@ func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun
 			sc := newScope(r.top, r.top, nr, "")
 			nr.inner = sc
 			r.stmts(&env{sc: sc, f: n.file, sym: n.node}, n.def.Body)
+			r.encClasses(&env{sc: sc, f: n.file, sym: n.node})
 		}
+	} else if r.a.enc != nil && len(fis) > 0 {
+		r.encClasses(&env{sc: r.top, f: fis[0]})
 	}
 	r.finish()
 	return r

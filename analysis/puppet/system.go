@@ -86,7 +86,8 @@ func (s *System) Flags() []analysis.Flag {
 		{Name: "modulepath", Key: "puppet.modulepath", Help: "colon-separated module directories (default: a modules/ folder next to or above the file, and the workspace roots)"},
 		{Name: "certname", Key: "puppet.certname", Help: "node name used to pick a node definition (default puppet-order)"},
 		{Name: "ordering", Key: "puppet.ordering", Help: "manifest (default) | title-hash | random: pre-Puppet-6 orderings"},
-		{Name: "facts", Key: "puppet.facts", Help: "YAML/JSON facts of the node to compile for (facter -y / puppet facts); decides fact-dependent branches and Hiera levels"},
+		{Name: "facts", Key: "puppet.facts", Help: "facts of the node to compile for (facter -j/-y, puppet facts), or a folder of fact sets / a PuppetDB export (check: every node; --node picks one); decides fact-dependent branches and Hiera levels"},
+		{Name: "enc", Key: "puppet.enc", Help: "an ENC's answers: a folder of <certname>.yaml (default: the environment's enc/) or one file, read for --node"},
 	}
 }
 
@@ -238,6 +239,8 @@ type analyzer struct {
 	facts         map[string]any
 	factsFile     string // the file a.facts were read from
 	trustedVal    val    // $trusted of the node: every key there is
+	enc           *encOutput
+	encFile       string
 	forNode       string // ordering.node: one node's view, classified as Puppet would
 	factsVal      val
 	declaredKeys  map[string]string // declared key -> its first string
@@ -290,6 +293,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a.strict = req.Entry != ""
 	a.setupModulePath()
 	a.loadFacts()
+	a.loadENC()
 	sk := ""
 	if !a.strict {
 		sk = a.settingsKey()
