@@ -67,6 +67,10 @@ type snapshotter struct {
 	settle time.Time
 
 	published map[string]string // URI -> fingerprint of the diagnostics last sent
+	// everything: the version of the last change to everything (settings:
+	// the node picker's choice): a snapshot older than it answers nothing
+	// about any document, however unchanged the document.
+	everything uint64
 }
 
 const settleDelay = 100 * time.Millisecond
@@ -90,6 +94,9 @@ func (sn *snapshotter) invalidate(uri string) {
 		sn.focus[uri] = true
 	}
 	sn.version++
+	if uri == "" {
+		sn.everything = sn.version
+	}
 	if sn.cancel != nil {
 		sn.cancel()
 	}
@@ -226,7 +233,7 @@ func (sn *snapshotter) latestFor(ctx context.Context, uri string) *snapshot {
 	ov := sn.s.ws.Overlay(uri)
 	fits := func(s *snapshot) bool {
 		f, ok := s.overlays[uri]
-		return ok && ov == f
+		return ok && ov == f && s.version >= sn.everything
 	}
 	stop := context.AfterFunc(ctx, func() {
 		sn.mu.Lock()
