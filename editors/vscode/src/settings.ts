@@ -3,19 +3,22 @@
 // invalid values fall back to the defaults so the server never sees garbage.
 
 export interface ServerSettings {
-  puppet: { ordering: 'manifest' | 'title-hash' | 'random' };
+  puppet: { ordering: 'manifest' | 'title-hash' | 'random'; facts: string };
   salt: { stateAutoOrder: boolean; engine: '3007' | 'master' };
   cfengine: { evaluationOrder: 'classic' | 'top_down' };
   inlayHints: { enabled: boolean };
   codeLens: { enabled: boolean };
+  /** the node picker's choice: '' = all nodes */
+  node: string;
 }
 
 export const DEFAULT_SETTINGS: ServerSettings = {
-  puppet: { ordering: 'manifest' },
+  puppet: { ordering: 'manifest', facts: '' },
   salt: { stateAutoOrder: true, engine: '3007' },
   cfengine: { evaluationOrder: 'classic' },
   inlayHints: { enabled: true },
   codeLens: { enabled: true },
+  node: '',
 };
 
 /** keys of the 'ordering' section that only the client uses */
@@ -29,6 +32,10 @@ function oneOf<T extends string>(v: unknown, allowed: readonly T[], dflt: T): T 
   return typeof s === 'string' && (allowed as readonly string[]).includes(s) ? (s as T) : dflt;
 }
 
+function str(v: unknown): string {
+  return typeof v === 'string' ? v.trim() : '';
+}
+
 function bool(v: unknown, dflt: boolean): boolean {
   return typeof v === 'boolean' ? v : dflt;
 }
@@ -40,7 +47,10 @@ function bool(v: unknown, dflt: boolean): boolean {
 export function toServerSettings(get: Getter): ServerSettings {
   const d = DEFAULT_SETTINGS;
   return {
-    puppet: { ordering: oneOf(get('puppet.ordering'), ['manifest', 'title-hash', 'random'] as const, d.puppet.ordering) },
+    puppet: {
+      ordering: oneOf(get('puppet.ordering'), ['manifest', 'title-hash', 'random'] as const, d.puppet.ordering),
+      facts: str(get('puppet.facts')),
+    },
     salt: {
       stateAutoOrder: bool(get('salt.stateAutoOrder'), d.salt.stateAutoOrder),
       engine: oneOf(get('salt.engine'), ['3007', 'master'] as const, d.salt.engine),
@@ -48,6 +58,7 @@ export function toServerSettings(get: Getter): ServerSettings {
     cfengine: { evaluationOrder: oneOf(get('cfengine.evaluationOrder'), ['classic', 'top_down'] as const, d.cfengine.evaluationOrder) },
     inlayHints: { enabled: bool(get('inlayHints.enabled'), d.inlayHints.enabled) },
     codeLens: { enabled: bool(get('codeLens.enabled'), d.codeLens.enabled) },
+    node: str(get('node')),
   };
 }
 

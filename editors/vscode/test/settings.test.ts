@@ -7,21 +7,21 @@ import { DEFAULT_SETTINGS, didChangeConfigurationParams, fromObject, needsRestar
 test('defaults when nothing is set', () => {
   assert.deepEqual(toServerSettings(() => undefined), DEFAULT_SETTINGS);
   assert.deepEqual(DEFAULT_SETTINGS, {
-    puppet: { ordering: 'manifest' }, salt: { stateAutoOrder: true, engine: '3007' },
-    cfengine: { evaluationOrder: 'classic' }, inlayHints: { enabled: true }, codeLens: { enabled: true },
+    puppet: { ordering: 'manifest', facts: '' }, salt: { stateAutoOrder: true, engine: '3007' },
+    cfengine: { evaluationOrder: 'classic' }, inlayHints: { enabled: true }, codeLens: { enabled: true }, node: '',
   });
 });
 
 test('the server gets the ordering section minus server and trace', () => {
   const section = {
     server: { path: '/x/ordering-lsp' }, trace: { server: 'verbose' },
-    puppet: { ordering: 'title-hash' }, salt: { stateAutoOrder: false, engine: 'master' },
-    cfengine: { evaluationOrder: 'top_down' }, inlayHints: { enabled: false }, codeLens: { enabled: false },
+    puppet: { ordering: 'title-hash', facts: 'spec/factsets' }, salt: { stateAutoOrder: false, engine: 'master' },
+    cfengine: { evaluationOrder: 'top_down' }, inlayHints: { enabled: false }, codeLens: { enabled: false }, node: 'web1.example.com',
   };
   const s = toServerSettings(fromObject(section));
   assert.deepEqual(s, {
-    puppet: { ordering: 'title-hash' }, salt: { stateAutoOrder: false, engine: 'master' },
-    cfengine: { evaluationOrder: 'top_down' }, inlayHints: { enabled: false }, codeLens: { enabled: false },
+    puppet: { ordering: 'title-hash', facts: 'spec/factsets' }, salt: { stateAutoOrder: false, engine: 'master' },
+    cfengine: { evaluationOrder: 'top_down' }, inlayHints: { enabled: false }, codeLens: { enabled: false }, node: 'web1.example.com',
   });
   assert.equal(JSON.stringify(s).includes('server'), false);
   assert.equal(JSON.stringify(s).includes('trace'), false);
@@ -35,7 +35,7 @@ test('didChangeConfiguration carries the same object under settings.ordering', (
 test('invalid values fall back to defaults; engine 3007 written as a number is accepted', () => {
   const s = toServerSettings(fromObject({
     puppet: { ordering: 'alphabetical' }, salt: { stateAutoOrder: 'yes', engine: 3007 },
-    cfengine: { evaluationOrder: 42 }, inlayHints: null, codeLens: { enabled: 'no' },
+    cfengine: { evaluationOrder: 42 }, inlayHints: null, codeLens: { enabled: 'no' }, node: 7,
   }));
   assert.deepEqual(s, DEFAULT_SETTINGS);
 });
@@ -49,7 +49,7 @@ test('package.json declares exactly the settings of the contract, with the same 
   const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
   const props = pkg.contributes.configuration.properties;
   assert.deepEqual(Object.keys(props).sort(), [
-    'ordering.cfengine.evaluationOrder', 'ordering.codeLens.enabled', 'ordering.inlayHints.enabled', 'ordering.puppet.ordering',
+    'ordering.cfengine.evaluationOrder', 'ordering.codeLens.enabled', 'ordering.inlayHints.enabled', 'ordering.node', 'ordering.puppet.facts', 'ordering.puppet.ordering',
     'ordering.salt.engine', 'ordering.salt.stateAutoOrder', 'ordering.server.path', 'ordering.trace.server',
   ]);
   assert.deepEqual(props['ordering.puppet.ordering'].enum, ['manifest', 'title-hash', 'random']);
