@@ -136,7 +136,9 @@ func AnalyzeNodes(s System, in Input, files []*source.File) (*Result, *Matrix) {
 			}
 		}
 		for _, d := range res.Diags {
-			k := key{d.At.URI, d.At.Start, d.At.End, d.Severity, d.Code, d.Message}
+			// Puppet names the node in some messages ("Could not find
+			// class ::x for NODE"): one problem on every node still.
+			k := key{d.At.URI, d.At.Start, d.At.End, d.Severity, d.Code, strings.ReplaceAll(d.Message, n.Name, nodePlaceholder)}
 			if i, ok := merged[k]; ok {
 				if last := out.Diags[i].Nodes; len(last) == 0 || last[len(last)-1] != n.Name {
 					out.Diags[i].Nodes = append(out.Diags[i].Nodes, n.Name)
@@ -158,6 +160,9 @@ func AnalyzeNodes(s System, in Input, files []*source.File) (*Result, *Matrix) {
 	}
 	for i := range out.Diags {
 		d := &out.Diags[i]
+		if len(d.Nodes) > 1 {
+			d.Message = strings.ReplaceAll(d.Message, d.Nodes[0], nodePlaceholder)
+		}
 		d.Message += NodesSuffix(d.Nodes, len(nodes))
 		for _, name := range d.Nodes {
 			n := at[name]
@@ -170,6 +175,10 @@ func AnalyzeNodes(s System, in Input, files []*source.File) (*Result, *Matrix) {
 	}
 	return out, m
 }
+
+// nodePlaceholder stands for the node's name in a message several nodes
+// share.
+const nodePlaceholder = "<node>"
 
 // NodesSuffix is what a problem's message says about where it occurs:
 // " (on every node: 5)" or " (on 2 of 5 nodes: a, b)".
