@@ -706,14 +706,24 @@ function check(name, ok, detail) {
         while (Date.now() < deadline) { h = await hoverAt('7:11'); if (re.test(h)) return h; await page.waitForTimeout(500); }
         return h;
       };
+      // the inlay hints follow too: #3/3 on notify for all nodes, #2/2 for deb12 (no httpd)
+      const text = () => page.$eval('.editor-group-container.active .monaco-editor .view-lines', (e) => e.innerText).catch(() => '');
+      const waitText = async (re) => {
+        const deadline = Date.now() + 30000;
+        while (Date.now() < deadline) { if (re.test(await text())) return true; await page.waitForTimeout(300); }
+        return false;
+      };
       const all = await waitHover(/3rd of 3/i);
+      const allHints = await waitText(/'web'\s*#3\/3/);
       await choose('Node: all nodes', 'deb12.example.com', 'Node: deb12.example.com');
-      await shot('node.png');
       const deb = await waitHover(/2nd of 2/i);
+      const debHints = await waitText(/'web'\s*#2\/2/) && !/httpd'\s*#/.test(await text());
+      await shot('node.png');
       await choose('Node: deb12.example.com', 'All nodes', 'Node: all nodes');
       const back = await waitHover(/3rd of 3/i);
-      check('node', /3rd of 3/i.test(all) && /2nd of 2/i.test(deb) && /apache2/.test(deb) && /3rd of 3/i.test(back),
-        `all nodes ${JSON.stringify(all.split('\n')[2] || all)}, deb12 ${JSON.stringify(deb.split('\n')[2] || deb)}, back ${JSON.stringify(back.split('\n')[2] || back)}`);
+      check('node', /3rd of 3/i.test(all) && /2nd of 2/i.test(deb) && /apache2/.test(deb) && /3rd of 3/i.test(back) && allHints && debHints,
+        `all nodes ${JSON.stringify(all.split('\n')[2] || all)}, deb12 ${JSON.stringify(deb.split('\n')[2] || deb)}, back ${JSON.stringify(back.split('\n')[2] || back)}; `
+        + `inlay hints: all nodes #3/3 ${allHints}, deb12 #2/2 and none on httpd ${debHints}`);
     });
 
     // a crash of a running server: it is restarted (with a warning), and answers again
