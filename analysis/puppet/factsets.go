@@ -29,8 +29,9 @@ type factSet struct {
 
 // factSetError says why a file named as facts is not one.
 type factSetError struct {
-	path string
-	msg  string
+	path       string
+	msg        string
+	unreadable bool // no such file, no permission: not a matter of shape
 }
 
 // readFactSets reads a fact file or every .json/.yaml/.yml file of a
@@ -43,26 +44,26 @@ func readFactSets(p string, read func(string) ([]byte, error)) ([]*factSet, []fa
 		if text, rerr := read(p); rerr == nil { // an unsaved buffer
 			sets, err := parseFactSets(p, text)
 			if err != nil {
-				return nil, []factSetError{{p, err.Error()}}, false
+				return nil, []factSetError{{path: p, msg: err.Error()}}, false
 			}
 			return sets, nil, false
 		}
-		return nil, []factSetError{{p, err.Error()}}, false
+		return nil, []factSetError{{p, err.Error(), true}}, false
 	}
 	if !st.IsDir() {
 		text, err := read(p)
 		if err != nil {
-			return nil, []factSetError{{p, err.Error()}}, false
+			return nil, []factSetError{{p, err.Error(), true}}, false
 		}
 		sets, err := parseFactSets(p, text)
 		if err != nil {
-			return nil, []factSetError{{p, err.Error()}}, false
+			return nil, []factSetError{{path: p, msg: err.Error()}}, false
 		}
 		return sets, nil, false
 	}
 	ents, err := os.ReadDir(p)
 	if err != nil {
-		return nil, []factSetError{{p, err.Error()}}, true
+		return nil, []factSetError{{p, err.Error(), true}}, true
 	}
 	var sets []*factSet
 	var errs []factSetError
@@ -78,12 +79,12 @@ func readFactSets(p string, read func(string) ([]byte, error)) ([]*factSet, []fa
 		fp := filepath.Join(p, e.Name())
 		text, err := read(fp)
 		if err != nil {
-			errs = append(errs, factSetError{fp, err.Error()})
+			errs = append(errs, factSetError{fp, err.Error(), true})
 			continue
 		}
 		s, err := parseFactSets(fp, text)
 		if err != nil {
-			errs = append(errs, factSetError{fp, err.Error()})
+			errs = append(errs, factSetError{path: fp, msg: err.Error()})
 			continue
 		}
 		sets = append(sets, s...)
@@ -95,7 +96,7 @@ func readFactSets(p string, read func(string) ([]byte, error)) ([]*factSet, []fa
 	for _, s := range sets {
 		k := strings.ToLower(s.name)
 		if seen[k] {
-			errs = append(errs, factSetError{s.path, fmt.Sprintf("a second fact set for node %s (the first one read is used)", s.name)})
+			errs = append(errs, factSetError{path: s.path, msg: fmt.Sprintf("a second fact set for node %s (the first one read is used)", s.name)})
 			continue
 		}
 		seen[k] = true

@@ -37,8 +37,11 @@ func (a *analyzer) loadFacts() {
 	}
 	sets, errs, dir := readFactSets(p, a.readText)
 	for _, e := range errs {
-		a.addDiag(analysis.Diagnostic{At: source.Span{URI: source.PathToURI(e.path)}, Severity: analysis.Warning, Code: "facts",
-			Message: fmt.Sprintf("%s is not a fact set (facter -j, puppet facts, onceover factset or a PuppetDB export): %s", filepath.Base(e.path), e.msg)})
+		msg := fmt.Sprintf("%s is not a fact set (facter -j, puppet facts, onceover factset or a PuppetDB export): %s", filepath.Base(e.path), e.msg)
+		if e.unreadable {
+			msg = fmt.Sprintf("cannot read the facts (setting puppet.facts, --facts): %s", e.msg)
+		}
+		a.addDiag(analysis.Diagnostic{At: source.Span{URI: source.PathToURI(e.path)}, Severity: analysis.Warning, Code: "facts", Message: msg})
 	}
 	var fs *factSet
 	switch {
