@@ -25,7 +25,7 @@ if [ "$SERVER" = bundled ]; then
   command -v ordering-lsp >/dev/null && { echo "not ok - ordering-lsp still on PATH"; exit 1; }
 fi
 cat > "$UD/User/settings.json" <<JSON
-{ $SERVER_SETTING "ordering.trace.server": "messages", "ordering.puppet.facts": "puppet/factsets",
+{ $SERVER_SETTING "ordering.trace.server": "messages",
   "workbench.startupEditor": "none", "security.workspace.trust.enabled": false,
   "telemetry.telemetryLevel": "off", "update.mode": "none", "extensions.autoUpdate": false,
   "extensions.autoCheckUpdates": false, "extensions.ignoreRecommendations": true, "workbench.enableExperiments": false,
