@@ -34,6 +34,14 @@ type NodeLister interface {
 	Nodes(req *Request) []NodeInfo
 }
 
+// OwnNodeCheck is implemented by systems whose own analysis, given the
+// data of several nodes, already analyses each of them and says on which
+// nodes each problem occurs (Salt with a minion data folder): AnalyzeNodes
+// leaves them alone instead of analysing every node a second time.
+type OwnNodeCheck interface {
+	ChecksEveryNode() bool
+}
+
 // ListNodes asks every system that can for the nodes of its files,
 // sorted by name, one entry per name (data wins over a bare name).
 func ListNodes(systems []System, in Input, files map[System][]*source.File) []NodeInfo {
@@ -89,6 +97,9 @@ type Matrix struct {
 func AnalyzeNodes(s System, in Input, files []*source.File) (*Result, *Matrix) {
 	nl, ok := s.(NodeLister)
 	if !ok {
+		return nil, nil
+	}
+	if own, ok := s.(OwnNodeCheck); ok && own.ChecksEveryNode() {
 		return nil, nil
 	}
 	var nodes []NodeInfo

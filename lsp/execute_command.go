@@ -23,7 +23,7 @@ const installCommand = "ordering.installModules"
 func init() {
 	register("workspace/executeCommand", method{call: (*Server).executeCommand, async: true,
 		caps: func(c *protocol.ServerCapabilities) {
-			c.ExecuteCommandProvider.Commands = append(c.ExecuteCommandProvider.Commands, installCommand)
+			c.ExecuteCommandProvider.Commands = append(c.ExecuteCommandProvider.Commands, installCommand, nodesCommand)
 		}})
 }
 
@@ -51,6 +51,8 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	switch p.Command {
 	case installCommand:
 		return s.installDeclared(ctx, p)
+	case nodesCommand:
+		return s.listNodes(ctx)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q", p.Command))
 }

@@ -80,6 +80,10 @@ type snapshotter struct {
 	settle time.Time
 
 	published map[string]string // URI -> fingerprint of the diagnostics last sent
+	// everything: the version of the last change to everything (settings:
+	// the node picker's choice): a snapshot older than it answers nothing
+	// about any document, however unchanged the document.
+	everything uint64
 }
 
 const settleDelay = 100 * time.Millisecond
@@ -107,6 +111,9 @@ func (sn *snapshotter) invalidate(uri string) {
 		sn.focus[uri] = true
 	}
 	sn.version++
+	if uri == "" {
+		sn.everything = sn.version
+	}
 	if sn.cancel != nil {
 		sn.cancel()
 	}
@@ -338,7 +345,7 @@ func (sn *snapshotter) fitting(ctx context.Context, uri string, orLatest bool) *
 			return false
 		}
 		f, ok := s.overlays[uri]
-		return s.answers(uri) && ok && ov == f
+		return s.answers(uri) && ok && ov == f && s.version >= sn.everything
 	}
 	stop := context.AfterFunc(ctx, func() {
 		sn.mu.Lock()
@@ -389,7 +396,7 @@ func (sn *snapshotter) viewFor(ctx context.Context, uri string, off int) view {
 	sn.mu.Lock()
 	var best *snapshot
 	for _, s := range []*snapshot{sn.provisional, sn.current} {
-		if s != nil && s.answers(uri) && s.overlays[uri] != nil && (best == nil || s.version > best.version) {
+		if s != nil && s.answers(uri) && s.overlays[uri] != nil && s.version >= sn.everything && (best == nil || s.version > best.version) {
 			best = s
 		}
 	}

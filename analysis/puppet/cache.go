@@ -141,8 +141,12 @@ func (a *analyzer) settingsKey() string {
 	}
 	sort.Strings(keys)
 	k := strings.Join(keys, "\x00")
-	if p := a.req.Settings.Get("puppet.facts", ""); p != "" {
-		k += "\x00facts=" + a.contentID(p)
+	if a.factsFile != "" {
+		// the file the node's facts came from (one of a folder's)
+		k += "\x00facts=" + a.factsFile + "=" + a.contentID(a.factsFile)
+	}
+	if a.encFile != "" {
+		k += "\x00enc=" + a.contentID(a.encFile)
 	}
 	return k + "\x00roots=" + strings.Join(a.ws.Roots(), ":") + "\x00world=" + a.world.key
 }

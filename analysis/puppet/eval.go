@@ -592,6 +592,11 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 		v.at = at
 		return v
 	}
+	if name == "trusted" && r.a.trustedVal.x != nil {
+		v := r.a.trustedVal
+		v.at = at
+		return v
+	}
 	if v, ok := r.a.fact(name); ok && facts[name] {
 		return toVal(v, at)
 	}
@@ -672,6 +677,9 @@ func (r *run) access(e *env, t *pp.Access, at source.Span) val {
 					v.at = at
 					return v
 				}
+			}
+			if x.x != nil && x.x.closed && k.k == vStr {
+				return val{k: vUndef, at: at}
 			}
 		case vRef:
 			// Class['x'] style values reach here only through variables

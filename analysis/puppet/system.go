@@ -86,7 +86,8 @@ func (s *System) Flags() []analysis.Flag {
 		{Name: "modulepath", Key: "puppet.modulepath", Help: "colon-separated module directories (default: a modules/ folder next to or above the file, and the workspace roots)"},
 		{Name: "certname", Key: "puppet.certname", Help: "node name used to pick a node definition (default puppet-order)"},
 		{Name: "ordering", Key: "puppet.ordering", Help: "manifest (default) | title-hash | random: pre-Puppet-6 orderings"},
-		{Name: "facts", Key: "puppet.facts", Help: "YAML/JSON facts of the node to compile for (facter -y / puppet facts); decides fact-dependent branches and Hiera levels"},
+		{Name: "facts", Key: "puppet.facts", Help: "facts of the node to compile for (facter -j/-y, puppet facts), or a folder of fact sets / a PuppetDB export (check: every node; --node picks one); decides fact-dependent branches and Hiera levels"},
+		{Name: "enc", Key: "puppet.enc", Help: "an ENC's answers: a folder of <certname>.yaml (default: the environment's enc/) or one file, read for --node"},
 	}
 }
 
@@ -238,6 +239,11 @@ type analyzer struct {
 	firstKeys     []snapNode // the nodes of the first run, until a second needs them by key
 	firstRun      string     // that run's name
 	facts         map[string]any
+	factsFile     string // the file a.facts were read from
+	trustedVal    val    // $trusted of the node: every key there is
+	enc           *encOutput
+	encFile       string
+	forNode       string // ordering.node: one node's view, classified as Puppet would
 	factsVal      val
 	declaredKeys  map[string]string // declared key -> its first string
 	declaredLater [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
@@ -289,6 +295,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a.strict = req.Entry != ""
 	a.setupModulePath()
 	a.loadFacts()
+	a.loadENC()
 	sk := ""
 	if !a.strict {
 		sk = a.settingsKey()
@@ -344,7 +351,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				a.envKey += fi.id + "\x00"
 			}
 			name := analysis.Rel(a.root(), filepath.Dir(envFiles[0].path)) + "/"
-			if len(envNodes) > 1 {
+			if len(envNodes) > 1 && a.forNode == "" {
 				for _, n := range envNodes {
 					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: envFiles, sel: n, env: true})
 				}
@@ -360,7 +367,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			if fi.path == "" {
 				name = fi.uri
 			}
-			if len(fi.nodes) > 1 {
+			if len(fi.nodes) > 1 && a.forNode == "" {
 				for _, n := range fi.nodes {
 					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: []*fileInfo{fi}, sel: n})
 				}

@@ -26,6 +26,11 @@ func nodeSetting(s analysis.Settings) string {
 // Nodes implements analysis.NodeLister: the minions of the minion data
 // folder (salt.minions), each with its data, so a check over all nodes
 // analyses the workspace as each of them.
+// ChecksEveryNode: with a minion data folder and no node chosen, Analyze
+// already gives each minion its own highstate and marks each problem
+// with the minions it occurs on (analysis.OwnNodeCheck).
+func (s *System) ChecksEveryNode() bool { return true }
+
 func (s *System) Nodes(req *analysis.Request) []analysis.NodeInfo {
 	ms := loadMinions(req)
 	if ms == nil {

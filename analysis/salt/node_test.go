@@ -55,7 +55,10 @@ func TestNodesMatrix(t *testing.T) {
 			t.Errorf("%s: errors = %q, want the missing app_cfg on db02 only", how, found)
 		}
 	}
-	generic, _ := analysis.AnalyzeNodes(New(), in, files)
-	check("analysis.AnalyzeNodes", generic)
+	// Salt analyses every minion itself: the generic per-node pass leaves
+	// it alone rather than analysing each minion a second time
+	if generic, _ := analysis.AnalyzeNodes(New(), in, files); generic != nil {
+		t.Errorf("analysis.AnalyzeNodes analysed Salt's minions again")
+	}
 	check("salt's own pass", analysis.Analyze(New(), in, files))
 }

@@ -52,7 +52,10 @@ package main
 // N of NAME.markers are about line N of NAME.
 //
 // A fixture whose comment holds the line `-ignore_extra_diags` checks only
-// the diagnostics it expects (half-typed references make others).
+// the diagnostics it expects (half-typed references make others). Lines
+// `setting: key=value` are the client's settings (the "ordering" section,
+// sent as workspace/didChangeConfiguration before any file is opened):
+// `setting: node=NAME` is the node picker's choice.
 //
 // Run one fixture: go test ./cmd/ordering-lsp -run TestMarkers/NAME.
 
@@ -260,6 +263,16 @@ func runMarkers(t *testing.T, fixture string) {
 		"workspace":    map[string]any{"workspaceEdit": map[string]any{"changeAnnotationSupport": map[string]any{}}},
 	}
 	c, init := lsptest.StartFresh(t, newSystems, root, caps)
+	settings := map[string]any{}
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
+		if kv, ok := strings.CutPrefix(strings.TrimSpace(line), "setting:"); ok {
+			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			settings[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	if len(settings) > 0 {
+		c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ordering": settings}})
+	}
 	withMarkers := map[string]bool{}
 	for _, m := range markers {
 		if !withMarkers[m.uri] {

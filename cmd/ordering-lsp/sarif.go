@@ -48,7 +48,8 @@ type sarifResult struct {
 	Message          sarifMessage    `json:"message"`
 	Locations        []sarifLocation `json:"locations"`
 	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
-	// Properties.nodes: the nodes the problem occurs on (a per-node check)
+	// Properties carry the nodes a problem occurs on (check over fact
+	// sets or minions): SARIF's property bag, as {"nodes": [...]}.
 	Properties *sarifProps `json:"properties,omitempty"`
 }
 

@@ -26,6 +26,9 @@
 //   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
 //   settings   unticking/ticking ordering.inlayHints.enabled in the Settings editor hides/shows
 //              the position hints: the setting reaches the running server
+//   node       the status bar's "Node: all nodes" opens the picker of the server's nodes (the fact
+//              sets of ordering.puppet.facts); choosing deb12 makes the hover in puppet/node.pp that
+//              node's (2nd of 2 instead of 3rd of 3), choosing "All nodes" brings the old one back
 //   crash      SIGKILL of the running server: restarted with a warning, hover answers again
 //   completion, rename, quickfix, call-hierarchy  editing the order in puppet/site.pp
 //   install    (a control repository only) the quick fix of a "not installed" hint installs the
@@ -835,6 +838,53 @@ function check(name, ok, detail) {
       await toggle();
       const on = await waitText(true);
       check('settings', before && off && on, `position hints shown ${before}, gone after unticking ${off}, back after ticking ${on}`);
+    });
+
+    // the node picker: status bar item -> quick pick -> ordering.node -> the server's answers
+    await step('node', async () => {
+      await openFile('puppet/node.pp');
+      const hoverAt = async (pos) => {
+        await gotoPos(pos);
+        await page.keyboard.press('Control+K');
+        await page.keyboard.press('Control+I');
+        const hoverText = () => [...document.querySelectorAll('.monaco-editor .monaco-hover')]
+          .filter((e) => e.offsetParent !== null && e.innerText.trim()).map((e) => e.innerText.trim())[0];
+        const h = await page.waitForFunction(hoverText, null, { timeout: 20000 }).then(() => page.evaluate(hoverText), () => null);
+        await page.keyboard.press('Escape');
+        return h || '';
+      };
+      const statusItem = (text) => page.locator('.statusbar-item', { hasText: text }).first();
+      const choose = async (from, label, to) => {
+        await statusItem(from).click({ timeout: 20000 });
+        const row = `.quick-input-list .monaco-list-row[aria-label^="${label}"]`;
+        await page.waitForSelector(row, { timeout: 20000 });
+        await page.click(row);
+        await statusItem(to).waitFor({ timeout: 20000 });
+      };
+      const waitHover = async (re) => {
+        const deadline = Date.now() + 30000;
+        let h = '';
+        while (Date.now() < deadline) { h = await hoverAt('7:11'); if (re.test(h)) return h; await page.waitForTimeout(500); }
+        return h;
+      };
+      // the inlay hints follow too: #3/3 on notify for all nodes, #2/2 for deb12 (no httpd)
+      const text = () => page.$eval('.editor-group-container.active .monaco-editor .view-lines', (e) => e.innerText).catch(() => '');
+      const waitText = async (re) => {
+        const deadline = Date.now() + 30000;
+        while (Date.now() < deadline) { if (re.test(await text())) return true; await page.waitForTimeout(300); }
+        return false;
+      };
+      const all = await waitHover(/3rd of 3/i);
+      const allHints = await waitText(/'web'\s*#3\/3/);
+      await choose('Node: all nodes', 'deb12.example.com', 'Node: deb12.example.com');
+      const deb = await waitHover(/2nd of 2/i);
+      const debHints = await waitText(/'web'\s*#2\/2/) && !/httpd'\s*#/.test(await text());
+      await shot('node.png');
+      await choose('Node: deb12.example.com', 'All nodes', 'Node: all nodes');
+      const back = await waitHover(/3rd of 3/i);
+      check('node', /3rd of 3/i.test(all) && /2nd of 2/i.test(deb) && /apache2/.test(deb) && /3rd of 3/i.test(back) && allHints && debHints,
+        `all nodes ${JSON.stringify(all.split('\n')[2] || all)}, deb12 ${JSON.stringify(deb.split('\n')[2] || deb)}, back ${JSON.stringify(back.split('\n')[2] || back)}; `
+        + `inlay hints: all nodes #3/3 ${allHints}, deb12 #2/2 and none on httpd ${debHints}`);
     });
 
     // a crash of a running server: it is restarted (with a warning), and answers again

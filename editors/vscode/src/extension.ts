@@ -14,6 +14,7 @@ import { GraphPanel } from './graphPanel';
 import { OrderTreeProvider } from './orderTree';
 import { reveal } from './reveal';
 import { INSTALL_MODULES_COMMAND, installFailure, installRefusal } from './install';
+import { NodePicker } from './nodePicker';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -217,6 +218,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor(track));
 
   const orderTree = new OrderTreeProvider(getClient);
+  context.subscriptions.push(new NodePicker(getClient));
   context.subscriptions.push(
     vscode.window.registerTreeDataProvider('orderingExecutionOrder', orderTree),
     vscode.commands.registerCommand('ordering.showOutput', () => output.show(true)),

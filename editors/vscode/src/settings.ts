@@ -6,21 +6,24 @@
 // setting here; '' means "not set: the server's default". Paths are made absolute against the
 // first workspace folder (the server does not know which folder a relative path meant).
 export interface ServerSettings {
-  puppet: { ordering: 'manifest' | 'title-hash' | 'random'; facts: string; modulepath: string; certname: string; seed: string };
-  salt: { stateAutoOrder: boolean; engine: '3007' | 'master'; facts: string; fileRoot: string };
+  puppet: { ordering: 'manifest' | 'title-hash' | 'random'; facts: string; modulepath: string; certname: string; seed: string; enc: string };
+  salt: { stateAutoOrder: boolean; engine: '3007' | 'master'; facts: string; fileRoot: string; minions: string };
   cfengine: { evaluationOrder: 'classic' | 'top_down'; bundlesequence: string; version: string };
   rudder: { nodeGroups: string; glob: string };
   inlayHints: { enabled: boolean };
   codeLens: { enabled: boolean };
+  /** the node picker's choice: '' = all nodes */
+  node: string;
 }
 
 export const DEFAULT_SETTINGS: ServerSettings = {
-  puppet: { ordering: 'manifest', facts: '', modulepath: '', certname: '', seed: '' },
-  salt: { stateAutoOrder: true, engine: '3007', facts: '', fileRoot: '' },
+  puppet: { ordering: 'manifest', facts: '', modulepath: '', certname: '', seed: '', enc: '' },
+  salt: { stateAutoOrder: true, engine: '3007', facts: '', fileRoot: '', minions: '' },
   cfengine: { evaluationOrder: 'classic', bundlesequence: '', version: '' },
   rudder: { nodeGroups: '', glob: '' },
   inlayHints: { enabled: true },
   codeLens: { enabled: true },
+  node: '',
 };
 
 /** Where relative paths and ~ point: the first workspace folder, the home directory. */
@@ -35,6 +38,10 @@ function oneOf<T extends string>(v: unknown, allowed: readonly T[], dflt: T): T 
   // VS Code may hand back a number for "3007" when a user writes it without quotes
   const s = typeof v === 'number' ? String(v) : v;
   return typeof s === 'string' && (allowed as readonly string[]).includes(s) ? (s as T) : dflt;
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v.trim() : '';
 }
 
 function bool(v: unknown, dflt: boolean): boolean {
@@ -74,12 +81,14 @@ export function toServerSettings(get: Getter, env: PathEnv = {}): ServerSettings
       modulepath: expandPaths(text(get('puppet.modulepath')), env),
       certname: text(get('puppet.certname')),
       seed: text(get('puppet.seed')),
+      enc: file('puppet.enc'),
     },
     salt: {
       stateAutoOrder: bool(get('salt.stateAutoOrder'), d.salt.stateAutoOrder),
       engine: oneOf(get('salt.engine'), ['3007', 'master'] as const, d.salt.engine),
       facts: file('salt.facts'),
       fileRoot: file('salt.fileRoot'),
+      minions: file('salt.minions'),
     },
     cfengine: {
       evaluationOrder: oneOf(get('cfengine.evaluationOrder'), ['classic', 'top_down'] as const, d.cfengine.evaluationOrder),
@@ -89,6 +98,7 @@ export function toServerSettings(get: Getter, env: PathEnv = {}): ServerSettings
     rudder: { nodeGroups: text(get('rudder.nodeGroups')), glob: text(get('rudder.glob')) },
     inlayHints: { enabled: bool(get('inlayHints.enabled'), d.inlayHints.enabled) },
     codeLens: { enabled: bool(get('codeLens.enabled'), d.codeLens.enabled) },
+    node: str(get('node')),
   };
 }
 
