@@ -44,18 +44,9 @@ func (s *Server) orderingWhyCandidates(ctx context.Context, raw json.RawMessage)
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	_, t := s.atExact(ctx, p)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	var a *analysis.Node
-	switch {
-	case t.node != nil:
-		a = t.node
-	case t.link != nil && len(t.link.Nodes) > 0:
-		a = t.link.Nodes[0]
-	default:
-		return nil, fmt.Errorf("put the cursor on a declaration or a reference")
+	t, a, err := s.whySubject(ctx, p)
+	if err != nil {
+		return nil, err
 	}
 	a = visible(a)
 	r := t.result

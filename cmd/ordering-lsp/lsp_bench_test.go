@@ -52,17 +52,7 @@ func BenchmarkServerEditToDiagnostics(b *testing.B) {
 // then taken away, with a missing target near its end: every edit moves
 // that diagnostic by a line and changes nothing else.
 func benchCommentTop(b *testing.B) {
-	root := b.TempDir()
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	srv := lsp.New(newSystems(), log.New(io.Discard, "", 0))
-	go srv.Serve(context.Background(), pipeRW{sr, sw})
-	c := lsptest.New(b, cr, cw)
-	defer c.Close()
-	if err := c.Call("initialize", map[string]any{"rootUri": source.PathToURI(root), "capabilities": map[string]any{}}, nil); err != nil {
-		b.Fatal(err)
-	}
-	c.Notify("initialized", map[string]any{})
+	root, c := benchServer(b)
 	text := genChainManifest(10000) + "notify { 'x': require => File['/srv/app/nope'] }\n"
 	uri := source.PathToURI(filepath.Join(root, "big.pp"))
 	c.Open(uri, "puppet", text)
@@ -84,18 +74,25 @@ func benchCommentTop(b *testing.B) {
 	}
 }
 
-func benchEdit(b *testing.B, broken string) {
+// benchServer starts a server over pipes on an empty folder and a client
+// that has initialized it.
+func benchServer(b *testing.B) (string, *lsptest.Client) {
 	root := b.TempDir()
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
 	srv := lsp.New(newSystems(), log.New(io.Discard, "", 0))
 	go srv.Serve(context.Background(), pipeRW{sr, sw})
 	c := lsptest.New(b, cr, cw)
-	defer c.Close()
+	b.Cleanup(c.Close)
 	if err := c.Call("initialize", map[string]any{"rootUri": source.PathToURI(root), "capabilities": map[string]any{}}, nil); err != nil {
 		b.Fatal(err)
 	}
 	c.Notify("initialized", map[string]any{})
+	return root, c
+}
+
+func benchEdit(b *testing.B, broken string) {
+	root, c := benchServer(b)
 	text := genChainManifest(10000)
 	// Line 2 is `  mode    => '0644',`; the benchmark replaces it whole.
 	line2 := lsptest.Range{Start: lsptest.Position{Line: 2}, End: lsptest.Position{Line: 3}}
