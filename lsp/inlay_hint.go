@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 func init() { register("textDocument/inlayHint", method{call: (*Server).inlayHint, async: true}) }
@@ -58,7 +60,7 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 			}
 			if d := loops[declKey{n.Ref, n.Decl}]; d != nil && d.Severity == analysis.Error {
 				// a position in a run the tool refuses would be a promise it breaks
-				hints = append(hints, protocol.InlayHint{Position: s.toRange(n.Decl).End, Label: protocol.String("⟳ no run"),
+				hints = append(hints, protocol.InlayHint{Position: s.toRange(at).End, Label: protocol.String("⟳ no run"),
 					Tooltip: protocol.String("in a dependency cycle: does not run until the cycle is broken"), PaddingLeft: &yes})
 				continue
 			}
@@ -79,6 +81,32 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 				Tooltip:     protocol.String(tip),
 				PaddingLeft: &yes,
 			})
+		}
+	}
+	// A cycle is one problem, on the relationship that closes it; each of
+	// its other relationships is tagged where it is written, so the whole
+	// loop reads in the file, not only in the problem's related list.
+	seen := map[source.Span]bool{}
+	for _, r := range snap.results {
+		for _, d := range r.Diags {
+			if !d.Loop() {
+				continue
+			}
+			title, _, _ := strings.Cut(d.Message, "\n")
+			closing := s.whereIn(snap)(d.At)
+			for _, rel := range d.Related {
+				at, ok := snap.span(rel.At)
+				if !ok || at.URI != u || rel.At == d.At || seen[at] || at.End < lo || at.Start > hi {
+					continue
+				}
+				seen[at] = true
+				hints = append(hints, protocol.InlayHint{
+					Position:    s.toRange(at).End,
+					Label:       protocol.String("⟳ cycle"),
+					Tooltip:     protocol.String(fmt.Sprintf("%s: one edge of the cycle %s, which the relationship at %s closes", rel.Message, strings.TrimSuffix(title, ":"), closing)),
+					PaddingLeft: &yes,
+				})
+			}
 		}
 	}
 	return hints, nil

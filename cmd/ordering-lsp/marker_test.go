@@ -342,6 +342,8 @@ func runMarkers(t *testing.T, fixture string) {
 			r.symbol(m, m.args[0], m.args[1:])
 		case "lens":
 			r.lens(m, m.args[1:])
+		case "inlay":
+			r.inlay(m, m.args[1:])
 		case "incoming", "outgoing":
 			r.calls(m, m.name, m.args[1:])
 		case "tok", "notok":
@@ -779,6 +781,33 @@ func (r *markerRun) lens(m marker, want []string) {
 	for _, w := range want {
 		if !strings.Contains(all, w) {
 			r.t.Errorf("%v: code lens on this line lacks %q: %q", m, w, titles)
+		}
+	}
+}
+
+// inlay: @inlay("re", "label"...): the inlay hints at the end of the
+// match hold each label.
+func (r *markerRun) inlay(m marker, want []string) {
+	var hints []struct {
+		Position lsptest.Position `json:"position"`
+		Label    string           `json:"label"`
+	}
+	whole := lsptest.Range{End: lsptest.Position{Line: len(strings.Split(r.texts[m.uri], "\n"))}}
+	if err := r.c.Call("textDocument/inlayHint", map[string]any{"textDocument": map[string]any{"uri": m.uri}, "range": whole}, &hints); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	at := m.span(r.t, m.args[0]).End
+	var labels []string
+	for _, h := range hints {
+		if h.Position == at {
+			labels = append(labels, h.Label)
+		}
+	}
+	all := strings.Join(labels, " | ")
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			r.t.Errorf("%v: inlay hints at %d:%d lack %q: %q", m, at.Line, at.Character, w, labels)
 		}
 	}
 }
