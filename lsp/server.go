@@ -47,12 +47,12 @@ type Server struct {
 	lensRefresh       bool                                 // client supports workspace/codeLens/refresh
 	inlayRefresher    refresher
 	lensRefresher     refresher
-	workDoneProgress  bool                                 // client supports window/workDoneProgress/create
-	watchFiles        bool                                 // client registers file watchers for us (didChangeWatchedFiles)
-	actionResolve     bool                                 // client resolves a code action's edit (codeAction/resolve)
-	changeAnnotations bool                                 // client shows change annotations of an edit
-	fresh             func() []analysis.System             // new system instances, for "what if" analyses
-	notices           map[string]string                    // open documents not analysed, and why (notice.go)
+	workDoneProgress  bool                     // client supports window/workDoneProgress/create
+	watchFiles        bool                     // client registers file watchers for us (didChangeWatchedFiles)
+	actionResolve     bool                     // client resolves a code action's edit (codeAction/resolve)
+	changeAnnotations bool                     // client shows change annotations of an edit
+	fresh             func() []analysis.System // new system instances, for "what if" analyses
+	notices           map[string]string        // open documents not analysed, and why (notice.go)
 
 	snap *snapshotter
 	sem  *semanticState // last semantic tokens per document (semantic_tokens.go)

@@ -68,7 +68,7 @@ type snapshotter struct {
 	// answer from it while the complete analysis runs.
 	provisional *snapshot
 	cancel      context.CancelFunc
-	wake       chan struct{}
+	wake        chan struct{}
 	// focus: documents opened or edited since the last complete
 	// analysis; the next analysis shows their diagnostics first (see
 	// Request.Focus), even when a change to everything (settings, files on

@@ -282,4 +282,3 @@ func containsStr(ss []string, s string) bool {
 	}
 	return false
 }
-

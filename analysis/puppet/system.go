@@ -188,66 +188,66 @@ type nodeInfo struct {
 
 // analyzer holds one Analyze call's state.
 type analyzer struct {
-	partial       bool // only the runs the request's focus needs (focus.go)
+	partial bool // only the runs the request's focus needs (focus.go)
 	// runsMerged of about runsTotal: what Request.Progress hears
 	runsMerged, runsTotal int
-	sys           *System
-	req           *analysis.Request
-	ws            *source.Workspace
-	files         map[string]*fileInfo // by path (or URI when no path)
-	order         []*fileInfo
-	classes       map[string]*classInfo
-	defines       map[string]*defineInfo
-	graph         analysis.Graph
-	modpath       []string
-	world         *moduleWorld      // what the repository says about modules outside it
-	roots         []string          // the environments' folders (inferRoots)
-	rootMods      map[string]string // module name -> module root (a module opened at its root)
-	certname      string
-	ordering      string
-	strict        bool
-	nodeKeys      map[nodeKey]*analysis.Node
-	anchors       map[nodeKey]*analysis.Node // anchors shared between merged runs (anchorKey)
-	edgeKeys      map[edgeKey]*analysis.Edge
-	runsBuilt     int
-	diagKeys      map[string]bool
-	diags         []analysis.Diagnostic
-	links         map[linkKey]int32 // link -> position in linkArr
-	linkArr       []analysis.Link
-	declared      map[string]bool // classes/defines declared somewhere in the workspace
-	memo          *memo
-	main          *analyzer // the analyzer a fork was made from (itself for the main one)
-	frozen        bool      // a fork running beside others: it must not load files
-	wantLoad      bool      // a frozen fork needed a file loaded
-	lastSnap      *runSnap  // the run a fork built
-	workers       int
-	uniqueRuns    bool   // run names are unique: anchors need no index
-	envKey        string // the files of the environment's main manifest folder
-	allRuns       []*run
-	edgeSlab      []analysis.Edge
-	nodeSlab      []analysis.Node
-	linkSeen      map[linkKey]map[*analysis.Node]bool
-	cur           *run
-	prevCache     map[string]*runSnap // read by forks: under prevMu once runs start
-	prevMu        sync.Mutex
-	ownsPrev      bool // prevCache is this analysis's to empty (see merge)
-	nextCache     map[string]*runSnap
-	defKey        map[*analysis.Node]nodeKey
-	defNodes      map[nodeKey]*analysis.Node
-	byURI         map[string]*fileInfo
-	restored      int
-	firstKeys     []snapNode // the nodes of the first run, until a second needs them by key
-	firstRun      string     // that run's name
-	facts         map[string]any
-	factsFile     string // the file a.facts were read from
-	trustedVal    val    // $trusted of the node: every key there is
-	enc           *encOutput
-	encFile       string
-	forNode       string // ordering.node: one node's view, classified as Puppet would
-	factsVal      val
-	declaredKeys  map[string]string // declared key -> its first string
-	declaredLater [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
-	declaredPats  []string
+	sys                   *System
+	req                   *analysis.Request
+	ws                    *source.Workspace
+	files                 map[string]*fileInfo // by path (or URI when no path)
+	order                 []*fileInfo
+	classes               map[string]*classInfo
+	defines               map[string]*defineInfo
+	graph                 analysis.Graph
+	modpath               []string
+	world                 *moduleWorld      // what the repository says about modules outside it
+	roots                 []string          // the environments' folders (inferRoots)
+	rootMods              map[string]string // module name -> module root (a module opened at its root)
+	certname              string
+	ordering              string
+	strict                bool
+	nodeKeys              map[nodeKey]*analysis.Node
+	anchors               map[nodeKey]*analysis.Node // anchors shared between merged runs (anchorKey)
+	edgeKeys              map[edgeKey]*analysis.Edge
+	runsBuilt             int
+	diagKeys              map[string]bool
+	diags                 []analysis.Diagnostic
+	links                 map[linkKey]int32 // link -> position in linkArr
+	linkArr               []analysis.Link
+	declared              map[string]bool // classes/defines declared somewhere in the workspace
+	memo                  *memo
+	main                  *analyzer // the analyzer a fork was made from (itself for the main one)
+	frozen                bool      // a fork running beside others: it must not load files
+	wantLoad              bool      // a frozen fork needed a file loaded
+	lastSnap              *runSnap  // the run a fork built
+	workers               int
+	uniqueRuns            bool   // run names are unique: anchors need no index
+	envKey                string // the files of the environment's main manifest folder
+	allRuns               []*run
+	edgeSlab              []analysis.Edge
+	nodeSlab              []analysis.Node
+	linkSeen              map[linkKey]map[*analysis.Node]bool
+	cur                   *run
+	prevCache             map[string]*runSnap // read by forks: under prevMu once runs start
+	prevMu                sync.Mutex
+	ownsPrev              bool // prevCache is this analysis's to empty (see merge)
+	nextCache             map[string]*runSnap
+	defKey                map[*analysis.Node]nodeKey
+	defNodes              map[nodeKey]*analysis.Node
+	byURI                 map[string]*fileInfo
+	restored              int
+	firstKeys             []snapNode // the nodes of the first run, until a second needs them by key
+	firstRun              string     // that run's name
+	facts                 map[string]any
+	factsFile             string // the file a.facts were read from
+	trustedVal            val    // $trusted of the node: every key there is
+	enc                   *encOutput
+	encFile               string
+	forNode               string // ordering.node: one node's view, classified as Puppet would
+	factsVal              val
+	declaredKeys          map[string]string // declared key -> its first string
+	declaredLater         [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
+	declaredPats          []string
 }
 
 type edgeKey struct {

@@ -47,8 +47,8 @@ type valX struct {
 	// key is undef, not a key the data we see happens to lack.
 	closed bool
 	keys   []val
-	res  []*res
-	col  *collector
+	res    []*res
+	col    *collector
 }
 
 func (v val) hkeys() []val {

@@ -102,7 +102,7 @@ type problem struct {
 	msg       string
 	related   []relatedSpan
 	members   []*analysis.Node // a cycle's states, for code lenses
-	refuses   bool // Salt refuses the run
+	refuses   bool             // Salt refuses the run
 	missing   *reqEntry
 	chunk     *chunk
 	maybeOK   bool // a template could produce the target: not reported

@@ -267,4 +267,3 @@ func utf16Pos(s string, off int) lsptest.Position {
 	start := strings.LastIndexByte(s[:off], '\n') + 1
 	return lsptest.Position{Line: line, Character: len(utf16.Encode([]rune(s[start:off])))}
 }
-

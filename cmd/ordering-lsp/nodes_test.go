@@ -35,9 +35,9 @@ func TestCheckFactSetMatrix(t *testing.T) {
 		nodes[d.Message] = strings.Join(d.Nodes, " ")
 	}
 	for msg, want := range map[string]string{
-		"Could not find class ::role::base::redhat for el9.example.com (on 1 of 3 nodes: el9.example.com)":                                 "el9.example.com",
+		"Could not find class ::role::base::redhat for el9.example.com (on 1 of 3 nodes: el9.example.com)":                                  "el9.example.com",
 		"Found 1 dependency cycle:\n(Package[web] => Service[web] => Package[web]) (on 2 of 3 nodes: deb11.example.com, deb12.example.com)": "deb11.example.com deb12.example.com",
-		"Could not find resource 'Notify[nowhere]' in parameter 'require' (on every node: 3)":                                              "deb11.example.com deb12.example.com el9.example.com",
+		"Could not find resource 'Notify[nowhere]' in parameter 'require' (on every node: 3)":                                               "deb11.example.com deb12.example.com el9.example.com",
 	} {
 		if nodes[msg] != want {
 			t.Errorf("%q: nodes %q, want %q (all: %v)", msg, nodes[msg], want, nodes)
