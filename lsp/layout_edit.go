@@ -112,14 +112,7 @@ func (sn *snapshotter) shiftedDiagnostics(focus []string) {
 		if cur == nil {
 			continue
 		}
-		sn.mu.Lock()
-		var best *snapshot
-		for _, s := range []*snapshot{sn.provisional, sn.current} {
-			if s != nil && s.answers(u) && s.overlays[u] != nil && (best == nil || s.version > best.version) {
-				best = s
-			}
-		}
-		sn.mu.Unlock()
+		best := sn.newestWith(u)
 		if best == nil || best.overlays[u] == cur {
 			continue
 		}

@@ -393,14 +393,7 @@ func (sn *snapshotter) viewFor(ctx context.Context, uri string, off int) view {
 		return view{snapshot: s}
 	}
 	ov := sn.s.ws.Overlay(uri)
-	sn.mu.Lock()
-	var best *snapshot
-	for _, s := range []*snapshot{sn.provisional, sn.current} {
-		if s != nil && s.answers(uri) && s.overlays[uri] != nil && s.version >= sn.everything && (best == nil || s.version > best.version) {
-			best = s
-		}
-	}
-	sn.mu.Unlock()
+	best := sn.newestWith(uri)
 	if best != nil && ov != nil {
 		m := newShift(uri, best.overlays[uri].Text, ov.Text)
 		if _, ok := m.toOld(off); ok || off < 0 {
@@ -408,6 +401,21 @@ func (sn *snapshotter) viewFor(ctx context.Context, uri string, off int) view {
 		}
 	}
 	return view{snapshot: sn.latestFor(ctx, uri)}
+}
+
+// newestWith returns the newest snapshot (provisional or current) that
+// read some version of the open document uri and may answer about it (not
+// older than the last change to everything); nil if none.
+func (sn *snapshotter) newestWith(uri string) *snapshot {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	var best *snapshot
+	for _, s := range []*snapshot{sn.provisional, sn.current} {
+		if s != nil && s.answers(uri) && s.overlays[uri] != nil && s.version >= sn.everything && (best == nil || s.version > best.version) {
+			best = s
+		}
+	}
+	return best
 }
 
 // latest waits for the snapshot of the newest state, or until ctx ends

@@ -16,11 +16,10 @@ import (
 // select per saltenv in that order (render_highstate), every file
 // rendered with the minion's data.
 
-// nodeSetting: the node chosen (analysis.NodeSetting, the CLI's --node).
-// An editor's `ordering.node` arrives as `node` where the server takes
-// the `ordering` section off whole: read too.
+// nodeSetting: the node chosen (analysis.NodeSetting: the CLI's --node,
+// the editor's `ordering.node`, which the server maps to it).
 func nodeSetting(s analysis.Settings) string {
-	return s.Get(analysis.NodeSetting, s.Get("node", ""))
+	return s.Get(analysis.NodeSetting, "")
 }
 
 // Nodes implements analysis.NodeLister: the minions of the minion data
