@@ -95,23 +95,13 @@ type Matrix struct {
 // node), and the matrix of runs x nodes. nil when the system knows no
 // node with data.
 func AnalyzeNodes(s System, in Input, files []*source.File) (*Result, *Matrix) {
-	nl, ok := s.(NodeLister)
-	if !ok {
+	if _, ok := s.(NodeLister); !ok {
 		return nil, nil
 	}
 	if own, ok := s.(OwnNodeCheck); ok && own.ChecksEveryNode() {
 		return nil, nil
 	}
-	var nodes []NodeInfo
-	for _, n := range nl.Nodes(request(in, files)) {
-		if n.Data {
-			nodes = append(nodes, n)
-		}
-	}
-	if len(nodes) == 0 {
-		return nil, nil
-	}
-	m := &Matrix{System: s.Name(), Nodes: nodes, Refused: map[string]map[string]bool{}, Present: map[string]map[string]bool{}}
+	m := &Matrix{System: s.Name(), Refused: map[string]map[string]bool{}, Present: map[string]map[string]bool{}}
 	type key struct {
 		uri        string
 		start, end int
@@ -121,14 +111,9 @@ func AnalyzeNodes(s System, in Input, files []*source.File) (*Result, *Matrix) {
 	merged := map[key]int{}
 	out := &Result{System: s.Name()}
 	fileSeen := map[string]bool{}
-	for _, n := range nodes {
-		nin := in
-		nin.Settings = Settings{}
-		for k, v := range in.Settings {
-			nin.Settings[k] = v
-		}
-		nin.Settings[NodeSetting] = n.Name
-		res := Analyze(s, nin, files)
+	EachNode(s, in, files, func(nr NodeResult) {
+		n, res := nr.Node, nr.Result
+		m.Nodes = append(m.Nodes, n)
 		for _, u := range res.Files {
 			if !fileSeen[u] {
 				fileSeen[u] = true
@@ -161,10 +146,11 @@ func AnalyzeNodes(s System, in Input, files []*source.File) (*Result, *Matrix) {
 			d.Related = append([]Related(nil), d.Related...)
 			out.Diags = append(out.Diags, d)
 		}
-		if in.Ctx != nil && in.Ctx.Err() != nil {
-			break
-		}
+	})
+	if len(m.Nodes) == 0 {
+		return nil, nil
 	}
+	nodes := m.Nodes
 	at := map[string]NodeInfo{}
 	for _, n := range nodes {
 		at[n.Name] = n

@@ -114,6 +114,12 @@ type Run struct {
 	// compile time). Steps are still computed as far as possible so hovers
 	// keep working while the user fixes it.
 	Refused bool
+	// Alone marks a run the tool performs only when asked for one piece
+	// by itself (Salt's `state.sls X` of an SLS no top target gives, a
+	// Puppet class or define nothing declares, analysed as `include x`):
+	// it gives every declaration a position to show, but no node gets it
+	// from its classification.
+	Alone bool
 }
 
 // Symbol is a document outline entry.

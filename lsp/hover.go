@@ -28,7 +28,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	where := s.whereIn(t.v)
 	switch {
 	case t.node != nil:
-		parts = append(parts, analysis.Describe(t.result, t.node, where))
+		parts = append(parts, analysis.Describe(t.result, t.node, where)+s.onEachNode(t, where))
 		rng, _ = s.rangeIn(t.v, t.node.Decl)
 	case t.link != nil:
 		rng, _ = s.rangeIn(t.v, t.link.At)

@@ -118,3 +118,81 @@ func TestNodePicker(t *testing.T) {
 		t.Errorf("back to all nodes: hover\n%s\nwant\n%s", h, all)
 	}
 }
+
+// TestNodeMatrixFollowsTheText: the "all nodes" view answers for the
+// text as it is now. An edit that swaps the branch's condition swaps
+// the nodes that declare the package; the hover carries the per-node
+// lines only once the view asked for them, and only with no node chosen.
+func TestNodeMatrixFollowsTheText(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"factsets/deb12.json": `{"name": "deb12.example.com", "values": {"os": {"family": "Debian", "name": "Debian", "release": {"major": "12", "full": "12.5"}}}}`,
+		"factsets/el9.json":   `{"name": "el9.example.com", "values": {"os": {"family": "RedHat", "name": "RedHat", "release": {"major": "9", "full": "9.3"}}}}`,
+		"site.pp":             "if $facts['os']['family'] == 'Debian' {\n  package { 'pkg': }\n}\nnotify { 'web': }\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := lsptest.StartFresh(t, func() []analysis.System { return []analysis.System{puppet.New()} }, root, nil)
+	c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ordering": map[string]any{
+		"puppet": map[string]any{"facts": "factsets"}}}})
+	site := source.PathToURI(filepath.Join(root, "site.pp"))
+	c.Open(site, "puppet", files["site.pp"])
+	type matrix struct {
+		Subject string
+		Message string
+		Nodes   []struct{ Name, Summary string }
+	}
+	ask := func(line, char int) matrix {
+		var m matrix
+		if err := c.Call("ordering/nodeMatrix", lsptest.Pos(site, line, char), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	lines := func(m matrix) string {
+		var out []string
+		for _, n := range m.Nodes {
+			out = append(out, n.Name+": "+n.Summary)
+		}
+		return strings.Join(out, "\n")
+	}
+	hover := func() string {
+		var h struct{ Contents struct{ Value string } }
+		if err := c.Call("textDocument/hover", lsptest.Pos(site, 1, 13), &h); err != nil {
+			t.Fatal(err)
+		}
+		return h.Contents.Value
+	}
+	if h := hover(); strings.Contains(h, "On each node") {
+		t.Errorf("hover before the view asked has the per-node lines:\n%s", h)
+	}
+	if m := ask(1, 13); !strings.HasPrefix(lines(m), "deb12.example.com: 1st of 2 in ") || !strings.Contains(lines(m), "el9.example.com: not declared on this node") {
+		t.Errorf("before the edit, Package[pkg]:\n%s", lines(m))
+	}
+	if h := hover(); !strings.Contains(h, "**On each node**") || !strings.Contains(h, "`el9.example.com` (RedHat 9.3): not declared") {
+		t.Errorf("hover after the view asked lacks the per-node lines:\n%s", h)
+	}
+	c.Edit(site, 2, lsptest.Range{Start: lsptest.Position{Line: 0, Character: 30}, End: lsptest.Position{Line: 0, Character: 36}}, "RedHat")
+	if m := ask(1, 13); !strings.Contains(lines(m), "deb12.example.com: not declared on this node") || !strings.Contains(lines(m), "el9.example.com: 1st of 2 in ") {
+		t.Errorf("after the edit, Package[pkg]:\n%s", lines(m))
+	}
+	if m := ask(2, 0); m.Subject != "" || m.Message == "" || len(m.Nodes) != 0 {
+		t.Errorf("on a closing brace: %+v", m)
+	}
+	var bad any
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "ordering.nodeMatrix"}, &bad); err == nil || !strings.Contains(err.Error(), "one argument") {
+		t.Errorf("the command without its argument: %v", err)
+	}
+	c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ordering": map[string]any{
+		"puppet": map[string]any{"facts": "factsets"}, "node": "el9.example.com"}}})
+	if h := hover(); strings.Contains(h, "On each node") {
+		t.Errorf("hover with a node chosen has the per-node lines:\n%s", h)
+	}
+}

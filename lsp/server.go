@@ -54,9 +54,10 @@ type Server struct {
 	fresh             func() []analysis.System // new system instances, for "what if" analyses
 	notices           map[string]string        // open documents not analysed, and why (notice.go)
 
-	snap *snapshotter
-	sem  *semanticState // last semantic tokens per document (semantic_tokens.go)
-	exit chan int
+	snap  *snapshotter
+	nodes nodeViews      // per-node analyses for the "all nodes" view (ordering_node_matrix.go)
+	sem   *semanticState // last semantic tokens per document (semantic_tokens.go)
+	exit  chan int
 
 	cancelMu sync.Mutex
 	inFlight map[string]context.CancelFunc // by JSON-encoded request id

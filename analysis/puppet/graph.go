@@ -702,7 +702,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 	// Order.
 	order, stuck := g.toposort()
-	run := analysis.Run{Name: r.name, Entry: r.entry}
+	run := analysis.Run{Name: r.name, Entry: r.entry, Alone: r.synthetic}
 	visible := 0
 	for _, n := range g.nodes {
 		if !n.Hidden {

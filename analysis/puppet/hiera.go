@@ -51,6 +51,7 @@ func (a *analyzer) loadFacts() {
 		fs = sets[0]
 	}
 	if fs == nil {
+		a.unpicked = len(sets)
 		return
 	}
 	m := fs.values

@@ -244,6 +244,7 @@ type analyzer struct {
 	enc                   *encOutput
 	encFile               string
 	forNode               string // ordering.node: one node's view, classified as Puppet would
+	unpicked              int    // fact sets the folder holds when no node is chosen (conditions stay open)
 	factsVal              val
 	declaredKeys          map[string]string // declared key -> its first string
 	declaredLater         [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)

@@ -1645,7 +1645,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 		return false
 	}
 
-	run := analysis.Run{Name: name, Entry: entry}
+	run := analysis.Run{Name: name, Entry: entry, Alone: strings.HasPrefix(name, "state.sls ")}
 	total := len(sm.order) + len(sm.listen)
 	for _, ch := range sm.order {
 		n := a.node(ch)

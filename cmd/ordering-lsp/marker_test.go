@@ -42,6 +42,10 @@ package main
 //	                               with that type and exactly those modifiers
 //	                               ("string.declaration"; legend names)
 //	@notok("re")                   no semantic token meets the match
+//	@nodes("re", "node: text"...)  the "all nodes" view (ordering/nodeMatrix)
+//	                               of the declaration there: one entry per
+//	                               node, in order, each "name: summary"
+//	                               containing its text
 //
 // In a fixture with @tok markers, every type and modifier set the server
 // gives the files with markers must be expected by one @tok at least: the
@@ -350,6 +354,8 @@ func runMarkers(t *testing.T, fixture string) {
 			r.tok(m)
 		case "related":
 			r.related(m, named(m, m.args[1:]))
+		case "nodes":
+			r.nodes(m, m.args[1:])
 		case "diag":
 		default:
 			t.Errorf("%v: unknown marker", m)
@@ -757,6 +763,32 @@ func (r *markerRun) symbol(m marker, query string, want []string) {
 		if !have[w] {
 			r.t.Errorf("%v: workspace symbols for %q lack %q: %q", m, query, w, names)
 		}
+	}
+}
+
+// nodes: @nodes("re", "name: text"...): where the declaration at the
+// match runs on each node, as the "all nodes" view lists it.
+func (r *markerRun) nodes(m marker, want []string) {
+	var got struct {
+		Subject string
+		Nodes   []struct{ Name, Summary string }
+		Message string
+	}
+	if err := r.c.Call("ordering/nodeMatrix", r.pos(m, false), &got); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	lines := make([]string, len(got.Nodes))
+	for i, n := range got.Nodes {
+		lines[i] = n.Name + ": " + n.Summary
+	}
+	ok := len(lines) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		name, _, _ := strings.Cut(want[i], ": ")
+		ok = strings.HasPrefix(lines[i], name+": ") && strings.Contains(lines[i], want[i][len(name)+2:])
+	}
+	if !ok {
+		r.t.Errorf("%v: nodes of %s (%s)\n got: %s\nwant: %s", m, got.Subject, got.Message, strings.Join(lines, "\n      "), strings.Join(want, "\n      "))
 	}
 }
 

@@ -29,6 +29,9 @@
 //   node       the status bar's "Node: all nodes" opens the picker of the server's nodes (the fact
 //              sets of ordering.puppet.facts); choosing deb12 makes the hover in puppet/node.pp that
 //              node's (2nd of 2 instead of 3rd of 3), choosing "All nodes" brings the old one back
+//   node-matrix "Show Where This Runs on Each Node" on httpd: the On Each Node view says el9 runs
+//              it 1st of 2 and deb12 does not declare it (its facts take the other branch); the
+//              hover then carries the same lines
 //   crash      SIGKILL of the running server: restarted with a warning, hover answers again
 //   completion, rename, quickfix, call-hierarchy  editing the order in puppet/site.pp
 //   install    (a control repository only) the quick fix of a "not installed" hint installs the
@@ -885,6 +888,34 @@ function check(name, ok, detail) {
       check('node', /3rd of 3/i.test(all) && /2nd of 2/i.test(deb) && /apache2/.test(deb) && /3rd of 3/i.test(back) && allHints && debHints,
         `all nodes ${JSON.stringify(all.split('\n')[2] || all)}, deb12 ${JSON.stringify(deb.split('\n')[2] || deb)}, back ${JSON.stringify(back.split('\n')[2] || back)}; `
         + `inlay hints: all nodes #3/3 ${allHints}, deb12 #2/2 and none on httpd ${debHints}`);
+    });
+
+    // "All nodes": the On Each Node view lists, for the declaration at the cursor, where it runs
+    // on each fact set's node or why not; the hover then has the same lines
+    await step('node-matrix', async () => {
+      await openFile('puppet/node.pp');
+      await gotoPos('5:13');
+      await runCommand('Ordering: Show Where This Runs on Each Node');
+      const rowsOf = () => page.$$eval('.pane-body .monaco-list-row', (rs) => rs.map((r) => (r.innerText || r.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim()));
+      let rows = [];
+      const deadline = Date.now() + 30000;
+      while (Date.now() < deadline) {
+        rows = await rowsOf();
+        if (rows.some((r) => /^el9\.example\.com\s*1st of 2/.test(r)) && rows.some((r) => /^deb12\.example\.com\s*not declared/.test(r))) break;
+        await page.waitForTimeout(300);
+      }
+      await shot('node-matrix.png');
+      await gotoPos('5:13');
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');
+      const hoverText = () => [...document.querySelectorAll('.monaco-editor .monaco-hover')]
+        .filter((e) => e.offsetParent !== null && e.innerText.trim()).map((e) => e.innerText.trim())[0];
+      const h = await page.waitForFunction(hoverText, null, { timeout: 20000 }).then(() => page.evaluate(hoverText), () => '');
+      await page.keyboard.press('Escape');
+      const el = rows.find((r) => /^el9\.example\.com/.test(r)) || '';
+      const deb = rows.find((r) => /^deb12\.example\.com/.test(r)) || '';
+      check('node-matrix', /1st of 2/.test(el) && /not declared/.test(deb) && /On each node/.test(h || '') && /el9\.example\.com.*1st of 2/.test(h || ''),
+        `view rows ${JSON.stringify(rows.slice(0, 6))}; hover ${JSON.stringify((h || '').split('\n').slice(-3))}`);
     });
 
     // a crash of a running server: it is restarted (with a warning), and answers again

@@ -15,6 +15,7 @@ import { OrderTreeProvider } from './orderTree';
 import { reveal } from './reveal';
 import { INSTALL_MODULES_COMMAND, installFailure, installRefusal } from './install';
 import { NodePicker } from './nodePicker';
+import { NODE_VIEW, NodeMatrixView } from './nodeMatrixView';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -219,6 +220,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const orderTree = new OrderTreeProvider(getClient);
   context.subscriptions.push(new NodePicker(getClient));
+  const nodeView = new NodeMatrixView(getClient);
+  context.subscriptions.push(nodeView);
   context.subscriptions.push(
     vscode.window.registerTreeDataProvider('orderingExecutionOrder', orderTree),
     vscode.commands.registerCommand('ordering.showOutput', () => output.show(true)),
@@ -240,6 +243,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!uri) { void vscode.window.showInformationMessage('Ordering: open a Puppet, Salt, CFEngine, Chef or Rudder file first.'); return; }
       await orderTree.load(uri.toString());
       await vscode.commands.executeCommand('orderingExecutionOrder.focus');
+    }),
+    vscode.commands.registerCommand('ordering.showNodeMatrix', async () => {
+      await vscode.commands.executeCommand(`${NODE_VIEW}.focus`);
+      nodeView.soon(0);
     }),
     vscode.commands.registerCommand('ordering.why', () => why(getClient)),
     vscode.commands.registerCommand('ordering.diff', () => diff(() => serverPath)),

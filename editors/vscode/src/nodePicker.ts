@@ -51,6 +51,8 @@ export class NodePicker implements vscode.Disposable {
     if (!chosen) return;
     const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
     await vscode.workspace.getConfiguration('ordering').update('node', chosen.node || undefined, target);
+    // all nodes, with nodes to show: the view that shows them
+    if (!chosen.node && answer?.nodes.some((n) => n.data)) await vscode.commands.executeCommand('ordering.showNodeMatrix');
   }
 
   dispose(): void {

@@ -35,7 +35,7 @@ export const ALL_NODES = 'All nodes';
 export function pickRows(answer: NodesAnswer | undefined): PickRow[] {
   const current = answer?.current ?? '';
   const rows: PickRow[] = [{
-    label: ALL_NODES, description: 'every branch a possibility', node: '', picked: current === '',
+    label: ALL_NODES, description: 'every branch a possibility', detail: 'the On Each Node view shows where the declaration at the cursor runs on each node', node: '', picked: current === '',
   }];
   for (const n of answer?.nodes ?? []) {
     rows.push({
