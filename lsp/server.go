@@ -56,6 +56,7 @@ type Server struct {
 
 	snap  *snapshotter
 	nodes nodeViews      // per-node analyses for the "all nodes" view (ordering_node_matrix.go)
+	flat  flatTokens     // tokens of the last texts (flat_tokens.go)
 	sem   *semanticState // last semantic tokens per document (semantic_tokens.go)
 	exit  chan int
 
