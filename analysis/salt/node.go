@@ -88,7 +88,9 @@ func mergeTops(strategy string, envs []string, byEnv map[string][]*sfile, defaul
 	case "same":
 		for _, env := range envs {
 			from := byEnv[env]
-			if len(from) == 0 {
+			if !slices.ContainsFunc(from, hasTopData) {
+				// no top file, or only empty ones (`{}`, an include
+				// alone): default_top's top data
 				from = byEnv[defaultTop]
 			}
 			for _, f := range from {
@@ -118,6 +120,18 @@ func mergeTops(strategy string, envs []string, byEnv map[string][]*sfile, defaul
 		}
 	}
 	return b.out
+}
+
+// hasTopData: the top file holds a key besides include (get_tops pops
+// the includes before the merge; an empty mapping is what a saltenv
+// without a top file has).
+func hasTopData(f *sfile) bool {
+	for _, e := range f.p.Entries {
+		if e.Key != nil && e.Key.Value != "include" {
+			return true
+		}
+	}
+	return false
 }
 
 // topBuilder collects merged top data, section by section.
