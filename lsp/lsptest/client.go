@@ -128,9 +128,19 @@ func (c *Client) Received() []string {
 	return append([]string(nil), c.notes...)
 }
 
+// callTimeout bounds a request: 20 s, or $ORDERING_LSPTEST_TIMEOUT (a Go
+// duration) for the opt-in runs on real repositories, whose first
+// analysis takes longer than that on a busy machine.
+func callTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("ORDERING_LSPTEST_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return 20 * time.Second
+}
+
 // Call sends a request and decodes the result into out (may be nil).
 func (c *Client) Call(method string, params, out any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout())
 	defer cancel()
 	var raw json.RawMessage
 	_, err := c.conn.Call(ctx, method, params, &raw)
