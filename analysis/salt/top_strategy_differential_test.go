@@ -39,9 +39,15 @@ func TestTopStrategyDifferential(t *testing.T) {
 	oracle, _ = filepath.Abs(oracle)
 	seeds, from, keep := analysistest.DiffSettings("SALT_TOPS")
 	minions, same := 0, 0
+	kinds := map[string]int{} // seeds per strategy, and with env_order / default_top
 	for i := 0; i < seeds; i++ {
 		seed := from + i
 		ar, conf, ids := genTopStrategyTree(seed)
+		for _, k := range []string{"merge_all", "same", "merge\"", "env_order", "default_top"} {
+			if strings.Contains(conf, k) {
+				kinds[strings.Trim(k, "\"")]++
+			}
+		}
 		dir := t.TempDir()
 		if keep != "" {
 			dir = filepath.Join(keep, fmt.Sprintf("seed%04d", seed))
@@ -87,7 +93,7 @@ func TestTopStrategyDifferential(t *testing.T) {
 			t.Errorf("seed %d minion %s (%s):\n--- salt\n%s--- ours\n%s", seed, id, conf, want[id], b.String())
 		}
 	}
-	t.Logf("%d seeds, %d minions, %d identical highstates", seeds, minions, same)
+	t.Logf("%d seeds (strategy given: %v), %d minions, %d identical highstates", seeds, kinds, minions, same)
 }
 
 // genTopStrategyTree: the workspace (salt/ENV/..., a master file naming
