@@ -77,6 +77,11 @@ func generatedEquivWorkspace(t *testing.T) string {
 	return dir
 }
 
+// equivTimeout bounds each request: operations-puppet's first complete
+// analysis, which the first order waits for, takes more than a default
+// request's 20 s on a shared 2-core machine.
+const equivTimeout = 5 * time.Minute
+
 // counted over a run, to show that the comparison compared something
 var equivDiags, equivHovers int
 
@@ -91,6 +96,7 @@ var equivInserts = []string{
 func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) {
 	rng := rand.New(rand.NewSource(seed))
 	c, _ := lsptest.Start(t, newSystems(), root, nil)
+	c.CallTimeout = equivTimeout
 	texts := map[string]string{}
 	var uris []string
 	for _, rel := range rels {
@@ -143,6 +149,7 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) {
 func equivCompare(t *testing.T, c *lsptest.Client, root string, uris []string, texts map[string]string, rng *rand.Rand, k int) {
 	t.Helper()
 	fresh, _ := lsptest.Start(t, newSystems(), root, nil)
+	fresh.CallTimeout = equivTimeout
 	for _, u := range uris {
 		fresh.Open(u, equivLanguage(u), texts[u])
 	}

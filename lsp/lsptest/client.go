@@ -26,6 +26,9 @@ import (
 type Client struct {
 	t    testing.TB
 	conn jsonrpc2.Conn
+	// CallTimeout bounds each Call (0: 20 s); a real repository's first
+	// complete analysis on a loaded machine takes longer.
+	CallTimeout time.Duration
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -140,7 +143,11 @@ func callTimeout() time.Duration {
 
 // Call sends a request and decodes the result into out (may be nil).
 func (c *Client) Call(method string, params, out any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout())
+	timeout := c.CallTimeout
+	if timeout == 0 {
+		timeout = callTimeout()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var raw json.RawMessage
 	_, err := c.conn.Call(ctx, method, params, &raw)
