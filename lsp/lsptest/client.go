@@ -26,7 +26,7 @@ import (
 type Client struct {
 	t    testing.TB
 	conn jsonrpc2.Conn
-	// CallTimeout bounds each Call (0: 20 s); a real repository's first
+	// CallTimeout bounds each Call (0: $ORDERING_LSPTEST_TIMEOUT, else 20 s); a real repository's first
 	// complete analysis on a loaded machine takes longer.
 	CallTimeout time.Duration
 
