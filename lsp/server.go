@@ -43,6 +43,10 @@ type Server struct {
 	rediscover        bool
 	dirty             map[analysis.System]bool             // systems to re-analyse
 	last              map[analysis.System]*analysis.Result // latest result per system
+	lastRead          map[analysis.System]readState        // what each of those read (layout_cutoff.go)
+	// gen counts changes to what systems read besides open documents
+	// (settings, files on disk, folders, a document changing owner).
+	gen uint64
 	inlayRefresh      bool                                 // client supports workspace/inlayHint/refresh
 	lensRefresh       bool                                 // client supports workspace/codeLens/refresh
 	inlayRefresher    refresher
@@ -85,6 +89,7 @@ func New(systems []analysis.System, logger *log.Logger) *Server {
 		versions: map[string]int32{},
 		dirty:    map[analysis.System]bool{},
 		last:     map[analysis.System]*analysis.Result{},
+		lastRead: map[analysis.System]readState{},
 		exit:     make(chan int, 1),
 		inFlight: map[string]context.CancelFunc{},
 		sem:      &semanticState{last: map[string]semanticResult{}},

@@ -479,6 +479,7 @@ func (s *Server) ownerMoved(u string, was []analysis.System) {
 	}
 	s.mu.Lock()
 	s.rediscover = true
+	s.gen++
 	for _, sys := range append(was, now...) {
 		s.dirty[sys] = true
 	}
@@ -489,6 +490,7 @@ func (s *Server) ownerMoved(u string, was []analysis.System) {
 // creation and deletion, workspace folders).
 func (s *Server) touchAll() {
 	s.mu.Lock()
+	s.gen++
 	for _, sys := range s.systems {
 		s.dirty[sys] = true
 	}
@@ -548,7 +550,14 @@ func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty ma
 		s.discovered, s.rediscover = d, false
 	}
 	discovered := s.discovered
+	gen := s.gen
 	s.mu.Unlock()
+	// the open documents as they are now: what the analyses below read
+	// (an edit while they run cancels them, and nothing is kept)
+	now := map[string]*source.File{}
+	for _, f := range s.ws.Overlays() {
+		now[f.URI] = f
+	}
 	// Open documents that were not on disk when the workspace was walked
 	// (new files) still need an owner.
 	extra := map[analysis.System][]string{}
@@ -586,7 +595,9 @@ func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty ma
 			continue
 		}
 		var r *analysis.Result
-		if len(files[sys]) > 0 {
+		if moved, ok := s.layoutCutoff(sys, prev, had, gen, now); ok {
+			r = moved
+		} else if len(files[sys]) > 0 {
 			sin := in
 			if pr != nil {
 				sin.Progress = pr.counter(sys.Name())
@@ -599,6 +610,7 @@ func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty ma
 		if !transient || r == nil || !r.Partial {
 			s.mu.Lock()
 			s.last[sys] = r
+			s.lastRead[sys] = readState{overlays: now, gen: gen}
 			if transient {
 				// Complete after all (the system ignores Focus): the
 				// complete analysis reuses it.
