@@ -32,23 +32,23 @@ type Server struct {
 	logger  *log.Logger
 	systems []analysis.System
 
-	mu                sync.Mutex
-	ws                *source.Workspace
-	encoding          source.Encoding
-	settings          analysis.Settings
-	initialized       bool
-	shutdown          bool
-	versions          map[string]int32 // document versions by URI
-	discovered        map[analysis.System][]string
-	rediscover        bool
-	dirty             map[analysis.System]bool             // systems to re-analyse
-	last              map[analysis.System]*analysis.Result // latest result per system
-	lastRead          map[analysis.System]readState        // what each of those read (layout_cutoff.go)
+	mu          sync.Mutex
+	ws          *source.Workspace
+	encoding    source.Encoding
+	settings    analysis.Settings
+	initialized bool
+	shutdown    bool
+	versions    map[string]int32 // document versions by URI
+	discovered  map[analysis.System][]string
+	rediscover  bool
+	dirty       map[analysis.System]bool             // systems to re-analyse
+	last        map[analysis.System]*analysis.Result // latest result per system
+	lastRead    map[analysis.System]readState        // what each of those read (layout_cutoff.go)
 	// gen counts changes to what systems read besides open documents
 	// (settings, files on disk, folders, a document changing owner).
-	gen uint64
-	inlayRefresh      bool                                 // client supports workspace/inlayHint/refresh
-	lensRefresh       bool                                 // client supports workspace/codeLens/refresh
+	gen               uint64
+	inlayRefresh      bool // client supports workspace/inlayHint/refresh
+	lensRefresh       bool // client supports workspace/codeLens/refresh
 	inlayRefresher    refresher
 	lensRefresher     refresher
 	workDoneProgress  bool                     // client supports window/workDoneProgress/create
