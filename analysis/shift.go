@@ -314,6 +314,13 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 	return out, true
 }
 
+// ShiftWords writes words again from their template (Diagnostic.Template,
+// Fact.Template) moved through m; false when a place they name lies in
+// the edit. Words without a template stay.
+func ShiftWords(words, tmpl *string, m Shift, line func(uri string, off int) int) bool {
+	return shiftWords(words, tmpl, m, line)
+}
+
 // shiftWords writes words again from their template moved through m.
 func shiftWords(words, tmpl *string, m Shift, line func(uri string, off int) int) bool {
 	if *tmpl == "" {

@@ -62,3 +62,19 @@ func (s *Server) layoutCutoff(sys analysis.System, prev *analysis.Result, had bo
 	}
 	return r, r != prev
 }
+
+// sameOverlays reports whether the open documents are still the texts in
+// now: an edit changes the overlay before it cancels the analysis running
+// (touch), so an analysis can end, unaware, after reading the new text.
+func sameOverlays(ws *source.Workspace, now map[string]*source.File) bool {
+	cur := ws.Overlays()
+	if len(cur) != len(now) {
+		return false
+	}
+	for _, f := range cur {
+		if now[f.URI] != f {
+			return false
+		}
+	}
+	return true
+}

@@ -49,10 +49,11 @@ func TestLayoutEditIsNotAnalysed(t *testing.T) {
 
 	comment := "# the web server\n"
 	c.Edit(uri, 2, lsptest.Range{}, comment)
-	got := c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool {
+	first := c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool {
 		return len(ds) == 2 && ds[0].Range.Start.Line == 2
 	})
 	settled()
+	got := c.Diagnostics(uri)
 	if after := n.Load(); after != before {
 		t.Errorf("a comment line was analysed: %d analyses before it, %d after", before, after)
 	}
@@ -73,6 +74,9 @@ func TestLayoutEditIsNotAnalysed(t *testing.T) {
 	want := fresh.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 2 })
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("diagnostics after the comment:\n got %+v\nwant %+v (a fresh server's)", got, want)
+	}
+	if !reflect.DeepEqual(first, want) {
+		t.Errorf("the first diagnostics after the comment (moved at once, before any analysis):\n got %+v\nwant %+v (a fresh server's)", first, want)
 	}
 	if w := hover(fresh, 3, 12); movedHover != w {
 		t.Errorf("hover after the comment:\n got %s\nwant %s (a fresh server's)", movedHover, w)

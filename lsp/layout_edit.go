@@ -41,6 +41,18 @@ func (sn *snapshotter) shiftedDiagnostics(focus []string) {
 			continue
 		}
 		moved := &analysis.Result{Files: []string{u}}
+		am := analysis.NewShift(u, old.Text, cur.Text)
+		line := func(uri string, off int) int {
+			f := cur
+			if uri != u {
+				f = sn.s.file(uri)
+			}
+			if f == nil {
+				return 0
+			}
+			l, _ := f.Line1Col1(off)
+			return l
+		}
 		for _, r := range best.results {
 			for _, d := range r.Diags {
 				if d.At.URI != u {
@@ -49,6 +61,9 @@ func (sn *snapshotter) shiftedDiagnostics(focus []string) {
 				var ok bool
 				if d.At, ok = m.span(d.At); !ok {
 					continue
+				}
+				if !analysis.ShiftWords(&d.Message, &d.Template, am, line) {
+					continue // it names a line in the edit: the analysis will say
 				}
 				d.Related = append([]analysis.Related(nil), d.Related...)
 				for i := range d.Related {
