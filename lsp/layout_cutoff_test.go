@@ -90,3 +90,37 @@ func TestLayoutEditIsNotAnalysed(t *testing.T) {
 		t.Errorf("a code edit was not analysed")
 	}
 }
+
+// Saving an open document changes nothing an analysis reads (it reads the
+// document's text, not the disk's): neither the save nor the file watcher's
+// report of it analyses again. A file changed on disk that is not open is
+// analysed again.
+func TestSaveIsNotAnalysed(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"site.pp": "include web\n", "modules/web/manifests/init.pp": "class web { notify { 'w': } }\n"}
+	writeFiles(t, root, files)
+	uri := source.PathToURI(filepath.Join(root, "site.pp"))
+	other := source.PathToURI(filepath.Join(root, "modules/web/manifests/init.pp"))
+	var n atomic.Int32
+	c, _ := lsptest.Start(t, []analysis.System{counted{puppet.New().(*puppet.System), &n}}, root, nil)
+	c.Open(uri, "puppet", files["site.pp"])
+	settled := func() {
+		var order any
+		if err := c.Call("ordering/order", map[string]any{"uri": uri}, &order); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settled()
+	before := n.Load()
+	c.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	c.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": uri, "type": 2}}})
+	settled()
+	if after := n.Load(); after != before {
+		t.Errorf("saving an open document was analysed: %d analyses before, %d after", before, after)
+	}
+	c.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": other, "type": 2}}})
+	settled()
+	if n.Load() == before {
+		t.Errorf("a file changed on disk was not analysed")
+	}
+}
