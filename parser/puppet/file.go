@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"sort"
 	"sync"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/filecache"
 )
 
 // File is a parsed manifest: the top-level statements of every chunk that
@@ -46,15 +48,32 @@ type Parser struct {
 	prevToks []Token
 	spare    []Token
 	edited   bool // parsed before: the next parse is an edit
-	// grammar parses chunks with the participle grammar instead of the
-	// hand parser (benchmarks and the differential tests).
-	grammar bool
+	// hand parses chunks with the hand-written parser instead of the
+	// participle grammar (benchmarks and the differential tests).
+	hand bool
+	// NoCache parses every chunk that is not the previous version's,
+	// without the chunk cache (chunkcache.go).
+	NoCache bool
+	// fc replaces the process's chunk cache (tests: a cache of their own,
+	// as another process would have).
+	fc *filecache.Cache
 	// whole lexes every version whole, as before chunks were cut from a
 	// stream (the equivalence tests).
 	whole bool
-	// Reused and Parsed count chunks of the last Parse (for tests and
-	// benchmarks).
-	Reused, Parsed int
+	// Reused, Parsed and Decoded (from the chunk cache) count chunks of
+	// the last Parse (for tests and benchmarks).
+	Reused, Parsed, Decoded int
+}
+
+// cache is the chunk cache this parser uses: the process's, or none.
+func (ps *Parser) cache() *filecache.Cache {
+	if ps.NoCache || ps.hand {
+		return nil
+	}
+	if ps.fc != nil {
+		return ps.fc
+	}
+	return filecache.Shared()
 }
 
 // Parse parses src, reusing unchanged chunks from the previous call.
@@ -71,7 +90,7 @@ func (ps *Parser) Parse(src []byte) *File {
 			}
 		}
 	}
-	cx := &chunker{src: src, prev: ps.prev, grammar: ps.grammar}
+	cx := &chunker{src: src, prev: ps.prev, hand: ps.hand, cache: ps.cache()}
 	validated := false
 	keep := ps.prevToks != nil || (ps.edited && len(src) <= maxIncrementalLex)
 	if ps.whole {
@@ -90,7 +109,7 @@ func (ps *Parser) Parse(src []byte) *File {
 		cc := newChunkCutter(src, getTokens(len(src)))
 		defer putTokens(cc)
 		if w := ps.parallelWorkers(src); w > 1 {
-			cx.parsed = addBatches(f, parseParallel(src, cc, w), add)
+			cx.parsed, cx.decoded = addBatches(f, parseParallel(src, cc, w, cx), add)
 			validated = true // by the workers
 		} else {
 			for {
@@ -108,7 +127,7 @@ func (ps *Parser) Parse(src []byte) *File {
 		f.Errors = append(f.Errors, validate(f.Stmts)...)
 	}
 	ps.prev = newChunkCache(f.Chunks)
-	ps.Reused, ps.Parsed = cx.reused, cx.parsed
+	ps.Reused, ps.Parsed, ps.Decoded = cx.reused, cx.parsed, cx.decoded
 	if len(src) > maxIncrementalLex || !ps.edited {
 		// Tokens cost ~20x the text: for huge files memory matters more
 		// than the few milliseconds incremental lexing saves, and a file
@@ -281,11 +300,13 @@ func (c *chunkCache) empty() bool { return c == nil || len(c.chunks) == 0 }
 // chunker parses the chunks of one Parse, reusing those of the previous
 // version found in prev (whose entries it consumes).
 type chunker struct {
-	src     []byte
-	prev    *chunkCache
-	grammar bool
-	// reused and parsed count chunks, for Parser.Reused and Parsed.
-	reused, parsed int
+	src   []byte
+	prev  *chunkCache
+	hand  bool
+	cache *filecache.Cache // nil: parse every chunk
+	// reused, parsed and decoded count chunks, for Parser.Reused, Parsed
+	// and Decoded.
+	reused, parsed, decoded int
 }
 
 // chunk parses the tokens toks[r.a:r.b] (toks[r.b] is the token after
@@ -305,16 +326,27 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 			return []Chunk{c}
 		}
 	}
+	var key filecache.Key
+	if cx.cache != nil {
+		key = chunkKey(src[pos:end])
+		if stmts, ok := cachedChunk(cx.cache, key, src, pos, end); ok {
+			cx.decoded++
+			return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h}}
+		}
+	}
 	cx.parsed++
-	// toks[r.b] reads as end of input for this chunk (parseTokens never
-	// looks past its last token).
+	// toks[r.b] reads as end of input for this chunk (the parsers never
+	// look past its last token).
 	follow := &toks[r.b]
-	parse := parseTokens
-	if cx.grammar {
-		parse = parseChunkGrammar
+	parse := parseChunkGrammar
+	if cx.hand {
+		parse = parseTokens
 	}
 	stmts, err := parse(src, toks[r.a:r.b+1], follow)
 	if err == nil {
+		if cx.cache != nil {
+			storeChunk(cx.cache, key, src, pos, end, stmts)
+		}
 		return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h}}
 	}
 	// Error recovery: if a later line starts a statement at column 0,
