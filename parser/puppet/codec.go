@@ -626,6 +626,12 @@ func (d *decoder) body() *ResourceBody {
 	return nil
 }
 
+func (d *decoder) resourceBody(t *ResourceBody) {
+	t.Loc = d.loc()
+	t.Title = d.node()
+	t.Attrs = d.attrs()
+}
+
 // maxDecodeDepth bounds the recursion on bytes that nest without end
 // (trees are at most maxDepth deep in brackets, a few nodes per level).
 const maxDecodeDepth = 8 * maxDepth
@@ -775,21 +781,22 @@ func (d *decoder) node() Node {
 		t.TypeExpr = d.node()
 		f := d.byte()
 		t.Virtual, t.Exported = d.flag(f, 0), d.flag(f, 1)
-		if n := d.len(); n >= 0 {
-			if n == 1 {
-				t.Bodies = ra.bodies[:]
-			} else {
-				t.Bodies = make([]*ResourceBody, n)
-			}
+		if n := d.len(); n == 1 && d.i < len(d.data) && d.data[d.i] == tagResourceBody {
+			// one body, as nearly all: in the resource's allocation
+			d.i++
+			d.resourceBody(&ra.body)
+			ra.bodies[0] = &ra.body
+			t.Bodies = ra.bodies[:]
+		} else if n >= 0 {
+			t.Bodies = make([]*ResourceBody, n)
 			for i := range t.Bodies {
 				t.Bodies[i] = d.body()
 			}
 		}
 		return t
 	case tagResourceBody:
-		t := &ResourceBody{Loc: d.loc()}
-		t.Title = d.node()
-		t.Attrs = d.attrs()
+		t := &ResourceBody{}
+		d.resourceBody(t)
 		return t
 	case tagAttr:
 		t := &Attr{Loc: d.loc()}

@@ -49,7 +49,7 @@ type Parser struct {
 	spare    []Token
 	edited   bool // parsed before: the next parse is an edit
 	// hand parses chunks with the hand-written parser instead of the
-	// participle grammar (benchmarks and the differential tests).
+	// participle grammar (tests and benchmarks only: handParse).
 	hand bool
 	// NoCache parses every chunk that is not the previous version's,
 	// without the chunk cache (chunkcache.go).
@@ -139,6 +139,10 @@ func (ps *Parser) Parse(src []byte) *File {
 	ps.edited = true
 	return f
 }
+
+// handParse is the hand-written parser the grammar replaced, which only
+// the tests hold (hand_test.go sets it).
+var handParse func(src []byte, toks []Token, follow *Token) ([]Node, *Error)
 
 // maxIncrementalLex is the largest file whose tokens are kept between
 // parses for incremental lexing (a variable for the tests).
@@ -340,7 +344,7 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 	follow := &toks[r.b]
 	parse := parseChunkGrammar
 	if cx.hand {
-		parse = parseTokens
+		parse = handParse
 	}
 	stmts, err := parse(src, toks[r.a:r.b+1], follow)
 	if err == nil {
