@@ -23,6 +23,9 @@ type Chunk struct {
 	Stmts []Node
 	Err   *Error
 	hash  uint64
+	// nested: what nestedDefinitions reports in the chunk, kept (and
+	// shifted) with it, so that an edit validates the chunks it parsed.
+	nested []Error
 }
 
 var seed = maphash.MakeSeed()
@@ -124,7 +127,12 @@ func (ps *Parser) Parse(src []byte) *File {
 		ps.prevSrc, ps.prevToks = nil, nil
 	}
 	if !validated {
-		f.Errors = append(f.Errors, validate(f.Stmts)...)
+		// validate(f.Stmts), with each chunk's nested definitions found
+		// when it was parsed
+		f.Errors = append(f.Errors, reservedNames(f.Stmts)...)
+		for _, c := range f.Chunks {
+			f.Errors = append(f.Errors, c.nested...)
+		}
 	}
 	ps.prev = newChunkCache(f.Chunks)
 	ps.Reused, ps.Parsed, ps.Decoded = cx.reused, cx.parsed, cx.decoded
@@ -335,7 +343,7 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 		key = chunkKey(src[pos:end])
 		if stmts, ok := cachedChunk(cx.cache, key, src, pos, end); ok {
 			cx.decoded++
-			return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h}}
+			return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h, nested: nestedDefinitions(stmts, true)}}
 		}
 	}
 	cx.parsed++
@@ -351,7 +359,7 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 		if cx.cache != nil {
 			storeChunk(cx.cache, key, src, pos, end, stmts)
 		}
-		return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h}}
+		return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h, nested: nestedDefinitions(stmts, true)}}
 	}
 	// Error recovery: if a later line starts a statement at column 0,
 	// the error is most likely an unclosed bracket before it. Cut there:
@@ -364,7 +372,7 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 		}
 		return out
 	}
-	return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, Err: err, hash: h}}
+	return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, Err: err, hash: h, nested: nestedDefinitions(stmts, true)}}
 }
 
 // splitChunks cuts the token list (ending with TEOF) into top-level
@@ -467,6 +475,12 @@ func shiftChunk(c *Chunk, d int) {
 		e.Pos += d
 		e.End += d
 		c.Err = &e
+	}
+	if c.nested != nil {
+		c.nested = append([]Error(nil), c.nested...)
+		for i := range c.nested {
+			shiftLoc(&c.nested[i].Loc, d)
+		}
 	}
 	for _, s := range c.Stmts {
 		Walk(s, func(n Node) bool {

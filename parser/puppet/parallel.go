@@ -108,7 +108,12 @@ func (b *parseBatch) parse(src []byte, like *chunker) {
 		}
 	}
 	b.parsed, b.decoded, b.nStmts = cx.parsed, cx.decoded, len(stmts)
-	b.reserved, b.nested = reservedNames(stmts), nestedDefinitions(stmts, true)
+	b.reserved = reservedNames(stmts)
+	for _, ch := range b.chunks {
+		for _, c := range ch {
+			b.nested = append(b.nested, c.nested...)
+		}
+	}
 }
 
 // parallelWorkers is how many goroutines parse a first parse of src: 1
