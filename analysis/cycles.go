@@ -183,3 +183,56 @@ func tarjan(out [][]int32) [][]int32 {
 	}
 	return comps
 }
+
+// ClosingEdge is the relationship a cycle's one diagnostic sits on: of the
+// edges with words of their own, the last one in the text (by file, then
+// offset): reading top to bottom, the relationship that closes the loop,
+// and usually the one just typed. Explicit relationships win over
+// autorequires, whose words are a title or an attribute nobody wrote as an
+// ordering. Nil when no edge has words.
+func ClosingEdge(cycle []*Edge) *Edge {
+	var best *Edge
+	later := func(a, b *Edge) bool {
+		if (a.Kind == Auto) != (b.Kind == Auto) {
+			return b.Kind == Auto
+		}
+		if a.At.URI != b.At.URI {
+			return a.At.URI > b.At.URI
+		}
+		return a.At.Start > b.At.Start
+	}
+	for _, e := range cycle {
+		if e.At.IsZero() {
+			continue
+		}
+		if best == nil || later(e, best) {
+			best = e
+		}
+	}
+	return best
+}
+
+// CycleDiagnostic makes the one problem a cycle is: at the edge that
+// closes it (ClosingEdge), every other edge as related information
+// (described by say), the members named for code lenses. A cycle whose
+// edges have no words sits on its first member's declaration.
+func CycleDiagnostic(cycle []*Edge, sev Severity, code, msg string, say func(*Edge) string) Diagnostic {
+	d := Diagnostic{Severity: sev, Code: code, Message: msg}
+	closing := ClosingEdge(cycle)
+	if closing != nil {
+		d.At = closing.At
+	} else if len(cycle) > 0 {
+		d.At = cycle[0].From.Decl
+	}
+	for _, e := range cycle {
+		if e == closing || e.At.IsZero() {
+			continue
+		}
+		d.Related = append(d.Related, Related{At: e.At, Message: say(e)})
+	}
+	ns := CycleNodes(cycle)
+	if len(ns) > 1 {
+		d.Members = ns[:len(ns)-1]
+	}
+	return d
+}

@@ -12,10 +12,12 @@ import (
 // must still give a readable tooltip.
 const maxListed = 12
 
-// Describe explains a node in Markdown: where it runs, what comes directly
-// before and after it, what it must wait for, what it triggers, who
-// refreshes it, its container, and the system's own facts. where renders a
-// span as `file:line` for the reasons.
+// Describe explains a node in Markdown: what it must wait for and why,
+// what it runs before, what refreshes it, then where it runs (the places
+// folded: a class evaluated in 53 catalogs is one line per position, not
+// 53 blocks), its container, and the system's own facts. where renders a
+// span as `file:line` for the reasons. Every list is a paragraph of its
+// own, so a "… and 49 more" never runs into the next heading.
 func Describe(r *Result, n *Node, where func(source.Span) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**", mdEscape(n.Ref))
@@ -27,36 +29,32 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 	}
 	b.WriteString("\n\n")
 
+	// A member of a loop does not run: said first, with where the loop is
+	// reported (its position below is one the tool never reaches).
+	for i := range r.Diags {
+		d := &r.Diags[i]
+		if !d.Loop() && d.Code != "never-runs" {
+			continue
+		}
+		for _, m := range d.Members {
+			if m.Ref == n.Ref && m.Decl == n.Decl {
+				what := "Does not run"
+				if d.Severity != Error {
+					what = "May not run"
+				}
+				fmt.Fprintf(&b, "**%s**: %s", what, strings.ReplaceAll(mdEscape(d.Message), "\n", " "))
+				if where != nil {
+					fmt.Fprintf(&b, " (%s)", where(d.At))
+				}
+				b.WriteString("\n\n")
+				break
+			}
+		}
+	}
+
 	positions := r.Positions(n)
-	holds := len(positions) == 0 && describeContents(&b, r, n)
-	if len(positions) == 0 && !n.Container && !holds {
-		b.WriteString("Not in any execution order")
-		if r.refusedAny() {
-			b.WriteString(" (the run is refused: see the errors)")
-		}
-		b.WriteString(".\n\n")
-	}
-	for i, p := range positions {
-		if i == 4 {
-			fmt.Fprintf(&b, "- … and %d more places\n", len(positions)-i)
-			break
-		}
-		fmt.Fprintf(&b, "Runs **%s of %d** in %s", Ordinal(p.Index+1), len(p.Run.Steps), runName(p.Run))
-		if p.Step.Note != "" {
-			fmt.Fprintf(&b, " (%s)", p.Step.Note)
-		}
-		if p.Run.Refused {
-			b.WriteString(" — the real tool would refuse this run")
-		}
-		b.WriteString("  \n")
-		if p.Index > 0 {
-			fmt.Fprintf(&b, "↑ after `%s`  \n", visibleLabel(p.Run.Steps[p.Index-1]))
-		}
-		if p.Index+1 < len(p.Run.Steps) {
-			fmt.Fprintf(&b, "↓ before `%s`  \n", visibleLabel(p.Run.Steps[p.Index+1]))
-		}
-		b.WriteString("\n")
-	}
+	var contents strings.Builder
+	holds := len(positions) == 0 && describeContents(&contents, r, n)
 
 	var waits, triggers, refreshedBy, calls, calledBy []string
 	rel := r.relations(n, n.Container || holds)
@@ -80,6 +78,16 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 	section(&b, "Refreshed by", refreshedBy)
 	section(&b, "Called by", calledBy)
 	section(&b, "Calls", calls)
+
+	b.WriteString(contents.String())
+	if len(positions) == 0 && !n.Container && !holds {
+		b.WriteString("Not in any execution order")
+		if r.refusedAny() {
+			b.WriteString(" (the run is refused: see the errors)")
+		}
+		b.WriteString(".\n\n")
+	}
+	describePositions(&b, positions)
 	if len(n.Facts) > 0 {
 		for _, f := range n.Facts {
 			fmt.Fprintf(&b, "- %s: %s\n", f.Label, f.Value)
@@ -87,6 +95,87 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 		b.WriteString("\n")
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// describePositions folds a node's places in the runs by position: one
+// line per distinct position ("Runs **1st** in 53 runs, e.g. `a.pp`:
+// 1/242"), the most common first, with the neighbours in the first run
+// it names.
+func describePositions(b *strings.Builder, positions []RunPos) {
+	if len(positions) == 0 {
+		return
+	}
+	type group struct {
+		index   int
+		ps      []RunPos
+		refused int
+	}
+	var groups []*group
+	by := map[int]*group{}
+	for _, p := range positions {
+		g := by[p.Index]
+		if g == nil {
+			g = &group{index: p.Index}
+			by[p.Index] = g
+			groups = append(groups, g)
+		}
+		g.ps = append(g.ps, p)
+		if p.Run.Refused {
+			g.refused++
+		}
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return len(groups[i].ps) > len(groups[j].ps) })
+	line := func(g *group) string {
+		p := g.ps[0]
+		sameLen := true
+		for _, q := range g.ps[1:] {
+			if len(q.Run.Steps) != len(p.Run.Steps) {
+				sameLen = false
+			}
+		}
+		var s string
+		switch {
+		case len(g.ps) == 1:
+			s = fmt.Sprintf("**%s of %d** in %s", Ordinal(p.Index+1), len(p.Run.Steps), runName(p.Run))
+		case sameLen:
+			s = fmt.Sprintf("**%s of %d** in %d runs, e.g. %s", Ordinal(p.Index+1), len(p.Run.Steps), len(g.ps), runName(p.Run))
+		default:
+			s = fmt.Sprintf("**%s** in %d runs, e.g. %s: %d/%d", Ordinal(p.Index+1), len(g.ps), runName(p.Run), p.Index+1, len(p.Run.Steps))
+		}
+		if p.Step.Note != "" {
+			s += " (" + p.Step.Note + ")"
+		}
+		switch {
+		case g.refused == 1 && len(g.ps) == 1:
+			s += " — the real tool would refuse this run"
+		case g.refused == len(g.ps):
+			s += " — the real tool would refuse these runs"
+		case g.refused > 0:
+			s += fmt.Sprintf(" — the real tool would refuse %d of these runs", g.refused)
+		}
+		return s
+	}
+	if len(groups) == 1 {
+		b.WriteString("Runs " + line(groups[0]) + "  \n")
+	} else {
+		fmt.Fprintf(b, "Runs at %d different places in %d runs:\n\n", len(groups), len(positions))
+		for i, g := range groups {
+			if i == 4 {
+				fmt.Fprintf(b, "- … and %d more places\n", len(groups)-i)
+				break
+			}
+			b.WriteString("- " + line(g) + "\n")
+		}
+		b.WriteString("\n")
+	}
+	p := groups[0].ps[0]
+	if p.Index > 0 {
+		fmt.Fprintf(b, "↑ after `%s`  \n", visibleLabel(p.Run.Steps[p.Index-1]))
+	}
+	if p.Index+1 < len(p.Run.Steps) {
+		fmt.Fprintf(b, "↓ before `%s`  \n", visibleLabel(p.Run.Steps[p.Index+1]))
+	}
+	b.WriteString("\n")
 }
 
 func (r *Result) refusedAny() bool {
@@ -144,7 +233,7 @@ func section(b *strings.Builder, title string, items []string) {
 		}
 		fmt.Fprintf(b, "- %s\n", it)
 	}
-	b.WriteString("\n")
+	b.WriteString("\n") // the list ends here: the next heading is a paragraph of its own
 }
 
 func dedupe(ss []string) []string {
@@ -209,7 +298,7 @@ func describeContents(b *strings.Builder, r *Result, n *Node) bool {
 	}
 	for i, sp := range spans {
 		if i == 4 {
-			fmt.Fprintf(b, "- … and in %d more runs\n", len(spans)-i)
+			fmt.Fprintf(b, "\n… and in %d more runs  \n", len(spans)-i)
 			break
 		}
 		if sp.lo == sp.hi {

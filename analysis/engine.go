@@ -26,6 +26,7 @@ type Input struct {
 	Once     bool     // see Request.Once
 	// DiagnosticsOnly: see Request.DiagnosticsOnly.
 	DiagnosticsOnly bool
+	Progress        func(done, total int) // see Request.Progress
 }
 
 // Discover lists, for each system, the local paths it owns among the
@@ -125,7 +126,7 @@ func Analyze(s System, in Input, files []*source.File) (res *Result) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus, Once: in.Once, DiagnosticsOnly: in.DiagnosticsOnly}
+	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus, Once: in.Once, DiagnosticsOnly: in.DiagnosticsOnly, Progress: in.Progress}
 	defer func() {
 		if r := recover(); r != nil {
 			at := source.Span{}

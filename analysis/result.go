@@ -53,6 +53,13 @@ type Diagnostic struct {
 	// declares (a missing target, requisite or handle): a quick fix may
 	// change the name to a declared one.
 	Unresolved bool
+	// Members are the nodes a loop holds (a cycle's resources, states,
+	// promises, policies): none of them runs while it lasts, which code
+	// lenses say on each.
+	Members []*Node
+	// Nodes are the nodes the problem occurs on when the workspace was
+	// analysed once per node (AnalyzeNodes); nil otherwise.
+	Nodes []string
 }
 
 // Loop reports whether the problem is a loop of relationships: a
@@ -107,6 +114,12 @@ type Run struct {
 	// compile time). Steps are still computed as far as possible so hovers
 	// keep working while the user fixes it.
 	Refused bool
+	// Alone marks a run the tool performs only when asked for one piece
+	// by itself (Salt's `state.sls X` of an SLS no top target gives, a
+	// Puppet class or define nothing declares, analysed as `include x`):
+	// it gives every declaration a position to show, but no node gets it
+	// from its classification.
+	Alone bool
 }
 
 // Symbol is a document outline entry.
@@ -125,6 +138,9 @@ type Result struct {
 	// Files lists the URIs the system analysed, so diagnostics of a file
 	// that became clean can be cleared.
 	Files []string
+	// Nodes lists the nodes analysed one by one (a check over a folder
+	// of minion data), in order; nil when the analysis was not per node.
+	Nodes []string
 	// Partial: the system honoured Request.Focus. Only the diagnostics of
 	// the focus documents are meant to be shown; runs, graph and other
 	// files' diagnostics are incomplete.

@@ -71,6 +71,17 @@ type Request struct {
 	// nothing else (the check command). A system may skip what only
 	// hover, links, steps and the graph show.
 	DiagnosticsOnly bool
+	// Progress, when set, hears how far a long analysis is: done units of
+	// about total (a system's own unit: Puppet's runs). Called from the
+	// analysis's goroutine; it must return quickly.
+	Progress func(done, total int)
+}
+
+// Report passes progress on to the caller, if it listens.
+func (r *Request) Report(done, total int) {
+	if r.Progress != nil {
+		r.Progress(done, total)
+	}
 }
 
 // Canceled reports whether the caller gave up on this request; long

@@ -38,7 +38,7 @@ func (s *Server) prepareCallHierarchy(ctx context.Context, raw json.RawMessage) 
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	snap, t := s.at(ctx, p.TextDocumentPositionParams)
+	snap, t := s.atExact(ctx, p.TextDocumentPositionParams)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

@@ -17,7 +17,7 @@ func init() {
 	register("textDocument/codeAction", method{call: (*Server).codeAction, async: true,
 		caps: func(c *protocol.ServerCapabilities) {
 			yes := true
-			c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}, ResolveProvider: &yes}
+			c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, "refactor.rewrite"}, ResolveProvider: &yes}
 		}})
 }
 
@@ -78,8 +78,23 @@ func (s *Server) codeAction(ctx context.Context, raw json.RawMessage) (any, erro
 	for _, a := range out {
 		taken[a.Title] = true
 	}
-	out = append(out, s.rewrites(ctx, snap, u, lo, hi, taken)...)
+	if wantsRefactors(p.Context) {
+		out = append(out, s.rewrites(ctx, snap, u, lo, hi, taken)...)
+	}
 	return out, nil
+}
+
+// wantsRefactors: the optional rewrites answer an explicit request (the
+// Refactor menu's `only`, or Ctrl+. which is triggerKind Invoked; clients
+// that do not say count as explicit), never the automatic request behind
+// the lightbulb: a lightbulb means there is a problem or a fix here.
+func wantsRefactors(c protocol.CodeActionContext) bool {
+	for _, k := range c.Only {
+		if k == "refactor" || strings.HasPrefix(string(k), "refactor.") {
+			return true
+		}
+	}
+	return len(c.Only) == 0 && c.TriggerKind != protocol.CodeActionTriggerKindAutomatic
 }
 
 type codeAction struct {

@@ -41,7 +41,9 @@ func (s *Server) resolveCompletion(ctx context.Context, raw json.RawMessage) (an
 	if json.Unmarshal(item["data"], &d) != nil || d.URI == "" {
 		return item, nil
 	}
-	snap := s.snap.latest(ctx)
+	// the analysis the list came from (latestFor of the target's file),
+	// not the workspace's complete one, which may be seconds away
+	snap := s.snap.latestFor(ctx, d.URI)
 	if snap == nil {
 		return item, ctx.Err()
 	}

@@ -69,3 +69,27 @@ func (s *Server) where(sp source.Span) string {
 	l, _ := f.Line1Col1(sp.Start)
 	return name + ":" + strconv.Itoa(l)
 }
+
+// rangeIn converts a span of v's analysis into a range of the current
+// text; false when the text it covered has been edited since.
+func (s *Server) rangeIn(v view, sp source.Span) (protocol.Range, bool) {
+	sp, ok := v.span(sp)
+	if !ok {
+		return protocol.Range{}, false
+	}
+	return s.toRange(sp), true
+}
+
+// whereIn is where for spans of v's analysis; an edited place is named by
+// its line in the analysed text.
+func (s *Server) whereIn(v view) func(source.Span) string {
+	if v.m == nil {
+		return s.where
+	}
+	return func(sp source.Span) string {
+		if m, ok := v.span(sp); ok {
+			return s.where(m)
+		}
+		return s.where(sp)
+	}
+}

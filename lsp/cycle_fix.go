@@ -28,8 +28,13 @@ type fixData struct {
 
 // cycleFixes offers, for each cycle diagnostic in [lo, hi] of uri, the
 // system's rewrites of every explicit edge of the cycle: remove it,
-// reverse it, write it on the other side. Edges with no words of their own
-// (containment, autorequires, manifest order) get none.
+// reverse it, write it on the other side; on one of the cycle's other
+// edges (its related information), that edge's rewrites. Edges with no
+// words of their own (containment, autorequires, manifest order) get none.
+//
+// A title names the declaration whose words it edits and the
+// relationship ("Notify[a]: Remove require => Notify['b']"): the same
+// relationship written on two resources must not read the same.
 func (s *Server) cycleFixes(ctx context.Context, snap *snapshot, uri string, lo, hi int) []codeAction {
 	var out []codeAction
 	for _, r := range snap.results {
@@ -38,24 +43,33 @@ func (s *Server) cycleFixes(ctx context.Context, snap *snapshot, uri string, lo,
 			continue
 		}
 		want := map[source.Span]*analysis.Diagnostic{}
+		in := func(at source.Span) bool { return at.URI == uri && at.End >= lo && at.Start <= hi }
 		for i := range r.Diags {
 			d := &r.Diags[i]
-			if !d.RelationFixable() || d.At.URI != uri || d.At.End < lo || d.At.Start > hi {
+			if !d.RelationFixable() {
 				continue
 			}
-			if want[d.At] == nil {
-				want[d.At] = d // CFEngine and Chef point at the edge itself
+			if in(d.At) {
+				if want[d.At] == nil {
+					want[d.At] = d // the edge the diagnostic sits on
+				}
+				for _, rel := range d.Related {
+					if want[rel.At] == nil {
+						want[rel.At] = d
+					}
+				}
+				continue
 			}
 			for _, rel := range d.Related {
-				if want[rel.At] == nil {
-					want[rel.At] = d
+				if in(rel.At) && want[rel.At] == nil {
+					want[rel.At] = d // the cursor is on another edge of the loop
 				}
 			}
 		}
 		if len(want) == 0 {
 			continue
 		}
-		seen := map[string]bool{}
+		seen := map[string]string{} // title -> its edits
 		for _, e := range r.Graph.Edges {
 			d := want[e.At]
 			if d == nil || ctx.Err() != nil {
@@ -63,10 +77,17 @@ func (s *Server) cycleFixes(ctx context.Context, snap *snapshot, uri string, lo,
 			}
 			req := analysis.FixRequest{Result: r, File: s.file(e.At.URI), Workspace: s.ws}
 			for _, fx := range fixer.RelationFixes(req, e) {
-				if seen[fx.Title] {
-					continue
+				fx.Title = s.fixTitle(r, e, fx)
+				edits := fmt.Sprint(fx.Edits)
+				if prev, ok := seen[fx.Title]; ok {
+					if prev == edits {
+						continue // the same fix, reached from another run's edge
+					}
+					if len(fx.Edits) > 0 {
+						fx.Title += fmt.Sprintf(" (%s)", s.where(fx.Edits[0].At))
+					}
 				}
-				seen[fx.Title] = true
+				seen[fx.Title] = edits
 				data := &fixData{System: r.System, Fix: fx, Code: d.Code, Problem: d.Message, Versions: map[string]int32{}}
 				if ps := r.Positions(e.From); len(ps) > 0 {
 					data.Run, data.Entry = ps[0].Run.Name, ps[0].Run.Entry
@@ -90,6 +111,37 @@ func (s *Server) cycleFixes(ctx context.Context, snap *snapshot, uri string, lo,
 		}
 	}
 	return out
+}
+
+// fixTitle puts the declaration that holds the edge's words before the
+// fix's title, unless the title names it already (an arrow names both
+// ends; a move names the state it writes on).
+func (s *Server) fixTitle(r *analysis.Result, e *analysis.Edge, fx analysis.Fix) string {
+	if fx.Kind == "move" {
+		return fx.Title
+	}
+	var holder *analysis.Node
+	for _, n := range r.Graph.Nodes {
+		if n.Hidden || n.Full.URI != e.At.URI || n.Full.Start > e.At.Start || n.Full.End < e.At.End {
+			continue
+		}
+		if holder == nil || n.Full.End-n.Full.Start < holder.Full.End-holder.Full.Start {
+			holder = n
+		}
+	}
+	if holder == nil || strings.Contains(fx.Title, holder.Ref) {
+		return fx.Title
+	}
+	name := holder.Ref
+	if strings.Count(name, " ") >= 2 {
+		// `pkg.installed nginx nginx`: the ID as written says it
+		if f := s.file(holder.Decl.URI); f != nil && holder.Decl.End <= len(f.Text) {
+			if w := strings.TrimSpace(string(f.Text[holder.Decl.Start:holder.Decl.End])); w != "" && !strings.Contains(w, "\n") {
+				name = w
+			}
+		}
+	}
+	return name + ": " + fx.Title
 }
 
 func (s *Server) systemNamed(name string) analysis.System {

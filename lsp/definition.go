@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 func init() { register("textDocument/definition", method{call: (*Server).definition, async: true}) }
@@ -18,21 +21,26 @@ func (s *Server) definition(ctx context.Context, raw json.RawMessage) (any, erro
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	_, t := s.at(ctx, p.TextDocumentPositionParams)
+	t := s.at(ctx, p.TextDocumentPositionParams)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	locs := protocol.LocationSlice{}
+	add := func(sp source.Span) {
+		if r, ok := s.rangeIn(t.v, sp); ok {
+			locs = append(locs, protocol.Location{URI: uri.URI(sp.URI), Range: r})
+		}
+	}
 	switch {
 	case t.link != nil:
 		for _, n := range t.link.Nodes {
-			locs = append(locs, s.toLocation(n.Decl))
+			add(n.Decl)
 		}
 		for _, f := range t.link.Files {
-			locs = append(locs, s.toLocation(f))
+			add(f)
 		}
 	case t.node != nil:
-		locs = append(locs, s.toLocation(t.node.Decl))
+		add(t.node.Decl)
 	}
 	return locs, nil
 }

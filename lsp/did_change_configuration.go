@@ -22,19 +22,10 @@ func (s *Server) didChangeConfiguration(_ context.Context, raw json.RawMessage) 
 	applyCacheSetting(settings)
 	s.mu.Lock()
 	s.settings = settings
-	inlay, lens := s.inlayRefresh, s.lensRefresh
 	s.mu.Unlock()
 	s.touchAll()
-	// hints and lenses follow settings of their own and every position
-	if inlay {
-		go func() {
-			_, _ = s.conn.Call(context.Background(), "workspace/inlayHint/refresh", nil, nil)
-		}()
-	}
-	if lens {
-		go func() {
-			_, _ = s.conn.Call(context.Background(), "workspace/codeLens/refresh", nil, nil)
-		}()
-	}
+	// hints and lenses follow settings of their own at once (and every
+	// position once the analysis lands: refreshViews again then)
+	s.refreshViews()
 	return nil
 }

@@ -24,7 +24,7 @@ func (s *Server) documentHighlight(ctx context.Context, raw json.RawMessage) (an
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	_, t := s.at(ctx, p.TextDocumentPositionParams)
+	t := s.at(ctx, p.TextDocumentPositionParams)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -34,7 +34,9 @@ func (s *Server) documentHighlight(ctx context.Context, raw json.RawMessage) (an
 	add := func(sp source.Span, kind protocol.DocumentHighlightKind) {
 		if sp.URI == u && !seen[sp] {
 			seen[sp] = true
-			out = append(out, protocol.DocumentHighlight{Range: s.toRange(sp), Kind: kind})
+			if r, ok := s.rangeIn(t.v, sp); ok {
+				out = append(out, protocol.DocumentHighlight{Range: r, Kind: kind})
+			}
 		}
 	}
 	var nodes []*analysis.Node

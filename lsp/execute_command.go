@@ -23,7 +23,7 @@ const installCommand = "ordering.installModules"
 func init() {
 	register("workspace/executeCommand", method{call: (*Server).executeCommand, async: true,
 		caps: func(c *protocol.ServerCapabilities) {
-			c.ExecuteCommandProvider.Commands = append(c.ExecuteCommandProvider.Commands, installCommand)
+			c.ExecuteCommandProvider.Commands = append(c.ExecuteCommandProvider.Commands, installCommand, nodesCommand, nodeMatrixCommand)
 		}})
 }
 
@@ -51,6 +51,13 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	switch p.Command {
 	case installCommand:
 		return s.installDeclared(ctx, p)
+	case nodesCommand:
+		return s.listNodes(ctx)
+	case nodeMatrixCommand:
+		if len(p.Arguments) != 1 {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, nodeMatrixCommand+" takes one argument: {textDocument: {uri}, position}")
+		}
+		return s.orderingNodeMatrix(ctx, p.Arguments[0])
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q", p.Command))
 }

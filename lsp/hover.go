@@ -19,27 +19,28 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	_, t := s.at(ctx, p.TextDocumentPositionParams)
+	t := s.at(ctx, p.TextDocumentPositionParams)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	var parts []string
 	var rng protocol.Range
+	where := s.whereIn(t.v)
 	switch {
 	case t.node != nil:
-		parts = append(parts, analysis.Describe(t.result, t.node, s.where))
-		rng = s.toRange(t.node.Decl)
+		parts = append(parts, analysis.Describe(t.result, t.node, where)+s.onEachNode(t, where))
+		rng, _ = s.rangeIn(t.v, t.node.Decl)
 	case t.link != nil:
-		rng = s.toRange(t.link.At)
+		rng, _ = s.rangeIn(t.v, t.link.At)
 		for i, n := range t.link.Nodes {
 			if i == 3 {
 				parts = append(parts, "… and more targets")
 				break
 			}
-			parts = append(parts, analysis.Describe(t.result, n, s.where))
+			parts = append(parts, analysis.Describe(t.result, n, where))
 		}
 		for _, f := range t.link.Files {
-			parts = append(parts, "→ `"+s.where(f)+"`")
+			parts = append(parts, "→ `"+where(f)+"`")
 		}
 		if len(parts) == 0 {
 			return nil, nil

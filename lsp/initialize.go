@@ -150,5 +150,11 @@ func settingsFromJSON(raw []byte) analysis.Settings {
 		}
 	}
 	analysis.Flatten("", v, out)
+	// The node picker's choice is the editor setting ordering.node: its
+	// section was cut off above, the analysis key keeps it.
+	if n, ok := out["node"]; ok {
+		delete(out, "node")
+		out[analysis.NodeSetting] = n
+	}
 	return out
 }

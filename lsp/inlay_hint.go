@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 func init() { register("textDocument/inlayHint", method{call: (*Server).inlayHint, async: true}) }
@@ -25,11 +29,11 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 	if !enabled {
 		return hints, nil
 	}
-	snap := s.snap.latestFor(ctx, string(p.TextDocument.URI))
+	snap := s.snap.viewFor(ctx, string(p.TextDocument.URI), -1)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if snap == nil {
+	if snap.snapshot == nil {
 		return hints, nil
 	}
 	u := string(p.TextDocument.URI)
@@ -40,13 +44,24 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 	_, lo := s.offset(u, p.Range.Start)
 	_, hi := s.offset(u, p.Range.End)
 	yes := true
+	loops := loopsByMember(snap.results)
 	for _, r := range snap.results {
 		for _, n := range r.Graph.Nodes {
-			if n.Hidden || n.Decl.URI != u || n.Decl.End < lo || n.Decl.Start > hi {
+			if n.Hidden || n.Decl.URI != u {
+				continue
+			}
+			at, ok := snap.span(n.Decl)
+			if !ok || at.End < lo || at.Start > hi {
 				continue
 			}
 			ps := r.Positions(n)
 			if len(ps) == 0 {
+				continue
+			}
+			if d := loops[declKey{n.Ref, n.Decl}]; d != nil && d.Severity == analysis.Error {
+				// a position in a run the tool refuses would be a promise it breaks
+				hints = append(hints, protocol.InlayHint{Position: s.toRange(at).End, Label: protocol.String("⟳ no run"),
+					Tooltip: protocol.String("in a dependency cycle: does not run until the cycle is broken"), PaddingLeft: &yes})
 				continue
 			}
 			pos := ps[0]
@@ -59,13 +74,39 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 			if len(ps) > 1 {
 				tip += fmt.Sprintf("; also in %d other places", len(ps)-1)
 			}
-			end := s.toRange(n.Decl).End
+			end := s.toRange(at).End
 			hints = append(hints, protocol.InlayHint{
 				Position:    end,
 				Label:       protocol.String(label),
 				Tooltip:     protocol.String(tip),
 				PaddingLeft: &yes,
 			})
+		}
+	}
+	// A cycle is one problem, on the relationship that closes it; each of
+	// its other relationships is tagged where it is written, so the whole
+	// loop reads in the file, not only in the problem's related list.
+	seen := map[source.Span]bool{}
+	for _, r := range snap.results {
+		for _, d := range r.Diags {
+			if !d.Loop() {
+				continue
+			}
+			title, _, _ := strings.Cut(d.Message, "\n")
+			closing := s.whereIn(snap)(d.At)
+			for _, rel := range d.Related {
+				at, ok := snap.span(rel.At)
+				if !ok || at.URI != u || rel.At == d.At || seen[at] || at.End < lo || at.Start > hi {
+					continue
+				}
+				seen[at] = true
+				hints = append(hints, protocol.InlayHint{
+					Position:    s.toRange(at).End,
+					Label:       protocol.String("⟳ cycle"),
+					Tooltip:     protocol.String(fmt.Sprintf("%s: one edge of the cycle %s, which the relationship at %s closes", rel.Message, strings.TrimSuffix(title, ":"), closing)),
+					PaddingLeft: &yes,
+				})
+			}
 		}
 	}
 	return hints, nil

@@ -7,54 +7,81 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 // target is what sits under the cursor: a declaration, a reference, or
 // nothing.
 type target struct {
+	v      view // the analysis it was found in
 	result *analysis.Result
 	node   *analysis.Node // the declaration under the cursor
 	link   *analysis.Link // the reference under the cursor
 }
 
-// at waits for the analysis of the current text and finds what is at the
-// position. Declarations win over links when both cover the position
-// (a Puppet resource title is both a declaration and its own namevar).
-func (s *Server) at(ctx context.Context, p protocol.TextDocumentPositionParams) (*snapshot, target) {
-	snap := s.snap.latestFor(ctx, string(p.TextDocument.URI))
-	if snap == nil {
-		return nil, target{}
-	}
+// at finds what is at the position, from the newest analysis that can
+// answer without waiting (viewFor): the target's spans belong to t.v and
+// are mapped to the current text with s.rangeIn / s.whereIn.
+// Declarations win over links when both cover the position (a Puppet
+// resource title is both a declaration and its own namevar).
+func (s *Server) at(ctx context.Context, p protocol.TextDocumentPositionParams) target {
 	u := string(p.TextDocument.URI)
 	f, off := s.offset(u, p.Position)
 	if f == nil {
-		return snap, target{}
+		off = -1
 	}
-	var best target
+	return s.lookup(s.snap.viewFor(ctx, u, off), u, f, off)
+}
+
+// atExact is at from an analysis of the current text, for requests whose
+// answers edit it (rename) or name what is there now.
+func (s *Server) atExact(ctx context.Context, p protocol.TextDocumentPositionParams) (*snapshot, target) {
+	u := string(p.TextDocument.URI)
+	snap := s.snap.latestFor(ctx, u)
+	f, off := s.offset(u, p.Position)
+	t := s.lookup(view{snapshot: snap}, u, f, off)
+	return snap, t
+}
+
+func (s *Server) lookup(v view, u string, f *source.File, off int) target {
+	if v.snapshot == nil || f == nil {
+		return target{v: v}
+	}
+	text := f.Text
+	if v.m != nil {
+		var ok bool
+		if off, ok = v.m.toOld(off); !ok {
+			return target{v: v}
+		}
+		text = v.overlays[u].Text
+	}
+	snap := v.snapshot
+	best := target{v: v}
 	bestLen := -1
 	for _, r := range snap.results {
 		if ns := r.NodesAt(u, off); len(ns) > 0 {
 			n := ns[0]
 			if l := n.Decl.End - n.Decl.Start; bestLen < 0 || l < bestLen || best.node == nil {
-				best, bestLen = target{result: r, node: n}, l
+				best, bestLen = target{v: v, result: r, node: n}, l
 			}
 		}
 	}
 	if best.node != nil {
-		return snap, best
+		return best
 	}
 	for _, r := range snap.results {
 		if ls := r.LinksAt(u, off); len(ls) > 0 {
 			l := ls[0]
 			if n := l.At.End - l.At.Start; bestLen < 0 || n < bestLen {
-				best, bestLen = target{result: r, link: l}, n
+				best, bestLen = target{v: v, result: r, link: l}, n
 			}
 		}
 	}
 	if best.link == nil {
-		best = headAt(snap, f.Text, u, off)
+		best = headAt(snap, text, u, off)
+		best.v = v
 	}
-	return snap, best
+	return best
 }
 
 // headAt finds the declaration whose head holds off: the words before its

@@ -96,16 +96,23 @@ func (s *Server) orderingGraph(ctx context.Context, raw json.RawMessage) (any, e
 				continue
 			}
 			// Pull in the other ends of edges so cross-file relationships
-			// show (a container's hang on its anchors).
+			// show (a container's hang on its anchors): one step from the
+			// file's own nodes. Marking while scanning made it transitive
+			// in edge order: the graph of operations-puppet's base.pp (4
+			// declarations) pulled in 12,429 nodes.
+			own := make(map[*analysis.Node]bool, len(keep))
+			for n := range keep {
+				own[n] = true
+			}
 			for _, e := range r.Graph.Edges {
 				f, t := visible(e.From), visible(e.To)
 				if f.Hidden || t.Hidden {
 					continue
 				}
-				if keep[f] {
+				if own[f] {
 					keep[t] = true
 				}
-				if keep[t] {
+				if own[t] {
 					keep[f] = true
 				}
 			}

@@ -45,18 +45,9 @@ func (s *Server) orderingWhy(ctx context.Context, raw json.RawMessage) (any, err
 	if err := json.Unmarshal(raw, &other); err != nil {
 		return nil, err
 	}
-	_, t := s.at(ctx, p)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	var a *analysis.Node
-	switch {
-	case t.node != nil:
-		a = t.node
-	case t.link != nil && len(t.link.Nodes) > 0:
-		a = t.link.Nodes[0]
-	default:
-		return nil, fmt.Errorf("put the cursor on a declaration or a reference")
+	t, a, err := s.whySubject(ctx, p)
+	if err != nil {
+		return nil, err
 	}
 	r := t.result
 	as := r.NodesByRef(a.Ref)
@@ -85,4 +76,21 @@ func (s *Server) orderingWhy(ctx context.Context, raw json.RawMessage) (any, err
 		ans.Path = append(ans.Path, whyEdge{From: visible(e.From).Ref, To: visible(e.To).Ref, Reason: reason, Location: s.toLocation(e.At)})
 	}
 	return ans, nil
+}
+
+// whySubject is what "why" asks about: the declaration under the cursor,
+// or the first target of the reference there, in an analysis of the
+// current text.
+func (s *Server) whySubject(ctx context.Context, p protocol.TextDocumentPositionParams) (target, *analysis.Node, error) {
+	_, t := s.atExact(ctx, p)
+	if ctx.Err() != nil {
+		return t, nil, ctx.Err()
+	}
+	switch {
+	case t.node != nil:
+		return t, t.node, nil
+	case t.link != nil && len(t.link.Nodes) > 0:
+		return t, t.link.Nodes[0], nil
+	}
+	return t, nil, fmt.Errorf("put the cursor on a declaration or a reference")
 }

@@ -124,3 +124,27 @@ func (p *progress) report(message string) {
 	}
 	p.s.notifyClient("$/progress", progressParams{Token: p.token, Value: &protocol.WorkDoneProgressReport{Kind: "report", Message: &message}})
 }
+
+// counter returns a Request.Progress for the system named: it reports
+// "system: done of total" with a percentage, at most every
+// progressEvery (a repository's analysis merges hundreds of runs a
+// second).
+func (p *progress) counter(system string) func(done, total int) {
+	var last time.Time
+	return func(done, total int) {
+		if time.Since(last) < progressEvery || total <= 0 {
+			return
+		}
+		last = time.Now()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.done || p.token == nil {
+			return
+		}
+		pct := uint32(min(100, done*100/total))
+		msg := fmt.Sprintf("%s: %d of %d runs", system, done, total)
+		p.s.notifyClient("$/progress", progressParams{Token: p.token, Value: &protocol.WorkDoneProgressReport{Kind: "report", Message: &msg, Percentage: &pct}})
+	}
+}
+
+const progressEvery = 250 * time.Millisecond

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -20,7 +21,7 @@ func (s *Server) references(ctx context.Context, raw json.RawMessage) (any, erro
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	_, t := s.at(ctx, p.TextDocumentPositionParams)
+	t := s.at(ctx, p.TextDocumentPositionParams)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -36,7 +37,9 @@ func (s *Server) references(ctx context.Context, raw json.RawMessage) (any, erro
 	add := func(sp source.Span) {
 		if !seen[sp] {
 			seen[sp] = true
-			locs = append(locs, s.toLocation(sp))
+			if r, ok := s.rangeIn(t.v, sp); ok {
+				locs = append(locs, protocol.Location{URI: uri.URI(sp.URI), Range: r})
+			}
 		}
 	}
 	for _, n := range nodes {

@@ -77,7 +77,7 @@ func (s *Server) rename(ctx context.Context, raw json.RawMessage) (any, error) {
 // planRename finds what is under the cursor, the words of its name there
 // (at), and every place to change.
 func (s *Server) planRename(ctx context.Context, pos protocol.TextDocumentPositionParams) (*renamePlan, source.Span, error) {
-	snap, t := s.at(ctx, pos)
+	snap, t := s.atExact(ctx, pos)
 	if ctx.Err() != nil {
 		return nil, source.Span{}, ctx.Err()
 	}

@@ -45,16 +45,19 @@ type Server struct {
 	last              map[analysis.System]*analysis.Result // latest result per system
 	inlayRefresh      bool                                 // client supports workspace/inlayHint/refresh
 	lensRefresh       bool                                 // client supports workspace/codeLens/refresh
-	workDoneProgress  bool                                 // client supports window/workDoneProgress/create
-	watchFiles        bool                                 // client registers file watchers for us (didChangeWatchedFiles)
-	actionResolve     bool                                 // client resolves a code action's edit (codeAction/resolve)
-	changeAnnotations bool                                 // client shows change annotations of an edit
-	fresh             func() []analysis.System             // new system instances, for "what if" analyses
-	notices           map[string]string                    // open documents not analysed, and why (notice.go)
+	inlayRefresher    refresher
+	lensRefresher     refresher
+	workDoneProgress  bool                     // client supports window/workDoneProgress/create
+	watchFiles        bool                     // client registers file watchers for us (didChangeWatchedFiles)
+	actionResolve     bool                     // client resolves a code action's edit (codeAction/resolve)
+	changeAnnotations bool                     // client shows change annotations of an edit
+	fresh             func() []analysis.System // new system instances, for "what if" analyses
+	notices           map[string]string        // open documents not analysed, and why (notice.go)
 
-	snap *snapshotter
-	sem  *semanticState // last semantic tokens per document (semantic_tokens.go)
-	exit chan int
+	snap  *snapshotter
+	nodes nodeViews      // per-node analyses for the "all nodes" view (ordering_node_matrix.go)
+	sem   *semanticState // last semantic tokens per document (semantic_tokens.go)
+	exit  chan int
 
 	cancelMu sync.Mutex
 	inFlight map[string]context.CancelFunc // by JSON-encoded request id

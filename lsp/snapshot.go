@@ -19,6 +19,15 @@ type snapshot struct {
 	// request on a document that has not changed since can be answered
 	// from this snapshot while a newer analysis is still running.
 	overlays map[string]*source.File
+	// covers: for a provisional snapshot (the focused analysis of the
+	// documents just edited, see firstDiagnostics), the documents it
+	// answers for; nil for a complete one.
+	covers map[string]bool
+}
+
+// answers reports whether the snapshot can speak of uri at all.
+func (s *snapshot) answers(uri string) bool {
+	return s != nil && (s.covers == nil || s.covers[uri])
 }
 
 // broken reports whether an open document of the snapshot has a syntax
@@ -54,8 +63,12 @@ type snapshotter struct {
 	// becomes current once they are out, so an answer about a version
 	// never reaches the client before that version's diagnostics.
 	publishing *snapshot
-	cancel     context.CancelFunc
-	wake       chan struct{}
+	// provisional: the focused analysis of the documents edited since
+	// current (nil when current is newer): requests on those documents
+	// answer from it while the complete analysis runs.
+	provisional *snapshot
+	cancel      context.CancelFunc
+	wake        chan struct{}
 	// focus: documents opened or edited since the last complete
 	// analysis; the next analysis shows their diagnostics first (see
 	// Request.Focus), even when a change to everything (settings, files on
@@ -67,9 +80,17 @@ type snapshotter struct {
 	settle time.Time
 
 	published map[string]string // URI -> fingerprint of the diagnostics last sent
+	// everything: the version of the last change to everything (settings:
+	// the node picker's choice): a snapshot older than it answers nothing
+	// about any document, however unchanged the document.
+	everything uint64
 }
 
 const settleDelay = 100 * time.Millisecond
+
+// typingPause: how long no edit must come after an edit's focused
+// diagnostics before the complete analysis starts.
+const typingPause = 250 * time.Millisecond
 
 func newSnapshotter(s *Server) *snapshotter {
 	sn := &snapshotter{s: s, wake: make(chan struct{}, 1), published: map[string]string{}}
@@ -90,6 +111,9 @@ func (sn *snapshotter) invalidate(uri string) {
 		sn.focus[uri] = true
 	}
 	sn.version++
+	if uri == "" {
+		sn.everything = sn.version
+	}
 	if sn.cancel != nil {
 		sn.cancel()
 	}
@@ -139,12 +163,27 @@ func (sn *snapshotter) loop(ctx context.Context) {
 		for _, f := range sn.s.ws.Overlays() {
 			overlays[f.URI] = f
 		}
-		if len(focus) > 0 && !sn.firstDiagnostics(actx, v, focus) {
-			cancel()
-			continue // stale: a newer change is waiting
+		if len(focus) > 0 {
+			sn.shiftedDiagnostics(focus)
+			ok, partial := sn.firstDiagnostics(actx, v, focus, overlays)
+			if !ok {
+				cancel()
+				continue // stale: a newer change is waiting
+			}
+			// While the user types, each keystroke's own diagnostics come
+			// from the focused analysis; the complete one starts once
+			// typing pauses, instead of being started and cancelled at
+			// every keystroke (seconds of CPU each on a big repository).
+			if !sn.pause(ctx, v, partial) {
+				cancel()
+				if ctx.Err() != nil {
+					return
+				}
+				continue // a newer change is waiting
+			}
 		}
 		pr := sn.s.startProgress("ordering-lsp", "analysing the workspace")
-		results := sn.s.analyze(actx)
+		results := sn.s.analyze(actx, pr)
 		superseded := actx.Err() != nil // (cancel below ends actx either way)
 		cancel()
 		// The indexes requests read are built while the diagnostics go
@@ -184,13 +223,22 @@ func (sn *snapshotter) loop(ctx context.Context) {
 			sn.lastGood = nil
 		case sn.current != nil && !sn.current.broken():
 			sn.lastGood = sn.current
+		case sn.lastGood == nil && sn.provisional != nil && !sn.provisional.broken():
+			sn.lastGood = sn.provisional // the first complete analysis is of broken text
 		}
 		sn.current, sn.publishing = snap, nil
+		if p := sn.provisional; p != nil && p.version <= v {
+			sn.provisional = nil
+		}
 		if sn.version == v {
 			sn.focus = nil
 		}
 		sn.cond.Broadcast()
 		sn.mu.Unlock()
+		// Lenses and inlay hints answered meanwhile came from an older or
+		// a focused analysis.
+		sn.s.refreshViews()
+		sn.releaseWhenSettled(v)
 	}
 }
 
@@ -199,34 +247,105 @@ func (sn *snapshotter) loop(ctx context.Context) {
 // control repository one edit touches hundreds of runs: tens of
 // milliseconds for the first, seconds for all). It reports false when the
 // state it analysed is already stale.
-func (sn *snapshotter) firstDiagnostics(ctx context.Context, v uint64, focus []string) bool {
+//
+// Its results become the provisional snapshot: hovers, lenses and
+// definitions on the edited documents answer from it until the complete
+// analysis lands.
+func (sn *snapshotter) firstDiagnostics(ctx context.Context, v uint64, focus []string, overlays map[string]*source.File) (ok, partial bool) {
 	results, partial := sn.s.analyzeFocus(ctx, focus)
 	sn.mu.Lock()
 	stale := sn.version != v
 	sn.mu.Unlock()
 	if stale || ctx.Err() != nil {
-		return false
+		return false, partial
 	}
-	if partial {
-		only := map[string]bool{}
-		for _, u := range focus {
-			only[u] = true
+	if !partial {
+		return true, false
+	}
+	only := map[string]bool{}
+	for _, u := range focus {
+		only[u] = true
+	}
+	sn.s.publishDiagnostics(results, only)
+	for _, r := range results {
+		r.Index()
+	}
+	sn.mu.Lock()
+	if sn.version == v {
+		p := &snapshot{version: v, results: results, overlays: overlays, covers: only}
+		if p.broken() && sn.lastGood == nil {
+			// completion offers the broken document's declarations from
+			// the newest analysis in which it parsed
+			for _, prev := range []*snapshot{sn.provisional, sn.current} {
+				if prev != nil && !prev.broken() {
+					sn.lastGood = prev
+					break
+				}
+			}
 		}
-		sn.s.publishDiagnostics(results, only)
+		sn.provisional = p
+		sn.cond.Broadcast()
 	}
-	return true
+	sn.mu.Unlock()
+	sn.s.refreshViews()
+	return true, true
 }
 
-// latestFor returns a snapshot good for answering about uri: the newest
-// one at once when uri is an open document that has not changed since
-// that snapshot was taken (an edit elsewhere need not make a hover wait
-// for a 5-second analysis of a large repository), else the snapshot of
-// the newest state, as latest.
+// pause is the wait before the complete analysis of version v:
+// typingPause after a partial first analysis, none after a complete one
+// (its diagnostics are not out yet). False when a newer change came (the
+// loop's next turn handles it) or ctx ended.
+func (sn *snapshotter) pause(ctx context.Context, v uint64, partial bool) bool {
+	if !partial {
+		return true
+	}
+	timer := time.NewTimer(typingPause)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		case <-sn.wake:
+			sn.mu.Lock()
+			changed := sn.version != v
+			sn.mu.Unlock()
+			if changed {
+				select { // for the loop's next turn
+				case sn.wake <- struct{}{}:
+				default:
+				}
+				return false
+			}
+			// a wake for v itself (two changes, one turn): keep pausing
+		}
+	}
+}
+
+// latestFor returns a snapshot that read the current text of uri: the
+// newest one at once when uri is an open document that has not changed
+// since it was taken (an edit elsewhere need not make a hover wait for a
+// 5-second analysis of a large repository), or the provisional one of an
+// edit of uri, else it waits for whichever comes first: one of those, or
+// the snapshot of the newest state (as latest). Requests that write
+// (rename, code actions) use it; those that read use viewFor.
 func (sn *snapshotter) latestFor(ctx context.Context, uri string) *snapshot {
+	return sn.fitting(ctx, uri, true)
+}
+
+// fitting returns the current or provisional snapshot if it read the
+// current text of uri, waiting for one while ctx lasts; with orLatest,
+// the snapshot of the newest state will do too. When ctx ends first: nil,
+// or with orLatest the newest snapshot there is.
+func (sn *snapshotter) fitting(ctx context.Context, uri string, orLatest bool) *snapshot {
 	ov := sn.s.ws.Overlay(uri)
 	fits := func(s *snapshot) bool {
+		if s == nil {
+			return false
+		}
 		f, ok := s.overlays[uri]
-		return ok && ov == f
+		return s.answers(uri) && ok && ov == f && s.version >= sn.everything
 	}
 	stop := context.AfterFunc(ctx, func() {
 		sn.mu.Lock()
@@ -235,20 +354,68 @@ func (sn *snapshotter) latestFor(ctx context.Context, uri string) *snapshot {
 	})
 	defer stop()
 	sn.mu.Lock()
+	defer sn.mu.Unlock()
 	for {
-		if cur := sn.current; cur != nil && fits(cur) {
-			sn.mu.Unlock()
+		switch cur := sn.current; {
+		case fits(cur):
 			return cur
+		case fits(sn.provisional):
+			return sn.provisional
+		case orLatest && cur != nil && cur.version == sn.version:
+			return cur
+		case ctx.Err() != nil:
+			if orLatest {
+				return cur
+			}
+			return nil
 		}
-		// one that fits is being published: it is current in a moment
-		if p := sn.publishing; p != nil && fits(p) && ctx.Err() == nil {
-			sn.cond.Wait()
-			continue
-		}
-		break
+		sn.cond.Wait()
 	}
-	sn.mu.Unlock()
-	return sn.latest(ctx)
+}
+
+// mapAfter: how long a reading request waits for an analysis of the
+// current text before it answers from an older one (viewFor).
+const mapAfter = 40 * time.Millisecond
+
+// viewFor returns what a request reading about uri at offset off of its
+// current text (off < 0: the whole document) answers from: a snapshot
+// that read the current text if there is one or one lands within
+// mapAfter, else the newest one that read an older version of the
+// document, its positions mapped through the edits (shift), as long as
+// off lies outside the edited region; otherwise it waits as latestFor.
+// A hover during typing answers at once instead of after the seconds a
+// big repository's analysis takes.
+func (sn *snapshotter) viewFor(ctx context.Context, uri string, off int) view {
+	wctx, cancel := context.WithTimeout(ctx, mapAfter)
+	s := sn.fitting(wctx, uri, false)
+	cancel()
+	if s != nil {
+		return view{snapshot: s}
+	}
+	ov := sn.s.ws.Overlay(uri)
+	best := sn.newestWith(uri)
+	if best != nil && ov != nil {
+		m := newShift(uri, best.overlays[uri].Text, ov.Text)
+		if _, ok := m.toOld(off); ok || off < 0 {
+			return view{snapshot: best, m: m}
+		}
+	}
+	return view{snapshot: sn.latestFor(ctx, uri)}
+}
+
+// newestWith returns the newest snapshot (provisional or current) that
+// read some version of the open document uri and may answer about it (not
+// older than the last change to everything); nil if none.
+func (sn *snapshotter) newestWith(uri string) *snapshot {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	var best *snapshot
+	for _, s := range []*snapshot{sn.provisional, sn.current} {
+		if s != nil && s.answers(uri) && s.overlays[uri] != nil && s.version >= sn.everything && (best == nil || s.version > best.version) {
+			best = s
+		}
+	}
+	return best
 }
 
 // latest waits for the snapshot of the newest state, or until ctx ends
@@ -309,13 +476,13 @@ func (s *Server) touchAll() {
 
 // analyze runs the systems whose files changed since the last analysis
 // and reuses the other systems' results.
-func (s *Server) analyze(ctx context.Context) []*analysis.Result {
+func (s *Server) analyze(ctx context.Context, pr *progress) []*analysis.Result {
 	s.mu.Lock()
 	in := analysis.Input{Ctx: ctx, Workspace: s.ws, Settings: cloneSettings(s.settings)}
 	dirty := s.dirty
 	s.dirty = map[analysis.System]bool{}
 	s.mu.Unlock()
-	results := s.analyzeSystems(ctx, in, dirty, false)
+	results := s.analyzeSystems(ctx, in, dirty, false, pr)
 	if ctx.Err() != nil {
 		// Superseded: the next analysis must redo these systems.
 		s.mu.Lock()
@@ -338,7 +505,7 @@ func (s *Server) analyzeFocus(ctx context.Context, focus []string) (results []*a
 		dirty[sys] = true
 	}
 	s.mu.Unlock()
-	results = s.analyzeSystems(ctx, in, dirty, true)
+	results = s.analyzeSystems(ctx, in, dirty, true, nil)
 	for _, r := range results {
 		partial = partial || r.Partial
 	}
@@ -349,7 +516,8 @@ func (s *Server) analyzeFocus(ctx context.Context, focus []string) (results []*a
 // results. A focused analysis (transient) keeps only the results that are
 // complete; the complete analysis redoes the systems that gave a partial
 // one (from the caches the focused one warmed).
-func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty map[analysis.System]bool, transient bool) []*analysis.Result {
+// pr, when set, hears how far each system is.
+func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty map[analysis.System]bool, transient bool, pr *progress) []*analysis.Result {
 	s.mu.Lock()
 	if s.discovered == nil || s.rediscover {
 		s.mu.Unlock()
@@ -397,7 +565,11 @@ func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty ma
 		}
 		var r *analysis.Result
 		if len(files[sys]) > 0 {
-			r = analysis.Analyze(sys, in, files[sys])
+			sin := in
+			if pr != nil {
+				sin.Progress = pr.counter(sys.Name())
+			}
+			r = analysis.Analyze(sys, sin, files[sys])
 		}
 		if ctx.Err() != nil {
 			return results

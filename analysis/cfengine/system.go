@@ -805,15 +805,36 @@ func (a *analyzer) checkDependsOn(pol *policy, s *scheduler, p *promiseInfo, c *
 			continue
 		}
 		if cyc := a.dependsCycle(pol, p, h.Value); cyc != nil {
+			// One warning per cycle, on the handle that closes it (the last
+			// one written); every member finds the same cycle and only the
+			// owner of that handle reports it.
+			at := make([]source.Span, len(cyc))
+			closing := 0
+			for i, q := range cyc {
+				at[i] = sp
+				if i > 0 {
+					at[i] = a.dependsSpan(q, cyc[(i+1)%len(cyc)].handle)
+				}
+				if at[i].URI > at[closing].URI || at[i].URI == at[closing].URI && at[i].Start > at[closing].Start {
+					closing = i
+				}
+			}
+			if closing != 0 {
+				continue
+			}
 			var rel []analysis.Related
+			var members []*analysis.Node
 			names := []string{}
-			for _, q := range cyc {
-				rel = append(rel, analysis.Related{At: q.node.Decl, Message: fmt.Sprintf("%s depends on '%s'", q.node.Ref, depList(q))})
+			for i, q := range cyc {
+				members = append(members, q.node)
 				names = append(names, q.handle)
+				if i > 0 && !at[i].IsZero() {
+					rel = append(rel, analysis.Related{At: at[i], Message: fmt.Sprintf("%s depends on '%s'", q.node.Ref, cyc[(i+1)%len(cyc)].handle)})
+				}
 			}
 			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Warning, Code: "never-runs", NeverRuns: true,
 				Message: fmt.Sprintf("depends_on cycle (%s): these promises silently never run", strings.Join(append(names, names[0]), " -> ")),
-				Related: rel})
+				Related: rel, Members: members})
 			continue
 		}
 		if !s.ran(p) && s.ran(t) && t.bundle != p.bundle {
@@ -822,6 +843,18 @@ func (a *analyzer) checkDependsOn(pol *policy, s *scheduler, p *promiseInfo, c *
 				Related: []analysis.Related{{At: t.node.Decl, Message: "the promise with handle '" + h.Value + "'"}}})
 		}
 	}
+}
+
+// dependsSpan is the words of q's depends_on entry naming handle h (the
+// quotes left out), or a zero span.
+func (a *analyzer) dependsSpan(q *promiseInfo, h string) source.Span {
+	for _, d := range q.depends {
+		if d.Value == h {
+			sp := a.span(q.bundle.file, d.Span)
+			return source.Span{URI: sp.URI, Start: sp.Start + 1, End: sp.End - 1}
+		}
+	}
+	return source.Span{}
 }
 
 func depList(p *promiseInfo) string {

@@ -614,20 +614,40 @@ func (a *analyzer) loops() {
 			names = append(names, n.Ref)
 		}
 		chain := strings.Join(names, " includes ")
+		msg := fmt.Sprintf("include loop: %s (chef-cli does not detect include loops: it compiles each policy from the other's lock as last written)", chain)
+		// One error per loop, on the include that closes it among the
+		// Policyfiles the user writes (a lock's include is not theirs).
+		var owned []*analysis.Edge
 		for _, e := range cyc {
-			in := byEdge[e]
-			var rel []analysis.Related
-			for _, o := range cyc {
-				if o != e {
-					oi := byEdge[o]
-					rel = append(rel, analysis.Related{At: o.At, Message: fmt.Sprintf("%s includes %s here", oi.from.name, oi.name)})
-				}
+			byEdge[e].from.hasError = true
+			if byEdge[e].from.owned {
+				owned = append(owned, e)
 			}
-			msg := fmt.Sprintf("include loop: %s (chef-cli does not detect include loops: it compiles each policy from the other's lock as last written)", chain)
-			if in.from.owned {
-				a.diag(in.from, in.at, analysis.Error, "include-loop", msg, rel...)
+		}
+		var written []*analysis.Edge
+		for _, e := range owned {
+			if strings.HasSuffix(e.At.URI, ".rb") {
+				written = append(written, e) // a Policyfile, not a lock chef writes
 			}
-			in.from.hasError = true
+		}
+		if len(written) > 0 {
+			owned = written
+		}
+		closing := analysis.ClosingEdge(owned)
+		if closing == nil {
+			continue
+		}
+		var rel []analysis.Related
+		for _, o := range cyc {
+			if o != closing {
+				oi := byEdge[o]
+				rel = append(rel, analysis.Related{At: o.At, Message: fmt.Sprintf("%s includes %s here", oi.from.name, oi.name)})
+			}
+		}
+		in := byEdge[closing]
+		a.diag(in.from, in.at, analysis.Error, "include-loop", msg, rel...)
+		if n := len(a.res.Diags); n > 0 && a.res.Diags[n-1].At == in.at {
+			a.res.Diags[n-1].Members = analysis.CycleNodes(cyc)[:len(cyc)]
 		}
 	}
 }

@@ -141,8 +141,12 @@ func (a *analyzer) settingsKey() string {
 	}
 	sort.Strings(keys)
 	k := strings.Join(keys, "\x00")
-	if p := a.req.Settings.Get("puppet.facts", ""); p != "" {
-		k += "\x00facts=" + a.contentID(p)
+	if a.factsFile != "" {
+		// the file the node's facts came from (one of a folder's)
+		k += "\x00facts=" + a.factsFile + "=" + a.contentID(a.factsFile)
+	}
+	if a.encFile != "" {
+		k += "\x00enc=" + a.contentID(a.encFile)
 	}
 	return k + "\x00roots=" + strings.Join(a.ws.Roots(), ":") + "\x00world=" + a.world.key
 }
@@ -304,6 +308,8 @@ func defKeyOf(n *analysis.Node) (nodeKey, bool) {
 // The anchors of Class[Main] and of stages without a declaration stay per
 // run: sharing them would join unrelated runs through one hub.
 func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
+	a.runsMerged++
+	a.req.Report(a.runsMerged, max(a.runsTotal, a.runsMerged))
 	if a.diagsOnly() {
 		return a.mergeDiagnostics(name, s)
 	}
@@ -412,6 +418,14 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	}
 	next.run = out
 	for _, d := range s.diags {
+		if len(d.Members) > 0 {
+			// a cycle's resources, as this analysis's graph has them
+			ms := make([]*analysis.Node, len(d.Members))
+			for i, m := range d.Members {
+				ms[i] = mapNode(m)
+			}
+			d.Members = ms
+		}
 		a.addDiag(d)
 	}
 	if len(a.linkArr) == 0 {

@@ -592,6 +592,11 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 		v.at = at
 		return v
 	}
+	if name == "trusted" && r.a.trustedVal.x != nil {
+		v := r.a.trustedVal
+		v.at = at
+		return v
+	}
 	if v, ok := r.a.fact(name); ok && facts[name] {
 		return toVal(v, at)
 	}
@@ -672,6 +677,9 @@ func (r *run) access(e *env, t *pp.Access, at source.Span) val {
 					v.at = at
 					return v
 				}
+			}
+			if x.x != nil && x.x.closed && k.k == vStr {
+				return val{k: vUndef, at: at}
 			}
 		case vRef:
 			// Class['x'] style values reach here only through variables
@@ -1011,6 +1019,14 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	def := r.a.defineFor(r, typName)
 	typ := capType(typName)
 	x := r.newRes(typ, title, "resource", decl)
+	if !ok {
+		// A title built from what nobody knows here is shown as written
+		// (`File[$confd_dir]`), not as the pattern it matches by
+		// (`File[*]`): many such resources would all read the same.
+		if w := writtenTitle(e.f, decl); w != "" {
+			x.display = refString(typ, w)
+		}
+	}
 	x.full = full
 	x.attrs = attrs[:len(attrs):len(attrs)] // titles of one body share attrs: appends must not
 	x.virtual = virtual
@@ -1154,4 +1170,20 @@ func (r *run) resolvePattern(rf *ref) []*res {
 		}
 	}
 	return out
+}
+
+// writtenTitle is the text of a title's words with their quotes, or ""
+// when the span is not one line of the file.
+func writtenTitle(f *fileInfo, at source.Span) string {
+	if f == nil || f.src == nil || at.URI != f.uri || at.Start < 0 || at.End > len(f.src.Text) || at.Start >= at.End {
+		return ""
+	}
+	w := string(f.src.Text[at.Start:at.End])
+	if strings.ContainsAny(w, "\n[]") {
+		return ""
+	}
+	if len(w) >= 2 && (w[0] == '"' || w[0] == '\'') && w[len(w)-1] == w[0] {
+		w = w[1 : len(w)-1]
+	}
+	return w
 }

@@ -65,6 +65,7 @@ func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun
 	if envRun {
 		a.dep('F', "", a.envList)
 	}
+	r.encParameters()
 	for _, fi := range fis {
 		e := &env{sc: r.top, f: fi}
 		r.stmts(e, fi.ast.Stmts)
@@ -75,7 +76,7 @@ func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun
 		if n == nil {
 			n = pickNode(nodes, a.certname)
 		}
-		if n == nil && !a.strict && len(nodes) == 1 {
+		if n == nil && !a.strict && a.forNode == "" && len(nodes) == 1 {
 			n = nodes[0]
 		}
 		if n == nil {
@@ -90,13 +91,22 @@ func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun
 			sc := newScope(r.top, r.top, nr, "")
 			nr.inner = sc
 			r.stmts(&env{sc: sc, f: n.file, sym: n.node}, n.def.Body)
+			r.encClasses(&env{sc: sc, f: n.file, sym: n.node})
 		}
+	} else if r.a.enc != nil && len(fis) > 0 {
+		r.encClasses(&env{sc: r.top, f: fis[0]})
 	}
 	r.finish()
 	return r
 }
 
+// pickNode classifies as Puppet 7's compiler does (Compiler#evaluate_ast_node
+// and TypeCollection#node): the certname itself, lower-cased (Puppet 7
+// no longer tries the shorter names a.b and a of a.b.c: Node#names is
+// the certname alone), then the regexes in the order they are defined,
+// then `default`.
 func pickNode(nodes []*nodeInfo, cert string) *nodeInfo {
+	cert = strings.ToLower(cert)
 	for _, n := range nodes {
 		for _, m := range n.def.Matches {
 			if s, ok := m.(*pp.Str); ok && strings.EqualFold(s.Value, cert) {
@@ -692,7 +702,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 	// Order.
 	order, stuck := g.toposort()
-	run := analysis.Run{Name: r.name, Entry: r.entry}
+	run := analysis.Run{Name: r.name, Entry: r.entry, Alone: r.synthetic}
 	visible := 0
 	for _, n := range g.nodes {
 		if !n.Hidden {

@@ -1,13 +1,13 @@
 package puppet
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
 	"gopkg.in/yaml.v3"
 )
@@ -20,31 +20,86 @@ import (
 // hierarchy levels whose %{...} interpolations the facts can fill.
 // Without facts only the levels that need none (common.yaml) are used.
 
-// loadFacts reads the facts file named by the setting, once.
+// loadFacts reads the facts the settings name, once per analysis:
+// `puppet.facts` is one file or a folder of fact sets, and
+// `ordering.node` picks a node among them (its name is then the certname
+// node blocks match). A single file with one node is that node's facts
+// whatever the node setting; a folder or a multi-node export without a
+// node gives no facts (every node at once: branches stay undecided).
 func (a *analyzer) loadFacts() {
-	p := a.req.Settings.Get("puppet.facts", "")
+	node := a.req.Settings.Get(analysis.NodeSetting, "")
+	if node != "" {
+		a.certname, a.forNode = node, node
+	}
+	p := a.factsPath()
 	if p == "" {
 		return
 	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(a.root(), p)
+	sets, errs, dir := readFactSets(p, a.readText)
+	for _, e := range errs {
+		msg := fmt.Sprintf("%s is not a fact set (facter -j, puppet facts, onceover factset or a PuppetDB export): %s", filepath.Base(e.path), e.msg)
+		if e.unreadable {
+			msg = fmt.Sprintf("cannot read the facts (setting puppet.facts, --facts): %s", e.msg)
+		}
+		a.addDiag(analysis.Diagnostic{At: source.Span{URI: source.PathToURI(e.path)}, Severity: analysis.Warning, Code: "facts", Message: msg})
 	}
-	f := a.ws.Lookup(p)
-	if f == nil {
+	var fs *factSet
+	switch {
+	case node != "":
+		fs = pickFactSet(sets, node)
+	case !dir && len(sets) == 1:
+		fs = sets[0]
+	}
+	if fs == nil {
+		a.unpicked = len(sets)
 		return
 	}
-	var m map[string]any
-	if err := yaml.Unmarshal(f.Text, &m); err != nil {
-		if err := json.Unmarshal(f.Text, &m); err != nil {
-			return
+	m := fs.values
+	if _, ok := m["trusted"]; !ok && node != "" {
+		// What the server knows of an agent whose certificate carries no
+		// extensions: `$trusted` is never unknown on a real node.
+		host, domain, _ := strings.Cut(node, ".")
+		m = make(map[string]any, len(fs.values)+1)
+		for k, v := range fs.values {
+			m[k] = v
 		}
+		m["trusted"] = map[string]any{"authenticated": "remote", "certname": node, "hostname": host, "domain": domain, "extensions": map[string]any{}}
 	}
-	// `puppet facts` wraps them: {"name": ..., "values": {...}}.
-	if v, ok := m["values"].(map[string]any); ok {
-		m = v
-	}
-	a.facts = m
+	a.facts, a.factsFile = m, fs.path
 	a.factsVal = toVal(m, source.Span{})
+	if tr, ok := m["trusted"].(map[string]any); ok {
+		a.trustedVal = toVal(tr, source.Span{})
+		closeHashes(&a.trustedVal)
+	}
+}
+
+// factsPath is the absolute path `puppet.facts` names ("" when unset).
+func (a *analyzer) factsPath() string {
+	p := a.req.Settings.Get("puppet.facts", "")
+	if p == "" {
+		return ""
+	}
+	return absFacts(a.root(), p)
+}
+
+// absFacts resolves the setting against the workspace root (the current
+// folder on the command line, which has none).
+func absFacts(root, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root, p)
+	}
+	if ap, err := filepath.Abs(p); err == nil {
+		p = ap
+	}
+	return p
+}
+
+// readText reads a file as the workspace has it (an open buffer wins).
+func (a *analyzer) readText(p string) ([]byte, error) {
+	if f := a.ws.Lookup(p); f != nil {
+		return f.Text, nil
+	}
+	return nil, fmt.Errorf("cannot read %s", p)
 }
 
 // toVal converts decoded YAML/JSON into a value.
@@ -311,4 +366,15 @@ func (a *analyzer) hieraUnique(key string, at source.Span) val {
 		}
 	}
 	return out
+}
+
+// closeHashes marks a value's hashes, nested ones too, as complete.
+func closeHashes(v *val) {
+	if v.k != vHash || v.x == nil {
+		return
+	}
+	v.x.closed = true
+	for i := range v.arr {
+		closeHashes(&v.arr[i])
+	}
 }

@@ -263,3 +263,28 @@ func firstDiff(want, got string) string {
 	}
 	return "(same)"
 }
+
+// The server shows how far a long analysis is: Request.Progress hears
+// each merged run, counting up to the number of runs, of a total that is
+// never below what is done.
+func TestProgressCountsRuns(t *testing.T) {
+	dir := writeRepo(t, incrementalRepo)
+	ws := source.NewWorkspace(dir)
+	sys := puppet.New()
+	var got [][2]int
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{},
+		Progress: func(done, total int) { got = append(got, [2]int{done, total}) }}
+	fs := analysis.Files([]analysis.System{sys}, in)[sys]
+	res := analysis.Analyze(sys, in, fs)
+	if len(got) != len(res.Runs) || len(got) < 3 {
+		t.Fatalf("%d progress reports for %d runs: %v", len(got), len(res.Runs), got)
+	}
+	for i, p := range got {
+		if p[0] != i+1 || p[1] < p[0] {
+			t.Errorf("report %d = %v", i, p)
+		}
+	}
+	if last := got[len(got)-1]; last[1] != len(res.Runs) {
+		t.Errorf("the total estimated %d runs, there were %d", last[1], len(res.Runs))
+	}
+}

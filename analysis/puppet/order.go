@@ -14,8 +14,8 @@ import (
 // (priority by manifest order or title hash, the heap of ready nodes), the
 // cycles it reports when nodes are left, and the path it prints for each.
 
-// cycles reports every dependency cycle as Puppet does, once per
-// resource on it, with one related entry per edge.
+// cycles reports every dependency cycle as Puppet does, once, on the
+// relationship that closes it, with the other edges as related entries.
 func (a *analyzer) cycles(g *runGraph, stuck []*analysis.Node) {
 	keys := make(map[*analysis.Node]string, len(g.nodes))
 	sortKey := func(n *analysis.Node) string {
@@ -65,13 +65,6 @@ func (a *analyzer) cycles(g *runGraph, stuck []*analysis.Node) {
 			names[i] = n.Ref
 		}
 		msg := head + "\n(" + strings.Join(names, " => ") + ")"
-		var rel []analysis.Related
-		for _, e := range c {
-			if e.At.IsZero() {
-				continue
-			}
-			rel = append(rel, analysis.Related{At: e.At, Message: fmt.Sprintf("%s => %s (%s)", e.From.Ref, e.To.Ref, e.Reason)})
-		}
 		sev := analysis.Error
 		if len(cc.When) > 0 {
 			// Only some runs take the branches it needs: Puppet refuses
@@ -79,15 +72,11 @@ func (a *analyzer) cycles(g *runGraph, stuck []*analysis.Node) {
 			sev = analysis.Warning
 			msg += "\nwhen " + whenText(branches(cc.When))
 		}
-		seen := map[string]bool{}
-		for _, n := range ns {
-			at := n.Decl
-			if at.IsZero() || seen[spanKey(at)] {
-				continue
-			}
-			seen[spanKey(at)] = true
-			g.r.diag(at, sev, "cycle", msg, rel...)
-		}
+		d := analysis.CycleDiagnostic(c, sev, "cycle", msg, func(e *analysis.Edge) string {
+			return fmt.Sprintf("%s => %s (%s)", e.From.Ref, e.To.Ref, e.Reason)
+		})
+		g.r.diag(d.At, d.Severity, d.Code, d.Message, d.Related...)
+		g.r.diags[len(g.r.diags)-1].Members = d.Members
 		if sev == analysis.Error {
 			g.hardCycle = true
 		}

@@ -1,6 +1,7 @@
 package puppet
 
 import (
+	"fmt"
 	"path/filepath"
 	"sync"
 
@@ -52,7 +53,11 @@ func (a *analyzer) conditionFact(what string) []analysis.Fact {
 	defer m.mu.Unlock()
 	fs, ok := m.condFacts[what]
 	if !ok {
-		fs = []analysis.Fact{{Label: "condition", Value: "declared only when " + what + ", which depends on facts or data we do not know: Puppet may not declare it (set puppet.facts to decide)"}}
+		how := "set puppet.facts to decide"
+		if a.unpicked > 0 {
+			how = fmt.Sprintf("choose one of the %d fact sets' nodes to decide: ordering.node, the status bar's Node item", a.unpicked)
+		}
+		fs = []analysis.Fact{{Label: "condition", Value: "declared only when " + what + ", which depends on facts or data we do not know: Puppet may not declare it (" + how + ")"}}
 		m.condFacts[what] = fs
 	}
 	return fs

@@ -86,7 +86,8 @@ func (s *System) Flags() []analysis.Flag {
 		{Name: "modulepath", Key: "puppet.modulepath", Help: "colon-separated module directories (default: a modules/ folder next to or above the file, and the workspace roots)"},
 		{Name: "certname", Key: "puppet.certname", Help: "node name used to pick a node definition (default puppet-order)"},
 		{Name: "ordering", Key: "puppet.ordering", Help: "manifest (default) | title-hash | random: pre-Puppet-6 orderings"},
-		{Name: "facts", Key: "puppet.facts", Help: "YAML/JSON facts of the node to compile for (facter -y / puppet facts); decides fact-dependent branches and Hiera levels"},
+		{Name: "facts", Key: "puppet.facts", Help: "facts of the node to compile for (facter -j/-y, puppet facts), or a folder of fact sets / a PuppetDB export (check: every node; --node picks one); decides fact-dependent branches and Hiera levels"},
+		{Name: "enc", Key: "puppet.enc", Help: "an ENC's answers: a folder of <certname>.yaml (default: the environment's enc/) or one file, read for --node"},
 	}
 }
 
@@ -187,59 +188,67 @@ type nodeInfo struct {
 
 // analyzer holds one Analyze call's state.
 type analyzer struct {
-	partial       bool // only the runs the request's focus needs (focus.go)
-	sys           *System
-	req           *analysis.Request
-	ws            *source.Workspace
-	files         map[string]*fileInfo // by path (or URI when no path)
-	order         []*fileInfo
-	classes       map[string]*classInfo
-	defines       map[string]*defineInfo
-	graph         analysis.Graph
-	modpath       []string
-	world         *moduleWorld      // what the repository says about modules outside it
-	roots         []string          // the environments' folders (inferRoots)
-	rootMods      map[string]string // module name -> module root (a module opened at its root)
-	certname      string
-	ordering      string
-	strict        bool
-	nodeKeys      map[nodeKey]*analysis.Node
-	anchors       map[nodeKey]*analysis.Node // anchors shared between merged runs (anchorKey)
-	edgeKeys      map[edgeKey]*analysis.Edge
-	runsBuilt     int
-	diagKeys      map[string]bool
-	diags         []analysis.Diagnostic
-	links         map[linkKey]int32 // link -> position in linkArr
-	linkArr       []analysis.Link
-	declared      map[string]bool // classes/defines declared somewhere in the workspace
-	memo          *memo
-	main          *analyzer // the analyzer a fork was made from (itself for the main one)
-	frozen        bool      // a fork running beside others: it must not load files
-	wantLoad      bool      // a frozen fork needed a file loaded
-	lastSnap      *runSnap  // the run a fork built
-	workers       int
-	uniqueRuns    bool   // run names are unique: anchors need no index
-	envKey        string // the files of the environment's main manifest folder
-	allRuns       []*run
-	edgeSlab      []analysis.Edge
-	nodeSlab      []analysis.Node
-	linkSeen      map[linkKey]map[*analysis.Node]bool
-	cur           *run
-	prevCache     map[string]*runSnap // read by forks: under prevMu once runs start
-	prevMu        sync.Mutex
-	ownsPrev      bool // prevCache is this analysis's to empty (see merge)
-	nextCache     map[string]*runSnap
-	defKey        map[*analysis.Node]nodeKey
-	defNodes      map[nodeKey]*analysis.Node
-	byURI         map[string]*fileInfo
-	restored      int
-	firstKeys     []snapNode // the nodes of the first run, until a second needs them by key
-	firstRun      string     // that run's name
-	facts         map[string]any
-	factsVal      val
-	declaredKeys  map[string]string // declared key -> its first string
-	declaredLater [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
-	declaredPats  []string
+	partial bool // only the runs the request's focus needs (focus.go)
+	// runsMerged of about runsTotal: what Request.Progress hears
+	runsMerged, runsTotal int
+	sys                   *System
+	req                   *analysis.Request
+	ws                    *source.Workspace
+	files                 map[string]*fileInfo // by path (or URI when no path)
+	order                 []*fileInfo
+	classes               map[string]*classInfo
+	defines               map[string]*defineInfo
+	graph                 analysis.Graph
+	modpath               []string
+	world                 *moduleWorld      // what the repository says about modules outside it
+	roots                 []string          // the environments' folders (inferRoots)
+	rootMods              map[string]string // module name -> module root (a module opened at its root)
+	certname              string
+	ordering              string
+	strict                bool
+	nodeKeys              map[nodeKey]*analysis.Node
+	anchors               map[nodeKey]*analysis.Node // anchors shared between merged runs (anchorKey)
+	edgeKeys              map[edgeKey]*analysis.Edge
+	runsBuilt             int
+	diagKeys              map[string]bool
+	diags                 []analysis.Diagnostic
+	links                 map[linkKey]int32 // link -> position in linkArr
+	linkArr               []analysis.Link
+	declared              map[string]bool // classes/defines declared somewhere in the workspace
+	memo                  *memo
+	main                  *analyzer // the analyzer a fork was made from (itself for the main one)
+	frozen                bool      // a fork running beside others: it must not load files
+	wantLoad              bool      // a frozen fork needed a file loaded
+	lastSnap              *runSnap  // the run a fork built
+	workers               int
+	uniqueRuns            bool   // run names are unique: anchors need no index
+	envKey                string // the files of the environment's main manifest folder
+	allRuns               []*run
+	edgeSlab              []analysis.Edge
+	nodeSlab              []analysis.Node
+	linkSeen              map[linkKey]map[*analysis.Node]bool
+	cur                   *run
+	prevCache             map[string]*runSnap // read by forks: under prevMu once runs start
+	prevMu                sync.Mutex
+	ownsPrev              bool // prevCache is this analysis's to empty (see merge)
+	nextCache             map[string]*runSnap
+	defKey                map[*analysis.Node]nodeKey
+	defNodes              map[nodeKey]*analysis.Node
+	byURI                 map[string]*fileInfo
+	restored              int
+	firstKeys             []snapNode // the nodes of the first run, until a second needs them by key
+	firstRun              string     // that run's name
+	facts                 map[string]any
+	factsFile             string // the file a.facts were read from
+	trustedVal            val    // $trusted of the node: every key there is
+	enc                   *encOutput
+	encFile               string
+	forNode               string // ordering.node: one node's view, classified as Puppet would
+	unpicked              int    // fact sets the folder holds when no node is chosen (conditions stay open)
+	factsVal              val
+	declaredKeys          map[string]string // declared key -> its first string
+	declaredLater         [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
+	declaredPats          []string
 }
 
 type edgeKey struct {
@@ -287,6 +296,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a.strict = req.Entry != ""
 	a.setupModulePath()
 	a.loadFacts()
+	a.loadENC()
 	sk := ""
 	if !a.strict {
 		sk = a.settingsKey()
@@ -342,7 +352,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				a.envKey += fi.id + "\x00"
 			}
 			name := analysis.Rel(a.root(), filepath.Dir(envFiles[0].path)) + "/"
-			if len(envNodes) > 1 {
+			if len(envNodes) > 1 && a.forNode == "" {
 				for _, n := range envNodes {
 					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: envFiles, sel: n, env: true})
 				}
@@ -358,7 +368,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			if fi.path == "" {
 				name = fi.uri
 			}
-			if len(fi.nodes) > 1 {
+			if len(fi.nodes) > 1 && a.forNode == "" {
 				for _, n := range fi.nodes {
 					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: []*fileInfo{fi}, sel: n})
 				}
@@ -373,6 +383,18 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				a.uniqueRuns = false // two runs would share anchors
 			}
 			seen[sp.name] = true
+		}
+		// about as many runs follow for what nothing declares
+		a.runsTotal = len(specs)
+		for n := range a.classes {
+			if !a.declared[n] {
+				a.runsTotal++
+			}
+		}
+		for n := range a.defines {
+			if !a.declared[n] {
+				a.runsTotal++
+			}
 		}
 		if focus := a.focusSpecs(specs); focus != nil {
 			a.partial = true

@@ -25,7 +25,8 @@ import (
 //	PUPPET_TIMING_EDIT=modules/admin/manifests/init.pp,modules/profile/manifests/base.pp \
 //	go test -run TestWorkspaceTiming -v ./analysis/puppet/
 //
-// PUPPET_TIMING_PROF=file writes a CPU profile of the first analysis.
+// PUPPET_TIMING_PROF=file writes a CPU profile of the first analysis,
+// PUPPET_TIMING_EDITPROF=file one of the complete analysis after an edit.
 func TestWorkspaceTiming(t *testing.T) {
 	dir := os.Getenv("PUPPET_TIMING_DIR")
 	if dir == "" {
@@ -79,7 +80,17 @@ func TestWorkspaceTiming(t *testing.T) {
 			}
 		}
 		t.Logf("edit %s, focused: %v wall, %v CPU, %d runs, %d diagnostics in the file", rel, fwall.Round(time.Millisecond), fcpu.Round(time.Millisecond), len(fres.Runs), nd)
+		if f := os.Getenv("PUPPET_TIMING_EDITPROF"); f != "" {
+			pf, err := os.Create(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pprof.StartCPUProfile(pf)
+		}
 		res, wall, cpu = analyze()
+		if os.Getenv("PUPPET_TIMING_EDITPROF") != "" {
+			pprof.StopCPUProfile()
+		}
 		t.Logf("edit %s: %v wall, %v CPU, %d of %d runs restored", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), sys.(*puppet.System).Restored, len(res.Runs))
 		ws.DropOverlay(source.PathToURI(p))
 	}

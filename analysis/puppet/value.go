@@ -43,9 +43,12 @@ type val struct {
 
 // valX holds what only some values carry, keeping val small.
 type valX struct {
-	keys []val
-	res  []*res
-	col  *collector
+	// closed: the hash has every key there is ($trusted), so a missing
+	// key is undef, not a key the data we see happens to lack.
+	closed bool
+	keys   []val
+	res    []*res
+	col    *collector
 }
 
 func (v val) hkeys() []val {

@@ -101,7 +101,8 @@ type problem struct {
 	code      string
 	msg       string
 	related   []relatedSpan
-	refuses   bool // Salt refuses the run
+	members   []*analysis.Node // a cycle's states, for code lenses
+	refuses   bool             // Salt refuses the run
 	missing   *reqEntry
 	chunk     *chunk
 	maybeOK   bool // a template could produce the target: not reported

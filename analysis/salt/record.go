@@ -149,6 +149,12 @@ func (a *analyzer) apply(rec *runRecord) {
 		a.curRun[u] = true
 		a.runFiles[u]++
 	}
+	if a.minion != nil && rec.run.Name == "highstate "+a.minion.id {
+		a.minionFiles = map[string]bool{}
+		for _, u := range rec.files {
+			a.minionFiles[u] = true
+		}
+	}
 	if strings.HasPrefix(rec.run.Name, "state.sls ") {
 		if a.slsRunFiles == nil {
 			a.slsRunFiles = map[string][]string{}

@@ -111,6 +111,8 @@ func (s *System) Reads(path string) bool {
 func (s *System) Flags() []analysis.Flag {
 	return []analysis.Flag{{Name: "salt-facts", Key: "salt.facts",
 		Help: "YAML/JSON file of the minion's data, {grains: {...}, pillar: {...}}: decides the Jinja conditions on them, as `order` shows that minion's run"},
+		{Name: "minions", Key: "salt.minions",
+			Help: "folder of minion data, DIR/<minion id>/grains.json + pillar.json (salt-call --local grains.items / pillar.items --out json) or DIR/<minion id>.json {grains, pillar}: check reports each problem with the minions it occurs on; with --node, that minion's highstate"},
 		{Name: "file-root", Key: "salt.fileRoot",
 			Help: "Salt file_roots folder (default: the nearest folder above the file holding top.sls, else the folder where the SLS names the file writes resolve, else above its init.sls packages, else the file's folder)"}}
 }
@@ -447,8 +449,43 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 	return d
 }
 
-// Analyze builds the graph, runs and diagnostics.
+// Analyze builds the graph, runs and diagnostics: for the minion
+// ordering.node names when it is set, for every minion of salt.minions
+// when only the diagnostics are wanted (check), else for a machine
+// matching every target.
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
+	ms := loadMinions(req)
+	id := nodeSetting(req.Settings)
+	if id != "" && req.Entry != "" && req.Workspace != nil {
+		// `order --node web1 DIR`: the highstate of the folder's top file
+		if p := source.URIToPath(req.Entry); p != "" && req.Workspace.IsDir(p) {
+			if top := filepath.Join(p, "top.sls"); req.Workspace.Exists(top) {
+				r := *req
+				r.Entry = source.PathToURI(top)
+				req = &r
+			}
+		}
+	}
+	if id == "" && ms != nil && len(ms.minions) > 0 && req.DiagnosticsOnly {
+		return s.analyzeMinions(req, ms)
+	}
+	var node *minionData
+	if id != "" {
+		if ms != nil {
+			node = ms.byID(id)
+		}
+		if node == nil {
+			// no data: the id alone decides glob, list and pcre targets
+			node = &minionData{minion: minion{id: id}}
+		}
+	}
+	res := s.analyze(req, node)
+	s.minionDiags(req, res, ms, id, node)
+	return res
+}
+
+// analyze is one analysis, for node when it is not nil.
+func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Result {
 	s.mu.Lock()
 	s.gen++
 	s.cache.gen = s.gen
@@ -472,7 +509,14 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		s.cfgLocal = a.cfg.local
 	}
 	s.mu.Unlock()
+	a.minion = node
+	if node != nil {
+		a.nodegroups = s.readNodegroups(req, scopes)
+	}
 	s.facts = loadFacts(req)
+	if node != nil && node.facts != "" {
+		s.facts = node.facts
+	}
 	trees := map[string]*tree{}
 	a.trees = trees
 	treeOf := func(root string) *tree {
@@ -1001,6 +1045,13 @@ type analyzer struct {
 	rootCache  map[string]string
 	cfg        *cfgRoots // the repository's configuration of file roots
 	envTrees   map[string]*tree
+	// minion: the minion whose highstate is computed (ordering.node), nil
+	// for the abstract machine matching every target
+	minion     *minionData
+	nodegroups map[string]any
+	// minionFiles: the files of the minion's highstate; topNamed: the
+	// files any target of a top file names (whichever minion it is)
+	minionFiles, topNamed map[string]bool
 }
 
 func sev(n int) analysis.Severity {
@@ -1389,6 +1440,10 @@ func (a *analyzer) runTop(t *tree, top *sfile) {
 			targets = append(targets, tt.target)
 		}
 	}
+	if a.minion != nil {
+		a.runTopNode(t, tops, a.minion)
+		return
+	}
 	if a.req.Entry != "" || len(targets) < 2 {
 		a.runTopFor(t, tops, "", "highstate")
 		return
@@ -1590,7 +1645,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 		return false
 	}
 
-	run := analysis.Run{Name: name, Entry: entry}
+	run := analysis.Run{Name: name, Entry: entry, Alone: strings.HasPrefix(name, "state.sls ")}
 	total := len(sm.order) + len(sm.listen)
 	for _, ch := range sm.order {
 		n := a.node(ch)
@@ -1654,8 +1709,11 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	a.edgesAndLinks(c, h, sm, run.Name)
 	a.runProblems(c, sm, entrySLS, &run)
 	for _, p := range c.problems {
-		d := analysis.Diagnostic{At: p.at, Severity: sev(p.sev), Code: p.code, Message: p.msg}
+		d := analysis.Diagnostic{At: p.at, Severity: sev(p.sev), Code: p.code, Message: p.msg, Members: p.members}
 		for _, r := range p.related {
+			if p.code == "cycle" && r.at == p.at {
+				continue // the diagnostic's own words: the related entries are the other edges
+			}
 			d.Related = append(d.Related, analysis.Related{At: r.at, Message: r.msg})
 		}
 		if p.code == "extend-missing" || p.code == "cycle" {
@@ -2158,7 +2216,7 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 			// give the verify_high diagnostic every edge
 			for _, p := range c.problems {
 				if p.code == "cycle" && len(p.related) < len(cyc) {
-					p.related = nil
+					p.related, p.members = nil, ns
 					for _, e := range cyc {
 						p.related = append(p.related, relatedSpan{e.At, fmt.Sprintf("%s %s %s", nodeChunk[e.To].id, e.Reason, nodeChunk[e.From].id)})
 					}
@@ -2174,9 +2232,10 @@ func (a *analyzer) cycles(c *compiler, sm *sim, run *analysis.Run) {
 				d.Message += "\nwhen " + when
 			}
 		}
-		for _, e := range cyc {
+		for _, e := range cyc[:len(cyc)-1] { // the last edge is the diagnostic's own
 			d.Related = append(d.Related, analysis.Related{At: e.At, Message: fmt.Sprintf("%s %s %s", nodeChunk[e.To].id, e.Reason, nodeChunk[e.From].id)})
 		}
+		d.Members = ns
 		a.contextual(d, "", "")
 	}
 }
@@ -2500,7 +2559,13 @@ func (a *analyzer) finish() {
 		if c.runs < a.runFiles[c.d.At.URI] {
 			continue
 		}
-		if c.target != "" {
+		if a.minion != nil && a.topNamed[c.d.At.URI] && !a.minionFiles[c.d.At.URI] {
+			continue // another minion's SLS: its analysis reports it
+		}
+		switch {
+		case c.target != "" && a.minion != nil && a.minionFiles[c.d.At.URI]:
+			a.minionNote(c)
+		case c.target != "":
 			a.elsewhereNote(c)
 		}
 		a.diag(c.d)

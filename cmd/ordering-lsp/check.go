@@ -53,6 +53,46 @@ func analyzeFor(paths []string, entry string, settings analysis.Settings, diagsO
 	return ws, analysis.AnalyzeAll(newSystems(), in), nil
 }
 
+// analyzeMatrix is analyzeFor(paths, "", settings, true) for check, but a
+// system that knows nodes with data (a fact-set folder) analyses the
+// workspace once per node (unless --node picks one), and returns the
+// runs x nodes matrix besides the merged diagnostics.
+func analyzeMatrix(paths []string, settings analysis.Settings) (*source.Workspace, []*analysis.Result, []*analysis.Matrix, error) {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	ws := source.NewWorkspace()
+	var abs []string
+	for _, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		abs = append(abs, a)
+	}
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: abs, Settings: settings, Once: true, DiagnosticsOnly: true}
+	systems := newSystems()
+	files := analysis.Files(systems, in)
+	var results []*analysis.Result
+	var matrices []*analysis.Matrix
+	for _, s := range systems {
+		if len(files[s]) == 0 {
+			continue
+		}
+		if settings.Get(analysis.NodeSetting, "") == "" {
+			if res, m := analysis.AnalyzeNodes(s, in, files[s]); res != nil {
+				results = append(results, res)
+				matrices = append(matrices, m)
+				continue
+			}
+		}
+		results = append(results, analysis.Analyze(s, in, files[s]))
+	}
+	return ws, results, matrices, nil
+}
+
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -71,7 +111,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if *install && !installDeclared(paths, settings, stderr) {
 		return 2
 	}
-	ws, results, err := analyzeFor(paths, "", settings, true)
+	ws, results, matrices, err := analyzeMatrix(paths, settings)
 	if err != nil {
 		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
 		return 2
@@ -90,7 +130,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 				files[u] = true
 			}
 		}
-		writeText(stdout, ws, cwd, diags, len(files), textOpts{quiet: *quiet, color: useColor(stdout)})
+		// Salt's minion table (Result.Nodes), Puppet's fact-set matrix
+		writeText(stdout, ws, cwd, diags, len(files), textOpts{quiet: *quiet, color: useColor(stdout), nodes: allNodes(results)})
+		if !*quiet {
+			for _, m := range matrices {
+				writeMatrix(stdout, m)
+			}
+		}
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -132,6 +178,9 @@ type jsonDiagnostic struct {
 	Code     string         `json:"code,omitempty"`
 	Source   string         `json:"source"`
 	Related  []jsonLocation `json:"related,omitempty"`
+	// Nodes: the nodes the problem occurs on, when check analysed the
+	// workspace once per node (fact sets, minions).
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 // locate renders a span with 1-based lines and 1-based byte columns.
@@ -154,7 +203,7 @@ func displayPath(base, uri string) string {
 func jsonDiagnostics(ws *source.Workspace, base string, diags []analysis.Diagnostic) []jsonDiagnostic {
 	out := []jsonDiagnostic{}
 	for _, d := range diags {
-		jd := jsonDiagnostic{jsonLocation: locate(ws, base, d.At), Severity: d.Severity.String(), Code: d.Code, Source: d.Source}
+		jd := jsonDiagnostic{jsonLocation: locate(ws, base, d.At), Severity: d.Severity.String(), Code: d.Code, Source: d.Source, Nodes: d.Nodes}
 		jd.Message = d.Message
 		for _, r := range d.Related {
 			l := locate(ws, base, r.At)

@@ -54,7 +54,7 @@ puppet: site.pp
   vanished  Notify[old] (was 4th)
 
 new problems
-  site.pp:3:10: error: Found 1 dependency cycle: (Notify[c] => Notify[d] => Notify[c])
+  site.pp:4:25: error: Found 1 dependency cycle: (Notify[c] => Notify[d] => Notify[c])
 
 fixed problems
   site.pp:5:26: error: Could not find resource 'Notify[missing]' in parameter 'require'
@@ -71,7 +71,7 @@ func TestDiffMarkdownAndSarif(t *testing.T) {
 	var out bytes.Buffer
 	run([]string{"diff", "--base", "HEAD", "--format", "markdown"}, nil, &out, &bytes.Buffer{})
 	for _, w := range []string{"### Execution order: `HEAD` → this change", "| `Notify[a]` | moved | 1st → 2nd of 5 |",
-		"| `Notify[old]` | gone | was 4th |", "#### New problems", "- **error** `site.pp:3:10`: Found 1 dependency cycle", "#### Fixed problems"} {
+		"| `Notify[old]` | gone | was 4th |", "#### New problems", "- **error** `site.pp:4:25`: Found 1 dependency cycle", "#### Fixed problems"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("markdown lacks %q:\n%s", w, out.String())
 		}

@@ -211,7 +211,9 @@ func TestInstallModulesServer(t *testing.T) {
 	if err := c.Call("initialize", map[string]any{"processId": nil, "rootUri": source.PathToURI(root), "capabilities": caps}, &init); err != nil {
 		t.Fatal(err)
 	}
-	if got := init.Capabilities.ExecuteCommandProvider.Commands; len(got) != 1 || got[0] != "ordering.installModules" {
+	// the install command, the node picker's list (lsp/ordering_nodes.go) and the
+	// "all nodes" view as a command (lsp/ordering_node_matrix.go)
+	if got := init.Capabilities.ExecuteCommandProvider.Commands; strings.Join(got, " ") != "ordering.installModules ordering.nodes ordering.nodeMatrix" {
 		t.Errorf("executeCommandProvider.commands = %v", got)
 	}
 	c.Notify("initialized", map[string]any{})

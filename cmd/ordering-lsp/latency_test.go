@@ -91,7 +91,23 @@ func TestLatency(t *testing.T) {
 	}
 	t0 := time.Now()
 	srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "puppet", "version": 1, "text": withProbe("open")}})
+	// what the editor asks for at once: the file's lenses, a hover
+	var asked sync.WaitGroup
+	var lensAt, hoverAt time.Duration
+	asked.Add(2)
+	go func() {
+		defer asked.Done()
+		srv.call(t, "textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}})
+		lensAt = time.Since(t0)
+	}()
+	go func() {
+		defer asked.Done()
+		srv.call(t, "textDocument/hover", hoverAt0(uri, withProbe("open")))
+		hoverAt = time.Since(t0)
+	}()
 	first := srv.waitPublish(t, uri, 1)
+	asked.Wait()
+	t.Logf("open: code lens after %v, hover after %v", lensAt.Round(time.Millisecond), hoverAt.Round(time.Millisecond))
 	waitComplete(t, srv)
 	complete := time.Since(t0)
 	rss0, _ := srv.memory()
@@ -114,12 +130,18 @@ func TestLatency(t *testing.T) {
 		r, _ := srv.memory()
 		rss = append(rss, r)
 	}
+	// settled: no change for longer than the server waits before it
+	// gives free memory back
+	time.Sleep(3 * time.Second)
+	settled, _ := srv.memory()
+	t.Logf("RSS settled (3 s after the last complete analysis): %d MB", settled>>20)
 	_, hwm := srv.memory()
 	t.Logf("%d edits: first diagnostics p50 %v p95 %v max %v; complete analysis p50 %v p95 %v max %v",
 		edits, pct(firsts, 50), pct(firsts, 95), pct(firsts, 100), pct(completes, 50), pct(completes, 95), pct(completes, 100))
 	t.Logf("RSS after open %d MB, after the first edit %d MB, after the last %d MB; peak (VmHWM) %d MB",
 		rss0>>20, rss[0]>>20, rss[len(rss)-1]>>20, hwm>>20)
 	editorRequests(t, srv, uri, withProbe(strconv.Itoa(edits-1)))
+	typingBurst(t, srv, uri, withProbe)
 
 	// a cycle typed into the file: the quick fixes offered on it, and the
 	// preview of the order one produces (codeAction/resolve)
@@ -128,7 +150,9 @@ func TestLatency(t *testing.T) {
 	srv.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": v}, "contentChanges": []map[string]any{{"text": cyc}}})
 	srv.waitPublish(t, uri, v)
 	waitComplete(t, srv)
-	at := strings.Index(cyc, "'cycle-a':")
+	// the cycle's problem sits on the relationship that closes it: the
+	// last one written
+	at := strings.LastIndex(cyc, "Notify['cycle-a']")
 	line := strings.Count(cyc[:at], "\n")
 	col := at - (strings.LastIndexByte(cyc[:at], '\n') + 1)
 	p := map[string]any{"line": line, "character": col}
@@ -146,6 +170,57 @@ func TestLatency(t *testing.T) {
 			break
 		}
 	}
+}
+
+// hoverAt0 is a hover on the first declaration's name in text (the first
+// `class ` or `define `, else the top), away from the probe line edits
+// change.
+func hoverAt0(uri, text string) map[string]any {
+	i := strings.Index(text, "class ")
+	if j := strings.Index(text, "define "); i < 0 || (j >= 0 && j < i) {
+		i = j
+	}
+	if i < 0 {
+		i = 0
+	} else {
+		i += len("class ")
+	}
+	line := strings.Count(text[:i], "\n")
+	col := i - (strings.LastIndexByte(text[:i], '\n') + 1)
+	return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": col}}
+}
+
+// typingBurst types 20 keystrokes 120 ms apart into the probe line, with
+// a hover elsewhere in the file after each, as an editor does while one
+// types and moves the mouse: the hover's latency, the server's CPU per
+// keystroke, and the time from the last keystroke to the complete
+// analysis.
+func typingBurst(t *testing.T, srv *lspProc, uri string, withProbe func(string) string) {
+	const keys = 20
+	cpu0 := srv.cpu()
+	var hovers []time.Duration
+	word := ""
+	base := 1000
+	for k := 0; k < keys; k++ {
+		word += string(rune('a' + k%26))
+		v := base + k
+		text := withProbe("burst_" + word)
+		srv.notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": v},
+			"contentChanges": []map[string]any{{"text": text}},
+		})
+		t0 := time.Now()
+		srv.call(t, "textDocument/hover", hoverAt0(uri, text))
+		hovers = append(hovers, time.Since(t0))
+		time.Sleep(120 * time.Millisecond)
+	}
+	typing := srv.cpu() - cpu0
+	t0 := time.Now()
+	waitComplete(t, srv)
+	settle := time.Since(t0)
+	cpu := srv.cpu() - cpu0
+	t.Logf("typing burst of %d keystrokes: hover p50 %v p95 %v max %v; settled %v after the last; server CPU while typing %v (%v per keystroke), with the complete analysis after it %v",
+		keys, pct(hovers, 50), pct(hovers, 95), pct(hovers, 100), settle.Round(time.Millisecond), typing, typing/keys, cpu)
 }
 
 // waitComplete returns once the complete analysis of the last change is
@@ -224,6 +299,7 @@ func pct(ds []time.Duration, p int) time.Duration {
 type lspProc struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
+	wmu    sync.Mutex // one message at a time on in
 	mu     sync.Mutex
 	cond   *sync.Cond
 	nextID int
@@ -328,7 +404,25 @@ func (p *lspProc) read(r *bufio.Reader) {
 
 func (p *lspProc) send(msg map[string]any) {
 	b, _ := json.Marshal(msg)
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
 	fmt.Fprintf(p.in, "Content-Length: %d\r\n\r\n%s", len(b), b)
+}
+
+// cpu is the server's CPU time so far (user + system).
+func (p *lspProc) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+k) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
 
 func (p *lspProc) notify(method string, params any) {

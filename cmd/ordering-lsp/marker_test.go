@@ -19,6 +19,8 @@ package main
 //	@diag("re", "text")            a diagnostic starts at the match, ends at
 //	                               its end, and contains text; every diagnostic
 //	                               of a file with markers must be expected
+//	@related("re", loc...)         the diagnostic starting at the match has
+//	                               related information at exactly the locs
 //	@complete("re", "label"...)    completion with the cursor at the END of
 //	                               the match: the first labels, in order
 //	@itemdetail("re", "label", "text")  that completion item's detail
@@ -27,6 +29,9 @@ package main
 //	                               has that title; applied, this line's code
 //	                               reads "line"
 //	@nofix("re")                   no quick fix there
+//	@nolightbulb("re")             no code action when the editor asks by
+//	                               itself (triggerKind Automatic: the
+//	                               lightbulb), though some when invoked
 //	@rename("re", "new", loc...)  renaming there edits exactly the locs
 //	@norename("re", "text")        renaming there is refused, saying text
 //	@symbol("query", "name"...)    workspace symbols for query include names
@@ -37,6 +42,10 @@ package main
 //	                               with that type and exactly those modifiers
 //	                               ("string.declaration"; legend names)
 //	@notok("re")                   no semantic token meets the match
+//	@nodes("re", "node: text"...)  the "all nodes" view (ordering/nodeMatrix)
+//	                               of the declaration there: one entry per
+//	                               node, in order, each "name: summary"
+//	                               containing its text
 //
 // In a fixture with @tok markers, every type and modifier set the server
 // gives the files with markers must be expected by one @tok at least: the
@@ -47,7 +56,10 @@ package main
 // N of NAME.markers are about line N of NAME.
 //
 // A fixture whose comment holds the line `-ignore_extra_diags` checks only
-// the diagnostics it expects (half-typed references make others).
+// the diagnostics it expects (half-typed references make others). Lines
+// `setting: key=value` are the client's settings (the "ordering" section,
+// sent as workspace/didChangeConfiguration before any file is opened):
+// `setting: node=NAME` is the node picker's choice.
 //
 // Run one fixture: go test ./cmd/ordering-lsp -run TestMarkers/NAME.
 
@@ -190,6 +202,15 @@ func languageID(name string) string {
 	return "plaintext"
 }
 
+// settle waits for the complete analysis of the newest state: ordering/order
+// answers from it (about a file no run touches, so the answer is small).
+func settle(t testing.TB, c *lsptest.Client) {
+	t.Helper()
+	if err := c.Call("ordering/order", map[string]any{"uri": "file:///ordering-markers/settle.pp"}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func runMarkers(t *testing.T, fixture string) {
 	ar, err := txtar.ParseFile(fixture)
 	if err != nil {
@@ -246,6 +267,16 @@ func runMarkers(t *testing.T, fixture string) {
 		"workspace":    map[string]any{"workspaceEdit": map[string]any{"changeAnnotationSupport": map[string]any{}}},
 	}
 	c, init := lsptest.StartFresh(t, newSystems, root, caps)
+	settings := map[string]any{}
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
+		if kv, ok := strings.CutPrefix(strings.TrimSpace(line), "setting:"); ok {
+			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			settings[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	if len(settings) > 0 {
+		c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ordering": settings}})
+	}
 	withMarkers := map[string]bool{}
 	for _, m := range markers {
 		if !withMarkers[m.uri] {
@@ -253,6 +284,10 @@ func runMarkers(t *testing.T, fixture string) {
 			c.Open(m.uri, languageID(m.file), texts[m.uri])
 		}
 	}
+	// Markers state what the settled workspace answers: wait for the
+	// complete analysis (requests before it may answer from the focused
+	// analysis of the opened documents, which holds only some runs).
+	settle(t, c)
 	locs := map[string]lsptest.Location{}
 	for _, m := range markers {
 		if m.name == "loc" {
@@ -301,6 +336,8 @@ func runMarkers(t *testing.T, fixture string) {
 			r.fix(m)
 		case "fixes":
 			r.fixes(m)
+		case "nolightbulb":
+			r.noLightbulb(m)
 		case "rename":
 			r.rename(m, m.args[1], named(m, m.args[2:]))
 		case "norename":
@@ -309,10 +346,16 @@ func runMarkers(t *testing.T, fixture string) {
 			r.symbol(m, m.args[0], m.args[1:])
 		case "lens":
 			r.lens(m, m.args[1:])
+		case "inlay":
+			r.inlay(m, m.args[1:])
 		case "incoming", "outgoing":
 			r.calls(m, m.name, m.args[1:])
 		case "tok", "notok":
 			r.tok(m)
+		case "related":
+			r.related(m, named(m, m.args[1:]))
+		case "nodes":
+			r.nodes(m, m.args[1:])
 		case "diag":
 		default:
 			t.Errorf("%v: unknown marker", m)
@@ -530,6 +573,22 @@ func (r *markerRun) actions(m marker) ([]lspAction, []string) {
 	return out, titles
 }
 
+func (r *markerRun) noLightbulb(m marker) {
+	sp := m.span(r.t, m.args[0])
+	var auto, invoked []json.RawMessage
+	params := map[string]any{"textDocument": map[string]any{"uri": m.uri}, "range": sp, "context": map[string]any{"diagnostics": []any{}, "triggerKind": 2}}
+	if err := r.c.Call("textDocument/codeAction", params, &auto); err != nil {
+		r.t.Fatalf("%v: %v", m, err)
+	}
+	params["context"] = map[string]any{"diagnostics": []any{}, "triggerKind": 1}
+	if err := r.c.Call("textDocument/codeAction", params, &invoked); err != nil {
+		r.t.Fatalf("%v: %v", m, err)
+	}
+	if len(auto) != 0 || len(invoked) == 0 {
+		r.t.Errorf("%v: %d actions asked automatically (want none), %d when invoked (want some)", m, len(auto), len(invoked))
+	}
+}
+
 func (r *markerRun) resolve(m marker, a lspAction) lspAction {
 	if a.Edit != nil || a.Data == nil {
 		return a
@@ -707,6 +766,32 @@ func (r *markerRun) symbol(m marker, query string, want []string) {
 	}
 }
 
+// nodes: @nodes("re", "name: text"...): where the declaration at the
+// match runs on each node, as the "all nodes" view lists it.
+func (r *markerRun) nodes(m marker, want []string) {
+	var got struct {
+		Subject string
+		Nodes   []struct{ Name, Summary string }
+		Message string
+	}
+	if err := r.c.Call("ordering/nodeMatrix", r.pos(m, false), &got); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	lines := make([]string, len(got.Nodes))
+	for i, n := range got.Nodes {
+		lines[i] = n.Name + ": " + n.Summary
+	}
+	ok := len(lines) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		name, _, _ := strings.Cut(want[i], ": ")
+		ok = strings.HasPrefix(lines[i], name+": ") && strings.Contains(lines[i], want[i][len(name)+2:])
+	}
+	if !ok {
+		r.t.Errorf("%v: nodes of %s (%s)\n got: %s\nwant: %s", m, got.Subject, got.Message, strings.Join(lines, "\n      "), strings.Join(want, "\n      "))
+	}
+}
+
 func (r *markerRun) lens(m marker, want []string) {
 	var lenses []struct {
 		Range   lsptest.Range `json:"range"`
@@ -728,6 +813,33 @@ func (r *markerRun) lens(m marker, want []string) {
 	for _, w := range want {
 		if !strings.Contains(all, w) {
 			r.t.Errorf("%v: code lens on this line lacks %q: %q", m, w, titles)
+		}
+	}
+}
+
+// inlay: @inlay("re", "label"...): the inlay hints at the end of the
+// match hold each label.
+func (r *markerRun) inlay(m marker, want []string) {
+	var hints []struct {
+		Position lsptest.Position `json:"position"`
+		Label    string           `json:"label"`
+	}
+	whole := lsptest.Range{End: lsptest.Position{Line: len(strings.Split(r.texts[m.uri], "\n"))}}
+	if err := r.c.Call("textDocument/inlayHint", map[string]any{"textDocument": map[string]any{"uri": m.uri}, "range": whole}, &hints); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	at := m.span(r.t, m.args[0]).End
+	var labels []string
+	for _, h := range hints {
+		if h.Position == at {
+			labels = append(labels, h.Label)
+		}
+	}
+	all := strings.Join(labels, " | ")
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			r.t.Errorf("%v: inlay hints at %d:%d lack %q: %q", m, at.Line, at.Character, w, labels)
 		}
 	}
 }
@@ -772,12 +884,9 @@ func (r *markerRun) diagnostics(markers []marker, files map[string]bool) {
 		}
 	}
 	for uri := range files {
-		// the server publishes a version's diagnostics before it answers
-		// requests about that version: a hover is the barrier
-		var h any
-		if err := r.c.Call("textDocument/hover", lsptest.Pos(uri, 0, 0), &h); err != nil {
-			r.t.Fatal(err)
-		}
+		// the server publishes a version's diagnostics before the
+		// complete analysis of that version answers requests
+		settle(r.t, r.c)
 		ds := r.c.Diagnostics(uri)
 		used := make([]bool, len(ds))
 		for _, m := range want[uri] {
@@ -802,6 +911,40 @@ func (r *markerRun) diagnostics(markers []marker, files map[string]bool) {
 				r.t.Errorf("unexpected diagnostic in %s at %d:%d: %s", filepath.Base(uri), d.Range.Start.Line+1, d.Range.Start.Character+1, d.Message)
 			}
 		}
+	}
+}
+
+// related checks @related("re", loc...): the diagnostics starting at the
+// match point, between them, at exactly the locs (any order).
+func (r *markerRun) related(m marker, want []lsptest.Location) {
+	var h any
+	if err := r.c.Call("textDocument/hover", lsptest.Pos(m.uri, 0, 0), &h); err != nil { // diagnostics barrier
+		r.t.Fatal(err)
+	}
+	sp := m.span(r.t, m.args[0])
+	var got []string
+	found := false
+	for _, d := range r.c.Diagnostics(m.uri) {
+		if d.Range.Start != sp.Start {
+			continue
+		}
+		found = true
+		for _, rel := range d.Related {
+			got = append(got, fmt.Sprintf("%s:%d:%d-%d:%d", filepath.Base(rel.Location.URI), rel.Location.Range.Start.Line+1, rel.Location.Range.Start.Character+1, rel.Location.Range.End.Line+1, rel.Location.Range.End.Character+1))
+		}
+	}
+	if !found {
+		r.t.Errorf("%v: no diagnostic starts there", m)
+		return
+	}
+	var exp []string
+	for _, l := range want {
+		exp = append(exp, fmt.Sprintf("%s:%d:%d-%d:%d", filepath.Base(l.URI), l.Range.Start.Line+1, l.Range.Start.Character+1, l.Range.End.Line+1, l.Range.End.Character+1))
+	}
+	sort.Strings(got)
+	sort.Strings(exp)
+	if strings.Join(got, " ") != strings.Join(exp, " ") {
+		r.t.Errorf("%v: related information at %q, want %q", m, got, exp)
 	}
 }
 

@@ -22,6 +22,10 @@ import (
 // --modulepath, --file-root...): check, order and graph take the same.
 func systemFlags(fs *flag.FlagSet, settings analysis.Settings) {
 	fs.Var(settingsFlag(settings), "set", "a setting as key=value (repeatable), e.g. puppet.ordering=title-hash")
+	fs.Func("node", "the node to analyse for: the name of a fact set (Puppet --facts folder or export) or minion, or a certname node blocks match", func(v string) error {
+		settings[analysis.NodeSetting] = v
+		return nil
+	})
 	seen := map[string]bool{}
 	for _, s := range newSystems() {
 		for _, f := range s.Flags() {

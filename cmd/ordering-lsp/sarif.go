@@ -48,6 +48,13 @@ type sarifResult struct {
 	Message          sarifMessage    `json:"message"`
 	Locations        []sarifLocation `json:"locations"`
 	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+	// Properties carry the nodes a problem occurs on (check over fact
+	// sets or minions): SARIF's property bag, as {"nodes": [...]}.
+	Properties *sarifProps `json:"properties,omitempty"`
+}
+
+type sarifProps struct {
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 type sarifLocation struct {
@@ -85,6 +92,9 @@ func sarifLog(ws *source.Workspace, base string, diags []analysis.Diagnostic) sa
 		}
 		r := sarifResult{RuleID: id, Level: sarifLevel(d.Severity), Message: sarifMessage{Text: d.Message},
 			Locations: []sarifLocation{sarifLoc(ws, base, d.At, "")}}
+		if len(d.Nodes) > 0 {
+			r.Properties = &sarifProps{Nodes: d.Nodes}
+		}
 		for i, rel := range d.Related {
 			l := sarifLoc(ws, base, rel.At, rel.Message)
 			l.ID = i + 1

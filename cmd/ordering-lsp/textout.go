@@ -22,6 +22,7 @@ import (
 type textOpts struct {
 	quiet bool
 	color bool
+	nodes []string // the nodes of a per-node check (nodes.go)
 }
 
 // useColor: stdout is a terminal, NO_COLOR is unset, TERM is not dumb.
@@ -92,6 +93,9 @@ func writeText(w io.Writer, ws *source.Workspace, base string, diags []analysis.
 		msg := strings.ReplaceAll(d.Message, "\n", " ")
 		fmt.Fprintf(w, "%s: %s: %s\n", paint("1", analysis.Where(ws, base, d.At)), paint(sevColor[d.Severity], d.Severity.String()), msg)
 		frame(w, ws, d.At, paint, sevColor[d.Severity])
+		if on := nodesLine(d, o.nodes); on != "" {
+			fmt.Fprintf(w, "  %s\n", on)
+		}
 		if len(p.also) > 0 {
 			var at []string
 			for _, s := range p.also {
@@ -107,6 +111,7 @@ func writeText(w io.Writer, ws *source.Workspace, base string, diags []analysis.
 	if o.quiet {
 		return
 	}
+	writeNodeTable(w, diags, o.nodes)
 	var parts []string
 	for _, s := range []struct {
 		sev  analysis.Severity

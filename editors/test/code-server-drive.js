@@ -3,6 +3,8 @@
 // Usage: NODE_PATH=<playwright dir>/node_modules node code-server-drive.js URL WORKSPACE OUT_DIR
 // Checks (each printed as "ok - name" / "not ok - name: why"):
 //   problems   the Problems panel lists the expected message of every file of expect.json
+//   one-problem-per-cycle  the cycle of puppet/site.pp is one row of the Problems panel
+//   cycle-lens the code lens above a resource of the cycle says it does not run
 //   hover      the hover of the Puppet file matches expect.json (execution position)
 //   definition F12 on a Puppet reference lands on the declaration's line
 //   semantic   the server's semantic tokens colour puppet/site.pp and salt/missing.sls (type and
@@ -15,12 +17,21 @@
 //              "Breaks the cycle" with the edit ticked, Apply edits
 //   workspace-graph  "... of the Workspace" draws the nodes of the Puppet, Salt and CFEngine files
 //   graph-tools  search fades what does not match; shift-click two nodes: the path between them;
-//              click a folded class (puppet/grp.pp): it unfolds, and folds again
+//              click a class (puppet/grp.pp, small: open at first): it folds, and opens again
+//   graph-big  puppet/shape.pp (puppetlabs-apache init.pp's shape): fits at zoom >= 0.3 with labels
+//              >= 11 px; one wheel notch zooms >= 10%; search opens the folded class hiding the
+//              match, selects it and zooms to it
 //   focused-graph  "... Around Cursor" centres on the node under the cursor with its 1-hop
 //              neighbourhood; the file's graph with "cycles only" leaves the two nodes of the cycle
 //   order      "Ordering: Show Execution Order" lists the run's steps in the tree view
 //   settings   unticking/ticking ordering.inlayHints.enabled in the Settings editor hides/shows
 //              the position hints: the setting reaches the running server
+//   node       the status bar's "Node: all nodes" opens the picker of the server's nodes (the fact
+//              sets of ordering.puppet.facts); choosing deb12 makes the hover in puppet/node.pp that
+//              node's (2nd of 2 instead of 3rd of 3), choosing "All nodes" brings the old one back
+//   node-matrix "Show Where This Runs on Each Node" on httpd: the On Each Node view says el9 runs
+//              it 1st of 2 and deb12 does not declare it (its facts take the other branch); the
+//              hover then carries the same lines
 //   crash      SIGKILL of the running server: restarted with a warning, hover answers again
 //   completion, rename, quickfix, call-hierarchy  editing the order in puppet/site.pp
 //   install    (a control repository only) the quick fix of a "not installed" hint installs the
@@ -174,6 +185,25 @@ function check(name, ok, detail) {
       await runCommand('View: Toggle Maximized Panel', 'View: Maximize Panel Size');
       check('problems', missing.length === 0,
         missing.length ? `missing ${JSON.stringify(missing)}; rows: ${JSON.stringify(got)}` : `${got.length} rows`);
+    });
+
+    // a cycle is one problem (the other edges are its related information, child rows that do
+    // not repeat the message), and the lens of each resource in it says it does not run
+    await step('cycle-lens', async () => {
+      const cycleRows = (res.problems || []).filter((r) => /Found 1 dependency cycle/.test(r));
+      check('one-problem-per-cycle', cycleRows.length === 1, JSON.stringify(cycleRows));
+      await openFile(puppet.path);
+      await gotoPos('2:1');
+      const lensText = () => [...document.querySelectorAll('.contentWidgets .codelens-decoration')]
+        .map((e) => e.innerText.trim()).filter(Boolean);
+      const lenses = await page.waitForFunction((f) => {
+        const ts = [...document.querySelectorAll('.contentWidgets .codelens-decoration')].map((e) => e.innerText.trim());
+        return ts.some((t) => /does not run/.test(t)) ? ts : null;
+      }, null, { timeout: 20000 }).then((h) => h.jsonValue(), () => null);
+      res.lenses = lenses || await page.evaluate(lensText).catch(() => []);
+      await shot('cycle-lens.png');
+      check('cycle-lens', !!lenses && lenses.filter((t) => /does not run: in a dependency cycle with Notify\[/.test(t)).length >= 2,
+        JSON.stringify(res.lenses));
     });
 
     await step('hover', async () => {
@@ -375,7 +405,7 @@ function check(name, ok, detail) {
       // every edit comes ticked: Apply applies them
       const unticked = await page.$$eval('input.edit-checkbox', (cs) => cs.filter((c) => !c.checked).length).catch(() => -1);
       await page.getByRole('button', { name: 'Apply' }).first().click({ timeout: 10000 }).catch(() => {});
-      // (the editor shows the position hint between the title and the colon: `'a' #3/4:`)
+      // (the editor shows a hint between the title and the colon: `'a' ⟳ no run:`)
       const applied = await editorShows(/notify \{ 'a'[^}\n]*:\s+\}/);
       const text = applied ? await saveAndRead(/notify \{ 'a':\s+\}/) : '';
       await restore();
@@ -526,7 +556,7 @@ function check(name, ok, detail) {
       let frame = await graphFrame(puppet.path);
       await page.waitForTimeout(800); // layout + fit
       await frame.fill('#search', 'Notify[c]');
-      await page.waitForTimeout(300);
+      await page.waitForTimeout(800); // the search waits for the typing to pause
       const matched = await labelsOf(frame, '.match');
       const faded = await labelsOf(frame, '.faded');
       await frame.fill('#search', '');
@@ -539,9 +569,10 @@ function check(name, ok, detail) {
       await shot('graph-path.png');
       frame = await graphFrame('puppet/grp.pp');
       await page.waitForTimeout(800);
-      const folded = await labelsOf(frame, '');
-      await clickNode(frame, 'Class[Grp]');
+      // a graph this small opens unfolded: a click folds the class, another opens it again
       const unfolded = await labelsOf(frame, '');
+      await clickNode(frame, 'Class[Grp]');
+      const folded = await labelsOf(frame, '');
       await clickNode(frame, 'Class[Grp]');
       const refolded = await labelsOf(frame, '');
       res.graph_tools = { matched, faded, pathText, onPath, folded, unfolded, refolded };
@@ -554,10 +585,140 @@ function check(name, ok, detail) {
       check('graph-tools', matched.join(' ') === 'Notify[c]' && faded.includes('Notify[a]')
         && pathText === 'Notify[c] runs before Notify[d]: 1 relationship' && onPath.join(' ') === 'Notify[c] Notify[d]'
         && !folded.includes('File[/tmp/g1]') && unfolded.includes('File[/tmp/g1]') && unfolded.includes('File[/tmp/g2]')
-        && !refolded.includes('File[/tmp/g1]'), JSON.stringify(res.graph_tools));
+        && refolded.includes('File[/tmp/g1]'), JSON.stringify(res.graph_tools));
+    });
+
+    // a graph of puppetlabs-apache init.pp's shape (puppet/shape.pp: 93 classes, ~300
+    // relationships once folded): it fits with labels that read, the wheel zooms 15% a notch,
+    // search opens the class that hides the match and zooms to it
+    await step('graph-big', async () => {
+      await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
+      let seen = 0;
+      for (const f of page.frames()) seen = Math.max(seen, await f.evaluate(() => (window.graphView ? window.graphView.serial : 0)).catch(() => 0));
+      await openFile('puppet/shape.pp');
+      const t0 = Date.now();
+      await runCommand('Ordering: Show Execution Graph');
+      let frame;
+      const deadline = Date.now() + T;
+      while (!frame && Date.now() < deadline) {
+        for (const f of page.frames()) {
+          const ok = await f.evaluate((seen) => !!(window.graphView && window.graphView.serial > seen && document.body.dataset.state === 'drawn'
+            && document.getElementById('title').textContent.endsWith('shape.pp')), seen).catch(() => false);
+          if (ok) { frame = f; break; }
+        }
+        if (!frame) await page.waitForTimeout(100);
+      }
+      if (!frame) throw new Error('no graph for shape.pp');
+      const drawnMs = Date.now() - t0;
+      // the room a user gives a big graph: no side bar, the graph's editor group maximized
+      // (the keyboard back in the workbench: the text of shape.pp, whose group then closes)
+      await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
+      await runCommand('View: Close Primary Side Bar').catch(() => {}); // (none when it is closed)
+      await runCommand('View: Hide Panel', 'View: Close Panel').catch(() => {});
+      await runCommand('View: Close Editor Group');
+      await page.waitForTimeout(1500); // relaid out for the new shape
+      const measure = () => frame.evaluate(() => {
+        const cy = window.cy;
+        const box = document.getElementById('cy').getBoundingClientRect();
+        const bb = cy.elements().renderedBoundingBox();
+        const leaf = cy.nodes().filter((n) => !n.isParent())[0];
+        return { nodes: cy.nodes().length, edges: cy.edges().length, zoom: cy.zoom(), stats: document.getElementById('stats').textContent,
+          labelPx: parseFloat(leaf.renderedStyle('font-size')), view: [Math.round(box.width), Math.round(box.height)],
+          inView: bb.x1 >= -1 && bb.y1 >= -1 && bb.x2 <= box.width + 1 && bb.y2 <= box.height + 1,
+          legend: document.querySelector('.legend').textContent.replace(/\s+/g, ' ').trim() };
+      });
+      const fit = await measure();
+      await shot('graph-big.png');
+      // the wheel: one notch in, one out, over the middle of the canvas
+      const cyBox = await frame.locator('#cy').boundingBox();
+      await page.mouse.move(cyBox.x + cyBox.width / 2, cyBox.y + cyBox.height / 2);
+      const z0 = await frame.evaluate(() => window.cy.zoom());
+      await page.mouse.wheel(0, -100);
+      await page.waitForTimeout(300);
+      const z1 = await frame.evaluate(() => window.cy.zoom());
+      await page.mouse.wheel(0, 100);
+      await page.waitForTimeout(300);
+      const z2 = await frame.evaluate(() => window.cy.zoom());
+      // search: File[ssl.conf] is inside the folded class of mod::ssl
+      await frame.fill('#search', 'ssl.conf');
+      let searched = null;
+      const sd = Date.now() + 10000;
+      while (!searched && Date.now() < sd) {
+        searched = await frame.evaluate(() => {
+          const s = window.graphView && window.graphView.searched;
+          if (!s) return null;
+          const sel = window.cy.nodes(':selected');
+          const box = document.getElementById('cy').getBoundingClientRect();
+          const visible = sel.filter((n) => { const p = n.renderedPosition(); return p.x >= 0 && p.y >= 0 && p.x <= box.width && p.y <= box.height; });
+          return { ...s, selected: sel.map((n) => n.data('label')), visible: visible.length };
+        }).catch(() => null);
+        if (!searched) await page.waitForTimeout(200);
+      }
+      await page.waitForTimeout(300);
+      await shot('graph-big-search.png');
+      await frame.fill('#search', '');
+      await frame.locator('#search').blur();
+      res.graph_big = { drawnMs, fit, wheel: { z0, z1, z2, in: z1 / z0, out: z0 / z2 }, searched };
+      check('graph-big-fit', fit.zoom >= 0.3 && fit.inView && fit.nodes >= 80 && fit.edges >= 250 && fit.labelPx >= 11,
+        JSON.stringify({ drawnMs, ...fit }));
+      check('graph-big-wheel', z1 / z0 >= 1.1 && z1 / z2 >= 1.1, JSON.stringify(res.graph_big.wheel));
+      check('graph-big-search', !!searched && searched.selected.includes('File[ssl.conf]') && searched.visible >= 1 && searched.zoom > fit.zoom * 1.2,
+        JSON.stringify(searched));
+      await openFile(puppet.path);
+      await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
     });
 
     // Pictures of the graph view on a real workspace (ORDERING_E2E_WS, see code-server-e2e.sh):
+    // ORDERING_VIEW_SHOTS="kind@file:line:col:name.png;..." pictures of the editor on real code
+    // (kind: view = the file at that line, lenses, hints and squiggles; hover; fix = the Quick Fix
+    // list; why = the "Why does this run before..." picker; order = the Execution Order view;
+    // problems@name.png = the Problems panel)
+    await step('view-shots', async () => {
+      const specs = (process.env.ORDERING_VIEW_SHOTS || '').split(';').filter(Boolean);
+      for (const spec of specs) {
+        const [kind, rest] = spec.split('@');
+        const parts = rest.split(':');
+        const name = parts.pop();
+        if (kind === 'problems') {
+          await page.keyboard.press('Control+Shift+M');
+          await page.waitForTimeout(1500);
+          await shot(name);
+          await runCommand('View: Hide Panel', 'View: Close Panel').catch(() => {});
+          check('view-shots', true, name);
+          continue;
+        }
+        const [file, line, col] = parts;
+        await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
+        await openFile(file);
+        await gotoPos(`${line}:${col}`);
+        await page.waitForTimeout(2500); // diagnostics, lenses, hints
+        let detail = '';
+        if (kind === 'hover') {
+          await page.keyboard.press('Control+K');
+          await page.keyboard.press('Control+I');
+          await page.waitForSelector('.monaco-editor .monaco-hover:not(.hidden)', { timeout: 20000 }).catch(() => {});
+          await page.waitForTimeout(800);
+        } else if (kind === 'fix') {
+          await runCommand('Quick Fix...', 'Quick Fix');
+          await page.waitForSelector('.action-widget .monaco-list-row', { timeout: 20000 }).catch(() => {});
+          detail = JSON.stringify(await page.$$eval('.action-widget .monaco-list-row', (rs) => rs.map((r) => r.innerText.trim())).catch(() => []));
+          await page.waitForTimeout(500);
+        } else if (kind === 'why') {
+          await runCommand('Ordering: Why Does This Run Before…', 'Ordering: Why Does This Run Before');
+          await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 20000 }).catch(() => {});
+          await page.waitForTimeout(800);
+          detail = JSON.stringify(await page.$$eval('.quick-input-list .monaco-list-row', (rs) => rs.slice(0, 6).map((r) => r.innerText.replace(/\s+/g, ' ').trim())).catch(() => []));
+        } else if (kind === 'order') {
+          await runCommand('Ordering: Show Execution Order');
+          await page.waitForTimeout(3000);
+        }
+        await shot(name);
+        await page.keyboard.press('Escape');
+        check('view-shots', true, `${name} ${detail}`);
+      }
+    });
+
+    // (ORDERING_SHOTS_WIDE=1: the graph gets the whole window)
     // ORDERING_SHOTS="file:line:col:hops:name.png;..." opens each file, puts the cursor there and
     // runs "Show Execution Graph Around Cursor" (hops "file": the whole file's graph instead).
     await step('graph-shot', async () => {
@@ -586,6 +747,12 @@ function check(name, ok, detail) {
         }
         if (!frame) throw new Error(`no graph for ${spec}`);
         if (hops !== 'file' && hops !== '1') await frame.selectOption('#hops', hops);
+        if (process.env.ORDERING_SHOTS_WIDE) {
+          // the whole window for the graph: the file's editor group closes
+          await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
+          await runCommand('View: Hide Panel', 'View: Close Panel').catch(() => {});
+          await runCommand('View: Close Editor Group');
+        }
         await page.waitForTimeout(1500); // layout + fit
         const g = await frame.evaluate(() => ({ stats: document.getElementById('stats').textContent, focus: document.getElementById('focus').textContent,
           by: window.graphView.laidOutBy + (window.graphView.workerTrouble ? ` (${window.graphView.workerTrouble})` : '') }));
@@ -598,7 +765,7 @@ function check(name, ok, detail) {
       await page.click('.editor-group-container .monaco-editor .view-lines').catch(() => {});
       await openFile(puppet.path);
       await runCommand('Ordering: Show Execution Order');
-      // rows of the "Execution Order" tree (explorer side bar): "1. Notify[c]", ...
+      // rows of the "Execution Order" tree (its own view container): "1. Notify[c]", ...
       const rowsSel = '.pane-body .monaco-list-row';
       let rows = [];
       const deadline = Date.now() + 20000;
@@ -674,6 +841,81 @@ function check(name, ok, detail) {
       await toggle();
       const on = await waitText(true);
       check('settings', before && off && on, `position hints shown ${before}, gone after unticking ${off}, back after ticking ${on}`);
+    });
+
+    // the node picker: status bar item -> quick pick -> ordering.node -> the server's answers
+    await step('node', async () => {
+      await openFile('puppet/node.pp');
+      const hoverAt = async (pos) => {
+        await gotoPos(pos);
+        await page.keyboard.press('Control+K');
+        await page.keyboard.press('Control+I');
+        const hoverText = () => [...document.querySelectorAll('.monaco-editor .monaco-hover')]
+          .filter((e) => e.offsetParent !== null && e.innerText.trim()).map((e) => e.innerText.trim())[0];
+        const h = await page.waitForFunction(hoverText, null, { timeout: 20000 }).then(() => page.evaluate(hoverText), () => null);
+        await page.keyboard.press('Escape');
+        return h || '';
+      };
+      const statusItem = (text) => page.locator('.statusbar-item', { hasText: text }).first();
+      const choose = async (from, label, to) => {
+        await statusItem(from).click({ timeout: 20000 });
+        const row = `.quick-input-list .monaco-list-row[aria-label^="${label}"]`;
+        await page.waitForSelector(row, { timeout: 20000 });
+        await page.click(row);
+        await statusItem(to).waitFor({ timeout: 20000 });
+      };
+      const waitHover = async (re) => {
+        const deadline = Date.now() + 30000;
+        let h = '';
+        while (Date.now() < deadline) { h = await hoverAt('7:11'); if (re.test(h)) return h; await page.waitForTimeout(500); }
+        return h;
+      };
+      // the inlay hints follow too: #3/3 on notify for all nodes, #2/2 for deb12 (no httpd)
+      const text = () => page.$eval('.editor-group-container.active .monaco-editor .view-lines', (e) => e.innerText).catch(() => '');
+      const waitText = async (re) => {
+        const deadline = Date.now() + 30000;
+        while (Date.now() < deadline) { if (re.test(await text())) return true; await page.waitForTimeout(300); }
+        return false;
+      };
+      const all = await waitHover(/3rd of 3/i);
+      const allHints = await waitText(/'web'\s*#3\/3/);
+      await choose('Node: all nodes', 'deb12.example.com', 'Node: deb12.example.com');
+      const deb = await waitHover(/2nd of 2/i);
+      const debHints = await waitText(/'web'\s*#2\/2/) && !/httpd'\s*#/.test(await text());
+      await shot('node.png');
+      await choose('Node: deb12.example.com', 'All nodes', 'Node: all nodes');
+      const back = await waitHover(/3rd of 3/i);
+      check('node', /3rd of 3/i.test(all) && /2nd of 2/i.test(deb) && /apache2/.test(deb) && /3rd of 3/i.test(back) && allHints && debHints,
+        `all nodes ${JSON.stringify(all.split('\n')[2] || all)}, deb12 ${JSON.stringify(deb.split('\n')[2] || deb)}, back ${JSON.stringify(back.split('\n')[2] || back)}; `
+        + `inlay hints: all nodes #3/3 ${allHints}, deb12 #2/2 and none on httpd ${debHints}`);
+    });
+
+    // "All nodes": the On Each Node view lists, for the declaration at the cursor, where it runs
+    // on each fact set's node or why not; the hover then has the same lines
+    await step('node-matrix', async () => {
+      await openFile('puppet/node.pp');
+      await gotoPos('5:13');
+      await runCommand('Ordering: Show Where This Runs on Each Node');
+      const rowsOf = () => page.$$eval('.pane-body .monaco-list-row', (rs) => rs.map((r) => (r.innerText || r.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim()));
+      let rows = [];
+      const deadline = Date.now() + 30000;
+      while (Date.now() < deadline) {
+        rows = await rowsOf();
+        if (rows.some((r) => /^el9\.example\.com\s*1st of 2/.test(r)) && rows.some((r) => /^deb12\.example\.com\s*not declared/.test(r))) break;
+        await page.waitForTimeout(300);
+      }
+      await shot('node-matrix.png');
+      await gotoPos('5:13');
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');
+      const hoverText = () => [...document.querySelectorAll('.monaco-editor .monaco-hover')]
+        .filter((e) => e.offsetParent !== null && e.innerText.trim()).map((e) => e.innerText.trim())[0];
+      const h = await page.waitForFunction(hoverText, null, { timeout: 20000 }).then(() => page.evaluate(hoverText), () => '');
+      await page.keyboard.press('Escape');
+      const el = rows.find((r) => /^el9\.example\.com/.test(r)) || '';
+      const deb = rows.find((r) => /^deb12\.example\.com/.test(r)) || '';
+      check('node-matrix', /1st of 2/.test(el) && /not declared/.test(deb) && /On each node/.test(h || '') && /el9\.example\.com.*1st of 2/.test(h || ''),
+        `view rows ${JSON.stringify(rows.slice(0, 6))}; hover ${JSON.stringify((h || '').split('\n').slice(-3))}`);
     });
 
     // a crash of a running server: it is restarted (with a warning), and answers again

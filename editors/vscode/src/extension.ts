@@ -14,6 +14,8 @@ import { GraphPanel } from './graphPanel';
 import { OrderTreeProvider } from './orderTree';
 import { reveal } from './reveal';
 import { INSTALL_MODULES_COMMAND, installFailure, installRefusal } from './install';
+import { NodePicker } from './nodePicker';
+import { NODE_VIEW, NodeMatrixView } from './nodeMatrixView';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -25,7 +27,7 @@ let serverPath: string | undefined; // the server binary in use, for `ordering-l
 
 function serverSettings() {
   const cfg = vscode.workspace.getConfiguration('ordering');
-  return toServerSettings((k) => cfg.get(k));
+  return toServerSettings((k) => cfg.get(k), { workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, HOME: process.env.HOME });
 }
 
 function isExecutable(f: string): boolean {
@@ -217,6 +219,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor(track));
 
   const orderTree = new OrderTreeProvider(getClient);
+  context.subscriptions.push(new NodePicker(getClient));
+  const nodeView = new NodeMatrixView(getClient);
+  context.subscriptions.push(nodeView);
   context.subscriptions.push(
     vscode.window.registerTreeDataProvider('orderingExecutionOrder', orderTree),
     vscode.commands.registerCommand('ordering.showOutput', () => output.show(true)),
@@ -238,6 +243,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!uri) { void vscode.window.showInformationMessage('Ordering: open a Puppet, Salt, CFEngine, Chef or Rudder file first.'); return; }
       await orderTree.load(uri.toString());
       await vscode.commands.executeCommand('orderingExecutionOrder.focus');
+    }),
+    vscode.commands.registerCommand('ordering.showNodeMatrix', async () => {
+      await vscode.commands.executeCommand(`${NODE_VIEW}.focus`);
+      nodeView.soon(0);
     }),
     vscode.commands.registerCommand('ordering.why', () => why(getClient)),
     vscode.commands.registerCommand('ordering.diff', () => diff(() => serverPath)),

@@ -20,6 +20,9 @@ export interface ViewNode {
   /** element id of the container drawn around it, if any */
   parent?: string;
   container: boolean;
+  /** where it comes in execution order when it has no position of its own: a folded container
+   *  comes where the first step it holds runs (set by filterView) */
+  order?: number;
 }
 
 export interface ViewEdge {
@@ -39,7 +42,7 @@ export interface GraphViewModel {
   /** in execution order: ordered nodes by position, then the nodes without a position */
   nodes: ViewNode[];
   edges: ViewEdge[];
-  stats: { nodes: number; edges: number; ordered: number; cycleNodes: number; droppedEdges: number; hiddenNodes: number };
+  stats: { nodes: number; edges: number; ordered: number; cycleNodes: number; droppedEdges: number; hiddenNodes: number; folded?: number };
 }
 
 /** More nodes than this and the layout would freeze the view: the first ones in execution order are drawn. */
@@ -185,12 +188,22 @@ export function filterView(model: GraphViewModel, f: ViewFilter): GraphViewModel
     for (let p = byId.get(id)?.parent; p && byId.has(p); p = byId.get(p)!.parent) if (f.collapsed?.has(p)) top = p;
     return top;
   };
+  // a container comes where the first step it holds runs
+  const first = new Map<string, number>();
+  for (const n of model.nodes) {
+    if (n.position === null) continue;
+    for (let p = n.parent; p && byId.has(p); p = byId.get(p)!.parent) first.set(p, Math.min(first.get(p) ?? Infinity, n.position));
+  }
   const nodes: ViewNode[] = [];
   for (const n of model.nodes) {
     if (!keep.has(n.id) || owner(n.id) !== n.id) continue;
     const folded = f.collapsed?.has(n.id);
-    nodes.push({ ...n, classes: cls(...n.classes.split(' '), folded && 'collapsed') });
+    const order = n.position ?? first.get(n.id);
+    // a container is "not ordered" only when nothing it holds runs
+    const classes = n.classes.split(' ').filter((c) => !(c === 'unordered' && order !== undefined));
+    nodes.push({ ...n, order, classes: cls(...classes, folded && 'collapsed') });
   }
+  shortenClassNames(nodes);
   const drawn = new Set(nodes.map((n) => n.id));
   // an edge between a node and a container around it is the containment the frame already draws
   const within = (x: string, c: string) => ancestorOf(c, x);
@@ -208,13 +221,40 @@ export function filterView(model: GraphViewModel, f: ViewFilter): GraphViewModel
     merged.set(key, { ...e, id: source === e.source && target === e.target ? e.id : `${e.id}f`, source, target });
   }
   const edges = [...merged.values()];
+  const folded = model.nodes.filter((n) => keep.has(n.id) && owner(n.id) !== n.id).length;
   return {
     title: model.title,
     focus: model.focus && drawn.has(model.focus) ? model.focus : undefined,
     nodes,
     edges,
-    stats: statsOf(nodes, edges, model.stats.droppedEdges + dropped, model.stats.hiddenNodes + (model.nodes.length - nodes.length)),
+    stats: { ...statsOf(nodes, edges, model.stats.droppedEdges + dropped, model.stats.hiddenNodes + (model.nodes.length - nodes.length - folded)), folded },
   };
+}
+
+/** Classes drawn in a graph mostly share a namespace (apache::mod::ssl, apache::mod::php...):
+ *  their nodes say `Class[...]` and the shared part once fewer, "…::Mod::Ssl" (the list and
+ *  the tooltip keep the full name), so a hundred of them fit the view with readable labels. */
+export function shortenClassNames(nodes: ViewNode[]): void {
+  const names = new Map<ViewNode, string[]>();
+  for (const n of nodes) {
+    const m = /^Class\[(.+)\]$/.exec(n.label);
+    if (m) names.set(n, m[1].split('::'));
+  }
+  const many = [...names.values()].filter((segs) => segs.length > 1);
+  let prefix: string[] | undefined;
+  if (many.length >= 3) {
+    prefix = many[0].slice(0, -1);
+    for (const segs of many) {
+      let i = 0;
+      while (i < prefix.length && i < segs.length - 1 && prefix[i] === segs[i]) i++;
+      prefix = prefix.slice(0, i);
+    }
+  }
+  for (const [n, segs] of names) {
+    const shared = prefix && prefix.length > 0 && segs.length > prefix.length && prefix.every((p, i) => segs[i] === p);
+    const name = shared ? '…::' + segs.slice(prefix!.length).join('::') : segs.join('::');
+    n.display = truncate(n.position !== null ? `${n.position}. ${name}` : name);
+  }
 }
 
 /** How many relationships away from focus each node is, up to maxHops (either direction). A node's
@@ -334,6 +374,117 @@ export function neighbourhoodLayout(model: GraphViewModel, focus: string,
     }
   }
   return out;
+}
+
+export interface WrapOptions {
+  /** the drawing area: the layout's aspect ratio follows it */
+  width: number;
+  height: number;
+  rowHeight: number;
+  gap: number;
+  /** room a drawn container takes around what it holds: padding, and its title on top */
+  framePad: number;
+  frameTitle: number;
+}
+
+/** Where each node goes in a big graph: the execution order read like a newspaper, top to bottom
+ *  in columns, the columns left to right (a long chain wraps instead of running off in one line
+ *  16,000 px long), as many columns as make the picture the shape of the drawing area. A
+ *  container that is open keeps what it holds together, as one block of columns of its own.
+ *  Containers with members drawn get no position: their frame is drawn around what they hold. */
+export function wrappedLayout(model: GraphViewModel, opts: WrapOptions): Map<string, { x: number; y: number }> {
+  const out = new Map<string, { x: number; y: number }>();
+  const byId = new Map(model.nodes.map((n) => [n.id, n]));
+  const children = new Map<string, ViewNode[]>();
+  const top: ViewNode[] = [];
+  for (const n of model.nodes) {
+    if (n.parent && byId.has(n.parent)) {
+      if (!children.has(n.parent)) children.set(n.parent, []);
+      children.get(n.parent)!.push(n);
+    } else top.push(n);
+  }
+  const key = (n: ViewNode): number => n.position ?? n.order ?? Infinity;
+  const byOrder = (a: ViewNode, b: ViewNode) => key(a) - key(b);
+
+  interface Block { w: number; h: number; place(x: number, y: number): void }
+  const leafBlock = (n: ViewNode): Block => ({
+    w: nodeWidth(n.display), h: opts.rowHeight,
+    place: (x, y) => out.set(n.id, { x: x + nodeWidth(n.display) / 2, y: y + opts.rowHeight / 2 }),
+  });
+  // blocks into columns at most limit high; a block taller than that gets a column of its own
+  const columns = (items: Block[], limit: number): Block => {
+    const cols: { items: Block[]; w: number; h: number }[] = [];
+    for (const b of items) {
+      let c = cols[cols.length - 1];
+      if (!c || (c.h + b.h > limit && c.items.length)) { c = { items: [], w: 0, h: 0 }; cols.push(c); }
+      c.items.push(b); c.w = Math.max(c.w, b.w); c.h += b.h;
+    }
+    const w = cols.reduce((t, c) => t + c.w, 0) + opts.gap * Math.max(0, cols.length - 1);
+    const h = Math.max(0, ...cols.map((c) => c.h));
+    return {
+      w, h,
+      place: (x, y) => {
+        for (const c of cols) {
+          let yy = y;
+          for (const b of c.items) { b.place(x, yy); yy += b.h; }
+          x += c.w + opts.gap;
+        }
+      },
+    };
+  };
+  const blockOf = (n: ViewNode, limit: number): Block => {
+    const kids = children.get(n.id);
+    if (!kids) return leafBlock(n);
+    const inner = columns(kids.sort(byOrder).map((k) => blockOf(k, limit - 2 * opts.framePad - opts.frameTitle)),
+      Math.max(opts.rowHeight, limit - 2 * opts.framePad - opts.frameTitle));
+    return {
+      w: Math.max(inner.w, nodeWidth(n.display)) + 2 * opts.framePad,
+      h: inner.h + 2 * opts.framePad + opts.frameTitle + opts.gap / 2,
+      place: (x, y) => inner.place(x + opts.framePad, y + opts.framePad + opts.frameTitle),
+    };
+  };
+  top.sort(byOrder);
+  // as many rows as make the picture the drawing area's shape: of the heights tried, the one
+  // the view can show largest
+  const leaves = model.nodes.filter((n) => !children.has(n.id)).length;
+  let best: Block | undefined, bestZoom = -1;
+  const tried = new Set<number>();
+  for (let rows = 3; rows <= Math.max(3, leaves); rows = Math.max(rows + 1, Math.round(rows * 1.08))) {
+    if (tried.has(rows)) continue;
+    tried.add(rows);
+    const maxH = rows * opts.rowHeight;
+    const b = columns(top.map((n) => blockOf(n, maxH)), maxH);
+    const zoom = Math.min(opts.width / Math.max(1, b.w), opts.height / Math.max(1, b.h));
+    if (zoom > bestZoom) { best = b; bestZoom = zoom; }
+    if (b.h > opts.height * 4 && b.w < opts.width) break; // taller and taller: no better one ahead
+  }
+  best?.place(0, 0);
+  return out;
+}
+
+/** A graph of more nodes than this opens with its containers folded. */
+export const FOLD_ABOVE = 30;
+
+/** Which containers start folded: none in a small graph (FOLD_ABOVE nodes or fewer: everything
+ *  reads at once); in a bigger one every container (a class of a real module holds dozens of
+ *  resources), except those around the focus and those in a cycle, which are what the user came
+ *  to see. A click unfolds one. */
+export function initiallyFolded(model: GraphViewModel, foldAbove = FOLD_ABOVE): Set<string> {
+  if (model.nodes.length <= foldAbove) return new Set();
+  const byId = new Map(model.nodes.map((n) => [n.id, n]));
+  const open = new Set<string>();
+  for (let p = model.focus; p; p = byId.get(p)?.parent) open.add(p);
+  for (const n of model.nodes) if (n.cycle) for (let p = n.parent; p; p = byId.get(p)?.parent) open.add(p);
+  return new Set(model.nodes.filter((n) => n.container && !open.has(n.id)).map((n) => n.id));
+}
+
+/** The node a big graph opens around: none when the (folded) view has at most max nodes; else
+ *  the first step in execution order declared in the file the graph is of (its title), else the
+ *  first step. */
+export function bigGraphFocus(view: GraphViewModel, max: number): string | undefined {
+  if (view.nodes.length <= max) return undefined;
+  const ordered = view.nodes.filter((n) => n.position !== null);
+  return (ordered.find((n) => n.file === view.title) ?? ordered[0] ?? view.nodes[0])?.id;
 }
 
 /** Nodes whose label or file holds the text (case-insensitive), in the model's order. */

@@ -107,7 +107,11 @@ export class GraphPanel {
   <span id="title">Execution graph</span>
   <span id="stats"></span>
   <span class="legend"><span class="sw order"></span>order <span class="sw refresh"></span>refresh <span class="sw auto"></span>auto
-  <span class="sw call"></span>call <span class="sw cycle"></span>cycle</span>
+  <span class="sw call"></span>call <span class="sw cycle"></span>cycle
+  <span class="nd" title="a folded class, SLS or bundle: click to open it">folded</span>
+  <span class="nd unordered" title="in no run: nothing places it in an execution order">no position</span>
+  <span class="nd cycle" title="in a dependency cycle: it does not run">in a cycle</span>
+  <span class="nd focus" title="the node the view is centred on (double-click another)">focus</span></span>
   <input id="search" type="search" placeholder="Search nodes" aria-label="search nodes">
   <label title="Only the nodes and relationships of dependency cycles"><input id="cycles" type="checkbox"> cycles only</label>
   <select id="hops" title="How many relationships away from the focused node to show (double-click a node to focus on it)">

@@ -43,3 +43,24 @@ export interface OrderParams { uri: string }
 
 export const GraphRequest = 'ordering/graph';
 export const OrderRequest = 'ordering/order';
+
+/** ordering/nodeMatrix: params { textDocument: { uri }, position } (lsp/ordering_node_matrix.go):
+ *  where the declaration at the position runs on each node with data, or why it does not. */
+export interface NodeRunPlace { run: string; index: number; of: number; refused: boolean }
+export interface NodePlace {
+  name: string;
+  detail?: string;
+  /** the node's data file (fact set, minion data) */
+  uri?: string;
+  /** what the node calls the declaration (a title its facts decide) */
+  refs?: string[];
+  runs: NodeRunPlace[];
+  /** why the node's order lacks it; absent when it has it */
+  absent?: string;
+  problems?: string[];
+  /** the node's answer in one line */
+  summary: string;
+}
+export interface NodeMatrixResult { subject: string; kind?: string; current: string; nodes: NodePlace[]; message?: string }
+export interface NodeMatrixParams { textDocument: { uri: string }; position: Position }
+export const NodeMatrixRequest = 'ordering/nodeMatrix';

@@ -8,7 +8,11 @@ import { reveal } from './reveal';
 interface WhyEdge { from: string; to: string; reason: string; location: { uri: string; range: any } }
 interface WhyAnswer { relation: 'before' | 'after' | 'independent'; summary: string; path: WhyEdge[] }
 
-/** Asks for the other declaration (workspace symbols as the user types), then lists the chain. */
+interface WhyCandidates { this: string; candidates: { ref: string; detail: string }[] }
+
+/** Asks for the other declaration: first the candidates the server ranks from the cursor's
+ * declaration (what it waits for and what waits for it, nearest first), then, as the user
+ * types, workspace symbols too; then lists the chain. */
 export async function why(getClient: () => LanguageClient | undefined): Promise<void> {
   const client = getClient();
   const editor = vscode.window.activeTextEditor;
@@ -16,13 +20,31 @@ export async function why(getClient: () => LanguageClient | undefined): Promise<
     void vscode.window.showInformationMessage('Ordering: put the cursor on a declaration in a Puppet, Salt, CFEngine, Chef or Rudder file first.');
     return;
   }
+  const at = {
+    textDocument: { uri: editor.document.uri.toString() },
+    position: { line: editor.selection.active.line, character: editor.selection.active.character },
+  };
+  let ranked: WhyCandidates;
+  try {
+    ranked = await client.sendRequest('ordering/whyCandidates', at);
+  } catch (e) {
+    void vscode.window.showWarningMessage(`Ordering: ${e instanceof Error ? e.message : String(e)}`);
+    return;
+  }
   const pick = vscode.window.createQuickPick();
-  pick.placeholder = 'Why does this run before… (type a resource, state, promise)';
+  pick.title = `Why does ${ranked.this} run before or after…`;
+  pick.placeholder = `pick or type a resource, state, promise (related to ${ranked.this} first)`;
+  pick.matchOnDescription = true;
+  const first = ranked.candidates.map((c) => ({ label: c.ref, description: c.detail }));
+  pick.items = first;
   let seq = 0;
   pick.onDidChangeValue(async (q) => {
     const mine = ++seq;
+    if (!q) { pick.items = first; return; }
     const syms: { name: string; containerName?: string }[] = await client.sendRequest('workspace/symbol', { query: q });
-    if (mine === seq) pick.items = syms.slice(0, 100).map((s) => ({ label: s.name, description: s.containerName }));
+    if (mine !== seq) return;
+    const known = new Set(first.map((i) => i.label));
+    pick.items = [...first, ...syms.filter((s) => !known.has(s.name)).slice(0, 100).map((s) => ({ label: s.name, description: s.containerName }))];
   });
   const other = await new Promise<string | undefined>((resolve) => {
     pick.onDidAccept(() => { resolve(pick.selectedItems[0]?.label ?? pick.value); pick.hide(); });
@@ -33,11 +55,7 @@ export async function why(getClient: () => LanguageClient | undefined): Promise<
   if (!other) return;
   let ans: WhyAnswer;
   try {
-    ans = await client.sendRequest('ordering/why', {
-      textDocument: { uri: editor.document.uri.toString() },
-      position: { line: editor.selection.active.line, character: editor.selection.active.character },
-      other,
-    });
+    ans = await client.sendRequest('ordering/why', { ...at, other });
   } catch (e) {
     void vscode.window.showWarningMessage(`Ordering: ${e instanceof Error ? e.message : String(e)}`);
     return;

@@ -2,7 +2,7 @@
 import cytoscape from 'cytoscape';
 // @ts-ignore: no types published for cytoscape-dagre
 import dagre from 'cytoscape-dagre';
-import { filterView, neighbourhoodLayout, searchNodes, shortestPath, type GraphViewModel, type ViewFilter, type ViewNode } from '../graphModel';
+import { bigGraphFocus, filterView, initiallyFolded, neighbourhoodLayout, searchNodes, shortestPath, wrappedLayout, type GraphViewModel, type ViewFilter, type ViewNode } from '../graphModel';
 import type { LayoutRequest, LayoutResult } from './layoutProtocol';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
@@ -47,7 +47,7 @@ function renderList(model: GraphViewModel) {
 }
 
 // what the user narrowed the view to; reset when a new graph arrives with a focus of its own
-const state: { full?: GraphViewModel; filter: ViewFilter; path: string[]; search: string; serial: number } = { filter: {}, path: [], search: '', serial: 0 };
+const state: { full?: GraphViewModel; filter: ViewFilter; path: string[]; search: string; serial: number; searched?: { hits: number; zoom: number } } = { filter: {}, path: [], search: '', serial: 0 };
 
 function byIdOf(model: GraphViewModel) { return new Map(model.nodes.map((n) => [n.id, n])); }
 
@@ -61,6 +61,9 @@ function receive(model: GraphViewModel, reset: boolean) {
   state.serial++;
   if (fresh) {
     state.filter = { focus: model.focus, hops: model.focus ? 1 : undefined, cyclesOnly: false, collapsed: initiallyFolded(model) };
+    // too big to read whole even folded: start around the file's first step, a few hops out
+    const big = !model.focus && bigGraphFocus(filterView(model, state.filter), BIG_GRAPH);
+    if (big) state.filter = { ...state.filter, focus: big, hops: BIG_GRAPH_HOPS };
     state.path = [];
   }
   syncControls();
@@ -68,15 +71,13 @@ function receive(model: GraphViewModel, reset: boolean) {
   draw();
 }
 
-/** Containers start folded (a class of a real module holds dozens of resources), except those
- *  around the focus and those in a cycle, which are what the user came to see. */
-function initiallyFolded(model: GraphViewModel): Set<string> {
-  const byId = byIdOf(model);
-  const open = new Set<string>();
-  for (let p = model.focus; p; p = byId.get(p)?.parent) open.add(p);
-  for (const n of model.nodes) if (n.cycle) for (let p = n.parent; p; p = byId.get(p)?.parent) open.add(p);
-  return new Set(model.nodes.filter((n) => n.container && !open.has(n.id)).map((n) => n.id));
-}
+/** Folded, a graph with more nodes than this opens on a neighbourhood instead (BIG_GRAPH_HOPS
+ *  relationships around its first step); "everything" in the hops box shows it all. */
+const BIG_GRAPH = 150;
+const BIG_GRAPH_HOPS = 2;
+/** Above this many nodes the whole graph is laid out as the execution order wrapped into columns
+ *  (wrappedLayout); below, dagre's layers read best. */
+const WRAP_MIN = 30;
 
 function syncControls() {
   const hops = input<HTMLSelectElement>('hops');
@@ -128,8 +129,10 @@ function draw() {
 /** What the header says of the graph drawn. */
 function statsText(model: GraphViewModel): string {
   const s = model.stats;
-  return `${s.nodes} nodes, ${s.edges} edges${s.cycleNodes ? `, ${s.cycleNodes} in cycles` : ''}`
-    + (s.hiddenNodes ? ` (${s.hiddenNodes} not shown${state.full?.stats.hiddenNodes ? ': open the graph of one file' : ''})` : '');
+  const parts = [];
+  if (s.folded) parts.push(`${s.folded} folded into their classes: click one to open it`);
+  if (s.hiddenNodes) parts.push(`${s.hiddenNodes} not shown${state.full?.stats.hiddenNodes ? `: the first ${state.full.stats.nodes} in execution order are drawn` : ''}`);
+  return `${s.nodes} nodes, ${s.edges} edges${s.cycleNodes ? `, ${s.cycleNodes} in cycles` : ''}` + (parts.length ? ` (${parts.join('; ')})` : '');
 }
 
 /** Graphs this big are laid out in the worker (smaller ones take less time than the round trip). */
@@ -167,12 +170,16 @@ function mount(model: GraphViewModel, elements: cytoscape.ElementDefinition[], l
   cy = cytoscape({
     container: document.getElementById('cy'),
     elements,
-    wheelSensitivity: 0.3,
+    // the wheel is ours (see wheelZoom): cytoscape's step depends on the browser's deltas and
+    // was under 1% a notch in VS Code's webview
+    userZoomingEnabled: false,
+    minZoom: 0.05,
+    maxZoom: 4,
     style: [
       { selector: 'node', style: {
         shape: 'round-rectangle', 'background-color': nodeBg, 'border-width': 1, 'border-color': border,
         label: 'data(display)', color: fg, 'font-size': 12, 'text-valign': 'center', 'text-halign': 'center',
-        width: 'label', height: 'label', padding: '8px', 'text-wrap': 'none',
+        width: 'label', height: 'label', padding: '6px', 'text-wrap': 'none',
       } },
       // a container drawn around what it holds: its name on top, a click folds it
       { selector: ':parent', style: {
@@ -199,6 +206,10 @@ function mount(model: GraphViewModel, elements: cytoscape.ElementDefinition[], l
       { selector: 'edge.cycle', style: { 'line-color': red, 'target-arrow-color': red, width: 3, color: red } },
       { selector: '.on-path', style: { 'border-color': blue, 'line-color': blue, 'target-arrow-color': blue, width: 4, 'border-width': 4 } },
       { selector: ':selected', style: { 'overlay-opacity': 0.15 } },
+      // many edges: straight and light, those of the node under the mouse or selected in full
+      { selector: 'edge.many', style: { 'curve-style': 'straight', opacity: 0.35 } },
+      { selector: 'edge.many.hl, edge.many.cycle, edge.many.on-path', style: { opacity: 1, width: 2.5 } },
+      { selector: 'edge.many.faded', style: { opacity: 0.08 } },
     ],
     layout,
   });
@@ -215,6 +226,13 @@ function mount(model: GraphViewModel, elements: cytoscape.ElementDefinition[], l
   fit();
   cy.on('mouseover', 'edge', (ev) => ev.target.addClass('hover'));
   cy.on('mouseout', 'edge', (ev) => ev.target.removeClass('hover'));
+  if (model.edges.length > 60) {
+    cy.edges().addClass('many');
+    cy.on('mouseover', 'node', (ev) => ev.target.connectedEdges().addClass('hl'));
+    cy.on('mouseout', 'node', (ev) => { if (!ev.target.selected()) ev.target.connectedEdges().removeClass('hl'); });
+    cy.on('select', 'node', (ev) => ev.target.connectedEdges().addClass('hl'));
+    cy.on('unselect', 'node', (ev) => ev.target.connectedEdges().removeClass('hl'));
+  }
   cy.on('tap', 'node', (ev) => {
     const id = ev.target.id();
     const n = byId.get(id);
@@ -228,19 +246,35 @@ function mount(model: GraphViewModel, elements: cytoscape.ElementDefinition[], l
     syncControls();
     draw();
   });
-  applySearch();
+  // zoom to the matches once the fit above is done
+  const zoomToMatches = searchAfterDraw;
+  searchAfterDraw = false;
+  applySearch(false);
+  if (zoomToMatches) requestAnimationFrame(() => requestAnimationFrame(() => applySearch(true)));
   applyPath();
   (window as unknown as { cy: cytoscape.Core; graphView: unknown }).cy = cy; // handy from devtools and the end-to-end test
-  (window as unknown as { graphView: unknown }).graphView = { filter: state.filter, path: state.path, model, serial: state.serial, laidOutBy, workerTrouble };
+  (window as unknown as { graphView: unknown }).graphView = { filter: state.filter, path: state.path, model, serial: state.serial, laidOutBy, workerTrouble, searched: state.searched };
   document.body.dataset.state = 'drawn';
 }
 
 /** The whole graph flows top to bottom in execution order (dagre, in the worker when big); a
  *  neighbourhood is laid out around its centre, before it on the left and after it on the right
  *  (neighbourhoodLayout: linear, so it runs here). */
+let wrapped = false;
 function layoutFor(model: GraphViewModel): cytoscape.LayoutOptions {
+  wrapped = false;
   const focus = state.filter.focus;
   if (!focus || !model.nodes.some((n) => n.id === focus)) {
+    if (model.nodes.length > WRAP_MIN) {
+      const box = document.getElementById('cy')!.getBoundingClientRect();
+      wrapped = true;
+      laidOutFor = { w: box.width, h: box.height };
+      // the box less the fit's padding; rows 32 px apart for 12 px labels with 6 px padding
+      const positions = Object.fromEntries(wrappedLayout(model, {
+        width: (box.width || 1000) - 40, height: (box.height || 700) - 40, rowHeight: 32, gap: 20, framePad: 14, frameTitle: 18,
+      }));
+      return { name: 'preset', positions, fit: true, padding: 20 } as cytoscape.LayoutOptions;
+    }
     return { name: 'dagre', rankDir: 'TB', nodeSep: 30, rankSep: 50, fit: true, padding: 20 } as cytoscape.LayoutOptions;
   }
   const positions = Object.fromEntries(neighbourhoodLayout(model, focus));
@@ -281,15 +315,71 @@ function applyPath() {
   if (box) box.textContent = `${label(p.nodes[0])} runs before ${label(p.nodes[p.nodes.length - 1])}: ${p.edges.length} relationship${p.edges.length === 1 ? '' : 's'}`;
 }
 
-function applySearch() {
+/** Marks the matches of the search box, selects them and zooms to them (zoom: false keeps the
+ *  view, for a redraw). */
+function applySearch(zoom = false) {
   if (!cy) return;
+  if (zoom) state.searched = undefined;
   cy.elements().removeClass('match faded');
-  const hits = searchNodes(filterView(state.full!, state.filter), state.search);
+  cy.nodes().unselect();
   if (!state.search.trim()) return;
+  // a match inside a folded class marks the class
+  const full = state.full!;
+  const byId = byIdOf(full);
+  const drawnIds = new Set(cy.nodes().map((n) => n.id()));
+  const hits = [...new Set(searchNodes(full, state.search).map((id) => {
+    let x: string | undefined = id;
+    while (x && !drawnIds.has(x)) x = byId.get(x)?.parent;
+    return x;
+  }).filter((x): x is string => !!x))];
   const set = new Set(hits);
   cy.nodes().forEach((n) => { if (set.has(n.id())) n.addClass('match'); else if (!n.isParent()) n.addClass('faded'); });
   cy.edges().addClass('faded');
-  if (hits.length) cy.animate({ center: { eles: cy.getElementById(hits[0]) } }, { duration: 200 });
+  if (!hits.length) return;
+  const eles = cy.nodes().filter((n) => set.has(n.id()));
+  eles.select();
+  if (!zoom) return;
+  // the matches fill the view, but never blown up past 1.5 (one small node would fill the screen)
+  cy.stop();
+  cy.fit(eles, 60);
+  if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(eles); }
+  state.searched = { hits: hits.length, zoom: cy.zoom() };
+  const gv = (window as unknown as { graphView?: { searched?: unknown } }).graphView;
+  if (gv) gv.searched = state.searched;
+}
+
+/** A search that matches what a few folded containers hide opens them first (more than
+ *  MAX_OPEN: the containers are marked, the user narrows the search). */
+const MAX_OPEN = 8;
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+function search(text: string) {
+  state.search = text;
+  const full = state.full;
+  if (full && text.trim()) {
+    const byId = byIdOf(full);
+    const collapsed = state.filter.collapsed ?? new Set<string>();
+    const open = new Set<string>();
+    for (const id of searchNodes(full, text)) for (let p = byId.get(id)?.parent; p; p = byId.get(p)?.parent) if (collapsed.has(p)) open.add(p);
+    if (open.size > 0 && open.size <= MAX_OPEN) {
+      state.filter = { ...state.filter, collapsed: new Set([...collapsed].filter((c) => !open.has(c))) };
+      searchAfterDraw = true;
+      draw();
+      return;
+    }
+  }
+  applySearch(true);
+}
+let searchAfterDraw = false;
+
+/** One wheel notch zooms 15% about the mouse, whatever size of step the browser reports: a
+ *  notch is 100 pixels, 3 lines or 1 page, a touchpad's small deltas zoom smoothly. */
+function wheelZoom(ev: WheelEvent) {
+  if (!cy) return;
+  ev.preventDefault();
+  const notches = ev.deltaMode === 1 ? ev.deltaY / 3 : ev.deltaMode === 2 ? ev.deltaY : ev.deltaY / 100;
+  const box = (ev.currentTarget as HTMLElement).getBoundingClientRect();
+  const level = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), cy.zoom() * Math.pow(1.15, -notches)));
+  cy.zoom({ level, renderedPosition: { x: ev.clientX - box.left, y: ev.clientY - box.top } });
 }
 
 window.addEventListener('message', (ev: MessageEvent) => {
@@ -302,9 +392,17 @@ window.addEventListener('message', (ev: MessageEvent) => {
   }
 });
 document.getElementById('fit')!.addEventListener('click', () => cy?.fit(undefined, 20));
-// the panel was resized (editor split, side bar): keep the graph in view
-new ResizeObserver(() => { if (cy) { cy.resize(); cy.fit(undefined, 20); if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } } })
-  .observe(document.getElementById('cy')!);
+// the panel was resized (editor split, side bar): keep the graph in view; a wrapped layout is
+// made for the shape of the view, so a view of another shape gets it again
+let laidOutFor = { w: 0, h: 0 };
+let relayout: ReturnType<typeof setTimeout> | undefined;
+new ResizeObserver(() => {
+  if (!cy) return;
+  cy.resize(); cy.fit(undefined, 20); if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); }
+  const box = document.getElementById('cy')!.getBoundingClientRect();
+  const changed = Math.abs(box.width / Math.max(1, laidOutFor.w) - 1) > 0.2 || Math.abs(box.height / Math.max(1, laidOutFor.h) - 1) > 0.2;
+  if (wrapped && changed) { clearTimeout(relayout); relayout = setTimeout(draw, 150); }
+}).observe(document.getElementById('cy')!);
 document.getElementById('refresh')!.addEventListener('click', () => vscode.postMessage({ type: 'refresh' }));
 input<HTMLSelectElement>('hops')?.addEventListener('change', (ev) => {
   const v = (ev.target as HTMLSelectElement).value;
@@ -317,7 +415,9 @@ input<HTMLInputElement>('cycles')?.addEventListener('change', (ev) => {
   draw();
 });
 input<HTMLInputElement>('search')?.addEventListener('input', (ev) => {
-  state.search = (ev.target as HTMLInputElement).value;
-  applySearch();
+  const text = (ev.target as HTMLInputElement).value;
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => search(text), 250); // not one redraw per keystroke
 });
+document.getElementById('cy')!.addEventListener('wheel', wheelZoom, { passive: false });
 vscode.postMessage({ type: 'ready' });

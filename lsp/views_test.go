@@ -1,0 +1,154 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// slowToy is toy on a big repository: its complete analysis of a
+// document holding "block" waits until released, its focused one (the
+// edited documents alone) is quick and partial, and "stall" makes the
+// focused one wait too.
+type slowToy struct {
+	toy
+	release chan struct{}
+}
+
+func (s slowToy) Analyze(req *analysis.Request) *analysis.Result {
+	wait := func(word string) {
+		for _, f := range req.Files {
+			if strings.Contains(string(f.Text), word) {
+				select {
+				case <-s.release:
+				case <-req.Ctx.Done():
+				}
+			}
+		}
+	}
+	if len(req.Focus) > 0 {
+		wait("stall")
+		res := s.toy.Analyze(req)
+		res.Partial = true
+		return res
+	}
+	wait("block")
+	return s.toy.Analyze(req)
+}
+
+type hoverAnswer struct {
+	Contents struct{ Value string }
+	Range    lsptest.Range
+}
+
+// hoverWithin asks for a hover and fails when it takes longer than limit
+// (generous: the point is that it does not wait for the analysis, which
+// here never ends).
+func hoverWithin(t *testing.T, c *lsptest.Client, uri string, line, col int, limit time.Duration) hoverAnswer {
+	t.Helper()
+	done := make(chan hoverAnswer, 1)
+	go func() {
+		var h hoverAnswer
+		if err := c.Call("textDocument/hover", lsptest.Pos(uri, line, col), &h); err != nil {
+			t.Error(err)
+		}
+		done <- h
+	}()
+	select {
+	case h := <-done:
+		return h
+	case <-time.After(limit):
+		t.Fatalf("hover at %d:%d waited for the complete analysis", line, col)
+	}
+	return hoverAnswer{}
+}
+
+// Issue 25: after an edit, requests on the edited document answer from
+// the focused analysis while the complete one runs, and from the last
+// analysis (positions mapped through the edit) while even the focused one
+// runs; lenses and hints are refreshed when the complete analysis lands.
+func TestRequestsDuringLongAnalysis(t *testing.T) {
+	root := t.TempDir()
+	s := slowToy{release: make(chan struct{})}
+	var once sync.Once
+	release := func() { once.Do(func() { close(s.release) }) }
+	caps := map[string]any{"workspace": map[string]any{
+		"codeLens":  map[string]any{"refreshSupport": true},
+		"inlayHint": map[string]any{"refreshSupport": true},
+	}}
+	c, _ := lsptest.Start(t, []analysis.System{s}, root, caps)
+	t.Cleanup(release) // (first) a failing test must not hang its server's shutdown
+	uri := source.PathToURI(filepath.Join(root, "a.toy"))
+	c.Open(uri, "toy", "step a\nstep b\nb after a\noops\n")
+	c.WaitDiagnostics(uri, func(d []lsptest.Diagnostic) bool { return len(d) == 1 })
+	if h := hoverWithin(t, c, uri, 1, 5, 5*time.Second); !strings.Contains(h.Contents.Value, "Runs **2nd of 2**") {
+		t.Fatalf("hover before the edits:\n%s", h.Contents.Value)
+	}
+
+	// The focused analysis is quick, the complete one never ends: a new
+	// step c is hovered from the focused analysis.
+	c.Edit(uri, 2, lsptest.Range{Start: lsptest.Position{Line: 0, Character: 0}, End: lsptest.Position{Line: 0, Character: 0}}, "step c\nc after b\n# block\n")
+	c.WaitDiagnostics(uri, func(d []lsptest.Diagnostic) bool { return len(d) == 2 && strings.Contains(d[0].Message, "# block") })
+	h := hoverWithin(t, c, uri, 0, 5, 2*time.Second)
+	if !strings.Contains(h.Contents.Value, "Step\\[c\\]") || !strings.Contains(h.Contents.Value, "Runs **3rd of 3**") || h.Range.Start != (lsptest.Position{Line: 0, Character: 5}) {
+		t.Errorf("hover on the new step, from the focused analysis: %+v", h)
+	}
+
+	// Now even the focused analysis waits: a hover after the edited line
+	// answers from the focused analysis of the last version, its range
+	// moved down a line; one on the edited line itself waits.
+	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 3, Character: 0}, End: lsptest.Position{Line: 3, Character: 0}}, "# stall\n")
+	h = hoverWithin(t, c, uri, 5, 5, 2*time.Second)
+	if !strings.Contains(h.Contents.Value, "Step\\[b\\]") || h.Range.Start != (lsptest.Position{Line: 5, Character: 5}) {
+		t.Errorf("hover on step b below the edit, mapped from the last analysis: %+v", h)
+	}
+	var lenses []struct {
+		Range   lsptest.Range
+		Command struct{ Title string }
+	}
+	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lenses); err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, l := range lenses {
+		lines = append(lines, l.Range.Start.Line)
+	}
+	if !slices.Equal(lines, []int{0, 4, 5}) {
+		t.Errorf("lenses on lines %v, want [0 4 5] (c, a, b; a and b a line lower than the analysis saw them)", lines)
+	}
+
+	before := strings.Count(strings.Join(c.Received(), " "), "workspace/codeLens/refresh")
+	release()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(strings.Join(c.Received(), " "), "workspace/codeLens/refresh") == before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := c.Received(); !slices.Contains(got, "workspace/codeLens/refresh") || !slices.Contains(got, "workspace/inlayHint/refresh") {
+		t.Errorf("no lens and inlay hint refresh once the analysis landed; received %v", got)
+	}
+}
+
+// Opening a document in a workspace whose first analysis is long: its
+// lenses and hovers come from the focused analysis of the opened document.
+func TestOpenAnswersBeforeTheWorkspaceIsAnalysed(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "big.toy"), []byte("step z\n# block\n"), 0o644)
+	s := slowToy{release: make(chan struct{})}
+	var once sync.Once
+	release := func() { once.Do(func() { close(s.release) }) }
+	c, _ := lsptest.Start(t, []analysis.System{s}, root, nil)
+	t.Cleanup(release)
+	uri := source.PathToURI(filepath.Join(root, "a.toy"))
+	c.Open(uri, "toy", "step a\nstep b\nb after a\n")
+	if h := hoverWithin(t, c, uri, 1, 5, 5*time.Second); !strings.Contains(h.Contents.Value, "Runs **2nd of 2**") {
+		t.Errorf("hover on the opened document: %+v", h)
+	}
+}
