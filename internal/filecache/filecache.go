@@ -2,25 +2,26 @@
 // chunk's syntax tree) so that the next parser of the same text, in this
 // process or the next one, decodes it instead of computing it again.
 //
-// It follows the design of gopls's file cache: a value is found by a
-// SHA-256 key of everything it was computed from (the text and the
-// version of the code that computed it), so there is nothing to
-// invalidate; entries are files under the user cache directory, each
-// written to a temporary file and renamed into place, so a reader sees a
-// whole entry or none; the directory is kept under a size budget by
-// deleting the entries used least recently (by modification time, which a
-// hit refreshes); an entry that is truncated, corrupt or not what its name
-// says (a foreign file, another version's format) fails its checks and is
-// a miss. In front of the disk, every value set or read in this process is
-// kept in memory (up to a budget), shared by all who ask: a fresh analysis
-// of the same workspace (a code action's preview) decodes from memory.
+// A value is found by a SHA-256 key of everything it was computed from
+// (the text and the version of the code that computed it), as in gopls's
+// file cache, so there is nothing to invalidate. On disk the values live
+// in packs (pack.go): each run that computed new values writes them all
+// as one file, once, atomically (a temporary file renamed into place), at
+// Flush or when no value has come for a moment; one file per value had
+// cost a cold run of a large workspace more CPU in file creation than the
+// parse it saved. A run maps the packs it finds when it starts and reads a
+// value where it lies. The directory is kept under a size budget: a write
+// that finds too many packs merges them, newest values first, up to the
+// budget; and the packs used least recently (by modification time, which
+// a hit refreshes) are deleted. A pack that is truncated, corrupt or not
+// ours fails its checks and all it holds is a miss; a value whose own
+// checksum fails is a miss. In front of the disk, every value set or read
+// in this process is kept in memory (up to a budget), shared by all who
+// ask: a fresh analysis of the same workspace (a code action's preview)
+// decodes from memory.
 package filecache
 
 import (
-	"bytes"
-	"encoding/binary"
-	"errors"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -43,13 +44,19 @@ type Cache struct {
 	memMax   int
 
 	dir    string // "" when nothing is kept on disk
-	budget int64  // bytes on disk before the oldest entries go
-	made   map[string]bool
-	queue  chan write
-	wg     sync.WaitGroup // pending writes
+	budget int64  // bytes on disk before the oldest packs go
+	packs  []*pack
+	index  map[memKey]ref // where each value of packs lies, newest pack first
 
-	// Hits and misses on disk, for tests and benchmarks.
-	DiskHits, DiskMisses, DiskWrites int
+	pending      []write // set since the last pack was written
+	pendingBytes int
+	timer        *time.Timer
+	writing      sync.Mutex     // one pack written at a time
+	wg           sync.WaitGroup // trimming under way
+
+	// Hits and misses on disk, values and packs written, for tests and
+	// benchmarks.
+	DiskHits, DiskMisses, DiskWrites, PackWrites int
 }
 
 type memKey struct {
@@ -66,11 +73,15 @@ type write struct {
 // New returns a cache keeping up to memMax bytes of values in memory and
 // nothing on disk until SetDir.
 func New(memMax int) *Cache {
-	return &Cache{mem: map[memKey][]byte{}, memMax: memMax, budget: DefaultBudget, made: map[string]bool{}}
+	return &Cache{mem: map[memKey][]byte{}, memMax: memMax, budget: DefaultBudget}
 }
 
 // DefaultBudget is the size the cache directory is trimmed to.
 const DefaultBudget = 512 << 20
+
+// writeDelay is how long a long-running process waits after the last new
+// value before it writes them as a pack (a variable for tests).
+var writeDelay = 2 * time.Second
 
 var shared = New(256 << 20)
 
@@ -95,21 +106,23 @@ func Dir() string {
 	return filepath.Join(d, "ordering-lsp")
 }
 
-// SetDir makes the cache keep entries under dir ("" keeps nothing on
-// disk) and trims the directory to the budget in the background (at most
+// SetDir makes the cache keep values under dir ("" keeps nothing on
+// disk): it writes what is pending to the old directory, maps the packs
+// of the new one, and trims it to the budget in the background (at most
 // once an hour, whichever process does it).
 func (c *Cache) SetDir(dir string) {
 	c.Flush()
+	packs := openPacks(filepath.Join(dir, packDir))
+	if dir == "" {
+		packs = nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dir = dir
-	c.made = map[string]bool{}
+	c.packs = packs
+	c.index = indexPacks(packs)
 	if dir == "" {
 		return
-	}
-	if c.queue == nil {
-		c.queue = make(chan write, 256)
-		go c.writer()
 	}
 	c.wg.Add(1)
 	go func(budget int64) {
@@ -125,7 +138,7 @@ func (c *Cache) SetBudget(n int64) {
 	c.mu.Unlock()
 }
 
-// DiskDir is the directory entries are kept in ("" when none).
+// DiskDir is the directory values are kept in ("" when none).
 func (c *Cache) DiskDir() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -133,48 +146,60 @@ func (c *Cache) DiskDir() string {
 }
 
 // Get returns the value of key, from memory or disk. The slice must not
-// be modified.
+// be modified (it may be a read-only mapping of a pack).
 func (c *Cache) Get(kind string, key Key) ([]byte, bool) {
+	mk := memKey{kind, key}
 	c.mu.Lock()
-	if v, ok := c.mem[memKey{kind, key}]; ok {
+	if v, ok := c.mem[mk]; ok {
 		c.mu.Unlock()
 		return v, true
 	}
-	dir := c.dir
+	r, ok := c.index[mk]
 	c.mu.Unlock()
-	if dir == "" {
+	var v []byte
+	if ok {
+		v, ok = r.value() // its checksum, outside the lock
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dir == "" {
 		return nil, false
 	}
-	v, ok := readEntry(entryPath(dir, kind, key), key)
-	c.mu.Lock()
-	if ok {
-		c.DiskHits++
-		c.remember(memKey{kind, key}, v)
-	} else {
+	if !ok {
 		c.DiskMisses++
+		return nil, false
 	}
-	c.mu.Unlock()
-	return v, ok
+	c.DiskHits++
+	c.remember(mk, v)
+	r.p.used()
+	return v, true
 }
 
 // Set records the value of key (which the cache owns from now on): in
-// memory at once, on disk in the background (Flush waits for it).
+// memory at once, on disk with the next pack (Flush, or writeDelay after
+// the last Set).
 func (c *Cache) Set(kind string, key Key, val []byte) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.remember(memKey{kind, key}, val)
-	dir := c.dir
-	c.mu.Unlock()
-	if dir == "" {
+	if c.dir == "" {
 		return
 	}
-	c.wg.Add(1)
-	c.queue <- write{kind, key, val}
+	c.pending = append(c.pending, write{kind, key, val})
+	c.pendingBytes += len(val)
+	if c.timer == nil {
+		c.timer = time.AfterFunc(writeDelay, func() { c.writePending() })
+	} else {
+		c.timer.Reset(writeDelay)
+	}
 }
 
-// Flush waits until every value set so far is on disk, and the trimming
-// SetDir started has finished (a command-line run calls it before it
-// exits).
-func (c *Cache) Flush() { c.wg.Wait() }
+// Flush writes every value set so far to disk and waits for the trimming
+// SetDir started (a command-line run calls it before it exits).
+func (c *Cache) Flush() {
+	c.writePending()
+	c.wg.Wait()
+}
 
 func (c *Cache) remember(key memKey, val []byte) {
 	if len(val) > c.memMax/8 {
@@ -194,142 +219,60 @@ func (c *Cache) remember(key memKey, val []byte) {
 	c.memBytes += len(val)
 }
 
-func (c *Cache) writer() {
-	for w := range c.queue {
-		c.mu.Lock()
-		dir := c.dir
-		c.mu.Unlock()
-		if dir != "" && c.writeEntry(dir, w) == nil {
-			c.mu.Lock()
-			c.DiskWrites++
-			c.mu.Unlock()
-		}
-		c.wg.Done()
-	}
-}
+// maxPacks is how many packs a write may leave; past it, the write
+// merges them into its own.
+const maxPacks = 8
 
-// An entry is magic, the key, the value's length, the value, and a
-// CRC-32C of all that: a file that is not whole, not ours or not for
-// this key fails one of the checks.
-var magic = []byte("ordlsp\x00\x01")
-
-const headerLen = 8 + 32 + 4
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-func entryPath(dir, kind string, key Key) string {
-	const hexd = "0123456789abcdef"
-	var name [64]byte
-	for i, b := range key {
-		name[2*i], name[2*i+1] = hexd[b>>4], hexd[b&15]
-	}
-	return filepath.Join(dir, kind, string(name[:2]), string(name[2:]))
-}
-
-// encodeEntry frames val for disk.
-func encodeEntry(key Key, val []byte) []byte {
-	out := make([]byte, 0, headerLen+len(val)+4)
-	out = append(out, magic...)
-	out = append(out, key[:]...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(val)))
-	out = append(out, val...)
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
-}
-
-var errBadEntry = errors.New("filecache: bad entry")
-
-// decodeEntry checks a file's bytes and returns the value they hold.
-func decodeEntry(data []byte, key Key) ([]byte, error) {
-	if len(data) < headerLen+4 || !bytes.Equal(data[:8], magic) || !bytes.Equal(data[8:40], key[:]) {
-		return nil, errBadEntry
-	}
-	n := binary.LittleEndian.Uint32(data[40:44])
-	if uint64(n) != uint64(len(data)-headerLen-4) {
-		return nil, errBadEntry
-	}
-	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
-		return nil, errBadEntry
-	}
-	return body[headerLen:], nil
-}
-
-// readEntry reads and checks one entry; a hit not refreshed for an hour
-// gets a new modification time, which is what trimming goes by.
-func readEntry(path string, key Key) ([]byte, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || st.Size() > 1<<30 {
-		return nil, false
-	}
-	data := make([]byte, st.Size())
-	if _, err := readFull(f, data); err != nil {
-		return nil, false
-	}
-	v, err := decodeEntry(data, key)
-	if err != nil {
-		return nil, false
-	}
-	if now := time.Now(); now.Sub(st.ModTime()) > time.Hour {
-		os.Chtimes(path, now, now)
-	}
-	return v, true
-}
-
-func readFull(f *os.File, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := f.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-// writeEntry writes a temporary file next to the entry and renames it
-// into place: concurrent readers and writers (other processes) see a
-// whole entry or none.
-func (c *Cache) writeEntry(dir string, w write) error {
-	path := entryPath(dir, w.kind, w.key)
-	sub := filepath.Dir(path)
+// writePending writes the values set since the last pack as a new pack
+// (merging the packs already there into it when there are too many),
+// and reads its values from there from now on.
+func (c *Cache) writePending() {
+	c.writing.Lock()
+	defer c.writing.Unlock()
 	c.mu.Lock()
-	made := c.made[sub]
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
+	pending, dir, old, budget := c.pending, c.dir, c.packs, c.budget
+	c.pending, c.pendingBytes = nil, 0
 	c.mu.Unlock()
-	if !made {
-		if err := os.MkdirAll(sub, 0o755); err != nil {
-			return err
+	if len(pending) == 0 || dir == "" {
+		return
+	}
+	merge := len(old)+1 > maxPacks
+	var carried []write
+	if merge {
+		carried = liveValues(old, pending, budget*3/4)
+	}
+	p, err := writePack(filepath.Join(dir, packDir), append(pending, carried...))
+	if err != nil {
+		return
+	}
+	if merge {
+		for _, o := range old {
+			os.Remove(o.path)
 		}
-		c.mu.Lock()
-		c.made[sub] = true
-		c.mu.Unlock()
 	}
-	tmp, err := os.CreateTemp(sub, ".tmp-*")
-	if err != nil {
-		return err
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.DiskWrites += len(pending)
+	c.PackWrites++
+	if c.dir != dir {
+		return
 	}
-	_, err = tmp.Write(encodeEntry(w.key, w.val))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	if merge {
+		c.packs = []*pack{p}
+	} else {
+		c.packs = append([]*pack{p}, c.packs...)
 	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	c.index = indexPacks(c.packs)
 }
 
 // trimEvery is how often a directory is trimmed (a variable for tests).
 var trimEvery = time.Hour
 
-// trim deletes the least recently used entries of dir until it holds at
+// trim deletes the least recently used files of dir until it holds at
 // most 3/4 of budget bytes, and temporary files a crashed writer left.
 // A stamp file's modification time says when it last ran.
 func trim(dir string, budget int64) {
@@ -344,9 +287,10 @@ func trim(dir string, budget int64) {
 	Trim(dir, budget)
 }
 
-// Trim deletes the least recently used entries of dir until it holds at
-// most 3/4 of budget bytes (when it holds more than budget), and
-// temporary files older than an hour.
+// Trim deletes the least recently used files of dir (packs, and the
+// single-value entries earlier versions wrote) until it holds at most 3/4
+// of budget bytes (when it holds more than budget), and temporary files
+// older than an hour.
 func Trim(dir string, budget int64) {
 	type entry struct {
 		path string
