@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"bytes"
+	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -15,19 +16,20 @@ import (
 // focus files and the environments' main manifests, and any other file
 // only when a run asks for a class or define it may define. Which files
 // may define a name is found by a scan of the text for the words `class`
-// and `define` followed by a name (a superset: a word in a comment or a
-// string counts too), keyed by the name's last segment, since a
-// definition nested in a class gets the class's name as prefix. Before a
-// name is looked up, every file that may define it is loaded, and of two
+// and `define` followed by a name (comments skipped; a word in a string
+// counts too: a superset), keyed by the name as written; a definition
+// nested in a class without "::" gets the class's name as prefix, so a
+// name is looked up as written and by its last segment. Before a name is
+// looked up, every file that may define it is loaded, and of two
 // definitions of one name the file earlier in the request wins, as when
 // every file is loaded in order: the runs see what they would see in a
 // complete load. What needs every name (a class name matched by a
 // pattern) loads every file. The complete analysis that follows parses
-// everything, in the background of the published diagnostics.
+// everything, after the first diagnostics are published.
 type lazyIndex struct {
 	files  []*source.File
 	seq    map[string]int   // URI -> index in files
-	byLast map[string][]int // last segment of a name -> files that may define it, in order
+	byName map[string][]int // a name as written after class/define -> files, in order
 }
 
 // lazyLoad reports whether this analysis loads files on demand: a focused
@@ -51,13 +53,13 @@ func (a *analyzer) lazyLoad() bool {
 // the focus files have nothing a focused analysis would build a run of
 // (then everything is loaded).
 func (a *analyzer) startLazy(files []*source.File) bool {
-	lz := &lazyIndex{files: files, seq: make(map[string]int, len(files)), byLast: map[string][]int{}}
+	lz := &lazyIndex{files: files, seq: make(map[string]int, len(files)), byName: map[string][]int{}}
 	for i, f := range files {
 		lz.seq[f.URI] = i
 		for _, n := range definedNames(f.Text) {
-			l := lz.byLast[n]
+			l := lz.byName[n]
 			if len(l) == 0 || l[len(l)-1] != i {
-				lz.byLast[n] = append(l, i)
+				lz.byName[n] = append(l, i)
 			}
 		}
 	}
@@ -125,19 +127,36 @@ func (a *analyzer) need(name string) {
 	if lz == nil {
 		return
 	}
-	last := strings.TrimPrefix(name, "::")
-	if i := strings.LastIndex(last, "::"); i >= 0 {
-		last = last[i+2:]
+	// Defined as written, or unqualified inside a class whose name
+	// becomes its prefix.
+	name = strings.TrimPrefix(name, "::")
+	idx := lz.byName[name]
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		if nested := lz.byName[name[i+2:]]; len(nested) > 0 {
+			idx = append(append([]int(nil), idx...), nested...)
+			sort.Ints(idx)
+		}
 	}
-	for _, i := range lz.byLast[last] {
-		f := lz.files[i]
-		if a.loaded(f) {
-			continue
+	var todo []*source.File
+	for _, i := range idx {
+		if f := lz.files[i]; !a.loaded(f) && (len(todo) == 0 || todo[len(todo)-1] != f) {
+			todo = append(todo, f)
 		}
-		if a.frozen {
-			a.wantLoad = true
-			return
-		}
+	}
+	a.loadAll(todo)
+}
+
+// loadAll loads files (parsed on every worker first), in order.
+func (a *analyzer) loadAll(todo []*source.File) {
+	if len(todo) == 0 {
+		return
+	}
+	if a.frozen {
+		a.wantLoad = true
+		return
+	}
+	a.main.parseAll(todo)
+	for _, f := range todo {
 		a.main.load(f)
 	}
 }
@@ -148,16 +167,13 @@ func (a *analyzer) needAll() {
 	if lz == nil {
 		return
 	}
+	var todo []*source.File
 	for _, f := range lz.files {
-		if a.loaded(f) {
-			continue
+		if !a.loaded(f) {
+			todo = append(todo, f)
 		}
-		if a.frozen {
-			a.wantLoad = true
-			return
-		}
-		a.main.load(f)
 	}
+	a.loadAll(todo)
 }
 
 func (a *analyzer) loaded(f *source.File) bool {
@@ -192,8 +208,8 @@ func (a *analyzer) lookupDefine(name string) *defineInfo {
 	return a.defines[name]
 }
 
-// definedNames lists the last segments, lower case, of the names that
-// follow the words `class` and `define` in text.
+// definedNames lists the names, lower case and without a leading "::",
+// that follow the words `class` and `define` in text.
 func definedNames(text []byte) []string {
 	var out []string
 	for _, kw := range [][]byte{[]byte("class"), []byte("define")} {
@@ -215,10 +231,7 @@ func definedNames(text []byte) []string {
 			for k < len(text) && (nameByte(text[k]) || text[k] == ':') {
 				k++
 			}
-			name := strings.ToLower(string(text[j:k]))
-			if c := strings.LastIndex(name, "::"); c >= 0 {
-				name = name[c+2:]
-			}
+			name := strings.TrimPrefix(strings.ToLower(string(text[j:k])), "::")
 			if name != "" {
 				out = append(out, name)
 			}
