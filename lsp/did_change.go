@@ -46,10 +46,12 @@ func (s *Server) didChange(_ context.Context, raw json.RawMessage) error {
 	}
 	nf := source.NewFile(u, source.URIToPath(u), text)
 	nf.Language = f.Language
+	was := s.owners(u, f)
 	s.ws.SetOverlay(nf)
 	s.mu.Lock()
 	s.versions[u] = p.TextDocument.Version
 	s.mu.Unlock()
+	s.ownerMoved(u, was)
 	s.touch(u)
 	return nil
 }

@@ -19,7 +19,9 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) error {
 	}
 	u := string(p.TextDocument.URI)
 	s.markDirty(u)
+	was := s.owners(u, s.ws.Overlay(u))
 	s.ws.DropOverlay(u)
+	s.ownerMoved(u, was)
 	s.noteDocument(u)
 	s.sem.forget(u)
 	s.mu.Lock()

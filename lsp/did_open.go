@@ -22,10 +22,12 @@ func (s *Server) didOpen(_ context.Context, raw json.RawMessage) error {
 	u := string(p.TextDocument.URI)
 	f := source.NewFile(u, source.URIToPath(u), []byte(p.TextDocument.Text))
 	f.Language = string(p.TextDocument.LanguageID)
+	was := s.owners(u, s.ws.Overlay(u)) // the disk's text, unless reopened
 	s.ws.SetOverlay(f)
 	s.mu.Lock()
 	s.versions[u] = p.TextDocument.Version
 	s.mu.Unlock()
+	s.ownerMoved(u, was)
 	s.touch(u)
 	return nil
 }

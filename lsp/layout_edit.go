@@ -20,16 +20,16 @@ import (
 // only comment and blank lines, as the system's own tokens say: the lines
 // it touches that are not comments or blank read the same, in the same
 // order, in both texts.
-func layoutOnly(tk analysis.Tokenizer, old, cur *source.File, m *shift) bool {
+func layoutOnly(tokens func(*source.File) []analysis.Token, old, cur *source.File, m *shift) bool {
 	if m.pre == len(old.Text) && m.pre == len(cur.Text) {
 		return true // the same text
 	}
 	a := bytes.LastIndexByte(old.Text[:m.pre], '\n') + 1 // both texts' line start
-	codeOld, ok := codeLines(tk, old, a, lineEnd(old.Text, m.oldEnd))
+	codeOld, ok := codeLines(tokens(old), old, a, lineEnd(old.Text, m.oldEnd))
 	if !ok {
 		return false
 	}
-	codeCur, ok := codeLines(tk, cur, a, lineEnd(cur.Text, m.curEnd))
+	codeCur, ok := codeLines(tokens(cur), cur, a, lineEnd(cur.Text, m.curEnd))
 	if !ok || len(codeOld) != len(codeCur) {
 		return false
 	}
@@ -52,8 +52,7 @@ func lineEnd(text []byte, off int) int {
 // codeLines lists the lines of f.Text[a:b] that are neither blank nor
 // comments alone; false when a blank line lies inside a token (a
 // multi-line string or heredoc, where it is content).
-func codeLines(tk analysis.Tokenizer, f *source.File, a, b int) ([][]byte, bool) {
-	toks := analysis.FlattenTokens(tk.Tokens(f), f.Text)
+func codeLines(toks []analysis.Token, f *source.File, a, b int) ([][]byte, bool) {
 	kindAt := func(off int) (analysis.TokenKind, bool) {
 		// tokens are flat and in order: binary search
 		lo, hi := 0, len(toks)
@@ -117,15 +116,9 @@ func (sn *snapshotter) shiftedDiagnostics(focus []string) {
 			continue
 		}
 		old := best.overlays[u]
-		var tk analysis.Tokenizer
-		for _, sys := range sn.s.owners(u, cur) {
-			if t, ok := sys.(analysis.Tokenizer); ok {
-				tk = t
-				break
-			}
-		}
 		m := newShift(u, old.Text, cur.Text)
-		if tk == nil || !layoutOnly(tk, old, cur, m) {
+		tokens := func(f *source.File) []analysis.Token { return sn.s.tokensOf(u, f) }
+		if tokens(cur) == nil || !layoutOnly(tokens, old, cur, m) {
 			continue
 		}
 		moved := &analysis.Result{Files: []string{u}}

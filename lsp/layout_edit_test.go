@@ -29,7 +29,8 @@ func TestLayoutOnly(t *testing.T) {
 	} {
 		old := source.NewFile("file:///a.pp", "/a.pp", []byte(base))
 		cur := source.NewFile("file:///a.pp", "/a.pp", []byte(c.cur))
-		if got := layoutOnly(tk, old, cur, newShift(old.URI, old.Text, cur.Text)); got != c.want {
+		tokens := func(f *source.File) []analysis.Token { return analysis.FlattenTokens(tk.Tokens(f), f.Text) }
+		if got := layoutOnly(tokens, old, cur, newShift(old.URI, old.Text, cur.Text)); got != c.want {
 			t.Errorf("%s: layoutOnly = %v, want %v", c.name, got, c.want)
 		}
 	}

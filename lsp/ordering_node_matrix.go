@@ -266,16 +266,13 @@ func (s *Server) nodesReady(snap *snapshot) map[string][]analysis.NodeResult {
 	if snap == nil {
 		return nil
 	}
-	nv := &s.nodes
-	nv.mu.Lock()
-	defer nv.mu.Unlock()
-	if nv.version != snap.version || nv.per == nil {
-		return nil
-	}
 	s.mu.Lock()
 	key := settingsKey(s.settings)
 	s.mu.Unlock()
-	if nv.key != key {
+	nv := &s.nodes
+	nv.mu.Lock()
+	defer nv.mu.Unlock()
+	if nv.version != snap.version || nv.per == nil || nv.key != key {
 		return nil
 	}
 	return nv.per

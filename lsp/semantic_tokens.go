@@ -178,17 +178,11 @@ func (s *Server) semanticData(u string, span *[2]int) []uint32 {
 	if f == nil {
 		return data
 	}
-	var toks []analysis.Token
-	for _, sys := range s.owners(u, f) {
-		if tk, ok := sys.(analysis.Tokenizer); ok {
-			toks = tk.Tokens(f)
-			break
-		}
-	}
+	toks := s.tokensOf(u, f)
 	if len(toks) == 0 {
 		return data
 	}
-	return encodeTokens(f, analysis.FlattenTokens(toks, f.Text), s.enc(), span)
+	return encodeTokens(f, toks, s.enc(), span)
 }
 
 // encodeTokens writes flat tokens (sorted, not overlapping) in LSP's

@@ -56,6 +56,7 @@ type Server struct {
 
 	snap  *snapshotter
 	nodes nodeViews      // per-node analyses for the "all nodes" view (ordering_node_matrix.go)
+	flat  flatTokens     // tokens of the last texts (flat_tokens.go)
 	sem   *semanticState // last semantic tokens per document (semantic_tokens.go)
 	exit  chan int
 
@@ -105,6 +106,11 @@ func (s *Server) SetFresh(f func() []analysis.System) {
 // client sends exit or closes the stream. It returns the process exit code
 // the LSP specification asks for: 0 after shutdown, 1 otherwise.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
+	// The analysis loop ends with the connection: a server embedded in a
+	// longer-lived process (the tests start hundreds) must not keep its
+	// workspace's analysis alive after its client has gone.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	stream := newTolerantStream(jsonrpc2.NewHeaderStream(rwc), s.logger.Printf)
 	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(codec{}))
 	s.conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {

@@ -463,6 +463,28 @@ func (s *Server) markDirty(uri string) {
 	s.mu.Unlock()
 }
 
+// ownerMoved follows a document whose owner changed with its text:
+// CFEngine, Chef and Rudder claim a file by its first bytes, so an edit,
+// an open or a close (which hands the file back to the disk) can give the
+// path to another system, or to none. The cached walk of the workspace
+// read the old text, and markDirty only reaches the new owner: walk again
+// and have both owners analyse again, as a fresh server would.
+func (s *Server) ownerMoved(u string, was []analysis.System) {
+	if source.URIToPath(u) == "" {
+		return // an untitled buffer is never in the walk
+	}
+	now := s.owners(u, s.ws.Overlay(u))
+	if slices.Equal(was, now) {
+		return
+	}
+	s.mu.Lock()
+	s.rediscover = true
+	for _, sys := range append(was, now...) {
+		s.dirty[sys] = true
+	}
+	s.mu.Unlock()
+}
+
 // touchAll asks for a new analysis by every system (settings, file
 // creation and deletion, workspace folders).
 func (s *Server) touchAll() {

@@ -148,3 +148,81 @@ func TestRunCacheCorpus(t *testing.T) {
 		t.Logf("edit %s: %d of %d runs restored, %v (fresh System: %v)", filepath.Base(p), restored, len(res.Runs), cachedTook.Round(time.Millisecond), freshTook.Round(time.Millisecond))
 	}
 }
+
+// An edit re-evaluates exactly the runs that read what it changed: two
+// roles include one class (with different parameters and defaults in
+// force), a third does not. Editing the shared class or the define it
+// declares re-evaluates both including roles, each with its own inputs,
+// and restores the third; editing the third restores the two. After
+// every edit the long-lived System says what a fresh one says, and the
+// edit shows in every run that reads it.
+func TestRunCacheInvalidatesReaders(t *testing.T) {
+	dir := t.TempDir()
+	dir, _ = filepath.EvalSymlinks(dir)
+	files := map[string]string{
+		"modules/shared/manifests/init.pp": "class shared($greeting = 'hello') {\n  notify { \"shared-${greeting}\": }\n  if defined(Service['svc']) { notify { 'saw-svc': } }\n  shared::inst { 'one': }\n}\n",
+		"modules/shared/manifests/inst.pp": "define shared::inst() { notify { \"inst-${title}\": } }\n",
+		"modules/role/manifests/a.pp":      "class role::a {\n  Notify { before => Exec['gate-a'] }\n  exec { 'gate-a': command => '/bin/true' }\n  service { 'svc': }\n  class { 'shared': greeting => 'hi' }\n}\n",
+		"modules/role/manifests/b.pp":      "class role::b {\n  include shared\n  notify { 'b-last': }\n}\n",
+		"modules/role/manifests/c.pp":      "class role::c { notify { 'c-only': } }\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	ws := source.NewWorkspace(dir)
+	analyze := func(sys analysis.System) *analysis.Result {
+		in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
+		fs := analysis.Files([]analysis.System{sys}, in)[sys]
+		return analysis.Analyze(sys, in, fs)
+	}
+	long := puppet.New()
+	analyze(long)
+	edits := []struct {
+		file, text   string
+		restored     int
+		runs, absent []string // in renderRuns' words
+	}{
+		{"modules/shared/manifests/init.pp",
+			"class shared($greeting = 'hello') {\n  notify { \"shared-${greeting}\": }\n  notify { 'shared-new': }\n  if defined(Service['svc']) { notify { 'saw-svc': } }\n  shared::inst { 'one': }\n}\n",
+			1, []string{
+				"class role::a: Service[svc] Notify[shared-hi] Notify[shared-new] Notify[saw-svc] Notify[inst-one] Exec[gate-a]",
+				"class role::b: Notify[shared-hello] Notify[shared-new] Notify[b-last] Notify[inst-one]",
+				"class role::c: Notify[c-only]",
+			}, nil},
+		{"modules/shared/manifests/inst.pp", "define shared::inst() { notify { \"inst-${title}\": } notify { \"inst2-${title}\": } }\n",
+			1, []string{
+				"class role::a: Service[svc] Notify[shared-hi] Notify[shared-new] Notify[saw-svc] Notify[inst-one] Notify[inst2-one] Exec[gate-a]",
+				"class role::b: Notify[shared-hello] Notify[shared-new] Notify[b-last] Notify[inst-one] Notify[inst2-one]",
+			}, nil},
+		{"modules/role/manifests/c.pp", "class role::c { notify { 'c-only': } notify { 'c-two': } }\n",
+			2, []string{"class role::c: Notify[c-only] Notify[c-two]"}, nil},
+		{"modules/role/manifests/a.pp", "class role::a {\n  exec { 'gate-a': command => '/bin/true' }\n  class { 'shared': greeting => 'hi' }\n}\n",
+			2, []string{"class role::a: Exec[gate-a] Notify[shared-hi] Notify[shared-new] Notify[inst-one] Notify[inst2-one]"},
+			[]string{"saw-svc"}},
+	}
+	for i, ed := range edits {
+		p := filepath.Join(dir, ed.file)
+		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, []byte(ed.text)))
+		res := analyze(long)
+		got, want := render(res, ws, dir), render(analyze(puppet.New()), ws, dir)
+		if got != want {
+			t.Fatalf("edit %d (%s): cached result differs\n--- fresh\n%s\n--- cached\n%s", i, ed.file, want, got)
+		}
+		if r := long.(*puppet.System).Restored; r != ed.restored {
+			t.Errorf("edit %d (%s): %d of %d runs restored, want %d", i, ed.file, r, len(res.Runs), ed.restored)
+		}
+		runs := renderRuns(res)
+		for _, l := range ed.runs {
+			if !strings.Contains(runs, l+"\n") && !strings.HasSuffix(runs, l) {
+				t.Errorf("edit %d (%s): no run %q in\n%s", i, ed.file, l, runs)
+			}
+		}
+		for _, s := range ed.absent {
+			if strings.Contains(runs, s) {
+				t.Errorf("edit %d (%s): %q still in\n%s", i, ed.file, s, runs)
+			}
+		}
+	}
+}

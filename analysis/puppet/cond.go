@@ -37,6 +37,7 @@ type branch struct {
 	f     *fileInfo
 	owner *res
 	neg   bool
+	desc  string // describe's answer, once asked (every resource under the arm asks)
 }
 
 // describe is the arm in the manifest's words.
@@ -44,10 +45,14 @@ func (b *branch) describe() string {
 	if b.text != "" || b.cond == nil {
 		return b.text
 	}
+	if b.desc != "" {
+		return b.desc
+	}
 	txt := sourceText(b.f, b.cond) + ownerWhere(b.owner)
 	if b.neg {
 		txt = "not " + paren(sourceText(b.f, b.cond)) + ownerWhere(b.owner)
 	}
+	b.desc = txt
 	return txt
 }
 
@@ -589,8 +594,9 @@ func (b *branch) Excludes(o analysis.Branch) bool {
 
 // feasibleCycles: the run's cycles that one run of Puppet can have.
 func (g *runGraph) feasibleCycles(nodes []*analysis.Node, edges []*analysis.Edge, less func(p, q *analysis.Node) bool) []analysis.CondCycle {
+	econd := g.edgeConds()
 	return analysis.FeasibleCycles(nodes, edges, less, func(e *analysis.Edge) []analysis.Branch {
-		bs := g.econd[e]
+		bs := econd[e]
 		if len(bs) == 0 {
 			return nil
 		}

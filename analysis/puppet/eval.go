@@ -556,7 +556,8 @@ func (r *run) eval1(e *env, n pp.Node) val {
 			return r.call(e, c, at)
 		}
 		recv := r.eval(e, t.Recv)
-		args := []val{recv}
+		args := make([]val, 1, 1+len(t.Args))
+		args[0] = recv
 		for _, a := range t.Args {
 			args = append(args, r.eval(e, a))
 		}

@@ -360,6 +360,9 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 		return val{k: vUndef, at: at}
 	}
 	var args []val
+	if len(t.Args) > 0 {
+		args = make([]val, 0, len(t.Args)) // one allocation, not one per argument
+	}
 	for _, a := range t.Args {
 		args = append(args, r.eval(e, a))
 	}

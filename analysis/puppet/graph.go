@@ -17,9 +17,10 @@ import (
 )
 
 func (a *analyzer) newRun(name, entry string) *run {
-	hint := 0
+	hint, links := 0, 0
 	if s := a.prevSnap(name); s != nil {
 		hint = len(s.run.Steps) // the size of this run last time
+		links = len(s.links.at)
 	} else if fi := a.byURI[entry]; fi != nil && fi.src != nil {
 		// A first analysis: about one resource per 100 bytes of the main
 		// manifest (a generated 100k-resource manifest grew this map
@@ -32,6 +33,9 @@ func (a *analyzer) newRun(name, entry string) *run {
 	r := &run{a: a, name: name, entry: entry, byKey: make(map[string]*res, hint), aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}
 	if !a.strict {
 		r.deps = map[depKey]string{}
+	}
+	if links > 0 && !a.diagsOnly() {
+		r.links = make([]linkRec, 0, links+links/8)
 	}
 	a.cur = r
 	st := r.newRes("Stage", "main", "stage", source.Span{})
@@ -217,7 +221,8 @@ type runGraph struct {
 	hardCycle bool
 	// econd: the branches each edge needs (nil: none), when the run
 	// evaluated undecided conditionals (cond.go).
-	econd     map[*analysis.Edge][]*branch
+	econd     map[*analysis.Edge][]*branch // made by edgeConds from elog
+	elog      []edgeWhen
 	conds     condSets
 	extra     []*analysis.Node // visible nodes outside the order (define instances)
 	generated [][2]*analysis.Node
@@ -728,6 +733,9 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 	// Links.
 	var linkSrcs []snapLinkSrc
+	if !a.strict {
+		linkSrcs = make([]snapLinkSrc, 0, len(r.links))
+	}
 	for _, l := range r.links { // none when only diagnostics are asked (run.link)
 		var targets []*analysis.Node
 		switch {
@@ -1138,14 +1146,33 @@ func (g *runGraph) when(e *analysis.Edge, xs []*res, c *cond) {
 		bs = addBranches(bs, g.conds.res(x))
 	}
 	bs = addBranches(bs, g.conds.of(c))
-	if g.econd == nil {
-		g.econd = map[*analysis.Edge][]*branch{}
+	g.elog = append(g.elog, edgeWhen{e, bs})
+}
+
+// edgeWhen is one call of when: the branches one place that makes e
+// needs.
+type edgeWhen struct {
+	e  *analysis.Edge
+	bs []*branch
+}
+
+// edgeConds is econd, built from the log of when's calls the first time
+// it is asked for: only a run with a cycle asks, while every edge of a
+// run with undecided conditionals is logged (a map written for each of
+// them was 5% of what a control repository's analysis allocated).
+func (g *runGraph) edgeConds() map[*analysis.Edge][]*branch {
+	if g.econd != nil || len(g.elog) == 0 {
+		return g.econd
 	}
-	if old, ok := g.econd[e]; ok {
-		g.econd[e] = common(old, bs)
-		return
+	g.econd = make(map[*analysis.Edge][]*branch, len(g.elog))
+	for _, w := range g.elog {
+		if old, ok := g.econd[w.e]; ok {
+			g.econd[w.e] = common(old, w.bs)
+			continue
+		}
+		g.econd[w.e] = w.bs
 	}
-	g.econd[e] = bs
+	return g.econd
 }
 
 // generatedFile: puppetlabs-concat's concat_file type generates a File

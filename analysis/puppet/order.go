@@ -161,7 +161,13 @@ func (g *runGraph) cycleWorld(edges []*analysis.Edge, stuck []*analysis.Node) ([
 }
 
 func (a *analyzer) where(at source.Span) string {
-	return fmt.Sprintf("%s:%d", a.displayPath(at.URI), a.line(at))
+	k := whereKey{at.URI, at.Start}
+	if w, ok := a.memo.wheres.Load(k); ok {
+		return w.(string)
+	}
+	w := fmt.Sprintf("%s:%d", a.displayPath(at.URI), a.line(at))
+	a.memo.wheres.Store(k, w)
+	return w
 }
 
 // adjacency lists a run's ordering edges by their ends.

@@ -26,7 +26,10 @@ import (
 //	go test -run TestWorkspaceTiming -v ./analysis/puppet/
 //
 // PUPPET_TIMING_PROF=file writes a CPU profile of the first analysis,
-// PUPPET_TIMING_EDITPROF=file one of the complete analysis after an edit.
+// PUPPET_TIMING_EDITPROF=file one of the complete analysis after an edit;
+// PUPPET_TIMING_DUMP=dir writes the strict dump (dump_test.go) of the
+// result after each edit, to diff a speed change's incremental path with
+// the code before it.
 func TestWorkspaceTiming(t *testing.T) {
 	dir := os.Getenv("PUPPET_TIMING_DIR")
 	if dir == "" {
@@ -92,6 +95,12 @@ func TestWorkspaceTiming(t *testing.T) {
 			pprof.StopCPUProfile()
 		}
 		t.Logf("edit %s: %v wall, %v CPU, %d of %d runs restored", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), sys.(*puppet.System).Restored, len(res.Runs))
+		if d := os.Getenv("PUPPET_TIMING_DUMP"); d != "" {
+			os.MkdirAll(d, 0o755)
+			if err := os.WriteFile(filepath.Join(d, strings.ReplaceAll(rel, "/", "_")+".txt"), []byte(dump(res)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		ws.DropOverlay(source.PathToURI(p))
 	}
 	// PUPPET_TIMING_MEMPROF=file: what the analysis keeps live between

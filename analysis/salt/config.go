@@ -64,6 +64,13 @@ type cfgRoots struct {
 	// git out, so Salt never loads them (salt/fileserver/gitfs.py
 	// __virtual__)
 	remotesOff bool
+	// strategy, envOrder, defaultTop: how top files of several saltenvs
+	// merge (top_file_merging_strategy, env_order, default_top; Salt's
+	// defaults when unset: merge, the saltenvs' own order, base)
+	strategy, defaultTop string
+	envOrder             []string
+	strategyWhere        string
+	envOrderWhere        string
 }
 
 // cfgEnv is one saltenv of file_roots.
@@ -103,6 +110,7 @@ func (c *cfgRoots) key() string {
 	for k, v := range c.submodule {
 		b.WriteString("\x07" + k + "=" + v)
 	}
+	b.WriteString("\x08" + c.strategy + "|" + c.defaultTop + "|" + strings.Join(c.envOrder, ",") + "|" + c.strategyWhere + "|" + c.envOrderWhere)
 	b.WriteString("\x05" + strings.Join(c.backends, ",") + "|" + strings.Join(c.others, ",") + "|" + strconv.FormatBool(c.remotesOff))
 	return b.String()
 }
@@ -456,7 +464,8 @@ func (s *System) readConfigRoots(ws *source.Workspace, scopes []string, sig stri
 	seenFile := map[string]bool{}
 	add := func(f *source.File, scope string, cfg bool, via string) {
 		if f == nil || seenFile[f.Path] || !bytes.Contains(f.Text, []byte("file_roots")) &&
-			!bytes.Contains(f.Text, []byte("gitfs_remotes")) && !bytes.Contains(f.Text, []byte("fileserver_backend")) {
+			!bytes.Contains(f.Text, []byte("gitfs_remotes")) && !bytes.Contains(f.Text, []byte("fileserver_backend")) &&
+			!bytes.Contains(f.Text, []byte("top_file_merging_strategy")) && !bytes.Contains(f.Text, []byte("env_order")) {
 			return
 		}
 		seenFile[f.Path] = true
@@ -540,6 +549,24 @@ func (s *System) readConfigRoots(ws *source.Workspace, scopes []string, sig stri
 						}
 					}
 				}
+			case "top_file_merging_strategy":
+				if x, ok := v.Str(); ok && !strings.Contains(x, sp.Unknown) {
+					c.strategy, c.strategyWhere = x, src.where(ws, k)+src.via
+				}
+			case "default_top":
+				if x, ok := v.Str(); ok && !strings.Contains(x, sp.Unknown) {
+					c.defaultTop = x
+				}
+			case "env_order":
+				if v.Kind != sp.Seq {
+					continue
+				}
+				c.envOrder, c.envOrderWhere = nil, src.where(ws, k)+src.via
+				for _, it := range v.Items {
+					if x, ok := it.Str(); ok && !strings.Contains(x, sp.Unknown) {
+						c.envOrder = append(c.envOrder, x)
+					}
+				}
 			case "fileserver_backend":
 				if v.Kind != sp.Seq {
 					continue
@@ -612,7 +639,7 @@ func (s *System) readConfigRoots(ws *source.Workspace, scopes []string, sig stri
 			c.local = append(c.local, r.local)
 		}
 	}
-	if len(c.paths) == 0 && len(c.remotes) == 0 && !c.remotesOff && len(c.others) == 0 {
+	if len(c.paths) == 0 && len(c.remotes) == 0 && !c.remotesOff && len(c.others) == 0 && c.strategy == "" && c.envOrder == nil {
 		return nil
 	}
 	return c

@@ -140,6 +140,15 @@ type compiler struct {
 
 func (c *compiler) fail(p *problem) { c.problems = append(c.problems, p) }
 
+// modKey names an SLS rendered in a run as Salt's mods list does
+// ("saltenv:sls"): the same name in two saltenvs is two files.
+func modKey(env, sls string) string {
+	if env == "" {
+		env = "base"
+	}
+	return env + ":" + sls
+}
+
 // renderState is BaseHighState.render_state: the file's IDs, then each
 // include (rendered once per run), merged into the file's state; the
 // file's own states get their auto order after its includes.
@@ -147,7 +156,6 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 	if depth > 64 {
 		return nil
 	}
-	c.mods[sls] = true
 	// the saltenv of this render: an include names its own, or renders
 	// in the saltenv of the file including it (salt/state.py
 	// render_state: env_key = saltenv)
@@ -158,6 +166,7 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 	if from != nil && from.env != "" && !strings.Contains(from.env, sp.Unknown) {
 		env = from.env
 	}
+	c.mods[modKey(env, sls)] = true
 	// another saltenv the configuration names: its own roots
 	t := c.t
 	if et := c.t.envTrees[env]; et != nil && env != c.t.env {
@@ -219,7 +228,11 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 			}
 		}
 		for _, tgt := range targets {
-			if c.mods[tgt] {
+			tenv := inc.env
+			if tenv == "" || strings.Contains(tenv, sp.Unknown) {
+				tenv = env
+			}
+			if c.mods[modKey(tenv, tgt)] {
 				continue
 			}
 			ninc := *inc

@@ -2,6 +2,7 @@ package salt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -66,57 +67,195 @@ type topEnv struct {
 	targets []topTarget
 }
 
-// mergedTop is _merge_tops_merge: the base top files (the top file and
-// what it includes) are authoritative: every section of theirs counts,
-// in order of first appearance, a later file's target replacing an
-// earlier one's in place. The top file of another saltenv adds only its
-// own section, and only when base's top data has none for it.
-func mergedTop(base []*sfile, others map[string]*sfile, envOrder []string) []topEnv {
-	var out []topEnv
-	idx := map[string]int{}
-	add := func(f *sfile, only string) {
-		for _, e := range f.p.Entries {
-			if e.Key == nil || e.Val == nil || e.Key.Value == "include" || e.Val.Kind != sp.Map {
+// mergeTops is HighState.merge_tops: the top data of every saltenv
+// (byEnv: its top file and what that includes, in order), merged as the
+// master's top_file_merging_strategy says. envs is the order Salt
+// gathers them in (_get_envs).
+//
+//   - merge (the default, and what Salt falls back to for a name it does
+//     not know): base's top data is authoritative, every section of it
+//     counts, in order of first appearance, a later file's target
+//     replacing an earlier one's in place; another saltenv's top data
+//     adds only its own section, and only when base's has none for it.
+//   - same: each saltenv's section comes from its own top data only; a
+//     saltenv without a top file takes its section from default_top's.
+//   - merge_all: every section of every top file, in saltenv order; a
+//     target given again keeps its place and gains the SLS it lacked, the
+//     later matcher winning.
+func mergeTops(strategy string, envs []string, byEnv map[string][]*sfile, defaultTop string) []topEnv {
+	b := &topBuilder{idx: map[string]int{}}
+	switch strategy {
+	case "same":
+		for _, env := range envs {
+			from := byEnv[env]
+			if !slices.ContainsFunc(from, hasTopData) {
+				// no top file, or only empty ones (`{}`, an include
+				// alone): default_top's top data
+				from = byEnv[defaultTop]
+			}
+			for _, f := range from {
+				b.add(f, env, false)
+			}
+		}
+	case "merge_all":
+		for _, env := range envs {
+			for _, f := range byEnv[env] {
+				b.add(f, "", true)
+			}
+		}
+	default:
+		for _, f := range byEnv["base"] {
+			b.add(f, "", false)
+		}
+		for _, env := range envs {
+			if env == "base" {
 				continue
 			}
-			env := e.Key.Value
-			if only != "" && env != only {
+			if _, done := b.idx[env]; done {
 				continue
 			}
-			i, ok := idx[env]
-			if !ok {
-				i = len(out)
-				idx[env] = i
-				out = append(out, topEnv{env: env})
-			}
-			te := &out[i]
-			for j, k := range e.Val.Keys {
-				tt := topTarget{env, k.Value, e.Val.Vals[j], f}
-				replaced := false
-				for x := range te.targets {
-					if te.targets[x].target == tt.target {
-						te.targets[x] = tt
-						replaced = true
-						break
-					}
-				}
-				if !replaced {
-					te.targets = append(te.targets, tt)
-				}
+			for _, f := range byEnv[env] {
+				b.add(f, env, false)
 			}
 		}
 	}
-	for _, f := range base {
-		add(f, "")
+	return b.out
+}
+
+// hasTopData: the top file holds a key besides include (get_tops pops
+// the includes before the merge; an empty mapping is what a saltenv
+// without a top file has).
+func hasTopData(f *sfile) bool {
+	for _, e := range f.p.Entries {
+		if e.Key != nil && e.Key.Value != "include" {
+			return true
+		}
 	}
-	for _, env := range envOrder {
-		if f := others[env]; f != nil && env != "base" {
-			if _, done := idx[env]; !done {
-				add(f, env)
+	return false
+}
+
+// topBuilder collects merged top data, section by section.
+type topBuilder struct {
+	out []topEnv
+	idx map[string]int
+}
+
+// add takes the sections of a top file (only: only that saltenv's),
+// each target replacing the same target's list, or (union) adding to it.
+func (b *topBuilder) add(f *sfile, only string, union bool) {
+	for _, e := range f.p.Entries {
+		if e.Key == nil || e.Val == nil || e.Key.Value == "include" || e.Val.Kind != sp.Map {
+			continue
+		}
+		env := e.Key.Value
+		if only != "" && env != only {
+			continue
+		}
+		i, ok := b.idx[env]
+		if !ok {
+			i = len(b.out)
+			b.idx[env] = i
+			b.out = append(b.out, topEnv{env: env})
+		}
+		te := &b.out[i]
+		for j, k := range e.Val.Keys {
+			tt := topTarget{env: env, target: k.Value, val: e.Val.Vals[j], f: f}
+			if union {
+				te.union(tt)
+				continue
+			}
+			replaced := false
+			for x := range te.targets {
+				if te.targets[x].target == tt.target {
+					te.targets[x] = tt
+					replaced = true
+					break
+				}
+			}
+			if !replaced {
+				te.targets = append(te.targets, tt)
 			}
 		}
 	}
-	return out
+}
+
+// union is _merge_tops_merge_all for one target: a target seen before
+// keeps its place; its list becomes the later matcher (any mapping item
+// counts as one, the last of a list; else the earlier's), the earlier
+// SLS, then the later's it lacks. The SLS of each file stay entries of
+// their own file (their spans are in it), one entry per file.
+func (te *topEnv) union(tt topTarget) {
+	first := -1
+	for x := range te.targets {
+		if te.targets[x].target == tt.target {
+			if first < 0 {
+				first = x
+			}
+		}
+	}
+	if first < 0 {
+		te.targets = append(te.targets, tt)
+		return
+	}
+	readTgt := func(v *sp.Node) (match *sp.Node, states []*sp.Node) {
+		if v == nil || v.Kind != sp.Seq {
+			return nil, nil
+		}
+		for _, it := range v.Items {
+			switch {
+			case it == nil:
+			case it.Kind == sp.Map:
+				match = it
+			case it.Kind == sp.Scalar:
+				states = append(states, it)
+			}
+		}
+		return match, states
+	}
+	last := first
+	var have []string
+	var match *sp.Node
+	for x := first; x < len(te.targets) && te.targets[x].target == tt.target; x++ {
+		m, st := readTgt(te.targets[x].val)
+		if m != nil {
+			match = m
+		}
+		for _, n := range st {
+			s, _ := n.Str()
+			have = append(have, s)
+		}
+		last = x
+	}
+	m2, st2 := readTgt(tt.val)
+	if m2 != nil {
+		match = m2
+	}
+	var fresh []*sp.Node
+	for _, n := range st2 {
+		s, _ := n.Str()
+		if !slices.Contains(have, s) {
+			have = append(have, s)
+			fresh = append(fresh, n)
+		}
+	}
+	rebuild := func(old topTarget, states []*sp.Node) topTarget {
+		items := make([]*sp.Node, 0, len(states)+1)
+		if match != nil {
+			items = append(items, match)
+		}
+		items = append(items, states...)
+		orig := old.orig
+		if orig == nil {
+			orig = old.val
+		}
+		return topTarget{env: old.env, target: old.target, val: &sp.Node{Kind: sp.Seq, Items: items}, f: old.f, orig: orig}
+	}
+	for x := first; x <= last; x++ {
+		_, st := readTgt(te.targets[x].val)
+		te.targets[x] = rebuild(te.targets[x], st)
+	}
+	seg := rebuild(tt, fresh)
+	te.targets = append(te.targets[:last+1], append([]topTarget{seg}, te.targets[last+1:]...)...)
 }
 
 // matcherOf: the last `- match: NAME` item of a target's list (compound
@@ -205,27 +344,48 @@ func topMatches(top []topEnv, m *minion, nodegroups map[string]any, envExists fu
 // runTopNode builds the highstate of one minion.
 func (a *analyzer) runTopNode(t *tree, tops []*sfile, m *minionData) {
 	top := tops[0]
-	others := map[string]*sfile{}
-	envOrder := []string{"base"}
-	if a.cfg != nil {
-		for _, e := range a.cfg.envs {
-			if e.name == "base" {
-				continue
-			}
-			envOrder = append(envOrder, e.name)
-			if et := a.envTrees[e.name]; et != nil {
-				others[e.name] = et.bySLS("top")
+	avail := a.topEnvs()
+	own := t.env
+	if own == "" {
+		own = "base"
+	}
+	// the top data of the saltenvs Salt gathers (env_order may leave out
+	// base, this top file's own saltenv among them)
+	byEnv := map[string][]*sfile{}
+	for _, env := range avail {
+		if env == own {
+			byEnv[env] = tops
+			continue
+		}
+		if et := a.envTrees[env]; et != nil {
+			if f := et.bySLS("top"); f != nil {
+				byEnv[env] = append([]*sfile{f}, a.topIncludes(et, f)...)
 			}
 		}
 	}
 	envExists := func(env string) bool {
-		if env == "base" || env == t.env {
+		if env == "base" {
+			return true
+		}
+		if a.cfg != nil && len(a.cfg.envOrder) > 0 {
+			return slices.Contains(avail, env) // HighState.avail: _get_envs
+		}
+		if env == t.env {
 			return true
 		}
 		_, ok := a.envTrees[env]
 		return ok
 	}
-	merged := mergedTop(tops, others, envOrder)
+	strategy, defaultTop := "merge", "base"
+	if a.cfg != nil {
+		if a.cfg.strategy != "" {
+			strategy = a.cfg.strategy
+		}
+		if a.cfg.defaultTop != "" {
+			defaultTop = a.cfg.defaultTop
+		}
+	}
+	merged := mergeTops(strategy, avail, byEnv, defaultTop)
 	if at, key, bad := topConflict(tops); bad {
 		a.diag(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "syntax",
 			Message: fmt.Sprintf("Unable to render top file: found conflicting ID '%s' (the top data is empty: no minion gets any state)", key)})
@@ -233,7 +393,7 @@ func (a *analyzer) runTopNode(t *tree, tops []*sfile, m *minionData) {
 	}
 	envs, picks, undecided := topMatches(merged, &m.minion, a.nodegroups, envExists)
 	for _, tt := range undecided {
-		a.diag(analysis.Diagnostic{At: tt.f.spanOfKey(tt.target, tt.val), Severity: analysis.Info, Code: "undecided-target",
+		a.diag(analysis.Diagnostic{At: tt.f.spanOfKey(tt.target, tt.written()), Severity: analysis.Info, Code: "undecided-target",
 			Message: fmt.Sprintf("the minion's data cannot decide whether target '%s' matches it (a regular expression Go cannot read, a matcher on data not given, a templated target): its SLS are taken", strings.ReplaceAll(tt.target, sp.Unknown, "…"))})
 	}
 	// every SLS any target names is linked (go-to-definition in the top
@@ -270,6 +430,15 @@ func (a *analyzer) runTopNode(t *tree, tops []*sfile, m *minionData) {
 		c := a.newCompiler(t, dry)
 		hs := newHigh()
 		for _, env := range envs {
+			if env != "base" && a.cfg != nil && len(a.cfg.envOrder) > 0 && !slices.Contains(avail, env) {
+				// render_highstate: a saltenv env_order leaves out is not
+				// available; Salt reports it and applies nothing
+				if ps := picks[env]; len(ps) > 0 {
+					c.fail(&problem{at: ps[0].f.span(ps[0].node), sev: 1, code: "missing-env", refuses: true,
+						msg: fmt.Sprintf("No matching salt environment for environment '%s' found (env_order at %s leaves it out)", env, a.cfg.envOrderWhere)})
+				}
+				continue
+			}
 			et := t
 			if x := a.envTrees[env]; x != nil && env != t.env {
 				et = x
@@ -289,7 +458,7 @@ func (a *analyzer) runTopNode(t *tree, tops []*sfile, m *minionData) {
 					names = []string{p.name}
 				}
 				for _, n := range names {
-					if c.mods[n] {
+					if c.mods[modKey(env, n)] {
 						continue
 					}
 					inc := &include{name: n, node: p.node, f: p.f, env: env}
@@ -302,6 +471,31 @@ func (a *analyzer) runTopNode(t *tree, tops []*sfile, m *minionData) {
 		return c, hs
 	}
 	a.cachedRun("highstate "+m.id, top.file.URI, "", build, tops)
+}
+
+// topEnvs is HighState._get_envs: the saltenvs whose top files are
+// gathered, in order: base, then those file_roots names; env_order, when
+// given, instead (those of them the file server has, duplicates out).
+func (a *analyzer) topEnvs() []string {
+	envs := []string{"base"}
+	if a.cfg == nil {
+		return envs
+	}
+	for _, e := range a.cfg.envs {
+		if !slices.Contains(envs, e.name) {
+			envs = append(envs, e.name)
+		}
+	}
+	if len(a.cfg.envOrder) == 0 {
+		return envs
+	}
+	var out []string
+	for _, e := range a.cfg.envOrder {
+		if !slices.Contains(out, e) && slices.Contains(envs, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // spanOfKey: the span of a top target's key (its value's span when the

@@ -128,7 +128,7 @@ func nodeSelection(t *testing.T, top []byte, dir, id string) string {
 	s := New().(*System)
 	f := s.cache.parse(top, nil)
 	sf := &sfile{p: f, file: &source.File{}}
-	merged := mergedTop([]*sfile{sf}, nil, nil)
+	merged := mergeTops("merge", []string{"base"}, map[string][]*sfile{"base": {sf}}, "base")
 	if _, _, bad := topConflict([]*sfile{sf}); bad {
 		merged = nil
 	}

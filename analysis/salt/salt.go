@@ -1499,6 +1499,17 @@ type topTarget struct {
 	env, target string
 	val         *sp.Node
 	f           *sfile
+	// orig: the list as written when val is a merge of several
+	// (top_file_merging_strategy merge_all)
+	orig *sp.Node
+}
+
+// written is the target's list as the top file writes it.
+func (tt topTarget) written() *sp.Node {
+	if tt.orig != nil {
+		return tt.orig
+	}
+	return tt.val
 }
 
 // topTargets merges top files as _merge_tops_merge does: targets in the
@@ -1513,7 +1524,7 @@ func topTargets(tops []*sfile) []topTarget {
 				continue
 			}
 			for i, k := range e.Val.Keys {
-				tt := topTarget{e.Key.Value, k.Value, e.Val.Vals[i], tf}
+				tt := topTarget{env: e.Key.Value, target: k.Value, val: e.Val.Vals[i], f: tf}
 				key := [2]string{tt.env, tt.target}
 				if j, ok := idx[key]; ok {
 					out[j] = tt
@@ -1579,7 +1590,7 @@ func (a *analyzer) runTopFor(t *tree, tops []*sfile, target, name string) {
 					if tf := t.bySLS(n); tf != nil && dry {
 						a.link(tt.f.span(it), nil, []source.Span{{URI: tf.file.URI}})
 					}
-					if c.mods[n] {
+					if c.mods[modKey(tt.env, n)] {
 						continue
 					}
 					inc := &include{name: n, node: it, f: tt.f, env: tt.env}

@@ -26,6 +26,9 @@ import (
 type Client struct {
 	t    testing.TB
 	conn jsonrpc2.Conn
+	// CallTimeout bounds each Call (0: $ORDERING_LSPTEST_TIMEOUT, else 20 s); a real repository's first
+	// complete analysis on a loaded machine takes longer.
+	CallTimeout time.Duration
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -128,9 +131,23 @@ func (c *Client) Received() []string {
 	return append([]string(nil), c.notes...)
 }
 
+// callTimeout bounds a request: 20 s, or $ORDERING_LSPTEST_TIMEOUT (a Go
+// duration) for the opt-in runs on real repositories, whose first
+// analysis takes longer than that on a busy machine.
+func callTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("ORDERING_LSPTEST_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return 20 * time.Second
+}
+
 // Call sends a request and decodes the result into out (may be nil).
 func (c *Client) Call(method string, params, out any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	timeout := c.CallTimeout
+	if timeout == 0 {
+		timeout = callTimeout()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var raw json.RawMessage
 	_, err := c.conn.Call(ctx, method, params, &raw)

@@ -1,0 +1,4 @@
+base_b_0:
+  test.nop: []
+base_b_1:
+  test.nop: []

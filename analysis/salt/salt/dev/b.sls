@@ -1,0 +1,2 @@
+dev_b_0:
+  test.nop: []

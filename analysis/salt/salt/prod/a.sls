@@ -1,0 +1,4 @@
+prod_a_0:
+  test.nop: []
+prod_a_1:
+  test.nop: []
