@@ -46,6 +46,10 @@ type Node struct {
 // Fact is one labelled line of system-specific explanation.
 type Fact struct {
 	Label, Value string
+	// Condition, on a "condition" fact, is the condition the declaration
+	// depends on, as written: the per-node view names it where a node's
+	// data decides against it, without reading the hover's sentence.
+	Condition string
 }
 
 func (n *Node) String() string {

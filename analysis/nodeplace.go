@@ -157,21 +157,11 @@ func absentWhy(n *Node, r *Result, where func(source.Span) string) string {
 		return fmt.Sprintf("not in this node's order: none of its runs reaches %s (its classification does not include it)", file)
 	}
 	for _, f := range n.Facts {
-		if f.Label == "condition" {
-			return "not declared on this node: declared only when " + conditionOf(f.Value) + ", and its data decides otherwise"
+		if f.Condition != "" {
+			return "not declared on this node: declared only when " + f.Condition + ", and its data decides otherwise"
 		}
 	}
 	return "not declared on this node: the code around it is evaluated, but not this declaration (a branch its data does not take)"
-}
-
-// conditionOf picks the condition out of a system's "declared only when
-// X, which depends on ..." hover line.
-func conditionOf(v string) string {
-	v = strings.TrimPrefix(v, "declared only when ")
-	if i := strings.Index(v, ", which "); i >= 0 {
-		v = v[:i]
-	}
-	return v
 }
 
 func firstLine(s string) string {

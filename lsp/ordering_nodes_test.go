@@ -29,15 +29,7 @@ func TestNodePicker(t *testing.T) {
 			"  if $facts['os']['family'] == 'Debian' {\n    package { 'apache2': }\n  } else {\n    package { 'httpd': }\n    include role::web::redhat\n  }\n" +
 			"  notify { 'web': }\n}\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, root, files)
 	c, init := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
 	cmds, _ := init["capabilities"].(map[string]any)["executeCommandProvider"].(map[string]any)["commands"].([]any)
 	if !slices.Contains(cmds, any("ordering.nodes")) {
@@ -130,15 +122,7 @@ func TestNodeMatrixFollowsTheText(t *testing.T) {
 		"factsets/el9.json":   `{"name": "el9.example.com", "values": {"os": {"family": "RedHat", "name": "RedHat", "release": {"major": "9", "full": "9.3"}}}}`,
 		"site.pp":             "if $facts['os']['family'] == 'Debian' {\n  package { 'pkg': }\n}\nnotify { 'web': }\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, root, files)
 	c, _ := lsptest.StartFresh(t, func() []analysis.System { return []analysis.System{puppet.New()} }, root, nil)
 	c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ordering": map[string]any{
 		"puppet": map[string]any{"facts": "factsets"}}}})
@@ -194,5 +178,19 @@ func TestNodeMatrixFollowsTheText(t *testing.T) {
 		"puppet": map[string]any{"facts": "factsets"}, "node": "el9.example.com"}}})
 	if h := hover(); strings.Contains(h, "On each node") {
 		t.Errorf("hover with a node chosen has the per-node lines:\n%s", h)
+	}
+}
+
+// writeFiles writes a workspace: file names (slash-separated) to texts.
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

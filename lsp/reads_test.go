@@ -22,15 +22,7 @@ func TestEditOfReadFileReanalyses(t *testing.T) {
 		"Puppetfile":                         "mod 'puppet/nginx', '5.0.0'\n",
 		"site-modules/role/manifests/web.pp": "class role::web {\n  include nginx\n  include letsencrypt\n}\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, root, files)
 	c, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
 	web := source.PathToURI(filepath.Join(root, "site-modules/role/manifests/web.pp"))
 	pf := source.PathToURI(filepath.Join(root, "Puppetfile"))

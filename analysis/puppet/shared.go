@@ -66,7 +66,7 @@ func (a *analyzer) conditionFact(what string) []analysis.Fact {
 		if a.unpicked > 0 {
 			how = fmt.Sprintf("choose one of the %d fact sets' nodes to decide: ordering.node, the status bar's Node item", a.unpicked)
 		}
-		fs = []analysis.Fact{{Label: "condition", Value: "declared only when " + what + ", which depends on facts or data we do not know: Puppet may not declare it (" + how + ")"}}
+		fs = []analysis.Fact{{Label: "condition", Value: "declared only when " + what + ", which depends on facts or data we do not know: Puppet may not declare it (" + how + ")", Condition: what}}
 		m.condFacts[what] = fs
 	}
 	return fs

@@ -185,14 +185,7 @@ func (b *topBuilder) add(f *sfile, only string, union bool) {
 // SLS, then the later's it lacks. The SLS of each file stay entries of
 // their own file (their spans are in it), one entry per file.
 func (te *topEnv) union(tt topTarget) {
-	first := -1
-	for x := range te.targets {
-		if te.targets[x].target == tt.target {
-			if first < 0 {
-				first = x
-			}
-		}
-	}
+	first := slices.IndexFunc(te.targets, func(o topTarget) bool { return o.target == tt.target })
 	if first < 0 {
 		te.targets = append(te.targets, tt)
 		return

@@ -40,11 +40,7 @@ import (
 // (`state.highstate test=True`, by __run_num__) equals our order line for
 // line.
 func TestNodeDifferential(t *testing.T) {
-	oracle := os.Getenv("SALT_HIGHSTATE")
-	if oracle == "" {
-		t.Skip("set SALT_HIGHSTATE to testdata/salt-highstate.py (needs Salt from source, see ../shared/oracle/salt-setup)")
-	}
-	oracle, _ = filepath.Abs(oracle)
+	oracle := highstateOracle(t)
 	seeds, from, keep := analysistest.DiffSettings("SALT_NODE")
 	minions, same := 0, 0
 	for i := 0; i < seeds; i++ {
@@ -59,10 +55,7 @@ func TestNodeDifferential(t *testing.T) {
 			ar.Files = append(ar.Files, txtar.File{Name: "salt/" + f.Name, Data: f.Data})
 		}
 		for _, m := range ms {
-			g, _ := json.Marshal(map[string]any{"local": m.grains})
-			p, _ := json.Marshal(map[string]any{"local": m.pillar})
-			ar.Files = append(ar.Files, txtar.File{Name: "minions/" + m.id + "/grains.json", Data: g},
-				txtar.File{Name: "minions/" + m.id + "/pillar.json", Data: p})
+			ar.Files = append(ar.Files, minionFiles(m)...)
 		}
 		analysistest.WriteInputs(t, dir, ar)
 		// SALT_NODE_REUSE: the answers Salt gave into SALT_NODE_KEEP before
@@ -164,6 +157,26 @@ func parseHighstateOracle(out []byte) map[string]string {
 		res[cur] += l + "\n"
 	}
 	return res
+}
+
+// highstateOracle is $SALT_HIGHSTATE (testdata/salt-highstate.py), as an
+// absolute path; the test is skipped without it.
+func highstateOracle(t *testing.T) string {
+	t.Helper()
+	oracle := os.Getenv("SALT_HIGHSTATE")
+	if oracle == "" {
+		t.Skip("set SALT_HIGHSTATE to testdata/salt-highstate.py (needs Salt from source, see ../shared/oracle/salt-setup)")
+	}
+	oracle, _ = filepath.Abs(oracle)
+	return oracle
+}
+
+// minionFiles is a minion's data as salt-call writes it into a minion
+// data folder: minions/ID/grains.json and pillar.json.
+func minionFiles(m genMinion) []txtar.File {
+	g, _ := json.Marshal(map[string]any{"local": m.grains})
+	p, _ := json.Marshal(map[string]any{"local": m.pillar})
+	return []txtar.File{{Name: "minions/" + m.id + "/grains.json", Data: g}, {Name: "minions/" + m.id + "/pillar.json", Data: p}}
 }
 
 type genMinion struct {

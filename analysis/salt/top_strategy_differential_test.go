@@ -32,11 +32,7 @@ import (
 // options given to salt-call. Per minion, the highstate order must equal
 // Salt's line for line.
 func TestTopStrategyDifferential(t *testing.T) {
-	oracle := os.Getenv("SALT_HIGHSTATE")
-	if oracle == "" {
-		t.Skip("set SALT_HIGHSTATE to testdata/salt-highstate.py (needs Salt from source, see ../shared/oracle/salt-setup)")
-	}
-	oracle, _ = filepath.Abs(oracle)
+	oracle := highstateOracle(t)
 	seeds, from, keep := analysistest.DiffSettings("SALT_TOPS")
 	minions, same := 0, 0
 	kinds := map[string]int{} // seeds per strategy, and with env_order / default_top
@@ -167,9 +163,7 @@ func genTopStrategyTree(seed int) (*txtar.Archive, string, []string) {
 		if id == "web01" || r.Intn(2) == 0 {
 			roles = append(roles, "web")
 		}
-		g, _ := json.Marshal(map[string]any{"local": map[string]any{"roles": roles, "os": "Debian"}})
-		ar.Files = append(ar.Files, txtar.File{Name: "minions/" + id + "/grains.json", Data: g},
-			txtar.File{Name: "minions/" + id + "/pillar.json", Data: []byte(`{"local": {}}`)})
+		ar.Files = append(ar.Files, minionFiles(genMinion{id: id, grains: map[string]any{"roles": roles, "os": "Debian"}, pillar: map[string]any{}})...)
 		ids = append(ids, id)
 	}
 	return ar, string(conf), ids
