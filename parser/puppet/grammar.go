@@ -17,7 +17,7 @@ import (
 // the lexer decides them, as Puppet's own lexer does:
 //   - `[` right after a value is an access (`$a[0]`, `File['x']`), after
 //     blank space it starts an array (Puppet's LBRACK vs LISTSTART):
-//     AccessOpen vs '['.
+//     '[':Post vs '[':Punct.
 //   - a statement function (`include`, `notice`, ...) not followed by `(`
 //     takes arguments without parentheses unless a bare word starts the
 //     next line: StmtCall (with arguments) vs StmtWord (alone).

@@ -11,7 +11,7 @@ import (
 )
 
 // tokenSource feeds participle the lexer's tokens. It gives each the type
-// the grammar needs (see grammar.go): AccessOpen for a `[` touching the
+// the grammar needs (see grammar.go): Post for a `[` touching the
 // value before it, StmtCall/StmtWord for a statement function, the
 // source text as the value (so a string is never mistaken for a word).
 type tokenSource struct {
