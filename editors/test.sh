@@ -18,6 +18,8 @@ ROOT=$(cd "$HERE/.." && pwd)
 . "$HERE/test/lib.sh"
 SKIP=" ${ORDERING_EDITORS_SKIP:-} "
 TMP=$(mktemp -d)
+# the server's chunk cache: never the user's cache directory
+export ORDERING_CACHE_DIR=${ORDERING_CACHE_DIR:-$TMP/cache}
 OUT=${ORDERING_E2E_OUT:-$TMP/out}; mkdir -p "$OUT"
 trap 'rm -rf "$TMP"' EXIT
 pass=0; fail=0

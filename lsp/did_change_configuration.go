@@ -19,6 +19,7 @@ func (s *Server) didChangeConfiguration(_ context.Context, raw json.RawMessage) 
 		return err
 	}
 	settings := settingsFromJSON(p.Settings)
+	applyCacheSetting(settings)
 	s.mu.Lock()
 	s.settings = settings
 	s.mu.Unlock()

@@ -92,6 +92,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.encoding = enc
 	s.ws = source.NewWorkspace(roots...)
 	s.settings = settings
+	applyCacheSetting(settings)
 	s.initialized = true
 	s.inlayRefresh = inlayRefresh
 	if w := p.Capabilities.Workspace; w != nil && w.CodeLens != nil {

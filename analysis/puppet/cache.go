@@ -100,7 +100,7 @@ func (a *analyzer) depValue(key depKey) string {
 	case 'f':
 		return astID(a.byURI[name])
 	case 'c':
-		if ci := a.classes[name]; ci != nil {
+		if ci := a.lookupClass(name); ci != nil {
 			return astID(ci.file)
 		}
 		a.autoload(name)
@@ -109,7 +109,7 @@ func (a *analyzer) depValue(key depKey) string {
 		}
 		return ""
 	case 'd':
-		if d := a.defines[name]; d != nil {
+		if d := a.lookupDefine(name); d != nil {
 			return astID(d.file)
 		}
 		a.autoload(name)
@@ -126,7 +126,7 @@ func (a *analyzer) depValue(key depKey) string {
 	case 'F':
 		return a.envList()
 	case 'k':
-		return classPlace(a.classes[name])
+		return classPlace(a.lookupClass(name))
 	case 'g':
 		return strings.Join(a.classFamily1(name), ",")
 	}

@@ -740,18 +740,18 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		var targets []*analysis.Node
 		switch {
 		case l.class != "":
-			if ci := a.classes[l.class]; ci != nil {
+			if ci := a.lookupClass(l.class); ci != nil {
 				targets = append(targets, ci.node)
 			}
 		case l.def != "":
-			if d := a.defines[l.def]; d != nil {
+			if d := a.lookupDefine(l.def); d != nil {
 				targets = append(targets, d.node)
 			}
 		default:
 			for _, rf := range l.refs {
 				if rf.typ == "Class" {
 					name := canonTitle("Class", rf.title)
-					ci := a.classes[name]
+					ci := a.lookupClass(name)
 					// The target is the class's definition node, which a
 					// restored run finds by its name and place: an input.
 					a.dep('k', name, func() string { return classPlace(ci) })
@@ -1041,7 +1041,7 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 		for _, m := range r.missing {
 			rf := m.ref
 			key := refString(rf.typ, canonTitle(rf.typ, rf.title))
-			cls := rf.typ == "Class" && a.classes[canonTitle("Class", rf.title)] != nil
+			cls := rf.typ == "Class" && a.lookupClass(canonTitle("Class", rf.title)) != nil
 			_, declared := a.declaredKeys[key]
 			declared = declared || cls
 			if !declared {

@@ -34,6 +34,12 @@ type System struct {
 	cacheSettings string
 	// Restored counts the runs the last Analyze took from the cache.
 	Restored int
+	// Loaded counts the files the last Analyze parsed (lazy.go: a
+	// focused first analysis parses only what its runs read).
+	Loaded int
+	// eager: every file is loaded even for a focused first analysis (the
+	// tests compare the two).
+	eager bool
 	// declCache: what each top-level statement declares (scanDeclared)
 	declCache map[pp.Node][]string
 	// Workers is how many goroutines evaluate the runs of a workspace
@@ -167,6 +173,9 @@ type fileInfo struct {
 	// id names the syntax tree (the parse cache returns the same tree
 	// for unchanged text): the run cache's file inputs.
 	id string
+	// seq is the file's place in a complete load (lazy.go): of two
+	// definitions of a name, the earlier file's counts.
+	seq int
 }
 
 type classInfo struct {
@@ -192,7 +201,8 @@ type nodeInfo struct {
 
 // analyzer holds one Analyze call's state.
 type analyzer struct {
-	partial bool // only the runs the request's focus needs (focus.go)
+	partial bool       // only the runs the request's focus needs (focus.go)
+	lazy    *lazyIndex // files are loaded when a run needs them (lazy.go)
 	// runsMerged of about runsTotal: what Request.Progress hears
 	runsMerged, runsTotal int
 	sys                   *System
@@ -332,12 +342,15 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			runs = append(runs, a.runFile(fi, nil, filepath.Base(fi.path)))
 		}
 	} else {
-		a.parseAll(req.Files)
-		for i, f := range req.Files {
-			if i%256 == 255 && a.canceled() {
-				break
+		if !a.lazyLoad() || !a.startLazy(req.Files) {
+			a.lazy = nil
+			a.parseAll(req.Files)
+			for i, f := range req.Files {
+				if i%256 == 255 && a.canceled() {
+					break
+				}
+				a.load(f)
 			}
-			a.load(f)
 		}
 		a.scanDeclared()
 		// An environment's manifests/ folder is one main manifest.
@@ -458,6 +471,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		s.Restored = a.restored
 		s.lastNodeKeys, s.lastEdgeKeys = len(a.nodeKeys), len(a.edgeKeys)
 	}
+	s.Loaded = len(a.order)
 	if req.Entry == "" {
 		a.settleMissing(runs)
 	}
@@ -507,7 +521,7 @@ func (a *analyzer) load(f *source.File) *fileInfo {
 	} else {
 		ast = a.sys.parse(f)
 	}
-	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: ast}
+	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: ast, seq: a.loadSeq(f)}
 	fi.id = fi.uri + "@" + fmt.Sprintf("%p", ast)
 	a.files[key] = fi
 	a.byURI[f.URI] = fi
@@ -530,7 +544,7 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 				name = prefix + "::" + name
 			}
 			n := a.defNode('C', &analysis.Node{Kind: "class", Ref: refString("Class", classDisplay(name)), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true})
-			if _, dup := a.classes[name]; !dup {
+			if old, dup := a.classes[name]; !dup || fi.seq < old.file.seq {
 				a.classes[name] = &classInfo{name: name, def: t, file: fi, node: n}
 			}
 			a.index(fi, t.Body, name, n)
@@ -541,7 +555,7 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 			}
 			n := a.defNode('D', &analysis.Node{Kind: "define", Ref: capType(name), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true,
 				Facts: []analysis.Fact{{Label: "defined type", Value: "each instance's body is evaluated after the main code, so its resources enter the catalog late"}}})
-			if _, dup := a.defines[name]; !dup {
+			if old, dup := a.defines[name]; !dup || fi.seq < old.file.seq {
 				a.defines[name] = &defineInfo{name: name, def: t, file: fi, node: n}
 			}
 			a.index(fi, t.Body, prefix, n)
@@ -779,7 +793,7 @@ func (a *analyzer) autoload(name string) {
 }
 
 func (a *analyzer) classFor(r *run, name string) *classInfo {
-	ci := a.classes[name]
+	ci := a.lookupClass(name)
 	if ci == nil {
 		a.autoload(name)
 		ci = a.classes[name]
@@ -796,7 +810,7 @@ func (a *analyzer) defineFor(r *run, name string) *defineInfo {
 	if builtinTypes[name] {
 		return nil
 	}
-	d := a.defines[name]
+	d := a.lookupDefine(name)
 	if d == nil {
 		a.autoload(name)
 		d = a.defines[name]
@@ -824,6 +838,7 @@ func (a *analyzer) classFamily1(pat string) []string {
 	if ok {
 		return out
 	}
+	a.needAll()
 	for n := range a.classes {
 		if globMatch(pat, n) {
 			out = append(out, n)
@@ -852,7 +867,7 @@ func (a *analyzer) moduleKnown1(name string) bool {
 	if _, ok := a.rootMods[mod]; ok {
 		return true
 	}
-	if _, ok := a.classes[mod]; ok {
+	if a.lookupClass(mod) != nil {
 		return true
 	}
 	return a.modDirKnown(mod)

@@ -18,16 +18,45 @@ import (
 	"runtime/pprof"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/filecache"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] != "serve" && os.Args[1] != "--stdio" {
+	args := useCache(os.Args[1:])
+	if len(args) > 0 && args[0] != "serve" && args[0] != "--stdio" {
 		batchMemory()
 	}
-	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
+	code := profiled(func() int { return run(args, os.Stdin, os.Stdout, os.Stderr) })
+	filecache.Shared().Flush()
+	os.Exit(code)
+}
+
+// useCache keeps parsed chunks in the user cache directory (the next run
+// decodes them instead of parsing: filecache, parser/puppet/chunkcache.go)
+// unless --no-cache (any command; removed from args) or ORDERING_CACHE=off
+// says not to; ORDERING_CACHE_DIR puts it elsewhere. Only the program
+// does this: tests that call run() keep nothing on disk.
+func useCache(args []string) []string {
+	out := make([]string, 0, len(args))
+	off := false
+	for i, a := range args {
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		if a == "--no-cache" || a == "-no-cache" {
+			off = true
+			continue
+		}
+		out = append(out, a)
+	}
+	if !off {
+		filecache.Shared().SetDir(filecache.Dir())
+	}
+	return out
 }
 
 // profiled runs f under a CPU profile written to $ORDERING_CPUPROFILE when
@@ -106,6 +135,10 @@ commands:
                                         what a change does to the order and the problems;
                                         exit 1 when it brings an error
   version                               print the version
+
+every command takes --no-cache: parse every file, keep nothing in the
+cache directory ($ORDERING_CACHE_DIR, else ordering-lsp/ in the user cache
+directory; ORDERING_CACHE=off turns it off too).
 
 check, order, graph and why take --set key=value and the options of each
 system (--facts FILE, --modulepath, ...): run 'ordering-lsp order --help'.

@@ -25,6 +25,11 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "ordering-lsp")
+	// the binary's chunk cache: never the user's cache directory (one
+	// given explicitly is kept: TestLatency measures a warm cache so)
+	if os.Getenv("ORDERING_CACHE_DIR") == "" {
+		os.Setenv("ORDERING_CACHE_DIR", filepath.Join(dir, "cache"))
+	}
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		os.Stderr.Write(out)
 		os.Exit(1)

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/filecache"
 )
 
 // corpusSources reads every .pp under $ORDERING_CORPUS (skips without it).
@@ -29,28 +31,47 @@ func corpusSources(b *testing.B) ([][]byte, int) {
 	return srcs, n
 }
 
-// BenchmarkCorpusParse parses every manifest of the corpus once, cold,
-// on one core, with the parser the analysis uses.
+// BenchmarkCorpusParse parses every manifest of the corpus once, cold
+// (no chunk cache), on one core, with the participle grammar.
 func BenchmarkCorpusParse(b *testing.B) {
 	srcs, n := corpusSources(b)
 	b.SetBytes(int64(n))
 	for b.Loop() {
 		for _, s := range srcs {
-			Parse(s)
+			(&Parser{NoCache: true}).Parse(s)
 		}
 	}
 }
 
-// BenchmarkCorpusParseGrammar is BenchmarkCorpusParse with the
-// participle grammar (grammar.go) in place of the hand parser.
-func BenchmarkCorpusParseGrammar(b *testing.B) {
+// BenchmarkCorpusParseHand is BenchmarkCorpusParse with the hand-written
+// parser the grammar replaced (hand_test.go).
+func BenchmarkCorpusParseHand(b *testing.B) {
 	srcs, n := corpusSources(b)
 	b.SetBytes(int64(n))
 	for b.Loop() {
 		for _, s := range srcs {
-			toks := Lex(s)
-			for _, r := range splitChunks(s, toks) {
-				parseChunkGrammar(s, toks[r.a:r.b+1], &toks[r.b])
+			(&Parser{hand: true}).Parse(s)
+		}
+	}
+}
+
+// BenchmarkCorpusParseCached is BenchmarkCorpusParse with every chunk in
+// the chunk cache's memory (a fresh parser per file, as a new analysis
+// has): what decoding costs. Decoding from disk adds reading the files.
+func BenchmarkCorpusParseCached(b *testing.B) {
+	srcs, n := corpusSources(b)
+	fc := filecache.New(1 << 30)
+	for _, s := range srcs {
+		(&Parser{fc: fc}).Parse(s)
+	}
+	b.SetBytes(int64(n))
+	b.ResetTimer()
+	for b.Loop() {
+		for _, s := range srcs {
+			ps := &Parser{fc: fc}
+			ps.Parse(s)
+			if ps.Parsed > 0 && ps.Decoded == 0 {
+				b.Fatal("nothing decoded")
 			}
 		}
 	}
@@ -72,9 +93,9 @@ func manifest10k() []byte {
 // benchReparse: one character changed in the middle of a 10,000-line
 // manifest, re-parsed by a Parser that parsed the file before (its chunk
 // cache holds every other chunk).
-func benchReparse(b *testing.B, grammar bool) {
+func benchReparse(b *testing.B, hand bool) {
 	text := manifest10k()
-	ps := &Parser{grammar: grammar}
+	ps := &Parser{hand: hand, NoCache: true}
 	ps.Parse(text)
 	// the last character of a package's title in the middle of the file
 	mid := len(text)/2 + strings.Index(string(text[len(text)/2:]), "'pkg") + 1
@@ -91,8 +112,8 @@ func benchReparse(b *testing.B, grammar bool) {
 	}
 }
 
-func BenchmarkReparseEdit(b *testing.B)        { benchReparse(b, false) }
-func BenchmarkReparseEditGrammar(b *testing.B) { benchReparse(b, true) }
+func BenchmarkReparseEdit(b *testing.B)     { benchReparse(b, false) }
+func BenchmarkReparseEditHand(b *testing.B) { benchReparse(b, true) }
 
 // bigFile reads $ORDERING_PARSE_FILE (skips without it): one huge
 // manifest, e.g. the generated 100k-resource one

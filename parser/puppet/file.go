@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"sort"
 	"sync"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/filecache"
 )
 
 // File is a parsed manifest: the top-level statements of every chunk that
@@ -21,6 +23,9 @@ type Chunk struct {
 	Stmts []Node
 	Err   *Error
 	hash  uint64
+	// nested: what nestedDefinitions reports in the chunk, kept (and
+	// shifted) with it, so that an edit validates the chunks it parsed.
+	nested []Error
 }
 
 var seed = maphash.MakeSeed()
@@ -46,15 +51,32 @@ type Parser struct {
 	prevToks []Token
 	spare    []Token
 	edited   bool // parsed before: the next parse is an edit
-	// grammar parses chunks with the participle grammar instead of the
-	// hand parser (benchmarks and the differential tests).
-	grammar bool
+	// hand parses chunks with the hand-written parser instead of the
+	// participle grammar (tests and benchmarks only: handParse).
+	hand bool
+	// NoCache parses every chunk that is not the previous version's,
+	// without the chunk cache (chunkcache.go).
+	NoCache bool
+	// fc replaces the process's chunk cache (tests: a cache of their own,
+	// as another process would have).
+	fc *filecache.Cache
 	// whole lexes every version whole, as before chunks were cut from a
 	// stream (the equivalence tests).
 	whole bool
-	// Reused and Parsed count chunks of the last Parse (for tests and
-	// benchmarks).
-	Reused, Parsed int
+	// Reused, Parsed and Decoded (from the chunk cache) count chunks of
+	// the last Parse (for tests and benchmarks).
+	Reused, Parsed, Decoded int
+}
+
+// cache is the chunk cache this parser uses: the process's, or none.
+func (ps *Parser) cache() *filecache.Cache {
+	if ps.NoCache || ps.hand {
+		return nil
+	}
+	if ps.fc != nil {
+		return ps.fc
+	}
+	return filecache.Shared()
 }
 
 // Parse parses src, reusing unchanged chunks from the previous call.
@@ -71,7 +93,7 @@ func (ps *Parser) Parse(src []byte) *File {
 			}
 		}
 	}
-	cx := &chunker{src: src, prev: ps.prev, grammar: ps.grammar}
+	cx := &chunker{src: src, prev: ps.prev, hand: ps.hand, cache: ps.cache()}
 	validated := false
 	keep := ps.prevToks != nil || (ps.edited && len(src) <= maxIncrementalLex)
 	if ps.whole {
@@ -90,7 +112,7 @@ func (ps *Parser) Parse(src []byte) *File {
 		cc := newChunkCutter(src, getTokens(len(src)))
 		defer putTokens(cc)
 		if w := ps.parallelWorkers(src); w > 1 {
-			cx.parsed = addBatches(f, parseParallel(src, cc, w), add)
+			cx.parsed, cx.decoded = addBatches(f, parseParallel(src, cc, w, cx), add)
 			validated = true // by the workers
 		} else {
 			for {
@@ -105,10 +127,15 @@ func (ps *Parser) Parse(src []byte) *File {
 		ps.prevSrc, ps.prevToks = nil, nil
 	}
 	if !validated {
-		f.Errors = append(f.Errors, validate(f.Stmts)...)
+		// validate(f.Stmts), with each chunk's nested definitions found
+		// when it was parsed
+		f.Errors = append(f.Errors, reservedNames(f.Stmts)...)
+		for _, c := range f.Chunks {
+			f.Errors = append(f.Errors, c.nested...)
+		}
 	}
 	ps.prev = newChunkCache(f.Chunks)
-	ps.Reused, ps.Parsed = cx.reused, cx.parsed
+	ps.Reused, ps.Parsed, ps.Decoded = cx.reused, cx.parsed, cx.decoded
 	if len(src) > maxIncrementalLex || !ps.edited {
 		// Tokens cost ~20x the text: for huge files memory matters more
 		// than the few milliseconds incremental lexing saves, and a file
@@ -120,6 +147,10 @@ func (ps *Parser) Parse(src []byte) *File {
 	ps.edited = true
 	return f
 }
+
+// handParse is the hand-written parser the grammar replaced, which only
+// the tests hold (hand_test.go sets it).
+var handParse func(src []byte, toks []Token, follow *Token) ([]Node, *Error)
 
 // maxIncrementalLex is the largest file whose tokens are kept between
 // parses for incremental lexing (a variable for the tests).
@@ -281,11 +312,13 @@ func (c *chunkCache) empty() bool { return c == nil || len(c.chunks) == 0 }
 // chunker parses the chunks of one Parse, reusing those of the previous
 // version found in prev (whose entries it consumes).
 type chunker struct {
-	src     []byte
-	prev    *chunkCache
-	grammar bool
-	// reused and parsed count chunks, for Parser.Reused and Parsed.
-	reused, parsed int
+	src   []byte
+	prev  *chunkCache
+	hand  bool
+	cache *filecache.Cache // nil: parse every chunk
+	// reused, parsed and decoded count chunks, for Parser.Reused, Parsed
+	// and Decoded.
+	reused, parsed, decoded int
 }
 
 // chunk parses the tokens toks[r.a:r.b] (toks[r.b] is the token after
@@ -305,17 +338,28 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 			return []Chunk{c}
 		}
 	}
+	var key filecache.Key
+	if cx.cache != nil {
+		key = chunkKey(src[pos:end])
+		if stmts, ok := cachedChunk(cx.cache, key, src, pos, end); ok {
+			cx.decoded++
+			return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h, nested: nestedDefinitions(stmts, true)}}
+		}
+	}
 	cx.parsed++
-	// toks[r.b] reads as end of input for this chunk (parseTokens never
-	// looks past its last token).
+	// toks[r.b] reads as end of input for this chunk (the parsers never
+	// look past its last token).
 	follow := &toks[r.b]
-	parse := parseTokens
-	if cx.grammar {
-		parse = parseChunkGrammar
+	parse := parseChunkGrammar
+	if cx.hand {
+		parse = handParse
 	}
 	stmts, err := parse(src, toks[r.a:r.b+1], follow)
 	if err == nil {
-		return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h}}
+		if cx.cache != nil {
+			storeChunk(cx.cache, key, src, pos, end, stmts)
+		}
+		return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h, nested: nestedDefinitions(stmts, true)}}
 	}
 	// Error recovery: if a later line starts a statement at column 0,
 	// the error is most likely an unclosed bracket before it. Cut there:
@@ -328,7 +372,7 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 		}
 		return out
 	}
-	return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, Err: err, hash: h}}
+	return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, Err: err, hash: h, nested: nestedDefinitions(stmts, true)}}
 }
 
 // splitChunks cuts the token list (ending with TEOF) into top-level
@@ -431,6 +475,12 @@ func shiftChunk(c *Chunk, d int) {
 		e.Pos += d
 		e.End += d
 		c.Err = &e
+	}
+	if c.nested != nil {
+		c.nested = append([]Error(nil), c.nested...)
+		for i := range c.nested {
+			shiftLoc(&c.nested[i].Loc, d)
+		}
 	}
 	for _, s := range c.Stmts {
 		Walk(s, func(n Node) bool {

@@ -17,7 +17,7 @@ import (
 // the lexer decides them, as Puppet's own lexer does:
 //   - `[` right after a value is an access (`$a[0]`, `File['x']`), after
 //     blank space it starts an array (Puppet's LBRACK vs LISTSTART):
-//     AccessOpen vs '['.
+//     '[':Post vs '[':Punct.
 //   - a statement function (`include`, `notice`, ...) not followed by `(`
 //     takes arguments without parentheses unless a bare word starts the
 //     next line: StmtCall (with arguments) vs StmtWord (alone).
@@ -34,13 +34,12 @@ const (
 	gName plex.TokenType = iota + 1
 	gTypeName
 	gVar
-	gString
-	gIString
+	gString // a string, interpolated or not, or a regex
 	gNumber
-	gRegex
+	gLitWord // true, false, undef, default
 	gIllegal
 	gPunct
-	gAccessOpen
+	gPost // what starts a postfix operator: '.', '?', and '[' touching a value (an access)
 	gStmtCall
 	gStmtWord
 	gKeyword   // a reserved word: if, case, class, and, ...
@@ -48,32 +47,33 @@ const (
 	gVarBrace  // a variable before '{'
 	gDefStart  // class, define, function, node, type or plan starting a definition
 	gApply     // apply(...) { } in a plan (Puppet's tasks mode)
-	gtArrow    // -> ~> <- <~
-	gtAssign   // = += -=
-	gtOr       // or
-	gtBinOp    // every other binary operator: and, in, comparisons, arithmetic, matches, shifts
+	gtStmtOp   // the operators of statements only: -> ~> <- <~ = += -=
+	gtBinOp    // every other binary operator: or, and, in, comparisons, arithmetic, matches, shifts
 )
 
 func puppetSymbols() map[string]plex.TokenType {
 	return map[string]plex.TokenType{
 		"EOF": gEOF, "Name": gName, "TypeName": gTypeName, "Var": gVar, "String": gString,
-		"IString": gIString, "Number": gNumber, "Regex": gRegex, "Illegal": gIllegal,
-		"Punct": gPunct, "AccessOpen": gAccessOpen, "StmtCall": gStmtCall, "StmtWord": gStmtWord,
+		"Number": gNumber, "LitWord": gLitWord, "Illegal": gIllegal,
+		"Punct": gPunct, "Post": gPost, "StmtCall": gStmtCall, "StmtWord": gStmtWord,
 		"Keyword": gKeyword, "NameBrace": gNameBrace, "VarBrace": gVarBrace, "DefStart": gDefStart, "Apply": gApply,
-		"Arrow": gtArrow, "Assign": gtAssign, "Or": gtOr, "BinOp": gtBinOp,
+		"StmtOp": gtStmtOp, "BinOp": gtBinOp,
 	}
 }
 
 // ---- statements ----
 
+// gStatements: a statement is looked for only before a token that can
+// start one (every block ends on '}', every chunk on EOF, and a failed
+// statement would try every production of an expression first).
 type gStatements struct {
-	Stmts []*gStatement `parser:"';'* ( @@ ';'* )*"`
+	Stmts []*gStatement `parser:"';'* ( (?! '}' | EOF ) @@ ';'* )*"`
 }
 
 type gBlock struct {
-	Open  plex.Token   `parser:"@'{'"`
-	Body  *gStatements `parser:"@@"`
-	Close plex.Token   `parser:"@'}'"`
+	Open  plex.Token  `parser:"@'{'"`
+	Body  gStatements `parser:"@@"`
+	Close plex.Token  `parser:"@'}'"`
 }
 
 // gStatement: a statement that starts like a definition is one (Puppet
@@ -92,15 +92,15 @@ type gStatement struct {
 
 type gClassDef struct {
 	Kw     plex.Token `parser:"@'class':DefStart"`
-	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' )"`
+	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' )"`
 	Params *gParams   `parser:"@@?"`
-	Parent plex.Token `parser:"( 'inherits' @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' ) )?"`
+	Parent plex.Token `parser:"( 'inherits' @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' ) )?"`
 	Body   *gBlock    `parser:"@@"`
 }
 
 type gDefineDef struct {
 	Kw     plex.Token `parser:"@'define':DefStart"`
-	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' )"`
+	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' )"`
 	Params *gParams   `parser:"@@?"`
 	Body   *gBlock    `parser:"@@"`
 }
@@ -116,14 +116,14 @@ type gNodeDef struct {
 // written without quotes (words and numbers joined by dots).
 type gNodeMatch struct {
 	Tokens  []plex.Token
-	Str     plex.Token `parser:"  @( String | IString | Regex )"`
+	Str     plex.Token `parser:"  @String"`
 	Default plex.Token `parser:"| @'default'"`
-	Host    bool       `parser:"| @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' | Number ) ( '.' ( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' | Number ) )*"`
+	Host    bool       `parser:"| @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' | Number ) ( '.' ( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' | Number ) )*"`
 }
 
 type gFunctionDef struct {
 	Kw     plex.Token `parser:"@'function':DefStart"`
-	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' )"`
+	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' )"`
 	Params *gParams   `parser:"@@?"`
 	Return *gCOperand `parser:"( '>>' @@ )?"`
 	Body   *gBlock    `parser:"@@"`
@@ -137,7 +137,7 @@ type gTypeAlias struct {
 
 type gPlan struct {
 	Kw     plex.Token `parser:"@'plan':DefStart"`
-	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' )"`
+	Name   plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' )"`
 	Params *gParams   `parser:"@@?"`
 	Body   *gBlock    `parser:"@@"`
 }
@@ -163,197 +163,193 @@ type gParam struct {
 // gTypeExpr is a parameter's type: `String`, `Optional[Integer]`.
 type gTypeExpr struct {
 	Name plex.Token `parser:"@TypeName"`
-	Ops  []*gPostOp `parser:"@@*"`
+	Ops  []*gPostOp `parser:"( (?= Post) @@ )*"`
 }
 
 // ---- expressions ----
 
 // gExpr is an expression statement or a parenthesised expression: every
-// operator, resources allowed.
+// operator, resources allowed. The operators and the operands after them
+// are read into two lists, not into a struct per operator: participle
+// allocates the struct of a production before it knows whether it
+// matches, and an operator is tried (and missed) after every operand.
+// Ops holds the operators' text only (participle sets, not appends, a
+// token list): each is the token before its right operand. The first
+// operand is read in place (Primary, Post: an operand's fields), which
+// saves a nested production for the many expressions of one operand.
 type gExpr struct {
-	Left *gOperand `parser:"@@"`
-	Ops  []*gBinOp `parser:"@@*"`
-}
-
-type gBinOp struct {
-	Op    plex.Token `parser:"@( Arrow | Assign | Or | BinOp )"`
-	Right *gOperand  `parser:"@@"`
+	Primary gRPrimary   `parser:"@@"`
+	Post    []*gPostOp  `parser:"( (?= Post) @@ )*"`
+	Ops     []string    `parser:"( @( BinOp | StmtOp )"`
+	Rights  []*gOperand `parser:"  @@ )*"`
 }
 
 // gExpr2 is a value in a list, a hash, an attribute, a title: no arrows,
 // no assignment.
 type gExpr2 struct {
-	Left *gOperand  `parser:"@@"`
-	Ops  []*gBinOp2 `parser:"@@*"`
-}
-
-type gBinOp2 struct {
-	Op    plex.Token `parser:"@( Or | BinOp )"`
-	Right *gOperand  `parser:"@@"`
+	Primary gRPrimary   `parser:"@@"`
+	Post    []*gPostOp  `parser:"( (?= Post) @@ )*"`
+	Ops     []string    `parser:"( @BinOp"`
+	Rights  []*gOperand `parser:"  @@ )*"`
 }
 
 // gExpr3 is an argument of a statement function: no `or` either.
 type gExpr3 struct {
-	Left *gOperand  `parser:"@@"`
-	Ops  []*gBinOp3 `parser:"@@*"`
-}
-
-type gBinOp3 struct {
-	Op    plex.Token `parser:"@BinOp"`
-	Right *gOperand  `parser:"@@"`
+	Primary gRPrimary   `parser:"@@"`
+	Post    []*gPostOp  `parser:"( (?= Post) @@ )*"`
+	Ops     []string    `parser:"( (?! 'or') @BinOp"`
+	Rights  []*gOperand `parser:"  @@ )*"`
 }
 
 // gCExpr is the head of an if, unless or case: no resources.
 type gCExpr struct {
-	Left *gCOperand `parser:"@@"`
-	Ops  []*gCBinOp `parser:"@@*"`
-}
-
-type gCBinOp struct {
-	Op    plex.Token `parser:"@( Arrow | Assign | Or | BinOp )"`
-	Right *gCOperand `parser:"@@"`
+	Primary gPrimary     `parser:"@@"`
+	Post    []*gPostOp   `parser:"( (?= Post) @@ )*"`
+	Ops     []string     `parser:"( @( BinOp | StmtOp )"`
+	Rights  []*gCOperand `parser:"  @@ )*"`
 }
 
 // gCExpr2 is a case option's value or a type alias: no resources, no
 // arrows, no assignment.
 type gCExpr2 struct {
-	Left *gCOperand  `parser:"@@"`
-	Ops  []*gCBinOp2 `parser:"@@*"`
-}
-
-type gCBinOp2 struct {
-	Op    plex.Token `parser:"@( Or | BinOp )"`
-	Right *gCOperand `parser:"@@"`
+	Primary gPrimary     `parser:"@@"`
+	Post    []*gPostOp   `parser:"( (?= Post) @@ )*"`
+	Ops     []string     `parser:"( @BinOp"`
+	Rights  []*gCOperand `parser:"  @@ )*"`
 }
 
 // gOperand is a unary expression where resources may be declared: one
 // of the forms with a block (a resource, resource defaults, an override,
-// a collector's override) or a plain value.
+// a collector's override) or a plain value. A postfix operator is looked
+// for only before a Post token: most operands have none, and the
+// lookahead costs less than the gPostOp participle would allocate to
+// find out.
 type gOperand struct {
-	Signs   []plex.Token `parser:"@( ( '-' | '!' | '*' )+ )?"`
-	Primary *gRPrimary   `parser:"@@"`
-	Ops     []*gPostOp   `parser:"@@*"`
+	Primary gRPrimary  `parser:"@@"`
+	Ops     []*gPostOp `parser:"( (?= Post) @@ )*"`
 }
 
 // gRPrimary is gPrimary where resources may be declared: a word or a
-// variable before '{' declares one, a capitalised name may take a block.
-// Each alternative starts with the token that selects it, outside any
-// nested struct: participle allocates a struct for every alternative it
-// tries, so a failing one then costs no allocation.
+// variable before '{' declares one, a capitalised name may take a block
+// (a collector and its override, resource defaults `File { attrs }`, a
+// type's new() `Integer($x)`, an override `File['x'] { attrs }` or
+// `Resource['file'] { title: attrs }`).
+//
+// participle tries alternatives in order, each at the cost of an
+// allocation, and allocates a struct for every nested production it
+// tries. So each alternative starts with one token type, outside any
+// nested struct (the adapted lexer's types are cut for that: String,
+// LitWord, Post), and they come in the order of how often they occur;
+// the rare forms of a name (a statement function's or a definition
+// keyword's) come last.
 type gRPrimary struct {
-	Str       *plex.Token   `parser:"  @( String | IString | Number | Regex | Var )"`
-	Word      *plex.Token   `parser:"| @( 'true' | 'false' | 'undef' | 'default' )"`
-	Name      *plex.Token   `parser:"| @( Name | StmtCall | StmtWord | DefStart )"`
+	Str       *plex.Token   `parser:"  @String"`
+	Var       *plex.Token   `parser:"| @Var"`
+	Name      *plex.Token   `parser:"| @Name"`
 	Args      *gArgs        `parser:"  ( @@"`
 	Lambda    *gLambda      `parser:"    @@? )?"`
 	Type      *plex.Token   `parser:"| @TypeName"`
-	TypeTail  *gTypeTail    `parser:"  @@?"`
+	AccList   *gList        `parser:"  ( '[':Post @@"`
+	AccClose  *plex.Token   `parser:"    @']'"`
+	AccBody   *gBody        `parser:"    @@?"`
+	Defaults  *gBody        `parser:"  | @@"`
+	New       *gArgs        `parser:"  | @@"`
+	NewLambda *gLambda      `parser:"    @@?"`
+	CollOpen  *plex.Token   `parser:"  | @( '<|' | '<<|' )"`
+	CollQuery *gExpr2       `parser:"    @@?"`
+	CollClose *plex.Token   `parser:"    @( '|>' | '|>>' )"`
+	CollBody  *gBody        `parser:"    @@? )?"`
+	Word      *plex.Token   `parser:"| @LitWord"`
 	ResType   *plex.Token   `parser:"| @NameBrace"`
 	ResBody   *gBody        `parser:"  @@"`
+	Number    *plex.Token   `parser:"| @Number"`
+	HashOpen  *plex.Token   `parser:"| @'{'"`
+	Entries   []*gHashEntry `parser:"  ( @@ ( ',' (?! '}' ) @@ )* ','? )?"`
+	HashEnd   *plex.Token   `parser:"  @'}'"`
+	ArrOpen   *plex.Token   `parser:"| @'[':Punct"`
+	ArrList   *gList        `parser:"  @@"`
+	ArrClose  *plex.Token   `parser:"  @']'"`
+	IfKw      *plex.Token   `parser:"| @( 'if' | 'unless' )"`
+	If        *gIfTail      `parser:"  @@"`
+	CaseKw    *plex.Token   `parser:"| @'case'"`
+	Case      *gCaseTail    `parser:"  @@"`
+	ParOpen   *plex.Token   `parser:"| @'('"`
+	ParX      *gExpr        `parser:"  @@"`
+	ParClose  *plex.Token   `parser:"  @')'"`
 	VarType   *plex.Token   `parser:"| @VarBrace"`
 	VarBody   *gBody        `parser:"  @@"`
 	At        *plex.Token   `parser:"| @( '@' | '@@' )"`
 	AtType    *plex.Token   `parser:"  @NameBrace"`
 	AtBody    *gBody        `parser:"  @@"`
-	IfKw      *plex.Token   `parser:"| @( 'if' | 'unless' )"`
-	If        *gIfTail      `parser:"  @@"`
-	CaseKw    *plex.Token   `parser:"| @'case'"`
-	Case      *gCaseTail    `parser:"  @@"`
 	KwCall    *plex.Token   `parser:"| @( Keyword | 'and' | 'or' | 'in' )"`
 	KwArgs    *gArgs        `parser:"  @@"`
 	KwLambda  *gLambda      `parser:"  @@?"`
+	Sign      *plex.Token   `parser:"| @( '-' | '!' | '*' )"`
+	Signed    *gOperand     `parser:"  @@"`
+	Word2     *plex.Token   `parser:"| @( StmtCall | StmtWord | DefStart )"`
+	Args2     *gArgs        `parser:"  ( @@"`
+	Lambda2   *gLambda      `parser:"    @@? )?"`
 	Apply     *plex.Token   `parser:"| @Apply"`
 	ApplyArgs *gArgs        `parser:"  @@"`
 	ApplyBody *gBlock       `parser:"  @@"`
-	ArrOpen   *plex.Token   `parser:"| @'[':Punct"`
-	ArrList   *gList        `parser:"  @@"`
-	ArrClose  *plex.Token   `parser:"  @']'"`
-	HashOpen  *plex.Token   `parser:"| @'{'"`
-	Entries   []*gHashEntry `parser:"  ( @@ ( ',' @@ )* ','? )?"`
-	HashEnd   *plex.Token   `parser:"  @'}'"`
-	ParOpen   *plex.Token   `parser:"| @'('"`
-	ParX      *gExpr        `parser:"  @@"`
-	ParClose  *plex.Token   `parser:"  @')'"`
 	Illegal   *plex.Token   `parser:"| @Illegal"`
 }
 
-// gTypeTail is what may follow a capitalised name where resources may
-// be declared: a collector (with its override block), resource defaults
-// `File { attrs }`, a type's new() `Integer($x)`, an override
-// `File['x'] { attrs }` or `Resource['file'] { title: attrs }`.
-type gTypeTail struct {
-	Coll     *gCollTail  `parser:"  @@"`
-	CollBody *gBody      `parser:"  @@?"`
-	Defaults *gBody      `parser:"| @@"`
-	New      *gNewTail   `parser:"| @@"`
-	AccList  *gList      `parser:"| AccessOpen @@"`
-	AccClose *plex.Token `parser:"  @']'"`
-	AccBody  *gBody      `parser:"  @@?"`
-}
-
-type gCollTail struct {
-	Open  plex.Token `parser:"@( '<|' | '<<|' )"`
-	Query *gExpr2    `parser:"@@?"`
-	Close plex.Token `parser:"@( '|>' | '|>>' )"`
-}
-
-type gNewTail struct {
-	Args   *gArgs   `parser:"@@"`
-	Lambda *gLambda `parser:"@@?"`
-}
-
 type gCOperand struct {
-	Signs   []plex.Token `parser:"@( ( '-' | '!' | '*' )+ )?"`
-	Primary *gPrimary    `parser:"@@"`
-	Ops     []*gPostOp   `parser:"@@*"`
+	Primary gPrimary   `parser:"@@"`
+	Ops     []*gPostOp `parser:"( (?= Post) @@ )*"`
 }
 
 // gBody is the block of a resource (titles and attributes), of
 // defaults or an override (attributes). Bad takes any other value, so
 // that a block that holds neither is an error where it goes wrong, not
 // a hash read after the name (Puppet commits to the block at its brace).
+//
+// A resource's bodies are tried first, as they are the most frequent;
+// after an attribute's comma the next one is looked for only before
+// something other than '}' (the trailing comma most blocks have).
 type gBody struct {
 	Open   plex.Token  `parser:"@'{'"`
-	Attrs  []*gAttr    `parser:"( ','? @@ ( ',' @@ )* ','?"`
-	Bodies []*gResBody `parser:"| @@ ( ';' @@ )* ';'?"`
-	Bad    *gExpr2     `parser:"| @@ )?"`
+	Bodies []*gResBody `parser:"(   @@ ( ';' @@ )* ';'?"`
+	Attrs  []*gAttr    `parser:"  | ','? @@ ( ',' (?! '}' ) @@ )* ','?"`
+	Bad    *gExpr2     `parser:"  | @@ )?"`
 	Close  plex.Token  `parser:"@'}'"`
 }
 
 type gResBody struct {
 	Tokens []plex.Token
-	Title  *gExpr2    `parser:"@@ ':'"`
+	Title  gExpr2     `parser:"@@ ':'"`
 	Comma  bool       `parser:"@','?"`
-	Attrs  []*gAttr   `parser:"( @@ ( ',' @@ )* ','? )?"`
+	Attrs  []*gAttr   `parser:"( @@ ( ',' (?! '}' ) @@ )* ','? )?"`
 	Tail   plex.Token `parser:"(?= ';' | '}' )"`
 }
 
 type gAttr struct {
-	Name  plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' | '*' )"`
+	Name  plex.Token `parser:"@( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' | '*' )"`
 	Op    plex.Token `parser:"@( '=>' | '+>' )"`
-	Value *gExpr2    `parser:"@@"`
+	Value gExpr2     `parser:"@@"`
 }
 
 type gPostOp struct {
-	AccList  *gList      `parser:"  AccessOpen @@"`
+	AccList  *gList      `parser:"  '[':Post @@"`
 	AccClose *plex.Token `parser:"  @']'"`
-	Method   *plex.Token `parser:"| '.' @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | 'and' | 'or' | 'in' | TypeName )"`
+	Method   *plex.Token `parser:"| '.':Post @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' | TypeName )"`
 	MArgs    *gArgs      `parser:"  @@?"`
 	MLambda  *gLambda    `parser:"  @@?"`
-	SelOpen  *plex.Token `parser:"| @'?' '{'"`
-	Cases    []*gSelCase `parser:"  ( @@ ( ',' @@ )* ','? )?"`
+	SelOpen  *plex.Token `parser:"| @'?':Post '{'"`
+	Cases    []*gSelCase `parser:"  ( @@ ( ',' (?! '}' ) @@ )* ','? )?"`
 	SelClose *plex.Token `parser:"  @'}'"`
 }
 
 type gArgs struct {
 	Open  plex.Token `parser:"@'('"`
-	List  *gList     `parser:"@@"`
+	List  gList      `parser:"@@"`
 	Close plex.Token `parser:"@')'"`
 }
 
 type gSelCase struct {
-	Match *gExpr2 `parser:"@@ '=>'"`
-	Value *gExpr2 `parser:"@@"`
+	Match gExpr2 `parser:"@@ '=>'"`
+	Value gExpr2 `parser:"@@"`
 }
 
 // gList is the inside of [...] or (...): values, and `k => v` pairs that
@@ -363,7 +359,7 @@ type gList struct {
 }
 
 type gElem struct {
-	X     *gExpr2 `parser:"@@"`
+	X     gExpr2  `parser:"@@"`
 	Value *gExpr2 `parser:"( '=>' @@ )?"`
 }
 
@@ -378,34 +374,47 @@ type gLambda struct {
 // value there. Alternatives come in the order of how often they occur;
 // the words Puppet reserves are Keyword tokens, so a plain name needs no
 // look at its spelling.
+// gPrimary is a value where no resource may be declared (the head of
+// an if, unless or case): a word or a variable before '{' is only a
+// value there. Alternatives as in gRPrimary.
 type gPrimary struct {
-	Str       *plex.Token   `parser:"  @( String | IString | Number | Regex | Var | VarBrace )"`
-	Word      *plex.Token   `parser:"| @( 'true' | 'false' | 'undef' | 'default' )"`
-	Name      *plex.Token   `parser:"| @( Name | StmtCall | StmtWord | DefStart | NameBrace )"`
+	Str       *plex.Token   `parser:"  @String"`
+	Var       *plex.Token   `parser:"| @( Var | VarBrace )"`
+	Name      *plex.Token   `parser:"| @( Name | NameBrace )"`
 	Args      *gArgs        `parser:"  ( @@"`
 	Lambda    *gLambda      `parser:"    @@? )?"`
 	Type      *plex.Token   `parser:"| @TypeName"`
-	Coll      *gCollTail    `parser:"  ( @@"`
-	New       *gNewTail     `parser:"  | @@ )?"`
+	CollOpen  *plex.Token   `parser:"  ( @( '<|' | '<<|' )"`
+	CollQuery *gExpr2       `parser:"    @@?"`
+	CollClose *plex.Token   `parser:"    @( '|>' | '|>>' )"`
+	New       *gArgs        `parser:"  | @@"`
+	NewLambda *gLambda      `parser:"    @@? )?"`
+	Word      *plex.Token   `parser:"| @LitWord"`
+	Number    *plex.Token   `parser:"| @Number"`
+	HashOpen  *plex.Token   `parser:"| @'{'"`
+	Entries   []*gHashEntry `parser:"  ( @@ ( ',' (?! '}' ) @@ )* ','? )?"`
+	HashEnd   *plex.Token   `parser:"  @'}'"`
+	ArrOpen   *plex.Token   `parser:"| @'[':Punct"`
+	ArrList   *gList        `parser:"  @@"`
+	ArrClose  *plex.Token   `parser:"  @']'"`
 	IfKw      *plex.Token   `parser:"| @( 'if' | 'unless' )"`
 	If        *gIfTail      `parser:"  @@"`
 	CaseKw    *plex.Token   `parser:"| @'case'"`
 	Case      *gCaseTail    `parser:"  @@"`
-	KwCall    *plex.Token   `parser:"| @( Keyword | 'and' | 'or' | 'in' )"`
-	KwArgs    *gArgs        `parser:"  @@"`
-	KwLambda  *gLambda      `parser:"  @@?"`
-	Apply     *plex.Token   `parser:"| @Apply"`
-	ApplyArgs *gArgs        `parser:"  @@"`
-	ApplyBody *gBlock       `parser:"  @@"`
-	ArrOpen   *plex.Token   `parser:"| @'[':Punct"`
-	ArrList   *gList        `parser:"  @@"`
-	ArrClose  *plex.Token   `parser:"  @']'"`
-	HashOpen  *plex.Token   `parser:"| @'{'"`
-	Entries   []*gHashEntry `parser:"  ( @@ ( ',' @@ )* ','? )?"`
-	HashEnd   *plex.Token   `parser:"  @'}'"`
 	ParOpen   *plex.Token   `parser:"| @'('"`
 	ParX      *gExpr        `parser:"  @@"`
 	ParClose  *plex.Token   `parser:"  @')'"`
+	KwCall    *plex.Token   `parser:"| @( Keyword | 'and' | 'or' | 'in' )"`
+	KwArgs    *gArgs        `parser:"  @@"`
+	KwLambda  *gLambda      `parser:"  @@?"`
+	Sign      *plex.Token   `parser:"| @( '-' | '!' | '*' )"`
+	Signed    *gCOperand    `parser:"  @@"`
+	Word2     *plex.Token   `parser:"| @( StmtCall | StmtWord | DefStart )"`
+	Args2     *gArgs        `parser:"  ( @@"`
+	Lambda2   *gLambda      `parser:"    @@? )?"`
+	Apply     *plex.Token   `parser:"| @Apply"`
+	ApplyArgs *gArgs        `parser:"  @@"`
+	ApplyBody *gBlock       `parser:"  @@"`
 	Illegal   *plex.Token   `parser:"| @Illegal"`
 }
 
@@ -436,13 +445,13 @@ type gCaseOption struct {
 }
 
 type gHashEntry struct {
-	Key   *gExpr2 `parser:"@@ '=>'"`
-	Value *gExpr2 `parser:"@@"`
+	Key   gExpr2 `parser:"@@ '=>'"`
+	Value gExpr2 `parser:"@@"`
 }
 
 // gInterpolation is the expression inside "${...}".
 type gInterpolation struct {
-	X *gExpr `parser:"@@"`
+	X gExpr `parser:"@@"`
 }
 
 // puppetDefinition adapts the lexer to plex.Definition (Lex is never

@@ -11,7 +11,7 @@ import (
 )
 
 // tokenSource feeds participle the lexer's tokens. It gives each the type
-// the grammar needs (see grammar.go): AccessOpen for a `[` touching the
+// the grammar needs (see grammar.go): Post for a `[` touching the
 // value before it, StmtCall/StmtWord for a statement function, the
 // source text as the value (so a string is never mistaken for a word).
 type tokenSource struct {
@@ -41,20 +41,18 @@ func (s *tokenSource) Next() (plex.Token, error) {
 		if s.nextIs(s.i, "{") {
 			typ = gVarBrace
 		}
-	case TString:
+	case TString, TIString, TRegex:
 		typ, val = gString, view(s.src[t.Pos:t.End])
-	case TIString:
-		typ, val = gIString, view(s.src[t.Pos:t.End])
 	case TNumber:
 		typ = gNumber
-	case TRegex:
-		typ, val = gRegex, view(s.src[t.Pos:t.End])
 	case TIllegal:
 		typ, val = gIllegal, view(s.src[t.Pos:t.End])
 	case TPunct:
 		switch {
 		case t.Val == "[" && s.i > 0 && t.Pos == s.toks[s.i-1].End && endsExpr(&s.toks[s.i-1]):
-			typ = gAccessOpen
+			typ = gPost
+		case t.Val == "." || t.Val == "?":
+			typ = gPost
 		default:
 			typ = punctTypes[t.Val]
 		}
@@ -73,6 +71,10 @@ var reserved = map[string]bool{
 
 // literalWords are the reserved words that stay what they are before '{'.
 var literalWords = map[string]bool{"true": true, "false": true, "undef": true, "default": true, "if": true, "unless": true, "case": true}
+
+// statementIfs are the literalWords that start an expression with a
+// block; the others are values (LitWord tokens).
+var statementIfs = map[string]bool{"if": true, "unless": true, "case": true}
 
 func (s *tokenSource) peek(i int) *Token {
 	if i < len(s.toks) {
@@ -153,10 +155,11 @@ func (s *tokenSource) word(i int) plex.TokenType {
 		}
 	}
 	switch t.Val {
-	case "or":
-		return gtOr
-	case "and", "in":
+	case "or", "and", "in":
 		return gtBinOp
+	}
+	if literalWords[t.Val] && !statementIfs[t.Val] {
+		return gLitWord
 	}
 	if reserved[t.Val] {
 		return gKeyword
@@ -171,11 +174,8 @@ var punctTypes = func() map[string]plex.TokenType {
 	for _, p := range puncts {
 		m[p] = gPunct
 	}
-	for _, p := range []string{"->", "~>", "<-", "<~"} {
-		m[p] = gtArrow
-	}
-	for _, p := range []string{"=", "+=", "-="} {
-		m[p] = gtAssign
+	for _, p := range []string{"->", "~>", "<-", "<~", "=", "+=", "-="} {
+		m[p] = gtStmtOp
 	}
 	for _, p := range []string{"<", ">", "<=", ">=", "==", "!=", "<<", ">>", "+", "-", "*", "/", "%", "=~", "!~"} {
 		m[p] = gtBinOp
@@ -391,7 +391,7 @@ func (c *conv) statements(g *gStatements) []Node {
 }
 
 func (c *conv) block(g *gBlock) ([]Node, Loc) {
-	return c.statements(g.Body), Loc{c.tok(g.Open).Pos, c.tok(g.Close).End}
+	return c.statements(&g.Body), Loc{c.tok(g.Open).Pos, c.tok(g.Close).End}
 }
 
 func (c *conv) statement(g *gStatement) Node {
@@ -538,13 +538,13 @@ func (c *conv) param(g *gParam) *Param {
 // binary builds the tree of a flat operand/operator list with the
 // precedence and associativity of binPrec (assignment is right
 // associative, everything else left).
-func (c *conv) binary(xs []Node, ops []plex.Token) Node {
+func (c *conv) binary(xs []Node, ops []*Token) Node {
 	pos := 0
 	var climb func(min int) Node
 	climb = func(min int) Node {
 		left := xs[pos]
 		for pos < len(ops) {
-			ot := c.tok(ops[pos])
+			ot := ops[pos]
 			pr := binPrec[ot.Val]
 			if pr <= min {
 				return left
@@ -566,49 +566,66 @@ func (c *conv) binary(xs []Node, ops []plex.Token) Node {
 
 // flat gathers a flat operand/operator list for binary: the expression
 // productions differ only in which operators they take.
-func flat[O any](c *conv, left Node, ops []O, part func(O) (plex.Token, Node)) Node {
-	xs := []Node{left}
-	var toks []plex.Token
-	for _, o := range ops {
-		t, x := part(o)
-		toks = append(toks, t)
+func flat[O any](c *conv, left Node, ops []string, rights []O, operand func(O) Node) Node {
+	if len(ops) == 0 {
+		return left
+	}
+	xs := make([]Node, 0, len(rights)+1)
+	xs = append(xs, left)
+	toks := make([]*Token, 0, len(ops))
+	for k, o := range rights {
+		x := operand(o)
 		xs = append(xs, x)
+		toks = append(toks, c.opBefore(x, ops[k]))
 	}
 	return c.binary(xs, toks)
 }
 
+// opBefore is the operator token before the right operand x (the token
+// before x's first one), whose text the grammar read as op.
+func (c *conv) opBefore(x Node, op string) *Token {
+	pos := x.Span().Pos
+	i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos >= pos })
+	if i > 0 && i <= len(c.toks) && c.toks[i-1].Val == op {
+		return &c.toks[i-1]
+	}
+	// Unreachable: every operand's span starts at its first token. Should
+	// it not, the operator is a syntax error rather than a crash.
+	c.failAt(c.tokAt(pos), "")
+	return nil
+}
+
 func (c *conv) expr(g *gExpr) Node {
-	return flat(c, c.operand(g.Left), g.Ops, func(o *gBinOp) (plex.Token, Node) { return o.Op, c.operand(o.Right) })
+	return flat(c, c.postOps(c.rprimary(&g.Primary), g.Post), g.Ops, g.Rights, c.operand)
 }
 
 func (c *conv) expr2(g *gExpr2) Node {
-	return flat(c, c.operand(g.Left), g.Ops, func(o *gBinOp2) (plex.Token, Node) { return o.Op, c.operand(o.Right) })
+	return flat(c, c.postOps(c.rprimary(&g.Primary), g.Post), g.Ops, g.Rights, c.operand)
 }
 
 func (c *conv) expr3(g *gExpr3) Node {
-	return flat(c, c.operand(g.Left), g.Ops, func(o *gBinOp3) (plex.Token, Node) { return o.Op, c.operand(o.Right) })
+	return flat(c, c.postOps(c.rprimary(&g.Primary), g.Post), g.Ops, g.Rights, c.operand)
 }
 
 func (c *conv) cexpr(g *gCExpr) Node {
-	return flat(c, c.coperand(g.Left), g.Ops, func(o *gCBinOp) (plex.Token, Node) { return o.Op, c.coperand(o.Right) })
+	return flat(c, c.postOps(c.primary(&g.Primary), g.Post), g.Ops, g.Rights, c.coperand)
 }
 
 func (c *conv) cexpr2(g *gCExpr2) Node {
-	return flat(c, c.coperand(g.Left), g.Ops, func(o *gCBinOp2) (plex.Token, Node) { return o.Op, c.coperand(o.Right) })
+	return flat(c, c.postOps(c.primary(&g.Primary), g.Post), g.Ops, g.Rights, c.coperand)
 }
 
-func (c *conv) signs(x Node, signs []plex.Token) Node {
-	for i := len(signs) - 1; i >= 0; i-- {
-		st := c.tok(signs[i])
-		u := &Unary{Op: st.Val, X: x}
-		u.Pos, u.End = st.Pos, x.Span().End
-		x = u
-	}
-	return x
+// unary is a sign and the operand it applies to (postfix operators
+// bind tighter: -$a[0] is -($a[0])).
+func (c *conv) unary(sign plex.Token, x Node) Node {
+	st := c.tok(sign)
+	u := &Unary{Op: st.Val, X: x}
+	u.Pos, u.End = st.Pos, x.Span().End
+	return u
 }
 
 func (c *conv) coperand(g *gCOperand) Node {
-	return c.signs(c.postOps(c.primary(g.Primary), g.Ops), g.Signs)
+	return c.postOps(c.primary(&g.Primary), g.Ops)
 }
 
 // name is a bare word; a reserved word is never one (`class` and
@@ -621,7 +638,7 @@ func (c *conv) name(t *Token) Node {
 }
 
 func (c *conv) operand(g *gOperand) Node {
-	return c.signs(c.postOps(c.rprimary(g.Primary), g.Ops), g.Signs)
+	return c.postOps(c.rprimary(&g.Primary), g.Ops)
 }
 
 // rprimary converts a value where resources may be declared: the block
@@ -629,8 +646,14 @@ func (c *conv) operand(g *gOperand) Node {
 // (a resource, resource defaults, an override, a collector's override).
 func (c *conv) rprimary(g *gRPrimary) Node {
 	switch {
+	case g.Str != nil:
+		return c.literal(c.tok(*g.Str))
+	case g.Var != nil:
+		return c.literal(c.tok(*g.Var))
+	case g.Name != nil:
+		return c.nameOrCall(*g.Name, g.Args, g.Lambda)
 	case g.Type != nil:
-		return c.typeTail(c.tok(*g.Type), g.TypeTail)
+		return c.typeTail(c.tok(*g.Type), g)
 	case g.ResType != nil:
 		t := c.tok(*g.ResType)
 		return c.resource(t, t.Pos, g.ResBody)
@@ -646,22 +669,31 @@ func (c *conv) rprimary(g *gRPrimary) Node {
 		r := c.resource(c.tok(*g.AtType), at.Pos, g.AtBody)
 		r.Virtual, r.Exported = true, at.Val == "@@"
 		return r
+	case g.Sign != nil:
+		return c.unary(*g.Sign, c.operand(g.Signed))
 	}
 	// the alternatives both kinds of primary have
-	return c.primary(&gPrimary{Str: g.Str, Word: g.Word, Name: g.Name, Args: g.Args, Lambda: g.Lambda,
+	return c.primary(&gPrimary{Number: g.Number, Word: g.Word, Word2: g.Word2, Args2: g.Args2, Lambda2: g.Lambda2,
 		IfKw: g.IfKw, If: g.If, CaseKw: g.CaseKw, Case: g.Case, KwCall: g.KwCall, KwArgs: g.KwArgs, KwLambda: g.KwLambda,
 		Apply: g.Apply, ApplyArgs: g.ApplyArgs, ApplyBody: g.ApplyBody,
 		ArrOpen: g.ArrOpen, ArrList: g.ArrList, ArrClose: g.ArrClose, HashOpen: g.HashOpen, Entries: g.Entries,
 		HashEnd: g.HashEnd, ParOpen: g.ParOpen, ParX: g.ParX, ParClose: g.ParClose, Illegal: g.Illegal})
 }
 
-func (c *conv) typeTail(t *Token, g *gTypeTail) Node {
+// nameOrCall is a bare word, or a call when arguments follow it.
+func (c *conv) nameOrCall(name plex.Token, args *gArgs, lambda *gLambda) Node {
+	if args != nil {
+		return c.call(c.tok(name), args, lambda)
+	}
+	return c.name(c.tok(name))
+}
+
+// typeTail converts a capitalised name and what follows it.
+func (c *conv) typeTail(t *Token, g *gRPrimary) Node {
 	tr := &TypeRef{Loc: Loc{t.Pos, t.End}, Value: t.Val}
 	switch {
-	case g == nil:
-		return tr
-	case g.Coll != nil:
-		col := c.collector(tr, g.Coll.Open, g.Coll.Query, g.Coll.Close)
+	case g.CollOpen != nil:
+		col := c.collector(tr, *g.CollOpen, g.CollQuery, *g.CollClose)
 		if g.CollBody != nil {
 			col.Attrs = c.bodyAttrs(g.CollBody)
 			col.HasAttrs = true
@@ -676,7 +708,9 @@ func (c *conv) typeTail(t *Token, g *gTypeTail) Node {
 		d.Pos, d.End = t.Pos, c.tok(g.Defaults.Close).End
 		return d
 	case g.New != nil:
-		return c.call(t, g.New.Args, g.New.Lambda)
+		return c.call(t, g.New, g.NewLambda)
+	case g.AccClose == nil:
+		return tr
 	}
 	a := &Access{X: tr, Args: c.list(g.AccList)}
 	a.Pos, a.End = tr.Pos, c.tok(*g.AccClose).End
@@ -730,7 +764,7 @@ func (c *conv) resBodies(b *gBody) []*ResourceBody {
 	}
 	var out []*ResourceBody
 	for _, rb := range b.Bodies {
-		title := c.expr2(rb.Title)
+		title := c.expr2(&rb.Title)
 		body := &ResourceBody{Title: title, Attrs: c.attrs(rb.Attrs)}
 		body.Pos = title.Span().Pos
 		body.End = c.tok(rb.Tokens[len(rb.Tokens)-1]).End
@@ -743,7 +777,7 @@ func (c *conv) attrs(gs []*gAttr) []*Attr {
 	var out []*Attr
 	for _, a := range gs {
 		nt, ot := c.tok(a.Name), c.tok(a.Op)
-		v := c.expr2(a.Value)
+		v := c.expr2(&a.Value)
 		at := &Attr{Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}, Op: ot.Val, Value: v}
 		at.Pos, at.End = nt.Pos, v.Span().End
 		out = append(out, at)
@@ -772,7 +806,7 @@ func (c *conv) postOps(x Node, ops []*gPostOp) Node {
 			mc := &MethodCall{Recv: x, Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
 			mc.Pos, mc.End = x.Span().Pos, nt.End
 			if op.MArgs != nil {
-				mc.Args = c.list(op.MArgs.List)
+				mc.Args = c.list(&op.MArgs.List)
 				mc.End = c.tok(op.MArgs.Close).End
 			}
 			if op.MLambda != nil {
@@ -783,7 +817,7 @@ func (c *conv) postOps(x Node, ops []*gPostOp) Node {
 		default:
 			s := &Selector{X: x}
 			for _, sc := range op.Cases {
-				s.Cases = append(s.Cases, SelCase{Match: c.expr2(sc.Match), Value: c.expr2(sc.Value)})
+				s.Cases = append(s.Cases, SelCase{Match: c.expr2(&sc.Match), Value: c.expr2(&sc.Value)})
 			}
 			s.Pos, s.End = x.Span().Pos, c.tok(*op.SelClose).End
 			x = s
@@ -801,7 +835,7 @@ func (c *conv) list(g *gList) []Node {
 	var out []Node
 	var h *Hash
 	for _, e := range g.Elems {
-		x := c.expr2(e.X)
+		x := c.expr2(&e.X)
 		if e.Value == nil {
 			h = nil
 			out = append(out, x)
@@ -832,7 +866,7 @@ func (c *conv) lambda(g *gLambda) *Lambda {
 
 func (c *conv) call(name *Token, args *gArgs, lambda *gLambda) *Call {
 	n := &Call{Name: name.Val, NameLoc: Loc{name.Pos, name.End}, Parens: true}
-	n.Args = c.list(args.List)
+	n.Args = c.list(&args.List)
 	n.Pos, n.End = name.Pos, c.tok(args.Close).End
 	if lambda != nil {
 		n.Lambda = c.lambda(lambda)
@@ -864,23 +898,28 @@ func (c *conv) primary(g *gPrimary) Node {
 	switch {
 	case g.Str != nil:
 		return c.literal(c.tok(*g.Str))
+	case g.Var != nil:
+		return c.literal(c.tok(*g.Var))
+	case g.Number != nil:
+		return c.literal(c.tok(*g.Number))
 	case g.Word != nil:
 		return c.word(c.tok(*g.Word))
 	case g.Name != nil:
-		if g.Args != nil {
-			return c.call(c.tok(*g.Name), g.Args, g.Lambda)
-		}
-		return c.name(c.tok(*g.Name))
+		return c.nameOrCall(*g.Name, g.Args, g.Lambda)
+	case g.Word2 != nil:
+		return c.nameOrCall(*g.Word2, g.Args2, g.Lambda2)
 	case g.Type != nil:
 		t := c.tok(*g.Type)
 		tr := &TypeRef{Loc: Loc{t.Pos, t.End}, Value: t.Val}
 		switch {
-		case g.Coll != nil:
-			return c.collector(tr, g.Coll.Open, g.Coll.Query, g.Coll.Close)
+		case g.CollOpen != nil:
+			return c.collector(tr, *g.CollOpen, g.CollQuery, *g.CollClose)
 		case g.New != nil:
-			return c.call(t, g.New.Args, g.New.Lambda)
+			return c.call(t, g.New, g.NewLambda)
 		}
 		return tr
+	case g.Sign != nil:
+		return c.unary(*g.Sign, c.coperand(g.Signed))
 	case g.IfKw != nil:
 		return c.ifNode(*g.IfKw, g.If)
 	case g.CaseKw != nil:
@@ -925,7 +964,7 @@ func (c *conv) array(open plex.Token, list *gList, cl plex.Token) Node {
 func (c *conv) hash(open plex.Token, entries []*gHashEntry, cl plex.Token) Node {
 	h := &Hash{}
 	for _, e := range entries {
-		h.Entries = append(h.Entries, HashEntry{Key: c.expr2(e.Key), Value: c.expr2(e.Value)})
+		h.Entries = append(h.Entries, HashEntry{Key: c.expr2(&e.Key), Value: c.expr2(&e.Value)})
 	}
 	h.Pos, h.End = c.tok(open).Pos, c.tok(cl).End
 	return h
@@ -1032,7 +1071,7 @@ func (c *conv) interpolation(pos, end int) Node {
 		if err != nil {
 			sub.grammarError(err)
 		}
-		x = sub.expr(g.X)
+		x = sub.expr(&g.X)
 	}()
 	if sub.err != nil {
 		c.err = sub.err

@@ -117,6 +117,18 @@ var diffSeeds = []string{
 // TestGrammarDifferentialSeeds: the grammar reads every seed, every test
 // manifest and every fixture exactly as the hand parser does.
 func TestGrammarDifferentialSeeds(t *testing.T) {
+	inputs := seedInputs()
+	for _, in := range inputs {
+		if msg := diffParsers([]byte(in)); msg != "" {
+			t.Errorf("%.80q: %s", in, msg)
+		}
+	}
+	t.Logf("%d inputs", len(inputs))
+}
+
+// seedInputs: the seeds, every test manifest and every fixture (whole
+// archives and each of their files).
+func seedInputs() []string {
 	inputs := append([]string(nil), diffSeeds...)
 	for _, g := range []string{"../../analysis/puppet/testdata/*.txtar", "../../analysis/puppet/testdata/*/*.txtar", "../../lsp/testdata/*.txtar", "../../lsp/testdata/*/*.txtar"} {
 		m, _ := filepath.Glob(g)
@@ -128,12 +140,7 @@ func TestGrammarDifferentialSeeds(t *testing.T) {
 			}
 		}
 	}
-	for _, in := range inputs {
-		if msg := diffParsers([]byte(in)); msg != "" {
-			t.Errorf("%.80q: %s", in, msg)
-		}
-	}
-	t.Logf("%d inputs", len(inputs))
+	return inputs
 }
 
 func FuzzGrammarDifferential(f *testing.F) {

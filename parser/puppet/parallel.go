@@ -27,14 +27,14 @@ type parseBatch struct {
 	ranges []tokRange
 	chunks [][]Chunk // per range
 	// what validate reports on the batch's statements
-	reserved, nested        []Error
-	parsed, nChunks, nStmts int
-	panic                   any // a bug, re-raised on the calling goroutine
+	reserved, nested                 []Error
+	parsed, decoded, nChunks, nStmts int
+	panic                            any // a bug, re-raised on the calling goroutine
 }
 
 // parseParallel parses the chunks cc cuts on workers and returns them in
 // file order, in batches.
-func parseParallel(src []byte, cc *chunkCutter, workers int) []*parseBatch {
+func parseParallel(src []byte, cc *chunkCutter, workers int, like *chunker) []*parseBatch {
 	work := make(chan *parseBatch, workers)
 	// Buffers in flight (cutting, queued, parsing) bound the tokens held.
 	free := make(chan []Token, workers+2)
@@ -47,7 +47,7 @@ func parseParallel(src []byte, cc *chunkCutter, workers int) []*parseBatch {
 		go func() {
 			defer wg.Done()
 			for b := range work {
-				b.parse(src)
+				b.parse(src, like)
 				clear(b.toks) // the strings they hold; the buffer is reused
 				free <- b.toks[:0]
 				b.toks = nil
@@ -88,15 +88,15 @@ func parseParallel(src []byte, cc *chunkCutter, workers int) []*parseBatch {
 	return batches
 }
 
-// parse parses the batch's chunks with an empty cache (nothing to reuse
-// on a first parse, and nothing shared between workers).
-func (b *parseBatch) parse(src []byte) {
+// parse parses the batch's chunks with nothing of a previous version to
+// reuse (a first parse), with like's parser and chunk cache.
+func (b *parseBatch) parse(src []byte, like *chunker) {
 	defer func() {
 		if r := recover(); r != nil {
 			b.panic = r
 		}
 	}()
-	cx := &chunker{src: src}
+	cx := &chunker{src: src, hand: like.hand, cache: like.cache}
 	b.chunks = make([][]Chunk, len(b.ranges))
 	var stmts []Node
 	for i, r := range b.ranges {
@@ -107,15 +107,20 @@ func (b *parseBatch) parse(src []byte) {
 			stmts = append(stmts, c.Stmts...)
 		}
 	}
-	b.parsed, b.nStmts = cx.parsed, len(stmts)
-	b.reserved, b.nested = reservedNames(stmts), nestedDefinitions(stmts, true)
+	b.parsed, b.decoded, b.nStmts = cx.parsed, cx.decoded, len(stmts)
+	b.reserved = reservedNames(stmts)
+	for _, ch := range b.chunks {
+		for _, c := range ch {
+			b.nested = append(b.nested, c.nested...)
+		}
+	}
 }
 
 // parallelWorkers is how many goroutines parse a first parse of src: 1
-// (on the caller) for small files, a previous version to reuse chunks
-// from, or the grammar parser.
+// (on the caller) for small files or a previous version to reuse chunks
+// from.
 func (ps *Parser) parallelWorkers(src []byte) int {
-	if !ps.prev.empty() || ps.grammar || len(src) < parallelMin {
+	if !ps.prev.empty() || len(src) < parallelMin {
 		return 1
 	}
 	return runtime.GOMAXPROCS(0)
@@ -123,9 +128,10 @@ func (ps *Parser) parallelWorkers(src []byte) int {
 
 // addBatches puts the batches' chunks into f (through add, in file order,
 // with f's slices sized once) and their validation errors after them,
-// as validate(f.Stmts) would; it returns how many chunks were parsed.
-func addBatches(f *File, batches []*parseBatch, add func([]Chunk)) int {
-	nc, ns, parsed := 0, 0, 0
+// as validate(f.Stmts) would; it returns how many chunks were parsed and
+// decoded from the chunk cache.
+func addBatches(f *File, batches []*parseBatch, add func([]Chunk)) (parsed, decoded int) {
+	nc, ns := 0, 0
 	for _, b := range batches {
 		nc, ns = nc+b.nChunks, ns+b.nStmts
 	}
@@ -140,6 +146,7 @@ func addBatches(f *File, batches []*parseBatch, add func([]Chunk)) int {
 			add(ch)
 		}
 		parsed += b.parsed
+		decoded += b.decoded
 	}
 	for _, b := range batches {
 		f.Errors = append(f.Errors, b.reserved...)
@@ -147,5 +154,5 @@ func addBatches(f *File, batches []*parseBatch, add func([]Chunk)) int {
 	for _, b := range batches {
 		f.Errors = append(f.Errors, b.nested...)
 	}
-	return parsed
+	return parsed, decoded
 }

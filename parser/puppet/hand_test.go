@@ -1,30 +1,13 @@
 package puppet
 
+// The hand-written parser (parser.go until the analysis switched to the
+// participle grammar): the differential tests' oracle.
+
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
-
-// maxDepth bounds expression nesting: deeper input is a syntax error,
-// never a stack overflow.
-const maxDepth = 400
-
-// Error is a syntax error at a byte range.
-type Error struct {
-	Loc
-	Msg string
-}
-
-func (e Error) Error() string { return e.Msg }
-
-// statementCalls are the functions Puppet lets you call without
-// parentheses as a statement (`include a, b`).
-var statementCalls = map[string]bool{
-	"include": true, "require": true, "contain": true, "realize": true, "tag": true,
-	"debug": true, "info": true, "notice": true, "warning": true, "err": true, "fail": true,
-	"alert": true, "crit": true, "emerg": true, "break": true, "next": true, "return": true,
-	"import": true, "hiera_include": true, "create_resources": false,
-}
 
 var keywords = map[string]bool{
 	"and": true, "or": true, "in": true, "if": true, "elsif": true, "else": true, "unless": true,
@@ -32,7 +15,7 @@ var keywords = map[string]bool{
 	"define": true, "node": true, "inherits": true, "function": true, "type": true,
 }
 
-type bailout struct{}
+func init() { handParse = parseTokens }
 
 type parser struct {
 	src   []byte
@@ -108,40 +91,6 @@ func (p *parser) expect(val string) *Token {
 func (p *parser) fail(expected string) {
 	p.err = syntaxError(p.src, p.tok(), p.follow, expected)
 	panic(bailout{})
-}
-
-// syntaxError words a syntax error at t as Puppet does ("Syntax error at
-// 'x'"), at the token that follows the chunk when t is its end; both
-// parsers report through it.
-func syntaxError(src []byte, t, follow *Token, expected string) *Error {
-	msg := ""
-	at := Loc{t.Pos, t.End}
-	switch {
-	case t.Kind == TIllegal:
-		msg = "Syntax error: " + t.Val
-	case t.Kind == TEOF && follow != nil && follow.Kind != TEOF:
-		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(src, follow))
-		at = Loc{follow.Pos, follow.End}
-	case t.Kind == TEOF:
-		msg = "Syntax error at end of input"
-	default:
-		msg = fmt.Sprintf("Syntax error at '%s'", tokenText(src, t))
-	}
-	if expected != "" {
-		msg += "; " + expected
-	}
-	return &Error{Loc: at, Msg: msg}
-}
-
-func tokenText(src []byte, t *Token) string {
-	s := string(src[t.Pos:t.End])
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 40 {
-		s = s[:40]
-	}
-	return s
 }
 
 func (p *parser) enter() {
@@ -232,19 +181,6 @@ func (p *parser) statementCall() Node {
 
 // startsExpr reports whether the current token can begin an expression.
 func (p *parser) startsExpr() bool { return startsExpr(p.tok()) }
-
-var binPrec = map[string]int{
-	"->": 1, "~>": 1, "<-": 1, "<~": 1,
-	"=": 2, "+=": 2, "-=": 2,
-	"or": 3, "and": 4,
-	"<": 5, ">": 5, "<=": 5, ">=": 5,
-	"==": 6, "!=": 6,
-	"<<": 7, ">>": 7,
-	"+": 8, "-": 8,
-	"*": 9, "/": 9, "%": 9,
-	"=~": 10, "!~": 10,
-	"in": 11,
-}
 
 func (p *parser) binOp() (string, int) {
 	t := p.tok()
@@ -930,19 +866,13 @@ func (p *parser) plan() Node {
 	return b
 }
 
-// chunkEOF is the end token of a chunk's tokens: its last when that is
-// TEOF, else one at the end of the token before it.
-func chunkEOF(toks []Token) Token {
-	n := len(toks) - 1
-	if toks[n].Kind == TEOF {
-		return toks[n]
-	}
-	e := toks[max(n-1, 0)].End
-	return Token{Kind: TEOF, Pos: e, End: e}
-}
-
 // parseTokens parses toks (ending in TEOF) as a statement list. On a
 // syntax error it returns the statements before it and the error.
+//
+// This is the hand-written recursive-descent parser the analysis used
+// before the participle grammar: kept, in the tests only, as the oracle
+// of the differential tests (grammar_diff_test.go) and the reference of
+// BenchmarkReparseEditHand.
 func parseTokens(src []byte, toks []Token, follow *Token) (stmts []Node, err *Error) {
 	n := len(toks) - 1
 	p := &parser{src: src, toks: toks, n: n, eof: chunkEOF(toks), follow: follow, ls: getListStack()}
@@ -966,4 +896,58 @@ func parseTokens(src []byte, toks []Token, follow *Token) (stmts []Node, err *Er
 		}
 		stmts = append(stmts, p.statement())
 	}
+}
+
+// listStack holds the elements of the lists being parsed (statements,
+// arguments and elements, attributes), nested lists above the lists they
+// are in, so that a list is allocated once at its length when it ends
+// instead of once per doubling while it grows. One per chunk parse,
+// recycled.
+type listStack struct {
+	nodes []Node
+	attrs []*Attr
+}
+
+var listStacks = sync.Pool{New: func() any { return new(listStack) }}
+
+func getListStack() *listStack { return listStacks.Get().(*listStack) }
+
+// putListStack recycles ls, emptied: a syntax error unwinds the parse
+// without popping what it had pushed, and what is left must not keep a
+// tree alive. One that a huge list grew is left to the collector.
+func putListStack(ls *listStack) {
+	if cap(ls.nodes) > 1<<14 || cap(ls.attrs) > 1<<14 {
+		return
+	}
+	clear(ls.nodes)
+	clear(ls.attrs)
+	ls.nodes, ls.attrs = ls.nodes[:0], ls.attrs[:0]
+	listStacks.Put(ls)
+}
+
+// popNodes returns the nodes pushed since base as a list of their own
+// (nil when there are none, as an append loop leaves it).
+func (ls *listStack) popNodes(base int) []Node {
+	s := ls.nodes[base:]
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]Node, len(s))
+	copy(out, s)
+	clear(s)
+	ls.nodes = ls.nodes[:base]
+	return out
+}
+
+// popAttrs is popNodes for attributes.
+func (ls *listStack) popAttrs(base int) []*Attr {
+	s := ls.attrs[base:]
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]*Attr, len(s))
+	copy(out, s)
+	clear(s)
+	ls.attrs = ls.attrs[:base]
+	return out
 }

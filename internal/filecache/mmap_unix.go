@@ -1,0 +1,17 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd
+
+package filecache
+
+import (
+	"os"
+	"syscall"
+)
+
+// mapFile maps f read-only: a run reads only the pages of the values it
+// asks for. Packs are never written in place, only renamed and deleted,
+// so the mapping stays valid.
+func mapFile(f *os.File, size int) ([]byte, error) {
+	return syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+}
+
+func unmapFile(b []byte) { syscall.Munmap(b) }
