@@ -25,8 +25,17 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 		r.unknownClass(name, at, e)
 		return nil
 	}
+	if r.rec != nil {
+		r.observe('c', name, r.classes[name])
+	}
 	if c := r.classes[name]; c != nil {
 		c.sites = append(c.sites, e.cond)
+		if r.rec != nil {
+			r.rec.sites = append(r.rec.sites, siteEff{class: name, cond: e.cond})
+			if how == "class" {
+				r.rec.fail() // the duplicate reads the class's first site
+			}
+		}
 		if how == "class" && !e.spec && !c.spec {
 			first := c.site
 			if first.IsZero() {
@@ -44,6 +53,9 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 				analysis.Related{At: first, Message: "first declared here (" + c.siteHow + ")"})
 		}
 		return c
+	}
+	if r.rec != nil {
+		r.rec.fail() // a class body evaluated here: not shared
 	}
 	if r.depth > maxEvalDepth {
 		return nil
@@ -177,6 +189,9 @@ func rejectsUndef(t pp.Node) bool {
 }
 
 func (r *run) unknownClass(name string, at source.Span, e *env) {
+	if r.rec != nil && e.spec {
+		r.rec.fail() // the message names the branches around it
+	}
 	msg := fmt.Sprintf("Could not find class ::%s for %s", name, r.a.certname)
 	spec := e.spec && !r.strict
 	known := r.strict || r.a.moduleKnown(name)
@@ -225,6 +240,9 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 // fails wherever it is evaluated; when some match, which one depends on
 // the node (a hint naming them, decided by --facts).
 func (r *run) includeFamily(e *env, x val, arg pp.Node) {
+	if r.rec != nil {
+		r.rec.fail() // reads the branches around it
+	}
 	if r.strict || guardedByDefined(e, arg) {
 		return
 	}
@@ -293,6 +311,9 @@ func (r *run) evalDefine(x *res) {
 	d := x.define
 	sc := newBodyScope(r.top, x.scope, x, "", d.def.Params, d.def.Body, 2)
 	x.inner = sc
+	if r.rec != nil {
+		r.rec.scopes[sc] = true
+	}
 	at := x.decl
 	sc.vars.set("title", str(x.title, at))
 	sc.vars.set("name", str(x.title, at))

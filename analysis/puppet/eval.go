@@ -245,6 +245,8 @@ type run struct {
 	// hieraKeys: the Hiera key an unknown value was looked up by (by the
 	// lookup's span), for an include of it (classification data).
 	hieraKeys map[source.Span]string
+	// rec: the define body being recorded for other runs (defmemo.go)
+	rec *defRec
 }
 
 func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
@@ -319,6 +321,9 @@ func (r *run) newRes(typ, title, kind string, decl source.Span) *res {
 func (r *run) add(x *res) {
 	r.resources = append(r.resources, x)
 	r.byKey[x.key] = x
+	if r.rec != nil {
+		r.rec.internal[x] = true
+	}
 }
 
 // ---- statements ----
@@ -576,14 +581,24 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 		cls := name[:i]
 		if c := r.classes[cls]; c != nil && c.inner != nil {
 			if v, ok := c.inner.get(name[i+2:]); ok {
+				if r.rec != nil {
+					r.rec.reads = append(r.rec.reads, varRead{cls: cls, name: name[i+2:], v: v, ok: true})
+				}
 				v.at = at
 				return v
 			}
 		}
+		if r.rec != nil {
+			r.rec.reads = append(r.rec.reads, varRead{cls: cls, name: name[i+2:]})
+		}
 		return unknown(at)
 	}
 	for s := e.sc; s != nil; s = s.parent {
-		if v, ok := s.get(name); ok {
+		v, ok := s.get(name)
+		if r.rec != nil {
+			r.readScope(s, name, v, ok)
+		}
+		if ok {
 			v.at = at
 			return v
 		}
@@ -1041,6 +1056,9 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	if typ == "Stage" {
 		x.kind = "stage"
 		r.stages[title] = x
+		if r.rec != nil {
+			r.rec.fail()
+		}
 	}
 	if def != nil {
 		x.kind = "define"
@@ -1048,8 +1066,22 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 		x.more().params = attrs
 	}
 	prev := r.byKey[x.key]
+	if r.rec != nil {
+		r.observe('k', x.key, prev)
+	}
 	if prev == nil {
 		prev = r.aliases[x.key]
+		if r.rec != nil {
+			r.observe('a', x.key, prev)
+		}
+	}
+	if prev != nil && r.rec != nil && !r.rec.internal[prev] {
+		// The catalog had it before the body: one more site of it, and
+		// the duplicate's message reads where it was first declared.
+		r.rec.alts = append(r.rec.alts, altEff{key: x.key, cond: e.cond})
+		if ok && !x.spec && !quiet {
+			r.rec.obs = append(r.rec.obs, obs{m: 's', key: x.key, present: prev.spec, decl: prev.decl})
+		}
 	}
 	if prev != nil {
 		// It exists in the runs that take either place.
@@ -1099,6 +1131,9 @@ func (r *run) addAliases(x *res) {
 					k := refString(x.typ, canonTitle(x.typ, s))
 					if k != x.key {
 						r.aliases[k] = x
+						if r.rec != nil {
+							r.rec.aliases = append(r.rec.aliases, aliasW{k, x})
+						}
 					}
 				}
 			}
@@ -1121,8 +1156,14 @@ func (r *run) resolveBoth(rf *ref) (*res, bool) {
 	}
 	for _, x := range r.patterns {
 		if x.typ == rf.typ && globMatch(x.title, rf.title) {
+			if r.rec != nil {
+				r.rec.obs = append(r.rec.obs, obs{m: 'p', key: rf.typ, title: rf.title, present: !r.rec.internal[x]})
+			}
 			return x, false
 		}
+	}
+	if r.rec != nil {
+		r.rec.obs = append(r.rec.obs, obs{m: 'p', key: rf.typ, title: rf.title})
 	}
 	return nil, false
 }
@@ -1136,6 +1177,9 @@ func (r *run) lookupRef(rf *ref) *res {
 func (r *run) lookup2(typ, title string) *res {
 	ct := canonTitle(typ, title)
 	r.kbuf = append(append(append(append(r.kbuf[:0], typ...), '['), ct...), ']')
+	if r.rec != nil {
+		return r.lookup2Rec(typ, ct)
+	}
 	if x := r.byKey[string(r.kbuf)]; x != nil {
 		return x
 	}

@@ -313,6 +313,9 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 				v = r.function(e, "hiera_array", nameAt, []val{v}, t.Args, nil, at)
 			}
 			if v.k == vUnknown {
+				if r.rec != nil {
+					r.rec.fail() // reads the run's Hiera keys
+				}
 				r.unknownIncludes = true // a list nobody knows: any classes, any module's
 				if key := r.hieraKeys[v.at]; key != "" {
 					r.hieraClasses(e, key, v.at, t.Name)
@@ -340,6 +343,12 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 				case "contain":
 					if owner != nil && owner != c {
 						c.more().also = append(c.extraContainers(), owner)
+						if r.rec != nil {
+							if owner != r.rec.x {
+								r.rec.fail()
+							}
+							r.rec.sites = append(r.rec.sites, siteEff{class: c.title, also: true})
+						}
 					}
 				case "require":
 					if owner != nil {
@@ -464,6 +473,9 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 						key += mergedMark
 					}
 					r.hieraKeys[at] = key
+					if r.rec != nil {
+						r.rec.hkeys = append(r.rec.hkeys, hieraKeyW{at, key})
+					}
 					return unknown(at)
 				}
 			} else {
@@ -605,6 +617,9 @@ func (r *run) specLambda(e *env, lam *pp.Lambda, name string, at source.Span) {
 func (r *run) lambda(e *env, lam *pp.Lambda, args []val) val {
 	sc := newBodyScope(e.sc, e.sc, e.sc.owner, e.sc.name, lam.Params, lam.Body, 0)
 	sc.defaults = nil
+	if r.rec != nil {
+		r.rec.scopes[sc] = true
+	}
 	for i, p := range lam.Params {
 		name := strings.TrimPrefix(p.Name, "::")
 		if i < len(args) {

@@ -34,6 +34,10 @@ type System struct {
 	cacheSettings string
 	// Restored counts the runs the last Analyze took from the cache.
 	Restored int
+	// DefineEvals and DefineReplays count the defined-type bodies the
+	// last Analyze evaluated and those it replayed from another run's
+	// evaluation (defmemo.go).
+	DefineEvals, DefineReplays int
 	// declCache: what each top-level statement declares (scanDeclared)
 	declCache map[pp.Node][]string
 	// Workers is how many goroutines evaluate the runs of a workspace
@@ -452,6 +456,11 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		s.cache, s.cacheSettings = a.nextCache, sk
 		s.Restored = a.restored
+		if d := a.memo.defs; d != nil {
+			s.DefineEvals, s.DefineReplays = int(d.evals.Load()), int(d.replays.Load())
+		} else {
+			s.DefineEvals, s.DefineReplays = 0, 0
+		}
 		s.lastNodeKeys, s.lastEdgeKeys = len(a.nodeKeys), len(a.edgeKeys)
 	}
 	if req.Entry == "" {

@@ -1,0 +1,869 @@
+package puppet
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Shared evaluation of defined-type bodies (issue 25).
+//
+// A control repository evaluates the same define instance (same title,
+// same parameters) in hundreds of runs: operations-puppet's 300 runs that
+// include profile::base evaluate 191,168 bodies of 13,935 distinct
+// instances. A body's evaluation is recorded once per analysis with
+// everything of its run it read (the inputs) and everything it did to its
+// run (the effects); another run whose state gives the same answers to
+// every input gets the effects replayed instead of evaluating the body.
+//
+// Inputs: the instance (define, title, declaration site, parameters,
+// speculative or not), the top-scope variables and other classes'
+// variables it read, which catalog keys (resources, aliases, classes) and
+// pattern resources it found or did not find, the number of files
+// loaded. Effects: the resources it declared (with their positions in
+// the catalog relative to where the body started), their scopes, the
+// branches of undecided conditions (numbered relative to the body's
+// start), defines queued, collectors, overrides, relationships,
+// diagnostics, links, run-cache inputs, Hiera keys, the run's flags, the
+// classes it included again (their sites) and existing resources it
+// declared again with ensure_resource (their alternative sites).
+//
+// A body that does anything else (declares a class for the first time,
+// declares a stage, reads the conditions around the instance, finds a
+// resource the catalog held before with a plain declaration, includes
+// an unknown list...) is not recorded: its evaluation is never shared.
+// Replaying builds new objects for every run, so runs share nothing
+// they could change.
+
+// defMemo holds the recorded bodies of one analysis (shared by its forks).
+type defMemo struct {
+	mu      sync.Mutex
+	entries map[defKey][]*defEntry
+	evals   atomic.Int64 // bodies evaluated
+	replays atomic.Int64 // bodies replayed
+}
+
+// defKey is the instance but its parameters (compared one by one).
+type defKey struct {
+	d                    *defineInfo
+	typ, title, display  string
+	decl                 source.Span
+	spec, strict, noCond bool
+	synthetic            bool
+	depth, loaded        int
+}
+
+// maxDefEntries bounds the recordings kept for one instance key (one per
+// distinct set of inputs).
+const maxDefEntries = 4
+
+// obs is one answer of the run's catalog the body read: whether a map
+// held the key (byKey 'k', aliases 'a', classes 'c'), a pattern
+// resource matched (patterns 'p': key is type, title), or the resource
+// a declaration found was speculative and where it was declared ('s').
+type obs struct {
+	decl    source.Span // 's': where the resource was declared
+	m       byte
+	key     string
+	title   string
+	present bool
+}
+
+type varRead struct {
+	cls, name string // cls "": the top scope
+	v         val
+	ok        bool
+}
+
+type siteEff struct {
+	class string
+	cond  *cond
+	also  bool // contain: the instance is an extra container of the class
+}
+
+type altEff struct {
+	key  string
+	cond *cond
+}
+
+type aliasW struct {
+	key string
+	x   *res
+}
+
+type depRec struct {
+	k depKey
+	v string
+}
+
+type hieraKeyW struct {
+	at  source.Span
+	key string
+}
+
+// defRec records one body's evaluation.
+type defRec struct {
+	x        *res
+	bad      bool
+	internal map[*res]bool
+	scopes   map[*scope]bool
+	obs      []obs
+	reads    []varRead
+	sites    []siteEff
+	alts     []altEff
+	aliases  []aliasW
+	deps     []depRec
+	hkeys    []hieraKeyW
+	// the run's counters and list lengths when the body started
+	prio, points, steps, depth                                 int
+	nres, npend, npat, ndiag, nlink, ncol, nover, nrel, loaded int
+	flags                                                      [4]bool
+}
+
+// defEntry is a recorded body: what it read and a template of what it did.
+type defEntry struct {
+	params    []attr // the instance's
+	obs       []obs
+	reads     []varRead
+	oldTop    *scope // the recording run's scopes the effects refer to
+	oldScope  *scope
+	oldX      *res
+	oldCond   *cond
+	res       []*res // templates (copied at the end of the body)
+	pend      []int  // indexes into res, in queue order
+	pats      []int
+	aliases   []aliasW
+	scopes    []*scope // templates, inner first
+	inner     *scope
+	cols      []*collector
+	overs     []*override
+	rels      []*relation
+	diags     []analysis.Diagnostic
+	links     []linkRec
+	deps      []depRec
+	hkeys     []hieraKeyW
+	sites     []siteEff
+	alts      []altEff
+	flags     [4]bool
+	dprio     int
+	dpoints   int32
+	dsteps    int
+	depth     int
+	loaded    int
+	points0   int32
+	prio0     int
+	condTmpls map[*cond]*cond
+}
+
+func (a *analyzer) defs() *defMemo {
+	m := a.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.defs == nil {
+		m.defs = &defMemo{entries: map[defKey][]*defEntry{}}
+	}
+	return m.defs
+}
+
+func instanceKey(r *run, x *res) defKey {
+	return defKey{d: x.define, typ: x.typ, title: x.title, display: x.display, decl: x.decl, spec: x.spec, strict: r.strict,
+		noCond: x.cond == nil, synthetic: x.synthetic, depth: r.depth, loaded: len(r.a.main.order)}
+}
+
+// sameParams: the parameters given are the same in every field.
+func sameParams(a, b []attr) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		p, q := &a[i], &b[i]
+		if p.name != q.name || p.nameAt != q.nameAt || p.at != q.at || p.plus != q.plus || p.from != q.from || p.v.at != q.v.at || !sameVal(p.v, q.v, true) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameVal: a and b are the same value in every field (top: but where
+// it was read, which the reader replaces).
+func sameVal(a, b val, top bool) bool {
+	if a.k != b.k || a.pat != b.pat || a.s != b.s || len(a.arr) != len(b.arr) {
+		return false
+	}
+	if !top && a.at != b.at {
+		return false
+	}
+	if (a.ref == nil) != (b.ref == nil) || a.ref != nil && *a.ref != *b.ref {
+		return false
+	}
+	for i := range a.arr {
+		if !sameVal(a.arr[i], b.arr[i], false) {
+			return false
+		}
+	}
+	if (a.x == nil) != (b.x == nil) {
+		return false
+	}
+	if a.x != nil {
+		if a.x.closed != b.x.closed || len(a.x.keys) != len(b.x.keys) || a.x.col != b.x.col || len(a.x.res) != len(b.x.res) {
+			return false
+		}
+		for i := range a.x.res {
+			if a.x.res[i] != b.x.res[i] {
+				return false
+			}
+		}
+		for i := range a.x.keys {
+			if !sameVal(a.x.keys[i], b.x.keys[i], false) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ---- recording hooks (each a no-op unless a body is being recorded) ----
+
+func (rc *defRec) fail() { rc.bad = true }
+
+// readScope notes a variable read that reached scope s.
+func (r *run) readScope(s *scope, name string, v val, ok bool) {
+	rc := r.rec
+	if rc.scopes[s] {
+		return
+	}
+	if s != r.top {
+		rc.fail()
+		return
+	}
+	rc.reads = append(rc.reads, varRead{name: name, v: v, ok: ok})
+}
+
+// observe notes the answer of a catalog map for key (x: what it held).
+func (r *run) observe(m byte, key string, x *res) {
+	rc := r.rec
+	if x != nil && rc.internal[x] {
+		return
+	}
+	if x != nil && x == rc.x {
+		rc.fail()
+		return
+	}
+	rc.obs = append(rc.obs, obs{m: m, key: key, present: x != nil})
+}
+
+// ---- record ----
+
+func (r *run) startRec(x *res) *defRec {
+	rc := &defRec{x: x, internal: map[*res]bool{}, scopes: map[*scope]bool{},
+		prio: r.prio, points: int(r.points), steps: r.steps, depth: r.depth,
+		nres: len(r.resources), npend: len(r.pending), npat: len(r.patterns), ndiag: len(r.diags), nlink: len(r.links),
+		ncol: len(r.cols), nover: len(r.overrides), nrel: len(r.rels), loaded: len(r.a.main.order),
+		flags: [4]bool{r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr}}
+	r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr = false, false, false, false
+	r.rec = rc
+	return rc
+}
+
+// endRec stops recording and makes the entry (nil: not shareable).
+func (r *run) endRec(rc *defRec) *defEntry {
+	r.rec = nil
+	flags := [4]bool{r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr}
+	r.absent = r.absent || rc.flags[0]
+	r.classByUnknownName = r.classByUnknownName || rc.flags[1]
+	r.unknownIncludes = r.unknownIncludes || rc.flags[2]
+	r.compileErr = r.compileErr || rc.flags[3]
+	if rc.bad || r.a.canceled() || r.a.wantLoad || len(r.a.main.order) != rc.loaded ||
+		r.steps > maxIter*100 || len(r.resources) > maxResources || len(r.pending) < rc.npend {
+		return nil
+	}
+	x := rc.x
+	for _, p := range x.params {
+		if holdsRun(p.v) {
+			return nil
+		}
+	}
+	en := &defEntry{params: x.params, obs: rc.obs, reads: rc.reads, oldTop: r.top, oldScope: x.scope, oldX: x, oldCond: x.cond,
+		aliases: rc.aliases, deps: rc.deps, hkeys: rc.hkeys, sites: rc.sites, alts: rc.alts, flags: flags,
+		dprio: r.prio - rc.prio, dpoints: r.points - int32(rc.points), dsteps: r.steps - rc.steps, depth: rc.depth,
+		loaded: rc.loaded, points0: int32(rc.points), prio0: rc.prio}
+	// Templates: copies of what the body made, as it is now (the rest of
+	// the run goes on changing the originals).
+	cp := &copier{from: map[*res]*res{}, scopes: map[*scope]*scope{}, conds: map[*cond]*cond{}, brs: map[*branch]*branch{},
+		cols: map[*collector]*collector{}, internalScopes: rc.scopes, internalRes: rc.internal,
+		keepRes: map[*res]bool{x: true}, keepScopes: map[*scope]bool{r.top: true, x.scope: true}, keepCond: x.cond}
+	newRes := r.resources[rc.nres:]
+	for _, y := range newRes {
+		cp.from[y] = &res{}
+	}
+	for _, c := range r.cols[rc.ncol:] {
+		cp.cols[c] = &collector{}
+	}
+	index := map[*res]int{}
+	for i, y := range newRes {
+		index[y] = i
+		en.res = append(en.res, cp.from[y])
+	}
+	for i, y := range newRes {
+		cp.copyRes(en.res[i], y)
+	}
+	for _, y := range r.pending[rc.npend:] {
+		i, ok := index[y]
+		if !ok {
+			return nil
+		}
+		en.pend = append(en.pend, i)
+	}
+	for _, y := range r.patterns[rc.npat:] {
+		i, ok := index[y]
+		if !ok {
+			return nil
+		}
+		en.pats = append(en.pats, i)
+	}
+	for i, w := range en.aliases {
+		y, ok := cp.from[w.x]
+		if !ok {
+			return nil
+		}
+		en.aliases[i].x = y
+	}
+	if x.inner == nil || !rc.scopes[x.inner] {
+		return nil
+	}
+	en.inner = cp.scope(x.inner)
+	for _, c := range r.cols[rc.ncol:] {
+		cp.copyCollector(cp.cols[c], c)
+	}
+	for _, o := range r.overrides[rc.nover:] {
+		en.overs = append(en.overs, &override{target: cp.val(o.target), attrs: cp.attrs(o.attrs), env: cp.env(o.env), at: o.at})
+	}
+	for _, rl := range r.rels[rc.nrel:] {
+		n := *rl
+		n.left, n.right, n.cond = cp.val(rl.left), cp.val(rl.right), cp.cond(rl.cond)
+		en.rels = append(en.rels, &n)
+	}
+	for i := range en.sites {
+		en.sites[i].cond = cp.cond(en.sites[i].cond)
+	}
+	for i := range en.alts {
+		en.alts[i].cond = cp.cond(en.alts[i].cond)
+	}
+	for _, c := range r.cols[rc.ncol:] {
+		en.cols = append(en.cols, cp.cols[c])
+	}
+	en.diags = append([]analysis.Diagnostic(nil), r.diags[rc.ndiag:]...)
+	en.links = append([]linkRec(nil), r.links[rc.nlink:]...)
+	if cp.bad {
+		return nil
+	}
+	return en
+}
+
+// copier copies the objects a body made, mapping pointers between them;
+// an object of the run outside the body (but the instance, its scope,
+// its condition and the top scope, kept as they are) makes it bad.
+type copier struct {
+	from           map[*res]*res
+	scopes         map[*scope]*scope
+	conds          map[*cond]*cond
+	brs            map[*branch]*branch
+	cols           map[*collector]*collector
+	internalScopes map[*scope]bool
+	internalRes    map[*res]bool
+	keepRes        map[*res]bool
+	keepScopes     map[*scope]bool
+	keepCond       *cond
+	bad            bool
+	// replay: what kept objects become; values, attributes and
+	// variables that hold none of the body's objects are shared (nothing
+	// changes them once the body is over)
+	replay bool
+	res1   *res
+	scope1 map[*scope]*scope
+	cond1  *cond
+	dprio  int
+	dpoint int32
+}
+
+func (cp *copier) resPtr(x *res) *res {
+	if x == nil {
+		return nil
+	}
+	if y, ok := cp.from[x]; ok {
+		return y
+	}
+	if cp.keepRes[x] {
+		if cp.res1 != nil {
+			return cp.res1
+		}
+		return x
+	}
+	cp.bad = true
+	return nil
+}
+
+func (cp *copier) copyRes(y, x *res) {
+	*y = *x
+	y.prio = x.prio + cp.dprio
+	y.cond = cp.cond(x.cond)
+	y.attrs = cp.attrs(x.attrs)
+	y.scope = cp.scope(x.scope)
+	y.container = cp.resPtr(x.container)
+	if x.inner != nil || x.node != nil || x.begin != nil || x.end != nil || x.class != nil || x.realized || x.hasChild {
+		cp.bad = true
+	}
+	if x.resMore != nil {
+		m := *x.resMore
+		if len(m.sites) > 0 || len(m.also) > 0 {
+			cp.bad = true
+		}
+		m.alts = nil
+		for _, c := range x.alts {
+			m.alts = append(m.alts, cp.cond(c))
+		}
+		m.params = cp.attrs(x.params)
+		y.resMore = &m
+	}
+}
+
+func (cp *copier) attrs(as []attr) []attr {
+	if as == nil {
+		return nil
+	}
+	if cp.replay && len(as) == cap(as) {
+		plain := true
+		for i := range as {
+			if holdsRun(as[i].v) {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return as
+		}
+	}
+	out := make([]attr, len(as))
+	for i, a := range as {
+		out[i] = a
+		out[i].v = cp.val(a.v)
+	}
+	return out
+}
+
+// val copies a value that holds the body's resources or collectors (the
+// others are never changed once made, and are shared).
+func (cp *copier) val(v val) val {
+	if !holdsRun(v) {
+		return v
+	}
+	w := v
+	if v.arr != nil {
+		w.arr = make([]val, len(v.arr))
+		for i, e := range v.arr {
+			w.arr[i] = cp.val(e)
+		}
+	}
+	if v.x != nil {
+		x := *v.x
+		if v.x.keys != nil {
+			x.keys = make([]val, len(v.x.keys))
+			for i, k := range v.x.keys {
+				x.keys[i] = cp.val(k)
+			}
+		}
+		if v.x.res != nil {
+			x.res = make([]*res, len(v.x.res))
+			for i, r := range v.x.res {
+				x.res[i] = cp.resPtr(r)
+			}
+		}
+		if v.x.col != nil {
+			c, ok := cp.cols[v.x.col]
+			if !ok {
+				cp.bad = true
+			}
+			x.col = c
+		}
+		w.x = &x
+	}
+	return w
+}
+
+func plainVars(vs *varMap) bool {
+	for k := range vs.m {
+		if holdsRun(vs.m[k]) {
+			return false
+		}
+	}
+	for i := range vs.list {
+		if holdsRun(vs.list[i].v) {
+			return false
+		}
+	}
+	return true
+}
+
+func plainDefaults(d map[string][]attr) bool {
+	for _, as := range d {
+		for i := range as {
+			if holdsRun(as[i].v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func holdsRun(v val) bool {
+	if v.x != nil {
+		if len(v.x.res) > 0 || v.x.col != nil {
+			return true
+		}
+		for _, k := range v.x.keys {
+			if holdsRun(k) {
+				return true
+			}
+		}
+	}
+	for _, e := range v.arr {
+		if holdsRun(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (cp *copier) scope(s *scope) *scope {
+	if s == nil {
+		return nil
+	}
+	if y, ok := cp.scopes[s]; ok {
+		return y
+	}
+	if cp.keepScopes[s] {
+		if cp.scope1 != nil {
+			return cp.scope1[s]
+		}
+		return s
+	}
+	if !cp.internalScopes[s] || len(s.under) > 0 {
+		cp.bad = true
+		return nil
+	}
+	y := &scope{name: s.name}
+	cp.scopes[s] = y
+	y.parent = cp.scope(s.parent)
+	y.dyn = cp.scope(s.dyn)
+	y.owner = cp.resPtr(s.owner)
+	// the same representation, in the same order
+	if cp.replay && plainVars(&s.vars) {
+		y.vars = s.vars
+	} else if s.vars.m != nil {
+		y.vars.m = make(map[string]val, len(s.vars.m))
+		for k, v := range s.vars.m {
+			y.vars.m[k] = cp.val(v)
+		}
+	} else if s.vars.list != nil {
+		y.vars.list = make([]varEntry, len(s.vars.list), cap(s.vars.list))
+		for i, e := range s.vars.list {
+			y.vars.list[i] = varEntry{e.name, cp.val(e.v)}
+		}
+	}
+	if s.defaults != nil && cp.replay && plainDefaults(s.defaults) {
+		y.defaults = s.defaults
+	} else if s.defaults != nil {
+		y.defaults = make(map[string][]attr, len(s.defaults))
+		for k, as := range s.defaults {
+			y.defaults[k] = cp.attrs(as)
+		}
+	}
+	return y
+}
+
+func (cp *copier) cond(c *cond) *cond {
+	if c == nil {
+		if cp.keepCond != nil {
+			cp.bad = true // a chain that does not end at the instance's
+		}
+		return nil
+	}
+	if c == cp.keepCond {
+		if cp.res1 != nil {
+			return cp.cond1
+		}
+		return c
+	}
+	if y, ok := cp.conds[c]; ok {
+		return y
+	}
+	y := &cond{}
+	cp.conds[c] = y
+	if c.root != nil {
+		cp.bad = true // a class body's chain
+	}
+	y.br = cp.branch(c.br)
+	y.parent = cp.cond(c.parent)
+	return y
+}
+
+func (cp *copier) branch(b *branch) *branch {
+	if b == nil {
+		return nil
+	}
+	if y, ok := cp.brs[b]; ok {
+		return y
+	}
+	y := &branch{point: b.point + cp.dpoint, arm: b.arm, tests: b.tests, text: b.text, cond: b.cond, f: b.f, neg: b.neg, desc: b.desc}
+	y.owner = cp.resPtr(b.owner)
+	cp.brs[b] = y
+	return y
+}
+
+func (cp *copier) env(e *env) *env {
+	if e == nil {
+		return nil
+	}
+	return &env{sc: cp.scope(e.sc), f: e.f, sym: e.sym, spec: e.spec, cond: cp.cond(e.cond)}
+}
+
+func (cp *copier) copyCollector(y, c *collector) {
+	if c.matched != nil || c.scanned != 0 || c.done || c.values != nil {
+		cp.bad = true
+	}
+	*y = collector{typ: c.typ, exported: c.exported, query: c.query, env: cp.env(c.env), attrs: cp.attrs(c.attrs), at: c.at}
+	if c.fixed != nil {
+		y.fixed = make([]val, len(c.fixed))
+		for i, v := range c.fixed {
+			y.fixed[i] = cp.val(v)
+		}
+	}
+}
+
+// ---- replay ----
+
+// matches: the run as it is now gives the entry's answers to every input.
+func (en *defEntry) matches(r *run) bool {
+	if r.depth != en.depth || len(r.a.main.order) != en.loaded ||
+		r.steps+en.dsteps > maxIter*100 || len(r.resources)+len(en.res) > maxResources {
+		return false
+	}
+	for _, rd := range en.reads {
+		var v val
+		var ok bool
+		if rd.cls == "" {
+			v, ok = r.top.get(rd.name)
+		} else if c := r.classes[rd.cls]; c != nil && c.inner != nil {
+			v, ok = c.inner.get(rd.name)
+		}
+		if ok != rd.ok || ok && !sameVal(v, rd.v, true) {
+			return false
+		}
+	}
+	for _, o := range en.obs {
+		var present bool
+		switch o.m {
+		case 'k':
+			present = r.byKey[o.key] != nil
+		case 'a':
+			present = r.aliases[o.key] != nil
+		case 'c':
+			present = r.classes[o.key] != nil
+		case 's':
+			prev := r.byKey[o.key]
+			if prev == nil {
+				prev = r.aliases[o.key]
+			}
+			if prev == nil || prev.decl != o.decl {
+				return false
+			}
+			present = prev.spec
+		case 'p':
+			for _, x := range r.patterns {
+				if x.typ == o.key && globMatch(x.title, o.title) {
+					present = true
+					break
+				}
+			}
+		}
+		if present != o.present {
+			return false
+		}
+	}
+	return true
+}
+
+// replay does to r what evaluating x's body did to the recording run.
+func (r *run) replay(x *res, en *defEntry) {
+	cp := &copier{replay: true, from: make(map[*res]*res, len(en.res)), scopes: map[*scope]*scope{}, conds: map[*cond]*cond{}, brs: map[*branch]*branch{},
+		cols: map[*collector]*collector{}, internalScopes: map[*scope]bool{}, keepRes: map[*res]bool{en.oldX: true},
+		keepScopes: map[*scope]bool{en.oldTop: true, en.oldScope: true}, keepCond: en.oldCond,
+		res1: x, scope1: map[*scope]*scope{en.oldTop: r.top, en.oldScope: x.scope}, cond1: x.cond,
+		dprio: r.prio - en.prio0, dpoint: r.points - en.points0}
+	for _, s := range en.scopesOf() {
+		cp.internalScopes[s] = true
+	}
+	for _, y := range en.res {
+		cp.from[y] = &res{}
+	}
+	for _, c := range en.cols {
+		cp.cols[c] = &collector{}
+	}
+	for _, y := range en.res {
+		z := cp.from[y]
+		cp.copyRes(z, y)
+		r.resources = append(r.resources, z)
+		r.byKey[z.key] = z
+	}
+	x.inner = cp.scope(en.inner)
+	for _, w := range en.aliases {
+		r.aliases[w.key] = cp.from[w.x]
+	}
+	for _, i := range en.pend {
+		r.pending = append(r.pending, cp.from[en.res[i]])
+	}
+	for _, i := range en.pats {
+		r.patterns = append(r.patterns, cp.from[en.res[i]])
+	}
+	for _, c := range en.cols {
+		cp.copyCollector(cp.cols[c], c)
+		r.cols = append(r.cols, cp.cols[c])
+	}
+	for _, o := range en.overs {
+		r.overrides = append(r.overrides, &override{target: cp.val(o.target), attrs: cp.attrs(o.attrs), env: cp.env(o.env), at: o.at})
+	}
+	for _, rl := range en.rels {
+		n := *rl
+		n.left, n.right, n.cond = cp.val(rl.left), cp.val(rl.right), cp.cond(rl.cond)
+		r.rels = append(r.rels, &n)
+	}
+	for _, s := range en.sites {
+		c := r.classes[s.class]
+		c.sites = append(c.sites, cp.cond(s.cond))
+		if s.also {
+			c.more().also = append(c.extraContainers(), x)
+		}
+	}
+	for _, al := range en.alts {
+		prev := r.byKey[al.key]
+		if prev == nil {
+			prev = r.aliases[al.key]
+		}
+		prev.more().alts = append(prev.alternatives(), cp.cond(al.cond))
+	}
+	r.diags = append(r.diags, en.diags...)
+	if len(en.links) > 0 && !(r.a.diagsOnly() && !r.strict) {
+		r.links = append(r.links, en.links...)
+	}
+	if r.deps != nil {
+		for _, d := range en.deps {
+			if _, ok := r.deps[d.k]; !ok {
+				r.deps[d.k] = d.v
+			}
+		}
+	}
+	for _, h := range en.hkeys {
+		if r.hieraKeys == nil {
+			r.hieraKeys = map[source.Span]string{}
+		}
+		r.hieraKeys[h.at] = h.key
+	}
+	r.absent = r.absent || en.flags[0]
+	r.classByUnknownName = r.classByUnknownName || en.flags[1]
+	r.unknownIncludes = r.unknownIncludes || en.flags[2]
+	r.compileErr = r.compileErr || en.flags[3]
+	r.prio += en.dprio
+	r.points += en.dpoints
+	r.steps += en.dsteps
+}
+
+// scopesOf lists the template scopes (the inner scope and those reached
+// from it or from the templates).
+func (en *defEntry) scopesOf() []*scope {
+	seen := map[*scope]bool{}
+	var out []*scope
+	var walk func(s *scope)
+	walk = func(s *scope) {
+		if s == nil || seen[s] || s == en.oldTop || s == en.oldScope {
+			return
+		}
+		seen[s] = true
+		out = append(out, s)
+		walk(s.parent)
+		walk(s.dyn)
+	}
+	walk(en.inner)
+	for _, y := range en.res {
+		walk(y.scope)
+	}
+	for _, c := range en.cols {
+		if c.env != nil {
+			walk(c.env.sc)
+		}
+	}
+	for _, o := range en.overs {
+		if o.env != nil {
+			walk(o.env.sc)
+		}
+	}
+	return out
+}
+
+// evalDefineShared evaluates x's body, or replays a recording of the same
+// instance whose inputs this run answers the same way.
+func (r *run) evalDefineShared(x *res) {
+	if r.rec != nil || r.a.memo == nil {
+		r.evalDefine(x)
+		return
+	}
+	dm := r.a.defs()
+	key := instanceKey(r, x)
+	dm.mu.Lock()
+	list := dm.entries[key]
+	dm.mu.Unlock()
+	for _, en := range list {
+		if sameParams(x.params, en.params) && en.matches(r) {
+			dm.replays.Add(1)
+			r.replay(x, en)
+			return
+		}
+	}
+	dm.evals.Add(1)
+	if len(list) >= maxDefEntries {
+		r.evalDefine(x)
+		return
+	}
+	rc := r.startRec(x)
+	r.evalDefine(x)
+	if en := r.endRec(rc); en != nil {
+		dm.mu.Lock()
+		if l := dm.entries[key]; len(l) < maxDefEntries {
+			dm.entries[key] = append(l, en)
+		}
+		dm.mu.Unlock()
+	}
+}
+
+// lookup2Rec is lookup2 noting what the catalog answered (r.kbuf holds
+// the key).
+func (r *run) lookup2Rec(typ, ct string) *res {
+	k := string(r.kbuf)
+	x := r.byKey[k]
+	r.observe('k', k, x)
+	if x != nil {
+		return x
+	}
+	x = r.aliases[k]
+	r.observe('a', k, x)
+	if x != nil {
+		return x
+	}
+	if typ == "Class" {
+		c := r.classes[ct]
+		r.observe('c', ct, c)
+		return c
+	}
+	return nil
+}
