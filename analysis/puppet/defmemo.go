@@ -814,7 +814,7 @@ func (en *defEntry) scopesOf() []*scope {
 // evalDefineShared evaluates x's body, or replays a recording of the same
 // instance whose inputs this run answers the same way.
 func (r *run) evalDefineShared(x *res) {
-	if r.rec != nil || r.a.memo == nil {
+	if r.rec != nil || r.a.memo == nil || r.a.sys == nil || r.a.sys.NoSharedEval {
 		r.evalDefine(x)
 		return
 	}

@@ -43,6 +43,10 @@ type System struct {
 	// Workers is how many goroutines evaluate the runs of a workspace
 	// (0: one per CPU). Results do not depend on it.
 	Workers int
+	// NoSharedEval evaluates every define body in every run instead of
+	// replaying another run's evaluation (defmemo.go): results do not
+	// depend on it, which the differential tests check.
+	NoSharedEval bool
 	// sizes of the last analysis's node and edge indexes (to size the
 	// next ones at once)
 	lastNodeKeys, lastEdgeKeys int
