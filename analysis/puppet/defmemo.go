@@ -124,37 +124,42 @@ type defRec struct {
 
 // defEntry is a recorded body: what it read and a template of what it did.
 type defEntry struct {
-	params    []attr // the instance's
-	obs       []obs
-	reads     []varRead
-	oldTop    *scope // the recording run's scopes the effects refer to
-	oldScope  *scope
-	oldX      *res
-	oldCond   *cond
-	res       []*res // templates (copied at the end of the body)
-	pend      []int  // indexes into res, in queue order
-	pats      []int
-	aliases   []aliasW
-	scopes    []*scope // templates, inner first
-	inner     *scope
-	cols      []*collector
-	overs     []*override
-	rels      []*relation
-	diags     []analysis.Diagnostic
-	links     []linkRec
-	deps      []depRec
-	hkeys     []hieraKeyW
-	sites     []siteEff
-	alts      []altEff
-	flags     [4]bool
-	dprio     int
-	dpoints   int32
-	dsteps    int
-	depth     int
-	loaded    int
-	points0   int32
-	prio0     int
-	condTmpls map[*cond]*cond
+	params   []attr // the instance's
+	obs      []obs
+	reads    []varRead
+	oldTop   *scope // the recording run's scopes the effects refer to
+	oldScope *scope
+	oldX     *res
+	oldCond  *cond
+	res      []*res // templates (copied at the end of the body)
+	pend     []int  // indexes into res, in queue order
+	pats     []int
+	aliases  []aliasW
+	scopes   []*scope // templates, inner first
+	inner    *scope
+	cols     []*collector
+	overs    []*override
+	rels     []*relation
+	diags    []analysis.Diagnostic
+	links    []linkRec
+	deps     []depRec
+	hkeys    []hieraKeyW
+	sites    []siteEff
+	alts     []altEff
+	flags    [4]bool
+	dprio    int
+	dpoints  int32
+	dsteps   int
+	depth    int
+	loaded   int
+	points0  int32
+	prio0    int
+	// made once for every replay: the templates' indexes, the template
+	// scopes, which hold none of the body's objects
+	resIdx     map[*res]int32
+	tscopes    map[*scope]bool
+	plainScope map[*scope]bool
+	plainRes   []bool // attributes and parameters
 }
 
 func (a *analyzer) defs() *defMemo {
@@ -359,6 +364,17 @@ func (r *run) endRec(rc *defRec) *defEntry {
 	if cp.bad {
 		return nil
 	}
+	en.resIdx = make(map[*res]int32, len(en.res))
+	en.plainRes = make([]bool, len(en.res))
+	for i, y := range en.res {
+		en.resIdx[y] = int32(i)
+		en.plainRes[i] = plainAttrs(y.attrs) && (y.resMore == nil || plainAttrs(y.params))
+	}
+	en.tscopes, en.plainScope = map[*scope]bool{}, map[*scope]bool{}
+	for _, s := range en.scopesOf() {
+		en.tscopes[s] = true
+		en.plainScope[s] = plainVars(&s.vars) && plainDefaults(s.defaults)
+	}
 	return en
 }
 
@@ -381,6 +397,8 @@ type copier struct {
 	// variables that hold none of the body's objects are shared (nothing
 	// changes them once the body is over)
 	replay bool
+	en     *defEntry
+	news   []*res // the copies of en.res
 	res1   *res
 	scope1 map[*scope]*scope
 	cond1  *cond
@@ -392,7 +410,11 @@ func (cp *copier) resPtr(x *res) *res {
 	if x == nil {
 		return nil
 	}
-	if y, ok := cp.from[x]; ok {
+	if cp.en != nil {
+		if i, ok := cp.en.resIdx[x]; ok {
+			return cp.news[i]
+		}
+	} else if y, ok := cp.from[x]; ok {
 		return y
 	}
 	if cp.keepRes[x] {
@@ -409,7 +431,15 @@ func (cp *copier) copyRes(y, x *res) {
 	*y = *x
 	y.prio = x.prio + cp.dprio
 	y.cond = cp.cond(x.cond)
-	y.attrs = cp.attrs(x.attrs)
+	plain := false
+	if cp.en != nil {
+		plain = cp.en.plainRes[cp.en.resIdx[x]]
+	}
+	if plain && len(x.attrs) == cap(x.attrs) {
+		y.attrs = x.attrs
+	} else {
+		y.attrs = cp.attrs1(x.attrs)
+	}
 	y.scope = cp.scope(x.scope)
 	y.container = cp.resPtr(x.container)
 	if x.inner != nil || x.node != nil || x.begin != nil || x.end != nil || x.class != nil || x.realized || x.hasChild {
@@ -424,7 +454,11 @@ func (cp *copier) copyRes(y, x *res) {
 		for _, c := range x.alts {
 			m.alts = append(m.alts, cp.cond(c))
 		}
-		m.params = cp.attrs(x.params)
+		if plain && len(x.params) == cap(x.params) {
+			m.params = x.params
+		} else {
+			m.params = cp.attrs1(x.params)
+		}
 		y.resMore = &m
 	}
 }
@@ -433,18 +467,13 @@ func (cp *copier) attrs(as []attr) []attr {
 	if as == nil {
 		return nil
 	}
-	if cp.replay && len(as) == cap(as) {
-		plain := true
-		for i := range as {
-			if holdsRun(as[i].v) {
-				plain = false
-				break
-			}
-		}
-		if plain {
-			return as
-		}
+	if cp.replay && len(as) == cap(as) && plainAttrs(as) {
+		return as
 	}
+	return cp.attrs1(as)
+}
+
+func (cp *copier) attrs1(as []attr) []attr {
 	out := make([]attr, len(as))
 	for i, a := range as {
 		out[i] = a
@@ -490,6 +519,15 @@ func (cp *copier) val(v val) val {
 		w.x = &x
 	}
 	return w
+}
+
+func plainAttrs(as []attr) bool {
+	for i := range as {
+		if holdsRun(as[i].v) {
+			return false
+		}
+	}
+	return true
 }
 
 func plainVars(vs *varMap) bool {
@@ -559,7 +597,8 @@ func (cp *copier) scope(s *scope) *scope {
 	y.dyn = cp.scope(s.dyn)
 	y.owner = cp.resPtr(s.owner)
 	// the same representation, in the same order
-	if cp.replay && plainVars(&s.vars) {
+	plain := cp.en != nil && cp.en.plainScope[s]
+	if plain {
 		y.vars = s.vars
 	} else if s.vars.m != nil {
 		y.vars.m = make(map[string]val, len(s.vars.m))
@@ -572,7 +611,7 @@ func (cp *copier) scope(s *scope) *scope {
 			y.vars.list[i] = varEntry{e.name, cp.val(e.v)}
 		}
 	}
-	if s.defaults != nil && cp.replay && plainDefaults(s.defaults) {
+	if s.defaults != nil && plain {
 		y.defaults = s.defaults
 	} else if s.defaults != nil {
 		y.defaults = make(map[string][]attr, len(s.defaults))
@@ -697,35 +736,34 @@ func (en *defEntry) matches(r *run) bool {
 
 // replay does to r what evaluating x's body did to the recording run.
 func (r *run) replay(x *res, en *defEntry) {
-	cp := &copier{replay: true, from: make(map[*res]*res, len(en.res)), scopes: map[*scope]*scope{}, conds: map[*cond]*cond{}, brs: map[*branch]*branch{},
-		cols: map[*collector]*collector{}, internalScopes: map[*scope]bool{}, keepRes: map[*res]bool{en.oldX: true},
+	cp := &copier{replay: true, en: en, scopes: map[*scope]*scope{}, conds: map[*cond]*cond{}, brs: map[*branch]*branch{},
+		cols: map[*collector]*collector{}, internalScopes: en.tscopes, keepRes: map[*res]bool{en.oldX: true},
 		keepScopes: map[*scope]bool{en.oldTop: true, en.oldScope: true}, keepCond: en.oldCond,
 		res1: x, scope1: map[*scope]*scope{en.oldTop: r.top, en.oldScope: x.scope}, cond1: x.cond,
 		dprio: r.prio - en.prio0, dpoint: r.points - en.points0}
-	for _, s := range en.scopesOf() {
-		cp.internalScopes[s] = true
-	}
-	for _, y := range en.res {
-		cp.from[y] = &res{}
+	slab := make([]res, len(en.res))
+	cp.news = make([]*res, len(en.res))
+	for i := range slab {
+		cp.news[i] = &slab[i]
 	}
 	for _, c := range en.cols {
 		cp.cols[c] = &collector{}
 	}
-	for _, y := range en.res {
-		z := cp.from[y]
+	for i, y := range en.res {
+		z := cp.news[i]
 		cp.copyRes(z, y)
 		r.resources = append(r.resources, z)
 		r.byKey[z.key] = z
 	}
 	x.inner = cp.scope(en.inner)
 	for _, w := range en.aliases {
-		r.aliases[w.key] = cp.from[w.x]
+		r.aliases[w.key] = cp.news[en.resIdx[w.x]]
 	}
 	for _, i := range en.pend {
-		r.pending = append(r.pending, cp.from[en.res[i]])
+		r.pending = append(r.pending, cp.news[i])
 	}
 	for _, i := range en.pats {
-		r.patterns = append(r.patterns, cp.from[en.res[i]])
+		r.patterns = append(r.patterns, cp.news[i])
 	}
 	for _, c := range en.cols {
 		cp.copyCollector(cp.cols[c], c)
