@@ -67,7 +67,7 @@ func (a *analyzer) dep(kind byte, name string, value func() string) {
 		a.cur.deps[k] = v
 	}
 	if a.cur.rec != nil {
-		a.cur.rec.deps = append(a.cur.rec.deps, depRec{k, v})
+		a.cur.recDep(k, v)
 	}
 }
 

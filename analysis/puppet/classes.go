@@ -31,9 +31,9 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	if c := r.classes[name]; c != nil {
 		c.sites = append(c.sites, e.cond)
 		if r.rec != nil {
-			r.rec.sites = append(r.rec.sites, siteEff{class: name, cond: e.cond})
+			r.recSite(c, siteEff{class: name, cond: e.cond})
 			if how == "class" {
-				r.rec.fail() // the duplicate reads the class's first site
+				r.recFail() // the duplicate reads the class's first site
 			}
 		}
 		if how == "class" && !e.spec && !c.spec {
@@ -54,9 +54,15 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 		}
 		return c
 	}
-	if r.rec != nil {
-		r.rec.fail() // a class body evaluated here: not shared
+	if r.rec != nil && r.inDefine() {
+		r.recFail() // a class body inside a define's: not shared
+		return r.newClass(e, ci, name, at, how, params)
 	}
+	return r.newClassShared(e, ci, name, at, how, params)
+}
+
+// newClass enters a class into the catalog and evaluates its body.
+func (r *run) newClass(e *env, ci *classInfo, name string, at source.Span, how string, params []attr) *res {
 	if r.depth > maxEvalDepth {
 		return nil
 	}
@@ -109,6 +115,10 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	// Evaluate the body now.
 	sc := newBodyScope(parentScope, e.sc, c, name, ci.def.Params, ci.def.Body, 2)
 	c.inner = sc
+	if r.rec != nil {
+		r.recClass(name, c)
+		r.recScope(sc)
+	}
 	sc.vars.set("title", str(name, at))
 	sc.vars.set("name", str(name, at))
 	ce := &env{sc: sc, f: ci.file, sym: ci.node, spec: e.spec, cond: &cond{root: c}}
@@ -190,7 +200,7 @@ func rejectsUndef(t pp.Node) bool {
 
 func (r *run) unknownClass(name string, at source.Span, e *env) {
 	if r.rec != nil && e.spec {
-		r.rec.fail() // the message names the branches around it
+		r.recFail() // the message names the branches around it
 	}
 	msg := fmt.Sprintf("Could not find class ::%s for %s", name, r.a.certname)
 	spec := e.spec && !r.strict
@@ -241,7 +251,7 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 // the node (a hint naming them, decided by --facts).
 func (r *run) includeFamily(e *env, x val, arg pp.Node) {
 	if r.rec != nil {
-		r.rec.fail() // reads the branches around it
+		r.recFail() // reads the branches around it
 	}
 	if r.strict || guardedByDefined(e, arg) {
 		return
@@ -312,7 +322,7 @@ func (r *run) evalDefine(x *res) {
 	sc := newBodyScope(r.top, x.scope, x, "", d.def.Params, d.def.Body, 2)
 	x.inner = sc
 	if r.rec != nil {
-		r.rec.scopes[sc] = true
+		r.recScope(sc)
 	}
 	at := x.decl
 	sc.vars.set("title", str(x.title, at))

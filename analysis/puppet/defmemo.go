@@ -39,10 +39,13 @@ import (
 
 // defMemo holds the recorded bodies of one analysis (shared by its forks).
 type defMemo struct {
-	mu      sync.Mutex
-	entries map[defKey][]*defEntry
-	evals   atomic.Int64 // bodies evaluated
-	replays atomic.Int64 // bodies replayed
+	mu       sync.Mutex
+	entries  map[defKey][]*defEntry
+	classes  map[classKey][]*defEntry
+	cevals   atomic.Int64 // class bodies evaluated
+	creplays atomic.Int64 // class bodies replayed
+	evals    atomic.Int64 // bodies evaluated
+	replays  atomic.Int64 // bodies replayed
 }
 
 // defKey is the instance but its parameters (compared one by one).
@@ -80,7 +83,7 @@ type varRead struct {
 type siteEff struct {
 	class string
 	cond  *cond
-	also  bool // contain: the instance is an extra container of the class
+	also  *res // contain: an extra container of the class
 }
 
 type altEff struct {
@@ -91,6 +94,12 @@ type altEff struct {
 type aliasW struct {
 	key string
 	x   *res
+}
+
+// classW: the body declared a class (classes[name] = x).
+type classW struct {
+	name string
+	x    *res
 }
 
 type depRec struct {
@@ -105,7 +114,13 @@ type hieraKeyW struct {
 
 // defRec records one body's evaluation.
 type defRec struct {
-	x        *res
+	outer    *defRec // the recording this one is inside of
+	maxDepth int     // the run's deepest evaluation before this one began
+	params   []attr
+	x        *res   // the define instance (nil: a class body)
+	sc       *scope // the scope the body's effects may name besides its own and the top scope
+	cond     *cond  // the condition its conditions end at
+	classes  []classW
 	bad      bool
 	internal map[*res]bool
 	scopes   map[*scope]bool
@@ -124,7 +139,13 @@ type defRec struct {
 
 // defEntry is a recorded body: what it read and a template of what it did.
 type defEntry struct {
-	params   []attr // the instance's
+	// alive keeps the recording's scopes: conditions name a define's
+	// variables by their scope's address (varIdentity), which no other
+	// scope may take while the analysis lasts
+	alive    map[*scope]bool
+	result   int      // a class body: its class (index into res)
+	classes  []classW // classes declared (templates)
+	params   []attr   // the instance's
 	obs      []obs
 	reads    []varRead
 	oldTop   *scope // the recording run's scopes the effects refer to
@@ -150,7 +171,7 @@ type defEntry struct {
 	dprio    int
 	dpoints  int32
 	dsteps   int
-	depth    int
+	depth    int // how much deeper than its start the body's evaluation went
 	loaded   int
 	points0  int32
 	prio0    int
@@ -167,14 +188,24 @@ func (a *analyzer) defs() *defMemo {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.defs == nil {
-		m.defs = &defMemo{entries: map[defKey][]*defEntry{}}
+		m.defs = &defMemo{entries: map[defKey][]*defEntry{}, classes: map[classKey][]*defEntry{}}
 	}
 	return m.defs
 }
 
+// classKey is a class's first declaration but its parameters.
+type classKey struct {
+	ci                              *classInfo
+	name, how                       string
+	at                              source.Span
+	spec, noCond, strict, synthetic bool
+	ownerKind, ownerStage           string
+	depth, loaded                   int
+}
+
 func instanceKey(r *run, x *res) defKey {
 	return defKey{d: x.define, typ: x.typ, title: x.title, display: x.display, decl: x.decl, spec: x.spec, strict: r.strict,
-		noCond: x.cond == nil, synthetic: x.synthetic, depth: r.depth, loaded: len(r.a.main.order)}
+		noCond: x.cond == nil, synthetic: x.synthetic, loaded: len(r.a.main.order)}
 }
 
 // sameParams: the parameters given are the same in every field.
@@ -231,74 +262,171 @@ func sameVal(a, b val, top bool) bool {
 
 // ---- recording hooks (each a no-op unless a body is being recorded) ----
 
-func (rc *defRec) fail() { rc.bad = true }
+// Recordings nest (a class body declares another class): every hook
+// tells every recording under way, each judging by what it made itself.
+
+// recFail: what the bodies being recorded do cannot be shared.
+func (r *run) recFail() {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		rc.bad = true
+	}
+}
 
 // readScope notes a variable read that reached scope s.
 func (r *run) readScope(s *scope, name string, v val, ok bool) {
-	rc := r.rec
-	if rc.scopes[s] {
-		return
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		if rc.scopes[s] {
+			continue
+		}
+		if s != r.top {
+			rc.bad = true
+			continue
+		}
+		rc.reads = append(rc.reads, varRead{name: name, v: v, ok: ok})
 	}
-	if s != r.top {
-		rc.fail()
-		return
+}
+
+// readClassVar notes a read of class cls's variable (c: the class).
+func (r *run) readClassVar(c *res, rd varRead) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		if c == nil || !rc.internal[c] {
+			rc.reads = append(rc.reads, rd)
+		}
 	}
-	rc.reads = append(rc.reads, varRead{name: name, v: v, ok: ok})
 }
 
 // observe notes the answer of a catalog map for key (x: what it held).
 func (r *run) observe(m byte, key string, x *res) {
-	rc := r.rec
-	if x != nil && rc.internal[x] {
-		return
+	r.observe1(obs{m: m, key: key}, x, x != nil)
+}
+
+// observe1 notes o, whose answer present came from x (nil: none).
+func (r *run) observe1(o obs, x *res, present bool) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		if x != nil && rc.internal[x] {
+			continue
+		}
+		if x != nil && x == rc.x {
+			rc.bad = true
+			continue
+		}
+		o.present = present
+		rc.obs = append(rc.obs, o)
 	}
-	if x != nil && x == rc.x {
-		rc.fail()
-		return
+}
+
+func (r *run) recAdd(x *res) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		rc.internal[x] = true
 	}
-	rc.obs = append(rc.obs, obs{m: m, key: key, present: x != nil})
+}
+
+func (r *run) recScope(s *scope) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		rc.scopes[s] = true
+	}
+}
+
+func (r *run) recClass(name string, c *res) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		rc.classes = append(rc.classes, classW{name, c})
+	}
+}
+
+func (r *run) recAlias(k string, x *res) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		rc.aliases = append(rc.aliases, aliasW{k, x})
+	}
+}
+
+// recSite: class c got one more site (and maybe a container).
+func (r *run) recSite(c *res, s siteEff) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		if !rc.internal[c] {
+			rc.sites = append(rc.sites, s)
+		}
+	}
+}
+
+// recAlt: prev, declared before, was declared again at cond.
+func (r *run) recAlt(prev *res, key string, c *cond) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		if !rc.internal[prev] {
+			rc.alts = append(rc.alts, altEff{key: key, cond: c})
+		}
+	}
+}
+
+func (r *run) recHKey(at source.Span, key string) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		rc.hkeys = append(rc.hkeys, hieraKeyW{at, key})
+	}
+}
+
+func (r *run) recDep(k depKey, v string) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		rc.deps = append(rc.deps, depRec{k, v})
+	}
+}
+
+// inDefine: a define body is being recorded.
+func (r *run) inDefine() bool {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		if rc.x != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // ---- record ----
 
-func (r *run) startRec(x *res) *defRec {
-	rc := &defRec{x: x, internal: map[*res]bool{}, scopes: map[*scope]bool{},
+func (r *run) startRec(x *res, sc *scope, c *cond) *defRec {
+	rc := &defRec{x: x, sc: sc, cond: c, internal: map[*res]bool{}, scopes: map[*scope]bool{},
 		prio: r.prio, points: int(r.points), steps: r.steps, depth: r.depth,
 		nres: len(r.resources), npend: len(r.pending), npat: len(r.patterns), ndiag: len(r.diags), nlink: len(r.links),
 		ncol: len(r.cols), nover: len(r.overrides), nrel: len(r.rels), loaded: len(r.a.main.order),
-		flags: [4]bool{r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr}}
+		flags: [4]bool{r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr}, outer: r.rec, maxDepth: r.maxDepth}
 	r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr = false, false, false, false
+	r.maxDepth = r.depth
 	r.rec = rc
 	return rc
 }
 
-// endRec stops recording and makes the entry (nil: not shareable).
-func (r *run) endRec(rc *defRec) *defEntry {
-	r.rec = nil
+// endRec stops recording and makes the entry (nil: not shareable); ret
+// is what a class body returns.
+func (r *run) endRec(rc *defRec, ret *res) *defEntry {
+	r.rec = rc.outer
+	reached := r.maxDepth
+	r.maxDepth = max(r.maxDepth, rc.maxDepth)
 	flags := [4]bool{r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr}
 	r.absent = r.absent || rc.flags[0]
 	r.classByUnknownName = r.classByUnknownName || rc.flags[1]
 	r.unknownIncludes = r.unknownIncludes || rc.flags[2]
 	r.compileErr = r.compileErr || rc.flags[3]
-	if rc.bad || r.a.canceled() || r.a.wantLoad || len(r.a.main.order) != rc.loaded ||
+	if rc.bad || r.a.canceled() || r.a.wantLoad || len(r.a.main.order) != rc.loaded || reached > maxEvalDepth ||
 		r.steps > maxIter*100 || len(r.resources) > maxResources || len(r.pending) < rc.npend {
 		return nil
 	}
 	x := rc.x
-	for _, p := range x.params {
+	params := rc.params
+	for _, p := range params {
 		if holdsRun(p.v) {
 			return nil
 		}
 	}
-	en := &defEntry{params: x.params, obs: rc.obs, reads: rc.reads, oldTop: r.top, oldScope: x.scope, oldX: x, oldCond: x.cond,
+	en := &defEntry{alive: rc.scopes, params: params, obs: rc.obs, reads: rc.reads, oldTop: r.top, oldScope: rc.sc, oldX: x, oldCond: rc.cond,
 		aliases: rc.aliases, deps: rc.deps, hkeys: rc.hkeys, sites: rc.sites, alts: rc.alts, flags: flags,
-		dprio: r.prio - rc.prio, dpoints: r.points - int32(rc.points), dsteps: r.steps - rc.steps, depth: rc.depth,
+		dprio: r.prio - rc.prio, dpoints: r.points - int32(rc.points), dsteps: r.steps - rc.steps, depth: reached - rc.depth,
 		loaded: rc.loaded, points0: int32(rc.points), prio0: rc.prio}
 	// Templates: copies of what the body made, as it is now (the rest of
 	// the run goes on changing the originals).
 	cp := &copier{from: map[*res]*res{}, scopes: map[*scope]*scope{}, conds: map[*cond]*cond{}, brs: map[*branch]*branch{},
 		cols: map[*collector]*collector{}, internalScopes: rc.scopes, internalRes: rc.internal,
-		keepRes: map[*res]bool{x: true}, keepScopes: map[*scope]bool{r.top: true, x.scope: true}, keepCond: x.cond}
+		keepRes: map[*res]bool{}, keepScopes: map[*scope]bool{r.top: true, rc.sc: true}, keepCond: rc.cond}
+	if x != nil {
+		cp.keepRes[x] = true
+	}
 	newRes := r.resources[rc.nres:]
 	for _, y := range newRes {
 		cp.from[y] = &res{}
@@ -335,10 +463,27 @@ func (r *run) endRec(rc *defRec) *defEntry {
 		}
 		en.aliases[i].x = y
 	}
-	if x.inner == nil || !rc.scopes[x.inner] {
-		return nil
+	en.result = -1
+	if ret != nil {
+		y, ok := cp.from[ret]
+		if !ok {
+			return nil
+		}
+		en.result = int(en.resIdx0(y, en.res))
 	}
-	en.inner = cp.scope(x.inner)
+	for _, w := range rc.classes {
+		y, ok := cp.from[w.x]
+		if !ok {
+			return nil
+		}
+		en.classes = append(en.classes, classW{w.name, y})
+	}
+	if x != nil {
+		if x.inner == nil || !rc.scopes[x.inner] {
+			return nil
+		}
+		en.inner = cp.scope(x.inner)
+	}
 	for _, c := range r.cols[rc.ncol:] {
 		cp.copyCollector(cp.cols[c], c)
 	}
@@ -352,6 +497,7 @@ func (r *run) endRec(rc *defRec) *defEntry {
 	}
 	for i := range en.sites {
 		en.sites[i].cond = cp.cond(en.sites[i].cond)
+		en.sites[i].also = cp.resPtr(en.sites[i].also)
 	}
 	for i := range en.alts {
 		en.alts[i].cond = cp.cond(en.alts[i].cond)
@@ -418,7 +564,7 @@ func (cp *copier) resPtr(x *res) *res {
 		return y
 	}
 	if cp.keepRes[x] {
-		if cp.res1 != nil {
+		if cp.replay {
 			return cp.res1
 		}
 		return x
@@ -442,13 +588,19 @@ func (cp *copier) copyRes(y, x *res) {
 	}
 	y.scope = cp.scope(x.scope)
 	y.container = cp.resPtr(x.container)
-	if x.inner != nil || x.node != nil || x.begin != nil || x.end != nil || x.class != nil || x.realized || x.hasChild {
+	y.inner = cp.scope(x.inner) // a class declared by the body
+	if x.node != nil || x.begin != nil || x.end != nil || x.realized || x.hasChild {
 		cp.bad = true
 	}
 	if x.resMore != nil {
 		m := *x.resMore
-		if len(m.sites) > 0 || len(m.also) > 0 {
-			cp.bad = true
+		m.sites = nil
+		for _, c := range x.sites {
+			m.sites = append(m.sites, cp.cond(c))
+		}
+		m.also = nil
+		for _, o := range x.also {
+			m.also = append(m.also, cp.resPtr(o))
 		}
 		m.alts = nil
 		for _, c := range x.alts {
@@ -582,7 +734,7 @@ func (cp *copier) scope(s *scope) *scope {
 		return y
 	}
 	if cp.keepScopes[s] {
-		if cp.scope1 != nil {
+		if cp.replay {
 			return cp.scope1[s]
 		}
 		return s
@@ -624,13 +776,10 @@ func (cp *copier) scope(s *scope) *scope {
 
 func (cp *copier) cond(c *cond) *cond {
 	if c == nil {
-		if cp.keepCond != nil {
-			cp.bad = true // a chain that does not end at the instance's
-		}
 		return nil
 	}
 	if c == cp.keepCond {
-		if cp.res1 != nil {
+		if cp.replay {
 			return cp.cond1
 		}
 		return c
@@ -640,10 +789,11 @@ func (cp *copier) cond(c *cond) *cond {
 	}
 	y := &cond{}
 	cp.conds[c] = y
-	if c.root != nil {
-		cp.bad = true // a class body's chain
-	}
+	y.root = cp.resPtr(c.root) // a class body's chain
 	y.br = cp.branch(c.br)
+	if c.parent == nil && c.root == nil && cp.keepCond != nil {
+		cp.bad = true // a chain that ends neither where the body began nor at a class
+	}
 	y.parent = cp.cond(c.parent)
 	return y
 }
@@ -685,7 +835,7 @@ func (cp *copier) copyCollector(y, c *collector) {
 
 // matches: the run as it is now gives the entry's answers to every input.
 func (en *defEntry) matches(r *run) bool {
-	if r.depth != en.depth || len(r.a.main.order) != en.loaded ||
+	if r.depth+en.depth > maxEvalDepth || len(r.a.main.order) != en.loaded ||
 		r.steps+en.dsteps > maxIter*100 || len(r.resources)+len(en.res) > maxResources {
 		return false
 	}
@@ -734,13 +884,22 @@ func (en *defEntry) matches(r *run) bool {
 	return true
 }
 
-// replay does to r what evaluating x's body did to the recording run.
-func (r *run) replay(x *res, en *defEntry) {
+// replay does to r what evaluating a body did to the recording run: x
+// is the define instance (nil: a class body), sc and c the scope and
+// condition its effects may name (x's, or where the class is declared).
+// It returns the copies of the resources the body declared.
+func (r *run) replay(x *res, sc *scope, c *cond, en *defEntry) []*res {
 	cp := &copier{replay: true, en: en, scopes: map[*scope]*scope{}, conds: map[*cond]*cond{}, brs: map[*branch]*branch{},
-		cols: map[*collector]*collector{}, internalScopes: en.tscopes, keepRes: map[*res]bool{en.oldX: true},
+		cols: map[*collector]*collector{}, internalScopes: en.tscopes, keepRes: map[*res]bool{},
 		keepScopes: map[*scope]bool{en.oldTop: true, en.oldScope: true}, keepCond: en.oldCond,
-		res1: x, scope1: map[*scope]*scope{en.oldTop: r.top, en.oldScope: x.scope}, cond1: x.cond,
+		res1: x, scope1: map[*scope]*scope{en.oldTop: r.top, en.oldScope: sc}, cond1: c,
 		dprio: r.prio - en.prio0, dpoint: r.points - en.points0}
+	if en.oldX != nil {
+		cp.keepRes[en.oldX] = true
+	}
+	if r.rec != nil {
+		r.replayInputs(en)
+	}
 	slab := make([]res, len(en.res))
 	cp.news = make([]*res, len(en.res))
 	for i := range slab {
@@ -755,7 +914,12 @@ func (r *run) replay(x *res, en *defEntry) {
 		r.resources = append(r.resources, z)
 		r.byKey[z.key] = z
 	}
-	x.inner = cp.scope(en.inner)
+	if x != nil {
+		x.inner = cp.scope(en.inner)
+	}
+	for _, w := range en.classes {
+		r.classes[w.name] = cp.news[en.resIdx[w.x]]
+	}
 	for _, w := range en.aliases {
 		r.aliases[w.key] = cp.news[en.resIdx[w.x]]
 	}
@@ -779,9 +943,13 @@ func (r *run) replay(x *res, en *defEntry) {
 	}
 	for _, s := range en.sites {
 		c := r.classes[s.class]
-		c.sites = append(c.sites, cp.cond(s.cond))
-		if s.also {
-			c.more().also = append(c.extraContainers(), x)
+		n := siteEff{class: s.class, cond: cp.cond(s.cond), also: cp.resPtr(s.also)}
+		c.sites = append(c.sites, n.cond)
+		if n.also != nil {
+			c.more().also = append(c.extraContainers(), n.also)
+		}
+		if r.rec != nil {
+			r.recSite(c, n)
 		}
 	}
 	for _, al := range en.alts {
@@ -789,7 +957,11 @@ func (r *run) replay(x *res, en *defEntry) {
 		if prev == nil {
 			prev = r.aliases[al.key]
 		}
-		prev.more().alts = append(prev.alternatives(), cp.cond(al.cond))
+		c := cp.cond(al.cond)
+		prev.more().alts = append(prev.alternatives(), c)
+		if r.rec != nil {
+			r.recAlt(prev, al.key, c)
+		}
 	}
 	r.diags = append(r.diags, en.diags...)
 	if len(en.links) > 0 && !(r.a.diagsOnly() && !r.strict) {
@@ -815,6 +987,11 @@ func (r *run) replay(x *res, en *defEntry) {
 	r.prio += en.dprio
 	r.points += en.dpoints
 	r.steps += en.dsteps
+	r.maxDepth = max(r.maxDepth, r.depth+en.depth)
+	if r.rec != nil {
+		r.replayed(en, cp)
+	}
+	return cp.news
 }
 
 // scopesOf lists the template scopes (the inner scope and those reached
@@ -835,6 +1012,7 @@ func (en *defEntry) scopesOf() []*scope {
 	walk(en.inner)
 	for _, y := range en.res {
 		walk(y.scope)
+		walk(y.inner)
 	}
 	for _, c := range en.cols {
 		if c.env != nil {
@@ -864,7 +1042,7 @@ func (r *run) evalDefineShared(x *res) {
 	for _, en := range list {
 		if sameParams(x.params, en.params) && en.matches(r) {
 			dm.replays.Add(1)
-			r.replay(x, en)
+			r.replay(x, x.scope, x.cond, en)
 			return
 		}
 	}
@@ -873,9 +1051,10 @@ func (r *run) evalDefineShared(x *res) {
 		r.evalDefine(x)
 		return
 	}
-	rc := r.startRec(x)
+	rc := r.startRec(x, x.scope, x.cond)
+	rc.params = x.params
 	r.evalDefine(x)
-	if en := r.endRec(rc); en != nil {
+	if en := r.endRec(rc, nil); en != nil {
 		dm.mu.Lock()
 		if l := dm.entries[key]; len(l) < maxDefEntries {
 			dm.entries[key] = append(l, en)
@@ -904,4 +1083,120 @@ func (r *run) lookup2Rec(typ, ct string) *res {
 		return c
 	}
 	return nil
+}
+
+func (en *defEntry) resIdx0(y *res, all []*res) int32 {
+	for i, z := range all {
+		if z == y {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// newClassShared evaluates a class's body at its first declaration, or
+// replays a recording of the same declaration whose inputs this run
+// answers the same way.
+func (r *run) newClassShared(e *env, ci *classInfo, name string, at source.Span, how string, params []attr) *res {
+	if r.a.memo == nil || r.a.sys == nil || r.a.sys.NoSharedEval {
+		return r.newClass(e, ci, name, at, how, params)
+	}
+	dm := r.a.defs()
+	key := classKey{ci: ci, name: name, how: how, at: at, spec: e.spec, noCond: e.cond == nil, strict: r.strict,
+		synthetic: r.synthetic, loaded: len(r.a.main.order)}
+	if o := e.sc.owner; o != nil && o.kind == "class" {
+		key.ownerKind, key.ownerStage = o.kind, o.stage // its stage is the class's (newClass)
+	}
+	dm.mu.Lock()
+	list := dm.classes[key]
+	dm.mu.Unlock()
+	for _, en := range list {
+		if sameParams(params, en.params) && en.matches(r) {
+			dm.creplays.Add(1)
+			news := r.replay(nil, e.sc, e.cond, en)
+			if en.result < 0 {
+				return nil
+			}
+			return news[en.result]
+		}
+	}
+	dm.cevals.Add(1)
+	if len(list) >= maxDefEntries {
+		return r.newClass(e, ci, name, at, how, params)
+	}
+	rc := r.startRec(nil, e.sc, e.cond)
+	rc.params = params
+	c := r.newClass(e, ci, name, at, how, params)
+	if en := r.endRec(rc, c); en != nil {
+		dm.mu.Lock()
+		if l := dm.classes[key]; len(l) < maxDefEntries {
+			dm.classes[key] = append(l, en)
+		}
+		dm.mu.Unlock()
+	}
+	return c
+}
+
+// replayInputs tells the recordings under way what the replayed body
+// read, as the run answers now (before its effects).
+func (r *run) replayInputs(en *defEntry) {
+	for _, o := range en.obs {
+		var x *res
+		present := false
+		switch o.m {
+		case 'k':
+			x = r.byKey[o.key]
+		case 'a':
+			x = r.aliases[o.key]
+		case 'c':
+			x = r.classes[o.key]
+		case 'p':
+			for _, y := range r.patterns {
+				if y.typ == o.key && globMatch(y.title, o.title) {
+					x = y
+					break
+				}
+			}
+		case 's':
+			x = r.byKey[o.key]
+			if x == nil {
+				x = r.aliases[o.key]
+			}
+			present = x != nil && x.spec
+			r.observe1(o, x, present)
+			continue
+		}
+		r.observe1(o, x, x != nil)
+	}
+	for _, rd := range en.reads {
+		if rd.cls == "" {
+			for rc := r.rec; rc != nil; rc = rc.outer {
+				rc.reads = append(rc.reads, rd)
+			}
+			continue
+		}
+		r.readClassVar(r.classes[rd.cls], rd)
+	}
+	for _, d := range en.deps {
+		r.recDep(d.k, d.v)
+	}
+	for _, h := range en.hkeys {
+		r.recHKey(h.at, h.key)
+	}
+}
+
+// replayed tells the recordings under way what the replay made.
+func (r *run) replayed(en *defEntry, cp *copier) {
+	for _, y := range cp.news {
+		r.recAdd(y)
+	}
+	for _, s := range cp.scopes {
+		r.recScope(s)
+	}
+	for _, w := range en.classes {
+		r.recClass(w.name, cp.news[en.resIdx[w.x]])
+	}
+	for _, w := range en.aliases {
+		r.recAlias(w.key, cp.news[en.resIdx[w.x]])
+	}
 }

@@ -68,11 +68,41 @@ func TestDefineMemoDifferential(t *testing.T) {
 				if got := dump(res); got != want {
 					t.Errorf("%d workers: the result differs from every run evaluating its own define bodies\n%s", workers, firstDiff(want, got))
 				}
-				replays += sys.DefineReplays
+				replays += sys.DefineReplays + sys.ClassReplays
 			}
 		})
 	}
 	if replays == 0 {
 		t.Error("no fixture replayed a define body: the differential checks nothing")
+	}
+}
+
+// TestClassMemoReplays: in shared_class_nested, five runs declare the
+// same nested classes. One worker builds them in order: role::a evaluates
+// its five class bodies (the role, memo::config, memo::stack, memo::inner,
+// memo::leaf); role::b, role::d and role::e evaluate the role,
+// memo::config, memo::stack (declared at places of their own) and
+// memo::inner (whose inputs differ from every earlier run's) and replay
+// memo::leaf; role::c evaluates three and replays role::b's memo::inner
+// whole. Each run's order is puppet-order's.
+func TestClassMemoReplays(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "shared_class_nested.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := puppet.New().(*puppet.System)
+	sys.Workers = 1
+	res, _, _ := loadServerWith(t, ar, sys)
+	want := ""
+	for _, f := range ar.Files {
+		if f.Name == "want/runs" {
+			want = string(f.Data)
+		}
+	}
+	if got := renderRuns(res); got != want {
+		t.Errorf("runs\n--- want\n%s--- got\n%s", want, got)
+	}
+	if sys.ClassEvals != 5+4+3+4+4 || sys.ClassReplays != 4 {
+		t.Errorf("class bodies: %d evaluated, %d replayed; want 20 and 4", sys.ClassEvals, sys.ClassReplays)
 	}
 }

@@ -245,8 +245,11 @@ type run struct {
 	// hieraKeys: the Hiera key an unknown value was looked up by (by the
 	// lookup's span), for an include of it (classification data).
 	hieraKeys map[source.Span]string
-	// rec: the define body being recorded for other runs (defmemo.go)
-	rec *defRec
+	// rec: the body being recorded for other runs, innermost first
+	// (defmemo.go); maxDepth: the deepest evaluation since the
+	// recording began
+	rec      *defRec
+	maxDepth int
 }
 
 func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
@@ -322,7 +325,7 @@ func (r *run) add(x *res) {
 	r.resources = append(r.resources, x)
 	r.byKey[x.key] = x
 	if r.rec != nil {
-		r.rec.internal[x] = true
+		r.recAdd(x)
 	}
 }
 
@@ -360,6 +363,9 @@ var knownFunctions = map[string]bool{
 func (r *run) eval(e *env, n pp.Node) val {
 	r.steps++
 	r.depth++
+	if r.depth > r.maxDepth {
+		r.maxDepth = r.depth
+	}
 	var v val
 	if r.depth > maxEvalDepth {
 		v = unknown(r.span(e.f, *n.Span()))
@@ -582,14 +588,14 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 		if c := r.classes[cls]; c != nil && c.inner != nil {
 			if v, ok := c.inner.get(name[i+2:]); ok {
 				if r.rec != nil {
-					r.rec.reads = append(r.rec.reads, varRead{cls: cls, name: name[i+2:], v: v, ok: true})
+					r.readClassVar(c, varRead{cls: cls, name: name[i+2:], v: v, ok: true})
 				}
 				v.at = at
 				return v
 			}
 		}
 		if r.rec != nil {
-			r.rec.reads = append(r.rec.reads, varRead{cls: cls, name: name[i+2:]})
+			r.readClassVar(r.classes[cls], varRead{cls: cls, name: name[i+2:]})
 		}
 		return unknown(at)
 	}
@@ -1057,7 +1063,7 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 		x.kind = "stage"
 		r.stages[title] = x
 		if r.rec != nil {
-			r.rec.fail()
+			r.recFail()
 		}
 	}
 	if def != nil {
@@ -1075,12 +1081,12 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 			r.observe('a', x.key, prev)
 		}
 	}
-	if prev != nil && r.rec != nil && !r.rec.internal[prev] {
+	if prev != nil && r.rec != nil {
 		// The catalog had it before the body: one more site of it, and
 		// the duplicate's message reads where it was first declared.
-		r.rec.alts = append(r.rec.alts, altEff{key: x.key, cond: e.cond})
+		r.recAlt(prev, x.key, e.cond)
 		if ok && !x.spec && !quiet {
-			r.rec.obs = append(r.rec.obs, obs{m: 's', key: x.key, present: prev.spec, decl: prev.decl})
+			r.observe1(obs{m: 's', key: x.key, decl: prev.decl}, prev, prev.spec)
 		}
 	}
 	if prev != nil {
@@ -1132,7 +1138,7 @@ func (r *run) addAliases(x *res) {
 					if k != x.key {
 						r.aliases[k] = x
 						if r.rec != nil {
-							r.rec.aliases = append(r.rec.aliases, aliasW{k, x})
+							r.recAlias(k, x)
 						}
 					}
 				}
@@ -1157,13 +1163,13 @@ func (r *run) resolveBoth(rf *ref) (*res, bool) {
 	for _, x := range r.patterns {
 		if x.typ == rf.typ && globMatch(x.title, rf.title) {
 			if r.rec != nil {
-				r.rec.obs = append(r.rec.obs, obs{m: 'p', key: rf.typ, title: rf.title, present: !r.rec.internal[x]})
+				r.observe1(obs{m: 'p', key: rf.typ, title: rf.title}, x, true)
 			}
 			return x, false
 		}
 	}
 	if r.rec != nil {
-		r.rec.obs = append(r.rec.obs, obs{m: 'p', key: rf.typ, title: rf.title})
+		r.observe1(obs{m: 'p', key: rf.typ, title: rf.title}, nil, false)
 	}
 	return nil, false
 }

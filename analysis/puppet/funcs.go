@@ -314,7 +314,7 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 			}
 			if v.k == vUnknown {
 				if r.rec != nil {
-					r.rec.fail() // reads the run's Hiera keys
+					r.recFail() // reads the run's Hiera keys
 				}
 				r.unknownIncludes = true // a list nobody knows: any classes, any module's
 				if key := r.hieraKeys[v.at]; key != "" {
@@ -344,10 +344,7 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 					if owner != nil && owner != c {
 						c.more().also = append(c.extraContainers(), owner)
 						if r.rec != nil {
-							if owner != r.rec.x {
-								r.rec.fail()
-							}
-							r.rec.sites = append(r.rec.sites, siteEff{class: c.title, also: true})
+							r.recSite(c, siteEff{class: c.title, also: owner})
 						}
 					}
 				case "require":
@@ -474,7 +471,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 					}
 					r.hieraKeys[at] = key
 					if r.rec != nil {
-						r.rec.hkeys = append(r.rec.hkeys, hieraKeyW{at, key})
+						r.recHKey(at, key)
 					}
 					return unknown(at)
 				}
@@ -618,7 +615,7 @@ func (r *run) lambda(e *env, lam *pp.Lambda, args []val) val {
 	sc := newBodyScope(e.sc, e.sc, e.sc.owner, e.sc.name, lam.Params, lam.Body, 0)
 	sc.defaults = nil
 	if r.rec != nil {
-		r.rec.scopes[sc] = true
+		r.recScope(sc)
 	}
 	for i, p := range lam.Params {
 		name := strings.TrimPrefix(p.Name, "::")

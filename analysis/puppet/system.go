@@ -38,6 +38,8 @@ type System struct {
 	// last Analyze evaluated and those it replayed from another run's
 	// evaluation (defmemo.go).
 	DefineEvals, DefineReplays int
+	// ClassEvals and ClassReplays: the same for class bodies.
+	ClassEvals, ClassReplays int
 	// declCache: what each top-level statement declares (scanDeclared)
 	declCache map[pp.Node][]string
 	// Workers is how many goroutines evaluate the runs of a workspace
@@ -462,8 +464,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		s.Restored = a.restored
 		if d := a.memo.defs; d != nil {
 			s.DefineEvals, s.DefineReplays = int(d.evals.Load()), int(d.replays.Load())
+			s.ClassEvals, s.ClassReplays = int(d.cevals.Load()), int(d.creplays.Load())
 		} else {
-			s.DefineEvals, s.DefineReplays = 0, 0
+			s.DefineEvals, s.DefineReplays, s.ClassEvals, s.ClassReplays = 0, 0, 0, 0
 		}
 		s.lastNodeKeys, s.lastEdgeKeys = len(a.nodeKeys), len(a.edgeKeys)
 	}
