@@ -1,6 +1,9 @@
 package puppet
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -39,13 +42,19 @@ import (
 
 // defMemo holds the recorded bodies of one analysis (shared by its forks).
 type defMemo struct {
-	mu       sync.Mutex
-	entries  map[defKey][]*defEntry
-	classes  map[classKey][]*defEntry
-	cevals   atomic.Int64 // class bodies evaluated
-	creplays atomic.Int64 // class bodies replayed
-	evals    atomic.Int64 // bodies evaluated
-	replays  atomic.Int64 // bodies replayed
+	mu      sync.Mutex
+	entries map[defKey][]*defEntry
+	classes map[classKey][]*defEntry
+	// seen: keys evaluated once and not recorded. A body is recorded the
+	// second time its key comes (a role's own class, declared only by
+	// its run, is never recorded: the template of a whole catalog that no
+	// other run replays cost a `check` of operations-puppet 170 MB).
+	seenDef   map[defKey]bool
+	seenClass map[classKey]bool
+	cevals    atomic.Int64 // class bodies evaluated
+	creplays  atomic.Int64 // class bodies replayed
+	evals     atomic.Int64 // bodies evaluated
+	replays   atomic.Int64 // bodies replayed
 }
 
 // defKey is the instance but its parameters (compared one by one).
@@ -54,6 +63,7 @@ type defKey struct {
 	typ, title, display  string
 	decl                 source.Span
 	spec, strict, noCond bool
+	atTop                bool // declared in the top scope
 	synthetic            bool
 	depth, loaded        int
 }
@@ -67,7 +77,7 @@ const maxDefEntries = 4
 // resource matched (patterns 'p': key is type, title), or the resource
 // a declaration found was speculative and where it was declared ('s').
 type obs struct {
-	decl    source.Span // 's': where the resource was declared
+	decl    *source.Span // 's': where the resource was declared
 	m       byte
 	key     string
 	title   string
@@ -114,6 +124,8 @@ type hieraKeyW struct {
 
 // defRec records one body's evaluation.
 type defRec struct {
+	seenObs  map[obsKey]struct{}
+	seenDeps map[depKey]struct{}
 	outer    *defRec // the recording this one is inside of
 	maxDepth int     // the run's deepest evaluation before this one began
 	params   []attr
@@ -139,16 +151,20 @@ type defRec struct {
 
 // defEntry is a recorded body: what it read and a template of what it did.
 type defEntry struct {
-	// alive keeps the recording's scopes: conditions name a define's
-	// variables by their scope's address (varIdentity), which no other
-	// scope may take while the analysis lasts
-	alive    map[*scope]bool
-	result   int      // a class body: its class (index into res)
-	classes  []classW // classes declared (templates)
-	params   []attr   // the instance's
-	obs      []obs
-	reads    []varRead
-	oldTop   *scope // the recording run's scopes the effects refer to
+	// subjScopes: the template scopes whose addresses conditions name a
+	// variable by (varIdentity: `$0xc000...::x`); a replay names its own
+	// copies (placeholders "$\x00<n>\x00::" in the templates)
+	subjScopes []*scope
+	result     int      // a class body: its class (index into res)
+	classes    []classW // classes declared (templates)
+	params     []attr   // the instance's
+	obs        []obs
+	reads      []varRead
+	// stand-ins for what the effects refer to outside the body: the top
+	// scope, the scope it was declared in, the define instance, the
+	// condition it was declared under (the recording run's own are not
+	// kept: an entry must not hold a whole run)
+	oldTop   *scope
 	oldScope *scope
 	oldX     *res
 	oldCond  *cond
@@ -188,7 +204,8 @@ func (a *analyzer) defs() *defMemo {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.defs == nil {
-		m.defs = &defMemo{entries: map[defKey][]*defEntry{}, classes: map[classKey][]*defEntry{}}
+		m.defs = &defMemo{entries: map[defKey][]*defEntry{}, classes: map[classKey][]*defEntry{},
+			seenDef: map[defKey]bool{}, seenClass: map[classKey]bool{}}
 	}
 	return m.defs
 }
@@ -199,13 +216,14 @@ type classKey struct {
 	name, how                       string
 	at                              source.Span
 	spec, noCond, strict, synthetic bool
+	atTop                           bool // declared in the top scope
 	ownerKind, ownerStage           string
 	depth, loaded                   int
 }
 
 func instanceKey(r *run, x *res) defKey {
 	return defKey{d: x.define, typ: x.typ, title: x.title, display: x.display, decl: x.decl, spec: x.spec, strict: r.strict,
-		noCond: x.cond == nil, synthetic: x.synthetic, loaded: len(r.a.main.order)}
+		noCond: x.cond == nil, synthetic: x.synthetic, loaded: len(r.a.main.order), atTop: x.scope == r.top}
 }
 
 // sameParams: the parameters given are the same in every field.
@@ -311,6 +329,14 @@ func (r *run) observe1(o obs, x *res, present bool) {
 			continue
 		}
 		o.present = present
+		k := obsKey{o.m, o.key, o.title}
+		if _, ok := rc.seenObs[k]; ok {
+			continue // the same question, the same answer (nothing the body did changed it)
+		}
+		if rc.seenObs == nil {
+			rc.seenObs = map[obsKey]struct{}{}
+		}
+		rc.seenObs[k] = struct{}{}
 		rc.obs = append(rc.obs, o)
 	}
 }
@@ -365,8 +391,21 @@ func (r *run) recHKey(at source.Span, key string) {
 
 func (r *run) recDep(k depKey, v string) {
 	for rc := r.rec; rc != nil; rc = rc.outer {
+		if _, ok := rc.seenDeps[k]; ok {
+			continue
+		}
+		if rc.seenDeps == nil {
+			rc.seenDeps = map[depKey]struct{}{}
+		}
+		rc.seenDeps[k] = struct{}{}
 		rc.deps = append(rc.deps, depRec{k, v})
 	}
+}
+
+// obsKey is a question an observation answers.
+type obsKey struct {
+	m          byte
+	key, title string
 }
 
 // inDefine: a define body is being recorded.
@@ -415,7 +454,19 @@ func (r *run) endRec(rc *defRec, ret *res) *defEntry {
 			return nil
 		}
 	}
-	en := &defEntry{alive: rc.scopes, params: params, obs: rc.obs, reads: rc.reads, oldTop: r.top, oldScope: rc.sc, oldX: x, oldCond: rc.cond,
+	sTop, sSc := &scope{}, &scope{}
+	if rc.sc == r.top {
+		sSc = sTop
+	}
+	var sX *res
+	if x != nil {
+		sX = &res{}
+	}
+	var sCond *cond
+	if rc.cond != nil {
+		sCond = &cond{}
+	}
+	en := &defEntry{params: params, obs: rc.obs, reads: rc.reads, oldTop: sTop, oldScope: sSc, oldX: sX, oldCond: sCond,
 		aliases: rc.aliases, deps: rc.deps, hkeys: rc.hkeys, sites: rc.sites, alts: rc.alts, flags: flags,
 		dprio: r.prio - rc.prio, dpoints: r.points - int32(rc.points), dsteps: r.steps - rc.steps, depth: reached - rc.depth,
 		loaded: rc.loaded, points0: int32(rc.points), prio0: rc.prio}
@@ -423,9 +474,13 @@ func (r *run) endRec(rc *defRec, ret *res) *defEntry {
 	// the run goes on changing the originals).
 	cp := &copier{from: map[*res]*res{}, scopes: map[*scope]*scope{}, conds: map[*cond]*cond{}, brs: map[*branch]*branch{},
 		cols: map[*collector]*collector{}, internalScopes: rc.scopes, internalRes: rc.internal,
-		keepRes: map[*res]bool{}, keepScopes: map[*scope]bool{r.top: true, rc.sc: true}, keepCond: rc.cond}
+		keepRes: map[*res]bool{}, keepScopes: map[*scope]bool{r.top: true, rc.sc: true}, keepCond: rc.cond,
+		res1: sX, scope1: map[*scope]*scope{r.top: sTop, rc.sc: sSc}, cond1: sCond, subjAddr: map[string]int{}}
 	if x != nil {
 		cp.keepRes[x] = true
+	}
+	for s := range rc.scopes {
+		cp.subjAddr[fmt.Sprintf("%p", s)] = -1
 	}
 	newRes := r.resources[rc.nres:]
 	for _, y := range newRes {
@@ -505,6 +560,13 @@ func (r *run) endRec(rc *defRec, ret *res) *defEntry {
 	for _, c := range r.cols[rc.ncol:] {
 		en.cols = append(en.cols, cp.cols[c])
 	}
+	for _, s := range cp.subjOrig {
+		if s == nil {
+			cp.bad = true
+			continue
+		}
+		en.subjScopes = append(en.subjScopes, cp.scope(s))
+	}
 	en.diags = append([]analysis.Diagnostic(nil), r.diags[rc.ndiag:]...)
 	en.links = append([]linkRec(nil), r.links[rc.nlink:]...)
 	if cp.bad {
@@ -542,14 +604,16 @@ type copier struct {
 	// replay: what kept objects become; values, attributes and
 	// variables that hold none of the body's objects are shared (nothing
 	// changes them once the body is over)
-	replay bool
-	en     *defEntry
-	news   []*res // the copies of en.res
-	res1   *res
-	scope1 map[*scope]*scope
-	cond1  *cond
-	dprio  int
-	dpoint int32
+	replay   bool
+	subjAddr map[string]int // recording: a body scope's address -> its placeholder (-1: none yet)
+	subjOrig []*scope       // recording: the scopes of the placeholders
+	en       *defEntry
+	news     []*res // the copies of en.res
+	res1     *res
+	scope1   map[*scope]*scope
+	cond1    *cond
+	dprio    int
+	dpoint   int32
 }
 
 func (cp *copier) resPtr(x *res) *res {
@@ -564,10 +628,7 @@ func (cp *copier) resPtr(x *res) *res {
 		return y
 	}
 	if cp.keepRes[x] {
-		if cp.replay {
-			return cp.res1
-		}
-		return x
+		return cp.res1
 	}
 	cp.bad = true
 	return nil
@@ -734,10 +795,7 @@ func (cp *copier) scope(s *scope) *scope {
 		return y
 	}
 	if cp.keepScopes[s] {
-		if cp.replay {
-			return cp.scope1[s]
-		}
-		return s
+		return cp.scope1[s]
 	}
 	if !cp.internalScopes[s] || len(s.under) > 0 {
 		cp.bad = true
@@ -779,10 +837,7 @@ func (cp *copier) cond(c *cond) *cond {
 		return nil
 	}
 	if c == cp.keepCond {
-		if cp.replay {
-			return cp.cond1
-		}
-		return c
+		return cp.cond1
 	}
 	if y, ok := cp.conds[c]; ok {
 		return y
@@ -808,7 +863,74 @@ func (cp *copier) branch(b *branch) *branch {
 	y := &branch{point: b.point + cp.dpoint, arm: b.arm, tests: b.tests, text: b.text, cond: b.cond, f: b.f, neg: b.neg, desc: b.desc}
 	y.owner = cp.resPtr(b.owner)
 	cp.brs[b] = y
+	for i, t := range b.tests {
+		if strings.Contains(t.subj, "$0x") || strings.Contains(t.subj, "$\x00") {
+			if i == 0 || &y.tests[0] == &b.tests[0] {
+				y.tests = append([]test(nil), b.tests...)
+			}
+			y.tests[i].subj = cp.subject(t.subj)
+		}
+	}
 	return y
+}
+
+// subject rewrites the scope addresses a test's subject names: recording,
+// the body's scopes' addresses become placeholders; replaying, the
+// placeholders become the copies' addresses.
+func (cp *copier) subject(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "$0x")
+		j := strings.Index(s, "$\x00")
+		if cp.replay {
+			i = j
+		} else if j >= 0 {
+			cp.bad = true
+			return s
+		}
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		k := strings.Index(s[i:], "::")
+		if k < 0 {
+			cp.bad = true
+			return s
+		}
+		b.WriteString(s[:i])
+		tok := s[i+1 : i+k]
+		if cp.replay {
+			n, err := strconv.Atoi(strings.Trim(tok, "\x00"))
+			if err != nil || n >= len(cp.en.subjScopes) {
+				cp.bad = true
+				return s
+			}
+			fmt.Fprintf(&b, "$%p", cp.scope(cp.en.subjScopes[n]))
+		} else {
+			n, ok := cp.subjAddr[tok]
+			if !ok {
+				cp.bad = true // a scope of the run outside the body
+				return s
+			}
+			if n < 0 {
+				n = len(cp.subjOrig)
+				cp.subjAddr[tok] = n
+				cp.subjOrig = append(cp.subjOrig, cp.scopeByAddr(tok))
+			}
+			fmt.Fprintf(&b, "$\x00%d\x00", n)
+		}
+		s = s[i+k:]
+	}
+}
+
+// scopeByAddr is the body's scope at address tok.
+func (cp *copier) scopeByAddr(tok string) *scope {
+	for s := range cp.internalScopes {
+		if fmt.Sprintf("%p", s) == tok {
+			return s
+		}
+	}
+	return nil
 }
 
 func (cp *copier) env(e *env) *env {
@@ -865,7 +987,7 @@ func (en *defEntry) matches(r *run) bool {
 			if prev == nil {
 				prev = r.aliases[o.key]
 			}
-			if prev == nil || prev.decl != o.decl {
+			if prev == nil || prev.decl != *o.decl {
 				return false
 			}
 			present = prev.spec
@@ -1010,6 +1132,9 @@ func (en *defEntry) scopesOf() []*scope {
 		walk(s.dyn)
 	}
 	walk(en.inner)
+	for _, s := range en.subjScopes {
+		walk(s)
+	}
 	for _, y := range en.res {
 		walk(y.scope)
 		walk(y.inner)
@@ -1038,6 +1163,8 @@ func (r *run) evalDefineShared(x *res) {
 	key := instanceKey(r, x)
 	dm.mu.Lock()
 	list := dm.entries[key]
+	seen := dm.seenDef[key]
+	dm.seenDef[key] = true
 	dm.mu.Unlock()
 	for _, en := range list {
 		if sameParams(x.params, en.params) && en.matches(r) {
@@ -1047,7 +1174,7 @@ func (r *run) evalDefineShared(x *res) {
 		}
 	}
 	dm.evals.Add(1)
-	if len(list) >= maxDefEntries {
+	if !seen || len(list) >= maxDefEntries {
 		r.evalDefine(x)
 		return
 	}
@@ -1103,12 +1230,14 @@ func (r *run) newClassShared(e *env, ci *classInfo, name string, at source.Span,
 	}
 	dm := r.a.defs()
 	key := classKey{ci: ci, name: name, how: how, at: at, spec: e.spec, noCond: e.cond == nil, strict: r.strict,
-		synthetic: r.synthetic, loaded: len(r.a.main.order)}
+		synthetic: r.synthetic, loaded: len(r.a.main.order), atTop: e.sc == r.top}
 	if o := e.sc.owner; o != nil && o.kind == "class" {
 		key.ownerKind, key.ownerStage = o.kind, o.stage // its stage is the class's (newClass)
 	}
 	dm.mu.Lock()
 	list := dm.classes[key]
+	seen := dm.seenClass[key]
+	dm.seenClass[key] = true
 	dm.mu.Unlock()
 	for _, en := range list {
 		if sameParams(params, en.params) && en.matches(r) {
@@ -1121,7 +1250,7 @@ func (r *run) newClassShared(e *env, ci *classInfo, name string, at source.Span,
 		}
 	}
 	dm.cevals.Add(1)
-	if len(list) >= maxDefEntries {
+	if !seen || len(list) >= maxDefEntries {
 		return r.newClass(e, ci, name, at, how, params)
 	}
 	rc := r.startRec(nil, e.sc, e.cond)

@@ -1086,7 +1086,8 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 		// the duplicate's message reads where it was first declared.
 		r.recAlt(prev, x.key, e.cond)
 		if ok && !x.spec && !quiet {
-			r.observe1(obs{m: 's', key: x.key, decl: prev.decl}, prev, prev.spec)
+			d := prev.decl
+			r.observe1(obs{m: 's', key: x.key, decl: &d}, prev, prev.spec)
 		}
 	}
 	if prev != nil {
