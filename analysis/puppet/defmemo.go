@@ -300,15 +300,29 @@ func (r *run) readScope(s *scope, name string, v val, ok bool) {
 			rc.bad = true
 			continue
 		}
-		rc.reads = append(rc.reads, varRead{name: name, v: v, ok: ok})
+		rc.read(varRead{name: name, v: v, ok: ok})
 	}
+}
+
+// read notes a variable read once: the body changes neither the top
+// scope nor another class's variables, so a second read answers the same.
+func (rc *defRec) read(rd varRead) {
+	k := obsKey{m: 'v', key: rd.cls, title: rd.name}
+	if _, ok := rc.seenObs[k]; ok {
+		return
+	}
+	if rc.seenObs == nil {
+		rc.seenObs = map[obsKey]struct{}{}
+	}
+	rc.seenObs[k] = struct{}{}
+	rc.reads = append(rc.reads, rd)
 }
 
 // readClassVar notes a read of class cls's variable (c: the class).
 func (r *run) readClassVar(c *res, rd varRead) {
 	for rc := r.rec; rc != nil; rc = rc.outer {
 		if c == nil || !rc.internal[c] {
-			rc.reads = append(rc.reads, rd)
+			rc.read(rd)
 		}
 	}
 }
@@ -1300,7 +1314,7 @@ func (r *run) replayInputs(en *defEntry) {
 	for _, rd := range en.reads {
 		if rd.cls == "" {
 			for rc := r.rec; rc != nil; rc = rc.outer {
-				rc.reads = append(rc.reads, rd)
+				rc.read(rd)
 			}
 			continue
 		}
