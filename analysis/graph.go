@@ -50,6 +50,9 @@ type Fact struct {
 	// depends on, as written: the per-node view names it where a node's
 	// data decides against it, without reading the hover's sentence.
 	Condition string
+	// Template is Value with the lines it names kept as places
+	// (LineMark), when it names any (see Diagnostic.Template).
+	Template string
 }
 
 func (n *Node) String() string {

@@ -40,6 +40,10 @@ type Diagnostic struct {
 	// "duplicate", "never-runs"... (used by SARIF rule ids and tests).
 	Code    string
 	Message string
+	// Template is Message with the lines it names kept as places
+	// (LineMark), when it names any: an edit above them moves them
+	// (ShiftResult). Empty otherwise.
+	Template string
 	// Related points at the other words involved: each edge of a cycle, the
 	// first declaration of a duplicate, the winner of a conflict.
 	Related []Related

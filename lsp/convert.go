@@ -23,22 +23,49 @@ func (s *Server) enc() source.Encoding {
 
 // toRange converts a byte span into an LSP range in the negotiated
 // encoding. Unknown files give the empty range at the top.
-func (s *Server) toRange(sp source.Span) protocol.Range {
-	f := s.file(sp.URI)
+func (s *Server) toRange(sp source.Span) protocol.Range { return s.converter().rng(sp) }
+
+func (s *Server) toLocation(sp source.Span) protocol.Location { return s.converter().location(sp) }
+
+// converter turns spans into LSP ranges for one answer, looking each
+// file up once: a lookup of a file on disk stats it, and publishing a
+// workspace's diagnostics converts tens of thousands of spans of a few
+// hundred files.
+type converter struct {
+	s     *Server
+	enc   source.Encoding
+	files map[string]*source.File
+}
+
+func (s *Server) converter() *converter { return &converter{s: s, enc: s.enc()} }
+
+func (c *converter) file(u string) *source.File {
+	if f, ok := c.files[u]; ok {
+		return f
+	}
+	f := c.s.file(u)
+	if c.files == nil {
+		c.files = map[string]*source.File{}
+	}
+	c.files[u] = f
+	return f
+}
+
+func (c *converter) rng(sp source.Span) protocol.Range {
+	f := c.file(sp.URI)
 	if f == nil {
 		return protocol.Range{}
 	}
-	enc := s.enc()
-	a := f.Position(sp.Start, enc)
-	b := f.Position(max(sp.End, sp.Start), enc)
+	a := f.Position(sp.Start, c.enc)
+	b := f.Position(max(sp.End, sp.Start), c.enc)
 	return protocol.Range{
 		Start: protocol.Position{Line: uint32(a.Line), Character: uint32(a.Col)},
 		End:   protocol.Position{Line: uint32(b.Line), Character: uint32(b.Col)},
 	}
 }
 
-func (s *Server) toLocation(sp source.Span) protocol.Location {
-	return protocol.Location{URI: uri.URI(sp.URI), Range: s.toRange(sp)}
+func (c *converter) location(sp source.Span) protocol.Location {
+	return protocol.Location{URI: uri.URI(sp.URI), Range: c.rng(sp)}
 }
 
 // offset converts an LSP position in a document to a byte offset.

@@ -56,6 +56,9 @@ func (s *Server) didChangeWatchedFiles(_ context.Context, raw json.RawMessage) e
 		if path == "" || hiddenPath(path) {
 			continue
 		}
+		if ch.Type == protocol.FileChangeTypeChanged && s.ws.OverlayAt(path) != nil {
+			continue // an open document saved: analyses read its text, not the disk's
+		}
 		if s.concerns(path) || filepath.Ext(path) == "" {
 			relevant = true
 			walk = walk || ch.Type != protocol.FileChangeTypeChanged

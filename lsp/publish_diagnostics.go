@@ -19,6 +19,7 @@ import (
 // a focused analysis).
 func (s *Server) publishDiagnostics(results []*analysis.Result, only map[string]bool) {
 	byURI := map[string][]protocol.Diagnostic{}
+	conv := s.converter()
 	for u := range only {
 		byURI[u] = []protocol.Diagnostic{}
 	}
@@ -30,7 +31,7 @@ func (s *Server) publishDiagnostics(results []*analysis.Result, only map[string]
 		}
 		for _, d := range r.Diags {
 			if only == nil || only[d.At.URI] {
-				byURI[d.At.URI] = append(byURI[d.At.URI], s.toDiagnostic(d))
+				byURI[d.At.URI] = append(byURI[d.At.URI], conv.diagnostic(d))
 			}
 		}
 	}
@@ -91,6 +92,10 @@ const (
 )
 
 func (s *Server) toDiagnostic(d analysis.Diagnostic) protocol.Diagnostic {
+	return s.converter().diagnostic(d)
+}
+
+func (c *converter) diagnostic(d analysis.Diagnostic) protocol.Diagnostic {
 	msg := d.Message
 	if len(msg) > maxMessageLen {
 		cut := maxMessageLen
@@ -100,7 +105,7 @@ func (s *Server) toDiagnostic(d analysis.Diagnostic) protocol.Diagnostic {
 		msg = msg[:cut] + fmt.Sprintf(" … (%d more characters; `ordering-lsp check` prints it whole)", len(d.Message)-cut)
 	}
 	pd := protocol.Diagnostic{
-		Range:    s.toRange(d.At),
+		Range:    c.rng(d.At),
 		Severity: protocol.DiagnosticSeverity(d.Severity),
 		Message:  protocol.String(msg),
 		Source:   protocol.NewOptional(d.Source),
@@ -111,13 +116,13 @@ func (s *Server) toDiagnostic(d analysis.Diagnostic) protocol.Diagnostic {
 	for i, r := range d.Related {
 		if i == maxRelated {
 			pd.RelatedInformation = append(pd.RelatedInformation, protocol.DiagnosticRelatedInformation{
-				Location: s.toLocation(d.At),
+				Location: c.location(d.At),
 				Message:  fmt.Sprintf("… and %d more", len(d.Related)-i),
 			})
 			break
 		}
 		pd.RelatedInformation = append(pd.RelatedInformation, protocol.DiagnosticRelatedInformation{
-			Location: s.toLocation(r.At),
+			Location: c.location(r.At),
 			Message:  r.Message,
 		})
 	}

@@ -32,19 +32,23 @@ type Server struct {
 	logger  *log.Logger
 	systems []analysis.System
 
-	mu                sync.Mutex
-	ws                *source.Workspace
-	encoding          source.Encoding
-	settings          analysis.Settings
-	initialized       bool
-	shutdown          bool
-	versions          map[string]int32 // document versions by URI
-	discovered        map[analysis.System][]string
-	rediscover        bool
-	dirty             map[analysis.System]bool             // systems to re-analyse
-	last              map[analysis.System]*analysis.Result // latest result per system
-	inlayRefresh      bool                                 // client supports workspace/inlayHint/refresh
-	lensRefresh       bool                                 // client supports workspace/codeLens/refresh
+	mu          sync.Mutex
+	ws          *source.Workspace
+	encoding    source.Encoding
+	settings    analysis.Settings
+	initialized bool
+	shutdown    bool
+	versions    map[string]int32 // document versions by URI
+	discovered  map[analysis.System][]string
+	rediscover  bool
+	dirty       map[analysis.System]bool             // systems to re-analyse
+	last        map[analysis.System]*analysis.Result // latest result per system
+	lastRead    map[analysis.System]readState        // what each of those read (layout_cutoff.go)
+	// gen counts changes to what systems read besides open documents
+	// (settings, files on disk, folders, a document changing owner).
+	gen               uint64
+	inlayRefresh      bool // client supports workspace/inlayHint/refresh
+	lensRefresh       bool // client supports workspace/codeLens/refresh
 	inlayRefresher    refresher
 	lensRefresher     refresher
 	workDoneProgress  bool                     // client supports window/workDoneProgress/create
@@ -85,6 +89,7 @@ func New(systems []analysis.System, logger *log.Logger) *Server {
 		versions: map[string]int32{},
 		dirty:    map[analysis.System]bool{},
 		last:     map[analysis.System]*analysis.Result{},
+		lastRead: map[analysis.System]readState{},
 		exit:     make(chan int, 1),
 		inFlight: map[string]context.CancelFunc{},
 		sem:      &semanticState{last: map[string]semanticResult{}},

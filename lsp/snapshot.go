@@ -183,8 +183,10 @@ func (sn *snapshotter) loop(ctx context.Context) {
 			}
 		}
 		pr := sn.s.startProgress("ordering-lsp", "analysing the workspace")
-		results := sn.s.analyze(actx, pr)
-		superseded := actx.Err() != nil // (cancel below ends actx either way)
+		results := sn.s.analyze(actx, pr, overlays)
+		// an edit sets its text before it bumps the version: an analysis
+		// that read it is stale too
+		superseded := actx.Err() != nil || !sameOverlays(sn.s.ws, overlays) // (cancel below ends actx either way)
 		cancel()
 		// The indexes requests read are built while the diagnostics go
 		// out, and are part of the snapshot: the first hover after an
@@ -207,7 +209,7 @@ func (sn *snapshotter) loop(ctx context.Context) {
 
 		snap := &snapshot{version: v, results: results, overlays: overlays}
 		sn.mu.Lock()
-		stale := sn.version != v
+		stale := sn.version != v || superseded
 		if !stale {
 			sn.publishing = snap
 		}
@@ -252,9 +254,9 @@ func (sn *snapshotter) loop(ctx context.Context) {
 // definitions on the edited documents answer from it until the complete
 // analysis lands.
 func (sn *snapshotter) firstDiagnostics(ctx context.Context, v uint64, focus []string, overlays map[string]*source.File) (ok, partial bool) {
-	results, partial := sn.s.analyzeFocus(ctx, focus)
+	results, partial := sn.s.analyzeFocus(ctx, focus, overlays)
 	sn.mu.Lock()
-	stale := sn.version != v
+	stale := sn.version != v || !sameOverlays(sn.s.ws, overlays)
 	sn.mu.Unlock()
 	if stale || ctx.Err() != nil {
 		return false, partial
@@ -479,6 +481,7 @@ func (s *Server) ownerMoved(u string, was []analysis.System) {
 	}
 	s.mu.Lock()
 	s.rediscover = true
+	s.gen++
 	for _, sys := range append(was, now...) {
 		s.dirty[sys] = true
 	}
@@ -489,6 +492,7 @@ func (s *Server) ownerMoved(u string, was []analysis.System) {
 // creation and deletion, workspace folders).
 func (s *Server) touchAll() {
 	s.mu.Lock()
+	s.gen++
 	for _, sys := range s.systems {
 		s.dirty[sys] = true
 	}
@@ -498,13 +502,13 @@ func (s *Server) touchAll() {
 
 // analyze runs the systems whose files changed since the last analysis
 // and reuses the other systems' results.
-func (s *Server) analyze(ctx context.Context, pr *progress) []*analysis.Result {
+func (s *Server) analyze(ctx context.Context, pr *progress, read map[string]*source.File) []*analysis.Result {
 	s.mu.Lock()
 	in := analysis.Input{Ctx: ctx, Workspace: s.ws, Settings: cloneSettings(s.settings)}
 	dirty := s.dirty
 	s.dirty = map[analysis.System]bool{}
 	s.mu.Unlock()
-	results := s.analyzeSystems(ctx, in, dirty, false, pr)
+	results := s.analyzeSystems(ctx, in, dirty, false, pr, read)
 	if ctx.Err() != nil {
 		// Superseded: the next analysis must redo these systems.
 		s.mu.Lock()
@@ -519,7 +523,7 @@ func (s *Server) analyze(ctx context.Context, pr *progress) []*analysis.Result {
 // analyzeFocus is a first, focused analysis of the systems that need one
 // (Request.Focus): their results may be partial and are not kept; the
 // complete analysis follows. partial reports whether any result is.
-func (s *Server) analyzeFocus(ctx context.Context, focus []string) (results []*analysis.Result, partial bool) {
+func (s *Server) analyzeFocus(ctx context.Context, focus []string, read map[string]*source.File) (results []*analysis.Result, partial bool) {
 	s.mu.Lock()
 	in := analysis.Input{Ctx: ctx, Workspace: s.ws, Settings: cloneSettings(s.settings), Focus: focus}
 	dirty := map[analysis.System]bool{}
@@ -527,7 +531,7 @@ func (s *Server) analyzeFocus(ctx context.Context, focus []string) (results []*a
 		dirty[sys] = true
 	}
 	s.mu.Unlock()
-	results = s.analyzeSystems(ctx, in, dirty, true, nil)
+	results = s.analyzeSystems(ctx, in, dirty, true, nil, read)
 	for _, r := range results {
 		partial = partial || r.Partial
 	}
@@ -539,7 +543,7 @@ func (s *Server) analyzeFocus(ctx context.Context, focus []string) (results []*a
 // complete; the complete analysis redoes the systems that gave a partial
 // one (from the caches the focused one warmed).
 // pr, when set, hears how far each system is.
-func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty map[analysis.System]bool, transient bool, pr *progress) []*analysis.Result {
+func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty map[analysis.System]bool, transient bool, pr *progress, now map[string]*source.File) []*analysis.Result {
 	s.mu.Lock()
 	if s.discovered == nil || s.rediscover {
 		s.mu.Unlock()
@@ -548,6 +552,7 @@ func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty ma
 		s.discovered, s.rediscover = d, false
 	}
 	discovered := s.discovered
+	gen := s.gen
 	s.mu.Unlock()
 	// Open documents that were not on disk when the workspace was walked
 	// (new files) still need an owner.
@@ -586,7 +591,9 @@ func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty ma
 			continue
 		}
 		var r *analysis.Result
-		if len(files[sys]) > 0 {
+		if moved, ok := s.layoutCutoff(sys, prev, had, gen, now); ok {
+			r = moved
+		} else if len(files[sys]) > 0 {
 			sin := in
 			if pr != nil {
 				sin.Progress = pr.counter(sys.Name())
@@ -597,8 +604,16 @@ func (s *Server) analyzeSystems(ctx context.Context, in analysis.Input, dirty ma
 			return results
 		}
 		if !transient || r == nil || !r.Partial {
+			same := sameOverlays(s.ws, now) // before the lock: it takes the workspace's
 			s.mu.Lock()
 			s.last[sys] = r
+			if same && s.gen == gen {
+				s.lastRead[sys] = readState{overlays: now, gen: gen}
+			} else {
+				// An edit landed while sys ran, before it could cancel
+				// the analysis: sys may have read either text.
+				delete(s.lastRead, sys)
+			}
 			if transient {
 				// Complete after all (the system ignores Focus): the
 				// complete analysis reuses it.

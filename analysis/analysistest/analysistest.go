@@ -49,6 +49,7 @@ type Outcome struct {
 	Refused bool
 	Dir     string
 	WS      *source.Workspace
+	Input   analysis.Input // what the analysis was asked
 }
 
 // WriteInputs writes the archive's files other than want/* under dir and
@@ -113,7 +114,7 @@ func Load(t testing.TB, sys analysis.System, ar *txtar.Archive) *Outcome {
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Entry: entryURI, Settings: settings}
 	files := analysis.Files([]analysis.System{sys}, in)[sys]
 	res := analysis.Analyze(sys, in, files)
-	out := &Outcome{Result: res, Dir: dir, WS: ws}
+	out := &Outcome{Result: res, Dir: dir, WS: ws, Input: in}
 	for i := range res.Runs {
 		if res.Runs[i].Entry == entryURI {
 			out.Run = &res.Runs[i]

@@ -73,6 +73,10 @@ func (s *System) evict() {
 
 func (*System) Name() string { return "cfengine" }
 
+// Movable implements analysis.Movable: no word of CFEngine's names a
+// line, and a comment or blank line changes no promise.
+func (*System) Movable() {}
+
 // Owns claims *.cf policy files and *.cf.in templates (masterfiles ships
 // promises.cf.in and update.cf.in, which configure only stamps a
 // version into). `.cf` is also the extension of other programs' config

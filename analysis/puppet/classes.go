@@ -45,11 +45,11 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 			if c.siteHow == "class" {
 				// Puppet names the first place only when it was also a
 				// resource-like declaration.
-				where = fmt.Sprintf(" at (file: %s, line: %d)", r.a.displayPath(first.URI), r.a.line(first))
+				where = fmt.Sprintf(" at (file: %s, line: %s)", r.a.displayPath(first.URI), analysis.LineMark(first))
 			}
-			r.diag(at, analysis.Error, "duplicate",
-				fmt.Sprintf("Duplicate declaration: %s is already declared%s; cannot redeclare (file: %s, line: %d)",
-					c.display, where, r.a.displayPath(at.URI), r.a.line(at)),
+			r.diagLines(at, analysis.Error, "duplicate",
+				fmt.Sprintf("Duplicate declaration: %s is already declared%s; cannot redeclare (file: %s, line: %s)",
+					c.display, where, r.a.displayPath(at.URI), analysis.LineMark(at)),
 				analysis.Related{At: first, Message: "first declared here (" + c.siteHow + ")"})
 		}
 		return c

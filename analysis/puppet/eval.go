@@ -302,6 +302,13 @@ func (r *run) diag(at source.Span, sev analysis.Severity, code, msg string, rel 
 	}
 }
 
+// diagLines is diag for words that name lines: tmpl holds them as marks
+// (analysis.LineMark), kept beside the words it writes.
+func (r *run) diagLines(at source.Span, sev analysis.Severity, code, tmpl string, rel ...analysis.Related) {
+	r.diag(at, sev, code, r.a.lines(tmpl), rel...)
+	r.diags[len(r.diags)-1].Template = tmpl
+}
+
 func (r *run) newRes(typ, title, kind string, decl source.Span) *res {
 	r.prio++
 	x := &res{typ: typ, title: title, kind: kind, prio: r.prio, decl: decl}
@@ -1094,9 +1101,9 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 		// It exists in the runs that take either place.
 		prev.more().alts = append(prev.alternatives(), e.cond)
 		if ok && !x.spec && !prev.spec && !quiet {
-			r.diag(decl, analysis.Error, "duplicate",
-				fmt.Sprintf("Duplicate declaration: %s is already declared at (file: %s, line: %d); cannot redeclare (file: %s, line: %d)",
-					x.display, r.a.displayPath(prev.decl.URI), r.a.line(prev.decl), r.a.displayPath(decl.URI), r.a.line(decl)),
+			r.diagLines(decl, analysis.Error, "duplicate",
+				fmt.Sprintf("Duplicate declaration: %s is already declared at (file: %s, line: %s); cannot redeclare (file: %s, line: %s)",
+					x.display, r.a.displayPath(prev.decl.URI), analysis.LineMark(prev.decl), r.a.displayPath(decl.URI), analysis.LineMark(decl)),
 				analysis.Related{At: prev.decl, Message: "first declared here"})
 		}
 		r.prio--

@@ -1001,15 +1001,15 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 			}
 			lines = append(lines, viaLines(c)...)
 		}
-		for _, l := range lines {
+		for _, l := range lines { // templates: where's lines are marks
 			dup := false
 			for _, f := range x.node.Facts {
-				if f.Label == "refreshed by" && f.Value == l {
+				if f.Label == "refreshed by" && f.Template == l {
 					dup = true
 				}
 			}
 			if !dup {
-				x.node.Facts = append(x.node.Facts, analysis.Fact{Label: "refreshed by", Value: l})
+				x.node.Facts = append(x.node.Facts, analysis.Fact{Label: "refreshed by", Value: a.lines(l), Template: l})
 			}
 		}
 	}

@@ -160,14 +160,24 @@ func (g *runGraph) cycleWorld(edges []*analysis.Edge, stuck []*analysis.Node) ([
 	return nodes, world
 }
 
+// where names a place as `file:line` in a template: the line is a mark
+// (analysis.LineMark) that lines writes out, so a comment typed above
+// it moves the words instead of asking for a new analysis.
 func (a *analyzer) where(at source.Span) string {
 	k := whereKey{at.URI, at.Start}
 	if w, ok := a.memo.wheres.Load(k); ok {
 		return w.(string)
 	}
-	w := fmt.Sprintf("%s:%d", a.displayPath(at.URI), a.line(at))
+	w := a.displayPath(at.URI) + ":" + analysis.LineMark(at)
 	a.memo.wheres.Store(k, w)
 	return w
+}
+
+// lines writes a template's line marks (where, analysis.LineMark) out.
+func (a *analyzer) lines(tmpl string) string {
+	return analysis.Lines(tmpl, func(uri string, off int) int {
+		return a.line(source.Span{URI: uri, Start: off})
+	})
 }
 
 // adjacency lists a run's ordering edges by their ends.

@@ -31,7 +31,7 @@ type memo struct {
 	condFacts       map[string][]analysis.Fact
 	families        map[string][]string   // class-name pattern -> the classes it matches
 	dataItems       map[string][]dataItem // Hiera data file + key -> the list it holds, with positions
-	// wheres: `file:line` of a position (where), asked for the same
+	// wheres: `file:line` of a position (where, as a template), asked for the same
 	// relationships by every run that evaluates them (hover lines of
 	// refreshed resources); one string per place for the whole analysis.
 	wheres sync.Map // whereKey -> string

@@ -69,6 +69,10 @@ func New() analysis.System {
 
 func (s *System) Name() string { return "puppet" }
 
+// Movable implements analysis.Movable: a comment or blank line changes no
+// catalog, and the words that name lines are templates (where, diagLines).
+func (s *System) Movable() {}
+
 func (s *System) Owns(path string, head func() []byte) bool {
 	return strings.HasSuffix(path, ".pp")
 }

@@ -111,6 +111,10 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) {
 		c.Open(u, equivLanguage(rel), string(b))
 	}
 	version := map[string]int{}
+	// comment and blank lines typed at line starts: edits the server may
+	// answer by moving its last result (layout_cutoff.go); their own
+	// random stream keeps each seed's other edits what they were
+	lay := rand.New(rand.NewSource(seed ^ 0x1a7001))
 	settles := 0
 	equivDiags, equivHovers = 0, 0
 	for k := 0; k < edits; {
@@ -127,6 +131,10 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) {
 			ins := ""
 			if b == a || rng.Intn(2) == 0 {
 				ins = equivInserts[rng.Intn(len(equivInserts))]
+			}
+			if lay.Intn(4) == 0 {
+				a = strings.LastIndexByte(text[:a], '\n') + 1
+				b, ins = a, []string{"# typed\n", "\n", "  # a note\n"}[lay.Intn(3)]
 			}
 			version[u]++
 			c.Edit(u, version[u]+1, lsptest.Range{Start: utf16Pos(text, a), End: utf16Pos(text, b)}, ins)

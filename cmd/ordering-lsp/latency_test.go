@@ -30,7 +30,9 @@ import (
 //	  ORDERING_LATENCY_FILE=modules/profile/manifests/base.pp \
 //	  go test -run TestLatency -v -timeout 30m ./cmd/ordering-lsp/
 //
-// (ORDERING_LATENCY_EDITS: number of edits, default 20.) The file is opened
+// (ORDERING_LATENCY_EDITS: number of edits, default 20; ORDERING_LATENCY_COMMENTS:
+// comment lines typed at the top, default 12; ORDERING_LATENCY_BIN:
+// a binary to measure instead of this tree's.) The file is opened
 // with one line more, an include of a class no module defines, and every
 // edit changes that line, so every version has diagnostics to publish
 // (the server publishes only what changed; a reference to a file proved
@@ -170,6 +172,40 @@ func TestLatency(t *testing.T) {
 			break
 		}
 	}
+	commentEdits(t, srv, uri, cyc)
+}
+
+// commentEdits types a comment line at the top of the file and takes it
+// out again (ORDERING_LATENCY_COMMENTS times, default 12): every
+// diagnostic of the file moves, nothing else changes (the early cutoff:
+// no analysis at all). Time to that version's diagnostics, to the
+// complete analysis, and the server's CPU for each.
+func commentEdits(t *testing.T, srv *lspProc, uri, text string) {
+	n, _ := strconv.Atoi(os.Getenv("ORDERING_LATENCY_COMMENTS"))
+	if n <= 0 {
+		n = 12
+	}
+	var firsts, completes, cpus []time.Duration
+	for k := 0; k < n; k++ {
+		v := 2000 + k
+		edited := text
+		if k%2 == 0 {
+			edited = "# a comment typed at the top\n" + text
+		}
+		cpu0 := srv.cpu()
+		t0 := time.Now()
+		srv.notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": v},
+			"contentChanges": []map[string]any{{"text": edited}},
+		})
+		at := srv.waitPublish(t, uri, v)
+		waitComplete(t, srv)
+		firsts = append(firsts, at.Sub(t0))
+		completes = append(completes, time.Since(t0))
+		cpus = append(cpus, srv.cpu()-cpu0)
+	}
+	t.Logf("%d comment lines typed and taken out at the top: diagnostics p50 %v p95 %v; complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
+		n, pct(firsts, 50), pct(firsts, 95), pct(completes, 50), pct(completes, 95), pct(cpus, 50), pct(cpus, 100))
 }
 
 // hoverAt0 is a hover on the first declaration's name in text (the first
@@ -309,7 +345,11 @@ type lspProc struct {
 }
 
 func startServer(t *testing.T) *lspProc {
-	cmd := exec.Command(binary, "serve", "--stdio")
+	bin := binary
+	if b := os.Getenv("ORDERING_LATENCY_BIN"); b != "" {
+		bin = b // another build, measured by the same client (before/after)
+	}
+	cmd := exec.Command(bin, "serve", "--stdio")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

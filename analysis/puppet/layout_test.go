@@ -1,9 +1,12 @@
-package lsp
+package puppet_test
 
 import (
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/analysistest"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -30,8 +33,28 @@ func TestLayoutOnly(t *testing.T) {
 		old := source.NewFile("file:///a.pp", "/a.pp", []byte(base))
 		cur := source.NewFile("file:///a.pp", "/a.pp", []byte(c.cur))
 		tokens := func(f *source.File) []analysis.Token { return analysis.FlattenTokens(tk.Tokens(f), f.Text) }
-		if got := layoutOnly(tokens, old, cur, newShift(old.URI, old.Text, cur.Text)); got != c.want {
+		if got := analysis.LayoutOnly(tokens, old, cur, analysis.NewShift(old.URI, old.Text, cur.Text)); got != c.want {
 			t.Errorf("%s: layoutOnly = %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// A comment typed into a manifest moves the last result instead of
+// analysing again (the language server's early cutoff): the moved result
+// must be the fresh analysis's, words naming lines included.
+func TestLayoutEditsMoveResults(t *testing.T) {
+	analysistest.CheckLayoutEdits(t, puppet.New, "testdata", 20)
+}
+
+// The same on a real repository, opt-in:
+//
+//	ORDERING_LAYOUT_DIR=/work/corpus/puppet/puppetlabs-apache ORDERING_LAYOUT_EDITS=30 \
+//	  go test -run TestLayoutEditsMoveResultsIn -v ./analysis/puppet/
+func TestLayoutEditsMoveResultsIn(t *testing.T) {
+	dir := os.Getenv("ORDERING_LAYOUT_DIR")
+	if dir == "" {
+		t.Skip("set ORDERING_LAYOUT_DIR to a Puppet repository")
+	}
+	n, _ := strconv.Atoi(os.Getenv("ORDERING_LAYOUT_EDITS"))
+	analysistest.CheckLayoutEditsIn(t, puppet.New, dir, max(n, 10))
 }

@@ -1,0 +1,422 @@
+package analysis
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// An edit that changes only comment and blank lines changes no syntax
+// tree, only where things are: a comment typed into a class two hundred
+// runs include would otherwise re-evaluate those runs (seconds of CPU on
+// a control repository) to learn what it already knows. Such an edit is
+// answered by moving the last result through it (ShiftResult): every span
+// after the edit shifts, spans around it stretch, and words that name a
+// line (LineMark) are written again. Systems whose every word about a
+// place goes through LineMark say so by implementing Movable; the others
+// are analysed again.
+
+// Movable is implemented by systems whose results may be moved through a
+// layout-only edit (ShiftResult) instead of analysed again: nothing in
+// their words depends on a place except through LineMark, and a comment
+// or blank line changes nothing else they compute.
+type Movable interface {
+	Movable()
+}
+
+// Shift is the edit of one document between the text an analysis read and
+// a newer one: both start with Pre bytes in common, and the old text from
+// OldEnd on is the new text from CurEnd on.
+type Shift struct {
+	URI                 string
+	Pre, OldEnd, CurEnd int
+}
+
+// NewShift compares the text an analysis read with a newer one.
+func NewShift(uri string, old, cur []byte) Shift {
+	n := min(len(old), len(cur))
+	pre := 0
+	for pre < n && old[pre] == cur[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < n-pre && old[len(old)-1-suf] == cur[len(cur)-1-suf] {
+		suf++
+	}
+	return Shift{URI: uri, Pre: pre, OldEnd: len(old) - suf, CurEnd: len(cur) - suf}
+}
+
+// point maps an offset of the old text; after says which side of text
+// inserted exactly there the offset stays on (a span's start moves with
+// what follows it, its end stays with what precedes it). False inside
+// the changed region, where the old text has no counterpart.
+func (m Shift) point(off int, after bool) (int, bool) {
+	switch {
+	case off < m.Pre:
+		return off, true
+	case off > m.OldEnd:
+		return off + m.CurEnd - m.OldEnd, true
+	case off == m.Pre && off == m.OldEnd: // an insertion point
+		if after {
+			return m.CurEnd, true
+		}
+		return m.Pre, true
+	case off == m.Pre:
+		return m.Pre, true
+	case off == m.OldEnd:
+		return m.CurEnd, true
+	}
+	return 0, false
+}
+
+// Span maps a span of the old text to the new one: a span around the
+// changed region grows or shrinks with it. False for a span that begins
+// or ends inside the region, or an empty one where text was inserted
+// (which side it belongs to is unknown).
+func (m Shift) Span(sp source.Span) (source.Span, bool) {
+	if sp.URI != m.URI {
+		return sp, true
+	}
+	s, ok1 := m.point(sp.Start, true)
+	e, ok2 := m.point(sp.End, false)
+	if !ok1 || !ok2 || e < s {
+		return sp, false
+	}
+	sp.Start, sp.End = s, e
+	return sp, true
+}
+
+// Line marks: words that name the line of a place (Puppet's "already
+// declared at (file: x, line: 12)") keep the place itself in a Template
+// beside the words, so that a move can write the line again.
+const (
+	markOpen = "\uFFF9" // Unicode's interlinear annotation anchor, separator, terminator:
+	markSep  = "\uFFFA" // characters meant for out-of-band annotations,
+	markEnd  = "\uFFFB" // never part of what a user writes
+)
+
+// LineMark stands, in a template, for the 1-based line of at's start.
+func LineMark(at source.Span) string {
+	return markOpen + at.URI + markSep + strconv.Itoa(at.Start) + markEnd
+}
+
+// Lines writes a template's line marks as the lines of the places they
+// name; line returns the 1-based line of an offset of a document (0 when
+// unknown).
+func Lines(tmpl string, line func(uri string, off int) int) string {
+	if !strings.Contains(tmpl, markOpen) {
+		return tmpl
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(tmpl, markOpen)
+		if i < 0 {
+			b.WriteString(tmpl)
+			return b.String()
+		}
+		b.WriteString(tmpl[:i])
+		uri, off, rest, ok := cutMark(tmpl[i:])
+		if !ok {
+			b.WriteString(tmpl[i:])
+			return b.String()
+		}
+		b.WriteString(strconv.Itoa(line(uri, off)))
+		tmpl = rest
+	}
+}
+
+// LinesIn is Lines reading the workspace's texts.
+func LinesIn(ws *source.Workspace, tmpl string) string {
+	return Lines(tmpl, func(uri string, off int) int {
+		if f := FileOf(ws, uri); f != nil {
+			l, _ := f.Line1Col1(off)
+			return l
+		}
+		return 0
+	})
+}
+
+// cutMark reads the line mark s starts with.
+func cutMark(s string) (uri string, off int, rest string, ok bool) {
+	body, rest, ok := strings.Cut(s[len(markOpen):], markEnd)
+	if !ok {
+		return "", 0, s, false
+	}
+	uri, num, ok := strings.Cut(body, markSep)
+	if !ok {
+		return "", 0, s, false
+	}
+	off, err := strconv.Atoi(num)
+	if err != nil {
+		return "", 0, s, false
+	}
+	return uri, off, rest, true
+}
+
+// shiftMarks moves the places a template's marks name; false when one
+// lies inside the changed region.
+func shiftMarks(tmpl string, m Shift) (string, bool) {
+	if !strings.Contains(tmpl, markOpen) {
+		return tmpl, true
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(tmpl, markOpen)
+		if i < 0 {
+			b.WriteString(tmpl)
+			return b.String(), true
+		}
+		b.WriteString(tmpl[:i])
+		uri, off, rest, ok := cutMark(tmpl[i:])
+		if !ok {
+			b.WriteString(tmpl[i:])
+			return b.String(), true
+		}
+		at, ok := m.Span(source.Span{URI: uri, Start: off, End: off + 1})
+		if !ok {
+			return "", false
+		}
+		b.WriteString(LineMark(at))
+		tmpl = rest
+	}
+}
+
+// ShiftResult returns r as an analysis of the newer text would give it
+// after the layout-only edit m (see Movable): a copy with every span in
+// m.URI moved and the words of templates written again from the new
+// text (line). False when something of r lies inside the changed region:
+// then only a new analysis knows.
+func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Result, bool) {
+	if r == nil {
+		return nil, true
+	}
+	span := func(sp *source.Span) bool {
+		var ok bool
+		*sp, ok = m.Span(*sp)
+		return ok
+	}
+	nodes := make(map[*Node]*Node, len(r.Graph.Nodes))
+	var moveNode func(n *Node) (*Node, bool)
+	moveNode = func(n *Node) (*Node, bool) {
+		if n == nil {
+			return nil, true
+		}
+		if c, ok := nodes[n]; ok {
+			return c, true
+		}
+		c := *n
+		nodes[n] = &c
+		if !span(&c.Decl) || !span(&c.Full) {
+			return nil, false
+		}
+		if len(n.Facts) > 0 {
+			c.Facts = append([]Fact(nil), n.Facts...)
+			for i := range c.Facts {
+				if !shiftWords(&c.Facts[i].Value, &c.Facts[i].Template, m, line) {
+					return nil, false
+				}
+			}
+		}
+		var ok bool
+		if c.Parent, ok = moveNode(n.Parent); !ok {
+			return nil, false
+		}
+		return &c, true
+	}
+	moveNodes := func(ns []*Node) ([]*Node, bool) {
+		if ns == nil {
+			return nil, true
+		}
+		out := make([]*Node, len(ns))
+		for i, n := range ns {
+			var ok bool
+			if out[i], ok = moveNode(n); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	out := &Result{System: r.System, Files: r.Files, Nodes: r.Nodes, Partial: r.Partial}
+	var ok bool
+	if out.Graph.Nodes, ok = moveNodes(r.Graph.Nodes); !ok {
+		return nil, false
+	}
+	if r.Graph.Edges != nil {
+		out.Graph.Edges = make([]*Edge, len(r.Graph.Edges))
+		for i, e := range r.Graph.Edges {
+			c := *e
+			if !span(&c.At) {
+				return nil, false
+			}
+			if c.From, ok = moveNode(e.From); !ok {
+				return nil, false
+			}
+			if c.To, ok = moveNode(e.To); !ok {
+				return nil, false
+			}
+			out.Graph.Edges[i] = &c
+		}
+	}
+	if r.Runs != nil {
+		out.Runs = make([]Run, len(r.Runs))
+		for i, run := range r.Runs {
+			run.Steps = append([]Step(nil), run.Steps...)
+			for j := range run.Steps {
+				if run.Steps[j].Node, ok = moveNode(run.Steps[j].Node); !ok {
+					return nil, false
+				}
+			}
+			out.Runs[i] = run
+		}
+	}
+	if r.Diags != nil {
+		out.Diags = make([]Diagnostic, len(r.Diags))
+		for i, d := range r.Diags {
+			if !span(&d.At) || !shiftWords(&d.Message, &d.Template, m, line) {
+				return nil, false
+			}
+			if d.Related != nil {
+				d.Related = append([]Related(nil), d.Related...)
+				for j := range d.Related {
+					if !span(&d.Related[j].At) {
+						return nil, false
+					}
+				}
+			}
+			if d.Members, ok = moveNodes(d.Members); !ok {
+				return nil, false
+			}
+			out.Diags[i] = d
+		}
+	}
+	if r.Links != nil {
+		out.Links = make([]Link, len(r.Links))
+		for i, l := range r.Links {
+			if !span(&l.At) {
+				return nil, false
+			}
+			if l.Nodes, ok = moveNodes(l.Nodes); !ok {
+				return nil, false
+			}
+			if l.Files != nil {
+				l.Files = append([]source.Span(nil), l.Files...)
+				for j := range l.Files {
+					if !span(&l.Files[j]) {
+						return nil, false
+					}
+				}
+			}
+			out.Links[i] = l
+		}
+	}
+	return out, true
+}
+
+// ShiftWords writes words again from their template (Diagnostic.Template,
+// Fact.Template) moved through m; false when a place they name lies in
+// the edit. Words without a template stay.
+func ShiftWords(words, tmpl *string, m Shift, line func(uri string, off int) int) bool {
+	return shiftWords(words, tmpl, m, line)
+}
+
+// shiftWords writes words again from their template moved through m.
+func shiftWords(words, tmpl *string, m Shift, line func(uri string, off int) int) bool {
+	if *tmpl == "" {
+		return true
+	}
+	t, ok := shiftMarks(*tmpl, m)
+	if !ok {
+		return false
+	}
+	*tmpl, *words = t, Lines(t, line)
+	return true
+}
+
+// LayoutOnly reports whether the edit m from old to cur changes only
+// comment and blank lines, as the tokens of the system that owns the
+// document say (tokens returns a text's flat tokens, FlattenTokens): the
+// lines it touches that are not comments or blank read the same, in the
+// same order, in both texts.
+func LayoutOnly(tokens func(*source.File) []Token, old, cur *source.File, m Shift) bool {
+	if m.Pre == len(old.Text) && m.Pre == len(cur.Text) {
+		return true // the same text
+	}
+	a := bytes.LastIndexByte(old.Text[:m.Pre], '\n') + 1 // both texts' line start
+	codeOld, ok := codeLines(tokens(old), old, a, lineEnd(old.Text, m.OldEnd))
+	if !ok {
+		return false
+	}
+	codeCur, ok := codeLines(tokens(cur), cur, a, lineEnd(cur.Text, m.CurEnd))
+	if !ok || len(codeOld) != len(codeCur) {
+		return false
+	}
+	for i := range codeOld {
+		if !bytes.Equal(codeOld[i], codeCur[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// lineEnd is the end of the line holding off, after its newline.
+func lineEnd(text []byte, off int) int {
+	if i := bytes.IndexByte(text[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(text)
+}
+
+// codeLines lists the lines of f.Text[a:b] that are neither blank nor
+// comments alone; false when a blank line lies inside a token (a
+// multi-line string or heredoc, where it is content).
+func codeLines(toks []Token, f *source.File, a, b int) ([][]byte, bool) {
+	kindAt := func(off int) (TokenKind, bool) {
+		// tokens are flat and in order: binary search
+		lo, hi := 0, len(toks)
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if toks[mid].End <= off {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		if lo < len(toks) && toks[lo].Start <= off {
+			return toks[lo].Kind, true
+		}
+		return TokNone, false
+	}
+	var code [][]byte
+	for start := a; start < b; {
+		end := lineEnd(f.Text, start)
+		line := f.Text[start:end]
+		trimmed := bytes.TrimSpace(line)
+		switch {
+		case len(trimmed) == 0:
+			if k, in := kindAt(start); in && k != TokComment {
+				return nil, false
+			}
+		default:
+			comment := true
+			for i, c := range line {
+				if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+					continue
+				}
+				if k, _ := kindAt(start + i); k != TokComment {
+					comment = false
+					break
+				}
+			}
+			if !comment {
+				code = append(code, line)
+			}
+		}
+		if end == start {
+			break
+		}
+		start = end
+	}
+	return code, true
+}
