@@ -61,8 +61,13 @@ func (a *analyzer) dep(kind byte, name string, value func() string) {
 		return
 	}
 	k := depKey{kind, name}
-	if _, ok := a.cur.deps[k]; !ok {
-		a.cur.deps[k] = value()
+	v, ok := a.cur.deps[k]
+	if !ok {
+		v = value()
+		a.cur.deps[k] = v
+	}
+	if a.cur.rec != nil {
+		a.cur.recDep(k, v)
 	}
 }
 

@@ -25,8 +25,17 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 		r.unknownClass(name, at, e)
 		return nil
 	}
+	if r.rec != nil {
+		r.observe('c', name, r.classes[name])
+	}
 	if c := r.classes[name]; c != nil {
 		c.sites = append(c.sites, e.cond)
+		if r.rec != nil {
+			r.recSite(c, siteEff{class: name, cond: e.cond})
+			if how == "class" {
+				r.recFail() // the duplicate reads the class's first site
+			}
+		}
 		if how == "class" && !e.spec && !c.spec {
 			first := c.site
 			if first.IsZero() {
@@ -45,6 +54,15 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 		}
 		return c
 	}
+	if r.rec != nil && r.inDefine() {
+		r.recFail() // a class body inside a define's: not shared
+		return r.newClass(e, ci, name, at, how, params)
+	}
+	return r.newClassShared(e, ci, name, at, how, params)
+}
+
+// newClass enters a class into the catalog and evaluates its body.
+func (r *run) newClass(e *env, ci *classInfo, name string, at source.Span, how string, params []attr) *res {
 	if r.depth > maxEvalDepth {
 		return nil
 	}
@@ -97,6 +115,10 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	// Evaluate the body now.
 	sc := newBodyScope(parentScope, e.sc, c, name, ci.def.Params, ci.def.Body, 2)
 	c.inner = sc
+	if r.rec != nil {
+		r.recClass(name, c)
+		r.recScope(sc)
+	}
 	sc.vars.set("title", str(name, at))
 	sc.vars.set("name", str(name, at))
 	ce := &env{sc: sc, f: ci.file, sym: ci.node, spec: e.spec, cond: &cond{root: c}}
@@ -177,6 +199,9 @@ func rejectsUndef(t pp.Node) bool {
 }
 
 func (r *run) unknownClass(name string, at source.Span, e *env) {
+	if r.rec != nil && e.spec {
+		r.recFail() // the message names the branches around it
+	}
 	msg := fmt.Sprintf("Could not find class ::%s for %s", name, r.a.certname)
 	spec := e.spec && !r.strict
 	known := r.strict || r.a.moduleKnown(name)
@@ -225,6 +250,9 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 // fails wherever it is evaluated; when some match, which one depends on
 // the node (a hint naming them, decided by --facts).
 func (r *run) includeFamily(e *env, x val, arg pp.Node) {
+	if r.rec != nil {
+		r.recFail() // reads the branches around it
+	}
 	if r.strict || guardedByDefined(e, arg) {
 		return
 	}
@@ -293,6 +321,9 @@ func (r *run) evalDefine(x *res) {
 	d := x.define
 	sc := newBodyScope(r.top, x.scope, x, "", d.def.Params, d.def.Body, 2)
 	x.inner = sc
+	if r.rec != nil {
+		r.recScope(sc)
+	}
 	at := x.decl
 	sc.vars.set("title", str(x.title, at))
 	sc.vars.set("name", str(x.title, at))

@@ -536,7 +536,11 @@ func (r *run) varIdentity(e *env, name string) string {
 		return "$::" + name
 	}
 	for s := e.sc; s != nil; s = s.parent {
-		if _, ok := s.get(name); !ok {
+		v, ok := s.get(name)
+		if r.rec != nil {
+			r.readScope(s, name, v, ok)
+		}
+		if !ok {
 			continue
 		}
 		switch {

@@ -245,6 +245,11 @@ type run struct {
 	// hieraKeys: the Hiera key an unknown value was looked up by (by the
 	// lookup's span), for an include of it (classification data).
 	hieraKeys map[source.Span]string
+	// rec: the body being recorded for other runs, innermost first
+	// (defmemo.go); maxDepth: the deepest evaluation since the
+	// recording began
+	rec      *defRec
+	maxDepth int
 }
 
 func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
@@ -326,6 +331,9 @@ func (r *run) newRes(typ, title, kind string, decl source.Span) *res {
 func (r *run) add(x *res) {
 	r.resources = append(r.resources, x)
 	r.byKey[x.key] = x
+	if r.rec != nil {
+		r.recAdd(x)
+	}
 }
 
 // ---- statements ----
@@ -362,6 +370,9 @@ var knownFunctions = map[string]bool{
 func (r *run) eval(e *env, n pp.Node) val {
 	r.steps++
 	r.depth++
+	if r.depth > r.maxDepth {
+		r.maxDepth = r.depth
+	}
 	var v val
 	if r.depth > maxEvalDepth {
 		v = unknown(r.span(e.f, *n.Span()))
@@ -583,14 +594,24 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 		cls := name[:i]
 		if c := r.classes[cls]; c != nil && c.inner != nil {
 			if v, ok := c.inner.get(name[i+2:]); ok {
+				if r.rec != nil {
+					r.readClassVar(c, varRead{cls: cls, name: name[i+2:], v: v, ok: true})
+				}
 				v.at = at
 				return v
 			}
 		}
+		if r.rec != nil {
+			r.readClassVar(r.classes[cls], varRead{cls: cls, name: name[i+2:]})
+		}
 		return unknown(at)
 	}
 	for s := e.sc; s != nil; s = s.parent {
-		if v, ok := s.get(name); ok {
+		v, ok := s.get(name)
+		if r.rec != nil {
+			r.readScope(s, name, v, ok)
+		}
+		if ok {
 			v.at = at
 			return v
 		}
@@ -1048,6 +1069,9 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	if typ == "Stage" {
 		x.kind = "stage"
 		r.stages[title] = x
+		if r.rec != nil {
+			r.recFail()
+		}
 	}
 	if def != nil {
 		x.kind = "define"
@@ -1055,8 +1079,23 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 		x.more().params = attrs
 	}
 	prev := r.byKey[x.key]
+	if r.rec != nil {
+		r.observe('k', x.key, prev)
+	}
 	if prev == nil {
 		prev = r.aliases[x.key]
+		if r.rec != nil {
+			r.observe('a', x.key, prev)
+		}
+	}
+	if prev != nil && r.rec != nil {
+		// The catalog had it before the body: one more site of it, and
+		// the duplicate's message reads where it was first declared.
+		r.recAlt(prev, x.key, e.cond)
+		if ok && !x.spec && !quiet {
+			d := prev.decl
+			r.observe1(obs{m: 's', key: x.key, decl: &d}, prev, prev.spec)
+		}
 	}
 	if prev != nil {
 		// It exists in the runs that take either place.
@@ -1106,6 +1145,9 @@ func (r *run) addAliases(x *res) {
 					k := refString(x.typ, canonTitle(x.typ, s))
 					if k != x.key {
 						r.aliases[k] = x
+						if r.rec != nil {
+							r.recAlias(k, x)
+						}
 					}
 				}
 			}
@@ -1128,8 +1170,14 @@ func (r *run) resolveBoth(rf *ref) (*res, bool) {
 	}
 	for _, x := range r.patterns {
 		if x.typ == rf.typ && globMatch(x.title, rf.title) {
+			if r.rec != nil {
+				r.observe1(obs{m: 'p', key: rf.typ, title: rf.title}, x, true)
+			}
 			return x, false
 		}
+	}
+	if r.rec != nil {
+		r.observe1(obs{m: 'p', key: rf.typ, title: rf.title}, nil, false)
 	}
 	return nil, false
 }
@@ -1143,6 +1191,9 @@ func (r *run) lookupRef(rf *ref) *res {
 func (r *run) lookup2(typ, title string) *res {
 	ct := canonTitle(typ, title)
 	r.kbuf = append(append(append(append(r.kbuf[:0], typ...), '['), ct...), ']')
+	if r.rec != nil {
+		return r.lookup2Rec(typ, ct)
+	}
 	if x := r.byKey[string(r.kbuf)]; x != nil {
 		return x
 	}

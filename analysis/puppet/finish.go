@@ -262,7 +262,7 @@ func (r *run) finish() {
 				}
 				continue
 			}
-			r.evalDefine(x)
+			r.evalDefineShared(x)
 			progress = true
 		}
 		if !progress {

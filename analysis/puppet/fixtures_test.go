@@ -108,6 +108,20 @@ func checkExtra(t *testing.T, path string, ar *txtar.Archive, server bool) {
 }
 
 func loadServer(t *testing.T, ar *txtar.Archive) (*analysis.Result, *source.Workspace, string) {
+	return loadServerWith(t, ar, puppet.New())
+}
+
+// loadServerWith analyses the fixture's files with sys as the language
+// server does.
+func loadServerWith(t *testing.T, ar *txtar.Archive, sys analysis.System) (*analysis.Result, *source.Workspace, string) {
+	dir, settings := writeServer(t, ar)
+	res, ws := analyzeServer(dir, settings, sys)
+	return res, ws, dir
+}
+
+// writeServer writes the fixture's files (but its want/ sections) into a
+// new folder and reads its settings.
+func writeServer(t *testing.T, ar *txtar.Archive) (string, analysis.Settings) {
 	dir := t.TempDir()
 	dir, _ = filepath.EvalSymlinks(dir)
 	settings := analysis.Settings{}
@@ -127,11 +141,15 @@ func loadServer(t *testing.T, ar *txtar.Archive) (*analysis.Result, *source.Work
 			t.Fatal(err)
 		}
 	}
+	return dir, settings
+}
+
+// analyzeServer analyses a folder with sys as the language server does.
+func analyzeServer(dir string, settings analysis.Settings, sys analysis.System) (*analysis.Result, *source.Workspace) {
 	ws := source.NewWorkspace(dir)
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: settings}
-	sys := puppet.New()
 	files := analysis.Files([]analysis.System{sys}, in)[sys]
-	return analysis.Analyze(sys, in, files), ws, dir
+	return analysis.Analyze(sys, in, files), ws
 }
 
 func joinLines(ss []string) string {

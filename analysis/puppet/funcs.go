@@ -313,6 +313,9 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 				v = r.function(e, "hiera_array", nameAt, []val{v}, t.Args, nil, at)
 			}
 			if v.k == vUnknown {
+				if r.rec != nil {
+					r.recFail() // reads the run's Hiera keys
+				}
 				r.unknownIncludes = true // a list nobody knows: any classes, any module's
 				if key := r.hieraKeys[v.at]; key != "" {
 					r.hieraClasses(e, key, v.at, t.Name)
@@ -340,6 +343,9 @@ func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 				case "contain":
 					if owner != nil && owner != c {
 						c.more().also = append(c.extraContainers(), owner)
+						if r.rec != nil {
+							r.recSite(c, siteEff{class: c.title, also: owner})
+						}
 					}
 				case "require":
 					if owner != nil {
@@ -464,6 +470,9 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 						key += mergedMark
 					}
 					r.hieraKeys[at] = key
+					if r.rec != nil {
+						r.recHKey(at, key)
+					}
 					return unknown(at)
 				}
 			} else {
@@ -605,6 +614,9 @@ func (r *run) specLambda(e *env, lam *pp.Lambda, name string, at source.Span) {
 func (r *run) lambda(e *env, lam *pp.Lambda, args []val) val {
 	sc := newBodyScope(e.sc, e.sc, e.sc.owner, e.sc.name, lam.Params, lam.Body, 0)
 	sc.defaults = nil
+	if r.rec != nil {
+		r.recScope(sc)
+	}
 	for i, p := range lam.Params {
 		name := strings.TrimPrefix(p.Name, "::")
 		if i < len(args) {

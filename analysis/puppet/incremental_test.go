@@ -22,6 +22,7 @@ import (
 var incrementalRepo = map[string]string{
 	"manifests/site.pp": `node default { include web  include db }
 node 'puppet-order' { include web }
+node /^web\d+$/ { include web }
 notify { 'top': }
 `,
 	"hiera.yaml":       "version: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
@@ -105,7 +106,8 @@ func analyzeWS(sys analysis.System, ws *source.Workspace, ctx context.Context) *
 // a long-lived System (which re-parses only changed chunks and restores
 // every run whose inputs did not change) gives exactly what a fresh
 // System gives: the same runs and order labels, diagnostics, links and
-// graph, byte for byte (see dump), with one worker or several.
+// graph, byte for byte (see dump), with one worker or several, and with
+// every run evaluating its own class and define bodies.
 func TestIncrementalRandomEdits(t *testing.T) {
 	dir := writeRepo(t, incrementalRepo)
 	ws := source.NewWorkspace(dir)
@@ -122,7 +124,7 @@ func TestIncrementalRandomEdits(t *testing.T) {
 	}
 	long := puppet.New()
 	r := &rng{s: 12345}
-	restored := 0
+	restored, replayed := 0, 0
 	steps := 150
 	if testing.Short() {
 		steps = 40
@@ -160,11 +162,20 @@ func TestIncrementalRandomEdits(t *testing.T) {
 		if seq := dump(analyzeWS(one, ws, context.Background())); seq != want {
 			t.Fatalf("edit %d (%s at %d): one worker and several differ\n%s", i, name, at, firstDiff(seq, want))
 		}
+		replayed += one.(*puppet.System).DefineReplays + one.(*puppet.System).ClassReplays
+		plain := puppet.New()
+		plain.(*puppet.System).NoSharedEval = true
+		if own := dump(analyzeWS(plain, ws, context.Background())); own != want {
+			t.Fatalf("edit %d (%s at %d): sharing class and define bodies between runs changes the result\n%s", i, name, at, firstDiff(own, want))
+		}
 	}
 	if restored == 0 {
 		t.Error("no run was ever restored: the test does not exercise the cache")
 	}
-	t.Logf("%d edits, %d runs restored in all", steps, restored)
+	if replayed == 0 {
+		t.Error("no body was ever replayed: the test does not exercise shared evaluation")
+	}
+	t.Logf("%d edits, %d runs restored, %d bodies replayed in all", steps, restored, replayed)
 }
 
 // TestIncrementalSingleFile: the same for one big buffer edited in

@@ -35,6 +35,7 @@ type memo struct {
 	// relationships by every run that evaluates them (hover lines of
 	// refreshed resources); one string per place for the whole analysis.
 	wheres sync.Map // whereKey -> string
+	defs   *defMemo // recorded define bodies (defmemo.go), made when first needed
 }
 
 type whereKey struct {

@@ -40,11 +40,21 @@ type System struct {
 	// eager: every file is loaded even for a focused first analysis (the
 	// tests compare the two).
 	eager bool
+	// DefineEvals and DefineReplays count the defined-type bodies the
+	// last Analyze evaluated and those it replayed from another run's
+	// evaluation (defmemo.go).
+	DefineEvals, DefineReplays int
+	// ClassEvals and ClassReplays: the same for class bodies.
+	ClassEvals, ClassReplays int
 	// declCache: what each top-level statement declares (scanDeclared)
 	declCache map[pp.Node][]string
 	// Workers is how many goroutines evaluate the runs of a workspace
 	// (0: one per CPU). Results do not depend on it.
 	Workers int
+	// NoSharedEval evaluates every define body in every run instead of
+	// replaying another run's evaluation (defmemo.go): results do not
+	// depend on it, which the differential tests check.
+	NoSharedEval bool
 	// sizes of the last analysis's node and edge indexes (to size the
 	// next ones at once)
 	lastNodeKeys, lastEdgeKeys int
@@ -469,6 +479,12 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		s.cache, s.cacheSettings = a.nextCache, sk
 		s.Restored = a.restored
+		if d := a.memo.defs; d != nil {
+			s.DefineEvals, s.DefineReplays = int(d.evals.Load()), int(d.replays.Load())
+			s.ClassEvals, s.ClassReplays = int(d.cevals.Load()), int(d.creplays.Load())
+		} else {
+			s.DefineEvals, s.DefineReplays, s.ClassEvals, s.ClassReplays = 0, 0, 0, 0
+		}
 		s.lastNodeKeys, s.lastEdgeKeys = len(a.nodeKeys), len(a.edgeKeys)
 	}
 	s.Loaded = len(a.order)

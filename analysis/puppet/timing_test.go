@@ -94,7 +94,8 @@ func TestWorkspaceTiming(t *testing.T) {
 		if os.Getenv("PUPPET_TIMING_EDITPROF") != "" {
 			pprof.StopCPUProfile()
 		}
-		t.Logf("edit %s: %v wall, %v CPU, %d of %d runs restored", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), sys.(*puppet.System).Restored, len(res.Runs))
+		ps := sys.(*puppet.System)
+		t.Logf("edit %s: %v wall, %v CPU, %d of %d runs restored, define bodies %d evaluated %d replayed, class bodies %d evaluated %d replayed", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), ps.Restored, len(res.Runs), ps.DefineEvals, ps.DefineReplays, ps.ClassEvals, ps.ClassReplays)
 		if d := os.Getenv("PUPPET_TIMING_DUMP"); d != "" {
 			os.MkdirAll(d, 0o755)
 			if err := os.WriteFile(filepath.Join(d, strings.ReplaceAll(rel, "/", "_")+".txt"), []byte(dump(res)), 0o644); err != nil {

@@ -1,0 +1,110 @@
+package puppet_test
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"golang.org/x/tools/txtar"
+)
+
+// TestDefineMemoReplays: in shared_define_inputs, one define instance is
+// evaluated by five runs in order (recorded from its second evaluation
+// on); role::b must not get role::a's evaluation (its defined() tests, the class variable it reads and the
+// resources it finds differ), role::c gets role::b's, role::d (another
+// class variable) and role::e (another answer of defined()) get neither. Each run's order is
+// puppet-order's, which TestFixtures checks with several workers; here one
+// worker fixes which run records and which replays.
+func TestDefineMemoReplays(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "shared_define_inputs.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := puppet.New().(*puppet.System)
+	sys.Workers = 1
+	res, _, _ := loadServerWith(t, ar, sys)
+	want := ""
+	for _, f := range ar.Files {
+		if f.Name == "want/runs" {
+			want = string(f.Data)
+		}
+	}
+	if got := renderRuns(res); got != want {
+		t.Errorf("runs\n--- want\n%s--- got\n%s", want, got)
+	}
+	if sys.DefineEvals != 4 || sys.DefineReplays != 1 {
+		t.Errorf("define bodies: %d evaluated, %d replayed; want 4 and 1 (role::c replays role::b)", sys.DefineEvals, sys.DefineReplays)
+	}
+}
+
+// TestDefineMemoDifferential: every server-mode fixture gives the same
+// result, to the byte, whether define bodies are shared between runs or
+// each run evaluates its own, on one worker and on several.
+func TestDefineMemoDifferential(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	sort.Strings(paths)
+	replays := 0
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(ar.Comment), "mode: server") {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(p), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			dir, settings := writeServer(t, ar)
+			plain := puppet.New().(*puppet.System)
+			plain.NoSharedEval = true
+			ref, _ := analyzeServer(dir, settings, plain)
+			want := dump(ref)
+			for _, workers := range []int{1, 3} {
+				sys := puppet.New().(*puppet.System)
+				sys.Workers = workers
+				res, _ := analyzeServer(dir, settings, sys)
+				if got := dump(res); got != want {
+					t.Errorf("%d workers: the result differs from every run evaluating its own define bodies\n%s", workers, firstDiff(want, got))
+				}
+				replays += sys.DefineReplays + sys.ClassReplays
+			}
+		})
+	}
+	if replays == 0 {
+		t.Error("no fixture replayed a define body: the differential checks nothing")
+	}
+}
+
+// TestClassMemoReplays: in shared_class_nested, five runs declare the
+// same nested classes. One worker builds them in order; a body is
+// recorded the second time its declaration comes. role::a evaluates its
+// five class bodies (the role, memo::config, memo::stack, memo::inner,
+// memo::leaf); role::b evaluates the same five, recording memo::inner
+// and memo::leaf in it; role::c evaluates the role, memo::config and
+// memo::stack (declared at places of their own) and replays role::b's
+// memo::inner whole; role::d and role::e evaluate those three and
+// memo::inner (whose inputs differ from role::b's) and replay memo::leaf.
+// Each run's order is puppet-order's.
+func TestClassMemoReplays(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "shared_class_nested.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := puppet.New().(*puppet.System)
+	sys.Workers = 1
+	res, _, _ := loadServerWith(t, ar, sys)
+	want := ""
+	for _, f := range ar.Files {
+		if f.Name == "want/runs" {
+			want = string(f.Data)
+		}
+	}
+	if got := renderRuns(res); got != want {
+		t.Errorf("runs\n--- want\n%s--- got\n%s", want, got)
+	}
+	if sys.ClassEvals != 5+5+3+4+4 || sys.ClassReplays != 3 {
+		t.Errorf("class bodies: %d evaluated, %d replayed; want 21 and 3", sys.ClassEvals, sys.ClassReplays)
+	}
+}
