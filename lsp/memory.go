@@ -13,7 +13,7 @@ const releaseAfter = 2 * time.Second
 // releaseWhenSettled returns the heap the analysis of version v no longer
 // uses to the operating system once nothing has changed for releaseAfter.
 // A complete analysis of a big repository peaks near the soft memory
-// limit (operations-puppet: ~330 MB live, 540-560 MB resident) and keeps
+// limit (operations-puppet: 956 MB resident under the default 1 GiB) and keeps
 // ~180 MB live after it; Go's scavenger gives the difference back only
 // slowly, so a server the user is not typing into sat at its peak for
 // minutes. One forced collection per settled analysis (after a pause, so

@@ -12,16 +12,16 @@ import (
 // defaultMemoryLimit bounds the server's heap softly (runtime/debug's
 // memory limit: the collector works harder near it, it is not a cap; past
 // it the collector takes at most half the CPU, so a bigger workspace
-// slows down instead of failing). An editor keeps the server for days;
-// Go's default target lets the heap grow to twice what is live, and on
-// operations-puppet the complete analysis after an edit keeps ~330 MB
-// live at its peak (the last result, the run cache and the runs being
-// rebuilt), ~180 MB between edits. Measured there with TestLatency
-// (10 edits): with 560 MiB the server stays at 531-556 MB RSS, the
-// edited file's diagnostics arrive in p50 111 ms / p95 133 ms and the
-// complete analysis takes 9.7 s; with 2 GiB, 595-736 MB, 97/141 ms,
-// 9.0 s. Small workspaces never reach it. GOMEMLIMIT overrides it.
-const defaultMemoryLimit = 560 << 20
+// slows down instead of failing). An editor keeps the server for days:
+// between analyses the heap is given back (lsp.releaseWhenSettled), so
+// the limit decides how much the collector works during one. Measured on
+// operations-puppet with TestLatency (real binary, 4 edits in
+// profile::base, same hour, session 15): with 560 MiB the complete
+// analysis after an edit took p50 10.8 s at a 560 MB peak, the collector
+// ~30% of the server's CPU (marking under the limit, assists); with
+// 1 GiB, 7.7 s at a 956 MB peak. Settled, 3 s after the last analysis:
+// 300 / 336 MB. Small workspaces never reach it. GOMEMLIMIT overrides it.
+const defaultMemoryLimit = 1 << 30
 
 func softMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
