@@ -137,7 +137,7 @@ func layoutEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, n
 		fresh := analysis.Analyze(sys, in, analysis.Files([]analysis.System{sys}, in)[sys])
 		if g, w := Dump(got), Dump(fresh); g != w {
 			t.Errorf("%s: %s edited at byte %d (%q -> %q): the moved result is not a fresh analysis's\n%s",
-				name, old.Path, m.Pre, old.Text[m.Pre:m.OldEnd], cur.Text[m.Pre:m.CurEnd], firstDifference(w, g))
+				name, old.Path, m.Pre, old.Text[m.Pre:m.OldEnd], cur.Text[m.Pre:m.CurEnd], FirstDifference(w, g, "fresh", "moved"))
 			return false
 		}
 	}
@@ -279,8 +279,9 @@ func Dump(r *analysis.Result) string {
 	return b.String()
 }
 
-// firstDifference shows the first line where two dumps part.
-func firstDifference(want, got string) string {
+// FirstDifference shows the first line where two texts part (dumps of
+// two results), naming each side.
+func FirstDifference(want, got, wantName, gotName string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	for i := 0; i < len(w) || i < len(g); i++ {
 		var a, b string
@@ -291,7 +292,7 @@ func firstDifference(want, got string) string {
 			b = g[i]
 		}
 		if a != b {
-			return fmt.Sprintf("line %d\n  fresh: %s\n  moved: %s", i+1, a, b)
+			return fmt.Sprintf("line %d\n  %s: %s\n  %s: %s", i+1, wantName, a, gotName, b)
 		}
 	}
 	return "(no difference)"

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/analysistest"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -259,20 +260,7 @@ func TestCancelAnywhere(t *testing.T) {
 
 // firstDiff shows where two dumps part.
 func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\n  fresh:       %s\n  incremental: %s", i+1, a, b)
-		}
-	}
-	return "(same)"
+	return analysistest.FirstDifference(want, got, "fresh", "incremental")
 }
 
 // The server shows how far a long analysis is: Request.Progress hears

@@ -2,6 +2,7 @@ package salt
 
 import (
 	"fmt"
+	"github.com/ordering-lsp/ordering-lsp/analysis/analysistest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -77,19 +78,7 @@ func TestRunCacheSameAnswers(t *testing.T) {
 		got := summary(analyzeRoot(warm, ws, ""), ws, root)
 		want := summary(analyzeRoot(New(), ws, ""), ws, root)
 		if got != want {
-			gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
-			for j := 0; j < len(gl) || j < len(wl); j++ {
-				var g, w string
-				if j < len(gl) {
-					g = gl[j]
-				}
-				if j < len(wl) {
-					w = wl[j]
-				}
-				if g != w {
-					t.Fatalf("edit %d: cached analysis differs at line %d\n got: %s\nwant: %s", i, j, g, w)
-				}
-			}
+			t.Fatalf("edit %d: cached analysis differs\n%s", i, analysistest.FirstDifference(want, got, "want", "got"))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package salt
 import (
 	"context"
 	"fmt"
+	"github.com/ordering-lsp/ordering-lsp/analysis/analysistest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,19 +63,7 @@ func TestIncrementalSameAnswers(t *testing.T) {
 			}
 			wantRes := analyzeRoot(New(), ws, entry)
 			if got, want := exact(gotRes, ws, root), exact(wantRes, ws, root); got != want {
-				gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
-				for j := 0; j < len(gl) || j < len(wl); j++ {
-					var g, w string
-					if j < len(gl) {
-						g = gl[j]
-					}
-					if j < len(wl) {
-						w = wl[j]
-					}
-					if g != w {
-						t.Fatalf("entry %q, %s (patched %v): differs at line %d\n got: %s\nwant: %s", entry, e.name, patched, j, g, w)
-					}
-				}
+				t.Fatalf("entry %q, %s (patched %v): differs\n%s", entry, e.name, patched, analysistest.FirstDifference(want, got, "want", "got"))
 			}
 		}
 	}
