@@ -106,36 +106,39 @@ func LineMark(at source.Span) string {
 // name; line returns the 1-based line of an offset of a document (0 when
 // unknown).
 func Lines(tmpl string, line func(uri string, off int) int) string {
+	out, _ := rewriteMarks(tmpl, func(uri string, off int) (string, bool) {
+		return strconv.Itoa(line(uri, off)), true
+	})
+	return out
+}
+
+// rewriteMarks replaces each well-formed line mark of tmpl by what with
+// says of its place; false as soon as with does. A broken mark stays as
+// it is.
+func rewriteMarks(tmpl string, with func(uri string, off int) (string, bool)) (string, bool) {
 	if !strings.Contains(tmpl, markOpen) {
-		return tmpl
+		return tmpl, true
 	}
 	var b strings.Builder
 	for {
 		i := strings.Index(tmpl, markOpen)
 		if i < 0 {
 			b.WriteString(tmpl)
-			return b.String()
+			return b.String(), true
 		}
 		b.WriteString(tmpl[:i])
 		uri, off, rest, ok := cutMark(tmpl[i:])
 		if !ok {
 			b.WriteString(tmpl[i:])
-			return b.String()
+			return b.String(), true
 		}
-		b.WriteString(strconv.Itoa(line(uri, off)))
+		w, ok := with(uri, off)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(w)
 		tmpl = rest
 	}
-}
-
-// LinesIn is Lines reading the workspace's texts.
-func LinesIn(ws *source.Workspace, tmpl string) string {
-	return Lines(tmpl, func(uri string, off int) int {
-		if f := FileOf(ws, uri); f != nil {
-			l, _ := f.Line1Col1(off)
-			return l
-		}
-		return 0
-	})
 }
 
 // cutMark reads the line mark s starts with.
@@ -158,29 +161,10 @@ func cutMark(s string) (uri string, off int, rest string, ok bool) {
 // shiftMarks moves the places a template's marks name; false when one
 // lies inside the changed region.
 func shiftMarks(tmpl string, m Shift) (string, bool) {
-	if !strings.Contains(tmpl, markOpen) {
-		return tmpl, true
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(tmpl, markOpen)
-		if i < 0 {
-			b.WriteString(tmpl)
-			return b.String(), true
-		}
-		b.WriteString(tmpl[:i])
-		uri, off, rest, ok := cutMark(tmpl[i:])
-		if !ok {
-			b.WriteString(tmpl[i:])
-			return b.String(), true
-		}
+	return rewriteMarks(tmpl, func(uri string, off int) (string, bool) {
 		at, ok := m.Span(source.Span{URI: uri, Start: off, End: off + 1})
-		if !ok {
-			return "", false
-		}
-		b.WriteString(LineMark(at))
-		tmpl = rest
-	}
+		return LineMark(at), ok
+	})
 }
 
 // ShiftResult returns r as an analysis of the newer text would give it
@@ -214,7 +198,7 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 		if len(n.Facts) > 0 {
 			c.Facts = append([]Fact(nil), n.Facts...)
 			for i := range c.Facts {
-				if !shiftWords(&c.Facts[i].Value, &c.Facts[i].Template, m, line) {
+				if !ShiftWords(&c.Facts[i].Value, &c.Facts[i].Template, m, line) {
 					return nil, false
 				}
 			}
@@ -274,7 +258,7 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 	if r.Diags != nil {
 		out.Diags = make([]Diagnostic, len(r.Diags))
 		for i, d := range r.Diags {
-			if !span(&d.At) || !shiftWords(&d.Message, &d.Template, m, line) {
+			if !span(&d.At) || !ShiftWords(&d.Message, &d.Template, m, line) {
 				return nil, false
 			}
 			if d.Related != nil {
@@ -318,11 +302,6 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 // Fact.Template) moved through m; false when a place they name lies in
 // the edit. Words without a template stay.
 func ShiftWords(words, tmpl *string, m Shift, line func(uri string, off int) int) bool {
-	return shiftWords(words, tmpl, m, line)
-}
-
-// shiftWords writes words again from their template moved through m.
-func shiftWords(words, tmpl *string, m Shift, line func(uri string, off int) int) bool {
 	if *tmpl == "" {
 		return true
 	}

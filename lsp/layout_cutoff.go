@@ -50,13 +50,17 @@ func (s *Server) layoutCutoff(sys analysis.System, prev *analysis.Result, had bo
 	r := prev
 	for uri, cur := range now {
 		old := read.overlays[uri]
-		switch {
-		case old == cur:
+		if old == cur {
 			continue
-		case old == nil || !s.layoutOnly(uri, old, cur):
+		}
+		if old == nil {
 			return nil, false
 		}
-		if r, ok = analysis.ShiftResult(r, analysis.NewShift(uri, old.Text, cur.Text), line); !ok {
+		m := analysis.NewShift(uri, old.Text, cur.Text)
+		if !s.layoutOnly(uri, old, cur, m) {
+			return nil, false
+		}
+		if r, ok = analysis.ShiftResult(r, m, line); !ok {
 			return nil, false
 		}
 	}

@@ -14,12 +14,12 @@ import (
 // analysis is then not run at all (layout_cutoff.go); for the others it
 // still runs and publishes again only what differs.
 
-// layoutOnly reports whether the edit of document u from old to cur
+// layoutOnly reports whether the edit m of document u from old to cur
 // changes only comment and blank lines, as the tokens of the system that
 // owns it say (analysis.LayoutOnly).
-func (s *Server) layoutOnly(u string, old, cur *source.File) bool {
+func (s *Server) layoutOnly(u string, old, cur *source.File, m analysis.Shift) bool {
 	tokens := func(f *source.File) []analysis.Token { return s.tokensOf(u, f) }
-	return tokens(cur) != nil && analysis.LayoutOnly(tokens, old, cur, analysis.NewShift(u, old.Text, cur.Text))
+	return tokens(cur) != nil && analysis.LayoutOnly(tokens, old, cur, m)
 }
 
 // shiftedDiagnostics publishes, for each document in focus whose edit
@@ -37,11 +37,10 @@ func (sn *snapshotter) shiftedDiagnostics(focus []string) {
 		}
 		old := best.overlays[u]
 		m := newShift(u, old.Text, cur.Text)
-		if !sn.s.layoutOnly(u, old, cur) {
+		if !sn.s.layoutOnly(u, old, cur, m.Shift) {
 			continue
 		}
 		moved := &analysis.Result{Files: []string{u}}
-		am := analysis.NewShift(u, old.Text, cur.Text)
 		line := func(uri string, off int) int {
 			f := cur
 			if uri != u {
@@ -62,7 +61,7 @@ func (sn *snapshotter) shiftedDiagnostics(focus []string) {
 				if d.At, ok = m.span(d.At); !ok {
 					continue
 				}
-				if !analysis.ShiftWords(&d.Message, &d.Template, am, line) {
+				if !analysis.ShiftWords(&d.Message, &d.Template, m.Shift, line) {
 					continue // it names a line in the edit: the analysis will say
 				}
 				d.Related = append([]analysis.Related(nil), d.Related...)

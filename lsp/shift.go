@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
@@ -13,25 +14,18 @@ import (
 // during typing, the lenses of a file after a keystroke). What lies in
 // the region has no counterpart: such requests wait for a fitting
 // analysis.
+//
+// The edit itself is analysis.Shift (the same prefix and suffix the
+// early cutoff moves a result through); what differs is what a span
+// overlapping the region means: a request answers nothing there (span),
+// where a layout edit's move stretches it (analysis.Shift.Span).
 type shift struct {
-	uri string
-	pre int // bytes both texts start with
-	// oldEnd, curEnd: where the common tail starts in each text
-	oldEnd, curEnd int
+	analysis.Shift
 }
 
 // newShift compares the text an analysis read with the current one.
 func newShift(uri string, old, cur []byte) *shift {
-	n := min(len(old), len(cur))
-	pre := 0
-	for pre < n && old[pre] == cur[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < n-pre && old[len(old)-1-suf] == cur[len(cur)-1-suf] {
-		suf++
-	}
-	return &shift{uri: uri, pre: pre, oldEnd: len(old) - suf, curEnd: len(cur) - suf}
+	return &shift{analysis.NewShift(uri, old, cur)}
 }
 
 // toOld maps an offset of the current text to the analysed one; false
@@ -40,10 +34,10 @@ func (m *shift) toOld(off int) (int, bool) {
 	switch {
 	case m == nil:
 		return off, true
-	case off <= m.pre:
+	case off <= m.Pre:
 		return off, true
-	case off >= m.curEnd:
-		return off - m.curEnd + m.oldEnd, true
+	case off >= m.CurEnd:
+		return off - m.CurEnd + m.OldEnd, true
 	}
 	return 0, false
 }
@@ -52,14 +46,14 @@ func (m *shift) toOld(off int) (int, bool) {
 // overlaps the changed region (the thing it names may be gone). Spans of
 // other documents are unchanged.
 func (m *shift) span(sp source.Span) (source.Span, bool) {
-	if m == nil || sp.URI != m.uri {
+	if m == nil || sp.URI != m.URI {
 		return sp, true
 	}
 	switch {
-	case sp.End <= m.pre:
+	case sp.End <= m.Pre:
 		return sp, true
-	case sp.Start >= m.oldEnd:
-		d := m.curEnd - m.oldEnd
+	case sp.Start >= m.OldEnd:
+		d := m.CurEnd - m.OldEnd
 		sp.Start += d
 		sp.End += d
 		return sp, true

@@ -18,22 +18,7 @@ import (
 // puppet-order's, which TestFixtures checks with several workers; here one
 // worker fixes which run records and which replays.
 func TestDefineMemoReplays(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "shared_define_inputs.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys := puppet.New().(*puppet.System)
-	sys.Workers = 1
-	res, _, _ := loadServerWith(t, ar, sys)
-	want := ""
-	for _, f := range ar.Files {
-		if f.Name == "want/runs" {
-			want = string(f.Data)
-		}
-	}
-	if got := renderRuns(res); got != want {
-		t.Errorf("runs\n--- want\n%s--- got\n%s", want, got)
-	}
+	sys := oneWorkerRuns(t, "shared_define_inputs.txtar")
 	if sys.DefineEvals != 4 || sys.DefineReplays != 1 {
 		t.Errorf("define bodies: %d evaluated, %d replayed; want 4 and 1 (role::c replays role::b)", sys.DefineEvals, sys.DefineReplays)
 	}
@@ -88,7 +73,17 @@ func TestDefineMemoDifferential(t *testing.T) {
 // memo::inner (whose inputs differ from role::b's) and replay memo::leaf.
 // Each run's order is puppet-order's.
 func TestClassMemoReplays(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "shared_class_nested.txtar"))
+	sys := oneWorkerRuns(t, "shared_class_nested.txtar")
+	if sys.ClassEvals != 5+5+3+4+4 || sys.ClassReplays != 3 {
+		t.Errorf("class bodies: %d evaluated, %d replayed; want 21 and 3", sys.ClassEvals, sys.ClassReplays)
+	}
+}
+
+// oneWorkerRuns analyses a fixture with one worker (which run records a
+// body and which replays it is then fixed) and checks its want/runs.
+func oneWorkerRuns(t *testing.T, fixture string) *puppet.System {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("testdata", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +99,5 @@ func TestClassMemoReplays(t *testing.T) {
 	if got := renderRuns(res); got != want {
 		t.Errorf("runs\n--- want\n%s--- got\n%s", want, got)
 	}
-	if sys.ClassEvals != 5+5+3+4+4 || sys.ClassReplays != 3 {
-		t.Errorf("class bodies: %d evaluated, %d replayed; want 21 and 3", sys.ClassEvals, sys.ClassReplays)
-	}
+	return sys
 }
