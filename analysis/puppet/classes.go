@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -196,6 +197,37 @@ func rejectsUndef(t pp.Node) bool {
 		return rejectsUndef(tr)
 	}
 	return false
+}
+
+// classNameRule is the rule Puppet 7 checks a class reference's title
+// against once it is lower-cased and stripped of a leading `::`
+// (Patterns::NAME, in the access operator for Class[...]).
+var classNameRule = regexp.MustCompile(`\A((::)?[a-z]\w*)(::[a-z]\w*)*\z`)
+
+// illegalClassName reports `Class['include b']`: Puppet stops the
+// compilation there (an evaluation error naming the title as written), on
+// every node that evaluates it, before any relationship is made.
+func (r *run) illegalClassName(e *env, title string, at source.Span) bool {
+	name := strings.ToLower(title)
+	name = strings.TrimPrefix(name, "::")
+	if classNameRule.MatchString(name) {
+		return false
+	}
+	if r.rec != nil && e.spec {
+		r.recFail() // the message names the branches around it
+	}
+	msg := fmt.Sprintf("Evaluation Error: Illegal name. The given name '%s' does not conform to the naming rule /^((::)?[a-z_]\\w*)(::[a-z]\\w*)*$/", title)
+	sev := analysis.Error
+	if e.spec && !r.strict {
+		when := "in a branch that depends on facts"
+		if bs := e.cond.local(); len(bs) > 0 {
+			when = "only when " + bs[0].words()
+		}
+		msg += " (" + when + ")"
+		sev = analysis.Warning
+	}
+	r.diag(at, sev, "evaluation", msg)
+	return true
 }
 
 func (r *run) unknownClass(name string, at source.Span, e *env) {

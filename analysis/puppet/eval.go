@@ -754,6 +754,9 @@ func (r *run) mkRefs(e *env, typ string, args []pp.Node, at source.Span) val {
 				s = "*"
 			}
 			if typ == "Class" {
+				if ok && r.illegalClassName(e, s, r.span(e.f, *a.Span())) {
+					return unknown(at)
+				}
 				s = strings.ToLower(strings.TrimPrefix(s, "::"))
 			}
 			rf := &ref{typ: typ, title: s, pat: !ok, at: at}
@@ -766,6 +769,9 @@ func (r *run) mkRefs(e *env, typ string, args []pp.Node, at source.Span) val {
 				s = "*"
 			}
 			if typ == "Class" {
+				if ok && r.illegalClassName(e, s, r.span(e.f, *a.Span())) {
+					continue
+				}
 				s = strings.ToLower(strings.TrimPrefix(s, "::"))
 			}
 			rf := &ref{typ: typ, title: s, pat: !ok, at: r.span(e.f, *a.Span())}

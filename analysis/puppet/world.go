@@ -47,6 +47,9 @@ type moduleWorld struct {
 	// basemodulepath: environment.conf ends its modulepath with the
 	// server's base module path (modules installed outside the repository).
 	basemodulepath bool
+	// modulepathSet: some environment.conf sets modulepath. Without it
+	// Puppet's default, `modules:$basemodulepath`, reads the base path too.
+	modulepathSet bool
 	// external: absolute folders of the modulepath (a private module tree
 	// on the server: operations-puppet's /etc/puppet/private/modules);
 	// those the workspace does not hold may hold any module.
@@ -115,6 +118,7 @@ func (w *moduleWorld) readEnvironmentConf(root string, text []byte) {
 			continue
 		}
 		v = strings.Trim(strings.TrimSpace(v), `"'`)
+		w.modulepathSet = true
 		for _, d := range strings.Split(v, ":") {
 			d = strings.TrimSpace(d)
 			switch {
@@ -482,10 +486,23 @@ func (a *analyzer) absentModule(mod string) (analysis.Severity, string, []analys
 	if len(outside) > 0 {
 		return analysis.Hint, fmt.Sprintf("module '%s' is not in the workspace; the modulepath of environment.conf also reads %s, which it does not hold", mod, strings.Join(outside, ", ")), nil
 	}
+	if enterpriseModule(mod) && (w.basemodulepath || !w.modulepathSet) {
+		return analysis.Hint, fmt.Sprintf("module '%s' is not in the workspace; Puppet Enterprise installs its own modules (pe_*, puppet_enterprise) in /opt/puppetlabs/puppet/modules, which the modulepath reads through $basemodulepath: add that folder to the module path (puppet.modulepath) to analyse it", mod), nil
+	}
 	if w.puppetfile != "" {
 		return analysis.Error, fmt.Sprintf("no module '%s' in the module path, and %s does not declare it", mod, a.displayPath(source.PathToURI(w.puppetfile))), nil
 	}
 	return analysis.Hint, fmt.Sprintf("module '%s' is not in the workspace", mod), nil
+}
+
+// enterpriseModule: a module Puppet Enterprise ships on its primary
+// server in /opt/puppetlabs/puppet/modules, the last folder of the
+// default base module path (PE 2019.8's built-in pe_patch, pe_repo,
+// pe_r10k, pe_nginx, puppet_enterprise, ...): a control repository does
+// not declare them in its Puppetfile, and they are there on every PE
+// server whose environments read $basemodulepath (which PE requires).
+func enterpriseModule(mod string) bool {
+	return mod == "puppet_enterprise" || strings.HasPrefix(mod, "pe_")
 }
 
 // uninstalled: some module the repository declares is not in the module
