@@ -437,6 +437,27 @@ func (c *compiler) merge(into, st *high) {
 		nb := st.m[id]
 		if ob, ok := into.m[id]; ok && ob != nb {
 			conditional := strings.Contains(id, sp.Unknown) || ob.cond || nb.cond
+			if conditional && ob.decl != nb.decl && ob.cond != nb.cond && !strings.Contains(id, sp.Unknown) {
+				// one declaration is in every render, the other only in
+				// those that take its branch: those renders have both
+				// and Salt refuses them; the others have the first. The
+				// model keeps the one every render has (an extend of it
+				// must find its states).
+				always, maybe := ob, nb
+				if ob.cond {
+					always, maybe = nb, ob
+				}
+				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS 'base:%s' and SLS 'base:%s'\n%s", id, ob.sls, nb.sls, declBranchNote(maybe.decl))
+				c.fail(&problem{at: maybe.f.span(maybe.decl.key), sev: 2, code: "conflicting-id", msg: msg,
+					related: []relatedSpan{{always.f.span(always.decl.key), fmt.Sprintf("'%s' is also declared in SLS 'base:%s', in every render", id, always.sls)}}})
+				c.shadowed[maybe.sls] = true
+				c.shadow(maybe.decl)
+				if always == ob {
+					continue
+				}
+				into.put(nb)
+				continue
+			}
 			if conditional && ob.decl != nb.decl {
 				// alternatives (no render has both): the first stays in
 				// this model, as the first branch of an if does in one
@@ -509,8 +530,14 @@ func (c *compiler) reconcileExtend(h *high, exts []*extension, strict bool) {
 				if strings.Contains(name, sp.Unknown) || c.generator || couldBe(h, name, stateType) {
 					continue
 				}
-				c.fail(&problem{at: ext.at, sev: 1, code: "extend-missing", refuses: true, target: name, targetMod: stateType,
-					msg: fmt.Sprintf("Cannot extend ID '%s' in 'base:%s'. It is not part of the high state.\nThis is likely due to a missing include statement or an incorrectly typed ID.\nEnsure that a state with an ID of '%s' is available\nin environment 'base' and to SLS '%s'", name, ext.sls, name, ext.sls)})
+				p := &problem{at: ext.at, sev: 1, code: "extend-missing", refuses: true, target: name, targetMod: stateType,
+					msg: fmt.Sprintf("Cannot extend ID '%s' in 'base:%s'. It is not part of the high state.\nThis is likely due to a missing include statement or an incorrectly typed ID.\nEnsure that a state with an ID of '%s' is available\nin environment 'base' and to SLS '%s'", name, ext.sls, name, ext.sls)}
+				if note := placeBranchNote(ext.f, ext.at.Start); note != "" && ext.at.URI == ext.f.file.URI {
+					// written in a branch: only the renders that take it
+					p.sev, p.refuses = 2, false
+					p.msg += "\n" + note
+				}
+				c.fail(p)
 				continue
 			}
 			name = ids[0]

@@ -812,8 +812,23 @@ func (a *analyzer) namedFrom(uri, root string) bool {
 }
 
 func diagKey(d analysis.Diagnostic) string {
-	return fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
+	msg := d.Message
+	if d.Code == "conflicting-id" {
+		// Salt names the two files in the order it rendered them, which
+		// depends on the run; one conflict is one problem at each place.
+		if m := conflictPair.FindStringSubmatchIndex(msg); m != nil {
+			a, b := msg[m[2]:m[3]], msg[m[4]:m[5]]
+			if b < a {
+				a, b = b, a
+			}
+			msg = msg[:m[0]] + a + "|" + b + msg[m[1]:]
+		}
+	}
+	return fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, msg)
 }
+
+// conflictPair finds the two files of Salt's conflicting-ID message.
+var conflictPair = regexp.MustCompile(`found in SLS '([^']*)' and SLS '([^']*)'`)
 
 // sourceTemplates finds the files used as file templates: every
 // salt://<path> written in a file read (a state's `source:`, a pillar's
@@ -2016,6 +2031,39 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 func branchNote(e *reqEntry) string {
 	if when := armsText(armsOf(e)); when != "" {
 		return "(only where " + when + ": a Jinja condition decided on the machine by grains, pillar or salt[...]; Salt refuses the run there)"
+	}
+	return "(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
+}
+
+// placeBranchNote says which renders text of f at offset off exists in,
+// as branchNote does for a requisite entry: "" when every render has it.
+func placeBranchNote(f *sfile, off int) string {
+	if f == nil || f.p == nil || f.p.R == nil {
+		return ""
+	}
+	arms := f.p.R.ArmsAt(off)
+	if len(arms) == 0 {
+		return ""
+	}
+	var words []string
+	for _, a := range arms {
+		if a.Text != "" && !slices.Contains(words, a.Text) {
+			words = append(words, a.Text)
+		}
+	}
+	if len(words) > 0 {
+		return "(only where " + strings.Join(words, " and ") + ": a Jinja condition decided on the machine by grains, pillar or salt[...]; Salt refuses the run there)"
+	}
+	return "(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
+}
+
+// declBranchNote says which renders an ID declaration exists in (its file
+// may also be included from a branch: then nothing more is known here).
+func declBranchNote(d *idDecl) string {
+	if d != nil && d.key != nil {
+		if note := placeBranchNote(d.f, d.key.Start); note != "" {
+			return note
+		}
 	}
 	return "(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
 }
