@@ -269,11 +269,14 @@ func (r *run) finish() {
 			break
 		}
 	}
-	// realize() of what the catalog does not hold.
+	// realize() of what the catalog does not hold: a missing target like
+	// a relationship's, whose severity the whole workspace decides (a
+	// class of an absent module, or a caller of a class analysed alone,
+	// may declare the virtual resource).
 	for _, c := range r.cols {
 		for _, v := range c.fixed {
 			if v.k == vRef && !v.ref.pat && r.resolve(v.ref) == nil {
-				r.diag(v.at, analysis.Error, "missing-target", fmt.Sprintf("Failed to realize virtual resources %s", refString(v.ref.typ, v.ref.title)))
+				r.missingWhen(v.at, v.ref, fmt.Sprintf("Failed to realize virtual resources %s", refString(v.ref.typ, v.ref.title)), nil)
 			}
 		}
 	}
