@@ -2439,9 +2439,47 @@ func (a *analyzer) declaredElsewhere(c *ctxDiag) (where string, exact bool, disp
 				where, disp, in = analysis.Where(a.req.Workspace, t.root, f.span(n)), f.p.Display(n), f
 			}
 		}
+		if f.p.Skipped && where == "" {
+			if sp, key, ok := opaqueDeclares(f.file.Text, c.target); ok {
+				where, disp, in = analysis.Where(a.req.Workspace, t.root, source.Span{URI: f.file.URI, Start: sp, End: sp + len(key)}), key, f
+			}
+		}
 	}
 	return where, false, disp, in
 }
+
+// opaqueDeclares looks into the text of a file whose renderer is not
+// analysed (`#!stateconf`, `#!py`) for what may declare target: a
+// top-level key that is the target or a template of it
+// (`rsyslog-{{ file.tag }}:` in hakoerber/salt-states' stateconf file),
+// or the target written as a string. Its offset and words.
+func opaqueDeclares(text []byte, target string) (int, string, bool) {
+	off := 0
+	for _, line := range strings.SplitAfter(string(text), "\n") {
+		start := off
+		off += len(line)
+		if line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' {
+			continue
+		}
+		key, _, ok := strings.Cut(strings.TrimRight(line, "\r\n"), ":")
+		if !ok || key == "" {
+			continue
+		}
+		pat := templateHoles.ReplaceAllString(key, sp.Unknown)
+		if key == target || pat != key && strings.Trim(pat, sp.Unknown) != "" && fnmatch(target, pat) {
+			return start, key, true
+		}
+	}
+	for _, q := range []string{`"`, `'`} {
+		if i := strings.Index(string(text), q+target+q); i >= 0 {
+			return i + 1, target, true
+		}
+	}
+	return 0, "", false
+}
+
+// templateHoles: the Jinja expressions of a line, output nobody knows.
+var templateHoles = regexp.MustCompile(`{{.*?}}`)
 
 // declares reports whether declaration d is (exact) or may be (pat: a
 // template pattern) the state a requisite on (mod, target) names, and
@@ -2549,6 +2587,9 @@ func (a *analyzer) elsewhereNote(c *ctxDiag) {
 	what := "'" + c.target + "' is declared in " + where
 	if !exact {
 		what = "'" + c.target + "' may be declared by `" + disp + "` at " + where + " (a template whose data the machine decides)"
+		if declFile != nil && declFile.p.Skipped {
+			what = "'" + c.target + "' may be declared by `" + disp + "` at " + where + " (its renderer, " + declFile.p.Renderer + ", is not analysed)"
+		}
 	}
 	f := a.fileOf(c.d.At.URI)
 	if a.req.Entry != "" || f == nil || a.named(f) {
