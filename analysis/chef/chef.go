@@ -31,7 +31,10 @@ func (s *system) Name() string           { return "chef" }
 func (s *system) Flags() []analysis.Flag { return nil }
 
 // Owns claims Policyfile.rb, *.rb policy files under policyfiles/ or
-// policies/ that call run_list or include_policy, and *.lock.json files
+// policies/ that call run_list or include_policy, other *.rb files
+// outside a cookbook that start lines with both default_source and
+// run_list (a repository of policies named base.rb, web.rb, ...: `chef
+// install base.rb`; a role has no default_source), and *.lock.json files
 // that are policy locks.
 func (s *system) Owns(path string, head func() []byte) bool {
 	base := filepath.Base(path)
@@ -39,20 +42,54 @@ func (s *system) Owns(path string, head func() []byte) bool {
 	switch {
 	case base == "Policyfile.rb":
 		return true
+	case strings.HasSuffix(base, ".rb") && !inPolicyDir(slash):
+		if cookbookPart(slash) {
+			return false
+		}
+		h := head()
+		return h != nil && lineStarts(h, "default_source") && lineStarts(h, "run_list")
 	case strings.HasSuffix(base, ".lock.json"):
 		h := head()
 		return h != nil && pchef.LooksLikeLock(h)
 	case strings.HasSuffix(base, ".rb"):
-		if !(strings.Contains(slash, "/policyfiles/") || strings.Contains(slash, "/policies/") ||
-			strings.HasPrefix(slash, "policyfiles/") || strings.HasPrefix(slash, "policies/")) {
-			return false
-		}
 		if strings.Contains(slash, "/recipes/") || strings.Contains(slash, "/attributes/") || strings.Contains(slash, "/resources/") || strings.Contains(slash, "/libraries/") {
 			return false
 		}
 		// a policy that only includes others has no run_list of its own
 		h := head()
 		return h != nil && (bytes.Contains(h, []byte("run_list")) || bytes.Contains(h, []byte("include_policy")))
+	}
+	return false
+}
+
+func inPolicyDir(slash string) bool {
+	return strings.Contains(slash, "/policyfiles/") || strings.Contains(slash, "/policies/") ||
+		strings.HasPrefix(slash, "policyfiles/") || strings.HasPrefix(slash, "policies/")
+}
+
+// cookbookPart: a file of a cookbook, a role or an environment, which
+// may mention run_list but is not a policy.
+func cookbookPart(slash string) bool {
+	for _, d := range []string{"recipes", "attributes", "resources", "libraries", "providers", "definitions", "roles", "environments"} {
+		if strings.Contains(slash, "/"+d+"/") || strings.HasPrefix(slash, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// lineStarts: some line of h starts with word (then a space, '(' or ':').
+func lineStarts(h []byte, word string) bool {
+	for rest := h; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if after, ok := bytes.CutPrefix(line, []byte(word)); ok && len(after) > 0 && (after[0] == ' ' || after[0] == '(' || after[0] == '\t') {
+			return true
+		}
 	}
 	return false
 }

@@ -27,6 +27,8 @@ type gAssign struct {
 	Level  string   `parser:"@Ident"` // default, override, or a .tap block parameter
 	Keys   []*gExpr `parser:"( LIndex @@ \"]\" )+"`
 	Value  *gExpr   `parser:"\"=\" @@"`
+	// `default[k] = a, b` is Ruby's array [a, b]
+	More []*gExpr `parser:"( \",\" @@ )*"`
 }
 
 type gCall struct {
@@ -455,6 +457,14 @@ func (c *conv) assign(g *gAssign) *Assign {
 		out.Keys = append(out.Keys, c.expr(k))
 	}
 	out.Value = c.expr(g.Value)
+	if len(g.More) > 0 {
+		arr := &Value{Kind: VArray, Items: []*Value{out.Value}, Start: out.Value.Start}
+		for _, m := range g.More {
+			arr.Items = append(arr.Items, c.expr(m))
+		}
+		arr.End = arr.Items[len(arr.Items)-1].End
+		out.Value = arr
+	}
 	return out
 }
 
