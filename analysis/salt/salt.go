@@ -252,7 +252,7 @@ func (s *System) newFile(file *source.File, root string) *sfile {
 		return f
 	}
 	s.mu.Unlock()
-	f := &sfile{file: file, root: root, sls: sls, init: init}
+	f := &sfile{file: file, root: root, sls: sls, init: init, comments: &commentSpans{}}
 	vars := templateVars(root, file.Path, sls)
 	if s.facts != "" {
 		vars[sp.FactsVar] = s.facts
@@ -454,6 +454,12 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 // when only the diagnostics are wanted (check), else for a machine
 // matching every target.
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
+	res := s.analyzeRequest(req)
+	analysis.WriteLines(res, req.Workspace) // the lines its words name (where)
+	return res
+}
+
+func (s *System) analyzeRequest(req *analysis.Request) *analysis.Result {
 	ms := loadMinions(req)
 	id := nodeSetting(req.Settings)
 	if id != "" && req.Entry != "" && req.Workspace != nil {
@@ -1204,7 +1210,7 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 	if ch.nameNode != nil && ch.nameIndex > 0 {
 		decl = f.span(ch.nameNode)
 	}
-	full := source.Span{URI: f.file.URI, Start: ch.body.decl.entry.Start, End: ch.body.decl.entry.End}
+	full := source.Span{URI: f.file.URI, Start: ch.body.decl.entry.Start, End: f.stateEnd(ch.body.decl.entry.Start, ch.body.decl.entry.End)}
 	if full.End < decl.End {
 		full.End = decl.End
 	}
@@ -1261,7 +1267,7 @@ func (a *analyzer) fact(n *analysis.Node, label, value string) {
 }
 
 // where renders a span as file:line:col, the path relative to the file
-// root of the file.
+// root of the file, the line a mark (analysis.WhereMark).
 func (a *analyzer) where(sp source.Span) string {
 	w, ok := a.whereOf[sp.URI]
 	if !ok {
@@ -1282,8 +1288,8 @@ func (a *analyzer) where(sp source.Span) string {
 	if w.file == nil {
 		return w.name
 	}
-	l, c := w.file.Line1Col1(sp.Start)
-	return w.name + ":" + strconv.Itoa(l) + ":" + strconv.Itoa(c)
+	_, c := w.file.Line1Col1(sp.Start)
+	return w.name + ":" + analysis.LineMark(sp) + ":" + strconv.Itoa(c)
 }
 
 type whereInfo struct {
@@ -2385,10 +2391,10 @@ func (a *analyzer) declaredElsewhere(c *ctxDiag) (where string, exact bool, disp
 		for _, d := range f.ids {
 			ex, pat, n := declares(d, c.target, c.mod)
 			if ex {
-				return analysis.Where(a.req.Workspace, t.root, f.span(n)), true, "", f
+				return analysis.WhereMark(a.req.Workspace, t.root, f.span(n)), true, "", f
 			}
 			if pat && where == "" {
-				where, disp, in = analysis.Where(a.req.Workspace, t.root, f.span(n)), f.p.Display(n), f
+				where, disp, in = analysis.WhereMark(a.req.Workspace, t.root, f.span(n)), f.p.Display(n), f
 			}
 		}
 	}
