@@ -33,7 +33,7 @@ type sfile struct {
 	generator bool
 	// targets: what the file's requisites, extends and excludes name
 	targets targetSet
-	// comments: the file's comments (YAML and Jinja), for stateEnd
+	// comments: the file's comments and Jinja statements, for stateEnd
 	comments *commentSpans
 }
 

@@ -22,11 +22,12 @@ import (
 //     (`a: 1` / `{%- if x -%}` / `# c` / `b: 2` renders `a: 1# c` and
 //     `b: 2`, a scalar `1# c` where `1` was; `{#- c -#}` joins the lines
 //     around it);
-//   - a Jinja statement (`{% if %}`, `{% else %}`, `{% endfor %}`...):
-//     where a branch or a loop's body begins or ends, the rendering
-//     joins text from elsewhere (an undecided if renders its branches
-//     together, and reads each alone when they clash), and lines at the
-//     join decide where a state read from it ends;
+//   - a Jinja statement just above (`{% for %}`, `{% else %}`...): the
+//     edit begins a loop's body or a branch, whose rendering follows text
+//     from elsewhere (the previous iteration, the other branch of an
+//     undecided if), and a comment there becomes the end of the state
+//     read before it, in an order a move cannot follow (stateEnd trims
+//     such lines only where the source has them after the state);
 //   - the body of a Jinja block whose output is a value (`{% set x %}`,
 //     macro, call, filter, load_yaml/json/text): its lines are the value;
 //   - a block scalar (`|`, `>`) or a plain or quoted scalar over several
@@ -62,9 +63,14 @@ func (s *System) layoutSafe(f *source.File, a, b int) bool {
 	}
 	near := func(x sp.Span) bool { return x.Start <= q && x.End >= p }
 	strip, stmts, values := sp.TemplateGuards(src)
-	for _, x := range append(strip, stmts...) {
+	for _, x := range strip {
 		if near(x) {
 			return false
+		}
+	}
+	for _, x := range stmts {
+		if x.End == p {
+			return false // the edit begins a branch or a loop's body
 		}
 	}
 	for _, x := range values {
@@ -158,22 +164,25 @@ func indent(src []byte, line int) int {
 	return i
 }
 
-// commentSpans are a file's comments, found once (sorted, apart).
+// commentSpans are a file's comments and Jinja statements, found once
+// (sorted by start).
 type commentSpans struct {
 	once  sync.Once
 	spans []sp.Span
 }
 
 // stateEnd is where the text of a state that runs from start to end (its
-// chunk: up to the next key at column 0) ends: before the comment and
-// blank lines that close the chunk. They introduce what follows, and a
-// comment typed there is then no part of the state (the span a moved
-// result keeps, analysis.ShiftResult, is the one a new analysis gives).
+// chunk: up to the next key at column 0) ends: before the comment, blank
+// and Jinja statement lines (`{% else %}`) that close the chunk. They
+// introduce what follows, and a comment typed there is then no part of
+// the state (the span a moved result keeps, analysis.ShiftResult, is the
+// one a new analysis gives).
 func (f *sfile) stateEnd(start, end int) int {
 	if f.p == nil || f.comments == nil {
 		return end
 	}
 	c := f.comments
+	src := f.file.Text
 	c.once.Do(func() {
 		lay := f.p.Layout()
 		c.spans = append(c.spans, lay.Comments...)
@@ -182,9 +191,10 @@ func (f *sfile) stateEnd(start, end int) int {
 				c.spans = append(c.spans, t.Span)
 			}
 		}
+		_, stmts, _ := sp.TemplateGuards(src)
+		c.spans = append(c.spans, stmts...)
 		slices.SortFunc(c.spans, func(a, b sp.Span) int { return a.Start - b.Start })
 	})
-	src := f.file.Text
 	inComment := func(off int) bool {
 		i, _ := slices.BinarySearchFunc(c.spans, off, func(s sp.Span, off int) int {
 			if s.End <= off {
