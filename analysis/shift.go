@@ -317,6 +317,9 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 			if l.Files != nil {
 				l.Files = append([]source.Span(nil), l.Files...)
 				for j := range l.Files {
+					if f := l.Files[j]; f.Start == 0 && f.End == 0 {
+						continue // a whole file: a line typed first leaves it the whole file
+					}
 					if !span(&l.Files[j]) {
 						return nil, false
 					}

@@ -78,10 +78,7 @@ func (s *System) layoutSafe(f *source.File, a, b int) bool {
 			return false
 		}
 	}
-	pf := s.cachedParse(f)
-	if pf == nil {
-		pf = sp.Parse(src, nil, s.cache.yaml)
-	}
+	pf := s.viewParse(f)
 	if len(pf.Errors) > 0 {
 		return false // where an error is found can depend on the lines before it
 	}

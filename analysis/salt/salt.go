@@ -50,6 +50,8 @@ type System struct {
 	// cfgFiles: the configuration files found under each repository
 	// folder, and for which set of analysed files
 	cfgFiles map[string]cfgFileList
+	// views: the last texts parsed for tokens and layout edits (viewParse)
+	views []viewEntry
 }
 
 // evict drops cached files, parses and runs the last two analyses did
