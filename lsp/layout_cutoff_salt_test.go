@@ -86,12 +86,20 @@ func TestSaltLayoutEditIsNotAnalysed(t *testing.T) {
 	if n.Load() == before {
 		t.Errorf("a comment with whitespace control was not analysed")
 	}
-	// code is analysed
+	// code is analysed, from caches that saw neither comment: as a
+	// fresh server does
 	before = n.Load()
 	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 5}, End: lsptest.Position{Line: 6}}, "")
-	c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 1 })
+	got = c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 1 })
 	settled()
 	if n.Load() == before {
 		t.Errorf("a code edit was not analysed")
+	}
+	again, _ := lsptest.Start(t, []analysis.System{salt.New()}, root, nil)
+	again.Open(uri, "sls", comment+strings.Replace(app, "      - test: nowhere\n", "", 1))
+	again.Open(usersURI, "sls", strings.Replace(comment+users, "{% endfor", "{#- joined -#}\n{% endfor", 1))
+	want = again.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 1 })
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics after the code edit:\n got %+v\nwant %+v (a fresh server's)", got, want)
 	}
 }
