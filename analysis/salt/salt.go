@@ -1210,7 +1210,7 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 	f := ch.body.f
 	decl := f.span(ch.body.decl.key)
 	if ch.nameNode != nil && ch.nameIndex > 0 {
-		decl = f.span(ch.nameNode)
+		decl = ch.nameIn().span(ch.nameNode)
 	}
 	full := source.Span{URI: f.file.URI, Start: ch.body.decl.entry.Start, End: f.stateEnd(ch.body.decl.entry.Start, ch.body.decl.entry.End)}
 	if full.End < decl.End {
@@ -1228,7 +1228,7 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 
 // label is the oracle's line: `module.function ID NAME`.
 func label(ch *chunk, f *sfile) string {
-	disp := func(s string, n *sp.Node) string {
+	disp := func(s string, n *sp.Node, f *sfile) string {
 		if !strings.Contains(s, sp.Unknown) {
 			return s
 		}
@@ -1239,10 +1239,14 @@ func label(ch *chunk, f *sfile) string {
 		}
 		return strings.ReplaceAll(s, sp.Unknown, "*")
 	}
-	id := disp(ch.id, ch.body.decl.key)
+	id := disp(ch.id, ch.body.decl.key, f)
 	name := id
 	if ch.name != ch.id {
-		name = disp(ch.name, ch.nameNode)
+		nf := f
+		if ch.nameFile != nil {
+			nf = ch.nameFile // an extend's name: shown from its own file
+		}
+		name = disp(ch.name, ch.nameNode, nf)
 	}
 	state := strings.ReplaceAll(ch.state, sp.Unknown, "*")
 	fun := strings.ReplaceAll(ch.fun, sp.Unknown, "*")
