@@ -35,6 +35,9 @@ import (
 //     as one, and a YAML comment line ends a plain scalar.
 //   - a syntax error anywhere in the file: where YAML finds it can be the
 //     next token after blank lines (an unclosed `[` is reported there).
+// Blank lines alone are refused only for the last three: whitespace
+// control strips them whole or not at all, and where a loop body or a
+// branch begins they are whitespace the end of a state is read without.
 // "Next to" is the edit's lines with the blank lines around them, in the
 // text before the edit and after it. Anything else renders the same text
 // with whole comment or blank lines added or taken away, which no YAML
@@ -47,12 +50,15 @@ func (s *System) Movable() {}
 // LayoutOnly implements analysis.LayoutJudge (see above).
 func (s *System) LayoutOnly(old, cur *source.File, m analysis.Shift) bool {
 	a, bOld, bCur := analysis.LayoutRegion(old.Text, cur.Text, m)
-	return s.layoutSafe(old, a, bOld) && s.layoutSafe(cur, a, bCur)
+	// blank lines alone: the edit changes whitespace only
+	blank := len(bytes.TrimSpace(old.Text[m.Pre:m.OldEnd])) == 0 && len(bytes.TrimSpace(cur.Text[m.Pre:m.CurEnd])) == 0
+	return s.layoutSafe(old, a, bOld, blank) && s.layoutSafe(cur, a, bCur, blank)
 }
 
 // layoutSafe reports whether nothing that makes comment and blank lines
-// matter lies next to the lines [a, b) of f.
-func (s *System) layoutSafe(f *source.File, a, b int) bool {
+// matter lies next to the lines [a, b) of f; blank: the edit types or
+// takes out blank lines only.
+func (s *System) layoutSafe(f *source.File, a, b int, blank bool) bool {
 	src := f.Text
 	p, q := a, b
 	for p > 0 && isSpace(src[p-1]) {
@@ -63,14 +69,18 @@ func (s *System) layoutSafe(f *source.File, a, b int) bool {
 	}
 	near := func(x sp.Span) bool { return x.Start <= q && x.End >= p }
 	strip, stmts, values := sp.TemplateGuards(src)
-	for _, x := range strip {
-		if near(x) {
-			return false
+	// Blank lines alone are whitespace a tag strips whole or not at all,
+	// and a chunk's end is read without them: only comments matter there.
+	if !blank {
+		for _, x := range strip {
+			if near(x) {
+				return false
+			}
 		}
-	}
-	for _, x := range stmts {
-		if x.End == p {
-			return false // the edit begins a branch or a loop's body
+		for _, x := range stmts {
+			if x.End == p {
+				return false // the edit begins a branch or a loop's body
+			}
 		}
 	}
 	for _, x := range values {

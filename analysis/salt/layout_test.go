@@ -52,7 +52,7 @@ func TestLayoutOnly(t *testing.T) {
 		{"a Jinja comment that joins lines", states, "a:\n  test.nop\n{#- c -#}\n\nb:\n  test.nop\n", false},
 		{"a comment joined to the text after a tag", "a:\n  test.nop\n{%- if x -%}\nb:\n  test.nop\n{% endif %}\n", "a:\n  test.nop\n{%- if x -%}\n# c\nb:\n  test.nop\n{% endif %}\n", false},
 		{"a comment that stops a tag's stripping", "a:\n  test.nop\n\n{%- if x %}\nb:\n  test.nop\n{% endif %}\n", "a:\n  test.nop\n# c\n\n{%- if x %}\nb:\n  test.nop\n{% endif %}\n", false},
-		{"a blank line next to a stripping tag (harmless, but refused with the comments)", "a:\n  test.nop\n{%- if x %}\nb: 1\n{% endif %}\n", "a:\n  test.nop\n\n{%- if x %}\nb: 1\n{% endif %}\n", false},
+		{"a blank line next to a stripping tag (stripped whole)", "a:\n  test.nop\n{%- if x %}\nb: 1\n{% endif %}\n", "a:\n  test.nop\n\n{%- if x %}\nb: 1\n{% endif %}\n", true},
 		{"a comment at a loop body's start", "{% for x in [1] %}\ns{{ x }}:\n  test.nop\n{% endfor %}\n", "{% for x in [1] %}\n# c\ns{{ x }}:\n  test.nop\n{% endfor %}\n", false},
 		{"a Jinja comment in a block scalar", "f:\n  file.managed:\n    - contents: |\n        l1\n        l2\n", "f:\n  file.managed:\n    - contents: |\n        l1\n{# c #}\n        l2\n", false},
 		{"a blank line after a block scalar", "f:\n  file.managed:\n    - contents: |+\n        l1\ng:\n  test.nop\n", "f:\n  file.managed:\n    - contents: |+\n        l1\n\ng:\n  test.nop\n", false},
