@@ -103,6 +103,10 @@ func layoutEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, n
 	if len(files) == 0 {
 		return true
 	}
+	if w := unwritten(out.Result); w != "" {
+		t.Errorf("%s: a line mark left in words a user sees (not written out: analysis.WriteLines): %q", name, w)
+		return false
+	}
 	tokens := func(f *source.File) []analysis.Token { return analysis.FlattenTokens(tk.Tokens(f), f.Text) }
 	// edits layout edits, of up to 5 times as many tries (a line taken
 	// out is often code: the tokens decide)
@@ -147,6 +151,39 @@ func layoutEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, n
 		}
 	}
 	return true
+}
+
+// unwritten returns the first words of r a user sees that still hold a
+// line mark (analysis.LineMark: U+FFF9), "" when none does: marks belong
+// in templates only.
+func unwritten(r *analysis.Result) string {
+	var words []string
+	for _, n := range r.Graph.Nodes {
+		words = append(words, n.Ref)
+		for _, f := range n.Facts {
+			words = append(words, f.Label, f.Value, f.Condition)
+		}
+	}
+	for _, e := range r.Graph.Edges {
+		words = append(words, e.Reason)
+	}
+	for _, run := range r.Runs {
+		for _, st := range run.Steps {
+			words = append(words, st.Label, st.Note)
+		}
+	}
+	for _, d := range r.Diags {
+		words = append(words, d.Message)
+		for _, rel := range d.Related {
+			words = append(words, rel.Message)
+		}
+	}
+	for _, w := range words {
+		if strings.Contains(w, "\uFFF9") {
+			return w
+		}
+	}
+	return ""
 }
 
 // commentLines finds whole-line comments in the system's fixtures, as
