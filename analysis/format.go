@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -35,6 +36,25 @@ func Where(ws *source.Workspace, base string, at source.Span) string {
 	}
 	l, c := f.Line1Col1(at.Start)
 	return fmt.Sprintf("%s:%d:%d", name, l, c)
+}
+
+// WhereMark is Where for words kept as a template: the line is a mark
+// (LineMark) that WriteLines writes out, so that a comment typed above
+// the place moves the words instead of asking for a new analysis.
+func WhereMark(ws *source.Workspace, base string, at source.Span) string {
+	name := at.URI
+	if p := source.URIToPath(at.URI); p != "" {
+		name = p
+		if base != "" {
+			name = Rel(base, p)
+		}
+	}
+	f := FileOf(ws, at.URI)
+	if f == nil {
+		return name
+	}
+	_, c := f.Line1Col1(at.Start)
+	return name + ":" + LineMark(at) + ":" + strconv.Itoa(c)
 }
 
 // CheckLine renders a diagnostic in `check` format:

@@ -167,6 +167,36 @@ func shiftMarks(tmpl string, m Shift) (string, bool) {
 	})
 }
 
+// WriteLines writes out the line marks a system left in the words of its
+// facts and diagnostics (WhereMark): words holding marks become their
+// Template, and are written again from it with the lines of ws's texts.
+// Words already written from a template are written again.
+func WriteLines(r *Result, ws *source.Workspace) {
+	line := func(uri string, off int) int {
+		if f := FileOf(ws, uri); f != nil {
+			l, _ := f.Line1Col1(off)
+			return l
+		}
+		return 0
+	}
+	write := func(words, tmpl *string) {
+		if *tmpl == "" && strings.Contains(*words, markOpen) {
+			*tmpl = *words
+		}
+		if *tmpl != "" {
+			*words = Lines(*tmpl, line)
+		}
+	}
+	for _, n := range r.Graph.Nodes {
+		for i := range n.Facts {
+			write(&n.Facts[i].Value, &n.Facts[i].Template)
+		}
+	}
+	for i := range r.Diags {
+		write(&r.Diags[i].Message, &r.Diags[i].Template)
+	}
+}
+
 // ShiftResult returns r as an analysis of the newer text would give it
 // after the layout-only edit m (see Movable): a copy with every span in
 // m.URI moved and the words of templates written again from the new
@@ -287,6 +317,9 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 			if l.Files != nil {
 				l.Files = append([]source.Span(nil), l.Files...)
 				for j := range l.Files {
+					if f := l.Files[j]; f.Start == 0 && f.End == 0 {
+						continue // a whole file: a line typed first leaves it the whole file
+					}
 					if !span(&l.Files[j]) {
 						return nil, false
 					}
@@ -313,6 +346,33 @@ func ShiftWords(words, tmpl *string, m Shift, line func(uri string, off int) int
 	return true
 }
 
+// LayoutJudge is implemented by systems for which a text's tokens do not
+// tell alone whether an edit of comment and blank lines is layout only
+// (Salt renders Jinja before it reads YAML: a comment next to a tag that
+// strips whitespace is joined to the text after it). LayoutOnly is asked
+// only of edits the tokens call layout only (LayoutOnlyBy).
+type LayoutJudge interface {
+	LayoutOnly(old, cur *source.File, m Shift) bool
+}
+
+// LayoutOnlyBy is LayoutOnly, then the judgement of sys (the system that
+// owns the document) when it is a LayoutJudge.
+func LayoutOnlyBy(sys System, tokens func(*source.File) []Token, old, cur *source.File, m Shift) bool {
+	if !LayoutOnly(tokens, old, cur, m) {
+		return false
+	}
+	j, ok := sys.(LayoutJudge)
+	return !ok || j.LayoutOnly(old, cur, m)
+}
+
+// LayoutRegion is the part of the two texts the layout-only edit m
+// touches: the whole lines from the one holding its start, to the end of
+// the line holding its end in each text (old[a:bOld], cur[a:bCur]).
+func LayoutRegion(old, cur []byte, m Shift) (a, bOld, bCur int) {
+	a = bytes.LastIndexByte(old[:m.Pre], '\n') + 1
+	return a, lineEnd(old, m.OldEnd), lineEnd(cur, m.CurEnd)
+}
+
 // LayoutOnly reports whether the edit m from old to cur changes only
 // comment and blank lines, as the tokens of the system that owns the
 // document say (tokens returns a text's flat tokens, FlattenTokens): the
@@ -322,12 +382,12 @@ func LayoutOnly(tokens func(*source.File) []Token, old, cur *source.File, m Shif
 	if m.Pre == len(old.Text) && m.Pre == len(cur.Text) {
 		return true // the same text
 	}
-	a := bytes.LastIndexByte(old.Text[:m.Pre], '\n') + 1 // both texts' line start
-	codeOld, ok := codeLines(tokens(old), old, a, lineEnd(old.Text, m.OldEnd))
+	a, bOld, bCur := LayoutRegion(old.Text, cur.Text, m)
+	codeOld, ok := codeLines(tokens(old), old, a, bOld)
 	if !ok {
 		return false
 	}
-	codeCur, ok := codeLines(tokens(cur), cur, a, lineEnd(cur.Text, m.CurEnd))
+	codeCur, ok := codeLines(tokens(cur), cur, a, bCur)
 	if !ok || len(codeOld) != len(codeCur) {
 		return false
 	}

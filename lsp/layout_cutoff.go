@@ -36,10 +36,15 @@ func (s *Server) layoutCutoff(sys analysis.System, prev *analysis.Result, had bo
 	if !ok || read.gen != gen || len(read.overlays) != len(now) {
 		return nil, false
 	}
+	closed := map[string]*source.File{} // a lookup stats the file: once per move
 	line := func(uri string, off int) int {
 		f := now[uri]
 		if f == nil {
-			f = analysis.FileOf(s.ws, uri) // not open: unchanged since (gen)
+			var ok bool
+			if f, ok = closed[uri]; !ok {
+				f = analysis.FileOf(s.ws, uri) // not open: unchanged since (gen)
+				closed[uri] = f
+			}
 		}
 		if f == nil {
 			return 0

@@ -15,11 +15,19 @@ import (
 // still runs and publishes again only what differs.
 
 // layoutOnly reports whether the edit m of document u from old to cur
-// changes only comment and blank lines, as the tokens of the system that
-// owns it say (analysis.LayoutOnly).
+// changes only comment and blank lines, as the system that owns it says
+// (its tokens, and its own judgement: analysis.LayoutOnlyBy).
 func (s *Server) layoutOnly(u string, old, cur *source.File, m analysis.Shift) bool {
 	tokens := func(f *source.File) []analysis.Token { return s.tokensOf(u, f) }
-	return tokens(cur) != nil && analysis.LayoutOnly(tokens, old, cur, m)
+	if tokens(cur) == nil {
+		return false
+	}
+	for _, sys := range s.owners(u, cur) {
+		if _, ok := sys.(analysis.Tokenizer); ok { // the one tokensOf asks
+			return analysis.LayoutOnlyBy(sys, tokens, old, cur, m)
+		}
+	}
+	return false
 }
 
 // shiftedDiagnostics publishes, for each document in focus whose edit

@@ -236,6 +236,29 @@ func (a *analyzer) readMetadataName(dir string) string {
 	return ""
 }
 
+// A policy's span (Full) is what it is written in: from its Policyfile's
+// first statement to its last, or its lock's JSON value. Not the whole
+// file: a comment or blank line typed before the first statement or after
+// the last changes no policy, and a span that reached the file's ends
+// would not move with such an edit (analysis.ShiftResult) as a fresh
+// analysis would draw it.
+func stmtsSpan(f *source.File, syn *pchef.File) source.Span {
+	sp := source.Span{URI: f.URI}
+	if syn == nil || len(syn.Stmts) == 0 {
+		return sp
+	}
+	sp.Start, sp.End = syn.Stmts[0].Start, syn.Stmts[len(syn.Stmts)-1].End
+	return sp
+}
+
+// lockSpan is a lock's span: its JSON value (see stmtsSpan).
+func lockSpan(f *source.File, lock *pchef.Lock) source.Span {
+	if lock == nil || lock.Root == nil {
+		return source.Span{URI: f.URI}
+	}
+	return source.Span{URI: f.URI, Start: lock.Root.Start, End: lock.Root.End}
+}
+
 func (a *analyzer) policyNode(u *unit) *analysis.Node {
 	if u.node != nil {
 		return u.node
@@ -246,14 +269,14 @@ func (a *analyzer) policyNode(u *unit) *analysis.Node {
 	n := &analysis.Node{Kind: "policy", Ref: u.name, Container: true}
 	if u.rbFile != nil {
 		f := u.rbFile
-		n.Full = source.Span{URI: f.URI, Start: 0, End: len(f.Text)}
+		n.Full = stmtsSpan(f, u.rbSyn)
 		n.Decl = source.Span{URI: f.URI}
 		if u.rb.Name != nil {
 			n.Decl = source.Span{URI: f.URI, Start: u.rb.Name.Start, End: u.rb.Name.End}
 		}
 	} else {
 		f := u.lockFile
-		n.Full = source.Span{URI: f.URI, Start: 0, End: len(f.Text)}
+		n.Full = lockSpan(f, u.lock)
 		n.Decl = source.Span{URI: f.URI}
 		if u.lock != nil {
 			if v := u.lock.Root.Get("name"); v != nil {
@@ -264,7 +287,7 @@ func (a *analyzer) policyNode(u *unit) *analysis.Node {
 	u.node = a.res.Graph.Add(n)
 	if u.rbFile != nil && u.lockFile != nil && u.lock != nil {
 		ln := &analysis.Node{Kind: "policy lock", Ref: u.name + " (lock)", Container: true,
-			Full: source.Span{URI: u.lockFile.URI, Start: 0, End: len(u.lockFile.Text)}, Decl: source.Span{URI: u.lockFile.URI}}
+			Full: lockSpan(u.lockFile, u.lock), Decl: source.Span{URI: u.lockFile.URI}}
 		if v := u.lock.Root.Get("name"); v != nil {
 			ln.Decl = source.Span{URI: u.lockFile.URI, Start: v.Start, End: v.End}
 		}
@@ -480,7 +503,7 @@ func (a *analyzer) resolveRBInclude(u *unit, inc *pchef.Include, depth int) {
 		var se *pchef.SyntaxError
 		if errors.As(t.lockErr, &se) {
 			rel = append(rel, analysis.Related{At: spanOf(t.lockFile, se.Offset, se.Offset), Message: "the lock file breaks here"})
-			msg = fmt.Sprintf("%s (%s)", se.Msg, analysis.Where(a.ws, a.base(), spanOf(t.lockFile, se.Offset, se.Offset)))
+			msg = fmt.Sprintf("%s (%s)", se.Msg, a.where(spanOf(t.lockFile, se.Offset, se.Offset)))
 		}
 		report(analysis.Error, "bad-include", fmt.Sprintf("included policy lock %s could not be read: %s", path, msg), in.pathAt, rel...)
 		in.target = nil

@@ -96,5 +96,13 @@ func lineStarts(h []byte, word string) bool {
 
 func (s *system) Analyze(req *analysis.Request) *analysis.Result {
 	a := newAnalyzer(s, req)
-	return a.run()
+	res := a.run()
+	analysis.WriteLines(res, req.Workspace) // the lines its words name (where)
+	return res
 }
+
+// Movable implements analysis.Movable: every word of Chef's that names a
+// line is a template (where: analysis.WhereMark, written by
+// analysis.WriteLines), and no span reaches a file's ends (a policy is
+// its statements, stmtsSpan).
+func (s *system) Movable() {}

@@ -150,8 +150,10 @@ func (a *analyzer) contributor(in *incl, key string) string {
 	return out + " (via " + strings.Join(vias, ", ") + ")"
 }
 
+// where names a place as file:line:col, the line a mark
+// (analysis.WhereMark) that Analyze writes out.
 func (a *analyzer) where(s source.Span) string {
-	return analysis.Where(a.ws, a.base(), s)
+	return analysis.WhereMark(a.ws, a.base(), s)
 }
 
 func (a *analyzer) base() string {

@@ -445,7 +445,7 @@ type cfgSource struct {
 }
 
 func (src *cfgSource) where(ws *source.Workspace, n *sp.Node) string {
-	return analysis.Where(ws, src.scope, source.Span{URI: src.f.URI, Start: n.Start, End: n.End})
+	return analysis.WhereMark(ws, src.scope, source.Span{URI: src.f.URI, Start: n.Start, End: n.End})
 }
 
 // readConfigRoots reads the file roots and the git fileserver the
@@ -767,7 +767,7 @@ func (s *System) deployedConfigs(ws *source.Workspace, scopes []string, files []
 			rel := filepath.FromSlash(strings.TrimPrefix(src, "salt://"))
 			for d := filepath.Dir(f.Path); ; d = filepath.Dir(d) {
 				if p := filepath.Join(d, rel); ws.Exists(p) {
-					via := ", installed as " + name + " by " + analysis.Where(ws, scope, source.Span{URI: f.URI, Start: e.Key.Start, End: e.Key.End})
+					via := ", installed as " + name + " by " + analysis.WhereMark(ws, scope, source.Span{URI: f.URI, Start: e.Key.Start, End: e.Key.End})
 					out = append(out, deployed{p, scope, via})
 					break
 				}

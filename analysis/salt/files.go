@@ -33,6 +33,8 @@ type sfile struct {
 	generator bool
 	// targets: what the file's requisites, extends and excludes name
 	targets targetSet
+	// comments: the file's comments and Jinja statements, for stateEnd
+	comments *commentSpans
 }
 
 type include struct {

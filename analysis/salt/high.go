@@ -984,6 +984,14 @@ func (c *compiler) applyExclude(h *high) {
 	}
 }
 
+// nameIn is the file the chunk's name node is in.
+func (ch *chunk) nameIn() *sfile {
+	if ch.nameFile != nil {
+		return ch.nameFile
+	}
+	return ch.body.f
+}
+
 // orderVal is a chunk's order as written.
 type orderVal struct {
 	set   bool
@@ -1002,6 +1010,7 @@ type chunk struct {
 	body                 *body
 	hs                   *hstate
 	nameNode             *sp.Node // the name:/names: entry, nil when the name is the ID
+	nameFile             *sfile   // the file nameNode is in (an extend's may be another)
 	nameIndex            int
 	ov                   orderVal
 	order                float64
@@ -1032,20 +1041,24 @@ func (c *compiler) compile(h *high) []*chunk {
 				base.ov = orderVal{set: true, isInt: true, num: float64(s.autoOrder), auto: true}
 			}
 			var names []*sp.Node
+			var namesFile []*sfile
 			for _, a := range s.args {
 				switch a.key {
 				case "names":
 					if a.val != nil && a.val.Kind == sp.Seq {
 						names = append(names, a.val.Items...)
+						for range a.val.Items {
+							namesFile = append(namesFile, a.f)
+						}
 					}
 				case "state":
 				case "name":
 					if v, ok := a.val.Str(); ok && a.val.IsString() {
 						base.name = v
-						base.nameNode = a.val
+						base.nameNode, base.nameFile = a.val, a.f
 					} else {
 						base.name = id
-						base.nameNode = nil
+						base.nameNode, base.nameFile = nil, nil
 					}
 				case "order":
 					base.ov = readOrder(a)
@@ -1083,9 +1096,10 @@ func (c *compiler) compile(h *high) []*chunk {
 			}
 			seen := map[string]bool{}
 			no := 1
-			for _, n := range names {
+			for i, n := range names {
 				ch := *base
 				ch.fun = fun
+				ch.nameFile = namesFile[i]
 				switch n.Kind {
 				case sp.Scalar:
 					ch.name = n.Value
@@ -1136,7 +1150,7 @@ func (c *compiler) compile(h *high) []*chunk {
 		ch.idDisp = dispKey(ch.body.f, ch.body.decl.key)
 		ch.nameDisp = ch.idDisp
 		if ch.nameNode != nil {
-			ch.nameDisp = dispKey(ch.body.f, ch.nameNode)
+			ch.nameDisp = dispKey(ch.nameIn(), ch.nameNode)
 		}
 	}
 	orderChunks(chunks)

@@ -50,6 +50,8 @@ type System struct {
 	// cfgFiles: the configuration files found under each repository
 	// folder, and for which set of analysed files
 	cfgFiles map[string]cfgFileList
+	// views: the last texts parsed for tokens and layout edits (viewParse)
+	views []viewEntry
 }
 
 // evict drops cached files, parses and runs the last two analyses did
@@ -252,7 +254,7 @@ func (s *System) newFile(file *source.File, root string) *sfile {
 		return f
 	}
 	s.mu.Unlock()
-	f := &sfile{file: file, root: root, sls: sls, init: init}
+	f := &sfile{file: file, root: root, sls: sls, init: init, comments: &commentSpans{}}
 	vars := templateVars(root, file.Path, sls)
 	if s.facts != "" {
 		vars[sp.FactsVar] = s.facts
@@ -454,6 +456,12 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 // when only the diagnostics are wanted (check), else for a machine
 // matching every target.
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
+	res := s.analyzeRequest(req)
+	analysis.WriteLines(res, req.Workspace) // the lines its words name (where)
+	return res
+}
+
+func (s *System) analyzeRequest(req *analysis.Request) *analysis.Result {
 	ms := loadMinions(req)
 	id := nodeSetting(req.Settings)
 	if id != "" && req.Entry != "" && req.Workspace != nil {
@@ -1217,9 +1225,9 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 	f := ch.body.f
 	decl := f.span(ch.body.decl.key)
 	if ch.nameNode != nil && ch.nameIndex > 0 {
-		decl = f.span(ch.nameNode)
+		decl = ch.nameIn().span(ch.nameNode)
 	}
-	full := source.Span{URI: f.file.URI, Start: ch.body.decl.entry.Start, End: ch.body.decl.entry.End}
+	full := source.Span{URI: f.file.URI, Start: ch.body.decl.entry.Start, End: f.stateEnd(ch.body.decl.entry.Start, ch.body.decl.entry.End)}
 	if full.End < decl.End {
 		full.End = decl.End
 	}
@@ -1235,7 +1243,7 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 
 // label is the oracle's line: `module.function ID NAME`.
 func label(ch *chunk, f *sfile) string {
-	disp := func(s string, n *sp.Node) string {
+	disp := func(s string, n *sp.Node, f *sfile) string {
 		if !strings.Contains(s, sp.Unknown) {
 			return s
 		}
@@ -1246,10 +1254,14 @@ func label(ch *chunk, f *sfile) string {
 		}
 		return strings.ReplaceAll(s, sp.Unknown, "*")
 	}
-	id := disp(ch.id, ch.body.decl.key)
+	id := disp(ch.id, ch.body.decl.key, f)
 	name := id
 	if ch.name != ch.id {
-		name = disp(ch.name, ch.nameNode)
+		nf := f
+		if ch.nameFile != nil {
+			nf = ch.nameFile // an extend's name: shown from its own file
+		}
+		name = disp(ch.name, ch.nameNode, nf)
 	}
 	state := strings.ReplaceAll(ch.state, sp.Unknown, "*")
 	fun := strings.ReplaceAll(ch.fun, sp.Unknown, "*")
@@ -1276,7 +1288,7 @@ func (a *analyzer) fact(n *analysis.Node, label, value string) {
 }
 
 // where renders a span as file:line:col, the path relative to the file
-// root of the file.
+// root of the file, the line a mark (analysis.WhereMark).
 func (a *analyzer) where(sp source.Span) string {
 	w, ok := a.whereOf[sp.URI]
 	if !ok {
@@ -1297,8 +1309,8 @@ func (a *analyzer) where(sp source.Span) string {
 	if w.file == nil {
 		return w.name
 	}
-	l, c := w.file.Line1Col1(sp.Start)
-	return w.name + ":" + strconv.Itoa(l) + ":" + strconv.Itoa(c)
+	_, c := w.file.Line1Col1(sp.Start)
+	return w.name + ":" + analysis.LineMark(sp) + ":" + strconv.Itoa(c)
 }
 
 type whereInfo struct {
@@ -2433,10 +2445,10 @@ func (a *analyzer) declaredElsewhere(c *ctxDiag) (where string, exact bool, disp
 		for _, d := range f.ids {
 			ex, pat, n := declares(d, c.target, c.mod)
 			if ex {
-				return analysis.Where(a.req.Workspace, t.root, f.span(n)), true, "", f
+				return analysis.WhereMark(a.req.Workspace, t.root, f.span(n)), true, "", f
 			}
 			if pat && where == "" {
-				where, disp, in = analysis.Where(a.req.Workspace, t.root, f.span(n)), f.p.Display(n), f
+				where, disp, in = analysis.WhereMark(a.req.Workspace, t.root, f.span(n)), f.p.Display(n), f
 			}
 		}
 		if f.p.Skipped && where == "" {

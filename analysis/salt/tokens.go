@@ -19,10 +19,7 @@ import (
 
 // Tokens implements analysis.Tokenizer.
 func (s *System) Tokens(f *source.File) []analysis.Token {
-	p := s.cachedParse(f)
-	if p == nil {
-		p = sp.Parse(f.Text, nil, s.cache.yaml)
-	}
+	p := s.viewParse(f)
 	lay := p.Layout()
 	var out []analysis.Token
 	add := func(a, b int, k analysis.TokenKind, m analysis.TokenMods) {
@@ -79,6 +76,40 @@ func (s *System) Tokens(f *source.File) []analysis.Token {
 		add(lay.Shebang.Start, lay.Shebang.End, analysis.TokMacro, 0)
 	}
 	return jinjaTokens(out, f.Text, lay.Template)
+}
+
+// viewParse is a parse of f for what the editor shows and asks of a text
+// the analysis may not have read (tokens, layout edits): the analysis's
+// when it has one, else a parse without template variables, kept for the
+// last few texts (an edit asks for the tokens of both texts, then whether
+// it is layout only).
+func (s *System) viewParse(f *source.File) *sp.File {
+	if p := s.cachedParse(f); p != nil {
+		return p
+	}
+	h := maphash.Bytes(seed, f.Text)
+	k := sfileKey{uri: f.URI, h: h, n: len(f.Text)}
+	s.mu.Lock()
+	for _, v := range s.views {
+		if v.k == k {
+			s.mu.Unlock()
+			return v.p
+		}
+	}
+	s.mu.Unlock()
+	p := sp.Parse(f.Text, nil, s.cache.yaml)
+	s.mu.Lock()
+	s.views = append(s.views, viewEntry{k, p})
+	if len(s.views) > 4 {
+		s.views = append(s.views[:0:0], s.views[len(s.views)-4:]...)
+	}
+	s.mu.Unlock()
+	return p
+}
+
+type viewEntry struct {
+	k sfileKey
+	p *sp.File
 }
 
 // cachedParse is the analysis's parse of exactly this text, if it has one

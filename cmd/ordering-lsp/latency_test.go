@@ -29,6 +29,9 @@ import (
 //	ORDERING_LATENCY=/work/corpus/puppet/operations-puppet \
 //	  ORDERING_LATENCY_FILE=modules/profile/manifests/base.pp \
 //	  go test -run TestLatency -v -timeout 30m ./cmd/ordering-lsp/
+//	ORDERING_LATENCY=/work/corpus/salt/openSUSE-heroes-salt \
+//	  ORDERING_LATENCY_FILE=salt/profile/web/init.sls ... (an SLS file: the
+//	  probe is a state at its end that requires itself)
 //
 // (ORDERING_LATENCY_EDITS: number of edits, default 20; ORDERING_LATENCY_COMMENTS:
 // comment lines typed at the top, default 12; ORDERING_LATENCY_BIN:
@@ -91,8 +94,15 @@ func TestLatency(t *testing.T) {
 	withProbe := func(k string) string {
 		return string(text[:i]) + fmt.Sprintf("  include latency_probe_%s\n", k) + string(text[i:])
 	}
+	lang, salt := "puppet", strings.HasSuffix(rel, ".sls")
+	if salt { // the probe: a state at the end that requires itself
+		lang = "sls"
+		withProbe = func(k string) string {
+			return string(text) + fmt.Sprintf("\nlatency_probe_%s:\n  test.nop:\n    - require:\n      - test: latency_probe_%s\n", k, k)
+		}
+	}
 	t0 := time.Now()
-	srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "puppet", "version": 1, "text": withProbe("open")}})
+	srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": lang, "version": 1, "text": withProbe("open")}})
 	// what the editor asks for at once: the file's lenses, a hover
 	var asked sync.WaitGroup
 	var lensAt, hoverAt time.Duration
@@ -145,6 +155,14 @@ func TestLatency(t *testing.T) {
 	editorRequests(t, srv, uri, withProbe(strconv.Itoa(edits-1)))
 	typingBurst(t, srv, uri, withProbe)
 
+	if salt { // the cycle below is Puppet's
+		last := withProbe("last")
+		srv.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": edits + 2}, "contentChanges": []map[string]any{{"text": last}}})
+		srv.waitPublish(t, uri, edits+2)
+		waitComplete(t, srv)
+		commentEdits(t, srv, uri, last)
+		return
+	}
 	// a cycle typed into the file: the quick fixes offered on it, and the
 	// preview of the order one produces (codeAction/resolve)
 	cyc := string(text[:i]) + "  notify { 'cycle-a': require => Notify['cycle-b'] }\n  notify { 'cycle-b': require => Notify['cycle-a'] }\n" + string(text[i:])

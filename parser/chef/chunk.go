@@ -122,7 +122,12 @@ func Split(src []byte, toks []Tok) []Chunk {
 				flush(i)
 				continue
 			}
+			// after a comma or an operator Ruby reads on over any number
+			// of blank and comment lines
 			p := prevSig(toks, i)
+			for p >= 0 && toks[p].Kind == KNewline {
+				p = prevSig(toks, p)
+			}
 			if p >= 0 && continues(src, toks[p]) {
 				continue
 			}
