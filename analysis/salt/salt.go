@@ -2453,7 +2453,7 @@ func (a *analyzer) declaredElsewhere(c *ctxDiag) (where string, exact bool, disp
 		}
 		if f.p.Skipped && where == "" {
 			if sp, key, ok := opaqueDeclares(f.file.Text, c.target); ok {
-				where, disp, in = analysis.Where(a.req.Workspace, t.root, source.Span{URI: f.file.URI, Start: sp, End: sp + len(key)}), key, f
+				where, disp, in = analysis.WhereMark(a.req.Workspace, t.root, source.Span{URI: f.file.URI, Start: sp, End: sp + len(key)}), key, f
 			}
 		}
 	}
