@@ -23,14 +23,7 @@ func FileOf(ws *source.Workspace, uri string) *source.File {
 // Where renders a span as `file:line:col` (1-based, byte columns), with
 // the path relative to base when it lies inside it.
 func Where(ws *source.Workspace, base string, at source.Span) string {
-	name := at.URI
-	if p := source.URIToPath(at.URI); p != "" {
-		name = p
-		if base != "" {
-			name = Rel(base, p)
-		}
-	}
-	f := FileOf(ws, at.URI)
+	name, f := whereFile(ws, base, at)
 	if f == nil {
 		return name
 	}
@@ -42,6 +35,16 @@ func Where(ws *source.Workspace, base string, at source.Span) string {
 // (LineMark) that WriteLines writes out, so that a comment typed above
 // the place moves the words instead of asking for a new analysis.
 func WhereMark(ws *source.Workspace, base string, at source.Span) string {
+	name, f := whereFile(ws, base, at)
+	if f == nil {
+		return name
+	}
+	_, c := f.Line1Col1(at.Start)
+	return name + ":" + LineMark(at) + ":" + strconv.Itoa(c)
+}
+
+// whereFile names a span's file as Where writes it, and finds its text.
+func whereFile(ws *source.Workspace, base string, at source.Span) (string, *source.File) {
 	name := at.URI
 	if p := source.URIToPath(at.URI); p != "" {
 		name = p
@@ -49,12 +52,7 @@ func WhereMark(ws *source.Workspace, base string, at source.Span) string {
 			name = Rel(base, p)
 		}
 	}
-	f := FileOf(ws, at.URI)
-	if f == nil {
-		return name
-	}
-	_, c := f.Line1Col1(at.Start)
-	return name + ":" + LineMark(at) + ":" + strconv.Itoa(c)
+	return name, FileOf(ws, at.URI)
 }
 
 // CheckLine renders a diagnostic in `check` format:
