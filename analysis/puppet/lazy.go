@@ -33,9 +33,14 @@ type lazyIndex struct {
 }
 
 // lazyLoad reports whether this analysis loads files on demand: a focused
-// analysis with nothing from a previous analysis to go by.
+// analysis with no previous analysis that loaded every file. An edit made
+// while the first complete analysis is still parsing the workspace
+// cancels it: what it left behind (the snapshots of the runs it and the
+// focused one before it built) does not make every file parsed, and
+// loading them all first cost the edit's diagnostics the rest of the
+// workspace's parse (seconds with an empty chunk cache).
 func (a *analyzer) lazyLoad() bool {
-	if len(a.req.Focus) == 0 || a.strict || a.prevCache != nil || a.sys.eager {
+	if len(a.req.Focus) == 0 || a.strict || (a.prevCache != nil && a.sys.loadedAll) || a.sys.eager {
 		return false
 	}
 	for _, u := range a.req.Focus {
