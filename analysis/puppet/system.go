@@ -41,6 +41,8 @@ type System struct {
 	// was complete and not canceled while loading): a focused analysis
 	// after it loads everything from the parse cache (lazy.go).
 	loadedAll bool
+	// names: what each file may define (lazy.go), by URI
+	names map[string]namesEntry
 	// eager: every file is loaded even for a focused first analysis (the
 	// tests compare the two).
 	eager bool
