@@ -23,6 +23,11 @@ import (
 // autoload path, after a comment; a class found by a pattern), and with
 // ORDERING_CORPUS=dir every Puppet repository under it (a sample of files
 // each; ORDERING_LAZY_FILES: how many, default 40).
+//
+// The same holds for the file edited while the complete analysis that
+// follows is still parsing the workspace: the edit cancels it, and the
+// edit's focused analysis parses only what its runs read again, with the
+// same runs and diagnostics as with every file parsed.
 func TestLazyFirstAnalysis(t *testing.T) {
 	gen := t.TempDir()
 	if _, err := controlrepo.Write(gen, controlrepo.Shape{Modules: 30, Profiles: 12, Roles: 30, Seed: 3}); err != nil {
@@ -70,19 +75,27 @@ func TestLazyFirstAnalysis(t *testing.T) {
 			if dir == tricky {
 				pick = all
 			}
-			lazier := 0
+			lazier, lazierEdited := 0, 0
 			for _, f := range pick {
-				lazy, lazySys := firstAnalysis(ws, f.URI, false)
-				eager, _ := firstAnalysis(ws, f.URI, true)
+				lazy, lazySys := firstAnalysis(ws, f.URI, false, false)
+				eager, _ := firstAnalysis(ws, f.URI, true, false)
 				if lazy != eager {
 					t.Errorf("%s: opened first\nlazily:\n%s\nwith every file parsed:\n%s", f.Path, lazy, eager)
 				}
 				if lazySys.Loaded < len(all) {
 					lazier++
 				}
+				lazy, lazySys = firstAnalysis(ws, f.URI, false, true)
+				eager, _ = firstAnalysis(ws, f.URI, true, true)
+				if lazy != eager {
+					t.Errorf("%s: edited while the workspace was parsed\nlazily:\n%s\nwith every file parsed:\n%s", f.Path, lazy, eager)
+				}
+				if lazySys.Loaded < len(all) {
+					lazierEdited++
+				}
 			}
-			if lazier == 0 && len(all) > 3 {
-				t.Errorf("no file of %d opened parsed fewer than all %d files", len(pick), len(all))
+			if (lazier == 0 || lazierEdited != lazier) && len(all) > 3 {
+				t.Errorf("of %d files opened, %d parsed fewer than all %d files, and %d edited after a canceled analysis", len(pick), lazier, len(all), lazierEdited)
 			}
 			t.Logf("%d files, %d opened, %d of them with fewer parsed", len(all), len(pick), lazier)
 		})
@@ -90,13 +103,22 @@ func TestLazyFirstAnalysis(t *testing.T) {
 }
 
 // firstAnalysis is what the server publishes when it opens uri first: the
-// focused analysis's runs and uri's diagnostics.
-func firstAnalysis(ws *source.Workspace, uri string, eager bool) (string, *System) {
+// focused analysis's runs and uri's diagnostics. With edited, what it
+// publishes when uri is edited next, while the complete analysis that
+// follows the open is parsing the workspace: that analysis is canceled
+// (before it loaded anything), then uri's focused analysis runs again.
+func firstAnalysis(ws *source.Workspace, uri string, eager, edited bool) (string, *System) {
 	sys := New().(*System)
 	sys.eager = eager
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Focus: []string{uri}}
 	fs := analysis.Files([]analysis.System{sys}, in)[sys]
 	res := analysis.Analyze(sys, in, fs)
+	if edited {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		analysis.Analyze(sys, analysis.Input{Ctx: ctx, Workspace: ws}, fs)
+		res = analysis.Analyze(sys, in, fs)
+	}
 	var out []string
 	out = append(out, fmt.Sprint("partial ", res.Partial))
 	for _, r := range res.Runs {

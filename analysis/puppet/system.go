@@ -37,6 +37,12 @@ type System struct {
 	// Loaded counts the files the last Analyze parsed (lazy.go: a
 	// focused first analysis parses only what its runs read).
 	Loaded int
+	// loadedAll: the last analysis loaded every file of its request (it
+	// was complete and not canceled while loading): a focused analysis
+	// after it loads everything from the parse cache (lazy.go).
+	loadedAll bool
+	// names: what each file may define (lazy.go), by URI
+	names map[string]namesEntry
 	// eager: every file is loaded even for a focused first analysis (the
 	// tests compare the two).
 	eager bool
@@ -139,7 +145,10 @@ func (s *System) parse(f *source.File) *pp.File {
 }
 
 // parseAll parses the files on every worker before the analysis loads
-// them one by one (a cold workspace: thousands of files).
+// them one by one (a cold workspace: thousands of files). Cancellation is
+// looked at before every file: an edit made while the workspace is
+// parsed waits for it (every 256 files, it waited up to half a second
+// with an empty chunk cache).
 func (a *analyzer) parseAll(files []*source.File) {
 	workers := a.nWorkers()
 	if workers <= 1 || len(files) < 2*workers {
@@ -152,14 +161,14 @@ func (a *analyzer) parseAll(files []*source.File) {
 		go func() {
 			defer wg.Done()
 			for f := range next {
-				if len(f.Text) <= maxManifest {
+				if len(f.Text) <= maxManifest && !a.canceled() {
 					a.sys.parse(f)
 				}
 			}
 		}()
 	}
-	for i, f := range files {
-		if i%256 == 255 && a.canceled() {
+	for _, f := range files {
+		if a.canceled() {
 			break
 		}
 		next <- f
@@ -252,6 +261,7 @@ type analyzer struct {
 	nodeSlab              []analysis.Node
 	linkSeen              map[linkKey]map[*analysis.Node]bool
 	cur                   *run
+	loadedAll             bool                // every file of the request was loaded (System.loadedAll)
 	prevCache             map[string]*runSnap // read by forks: under prevMu once runs start
 	prevMu                sync.Mutex
 	ownsPrev              bool // prevCache is this analysis's to empty (see merge)
@@ -355,12 +365,15 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		if !a.lazyLoad() || !a.startLazy(req.Files) {
 			a.lazy = nil
 			a.parseAll(req.Files)
-			for i, f := range req.Files {
-				if i%256 == 255 && a.canceled() {
+			all := true
+			for _, f := range req.Files {
+				if a.canceled() { // (a file parseAll left would be parsed here)
+					all = false
 					break
 				}
 				a.load(f)
 			}
+			a.loadedAll = all
 		}
 		a.scanDeclared()
 		// An environment's manifests/ folder is one main manifest.
@@ -489,6 +502,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	}
 	s.Loaded = len(a.order)
 	if req.Entry == "" {
+		s.loadedAll = a.loadedAll
 		a.settleMissing(runs)
 	}
 	// Syntax errors of every parsed file.

@@ -35,7 +35,8 @@ import (
 //
 // (ORDERING_LATENCY_EDITS: number of edits, default 20; ORDERING_LATENCY_COMMENTS:
 // comment lines typed at the top, default 12; ORDERING_LATENCY_BIN:
-// a binary to measure instead of this tree's.) The file is opened
+// a binary to measure instead of this tree's; ORDERING_LATENCY_DURING:
+// an interval, see editsDuring.) The file is opened
 // with one line more, an include of a class no module defines, and every
 // edit changes that line, so every version has diagnostics to publish
 // (the server publishes only what changed; a reference to a file proved
@@ -119,6 +120,10 @@ func TestLatency(t *testing.T) {
 	}()
 	first := srv.waitPublish(t, uri, 1)
 	asked.Wait()
+	if d, _ := time.ParseDuration(os.Getenv("ORDERING_LATENCY_DURING")); d > 0 {
+		editsDuring(t, srv, uri, withProbe, edits, d)
+		return
+	}
 	t.Logf("open: code lens after %v, hover after %v", lensAt.Round(time.Millisecond), hoverAt.Round(time.Millisecond))
 	waitComplete(t, srv)
 	complete := time.Since(t0)
@@ -139,6 +144,7 @@ func TestLatency(t *testing.T) {
 		waitComplete(t, srv)
 		firsts = append(firsts, at.Sub(t0))
 		completes = append(completes, time.Since(t0))
+		t.Logf("edit %d: first diagnostics %v, complete analysis %v", k+1, at.Sub(t0).Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 		r, _ := srv.memory()
 		rss = append(rss, r)
 	}
@@ -193,6 +199,33 @@ func TestLatency(t *testing.T) {
 	commentEdits(t, srv, uri, cyc)
 }
 
+// editsDuring (ORDERING_LATENCY_DURING=interval) makes the edits while
+// the first complete analysis runs: one every interval from the open's
+// first diagnostics, each waiting only for its own diagnostics (a cold
+// cache: the workspace is still being parsed in the background). Each
+// edit's line says how long after the open it was made.
+func editsDuring(t *testing.T, srv *lspProc, uri string, withProbe func(string) string, edits int, every time.Duration) {
+	open := time.Now()
+	var firsts []time.Duration
+	for k := 0; k < edits; k++ {
+		if wait := time.Duration(k+1)*every - time.Since(open); wait > 0 {
+			time.Sleep(wait)
+		}
+		v := k + 2
+		t0 := time.Now()
+		srv.notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": v},
+			"contentChanges": []map[string]any{{"text": withProbe(strconv.Itoa(k))}},
+		})
+		at := srv.waitPublish(t, uri, v)
+		firsts = append(firsts, at.Sub(t0))
+		t.Logf("edit %d, %v after the open's diagnostics: first diagnostics %v", k+1, t0.Sub(open).Round(time.Millisecond), at.Sub(t0).Round(time.Millisecond))
+	}
+	waitComplete(t, srv)
+	t.Logf("%d edits during the first complete analysis: first diagnostics p50 %v p95 %v max %v; complete analysis %v after the open's diagnostics",
+		edits, pct(firsts, 50), pct(firsts, 95), pct(firsts, 100), time.Since(open).Round(time.Millisecond))
+}
+
 // commentEdits types a comment line at the top of the file and takes it
 // out again (ORDERING_LATENCY_COMMENTS times, default 12): every
 // diagnostic of the file moves, nothing else changes (the early cutoff:
@@ -220,6 +253,7 @@ func commentEdits(t *testing.T, srv *lspProc, uri, text string) {
 		waitComplete(t, srv)
 		firsts = append(firsts, at.Sub(t0))
 		completes = append(completes, time.Since(t0))
+		t.Logf("edit %d: first diagnostics %v, complete analysis %v", k+1, at.Sub(t0).Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 		cpus = append(cpus, srv.cpu()-cpu0)
 	}
 	t.Logf("%d comment lines typed and taken out at the top: diagnostics p50 %v p95 %v; complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
