@@ -361,7 +361,7 @@ func (a *analyzer) nodeFor(key nodeKey) (*analysis.Node, bool) {
 		return n, false
 	}
 	if len(a.nodeSlab) == cap(a.nodeSlab) {
-		a.nodeSlab = make([]analysis.Node, 0, 256)
+		a.nodeSlab = a.newNodeSlab()
 	}
 	a.nodeSlab = append(a.nodeSlab, analysis.Node{})
 	n := &a.nodeSlab[len(a.nodeSlab)-1]
@@ -373,7 +373,7 @@ func (a *analyzer) nodeFor(key nodeKey) (*analysis.Node, bool) {
 // thousands of them.
 func (a *analyzer) newEdge(e analysis.Edge) *analysis.Edge {
 	if len(a.edgeSlab) == cap(a.edgeSlab) {
-		a.edgeSlab = make([]analysis.Edge, 0, 1024)
+		a.edgeSlab = a.newEdgeSlab()
 	}
 	a.edgeSlab = append(a.edgeSlab, e)
 	return &a.edgeSlab[len(a.edgeSlab)-1]
@@ -463,6 +463,11 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	g.prio = make([]pkey, 0, cap(g.nodes))
 	g.owner = make([]*res, 0, cap(g.nodes))
 	g.edges = make([]*analysis.Edge, 0, 3*len(r.resources)+8)
+	if r.points > 0 {
+		// nearly every edge is logged (when): growing the log by doubling
+		// allocated twice what it holds
+		g.elog = make([]edgeWhen, 0, cap(g.edges))
+	}
 	for _, x := range r.resources {
 		if !x.inCatalog() {
 			continue
@@ -708,14 +713,20 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	// Order.
 	order, stuck := g.toposort()
 	run := analysis.Run{Name: r.name, Entry: r.entry, Alone: r.synthetic}
+	steps := [2][]*analysis.Node{order, stuck}
+	if a.diagsOnly() && !a.strict {
+		steps = [2][]*analysis.Node{} // merged without its steps (mergeDiagnostics)
+	}
 	visible := 0
-	for _, n := range g.nodes {
-		if !n.Hidden {
-			visible++
+	for _, list := range steps {
+		for _, n := range list {
+			if !n.Hidden {
+				visible++
+			}
 		}
 	}
 	run.Steps = make([]analysis.Step, 0, visible)
-	for _, list := range [2][]*analysis.Node{order, stuck} {
+	for _, list := range steps {
 		for _, n := range list {
 			if n.Hidden {
 				continue
@@ -1143,9 +1154,9 @@ func (g *runGraph) when(e *analysis.Edge, xs []*res, c *cond) {
 	}
 	var bs []*branch
 	for _, x := range xs {
-		bs = addBranches(bs, g.conds.res(x))
+		bs = unionBranches(bs, g.conds.res(x))
 	}
-	bs = addBranches(bs, g.conds.of(c))
+	bs = unionBranches(bs, g.conds.of(c))
 	g.elog = append(g.elog, edgeWhen{e, bs})
 }
 
