@@ -214,7 +214,8 @@ type defEntry struct {
 	resIdx     map[*res]int32
 	tscopes    map[*scope]bool
 	plainScope map[*scope]bool
-	plainRes   []bool // attributes and parameters
+	plainRes   []bool  // attributes and parameters
+	contIdx    []int32 // the template's container among the templates (-1: another)
 }
 
 func (a *analyzer) defs() *defMemo {
@@ -526,7 +527,7 @@ func (r *run) endRec(rc *defRec, ret *res) *defEntry {
 		en.res = append(en.res, cp.from[y])
 	}
 	for i, y := range newRes {
-		cp.copyRes(en.res[i], y)
+		cp.copyRes(en.res[i], y, -1)
 	}
 	for _, y := range r.pending[rc.npend:] {
 		i, ok := index[y]
@@ -609,6 +610,13 @@ func (r *run) endRec(rc *defRec, ret *res) *defEntry {
 		en.resIdx[y] = int32(i)
 		en.plainRes[i] = plainAttrs(y.attrs) && (y.resMore == nil || plainAttrs(y.params))
 	}
+	en.contIdx = make([]int32, len(en.res))
+	for i, y := range en.res {
+		en.contIdx[i] = -1
+		if j, ok := en.resIdx[y.container]; ok && y.container != nil {
+			en.contIdx[i] = j
+		}
+	}
 	en.tscopes, en.plainScope = map[*scope]bool{}, map[*scope]bool{}
 	for _, s := range en.scopesOf() {
 		en.tscopes[s] = true
@@ -665,13 +673,15 @@ func (cp *copier) resPtr(x *res) *res {
 	return nil
 }
 
-func (cp *copier) copyRes(y, x *res) {
+// copyRes copies x into y; i is x's index among a replayed entry's
+// templates (-1 recording).
+func (cp *copier) copyRes(y, x *res, i int) {
 	*y = *x
 	y.prio = x.prio + cp.dprio
 	y.cond = cp.cond(x.cond)
 	plain := false
-	if cp.en != nil {
-		plain = cp.en.plainRes[cp.en.resIdx[x]]
+	if i >= 0 {
+		plain = cp.en.plainRes[i]
 	}
 	if plain && len(x.attrs) == cap(x.attrs) {
 		y.attrs = x.attrs
@@ -679,7 +689,11 @@ func (cp *copier) copyRes(y, x *res) {
 		y.attrs = cp.attrs1(x.attrs)
 	}
 	y.scope = cp.scope(x.scope)
-	y.container = cp.resPtr(x.container)
+	if i >= 0 && cp.en.contIdx[i] >= 0 {
+		y.container = cp.news[cp.en.contIdx[i]]
+	} else {
+		y.container = cp.resPtr(x.container)
+	}
 	y.inner = cp.scope(x.inner) // a class declared by the body
 	if x.node != nil || x.begin != nil || x.end != nil || x.realized || x.hasChild {
 		cp.bad = true
@@ -1066,7 +1080,7 @@ func (r *run) replay(x *res, sc *scope, c *cond, en *defEntry) []*res {
 	}
 	for i, y := range en.res {
 		z := cp.news[i]
-		cp.copyRes(z, y)
+		cp.copyRes(z, y, i)
 		r.resources = append(r.resources, z)
 		r.byKey[z.key] = z
 	}
