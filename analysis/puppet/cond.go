@@ -635,7 +635,7 @@ func (b *branch) Excludes(o analysis.Branch) bool {
 
 // feasibleCycles: the run's cycles that one run of Puppet can have.
 func (g *runGraph) feasibleCycles(nodes []*analysis.Node, edges []*analysis.Edge, less func(p, q *analysis.Node) bool) []analysis.CondCycle {
-	econd := g.edgeConds()
+	econd := g.edgeConds(edges)
 	return analysis.FeasibleCycles(nodes, edges, less, func(e *analysis.Edge) []analysis.Branch {
 		bs := econd[e]
 		if len(bs) == 0 {

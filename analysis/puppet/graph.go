@@ -219,9 +219,8 @@ type runGraph struct {
 	outEnd    int
 	explicit  map[[2]*analysis.Node]bool
 	hardCycle bool
-	// econd: the branches each edge needs (nil: none), when the run
-	// evaluated undecided conditionals (cond.go).
-	econd     map[*analysis.Edge][]*branch // made by edgeConds from elog
+	// elog: the branches each making of an edge needs, when the run
+	// evaluated undecided conditionals (cond.go, edgeConds).
 	elog      []edgeWhen
 	conds     condSets
 	extra     []*analysis.Node // visible nodes outside the order (define instances)
@@ -1167,23 +1166,32 @@ type edgeWhen struct {
 	bs []*branch
 }
 
-// edgeConds is econd, built from the log of when's calls the first time
-// it is asked for: only a run with a cycle asks, while every edge of a
-// run with undecided conditionals is logged (a map written for each of
-// them was 5% of what a control repository's analysis allocated).
-func (g *runGraph) edgeConds() map[*analysis.Edge][]*branch {
-	if g.econd != nil || len(g.elog) == 0 {
-		return g.econd
+// edgeConds is the branches each of edges (a cycle's world) needs (nil:
+// none), built from the log of when's calls: only a run with a cycle
+// asks, while every edge of a run with undecided conditionals is logged
+// (a map written for each of them was 5% of what a control repository's
+// analysis allocated; one for every edge of a run with a cycle, another
+// 5%).
+func (g *runGraph) edgeConds(edges []*analysis.Edge) map[*analysis.Edge][]*branch {
+	if len(g.elog) == 0 {
+		return nil
 	}
-	g.econd = make(map[*analysis.Edge][]*branch, len(g.elog))
+	want := make(map[*analysis.Edge]bool, len(edges))
+	for _, e := range edges {
+		want[e] = true
+	}
+	econd := make(map[*analysis.Edge][]*branch, len(edges))
 	for _, w := range g.elog {
-		if old, ok := g.econd[w.e]; ok {
-			g.econd[w.e] = common(old, w.bs)
+		if !want[w.e] {
 			continue
 		}
-		g.econd[w.e] = w.bs
+		if old, ok := econd[w.e]; ok {
+			econd[w.e] = common(old, w.bs)
+			continue
+		}
+		econd[w.e] = w.bs
 	}
-	return g.econd
+	return econd
 }
 
 // generatedFile: puppetlabs-concat's concat_file type generates a File
