@@ -982,26 +982,32 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 	if len(into) == 0 {
 		return
 	}
-	via := map[*res][]string{}
-	viaLines := func(c *res) []string {
+	// A container's lines are written out once (every resource it holds
+	// shows them, and writing a template's marks out for each was more
+	// than half of this).
+	via := map[*res][]analysis.Fact{}
+	viaFacts := func(c *res) []analysis.Fact {
 		if l, ok := via[c]; ok {
 			return l
 		}
-		var l []string
+		var l []analysis.Fact
 		for _, e := range into[c.begin] {
-			l = append(l, fmt.Sprintf("%s via %s (%s at %s)", e.From.Ref, c.display, e.Reason, a.where(e.At)))
+			t := fmt.Sprintf("%s via %s (%s at %s)", e.From.Ref, c.display, e.Reason, a.where(e.At))
+			l = append(l, analysis.Fact{Label: "refreshed by", Value: a.lines(t), Template: t})
 		}
 		via[c] = l
 		return l
 	}
 	var seenBuf [16]*res
+	var facts []analysis.Fact
 	for _, x := range live {
 		if x.containerish() || x.node == nil {
 			continue
 		}
-		var lines []string
+		facts = facts[:0]
 		for _, e := range into[x.node] {
-			lines = append(lines, fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At)))
+			t := fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))
+			facts = append(facts, analysis.Fact{Label: "refreshed by", Value: a.lines(t), Template: t})
 		}
 		seen := seenBuf[:0]
 		for c := x.container; c != nil && !slices.Contains(seen, c); c = c.container {
@@ -1009,17 +1015,17 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 			if c.begin == nil {
 				continue
 			}
-			lines = append(lines, viaLines(c)...)
+			facts = append(facts, viaFacts(c)...)
 		}
-		for _, l := range lines { // templates: where's lines are marks
+		for _, nf := range facts { // templates: where's lines are marks
 			dup := false
 			for _, f := range x.node.Facts {
-				if f.Label == "refreshed by" && f.Template == l {
+				if f.Label == "refreshed by" && f.Template == nf.Template {
 					dup = true
 				}
 			}
 			if !dup {
-				x.node.Facts = append(x.node.Facts, analysis.Fact{Label: "refreshed by", Value: a.lines(l), Template: l})
+				x.node.Facts = append(x.node.Facts, nf)
 			}
 		}
 	}
