@@ -501,17 +501,44 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 // operations-puppet went to sharing them between runs).
 func (a *analyzer) mergeDiagnostics(name string, s *runSnap) analysis.Run {
 	for _, d := range s.diags {
-		a.addDiag(d)
+		a.addDiag(ownMembers(d))
+	}
+	missing := s.missing
+	for i := range missing {
+		if len(missing[i].d.Members) > 0 {
+			if &missing[0] == &s.missing[0] {
+				missing = slices.Clone(missing)
+			}
+			missing[i].d = ownMembers(missing[i].d)
+		}
 	}
 	// What runs declare is only read to settle missing targets, which
 	// most workspaces have none of (settleMissing indexes it then).
 	a.declaredLater = append(a.declaredLater, s.declared)
 	a.declaredPats = append(a.declaredPats, s.patterns...)
-	a.allRuns = append(a.allRuns, &run{a: a, name: name, missing: s.missing, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic})
+	a.allRuns = append(a.allRuns, &run{a: a, name: name, missing: missing, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic})
 	a.runsBuilt++
 	out := s.run
 	out.Steps = nil
 	return out
+}
+
+// ownMembers gives a diagnostic copies of the nodes it names: the run's
+// own live in slabs the next runs fill again (mergeOut). Their parents
+// are definition nodes, which outlive every run.
+func ownMembers(d analysis.Diagnostic) analysis.Diagnostic {
+	if len(d.Members) == 0 {
+		return d
+	}
+	ms := make([]*analysis.Node, len(d.Members))
+	for i, m := range d.Members {
+		if m != nil {
+			n := *m
+			ms[i] = &n
+		}
+	}
+	d.Members = ms
+	return d
 }
 
 // anchorKey is the key a container's anchor is shared under between the

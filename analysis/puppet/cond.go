@@ -176,6 +176,23 @@ func addBranches(set, add []*branch) []*branch {
 	return set
 }
 
+// unionBranches is addBranches for a set nobody else holds yet: an empty
+// set takes add itself (clipped: sets are never changed in place, and an
+// append to it reallocates), a set adding nothing new stays as it is.
+// Most edges need the branches of one resource only, and copying them for
+// every edge was a sixth of what a control repository's runs allocated.
+func unionBranches(set, add []*branch) []*branch {
+	if len(set) == 0 {
+		return add[:len(add):len(add)]
+	}
+	for i, b := range add {
+		if !hasBranch(set, b) {
+			return addBranches(slices.Clip(set), add[i:])
+		}
+	}
+	return set
+}
+
 func hasBranch(set []*branch, b *branch) bool {
 	for _, o := range set {
 		if o.point == b.point && o.arm == b.arm {
@@ -202,6 +219,11 @@ func common(a, b []*branch) []*branch {
 type condSets struct {
 	memo map[*cond][]*branch
 	busy map[*res]bool
+	// classes: class's answers asked with no class under way. Such an
+	// answer is the same every time: it reads the memoised sets of the
+	// class's sites, which its first computation fixed (every edge a
+	// class's resource makes asked it again, a slice each time).
+	classes map[*res][]*branch
 }
 
 func (s *condSets) of(c *cond) []*branch {
@@ -228,6 +250,21 @@ func (s *condSets) of(c *cond) []*branch {
 // class: the condition under which a class is in the catalog is what the
 // conditions of all the places that declare it have in common.
 func (s *condSets) class(c *res) []*branch {
+	if len(s.busy) > 0 {
+		return s.class1(c)
+	}
+	if bs, ok := s.classes[c]; ok {
+		return bs
+	}
+	bs := s.class1(c)
+	if s.classes == nil {
+		s.classes = map[*res][]*branch{}
+	}
+	s.classes[c] = bs
+	return bs
+}
+
+func (s *condSets) class1(c *res) []*branch {
 	if s.busy[c] {
 		return nil // a class included from its own body: no more than that
 	}
@@ -598,7 +635,7 @@ func (b *branch) Excludes(o analysis.Branch) bool {
 
 // feasibleCycles: the run's cycles that one run of Puppet can have.
 func (g *runGraph) feasibleCycles(nodes []*analysis.Node, edges []*analysis.Edge, less func(p, q *analysis.Node) bool) []analysis.CondCycle {
-	econd := g.edgeConds()
+	econd := g.edgeConds(edges)
 	return analysis.FeasibleCycles(nodes, edges, less, func(e *analysis.Edge) []analysis.Branch {
 		bs := econd[e]
 		if len(bs) == 0 {

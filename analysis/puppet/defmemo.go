@@ -42,19 +42,37 @@ import (
 
 // defMemo holds the recorded bodies of one analysis (shared by its forks).
 type defMemo struct {
-	mu      sync.Mutex
-	entries map[defKey][]*defEntry
-	classes map[classKey][]*defEntry
-	// seen: keys evaluated once and not recorded. A body is recorded the
-	// second time its key comes (a role's own class, declared only by
-	// its run, is never recorded: the template of a whole catalog that no
-	// other run replays cost a `check` of operations-puppet 170 MB).
-	seenDef   map[defKey]bool
-	seenClass map[classKey]bool
-	cevals    atomic.Int64 // class bodies evaluated
-	creplays  atomic.Int64 // class bodies replayed
-	evals     atomic.Int64 // bodies evaluated
-	replays   atomic.Int64 // bodies replayed
+	mu       sync.Mutex
+	entries  map[defKey]*memoSlot
+	classes  map[classKey]*memoSlot
+	cevals   atomic.Int64 // class bodies evaluated
+	creplays atomic.Int64 // class bodies replayed
+	evals    atomic.Int64 // bodies evaluated
+	replays  atomic.Int64 // bodies replayed
+}
+
+// memoSlot is what one key holds: its recordings, and whether it was
+// evaluated once already. A body is recorded the second time its key
+// comes (a role's own class, declared only by its run, is never recorded:
+// the template of a whole catalog that no other run replays cost a
+// `check` of operations-puppet 170 MB). One map lookup a body: hashing
+// the key (strings, a span) for two maps was 5% of a synthetic run.
+type memoSlot struct {
+	list []*defEntry
+	seen bool
+}
+
+// slot returns the key's slot, made on first use, and whether the key
+// was seen before this call (the caller holds dm.mu).
+func slotOf[K comparable](m map[K]*memoSlot, k K) (*memoSlot, bool) {
+	sl := m[k]
+	if sl == nil {
+		sl = &memoSlot{}
+		m[k] = sl
+	}
+	seen := sl.seen
+	sl.seen = true
+	return sl, seen
 }
 
 // defKey is the instance but its parameters (compared one by one).
@@ -196,7 +214,8 @@ type defEntry struct {
 	resIdx     map[*res]int32
 	tscopes    map[*scope]bool
 	plainScope map[*scope]bool
-	plainRes   []bool // attributes and parameters
+	plainRes   []bool  // attributes and parameters
+	contIdx    []int32 // the template's container among the templates (-1: another)
 }
 
 func (a *analyzer) defs() *defMemo {
@@ -204,8 +223,7 @@ func (a *analyzer) defs() *defMemo {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.defs == nil {
-		m.defs = &defMemo{entries: map[defKey][]*defEntry{}, classes: map[classKey][]*defEntry{},
-			seenDef: map[defKey]bool{}, seenClass: map[classKey]bool{}}
+		m.defs = &defMemo{entries: map[defKey]*memoSlot{}, classes: map[classKey]*memoSlot{}}
 	}
 	return m.defs
 }
@@ -509,7 +527,7 @@ func (r *run) endRec(rc *defRec, ret *res) *defEntry {
 		en.res = append(en.res, cp.from[y])
 	}
 	for i, y := range newRes {
-		cp.copyRes(en.res[i], y)
+		cp.copyRes(en.res[i], y, -1)
 	}
 	for _, y := range r.pending[rc.npend:] {
 		i, ok := index[y]
@@ -592,6 +610,13 @@ func (r *run) endRec(rc *defRec, ret *res) *defEntry {
 		en.resIdx[y] = int32(i)
 		en.plainRes[i] = plainAttrs(y.attrs) && (y.resMore == nil || plainAttrs(y.params))
 	}
+	en.contIdx = make([]int32, len(en.res))
+	for i, y := range en.res {
+		en.contIdx[i] = -1
+		if j, ok := en.resIdx[y.container]; ok && y.container != nil {
+			en.contIdx[i] = j
+		}
+	}
 	en.tscopes, en.plainScope = map[*scope]bool{}, map[*scope]bool{}
 	for _, s := range en.scopesOf() {
 		en.tscopes[s] = true
@@ -648,13 +673,15 @@ func (cp *copier) resPtr(x *res) *res {
 	return nil
 }
 
-func (cp *copier) copyRes(y, x *res) {
+// copyRes copies x into y; i is x's index among a replayed entry's
+// templates (-1 recording).
+func (cp *copier) copyRes(y, x *res, i int) {
 	*y = *x
 	y.prio = x.prio + cp.dprio
 	y.cond = cp.cond(x.cond)
 	plain := false
-	if cp.en != nil {
-		plain = cp.en.plainRes[cp.en.resIdx[x]]
+	if i >= 0 {
+		plain = cp.en.plainRes[i]
 	}
 	if plain && len(x.attrs) == cap(x.attrs) {
 		y.attrs = x.attrs
@@ -662,7 +689,11 @@ func (cp *copier) copyRes(y, x *res) {
 		y.attrs = cp.attrs1(x.attrs)
 	}
 	y.scope = cp.scope(x.scope)
-	y.container = cp.resPtr(x.container)
+	if i >= 0 && cp.en.contIdx[i] >= 0 {
+		y.container = cp.news[cp.en.contIdx[i]]
+	} else {
+		y.container = cp.resPtr(x.container)
+	}
 	y.inner = cp.scope(x.inner) // a class declared by the body
 	if x.node != nil || x.begin != nil || x.end != nil || x.realized || x.hasChild {
 		cp.bad = true
@@ -1025,11 +1056,14 @@ func (en *defEntry) matches(r *run) bool {
 // condition its effects may name (x's, or where the class is declared).
 // It returns the copies of the resources the body declared.
 func (r *run) replay(x *res, sc *scope, c *cond, en *defEntry) []*res {
-	cp := &copier{replay: true, en: en, scopes: map[*scope]*scope{}, conds: map[*cond]*cond{}, brs: map[*branch]*branch{},
-		cols: map[*collector]*collector{}, internalScopes: en.tscopes, keepRes: map[*res]bool{},
-		keepScopes: map[*scope]bool{en.oldTop: true, en.oldScope: true}, keepCond: en.oldCond,
-		res1: x, scope1: map[*scope]*scope{en.oldTop: r.top, en.oldScope: sc}, cond1: c,
+	cp := r.replayCopier()
+	*cp = copier{replay: true, en: en, scopes: cp.scopes, conds: cp.conds, brs: cp.brs,
+		cols: cp.cols, internalScopes: en.tscopes, keepRes: cp.keepRes,
+		keepScopes: cp.keepScopes, keepCond: en.oldCond,
+		res1: x, scope1: cp.scope1, cond1: c,
 		dprio: r.prio - en.prio0, dpoint: r.points - en.points0}
+	cp.keepScopes[en.oldTop], cp.keepScopes[en.oldScope] = true, true
+	cp.scope1[en.oldTop], cp.scope1[en.oldScope] = r.top, sc
 	if en.oldX != nil {
 		cp.keepRes[en.oldX] = true
 	}
@@ -1046,7 +1080,7 @@ func (r *run) replay(x *res, sc *scope, c *cond, en *defEntry) []*res {
 	}
 	for i, y := range en.res {
 		z := cp.news[i]
-		cp.copyRes(z, y)
+		cp.copyRes(z, y, i)
 		r.resources = append(r.resources, z)
 		r.byKey[z.key] = z
 	}
@@ -1130,6 +1164,35 @@ func (r *run) replay(x *res, sc *scope, c *cond, en *defEntry) []*res {
 	return cp.news
 }
 
+// replayCopier is the run's copier for replay with its maps empty: a run
+// replays thousands of bodies one after the other (never one inside
+// another), and making seven maps for each was a third of what replaying
+// allocated. A map a big body grew is dropped rather than cleared (clear
+// costs what the map once held).
+func (r *run) replayCopier() *copier {
+	cp := r.replayCp
+	if cp == nil {
+		cp = &copier{}
+		r.replayCp = cp
+	}
+	cp.scopes = reuseMap(cp.scopes)
+	cp.conds = reuseMap(cp.conds)
+	cp.brs = reuseMap(cp.brs)
+	cp.cols = reuseMap(cp.cols)
+	cp.keepRes = reuseMap(cp.keepRes)
+	cp.keepScopes = reuseMap(cp.keepScopes)
+	cp.scope1 = reuseMap(cp.scope1)
+	return cp
+}
+
+func reuseMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil || len(m) > 64 {
+		return map[K]V{}
+	}
+	clear(m)
+	return m
+}
+
 // scopesOf lists the template scopes (the inner scope and those reached
 // from it or from the templates).
 func (en *defEntry) scopesOf() []*scope {
@@ -1176,9 +1239,8 @@ func (r *run) evalDefineShared(x *res) {
 	dm := r.a.defs()
 	key := instanceKey(r, x)
 	dm.mu.Lock()
-	list := dm.entries[key]
-	seen := dm.seenDef[key]
-	dm.seenDef[key] = true
+	sl, seen := slotOf(dm.entries, key)
+	list := sl.list
 	dm.mu.Unlock()
 	for _, en := range list {
 		if sameParams(x.params, en.params) && en.matches(r) {
@@ -1197,8 +1259,8 @@ func (r *run) evalDefineShared(x *res) {
 	r.evalDefine(x)
 	if en := r.endRec(rc, nil); en != nil {
 		dm.mu.Lock()
-		if l := dm.entries[key]; len(l) < maxDefEntries {
-			dm.entries[key] = append(l, en)
+		if len(sl.list) < maxDefEntries {
+			sl.list = append(sl.list, en)
 		}
 		dm.mu.Unlock()
 	}
@@ -1249,9 +1311,8 @@ func (r *run) newClassShared(e *env, ci *classInfo, name string, at source.Span,
 		key.ownerKind, key.ownerStage = o.kind, o.stage // its stage is the class's (newClass)
 	}
 	dm.mu.Lock()
-	list := dm.classes[key]
-	seen := dm.seenClass[key]
-	dm.seenClass[key] = true
+	sl, seen := slotOf(dm.classes, key)
+	list := sl.list
 	dm.mu.Unlock()
 	for _, en := range list {
 		if sameParams(params, en.params) && en.matches(r) {
@@ -1272,8 +1333,8 @@ func (r *run) newClassShared(e *env, ci *classInfo, name string, at source.Span,
 	c := r.newClass(e, ci, name, at, how, params)
 	if en := r.endRec(rc, c); en != nil {
 		dm.mu.Lock()
-		if l := dm.classes[key]; len(l) < maxDefEntries {
-			dm.classes[key] = append(l, en)
+		if len(sl.list) < maxDefEntries {
+			sl.list = append(sl.list, en)
 		}
 		dm.mu.Unlock()
 	}

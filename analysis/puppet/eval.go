@@ -209,6 +209,7 @@ type run struct {
 	resources  []*res
 	byKey      map[string]*res
 	tagMemo    map[string]map[*res]bool // tag -> body -> has it (bodyTagged)
+	replayCp   *copier                  // replay's maps, reused (replayCopier)
 	aliases    map[string]*res
 	classes    map[string]*res
 	pending    []*res

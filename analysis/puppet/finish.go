@@ -139,18 +139,11 @@ func (r *run) tagged(x *res, t string) bool {
 	if x.kind == "main" {
 		return strings.EqualFold("class", t)
 	}
-	return x.selfTagged(t) || r.bodyTagged(x.scopeRes(), t, 1)
+	return x.selfTagged(t) || r.bodyTagged(r.tagBodies(t), x.scopeRes(), t, 1)
 }
 
-// bodyTagged: the body c (n levels above the resource asked about) or one
-// it is in has tag t. The answer is kept per tag and body: every resource
-// of a define instance or class asks it again (walking each resource's
-// bodies for each collector was 5% of check on operations-puppet).
-// Nothing it reads changes while collectors run (see collect).
-func (r *run) bodyTagged(c *res, t string, n int) bool {
-	if c == nil || n >= 100 {
-		return false
-	}
+// tagBodies is the memo of bodyTagged for tag t.
+func (r *run) tagBodies(t string) map[*res]bool {
 	if r.tagMemo == nil {
 		r.tagMemo = map[string]map[*res]bool{}
 	}
@@ -159,6 +152,18 @@ func (r *run) bodyTagged(c *res, t string, n int) bool {
 		m = map[*res]bool{}
 		r.tagMemo[t] = m
 	}
+	return m
+}
+
+// bodyTagged: the body c (n levels above the resource asked about) or one
+// it is in has tag t. The answer is kept per tag and body: every resource
+// of a define instance or class asks it again (walking each resource's
+// bodies for each collector was 5% of check on operations-puppet).
+// Nothing it reads changes while collectors run (see collect).
+func (r *run) bodyTagged(m map[*res]bool, c *res, t string, n int) bool {
+	if c == nil || n >= 100 {
+		return false
+	}
 	if v, ok := m[c]; ok {
 		return v
 	}
@@ -166,7 +171,7 @@ func (r *run) bodyTagged(c *res, t string, n int) bool {
 	if c.kind == "main" {
 		v = strings.EqualFold("class", t)
 	} else {
-		v = c.selfTagged(t) || r.bodyTagged(c.scopeRes(), t, n+1)
+		v = c.selfTagged(t) || r.bodyTagged(m, c.scopeRes(), t, n+1)
 	}
 	m[c] = v
 	return v
@@ -221,6 +226,20 @@ func hasTag(s, t string) bool {
 func validTag(t string) bool {
 	if t == "" {
 		return false
+	}
+	ascii := true
+	for i := 0; i < len(t) && ascii; i++ {
+		c := t[i]
+		switch {
+		case c >= 0x80:
+			ascii = false // letters and digits of other scripts: below
+		case c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9':
+		case i == 0 || (c != '.' && c != ':' && c != '-'):
+			return false
+		}
+	}
+	if ascii {
+		return true
 	}
 	for i, c := range t {
 		word := c == '_' || unicode.IsLetter(c) || unicode.IsDigit(c)

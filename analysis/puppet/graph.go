@@ -219,9 +219,8 @@ type runGraph struct {
 	outEnd    int
 	explicit  map[[2]*analysis.Node]bool
 	hardCycle bool
-	// econd: the branches each edge needs (nil: none), when the run
-	// evaluated undecided conditionals (cond.go).
-	econd     map[*analysis.Edge][]*branch // made by edgeConds from elog
+	// elog: the branches each making of an edge needs, when the run
+	// evaluated undecided conditionals (cond.go, edgeConds).
 	elog      []edgeWhen
 	conds     condSets
 	extra     []*analysis.Node // visible nodes outside the order (define instances)
@@ -361,7 +360,7 @@ func (a *analyzer) nodeFor(key nodeKey) (*analysis.Node, bool) {
 		return n, false
 	}
 	if len(a.nodeSlab) == cap(a.nodeSlab) {
-		a.nodeSlab = make([]analysis.Node, 0, 256)
+		a.nodeSlab = a.newNodeSlab()
 	}
 	a.nodeSlab = append(a.nodeSlab, analysis.Node{})
 	n := &a.nodeSlab[len(a.nodeSlab)-1]
@@ -373,7 +372,7 @@ func (a *analyzer) nodeFor(key nodeKey) (*analysis.Node, bool) {
 // thousands of them.
 func (a *analyzer) newEdge(e analysis.Edge) *analysis.Edge {
 	if len(a.edgeSlab) == cap(a.edgeSlab) {
-		a.edgeSlab = make([]analysis.Edge, 0, 1024)
+		a.edgeSlab = a.newEdgeSlab()
 	}
 	a.edgeSlab = append(a.edgeSlab, e)
 	return &a.edgeSlab[len(a.edgeSlab)-1]
@@ -463,6 +462,11 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	g.prio = make([]pkey, 0, cap(g.nodes))
 	g.owner = make([]*res, 0, cap(g.nodes))
 	g.edges = make([]*analysis.Edge, 0, 3*len(r.resources)+8)
+	if r.points > 0 {
+		// nearly every edge is logged (when): growing the log by doubling
+		// allocated twice what it holds
+		g.elog = make([]edgeWhen, 0, cap(g.edges))
+	}
 	for _, x := range r.resources {
 		if !x.inCatalog() {
 			continue
@@ -708,14 +712,20 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	// Order.
 	order, stuck := g.toposort()
 	run := analysis.Run{Name: r.name, Entry: r.entry, Alone: r.synthetic}
+	steps := [2][]*analysis.Node{order, stuck}
+	if a.diagsOnly() && !a.strict {
+		steps = [2][]*analysis.Node{} // merged without its steps (mergeDiagnostics)
+	}
 	visible := 0
-	for _, n := range g.nodes {
-		if !n.Hidden {
-			visible++
+	for _, list := range steps {
+		for _, n := range list {
+			if !n.Hidden {
+				visible++
+			}
 		}
 	}
 	run.Steps = make([]analysis.Step, 0, visible)
-	for _, list := range [2][]*analysis.Node{order, stuck} {
+	for _, list := range steps {
 		for _, n := range list {
 			if n.Hidden {
 				continue
@@ -972,26 +982,32 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 	if len(into) == 0 {
 		return
 	}
-	via := map[*res][]string{}
-	viaLines := func(c *res) []string {
+	// A container's lines are written out once (every resource it holds
+	// shows them, and writing a template's marks out for each was more
+	// than half of this).
+	via := map[*res][]analysis.Fact{}
+	viaFacts := func(c *res) []analysis.Fact {
 		if l, ok := via[c]; ok {
 			return l
 		}
-		var l []string
+		var l []analysis.Fact
 		for _, e := range into[c.begin] {
-			l = append(l, fmt.Sprintf("%s via %s (%s at %s)", e.From.Ref, c.display, e.Reason, a.where(e.At)))
+			t := fmt.Sprintf("%s via %s (%s at %s)", e.From.Ref, c.display, e.Reason, a.where(e.At))
+			l = append(l, analysis.Fact{Label: "refreshed by", Value: a.lines(t), Template: t})
 		}
 		via[c] = l
 		return l
 	}
 	var seenBuf [16]*res
+	var facts []analysis.Fact
 	for _, x := range live {
 		if x.containerish() || x.node == nil {
 			continue
 		}
-		var lines []string
+		facts = facts[:0]
 		for _, e := range into[x.node] {
-			lines = append(lines, fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At)))
+			t := fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))
+			facts = append(facts, analysis.Fact{Label: "refreshed by", Value: a.lines(t), Template: t})
 		}
 		seen := seenBuf[:0]
 		for c := x.container; c != nil && !slices.Contains(seen, c); c = c.container {
@@ -999,17 +1015,17 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 			if c.begin == nil {
 				continue
 			}
-			lines = append(lines, viaLines(c)...)
+			facts = append(facts, viaFacts(c)...)
 		}
-		for _, l := range lines { // templates: where's lines are marks
+		for _, nf := range facts { // templates: where's lines are marks
 			dup := false
 			for _, f := range x.node.Facts {
-				if f.Label == "refreshed by" && f.Template == l {
+				if f.Label == "refreshed by" && f.Template == nf.Template {
 					dup = true
 				}
 			}
 			if !dup {
-				x.node.Facts = append(x.node.Facts, analysis.Fact{Label: "refreshed by", Value: a.lines(l), Template: l})
+				x.node.Facts = append(x.node.Facts, nf)
 			}
 		}
 	}
@@ -1143,9 +1159,9 @@ func (g *runGraph) when(e *analysis.Edge, xs []*res, c *cond) {
 	}
 	var bs []*branch
 	for _, x := range xs {
-		bs = addBranches(bs, g.conds.res(x))
+		bs = unionBranches(bs, g.conds.res(x))
 	}
-	bs = addBranches(bs, g.conds.of(c))
+	bs = unionBranches(bs, g.conds.of(c))
 	g.elog = append(g.elog, edgeWhen{e, bs})
 }
 
@@ -1156,23 +1172,32 @@ type edgeWhen struct {
 	bs []*branch
 }
 
-// edgeConds is econd, built from the log of when's calls the first time
-// it is asked for: only a run with a cycle asks, while every edge of a
-// run with undecided conditionals is logged (a map written for each of
-// them was 5% of what a control repository's analysis allocated).
-func (g *runGraph) edgeConds() map[*analysis.Edge][]*branch {
-	if g.econd != nil || len(g.elog) == 0 {
-		return g.econd
+// edgeConds is the branches each of edges (a cycle's world) needs (nil:
+// none), built from the log of when's calls: only a run with a cycle
+// asks, while every edge of a run with undecided conditionals is logged
+// (a map written for each of them was 5% of what a control repository's
+// analysis allocated; one for every edge of a run with a cycle, another
+// 5%).
+func (g *runGraph) edgeConds(edges []*analysis.Edge) map[*analysis.Edge][]*branch {
+	if len(g.elog) == 0 {
+		return nil
 	}
-	g.econd = make(map[*analysis.Edge][]*branch, len(g.elog))
+	want := make(map[*analysis.Edge]bool, len(edges))
+	for _, e := range edges {
+		want[e] = true
+	}
+	econd := make(map[*analysis.Edge][]*branch, len(edges))
 	for _, w := range g.elog {
-		if old, ok := g.econd[w.e]; ok {
-			g.econd[w.e] = common(old, w.bs)
+		if !want[w.e] {
 			continue
 		}
-		g.econd[w.e] = w.bs
+		if old, ok := econd[w.e]; ok {
+			econd[w.e] = common(old, w.bs)
+			continue
+		}
+		econd[w.e] = w.bs
 	}
-	return g.econd
+	return econd
 }
 
 // generatedFile: puppetlabs-concat's concat_file type generates a File

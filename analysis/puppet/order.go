@@ -17,7 +17,7 @@ import (
 // cycles reports every dependency cycle as Puppet does, once, on the
 // relationship that closes it, with the other edges as related entries.
 func (a *analyzer) cycles(g *runGraph, stuck []*analysis.Node) {
-	keys := make(map[*analysis.Node]string, len(g.nodes))
+	keys := make(map[*analysis.Node]string, len(stuck)) // asked for the cycles' nodes only
 	sortKey := func(n *analysis.Node) string {
 		if k, ok := keys[n]; ok {
 			return k

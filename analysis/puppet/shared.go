@@ -36,6 +36,10 @@ type memo struct {
 	// refreshed resources); one string per place for the whole analysis.
 	wheres sync.Map // whereKey -> string
 	defs   *defMemo // recorded define bodies (defmemo.go), made when first needed
+	// lineFiles: the file line() numbers a URI's positions in. Found
+	// once: the workspace's lookup asks the disk each time (os.Stat), and
+	// line() writes out every "refreshed by" hover line of every run.
+	lineFiles map[string]*source.File
 }
 
 type whereKey struct {
@@ -151,12 +155,28 @@ func (a *analyzer) modDirKnown(mod string) bool {
 // line is the 1-based line of a span's start. source.File computes its
 // line table lazily: the lock keeps goroutines from racing on it.
 func (a *analyzer) line(sp source.Span) int {
-	f := analysis.FileOf(a.ws, sp.URI)
+	m := a.memo
+	m.mu.Lock()
+	f, ok := m.lineFiles[sp.URI]
+	m.mu.Unlock()
+	if !ok {
+		f = analysis.FileOf(a.ws, sp.URI)
+		m.mu.Lock()
+		if m.lineFiles == nil {
+			m.lineFiles = map[string]*source.File{}
+		}
+		if g, ok := m.lineFiles[sp.URI]; ok {
+			f = g // another fork's answer came first: one file for the analysis
+		} else {
+			m.lineFiles[sp.URI] = f
+		}
+		m.mu.Unlock()
+	}
 	if f == nil {
 		return 0
 	}
-	a.memo.mu.Lock()
+	m.mu.Lock()
 	l, _ := f.Line1Col1(sp.Start)
-	a.memo.mu.Unlock()
+	m.mu.Unlock()
 	return l
 }

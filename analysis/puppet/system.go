@@ -259,6 +259,9 @@ type analyzer struct {
 	allRuns               []*run
 	edgeSlab              []analysis.Edge
 	nodeSlab              []analysis.Node
+	slabs                 *slabSet // a fork's slabs, when they are recycled (see recycle)
+	freeSlabs             slabSet  // the main analyzer's: slabs merged runs gave back (under freeMu)
+	freeMu                sync.Mutex
 	linkSeen              map[linkKey]map[*analysis.Node]bool
 	cur                   *run
 	loadedAll             bool                // every file of the request was loaded (System.loadedAll)

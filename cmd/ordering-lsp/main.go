@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -63,6 +64,20 @@ func useCache(args []string) []string {
 // it is set: the speed figures in the README are measured on the real
 // binary, and this is how to see where its time goes.
 func profiled(f func() int) int {
+	if mp := os.Getenv("ORDERING_MEMPROFILE"); mp != "" {
+		// Allocations (alloc_space) and what is live at exit (inuse_space).
+		defer func() {
+			runtime.GC() // the profile holds what the last collection saw
+			if out, err := os.Create(mp); err == nil {
+				pprof.Lookup("allocs").WriteTo(out, 0)
+				out.Close()
+			}
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			fmt.Fprintf(os.Stderr, "ORDERING_MEMPROFILE: allocated %d MB in %d objects, %d collections, peak heap %d MB\n",
+				m.TotalAlloc>>20, m.Mallocs, m.NumGC-1, m.HeapSys>>20)
+		}()
+	}
 	path := os.Getenv("ORDERING_CPUPROFILE")
 	if path == "" {
 		return f()

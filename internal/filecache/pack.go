@@ -69,6 +69,29 @@ func (p *pack) used() {
 	})
 }
 
+// kinds interns the kinds of values read from pack indexes: a handful of
+// words, one string each rather than one per value.
+var kinds = &internTable{m: map[string]string{}}
+
+type internTable struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (t *internTable) intern(b []byte) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s, ok := t.m[string(b)]; ok {
+		return s
+	}
+	if len(t.m) >= 256 {
+		return string(b) // not a handful after all (a damaged pack)
+	}
+	s := string(b)
+	t.m[s] = s
+	return s
+}
+
 // entry is one value of a pack's index.
 type entry struct {
 	kind string
@@ -98,7 +121,7 @@ func parseIndex(p *pack) ([]entry, error) {
 			return nil, errBadPack
 		}
 		var e entry
-		e.kind = string(d[at : at+kl])
+		e.kind = kinds.intern(d[at : at+kl])
 		at += kl
 		copy(e.key[:], d[at:at+32])
 		at += 32
@@ -234,7 +257,15 @@ func openPack(path string) *pack {
 // indexPacks says where each value of packs lies; the first pack that
 // holds a key wins.
 func indexPacks(packs []*pack) map[memKey]ref {
-	idx := map[memKey]ref{}
+	n := 0
+	for _, p := range packs {
+		if len(p.data) >= 12 && bytes.Equal(p.data[:8], packMagic) {
+			n += min(int(binary.LittleEndian.Uint32(p.data[8:12])), len(p.data)/48)
+		}
+	}
+	// sized once from the headers' counts: grown from empty, the map of a
+	// few hundred thousand values allocated twice what it holds
+	idx := make(map[memKey]ref, n)
 	for _, p := range packs {
 		es, _ := parseIndex(p)
 		for _, e := range es {
