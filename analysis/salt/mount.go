@@ -1,9 +1,11 @@
 package salt
 
 import (
+	"hash/maphash"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -35,46 +37,23 @@ import (
 //
 // A master configuration naming file roots in the workspace decides
 // instead (the caller does not ask then).
-func inferMount(ws *source.Workspace, root string, files []*source.File) string {
+func inferMount(ws *source.Workspace, root string, files []*source.File, mc *mountCache) string {
+	if mc == nil {
+		mc = &mountCache{}
+	}
 	if ws.Exists(filepath.Join(root, "top.sls")) {
 		return ""
 	}
-	exists := func(rel string) bool {
-		if rel == "" || strings.Contains(rel, "..") {
-			return false
-		}
-		return ws.Exists(filepath.Join(root, filepath.FromSlash(rel)))
-	}
-	slsExists := func(name string) bool {
-		rel := strings.ReplaceAll(name, ".", "/")
-		return exists(rel+".sls") || exists(rel+"/init.sls")
-	}
 	plain := 0
 	byPrefix := map[string]int{}
-	note := func(first, rest string, resolves func(string) bool, whole string) {
-		if resolves(whole) {
-			plain++
-			return
-		}
-		if first != "" && rest != "" && resolves(rest) {
-			byPrefix[first]++
-		}
-	}
 	for _, f := range files {
 		if f.Path == "" || !strings.HasPrefix(f.Path, root+string(filepath.Separator)) {
 			continue
 		}
-		for _, m := range slsNameRe.FindAllSubmatch(f.Text, -1) {
-			n := string(m[1])
-			first, rest, _ := strings.Cut(n, ".")
-			note(first, rest, slsExists, n)
-		}
-		for _, re := range []*regexp.Regexp{jinjaPathRe, saltURLRe} {
-			for _, m := range re.FindAllSubmatch(f.Text, -1) {
-				p := string(m[1])
-				first, rest, _ := strings.Cut(p, "/")
-				note(first, rest, exists, p)
-			}
+		c := mc.count(ws, root, f)
+		plain += c.plain
+		for p, n := range c.byPrefix {
+			byPrefix[p] += n
 		}
 	}
 	best, bestN := "", 0
@@ -100,6 +79,82 @@ func inferMount(ws *source.Workspace, root string, files []*source.File) string 
 		d = p
 	}
 	return best
+}
+
+// mountCache keeps what each file's references count (by its text) and
+// which paths exist, while the analysed files stay the same: counting
+// stats the disk for every reference (50 ms for REMnux's 393 files), an
+// edit recounts the edited file only. Files created or deleted outside
+// the analysed set (a salt:// source) are seen when that set changes.
+type mountCache struct {
+	mu     sync.Mutex
+	sig    string
+	exists map[string]bool
+	counts map[string]mountCount // by root and URI
+}
+
+type mountCount struct {
+	h, n     uint64
+	plain    int
+	byPrefix map[string]int
+}
+
+// reset starts over when the analysed files changed.
+func (mc *mountCache) reset(sig string) {
+	if mc.sig != sig || mc.exists == nil {
+		mc.sig, mc.exists, mc.counts = sig, map[string]bool{}, map[string]mountCount{}
+	}
+}
+
+func (mc *mountCache) count(ws *source.Workspace, root string, f *source.File) mountCount {
+	if mc.exists == nil {
+		mc.reset("")
+	}
+	key := root + "\x00" + f.URI
+	h := maphash.Bytes(seed, f.Text)
+	if c, ok := mc.counts[key]; ok && c.h == h && c.n == uint64(len(f.Text)) {
+		return c
+	}
+	exists := func(rel string) bool {
+		if rel == "" || strings.Contains(rel, "..") {
+			return false
+		}
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		e, ok := mc.exists[p]
+		if !ok {
+			e = ws.Exists(p)
+			mc.exists[p] = e
+		}
+		return e
+	}
+	slsExists := func(name string) bool {
+		rel := strings.ReplaceAll(name, ".", "/")
+		return exists(rel+".sls") || exists(rel+"/init.sls")
+	}
+	c := mountCount{h: h, n: uint64(len(f.Text)), byPrefix: map[string]int{}}
+	note := func(first, rest string, resolves func(string) bool, whole string) {
+		if resolves(whole) {
+			c.plain++
+			return
+		}
+		if first != "" && rest != "" && resolves(rest) {
+			c.byPrefix[first]++
+		}
+	}
+	for _, m := range slsNameRe.FindAllSubmatch(f.Text, -1) {
+		n := string(m[1])
+		first, rest, _ := strings.Cut(n, ".")
+		note(first, rest, slsExists, n)
+	}
+	for _, re := range []*regexp.Regexp{jinjaPathRe, saltURLRe} {
+		for _, m := range re.FindAllSubmatch(f.Text, -1) {
+			p := string(m[1])
+			first, rest, _ := strings.Cut(p, "/")
+			note(first, rest, exists, p)
+		}
+	}
+	mc.counts[key] = c
+	return c
 }
 
 const (
@@ -138,13 +193,16 @@ func unmount(mount, p string) (string, bool) {
 
 // mountsOf infers the mount point of each repository folder (scopes) for
 // which the configuration names no file root in the workspace.
-func mountsOf(ws *source.Workspace, scopes []string, files []*source.File, cfg *cfgRoots) map[string]string {
+func mountsOf(ws *source.Workspace, scopes []string, files []*source.File, cfg *cfgRoots, mc *mountCache) map[string]string {
 	if cfg != nil && len(cfg.local) > 0 {
 		return nil
 	}
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	mc.reset(filesSig(files))
 	var out map[string]string
 	for _, sc := range scopes {
-		if m := inferMount(ws, sc, files); m != "" {
+		if m := inferMount(ws, sc, files, mc); m != "" {
 			if out == nil {
 				out = map[string]string{}
 			}

@@ -124,7 +124,7 @@ func TestInferMount(t *testing.T) {
 				}
 				return nil
 			})
-			if got := inferMount(ws, filepath.Join(dir, c.sub), files); got != c.want {
+			if got := inferMount(ws, filepath.Join(dir, c.sub), files, nil); got != c.want {
 				t.Errorf("inferMount = %q, want %q", got, c.want)
 			}
 		})

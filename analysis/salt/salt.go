@@ -48,7 +48,8 @@ type System struct {
 	// configuration names (last analysis), for completion
 	cfgLocal []string
 	// cfgMounts: the inferred mount points of file roots (inferMount)
-	cfgMounts map[string]string
+	cfgMounts  map[string]string
+	mountCache mountCache
 	// cfgFiles: the configuration files found under each repository
 	// folder, and for which set of analysed files
 	cfgFiles map[string]cfgFileList
@@ -538,7 +539,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 	scopes := repoScopes(req.Workspace, req.Files)
 	if setting == "" {
 		a.cfg = s.readConfigRoots(req.Workspace, scopes, filesSig(req.Files), req.Files)
-		a.mounts = mountsOf(req.Workspace, scopes, req.Files, a.cfg)
+		a.mounts = mountsOf(req.Workspace, scopes, req.Files, a.cfg, &s.mountCache)
 	}
 	s.mu.Lock()
 	s.cfgLocal = nil
