@@ -130,3 +130,32 @@ func TestInferMount(t *testing.T) {
 		})
 	}
 }
+
+// TestMountedCompletion: an include list of a mounted repository is
+// completed with the names Salt serves (states.x), not the folders.
+func TestMountedCompletion(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "mount_prefix_inferred.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, _ := filepath.EvalSymlinks(t.TempDir())
+	analysistest.WriteInputs(t, repo, ar)
+	ws := source.NewWorkspace(repo)
+	sys := New()
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws}
+	res := analysis.Analyze(sys, in, analysis.Files([]analysis.System{sys}, in)[sys])
+	f := ws.Lookup(filepath.Join(repo, "web", "init.sls"))
+	off := strings.Index(string(f.Text), "states.nginx")
+	c := sys.(analysis.Completer).Complete(analysis.CompletionRequest{Result: res, File: f, Offset: off, Workspace: ws, Settings: analysis.Settings{}})
+	if c == nil {
+		t.Fatal("no completion in the include list")
+	}
+	var got []string
+	for _, it := range c.Items {
+		got = append(got, it.Label)
+	}
+	want := "states.logrotate states.logrotate.templates.application states.nginx states.rsyslog states.rsyslog.conf states.web.php"
+	if strings.Join(got, " ") != want {
+		t.Errorf("items %q, want %q", strings.Join(got, " "), want)
+	}
+}
