@@ -3,6 +3,7 @@ package salt
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -162,7 +163,11 @@ func declText(req analysis.CompletionRequest, at source.Span) string {
 func (s *System) slsItems(req analysis.CompletionRequest) []analysis.CompletionItem {
 	s.mu.Lock()
 	local := s.cfgLocal
+	mounts := s.cfgMounts
 	s.mu.Unlock()
+	for m := range mounts {
+		local = append(slices.Clip(local), m)
+	}
 	root := rootOf(req.Workspace, req.File.Path, req.Settings.Get("salt.fileRoot", ""), local)
 	seen := map[string]bool{}
 	var out []analysis.CompletionItem
@@ -174,7 +179,7 @@ func (s *System) slsItems(req analysis.CompletionRequest) []analysis.CompletionI
 		if rel, err := filepath.Rel(root, p); err != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		name, _ := slsName(root, p)
+		name, _ := slsName(root, mounts[root], p)
 		if name == "" || seen[name] {
 			continue
 		}

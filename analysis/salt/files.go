@@ -18,9 +18,12 @@ import (
 type sfile struct {
 	file *source.File
 	root string // file root (absolute)
-	sls  string // dotted SLS name: nginx.pkg.install, nginx (for nginx/init.sls)
-	init bool   // the file is an init.sls
-	p    *sp.File
+	// mount: the folder the root is served as (inferMount), "" when the
+	// root is served as salt:// itself
+	mount string
+	sls   string // dotted SLS name: nginx.pkg.install, nginx (for nginx/init.sls)
+	init  bool   // the file is an init.sls
+	p     *sp.File
 
 	includes []*include
 	excludes []*exclude
@@ -217,13 +220,13 @@ func (c *parseCache) parse(text []byte, vars map[string]string) *sp.File {
 	return f
 }
 
-// slsName computes the SLS name of path under root.
-func slsName(root, path string) (string, bool) {
+// slsName computes the SLS name of path under root, served at mount.
+func slsName(root, mount, path string) (string, bool) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		rel = filepath.Base(path)
 	}
-	rel = filepath.ToSlash(rel)
+	rel = mountedRel(mount, filepath.ToSlash(rel))
 	rel = strings.TrimSuffix(rel, ".sls")
 	init := false
 	if rel == "init" || strings.HasSuffix(rel, "/init") {
@@ -236,12 +239,12 @@ func slsName(root, path string) (string, bool) {
 // templateVars are the variables Salt gives every SLS template
 // (salt/utils/templates.py generate_sls_context), all knowable from the
 // file's place in the file root.
-func templateVars(root, path, sls string) map[string]string {
+func templateVars(root, mount, path, sls string) map[string]string {
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		rel = filepath.Base(path)
 	}
-	tplfile := filepath.ToSlash(rel)
+	tplfile := mountedRel(mount, filepath.ToSlash(rel))
 	slspath := ""
 	if i := strings.LastIndex(tplfile, "/"); i >= 0 {
 		slspath = tplfile[:i]

@@ -47,6 +47,9 @@ type System struct {
 	// cfgLocal: the file roots in the workspace the repository's
 	// configuration names (last analysis), for completion
 	cfgLocal []string
+	// cfgMounts: the inferred mount points of file roots (inferMount)
+	cfgMounts  map[string]string
+	mountCache mountCache
 	// cfgFiles: the configuration files found under each repository
 	// folder, and for which set of analysed files
 	cfgFiles map[string]cfgFileList
@@ -131,6 +134,9 @@ type tree struct {
 	// roots are merged file by file, a folder in one hides nothing in
 	// another. [root] unless the configuration names several.
 	roots []string
+	// mount: the folder root is served as (inferMount): its SLS names,
+	// Jinja paths and salt:// paths all begin with it
+	mount string
 	env   string // the saltenv of the roots, "" when no configuration names it
 	// envTrees: the roots of every saltenv the configuration names in
 	// the workspace (shared, read-only while runs compile)
@@ -166,9 +172,8 @@ func (t *tree) bySLS(name string) *sfile {
 	}
 	var f *sfile
 	if name != "" && !strings.Contains(name, sp.Unknown) && !strings.Contains(name, "..") && !strings.HasPrefix(name, "/") {
-		rel := filepath.FromSlash(strings.ReplaceAll(name, ".", "/"))
 	find:
-		for _, p := range []string{rel + ".sls", filepath.Join(rel, "init.sls")} {
+		for _, p := range t.slsPaths(name) {
 			for _, r := range t.rootList() {
 				if f = t.loadIn(filepath.Join(r, p), r); f != nil {
 					break find
@@ -178,6 +183,24 @@ func (t *tree) bySLS(name string) *sfile {
 	}
 	t.bySlsM[name] = f
 	return f
+}
+
+// slsPaths: where SLS name may live, relative to a root of the tree
+// (NAME.sls before NAME/init.sls); a mounted root serves only names under
+// its mount point (the mount point itself is its init.sls).
+func (t *tree) slsPaths(name string) []string {
+	if t.mount != "" {
+		if name == t.mount {
+			return []string{"init.sls"}
+		}
+		rest, ok := strings.CutPrefix(name, t.mount+".")
+		if !ok {
+			return nil
+		}
+		name = rest
+	}
+	rel := filepath.FromSlash(strings.ReplaceAll(name, ".", "/"))
+	return []string{rel + ".sls", filepath.Join(rel, "init.sls")}
 }
 
 func (t *tree) rootList() []string {
@@ -190,6 +213,9 @@ func (t *tree) rootList() []string {
 // hasPkg reports whether some root of the tree holds package top (a
 // folder or top.sls).
 func (t *tree) hasPkg(top string) bool {
+	if t.mount != "" {
+		return top == t.mount
+	}
 	for _, r := range t.rootList() {
 		if t.ws.Exists(filepath.Join(r, top)) || t.ws.Exists(filepath.Join(r, top+".sls")) {
 			return true
@@ -233,20 +259,20 @@ func (t *tree) loadIn(path, root string) *sfile {
 	}
 	var sf *sfile
 	if file := t.ws.Lookup(path); file != nil {
-		sf = t.s.newFile(file, root)
+		sf = t.s.newFile(file, root, t.mount)
 	}
 	t.byPath[path] = sf
 	return sf
 }
 
-func (s *System) newFile(file *source.File, root string) *sfile {
-	sls, init := slsName(root, file.Path)
+func (s *System) newFile(file *source.File, root, mount string) *sfile {
+	sls, init := slsName(root, mount, file.Path)
 	if file.Path == "" {
 		sls = strings.TrimSuffix(filepath.Base(file.URI), ".sls")
 	}
 	// A file read before with the same text and root is reused whole:
 	// an edit lowers one file, not the tree.
-	key := sfileKey{file.URI, root, maphash.Bytes(seed, file.Text), len(file.Text), s.facts}
+	key := sfileKey{file.URI, root, mount, maphash.Bytes(seed, file.Text), len(file.Text), s.facts}
 	s.mu.Lock()
 	if f, ok := s.files[key]; ok {
 		s.fileGen[key] = s.gen
@@ -254,8 +280,8 @@ func (s *System) newFile(file *source.File, root string) *sfile {
 		return f
 	}
 	s.mu.Unlock()
-	f := &sfile{file: file, root: root, sls: sls, init: init, comments: &commentSpans{}}
-	vars := templateVars(root, file.Path, sls)
+	f := &sfile{file: file, root: root, mount: mount, sls: sls, init: init, comments: &commentSpans{}}
+	vars := templateVars(root, mount, file.Path, sls)
 	if s.facts != "" {
 		vars[sp.FactsVar] = s.facts
 	}
@@ -269,10 +295,10 @@ func (s *System) newFile(file *source.File, root string) *sfile {
 }
 
 type sfileKey struct {
-	uri, root string
-	h         uint64
-	n         int
-	facts     string
+	uri, root, mount string
+	h                uint64
+	n                int
+	facts            string
 }
 
 // avail lists the SLS names under the root (for include and sls globs).
@@ -296,14 +322,14 @@ func (t *tree) avail() []string {
 				return nil
 			}
 			if strings.HasSuffix(p, ".sls") {
-				n, _ := slsName(root, p)
+				n, _ := slsName(root, t.mount, p)
 				seen[n] = true
 			}
 			return nil
 		})
 		for _, o := range t.ws.Overlays() {
 			if o.Path != "" && strings.HasPrefix(o.Path, root+string(filepath.Separator)) && strings.HasSuffix(o.Path, ".sls") {
-				n, _ := slsName(root, o.Path)
+				n, _ := slsName(root, t.mount, o.Path)
 				seen[n] = true
 			}
 		}
@@ -365,6 +391,9 @@ func (a *analyzer) rootOf(path string) string {
 	var local []string
 	if a.cfg != nil {
 		local = a.cfg.local
+	}
+	for m := range a.mounts {
+		local = append(slices.Clip(local), m)
 	}
 	r = rootOf(a.req.Workspace, path, a.setting, local)
 	a.mu.Lock()
@@ -510,12 +539,14 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 	scopes := repoScopes(req.Workspace, req.Files)
 	if setting == "" {
 		a.cfg = s.readConfigRoots(req.Workspace, scopes, filesSig(req.Files), req.Files)
+		a.mounts = mountsOf(req.Workspace, scopes, req.Files, a.cfg, &s.mountCache)
 	}
 	s.mu.Lock()
 	s.cfgLocal = nil
 	if a.cfg != nil {
 		s.cfgLocal = a.cfg.local
 	}
+	s.cfgMounts = a.mounts
 	s.mu.Unlock()
 	a.minion = node
 	if node != nil {
@@ -530,7 +561,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 	treeOf := func(root string) *tree {
 		t := trees[root]
 		if t == nil {
-			t = &tree{s: s, root: root, ws: req.Workspace, bySlsM: map[string]*sfile{}, byPath: map[string]*sfile{}, cfg: a.cfg, scopes: scopes}
+			t = &tree{s: s, root: root, mount: a.mounts[root], ws: req.Workspace, bySlsM: map[string]*sfile{}, byPath: map[string]*sfile{}, cfg: a.cfg, scopes: scopes}
 			if a.cfg != nil {
 				t.env, t.roots = a.cfg.envOf(root)
 				if len(t.roots) < 2 {
@@ -566,9 +597,8 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 			root := a.rootOf(p)
 			t := treeOf(root)
 			for _, n := range t.avail() {
-				rel := filepath.FromSlash(strings.ReplaceAll(n, ".", "/"))
-				for _, c := range []string{filepath.Join(root, rel+".sls"), filepath.Join(root, rel, "init.sls")} {
-					paths = append(paths, c)
+				for _, c := range t.slsPaths(n) {
+					paths = append(paths, filepath.Join(root, c))
 					roots = append(roots, root)
 				}
 			}
@@ -581,7 +611,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 			}
 		}
 	}
-	preload(s, req.Workspace, paths, roots)
+	preload(s, req.Workspace, paths, roots, a.mounts)
 	if req.Canceled() {
 		return a.res
 	}
@@ -607,7 +637,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 			if file.Path != "" {
 				f = t.load(file.Path)
 			} else {
-				f = s.newFile(file, root)
+				f = s.newFile(file, root, t.mount)
 			}
 			if f != nil {
 				if filepath.Base(file.Path) == "top.sls" && filepath.Dir(file.Path) == root {
@@ -628,7 +658,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 			var f *sfile
 			if file.Path == "" {
 				t = treeOf("")
-				f = s.newFile(file, "")
+				f = s.newFile(file, "", "")
 			} else {
 				root := a.rootOf(file.Path)
 				t = treeOf(root)
@@ -805,7 +835,7 @@ func (a *analyzer) namedFrom(uri, root string) bool {
 	if t == nil || path == "" {
 		return false
 	}
-	sls, _ := slsName(root, path)
+	sls, _ := slsName(root, t.mount, path)
 	for _, f := range t.byPath {
 		if f == nil || f.file.URI == uri {
 			continue
@@ -840,7 +870,8 @@ var conflictPair = regexp.MustCompile(`found in SLS '([^']*)' and SLS '([^']*)'`
 
 // sourceTemplates finds the files used as file templates: every
 // salt://<path> written in a file read (a state's `source:`, a pillar's
-// `settings_xml_template_url:`) resolved against that file's root.
+// `settings_xml_template_url:`) and every path a Jinja include or import
+// names, resolved against that file's root (and its mount point).
 // Formulas give templates the .sls name for the editor's Jinja
 // highlighting (uvsmtid/common-salt-states: Vagrantfile.sls,
 // credentials.xml.sls, bootstrap.ps1.sls); they are not states.
@@ -867,7 +898,23 @@ func sourceTemplates(files []treeFile) map[string]bool {
 			if end < len(text) && text[end] == '{' {
 				continue // templated path
 			}
-			rel := string(text[:end])
+			rel, ok := unmount(tf.f.mount, string(text[:end]))
+			if !ok {
+				continue
+			}
+			if u, ok := byPath[filepath.Join(tf.f.root, filepath.FromSlash(rel))]; ok && u != tf.f.file.URI {
+				out[u] = true
+			}
+		}
+		// {% include 'x/y.sls' %}, {% from 'x/y.sls' import m %}: the
+		// Jinja loader reads the file as a template from the file root
+		// (hakoerber/salt-states' logrotate/templates/application.sls,
+		// rendered inside each includer, requires what they include)
+		for _, m := range jinjaPathRe.FindAllSubmatch(tf.f.file.Text, -1) {
+			rel, ok := unmount(tf.f.mount, string(m[1]))
+			if !ok || strings.HasPrefix(rel, ".") {
+				continue
+			}
 			if u, ok := byPath[filepath.Join(tf.f.root, filepath.FromSlash(rel))]; ok && u != tf.f.file.URI {
 				out[u] = true
 			}
@@ -928,7 +975,7 @@ func (a *analyzer) dropAfterRenderErrors() {
 
 // preload parses and lowers files on every core; later loads hit the
 // file cache.
-func preload(s *System, ws *source.Workspace, paths, roots []string) {
+func preload(s *System, ws *source.Workspace, paths, roots []string, mounts map[string]string) {
 	if len(paths) < 8 {
 		return
 	}
@@ -945,7 +992,7 @@ func preload(s *System, ws *source.Workspace, paths, roots []string) {
 					continue
 				}
 				// parsed and lowered: tree.load finds the file made
-				s.newFile(file, roots[i])
+				s.newFile(file, roots[i], mounts[roots[i]])
 			}
 		}()
 	}
@@ -1047,13 +1094,15 @@ type analyzer struct {
 	diagRoot map[string]string
 	master   bool
 	auto     bool
-	facts    [][]analysis.Fact // by graph node index
-	rec      *runRecord
-	mu       *sync.Mutex // guards rootCache while runs compile in parallel
-	jobs     []*runJob
-	realOf   []*analysis.Node // apply: record node index -> graph node
-	buf      []*analysis.Node
-	inFacts  []inFact
+	// mounts: the inferred mount point of each file root (inferMount)
+	mounts  map[string]string
+	facts   [][]analysis.Fact // by graph node index
+	rec     *runRecord
+	mu      *sync.Mutex // guards rootCache while runs compile in parallel
+	jobs    []*runJob
+	realOf  []*analysis.Node // apply: record node index -> graph node
+	buf     []*analysis.Node
+	inFacts []inFact
 	// apply: records applied so far; the first one's nodes and edges
 	// go into the maps only when a second record comes
 	applied    int
