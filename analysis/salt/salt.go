@@ -95,7 +95,25 @@ func (s *System) Owns(path string, head func() []byte) bool {
 		return false
 	}
 	p := filepath.ToSlash(path)
-	return !strings.Contains(p, "/pillar/") && !strings.Contains(p, "/pillars/")
+	for _, seg := range strings.Split(filepath.ToSlash(filepath.Dir(p)), "/") {
+		if pillarFolder(seg) {
+			return false
+		}
+	}
+	return true
+}
+
+// pillarFolder: a folder of pillar data by its name: pillar/, pillars/,
+// or a copy kept beside them (tony/salt-states-configs' pillar.old/,
+// pillar-example/: data in SLS syntax whose lists read as malformed
+// states).
+func pillarFolder(name string) bool {
+	for _, base := range []string{"pillar", "pillars"} {
+		if rest, ok := strings.CutPrefix(name, base); ok && (rest == "" || strings.ContainsAny(rest[:1], ".-_")) {
+			return true
+		}
+	}
+	return false
 }
 
 // Reads: the files besides states an analysis reads: Jinja imports and
