@@ -56,37 +56,30 @@ func (a *analyzer) newNodeSlab() []analysis.Node {
 	if a.slabs == nil {
 		return make([]analysis.Node, 0, 256)
 	}
-	m := a.main
-	m.freeMu.Lock()
-	var s []analysis.Node
-	if n := len(m.freeSlabs.nodes); n > 0 {
-		s = m.freeSlabs.nodes[n-1][:0]
-		m.freeSlabs.nodes = m.freeSlabs.nodes[:n-1]
-	}
-	m.freeMu.Unlock()
-	if s == nil {
-		s = make([]analysis.Node, 0, 256)
-	}
-	a.slabs.nodes = append(a.slabs.nodes, s)
-	return s
+	return takeSlab(&a.main.freeMu, &a.main.freeSlabs.nodes, &a.slabs.nodes, 256)
 }
 
 func (a *analyzer) newEdgeSlab() []analysis.Edge {
 	if a.slabs == nil {
 		return make([]analysis.Edge, 0, 1024)
 	}
-	m := a.main
-	m.freeMu.Lock()
-	var s []analysis.Edge
-	if n := len(m.freeSlabs.edges); n > 0 {
-		s = m.freeSlabs.edges[n-1][:0]
-		m.freeSlabs.edges = m.freeSlabs.edges[:n-1]
+	return takeSlab(&a.main.freeMu, &a.main.freeSlabs.edges, &a.slabs.edges, 1024)
+}
+
+// takeSlab hands out a slab another run gave back (free, under mu), else
+// a new one of size, and records it as this fork's (own).
+func takeSlab[T any](mu *sync.Mutex, free, own *[][]T, size int) []T {
+	mu.Lock()
+	var s []T
+	if n := len(*free); n > 0 {
+		s = (*free)[n-1][:0]
+		*free = (*free)[:n-1]
 	}
-	m.freeMu.Unlock()
+	mu.Unlock()
 	if s == nil {
-		s = make([]analysis.Edge, 0, 1024)
+		s = make([]T, 0, size)
 	}
-	a.slabs.edges = append(a.slabs.edges, s)
+	*own = append(*own, s)
 	return s
 }
 
