@@ -136,10 +136,7 @@ func TestLatency(t *testing.T) {
 		edited := withProbe(strconv.Itoa(k))
 		v := k + 2
 		t0 := time.Now()
-		srv.notify("textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": uri, "version": v},
-			"contentChanges": []map[string]any{{"text": edited}},
-		})
+		srv.change(uri, v, edited)
 		at := srv.waitPublish(t, uri, v)
 		waitComplete(t, srv)
 		firsts = append(firsts, at.Sub(t0))
@@ -163,7 +160,7 @@ func TestLatency(t *testing.T) {
 
 	if salt { // the cycle below is Puppet's
 		last := withProbe("last")
-		srv.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": edits + 2}, "contentChanges": []map[string]any{{"text": last}}})
+		srv.change(uri, edits+2, last)
 		srv.waitPublish(t, uri, edits+2)
 		waitComplete(t, srv)
 		commentEdits(t, srv, uri, last)
@@ -173,7 +170,7 @@ func TestLatency(t *testing.T) {
 	// preview of the order one produces (codeAction/resolve)
 	cyc := string(text[:i]) + "  notify { 'cycle-a': require => Notify['cycle-b'] }\n  notify { 'cycle-b': require => Notify['cycle-a'] }\n" + string(text[i:])
 	v := edits + 2
-	srv.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": v}, "contentChanges": []map[string]any{{"text": cyc}}})
+	srv.change(uri, v, cyc)
 	srv.waitPublish(t, uri, v)
 	waitComplete(t, srv)
 	// the cycle's problem sits on the relationship that closes it: the
@@ -213,10 +210,7 @@ func editsDuring(t *testing.T, srv *lspProc, uri string, withProbe func(string) 
 		}
 		v := k + 2
 		t0 := time.Now()
-		srv.notify("textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": uri, "version": v},
-			"contentChanges": []map[string]any{{"text": withProbe(strconv.Itoa(k))}},
-		})
+		srv.change(uri, v, withProbe(strconv.Itoa(k)))
 		at := srv.waitPublish(t, uri, v)
 		firsts = append(firsts, at.Sub(t0))
 		t.Logf("edit %d, %v after the open's diagnostics: first diagnostics %v", k+1, t0.Sub(open).Round(time.Millisecond), at.Sub(t0).Round(time.Millisecond))
@@ -245,10 +239,7 @@ func commentEdits(t *testing.T, srv *lspProc, uri, text string) {
 		}
 		cpu0 := srv.cpu()
 		t0 := time.Now()
-		srv.notify("textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": uri, "version": v},
-			"contentChanges": []map[string]any{{"text": edited}},
-		})
+		srv.change(uri, v, edited)
 		at := srv.waitPublish(t, uri, v)
 		waitComplete(t, srv)
 		firsts = append(firsts, at.Sub(t0))
@@ -293,10 +284,7 @@ func typingBurst(t *testing.T, srv *lspProc, uri string, withProbe func(string) 
 		word += string(rune('a' + k%26))
 		v := base + k
 		text := withProbe("burst_" + word)
-		srv.notify("textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": uri, "version": v},
-			"contentChanges": []map[string]any{{"text": text}},
-		})
+		srv.change(uri, v, text)
 		t0 := time.Now()
 		srv.call(t, "textDocument/hover", hoverAt0(uri, text))
 		hovers = append(hovers, time.Since(t0))
@@ -542,6 +530,15 @@ func (p *lspProc) call(t *testing.T, method string, params any) json.RawMessage 
 	}
 }
 
+// change sends a document's whole new text, as an editor that does not
+// send ranges does.
+func (p *lspProc) change(uri string, version int, text string) {
+	p.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": version},
+		"contentChanges": []map[string]any{{"text": text}},
+	})
+}
+
 func (p *lspProc) waitPublish(t *testing.T, uri string, version int) time.Time {
 	deadline := time.Now().Add(3 * time.Minute)
 	go func() { time.Sleep(3 * time.Minute); p.mu.Lock(); p.cond.Broadcast(); p.mu.Unlock() }()
@@ -631,10 +628,7 @@ func TestSoak(t *testing.T) {
 			fmt.Fprintf(&add, lines[rng.Intn(len(lines))], rng.Intn(60))
 		}
 		final = string(text[:end]) + add.String() + string(text[end:])
-		srv.notify("textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": uri, "version": k + 2},
-			"contentChanges": []map[string]any{{"text": final}},
-		})
+		srv.change(uri, k+2, final)
 		time.Sleep(time.Duration(rng.Intn(30)) * time.Millisecond) // typing speed, with pauses
 		if k%100 == 99 {
 			rss, _ := srv.memory()
