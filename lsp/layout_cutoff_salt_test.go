@@ -42,13 +42,7 @@ func TestSaltLayoutEditIsNotAnalysed(t *testing.T) {
 	c.Open(uri, "sls", app)
 	c.Open(usersURI, "sls", users)
 	c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 2 })
-	settled := func() {
-		var order any
-		if err := c.Call("ordering/order", map[string]any{"uri": uri}, &order); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settled()
+	c.Settle(uri)
 	before := n.Load()
 	if ds := c.Diagnostics(uri); !strings.Contains(ds[0].Message, "users.sls:2:1") {
 		t.Fatalf("the diagnostic does not name the line of the template that may declare user_bob: %q", ds[0].Message)
@@ -63,7 +57,7 @@ func TestSaltLayoutEditIsNotAnalysed(t *testing.T) {
 	first := c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool {
 		return len(ds) == 2 && ds[0].Range.Start.Line == 4
 	})
-	settled()
+	c.Settle(uri)
 	got := c.Diagnostics(uri)
 	if after := n.Load(); after != before {
 		t.Errorf("comment lines were analysed: %d analyses before them, %d after", before, after)
@@ -82,7 +76,7 @@ func TestSaltLayoutEditIsNotAnalysed(t *testing.T) {
 	// a comment where Jinja would join it to the next line is analysed
 	before = n.Load()
 	c.Edit(usersURI, 3, lsptest.Range{Start: lsptest.Position{Line: 4}, End: lsptest.Position{Line: 4}}, "{#- joined -#}\n")
-	settled()
+	c.Settle(uri)
 	if n.Load() == before {
 		t.Errorf("a comment with whitespace control was not analysed")
 	}
@@ -91,7 +85,7 @@ func TestSaltLayoutEditIsNotAnalysed(t *testing.T) {
 	before = n.Load()
 	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 5}, End: lsptest.Position{Line: 6}}, "")
 	got = c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 1 })
-	settled()
+	c.Settle(uri)
 	if n.Load() == before {
 		t.Errorf("a code edit was not analysed")
 	}

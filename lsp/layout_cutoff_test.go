@@ -38,13 +38,7 @@ func TestLayoutEditIsNotAnalysed(t *testing.T) {
 	c, _ := lsptest.Start(t, []analysis.System{counted{puppet.New().(*puppet.System), &n}}, root, nil)
 	c.Open(uri, "puppet", text)
 	c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 2 })
-	settled := func() {
-		var order any
-		if err := c.Call("ordering/order", map[string]any{"uri": uri}, &order); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settled()
+	c.Settle(uri)
 	before := n.Load()
 
 	comment := "# the web server\n"
@@ -52,7 +46,7 @@ func TestLayoutEditIsNotAnalysed(t *testing.T) {
 	first := c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool {
 		return len(ds) == 2 && ds[0].Range.Start.Line == 2
 	})
-	settled()
+	c.Settle(uri)
 	got := c.Diagnostics(uri)
 	if after := n.Load(); after != before {
 		t.Errorf("a comment line was analysed: %d analyses before it, %d after", before, after)
@@ -85,7 +79,7 @@ func TestLayoutEditIsNotAnalysed(t *testing.T) {
 	// code is analysed
 	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 1}, End: lsptest.Position{Line: 2}}, "")
 	c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 1 })
-	settled()
+	c.Settle(uri)
 	if n.Load() == before {
 		t.Errorf("a code edit was not analysed")
 	}
@@ -104,22 +98,16 @@ func TestSaveIsNotAnalysed(t *testing.T) {
 	var n atomic.Int32
 	c, _ := lsptest.Start(t, []analysis.System{counted{puppet.New().(*puppet.System), &n}}, root, nil)
 	c.Open(uri, "puppet", files["site.pp"])
-	settled := func() {
-		var order any
-		if err := c.Call("ordering/order", map[string]any{"uri": uri}, &order); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settled()
+	c.Settle(uri)
 	before := n.Load()
 	c.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}})
 	c.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": uri, "type": 2}}})
-	settled()
+	c.Settle(uri)
 	if after := n.Load(); after != before {
 		t.Errorf("saving an open document was analysed: %d analyses before, %d after", before, after)
 	}
 	c.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": other, "type": 2}}})
-	settled()
+	c.Settle(uri)
 	if n.Load() == before {
 		t.Errorf("a file changed on disk was not analysed")
 	}

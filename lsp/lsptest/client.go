@@ -167,6 +167,15 @@ func (c *Client) Notify(method string, params any) {
 	}
 }
 
+// Settle returns once the server's complete analysis of uri has landed:
+// ordering/order answers from it.
+func (c *Client) Settle(uri string) {
+	var order any
+	if err := c.Call("ordering/order", map[string]any{"uri": uri}, &order); err != nil {
+		c.t.Fatalf("ordering/order: %v", err)
+	}
+}
+
 // WaitDiagnostics waits until the diagnostics of uri satisfy ok, and
 // returns them. It fails the test after 20 s.
 func (c *Client) WaitDiagnostics(uri string, ok func([]Diagnostic) bool) []Diagnostic {
