@@ -1088,9 +1088,12 @@ type analyzer struct {
 	// requisite or extend target in a file the run does not include, a
 	// cycle made by include order): reported when every run that holds
 	// the file has them.
-	ctx      map[string]*ctxDiag
-	ctxOrd   []string
-	runFiles map[string]int
+	ctx    map[string]*ctxDiag
+	ctxOrd []string
+	// opaqueKeys: the top-level keys of files whose renderer is not
+	// analysed, read once (opaqueDeclares)
+	opaqueKeys map[*sfile][]topKey
+	runFiles   map[string]int
 	// slsRunFiles: the files of each file's own run (state.sls NAME), by
 	// the file's URI
 	slsRunFiles map[string][]string
@@ -2519,7 +2522,7 @@ func (a *analyzer) declaredElsewhere(c *ctxDiag) (where string, exact bool, disp
 			}
 		}
 		if f.p.Skipped && where == "" {
-			if sp, key, ok := opaqueDeclares(f.file.Text, c.target); ok {
+			if sp, key, ok := a.opaqueDeclares(f, c.target); ok {
 				where, disp, in = analysis.WhereMark(a.req.Workspace, t.root, source.Span{URI: f.file.URI, Start: sp, End: sp + len(key)}), key, f
 			}
 		}
@@ -2531,8 +2534,40 @@ func (a *analyzer) declaredElsewhere(c *ctxDiag) (where string, exact bool, disp
 // analysed (`#!stateconf`, `#!py`) for what may declare target: a
 // top-level key that is the target or a template of it
 // (`rsyslog-{{ file.tag }}:` in hakoerber/salt-states' stateconf file),
-// or the target written as a string. Its offset and words.
-func opaqueDeclares(text []byte, target string) (int, string, bool) {
+// or the target written as a string. Its offset and words. The keys are
+// read once per file and analysis (every missing target asks each file).
+func (a *analyzer) opaqueDeclares(f *sfile, target string) (int, string, bool) {
+	keys, ok := a.opaqueKeys[f]
+	if !ok {
+		keys = topKeys(f.file.Text)
+		if a.opaqueKeys == nil {
+			a.opaqueKeys = map[*sfile][]topKey{}
+		}
+		a.opaqueKeys[f] = keys
+	}
+	for _, k := range keys {
+		if k.key == target || k.pat != k.key && strings.Trim(k.pat, sp.Unknown) != "" && fnmatch(target, k.pat) {
+			return k.off, k.key, true
+		}
+	}
+	text := string(f.file.Text)
+	for _, q := range []string{`"`, `'`} {
+		if i := strings.Index(text, q+target+q); i >= 0 {
+			return i + 1, target, true
+		}
+	}
+	return 0, "", false
+}
+
+// topKey is a top-level `key:` of a text, with its template holes as
+// unknown output (pat).
+type topKey struct {
+	off      int
+	key, pat string
+}
+
+func topKeys(text []byte) []topKey {
+	var out []topKey
 	off := 0
 	for _, line := range strings.SplitAfter(string(text), "\n") {
 		start := off
@@ -2544,17 +2579,9 @@ func opaqueDeclares(text []byte, target string) (int, string, bool) {
 		if !ok || key == "" {
 			continue
 		}
-		pat := templateHoles.ReplaceAllString(key, sp.Unknown)
-		if key == target || pat != key && strings.Trim(pat, sp.Unknown) != "" && fnmatch(target, pat) {
-			return start, key, true
-		}
+		out = append(out, topKey{start, key, templateHoles.ReplaceAllString(key, sp.Unknown)})
 	}
-	for _, q := range []string{`"`, `'`} {
-		if i := strings.Index(string(text), q+target+q); i >= 0 {
-			return i + 1, target, true
-		}
-	}
-	return 0, "", false
+	return out
 }
 
 // templateHoles: the Jinja expressions of a line, output nobody knows.
