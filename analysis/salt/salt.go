@@ -2111,7 +2111,13 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 // undecidable Jinja conditions it is written under, in the template's
 // words.
 func branchNote(e *reqEntry) string {
-	if when := armsText(armsOf(e)); when != "" {
+	return rendersNote(armsText(armsOf(e)))
+}
+
+// rendersNote is the words of branchNote for the conditions when ("" if
+// their words are unknown).
+func rendersNote(when string) string {
+	if when != "" {
 		return "(only where " + when + ": a Jinja condition decided on the machine by grains, pillar or salt[...]; Salt refuses the run there)"
 	}
 	return "(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
@@ -2123,20 +2129,14 @@ func placeBranchNote(f *sfile, off int) string {
 	if f == nil || f.p == nil || f.p.R == nil {
 		return ""
 	}
-	arms := f.p.R.ArmsAt(off)
-	if len(arms) == 0 {
+	var bs []analysis.Branch
+	for _, x := range f.p.R.ArmsAt(off) {
+		bs = append(bs, arm{f, x})
+	}
+	if len(bs) == 0 {
 		return ""
 	}
-	var words []string
-	for _, a := range arms {
-		if a.Text != "" && !slices.Contains(words, a.Text) {
-			words = append(words, a.Text)
-		}
-	}
-	if len(words) > 0 {
-		return "(only where " + strings.Join(words, " and ") + ": a Jinja condition decided on the machine by grains, pillar or salt[...]; Salt refuses the run there)"
-	}
-	return "(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
+	return rendersNote(armsText(bs))
 }
 
 // declBranchNote says which renders an ID declaration exists in (its file
@@ -2147,7 +2147,7 @@ func declBranchNote(d *idDecl) string {
 			return note
 		}
 	}
-	return "(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: Salt refuses the run where it renders)"
+	return rendersNote("")
 }
 
 // hiddenRequisites checks the requisites of alternatives the model
