@@ -43,6 +43,7 @@ type runSnap struct {
 	absent          bool
 	unknownIncludes bool
 	synthetic       bool
+	ids             *snapIDs // numbers of its nodes, edges, links (mergeids.go); nil: none yet
 }
 
 // depKey names an input of a run: kind 'f' file, 'F' the list of files
@@ -318,35 +319,91 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	if a.diagsOnly() {
 		return a.mergeDiagnostics(name, s)
 	}
-	var remap map[*analysis.Node]*analysis.Node // snapshot node -> node here
-	if !own || a.runsBuilt > 0 {
-		remap = make(map[*analysis.Node]*analysis.Node, len(s.nodes))
+	m := a.mergeTable()
+	ids := s.ids
+	if ids == nil || ids.tab != m.tab {
+		ids = m.tab.number(name, s)
 	}
-	mapNode := func(old *analysis.Node) *analysis.Node {
-		if old == nil {
-			return nil
-		}
-		if n, ok := remap[old]; ok {
-			return n
-		}
-		if k, ok := defKeyOf(old); ok && !own {
-			return a.defNodes[k]
-		}
-		return old
-	}
+	m.grow()
+	a.numberDefs(m)
 	// The first run built here (the only one of a single manifest) is
 	// taken as it is: every node and edge of it is new, the fork's slabs
 	// hold nothing else, and copying a 100k-resource catalog cost a third
 	// of its analysis.
 	adopt := own && a.runsBuilt == 0
-	if a.runsBuilt == 0 {
-		a.firstRun = name
+	// def is the node here of the definition node old, numbered id: a
+	// run built here names this analysis's own; a snapshot's are an
+	// earlier analysis's (or, foreign, not a definition node at all).
+	def := func(old *analysis.Node, id int32) *analysis.Node {
+		if own || id < 0 {
+			return old
+		}
+		if _, ok := defKeyOf(old); ok {
+			return m.nodes[id]
+		}
+		return old
+	}
+	news := make([]*analysis.Node, len(s.nodes)) // the node here of each of the run's
+	// at is the node here that the run's node or definition node ref
+	// stands for (old: the snapshot's pointer), as far as the merge got
+	// (an end not merged yet stays the snapshot's, as it always did).
+	at := func(old *analysis.Node, ref int32) *analysis.Node {
+		switch {
+		case ref == noRef:
+			return nil
+		case ref >= 0:
+			if n := news[ref]; n != nil {
+				return n
+			}
+			return old
+		}
+		return def(old, -1-ref)
+	}
+	// here maps a node the snapshot does not number (a node's parent, a
+	// cycle's member) as at does: one of the run's nodes merged so far, a
+	// definition node (parents are, so they are remembered), else itself.
+	var idx map[*analysis.Node]int32
+	here := func(old *analysis.Node) *analysis.Node {
+		if old == nil {
+			return nil
+		}
+		if i := old.Index; i >= 0 && i < len(s.nodes) && s.nodes[i].n == old {
+			if news[i] != nil {
+				return news[i]
+			}
+			return old
+		}
+		if k, ok := defKeyOf(old); ok {
+			if own {
+				return old
+			}
+			n := m.parents[old]
+			if n == nil {
+				n = a.defNodes[k]
+				if n != nil {
+					m.parents[old] = n
+				}
+			}
+			return n
+		}
+		if idx == nil {
+			idx = make(map[*analysis.Node]int32, len(s.nodes))
+			for i, sn := range s.nodes {
+				idx[sn.n] = int32(i)
+			}
+		}
+		if i, ok := idx[old]; ok && news[i] != nil {
+			return news[i]
+		}
+		return old
 	}
 	next := *s
+	next.ids = nil
 	if !a.req.Once && !adopt {
 		next.nodes = make([]snapNode, len(s.nodes))
 	}
 	a.graph.Nodes = slices.Grow(a.graph.Nodes, len(s.nodes))
+	local := a.uniqueRuns // a container's anchors without a declaration are the run's own
 	fi := 0
 	for i, sn := range s.nodes {
 		old := sn.n
@@ -355,14 +412,17 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 			facts = s.facts[fi].facts
 			fi++
 		}
-		key, shared := anchorKey(sn.key(name))
+		anchor := sn.kind == 'A' || sn.kind == 'Z'
+		shared := anchor && !old.Decl.IsZero() // anchorKey
+		id := ids.node[i]
 		var n *analysis.Node
 		switch {
 		case adopt:
 		case shared:
-			n = a.anchors[key]
+			n = m.nodes[id]
+		case a.runsBuilt == 0 || (local && anchor):
 		default:
-			n = a.findNode(key)
+			n = m.nodes[id]
 		}
 		if n != nil {
 			addRefreshFacts(n, facts)
@@ -370,52 +430,63 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 			n = old
 			if !adopt {
 				n = a.copyNode(old)
-				n.Parent = mapNode(old.Parent)
+				n.Parent = here(old.Parent)
 			}
 			n.Facts = nil
 			if facts != nil {
 				n.Facts = facts[:len(facts):len(facts)] // a later run's fact reallocates
 			}
-			if shared {
-				a.graph.Add(n)
-				if a.anchors == nil {
-					a.anchors = map[nodeKey]*analysis.Node{}
-				}
-				a.anchors[key] = n
-			} else {
-				a.addNode(key, n)
+			a.graph.Add(n)
+			if shared || !(local && anchor) {
+				m.nodes[id] = n
 			}
 		}
-		if adopt {
-			continue
-		}
-		remap[old] = n
-		if next.nodes != nil {
+		news[i] = n
+		if !adopt && next.nodes != nil {
 			next.nodes[i] = snapNode{n, sn.kind}
 		}
 	}
+	kept := ids
 	if adopt {
 		a.graph.Edges = append(a.graph.Edges, s.edges...)
-	} else if !a.req.Once {
-		next.edges = make([]*analysis.Edge, 0, len(s.edges))
-	}
-	for _, e := range s.edges {
-		if adopt {
-			break
+		for j, e := range s.edges {
+			if id := ids.edge[j]; id >= 0 {
+				m.edges[id] = e // the last of equal edges, as a map of the graph's edges would hold
+			}
 		}
-		f, t := mapNode(e.From), mapNode(e.To)
-		if f == nil || t == nil {
-			continue
-		}
-		e := a.edge(nil, f, t, e.Kind, e.Reason, e.At)
+	} else {
 		if !a.req.Once {
-			next.edges = append(next.edges, e)
+			next.edges = make([]*analysis.Edge, 0, len(s.edges))
+		}
+		for j, e := range s.edges {
+			f, t := at(e.From, ids.from[j]), at(e.To, ids.to[j])
+			if f == nil || t == nil {
+				if kept == ids {
+					kept = ids.upTo(j)
+				}
+				continue
+			}
+			id := ids.edge[j]
+			var x *analysis.Edge
+			if a.runsBuilt > 0 {
+				x = m.edges[id]
+			}
+			if x == nil {
+				x = a.graph.Connect(a.newEdge(analysis.Edge{From: f, To: t, Kind: e.Kind, Reason: e.Reason, At: e.At}))
+				m.edges[id] = x
+			}
+			if !a.req.Once {
+				next.edges = append(next.edges, x)
+			}
+			if kept != ids {
+				kept.keepEdge(ids, j)
+			}
 		}
 	}
 	out := s.run
 	out.Steps = make([]analysis.Step, len(s.run.Steps))
 	for i, st := range s.run.Steps {
-		st.Node = mapNode(st.Node)
+		st.Node = at(st.Node, ids.step[i])
 		if st.Node != nil && st.Label == st.Node.Ref {
 			st.Label = st.Node.Ref // one string for every run's step of the node
 		}
@@ -426,8 +497,8 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		if len(d.Members) > 0 {
 			// a cycle's resources, as this analysis's graph has them
 			ms := make([]*analysis.Node, len(d.Members))
-			for i, m := range d.Members {
-				ms[i] = mapNode(m)
+			for i, x := range d.Members {
+				ms[i] = here(x)
 			}
 			d.Members = ms
 		}
@@ -435,23 +506,20 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	}
 	if len(a.linkArr) == 0 {
 		a.linkArr = make([]analysis.Link, 0, len(s.links.at))
-		if len(a.links) == 0 {
-			a.links = make(map[linkKey]int32, len(s.links.at))
-		}
 	}
 	if len(s.defs) > 0 {
 		next.defs = make([]*analysis.Node, len(s.defs))
 		for i, d := range s.defs {
-			next.defs[i] = mapNode(d)
+			next.defs[i] = def(d, ids.def[i])
 		}
 	}
-	for i, at := range s.links.at {
+	for i := range s.links.at {
 		tgt := s.links.tgt[s.links.start[i]:s.links.start[i+1]]
-		ts := make([]*analysis.Node, 0, len(tgt)) // addLink may keep it
+		ts := make([]*analysis.Node, 0, len(tgt)) // the link may keep it
 		for _, t := range tgt {
 			var n *analysis.Node
 			if t >= 0 {
-				n = mapNode(s.nodes[t].n)
+				n = news[t]
 			} else {
 				n = next.defs[-1-t]
 			}
@@ -459,7 +527,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 				ts = append(ts, n)
 			}
 		}
-		a.addLink(at, ts)
+		a.mergeLink(m, ids.link[i], s.links.at[i], ts)
 	}
 	// Every run that evaluates a resource declares it under a key string
 	// of its own; the snapshot kept keeps the first run's (30 MB of copies
@@ -481,6 +549,9 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	r := &run{a: a, name: name, missing: s.missing, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
 	a.allRuns = append(a.allRuns, r)
 	if !a.req.Once {
+		if !kept.foreign {
+			next.ids = kept
+		}
 		a.nextCache[name] = &next
 	}
 	if a.ownsPrev {
@@ -493,6 +564,21 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		a.restored++
 	}
 	return out
+}
+
+// mergeLink adds a run's link numbered id at at: a place another run
+// links from is one link, its targets each once.
+func (a *analyzer) mergeLink(m *mergeState, id int32, at source.Span, targets []*analysis.Node) {
+	if id < 0 {
+		return
+	}
+	i := m.links[id] - 1
+	if i < 0 {
+		i = int32(len(a.linkArr))
+		m.links[id] = i + 1
+		a.linkArr = append(a.linkArr, analysis.Link{At: at})
+	}
+	a.linkTargets(&m.seen, i, targets)
 }
 
 // mergeDiagnostics is merge for a caller that reads only diagnostics

@@ -27,9 +27,6 @@ func (a *analyzer) newRun(name, entry string) *run {
 		// through 17 rehashes).
 		hint = len(fi.src.Text) / 100
 	}
-	if a.runsBuilt == 0 {
-		a.firstRun = name // the anchors of firstKeys carry it
-	}
 	r := &run{a: a, name: name, entry: entry, byKey: make(map[string]*res, hint), aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}
 	if !a.strict {
 		r.deps = map[depKey]string{}
@@ -310,62 +307,32 @@ func (x *res) last() *analysis.Node {
 	return x.node
 }
 
-// node returns the node for key, shared between the runs of one
-// analysis. Keys are unique within a run, so the map is only built once a
-// second run (or a restored one) starts.
+// node adds the node mk makes for key to the run being built. A run is
+// built on an analyzer of its own (a fork) or alone (one manifest), so
+// every key is new here: merge shares nodes between runs (cache.go).
 func (a *analyzer) node(key nodeKey, mk func() *analysis.Node) *analysis.Node {
-	if n := a.findNode(key); n != nil {
-		return n
-	}
 	n := mk()
 	a.addNode(key, n)
 	return n
 }
 
-// findNode returns the node an earlier run made for key.
-func (a *analyzer) findNode(key nodeKey) *analysis.Node {
-	if a.runsBuilt == 0 {
-		return nil
-	}
-	if a.firstKeys != nil {
-		for _, sn := range a.firstKeys {
-			if k := sn.key(a.firstRun); !a.runLocal(k) {
-				a.nodeKeys[k] = sn.n
-			}
-		}
-		a.firstKeys = nil
-	}
-	if a.runLocal(key) {
-		return nil
-	}
-	return a.nodeKeys[key]
-}
-
+// addNode adds n to the graph and to the run's nodes in creation order
+// (firstKeys: what the run's snapshot keeps).
 func (a *analyzer) addNode(key nodeKey, n *analysis.Node) {
 	a.graph.Add(n)
-	if a.runsBuilt == 0 {
-		a.firstKeys = append(a.firstKeys, snapNode{n, key.kind})
-		return
-	}
-	if !a.runLocal(key) {
-		a.nodeKeys[key] = n
-	}
+	a.firstKeys = append(a.firstKeys, snapNode{n, key.kind})
 }
 
-// nodeFor returns the node an earlier run made for key, or a new zero
-// node already in the graph (fresh) for the caller to fill in (keeping
-// its Index).
-func (a *analyzer) nodeFor(key nodeKey) (*analysis.Node, bool) {
-	if n := a.findNode(key); n != nil {
-		return n, false
-	}
+// nodeFor returns a new zero node for key, already in the graph, for the
+// caller to fill in (keeping its Index).
+func (a *analyzer) nodeFor(key nodeKey) *analysis.Node {
 	if len(a.nodeSlab) == cap(a.nodeSlab) {
 		a.nodeSlab = a.newNodeSlab()
 	}
 	a.nodeSlab = append(a.nodeSlab, analysis.Node{})
 	n := &a.nodeSlab[len(a.nodeSlab)-1]
 	a.addNode(key, n)
-	return n, true
+	return n
 }
 
 // newEdge allocates edges in slabs: a 10k-resource catalog has tens of
@@ -378,40 +345,14 @@ func (a *analyzer) newEdge(e analysis.Edge) *analysis.Edge {
 	return &a.edgeSlab[len(a.edgeSlab)-1]
 }
 
-// edge adds an edge to the run and to the shared graph; runs that share
-// nodes share edges (the map is only built once a second run exists).
+// edge adds an edge to the run and its graph (merge shares edges
+// between runs).
 func (a *analyzer) edge(g *runGraph, from, to *analysis.Node, kind analysis.EdgeKind, reason string, at source.Span) *analysis.Edge {
-	var e *analysis.Edge
-	if a.runsBuilt == 0 {
-		e = a.graph.Connect(a.newEdge(analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at}))
-	} else {
-		k := edgeKey{from, to, kind, at}
-		e = a.sharedEdges()[k]
-		if e == nil {
-			e = a.graph.Connect(a.newEdge(analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at}))
-			a.edgeKeys[k] = e
-		}
-	}
+	e := a.graph.Connect(a.newEdge(analysis.Edge{From: from, To: to, Kind: kind, Reason: reason, At: at}))
 	if g != nil {
 		g.edges = append(g.edges, e)
 	}
 	return e
-}
-
-// runLocal: a key no other run can make (a container's anchors carry
-// their run's name), when run names are unique.
-func (a *analyzer) runLocal(key nodeKey) bool {
-	return a.uniqueRuns && (key.kind == 'A' || key.kind == 'Z')
-}
-
-func (a *analyzer) sharedEdges() map[edgeKey]*analysis.Edge {
-	if a.edgeKeys == nil {
-		a.edgeKeys = make(map[edgeKey]*analysis.Edge, max(len(a.graph.Edges), a.sys.lastEdgeKeys))
-		for _, e := range a.graph.Edges {
-			a.edgeKeys[edgeKey{e.From, e.To, e.Kind, e.At}] = e
-		}
-	}
-	return a.edgeKeys
 }
 
 func spanKey(s source.Span) string {
@@ -453,9 +394,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		runDeclared = make([]string, 0, len(r.resources))
 	}
 	est := len(r.resources) + len(r.resources)/2 + 8
-	if a.runsBuilt == 0 {
-		a.firstKeys = slices.Grow(a.firstKeys, est)
-	}
+	a.firstKeys = slices.Grow(a.firstKeys, est)
 	a.graph.Nodes = slices.Grow(a.graph.Nodes, est)
 	a.graph.Edges = slices.Grow(a.graph.Edges, 2*len(r.resources))
 	g.nodes = make([]*analysis.Node, 0, est)
@@ -491,43 +430,37 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			if x.class != nil {
 				parent = x.class.node
 			}
-			var fresh bool
-			if x.begin, fresh = a.nodeFor(nodeKey{'A', x.display, x.decl, r.name}); fresh {
-				*x.begin = analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true, Index: x.begin.Index}
-			}
-			if x.end, fresh = a.nodeFor(nodeKey{'Z', x.display, x.decl, r.name}); fresh {
-				*x.end = analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true, Index: x.end.Index}
-			}
+			x.begin = a.nodeFor(nodeKey{'A', x.display, x.decl, r.name})
+			*x.begin = analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true, Index: x.begin.Index}
+			x.end = a.nodeFor(nodeKey{'Z', x.display, x.decl, r.name})
+			*x.end = analysis.Node{Kind: "anchor", Ref: x.display, Decl: x.decl, Parent: parent, Hidden: true, Index: x.end.Index}
 			g.add(x.begin, pkey{h, x.prio, 0}, x)
 			g.add(x.end, pkey{h, x.prio, 1}, x)
 			switch {
 			case x.class != nil:
 				x.node = x.class.node
 			case x.kind == "define" || (x.kind == "stage" && !x.decl.IsZero()):
-				if x.node, fresh = a.nodeFor(nodeKey{'R', x.display, x.decl, ""}); fresh {
-					*x.node = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: x.node.Index}
-					if x.kind == "define" {
-						x.node.Facts = defineInstanceFacts
-					}
+				x.node = a.nodeFor(nodeKey{'R', x.display, x.decl, ""})
+				*x.node = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: x.node.Index}
+				if x.kind == "define" {
+					x.node.Facts = defineInstanceFacts
 				}
 				g.extra = append(g.extra, x.node)
 			}
 			continue
 		}
-		var fresh bool
-		if x.node, fresh = a.nodeFor(nodeKey{'R', x.display, x.decl, ""}); fresh {
-			n := x.node
-			*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: n.Index}
-			if x.spec && !a.diagsOnly() {
-				what := "a condition"
-				if bs := g.conds.res(x); len(bs) > 0 {
-					what = whenText(bs)
-				}
-				n.Facts = a.conditionFact(what)
+		n := a.nodeFor(nodeKey{'R', x.display, x.decl, ""})
+		x.node = n
+		*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: n.Index}
+		if x.spec && !a.diagsOnly() {
+			what := "a condition"
+			if bs := g.conds.res(x); len(bs) > 0 {
+				what = whenText(bs)
 			}
-			if x.pat {
-				n.Facts = append(n.Facts, analysis.Fact{Label: "title", Value: "built from values we do not know; shown as a pattern (* = unknown part)"})
-			}
+			n.Facts = a.conditionFact(what)
+		}
+		if x.pat {
+			n.Facts = append(n.Facts, analysis.Fact{Label: "title", Value: "built from values we do not know; shown as a pattern (* = unknown part)"})
 		}
 		g.add(x.node, pkey{h, x.prio, 0}, x)
 		if x.typ == "Concat_file" {
@@ -834,6 +767,12 @@ func (a *analyzer) addLink(at source.Span, targets []*analysis.Node) {
 		a.links[k] = i
 		a.linkArr = append(a.linkArr, analysis.Link{At: at})
 	}
+	a.linkTargets(&a.linkSeen, i, targets)
+}
+
+// linkTargets adds targets to link i of linkArr, each once (seen: the
+// targets of links with several, by link).
+func (a *analyzer) linkTargets(seenBy *map[int32]map[*analysis.Node]bool, i int32, targets []*analysis.Node) {
 	l := &a.linkArr[i]
 	if len(targets) == 0 {
 		return
@@ -842,16 +781,16 @@ func (a *analyzer) addLink(at source.Span, targets []*analysis.Node) {
 		l.Nodes = targets[:1:1] // callers never change targets; an append copies
 		return
 	}
-	seen := a.linkSeen[k]
+	seen := (*seenBy)[i]
 	if seen == nil {
 		seen = make(map[*analysis.Node]bool, len(targets))
 		for _, x := range l.Nodes {
 			seen[x] = true
 		}
-		if a.linkSeen == nil {
-			a.linkSeen = map[linkKey]map[*analysis.Node]bool{}
+		if *seenBy == nil {
+			*seenBy = map[int32]map[*analysis.Node]bool{}
 		}
-		a.linkSeen[k] = seen
+		(*seenBy)[i] = seen
 	}
 	for _, t := range targets {
 		if !seen[t] {

@@ -104,7 +104,7 @@ func (a *analyzer) fork(frozen bool) *analyzer {
 		modpath: a.modpath, world: a.world, roots: a.roots, rootMods: a.rootMods, certname: a.certname, ordering: a.ordering, strict: a.strict,
 		declared: a.declared, prevCache: a.prevCache, defKey: a.defKey, defNodes: a.defNodes, byURI: a.byURI,
 		facts: a.facts, factsVal: a.factsVal, factsFile: a.factsFile, trustedVal: a.trustedVal, enc: a.enc, encFile: a.encFile, forNode: a.forNode, unpicked: a.unpicked, memo: a.memo, main: a, frozen: frozen, envKey: a.envKey,
-		nodeKeys: map[nodeKey]*analysis.Node{}, diagKeys: map[string]bool{}, links: map[linkKey]int32{},
+		diagKeys: map[string]bool{}, links: map[linkKey]int32{},
 		declaredKeys: map[string]string{},
 	}
 	if a.diagsOnly() {

@@ -61,9 +61,10 @@ type System struct {
 	// replaying another run's evaluation (defmemo.go): results do not
 	// depend on it, which the differential tests check.
 	NoSharedEval bool
-	// sizes of the last analysis's node and edge indexes (to size the
-	// next ones at once)
-	lastNodeKeys, lastEdgeKeys int
+	// ids numbers what merges share (mergeids.go); lastLive: how many
+	// nodes, edges and links the last analysis that kept it had
+	ids      *mergeIDs
+	lastLive [3]int
 	// tok: the parsers of highlighting (tokens.go)
 	tok tokenParsers
 }
@@ -239,9 +240,6 @@ type analyzer struct {
 	certname              string
 	ordering              string
 	strict                bool
-	nodeKeys              map[nodeKey]*analysis.Node
-	anchors               map[nodeKey]*analysis.Node // anchors shared between merged runs (anchorKey)
-	edgeKeys              map[edgeKey]*analysis.Edge
 	runsBuilt             int
 	diagKeys              map[string]bool
 	diags                 []analysis.Diagnostic
@@ -262,7 +260,8 @@ type analyzer struct {
 	slabs                 *slabSet // a fork's slabs, when they are recycled (see recycle)
 	freeSlabs             slabSet  // the main analyzer's: slabs merged runs gave back (under freeMu)
 	freeMu                sync.Mutex
-	linkSeen              map[linkKey]map[*analysis.Node]bool
+	linkSeen              map[int32]map[*analysis.Node]bool // by index into linkArr
+	ms                    *mergeState                       // what merge shares, by number (mergeids.go)
 	cur                   *run
 	loadedAll             bool                // every file of the request was loaded (System.loadedAll)
 	prevCache             map[string]*runSnap // read by forks: under prevMu once runs start
@@ -273,8 +272,7 @@ type analyzer struct {
 	defNodes              map[nodeKey]*analysis.Node
 	byURI                 map[string]*fileInfo
 	restored              int
-	firstKeys             []snapNode // the nodes of the first run, until a second needs them by key
-	firstRun              string     // that run's name
+	firstKeys             []snapNode // the nodes of the run built here, in creation order
 	facts                 map[string]any
 	factsFile             string // the file a.facts were read from
 	trustedVal            val    // $trusted of the node: every key there is
@@ -286,12 +284,6 @@ type analyzer struct {
 	declaredKeys          map[string]string // declared key -> its first string
 	declaredLater         [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
 	declaredPats          []string
-}
-
-type edgeKey struct {
-	from, to *analysis.Node
-	kind     analysis.EdgeKind
-	at       source.Span
 }
 
 type nodeKey struct {
@@ -318,7 +310,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{
 		sys: s, req: req, ws: req.Workspace, workers: s.Workers,
 		files: map[string]*fileInfo{}, classes: map[string]*classInfo{}, defines: map[string]*defineInfo{},
-		rootMods: map[string]string{}, nodeKeys: make(map[nodeKey]*analysis.Node, s.lastNodeKeys),
+		rootMods: map[string]string{},
 		diagKeys: map[string]bool{}, links: map[linkKey]int32{}, declared: map[string]bool{},
 		declaredKeys: map[string]string{}, nextCache: map[string]*runSnap{},
 		defKey: map[*analysis.Node]nodeKey{}, defNodes: map[nodeKey]*analysis.Node{}, byURI: map[string]*fileInfo{},
@@ -495,13 +487,13 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		s.cache, s.cacheSettings = a.nextCache, sk
 		s.Restored = a.restored
+		a.keepMergeTable(!a.canceled() && !a.partial)
 		if d := a.memo.defs; d != nil {
 			s.DefineEvals, s.DefineReplays = int(d.evals.Load()), int(d.replays.Load())
 			s.ClassEvals, s.ClassReplays = int(d.cevals.Load()), int(d.creplays.Load())
 		} else {
 			s.DefineEvals, s.DefineReplays, s.ClassEvals, s.ClassReplays = 0, 0, 0, 0
 		}
-		s.lastNodeKeys, s.lastEdgeKeys = len(a.nodeKeys), len(a.edgeKeys)
 	}
 	s.Loaded = len(a.order)
 	if req.Entry == "" {

@@ -1,0 +1,266 @@
+package puppet
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Numbers for what the merge shares between runs (issue 25).
+//
+// The merge (cache.go) shares a node, an edge or a link between the runs
+// of an analysis by its key. Finding each in maps keyed by strings and
+// spans was three quarters of an analysis that restored every run
+// (operations-puppet: 1.9 s for 1,128 runs, most of it hashing and the
+// cache misses of maps of a million keys). So the System keeps a table
+// that numbers every key once, and a snapshot keeps the numbers of its
+// nodes, edges and links beside it: merging a restored run indexes
+// slices instead of hashing keys. Only a run built afresh (or a snapshot
+// numbered by an older table) looks its keys up.
+//
+// A key's number never changes while its table lives. Each edit makes
+// keys nobody will ask for again (the spans after it move), so a table
+// that holds several times what the last analysis used is dropped for a
+// new one; snapshots numbered by the old one are numbered again when
+// they are merged.
+
+// mergeIDs is a numbering of node keys (definition nodes included), edge
+// keys and link places.
+type mergeIDs struct {
+	nodes map[nodeKey]int32
+	edges map[edgeID]int32
+	links map[linkKey]int32
+}
+
+// edgeID is an edge's key with its ends numbered: a node's number stands
+// for the node an analysis made for it.
+type edgeID struct {
+	from, to int32
+	kind     analysis.EdgeKind
+	at       source.Span
+}
+
+func newMergeIDs() *mergeIDs {
+	return &mergeIDs{nodes: map[nodeKey]int32{}, edges: map[edgeID]int32{}, links: map[linkKey]int32{}}
+}
+
+func (t *mergeIDs) node(k nodeKey) int32 {
+	if id, ok := t.nodes[k]; ok {
+		return id
+	}
+	id := int32(len(t.nodes))
+	t.nodes[k] = id
+	return id
+}
+
+func (t *mergeIDs) edge(k edgeID) int32 {
+	if id, ok := t.edges[k]; ok {
+		return id
+	}
+	id := int32(len(t.edges))
+	t.edges[k] = id
+	return id
+}
+
+func (t *mergeIDs) link(at source.Span) int32 {
+	k := linkKey{at.URI, at.Start, at.End}
+	if id, ok := t.links[k]; ok {
+		return id
+	}
+	id := int32(len(t.links))
+	t.links[k] = id
+	return id
+}
+
+// stale: the table holds so many more keys than the last analysis used
+// that a new one is cheaper to keep.
+func (t *mergeIDs) stale(nodes, edges, links int) bool {
+	return len(t.nodes) > 3*nodes+100_000 || len(t.edges) > 3*edges+300_000 || len(t.links) > 3*links+300_000
+}
+
+// snapIDs are a snapshot's numbers in one table. A node a snapshot names
+// (an edge's end, a step's) is a ref: >= 0 the index of one of its own
+// nodes, < 0 the definition node numbered -1-ref, noRef none.
+type snapIDs struct {
+	tab      *mergeIDs
+	node     []int32 // nodes[i]'s key (a shared anchor's: anchorKey)
+	edge     []int32 // edges[i]'s key
+	from, to []int32 // edges[i]'s ends
+	step     []int32 // run.Steps[i].Node
+	link     []int32 // links.at[i]; -1: a zero span (no link)
+	def      []int32 // defs[i]
+	// foreign: an end that is neither a node of the run nor a definition
+	// node was numbered by its address, which only holds in this analysis
+	foreign bool
+}
+
+const noRef = math.MinInt32
+
+// number gives snapshot s of the run named name its numbers in t.
+func (t *mergeIDs) number(name string, s *runSnap) *snapIDs {
+	ids := &snapIDs{tab: t, node: make([]int32, len(s.nodes))}
+	for i, sn := range s.nodes {
+		k, _ := anchorKey(sn.key(name))
+		ids.node[i] = t.node(k)
+	}
+	var at map[*analysis.Node]int32 // the nodes by address, once an Index does not tell
+	ref := func(n *analysis.Node) int32 {
+		if n == nil {
+			return noRef
+		}
+		if n.Index >= 0 && n.Index < len(s.nodes) && s.nodes[n.Index].n == n {
+			return int32(n.Index)
+		}
+		if at == nil {
+			at = make(map[*analysis.Node]int32, len(s.nodes))
+			for i, sn := range s.nodes {
+				at[sn.n] = int32(i)
+			}
+		}
+		if i, ok := at[n]; ok {
+			return i
+		}
+		if k, ok := defKeyOf(n); ok {
+			return -1 - t.node(k)
+		}
+		ids.foreign = true
+		return -1 - t.node(nodeKey{kind: '?', ref: fmt.Sprintf("%p", n)})
+	}
+	id := func(r int32) int32 {
+		if r >= 0 {
+			return ids.node[r]
+		}
+		return -1 - r
+	}
+	ids.edge = make([]int32, len(s.edges))
+	ids.from = make([]int32, len(s.edges))
+	ids.to = make([]int32, len(s.edges))
+	for i, e := range s.edges {
+		f, to := ref(e.From), ref(e.To)
+		ids.from[i], ids.to[i] = f, to
+		if f == noRef || to == noRef {
+			ids.edge[i] = -1
+			continue
+		}
+		ids.edge[i] = t.edge(edgeID{id(f), id(to), e.Kind, e.At})
+	}
+	ids.step = make([]int32, len(s.run.Steps))
+	for i, st := range s.run.Steps {
+		ids.step[i] = ref(st.Node)
+	}
+	ids.link = make([]int32, len(s.links.at))
+	for i, l := range s.links.at {
+		ids.link[i] = -1
+		if !l.IsZero() {
+			ids.link[i] = t.link(l)
+		}
+	}
+	ids.def = make([]int32, len(s.defs))
+	for i, d := range s.defs {
+		ids.def[i] = -1 - ref(d)
+	}
+	return ids
+}
+
+// mergeState is what one analysis has merged, by number: the node made
+// for each node key (and the definition node of each definition key),
+// the edge for each edge key, the place in linkArr of each link.
+type mergeState struct {
+	tab     *mergeIDs
+	nodes   []*analysis.Node
+	edges   []*analysis.Edge
+	links   []int32 // index+1 into linkArr; 0: none yet
+	defsFor int     // len(a.defNodes) when definition nodes were last numbered
+	seen    map[int32]map[*analysis.Node]bool
+	parents map[*analysis.Node]*analysis.Node // an earlier analysis's definition nodes -> this one's
+}
+
+// mergeTable returns what this analysis numbers with: the System's
+// (taken while the analysis runs, so two analyses never write one
+// table), or for an analysis nothing follows, one of its own.
+func (a *analyzer) mergeTable() *mergeState {
+	if a.ms != nil {
+		return a.ms
+	}
+	var t *mergeIDs
+	if !a.req.Once {
+		s := a.sys
+		s.mu.Lock()
+		t, s.ids = s.ids, nil
+		s.mu.Unlock()
+		if t != nil && t.stale(s.lastLive[0], s.lastLive[1], s.lastLive[2]) {
+			t = nil
+		}
+	}
+	if t == nil {
+		t = newMergeIDs()
+	}
+	a.ms = &mergeState{tab: t, parents: map[*analysis.Node]*analysis.Node{}}
+	return a.ms
+}
+
+// keepMergeTable hands the table back to the System for the next
+// analysis, with what this one used of it when it merged every run
+// (a focused analysis uses a few runs' worth: the table is not stale).
+func (a *analyzer) keepMergeTable(complete bool) {
+	if a.ms == nil || a.req.Once {
+		return
+	}
+	s := a.sys
+	s.mu.Lock()
+	s.ids = a.ms.tab
+	if complete {
+		s.lastLive = [3]int{len(a.graph.Nodes), len(a.graph.Edges), len(a.linkArr)}
+	}
+	s.mu.Unlock()
+}
+
+// grow makes room for every number the table has given.
+func (m *mergeState) grow() {
+	if n := len(m.tab.nodes); n > len(m.nodes) {
+		m.nodes = append(m.nodes, make([]*analysis.Node, n-len(m.nodes))...)
+	}
+	if n := len(m.tab.edges); n > len(m.edges) {
+		m.edges = append(m.edges, make([]*analysis.Edge, n-len(m.edges))...)
+	}
+	if n := len(m.tab.links); n > len(m.links) {
+		m.links = append(m.links, make([]int32, n-len(m.links))...)
+	}
+}
+
+// numberDefs puts the analysis's definition nodes under their numbers
+// (again when a file loaded since added some).
+func (a *analyzer) numberDefs(m *mergeState) {
+	if len(a.defNodes) == m.defsFor {
+		return
+	}
+	m.defsFor = len(a.defNodes)
+	for k, n := range a.defNodes {
+		id := m.tab.node(k)
+		m.grow()
+		if m.nodes[id] == nil {
+			m.nodes[id] = n
+		}
+	}
+}
+
+// upTo copies ids with the numbers of the first j edges: a merge that
+// drops an edge (an end this analysis no longer has) keeps numbers for
+// the edges it kept (keepEdge), in the order of the snapshot it keeps.
+func (ids *snapIDs) upTo(j int) *snapIDs {
+	c := *ids
+	c.edge = slices.Clone(ids.edge[:j])
+	c.from = slices.Clone(ids.from[:j])
+	c.to = slices.Clone(ids.to[:j])
+	return &c
+}
+
+// keepEdge appends the numbers of edge j of ids.
+func (c *snapIDs) keepEdge(ids *snapIDs, j int) {
+	c.edge = append(c.edge, ids.edge[j])
+	c.from = append(c.from, ids.from[j])
+	c.to = append(c.to, ids.to[j])
+}
