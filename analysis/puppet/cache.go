@@ -513,9 +513,10 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 			next.defs[i] = def(d, ids.def[i])
 		}
 	}
+	var ts []*analysis.Node // (linkTargets copies what it keeps)
 	for i := range s.links.at {
 		tgt := s.links.tgt[s.links.start[i]:s.links.start[i+1]]
-		ts := make([]*analysis.Node, 0, len(tgt)) // the link may keep it
+		ts = ts[:0]
 		for _, t := range tgt {
 			var n *analysis.Node
 			if t >= 0 {
@@ -532,13 +533,9 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	// Every run that evaluates a resource declares it under a key string
 	// of its own; the snapshot kept keeps the first run's (30 MB of copies
 	// on operations-puppet otherwise).
-	for i, k := range s.declared {
-		c, ok := a.declaredKeys[k]
-		if !ok {
-			a.declaredKeys[k] = k
-			continue
-		}
-		if unsafe.StringData(c) != unsafe.StringData(k) && !a.req.Once {
+	for i, id := range ids.declared {
+		m.declared[id] = true
+		if c := m.tab.declStr[id]; unsafe.StringData(c) != unsafe.StringData(s.declared[i]) && !a.req.Once {
 			if unsafe.SliceData(next.declared) == unsafe.SliceData(s.declared) {
 				next.declared = slices.Clone(s.declared)
 			}

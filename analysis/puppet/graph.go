@@ -770,20 +770,22 @@ func (a *analyzer) addLink(at source.Span, targets []*analysis.Node) {
 	a.linkTargets(&a.linkSeen, i, targets)
 }
 
-// linkTargets adds targets to link i of linkArr, each once (seen: the
-// targets of links with several, by link).
+// linkTargets adds targets to link i of linkArr, each once, in order
+// (seenBy: the targets of links with many, by link). Nearly every run
+// that links from a place links to the same node: a short list is
+// searched, a map is made only for a link with many targets.
 func (a *analyzer) linkTargets(seenBy *map[int32]map[*analysis.Node]bool, i int32, targets []*analysis.Node) {
 	l := &a.linkArr[i]
 	if len(targets) == 0 {
 		return
 	}
 	if len(l.Nodes) == 0 && len(targets) == 1 {
-		l.Nodes = targets[:1:1] // callers never change targets; an append copies
+		l.Nodes = []*analysis.Node{targets[0]}
 		return
 	}
 	seen := (*seenBy)[i]
-	if seen == nil {
-		seen = make(map[*analysis.Node]bool, len(targets))
+	if seen == nil && len(l.Nodes)+len(targets) > maxLinkScan {
+		seen = make(map[*analysis.Node]bool, len(l.Nodes)+len(targets))
 		for _, x := range l.Nodes {
 			seen[x] = true
 		}
@@ -793,12 +795,20 @@ func (a *analyzer) linkTargets(seenBy *map[int32]map[*analysis.Node]bool, i int3
 		(*seenBy)[i] = seen
 	}
 	for _, t := range targets {
-		if !seen[t] {
+		if seen != nil {
+			if seen[t] {
+				continue
+			}
 			seen[t] = true
-			l.Nodes = append(l.Nodes, t)
+		} else if slices.Contains(l.Nodes, t) {
+			continue
 		}
+		l.Nodes = append(l.Nodes, t)
 	}
 }
+
+// maxLinkScan: a link with more targets than this is searched by map.
+const maxLinkScan = 16
 
 // relValues applies Puppet's attribute precedence to one metaparameter:
 // written values, replaced by `=>` overrides, extended by `+>`; defaults
@@ -998,7 +1008,7 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 			key := refString(rf.typ, canonTitle(rf.typ, rf.title))
 			cls := rf.typ == "Class" && a.lookupClass(canonTitle("Class", rf.title)) != nil
 			_, declared := a.declaredKeys[key]
-			declared = declared || cls
+			declared = declared || cls || (a.ms != nil && a.ms.isDeclared(key))
 			if !declared {
 				for _, p := range a.declaredPats {
 					if globMatch(p, key) {

@@ -33,6 +33,10 @@ type mergeIDs struct {
 	nodes map[nodeKey]int32
 	edges map[edgeID]int32
 	links map[linkKey]int32
+	// decl numbers the keys runs declare (Type[title]); declStr holds the
+	// first string of each, which every snapshot then shares
+	decl    map[string]int32
+	declStr []string
 }
 
 // edgeID is an edge's key with its ends numbered: a node's number stands
@@ -44,7 +48,17 @@ type edgeID struct {
 }
 
 func newMergeIDs() *mergeIDs {
-	return &mergeIDs{nodes: map[nodeKey]int32{}, edges: map[edgeID]int32{}, links: map[linkKey]int32{}}
+	return &mergeIDs{nodes: map[nodeKey]int32{}, edges: map[edgeID]int32{}, links: map[linkKey]int32{}, decl: map[string]int32{}}
+}
+
+func (t *mergeIDs) declared(k string) int32 {
+	if id, ok := t.decl[k]; ok {
+		return id
+	}
+	id := int32(len(t.declStr))
+	t.decl[k] = id
+	t.declStr = append(t.declStr, k)
+	return id
 }
 
 func (t *mergeIDs) node(k nodeKey) int32 {
@@ -78,7 +92,8 @@ func (t *mergeIDs) link(at source.Span) int32 {
 // stale: the table holds so many more keys than the last analysis used
 // that a new one is cheaper to keep.
 func (t *mergeIDs) stale(nodes, edges, links int) bool {
-	return len(t.nodes) > 3*nodes+100_000 || len(t.edges) > 3*edges+300_000 || len(t.links) > 3*links+300_000
+	return len(t.nodes) > 3*nodes+100_000 || len(t.edges) > 3*edges+300_000 || len(t.links) > 3*links+300_000 ||
+		len(t.declStr) > 3*nodes+100_000
 }
 
 // snapIDs are a snapshot's numbers in one table. A node a snapshot names
@@ -92,6 +107,7 @@ type snapIDs struct {
 	step     []int32 // run.Steps[i].Node
 	link     []int32 // links.at[i]; -1: a zero span (no link)
 	def      []int32 // defs[i]
+	declared []int32 // declared[i]
 	// foreign: an end that is neither a node of the run nor a definition
 	// node was numbered by its address, which only holds in this analysis
 	foreign bool
@@ -158,6 +174,10 @@ func (t *mergeIDs) number(name string, s *runSnap) *snapIDs {
 			ids.link[i] = t.link(l)
 		}
 	}
+	ids.declared = make([]int32, len(s.declared))
+	for i, k := range s.declared {
+		ids.declared[i] = t.declared(k)
+	}
 	ids.def = make([]int32, len(s.defs))
 	for i, d := range s.defs {
 		ids.def[i] = -1 - ref(d)
@@ -174,8 +194,9 @@ type mergeState struct {
 	edges   []*analysis.Edge
 	links   []int32 // index+1 into linkArr; 0: none yet
 	defsFor int     // len(a.defNodes) when definition nodes were last numbered
-	seen    map[int32]map[*analysis.Node]bool
-	parents map[*analysis.Node]*analysis.Node // an earlier analysis's definition nodes -> this one's
+	seen     map[int32]map[*analysis.Node]bool
+	parents  map[*analysis.Node]*analysis.Node // an earlier analysis's definition nodes -> this one's
+	declared []bool                            // a run merged declares the key numbered so
 }
 
 // mergeTable returns what this analysis numbers with: the System's
@@ -229,6 +250,15 @@ func (m *mergeState) grow() {
 	if n := len(m.tab.links); n > len(m.links) {
 		m.links = append(m.links, make([]int32, n-len(m.links))...)
 	}
+	if n := len(m.tab.declStr); n > len(m.declared) {
+		m.declared = append(m.declared, make([]bool, n-len(m.declared))...)
+	}
+}
+
+// isDeclared: a run merged so far declares key.
+func (m *mergeState) isDeclared(key string) bool {
+	id, ok := m.tab.decl[key]
+	return ok && m.declared[id]
 }
 
 // numberDefs puts the analysis's definition nodes under their numbers
