@@ -189,11 +189,11 @@ func (t *mergeIDs) number(name string, s *runSnap) *snapIDs {
 // for each node key (and the definition node of each definition key),
 // the edge for each edge key, the place in linkArr of each link.
 type mergeState struct {
-	tab     *mergeIDs
-	nodes   []*analysis.Node
-	edges   []*analysis.Edge
-	links   []int32 // index+1 into linkArr; 0: none yet
-	defsFor int     // len(a.defNodes) when definition nodes were last numbered
+	tab      *mergeIDs
+	nodes    []*analysis.Node
+	edges    []*analysis.Edge
+	links    []int32 // index+1 into linkArr; 0: none yet
+	defsFor  int     // len(a.defNodes) when definition nodes were last numbered
 	seen     map[int32]map[*analysis.Node]bool
 	parents  map[*analysis.Node]*analysis.Node // an earlier analysis's definition nodes -> this one's
 	declared []bool                            // a run merged declares the key numbered so
