@@ -437,9 +437,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 				n.Facts = facts[:len(facts):len(facts)] // a later run's fact reallocates
 			}
 			a.graph.Add(n)
-			if shared || !(local && anchor) {
-				m.nodes[id] = n
-			}
+			m.nodes[id] = n // (a run's own anchors too: an edge's end is found here)
 		}
 		news[i] = n
 		if !adopt && next.nodes != nil {
@@ -459,7 +457,13 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 			next.edges = make([]*analysis.Edge, 0, len(s.edges))
 		}
 		for j, e := range s.edges {
-			f, t := at(e.From, ids.from[j]), at(e.To, ids.to[j])
+			var f, t *analysis.Node
+			if ids.from != nil {
+				f, t = at(e.From, ids.from[j]), at(e.To, ids.to[j])
+			} else if id := ids.edge[j]; id >= 0 {
+				ends := m.tab.ends[id]
+				f, t = m.nodes[ends[0]], m.nodes[ends[1]]
+			}
 			if f == nil || t == nil {
 				if kept == ids {
 					kept = ids.upTo(j)
@@ -505,7 +509,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		a.addDiag(d)
 	}
 	if len(a.linkArr) == 0 {
-		a.linkArr = make([]analysis.Link, 0, len(s.links.at))
+		a.linkArr = make([]analysis.Link, 0, s.linkCount())
 	}
 	if len(s.defs) > 0 {
 		next.defs = make([]*analysis.Node, len(s.defs))
@@ -514,7 +518,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		}
 	}
 	var ts []*analysis.Node // (linkTargets copies what it keeps)
-	for i := range s.links.at {
+	for i := range ids.link {
 		tgt := s.links.tgt[s.links.start[i]:s.links.start[i+1]]
 		ts = ts[:0]
 		for _, t := range tgt {
@@ -528,7 +532,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 				ts = append(ts, n)
 			}
 		}
-		a.mergeLink(m, ids.link[i], s.links.at[i], ts)
+		a.mergeLink(m, ids.link[i], ts)
 	}
 	// Every run that evaluates a resource declares it under a key string
 	// of its own; the snapshot kept keeps the first run's (30 MB of copies
@@ -547,7 +551,8 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	a.allRuns = append(a.allRuns, r)
 	if !a.req.Once {
 		if !kept.foreign {
-			next.ids = kept
+			next.ids = kept.kept()
+			next.links.at = nil // (linkAt: the table has them)
 		}
 		a.nextCache[name] = &next
 	}
@@ -565,7 +570,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 
 // mergeLink adds a run's link numbered id at at: a place another run
 // links from is one link, its targets each once.
-func (a *analyzer) mergeLink(m *mergeState, id int32, at source.Span, targets []*analysis.Node) {
+func (a *analyzer) mergeLink(m *mergeState, id int32, targets []*analysis.Node) {
 	if id < 0 {
 		return
 	}
@@ -573,7 +578,7 @@ func (a *analyzer) mergeLink(m *mergeState, id int32, at source.Span, targets []
 	if i < 0 {
 		i = int32(len(a.linkArr))
 		m.links[id] = i + 1
-		a.linkArr = append(a.linkArr, analysis.Link{At: at})
+		a.linkArr = append(a.linkArr, analysis.Link{At: m.tab.linkAt[id]})
 	}
 	a.linkTargets(&m.seen, i, targets)
 }

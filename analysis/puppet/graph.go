@@ -20,7 +20,7 @@ func (a *analyzer) newRun(name, entry string) *run {
 	hint, links := 0, 0
 	if s := a.prevSnap(name); s != nil {
 		hint = len(s.run.Steps) // the size of this run last time
-		links = len(s.links.at)
+		links = s.linkCount()
 	} else if fi := a.byURI[entry]; fi != nil && fi.src != nil {
 		// A first analysis: about one resource per 100 bytes of the main
 		// manifest (a generated 100k-resource manifest grew this map

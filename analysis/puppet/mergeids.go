@@ -33,6 +33,10 @@ type mergeIDs struct {
 	nodes map[nodeKey]int32
 	edges map[edgeID]int32
 	links map[linkKey]int32
+	// ends: the numbered ends of each edge; linkAt: each link's place (a
+	// snapshot keeps neither once numbered: 17 MB on operations-puppet)
+	ends   [][2]int32
+	linkAt []source.Span
 	// decl numbers the keys runs declare (Type[title]); declStr holds the
 	// first string of each, which every snapshot then shares
 	decl    map[string]int32
@@ -76,6 +80,7 @@ func (t *mergeIDs) edge(k edgeID) int32 {
 	}
 	id := int32(len(t.edges))
 	t.edges[k] = id
+	t.ends = append(t.ends, [2]int32{k.from, k.to})
 	return id
 }
 
@@ -86,6 +91,7 @@ func (t *mergeIDs) link(at source.Span) int32 {
 	}
 	id := int32(len(t.links))
 	t.links[k] = id
+	t.linkAt = append(t.linkAt, at)
 	return id
 }
 
@@ -100,10 +106,12 @@ func (t *mergeIDs) stale(nodes, edges, links int) bool {
 // (an edge's end, a step's) is a ref: >= 0 the index of one of its own
 // nodes, < 0 the definition node numbered -1-ref, noRef none.
 type snapIDs struct {
-	tab      *mergeIDs
-	node     []int32 // nodes[i]'s key (a shared anchor's: anchorKey)
-	edge     []int32 // edges[i]'s key
-	from, to []int32 // edges[i]'s ends
+	tab  *mergeIDs
+	node []int32 // nodes[i]'s key (a shared anchor's: anchorKey)
+	edge []int32 // edges[i]'s key; -1: an end is nil
+	// from, to: edges[i]'s ends, while the merge that numbered them runs
+	// (a snapshot kept finds them in the table: tab.ends)
+	from, to []int32
 	step     []int32 // run.Steps[i].Node
 	link     []int32 // links.at[i]; -1: a zero span (no link)
 	def      []int32 // defs[i]
@@ -167,10 +175,10 @@ func (t *mergeIDs) number(name string, s *runSnap) *snapIDs {
 	for i, st := range s.run.Steps {
 		ids.step[i] = ref(st.Node)
 	}
-	ids.link = make([]int32, len(s.links.at))
-	for i, l := range s.links.at {
+	ids.link = make([]int32, s.linkCount())
+	for i := range ids.link {
 		ids.link[i] = -1
-		if !l.IsZero() {
+		if l := s.linkAt(i); !l.IsZero() {
 			ids.link[i] = t.link(l)
 		}
 	}
@@ -293,4 +301,31 @@ func (c *snapIDs) keepEdge(ids *snapIDs, j int) {
 	c.edge = append(c.edge, ids.edge[j])
 	c.from = append(c.from, ids.from[j])
 	c.to = append(c.to, ids.to[j])
+}
+
+// linkCount is the number of a snapshot's links.
+func (s *runSnap) linkCount() int {
+	return max(0, len(s.links.start)-1)
+}
+
+// linkAt is where a snapshot's link i is: in the snapshot until it is
+// numbered, then in the table that numbered it (-1: a zero span).
+func (s *runSnap) linkAt(i int) source.Span {
+	if s.links.at != nil {
+		return s.links.at[i]
+	}
+	if id := s.ids.link[i]; id >= 0 {
+		return s.ids.tab.linkAt[id]
+	}
+	return source.Span{}
+}
+
+// kept is ids as a snapshot keeps them: without what the table holds.
+func (ids *snapIDs) kept() *snapIDs {
+	if ids.from == nil {
+		return ids
+	}
+	c := *ids
+	c.from, c.to = nil, nil
+	return &c
 }
