@@ -9,13 +9,19 @@
 // as one file, once, atomically (a temporary file renamed into place), at
 // Flush or when no value has come for a moment; one file per value had
 // cost a cold run of a large workspace more CPU in file creation than the
-// parse it saved. A run maps the packs it finds when it starts and reads a
-// value where it lies. The directory is kept under a size budget: a write
-// that finds too many packs merges them, newest values first, up to the
+// parse it saved. A run maps the packs it finds when it starts, checking
+// only their headers, so that starting costs the same whatever the cache
+// holds (every command-line run starts, and most ask for a few values
+// out of hundreds of thousands); a lookup is a binary search of a pack's
+// sorted index, in the mapping, newest pack first, and the value is read
+// where it lies. The directory is kept under a size budget: a write that
+// finds too many packs merges them, newest values first, up to the
 // budget; and the packs used least recently (by modification time, which
-// a hit refreshes) are deleted. A pack that is truncated, corrupt or not
-// ours fails its checks and all it holds is a miss; a value whose own
-// checksum fails is a miss. In front of the disk, every value set or read
+// a hit refreshes) are deleted. A pack that is truncated, has a damaged
+// header or is not ours (another program's, or an older version of the
+// format) is not opened and all it holds is a miss; a damaged index entry
+// or value fails the checksum that covers both and is a miss, never
+// another value. In front of the disk, every value set or read
 // in this process is kept in memory (up to a budget), shared by all who
 // ask: a fresh analysis of the same workspace (a code action's preview)
 // decodes from memory.
@@ -43,10 +49,9 @@ type Cache struct {
 	memBytes int
 	memMax   int
 
-	dir    string // "" when nothing is kept on disk
-	budget int64  // bytes on disk before the oldest packs go
-	packs  []*pack
-	index  map[memKey]ref // where each value of packs lies, newest pack first
+	dir    string  // "" when nothing is kept on disk
+	budget int64   // bytes on disk before the oldest packs go
+	packs  []*pack // newest first: the first that holds a key answers
 
 	pending      []write // set since the last pack was written
 	pendingBytes int
@@ -120,7 +125,6 @@ func (c *Cache) SetDir(dir string) {
 	defer c.mu.Unlock()
 	c.dir = dir
 	c.packs = packs
-	c.index = indexPacks(packs)
 	if dir == "" {
 		return
 	}
@@ -154,12 +158,9 @@ func (c *Cache) Get(kind string, key Key) ([]byte, bool) {
 		c.mu.Unlock()
 		return v, true
 	}
-	r, ok := c.index[mk]
+	packs := c.packs
 	c.mu.Unlock()
-	var v []byte
-	if ok {
-		v, ok = r.value() // its checksum, outside the lock
-	}
+	v, p, ok := lookup(packs, kind, &key) // outside the lock
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dir == "" {
@@ -171,7 +172,7 @@ func (c *Cache) Get(kind string, key Key) ([]byte, bool) {
 	}
 	c.DiskHits++
 	c.remember(mk, v)
-	r.p.used()
+	p.used()
 	return v, true
 }
 
@@ -266,7 +267,6 @@ func (c *Cache) writePending() {
 	} else {
 		c.packs = append([]*pack{p}, c.packs...)
 	}
-	c.index = indexPacks(c.packs)
 }
 
 // trimEvery is how often a directory is trimmed (a variable for tests).

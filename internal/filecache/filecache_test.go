@@ -165,22 +165,6 @@ func TestBadPacks(t *testing.T) {
 	}
 }
 
-func FuzzParseIndex(f *testing.F) {
-	f.Add(encodePack([]write{{"k", key("a"), []byte("x")}}))
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		es, err := parseIndex(&pack{data: data})
-		if err != nil {
-			return
-		}
-		for _, e := range es {
-			if r := e.ref; r.off < 0 || r.n < 0 || r.off+r.n > len(data) {
-				t.Fatalf("entry out of the file: %+v", r)
-			}
-		}
-	})
-}
-
 // TestMerge: runs that each write a pack leave at most maxPacks of them;
 // the write that would pass it merges them, and every value is still
 // there.

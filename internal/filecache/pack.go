@@ -16,44 +16,56 @@ import (
 
 // A pack is one file holding many values:
 //
-//	magic            8 bytes
-//	count            uint32
-//	count entries:   kind length (uint8), kind, key (32 bytes),
-//	                 offset (uint64), length (uint32), CRC-32C (uint32)
-//	                 of the value
-//	CRC-32C          uint32 of all the above
+//	magic          8 bytes, "ordpack\x02"
+//	size           uint64, of the whole file
+//	count          uint32, of entries
+//	kinds          uint16 n, then n times: length (uint8), kind
+//	CRC-32C        uint32 of all the above (the header)
+//	index          count entries of 48 bytes, sorted by key then kind:
+//	               key (32 bytes), kind (uint16, its place in kinds),
+//	               zero (uint16), offset (uint32), length (uint32),
+//	               CRC-32C (uint32) of the entry's first 44 bytes then
+//	               the value
 //	values
 //
-// all little-endian. Opening a pack checks the header and every entry's
-// bounds (touching only the index's pages of the mapping); a value's own
-// checksum is checked when it is read. Packs are never modified: written
-// whole under a temporary name and renamed, deleted whole.
-var packMagic = []byte("ordpack\x01")
+// all little-endian. Opening a pack checks its header only (one page of
+// the mapping), so that opening costs the same whatever the pack holds: a
+// run that asks for a thousand values must not first read an index of
+// hundreds of thousands. A lookup is a binary search of the index in the
+// mapping; the entry it finds is checked when its value is read (bounds,
+// then one checksum that covers the entry and the value together), so a
+// damaged entry, a damaged value or a truncated pack is a miss, never
+// another value. Packs are never modified: written whole under a
+// temporary name and renamed, deleted whole.
+//
+// Version 1 packs (magic "ordpack\x01", whose index had to be parsed
+// whole) are not opened: their keys hold the build ID of the program
+// that wrote them (parser/puppet/chunkcache.go), which is never this one,
+// so they could only ever miss; trimming deletes them with the packs
+// least recently used, and until then the older program that wrote them
+// still reads them.
+var packMagic = []byte("ordpack\x02")
 
 const packDir = "packs"
+
+const (
+	entrySize   = 48
+	headerFixed = 8 + 8 + 4 + 2 // magic, size, count, number of kinds
+	maxPackSize = 1<<31 - 1     // offsets are uint32; a pack is under the budget anyway
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 var errBadPack = errors.New("filecache: bad pack")
 
 type pack struct {
-	path string
-	data []byte // mapped read-only, for the life of the process
+	path  string
+	data  []byte   // mapped read-only, for the life of the process
+	kinds []string // the kinds of the header, by number
+	index []byte   // data[start of index : end of index]
+	vals  int      // where the values start in data
 
 	once sync.Once // a hit refreshes the modification time, once a run
-}
-
-// ref is where a value lies in a pack.
-type ref struct {
-	p      *pack
-	off, n int
-	crc    uint32
-}
-
-// value returns the bytes of r if their checksum holds.
-func (r ref) value() ([]byte, bool) {
-	v := r.p.data[r.off : r.off+r.n]
-	return v, crc32.Checksum(v, castagnoli) == r.crc
 }
 
 // used marks the pack as used, for trimming (which goes by modification
@@ -69,8 +81,45 @@ func (p *pack) used() {
 	})
 }
 
-// kinds interns the kinds of values read from pack indexes: a handful of
-// words, one string each rather than one per value.
+// parseHeader checks data's header and returns the pack it describes
+// (nothing of its index is read).
+func parseHeader(path string, data []byte) (*pack, error) {
+	d := data
+	if len(d) < headerFixed+4 || !bytes.Equal(d[:8], packMagic) {
+		return nil, errBadPack
+	}
+	if binary.LittleEndian.Uint64(d[8:]) != uint64(len(d)) {
+		return nil, errBadPack // truncated, or bytes appended
+	}
+	count := uint64(binary.LittleEndian.Uint32(d[16:]))
+	nk := int(binary.LittleEndian.Uint16(d[20:]))
+	at := headerFixed
+	kinds := make([]string, 0, min(nk, 16))
+	for range nk {
+		if at >= len(d) {
+			return nil, errBadPack
+		}
+		kl := int(d[at])
+		at++
+		if at+kl > len(d) {
+			return nil, errBadPack
+		}
+		kinds = append(kinds, internKind(d[at:at+kl]))
+		at += kl
+	}
+	if at+4 > len(d) || crc32.Checksum(d[:at], castagnoli) != binary.LittleEndian.Uint32(d[at:]) {
+		return nil, errBadPack
+	}
+	at += 4
+	if count > uint64(len(d)-at)/entrySize {
+		return nil, errBadPack
+	}
+	end := at + int(count)*entrySize
+	return &pack{path: path, data: data, kinds: kinds, index: d[at:end], vals: end}, nil
+}
+
+// kinds interns the kinds of packs' headers: a handful of words, one
+// string each rather than one per pack.
 var kinds = &internTable{m: map[string]string{}}
 
 type internTable struct {
@@ -78,7 +127,8 @@ type internTable struct {
 	m  map[string]string
 }
 
-func (t *internTable) intern(b []byte) string {
+func internKind(b []byte) string {
+	t := kinds
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if s, ok := t.m[string(b)]; ok {
@@ -92,95 +142,142 @@ func (t *internTable) intern(b []byte) string {
 	return s
 }
 
-// entry is one value of a pack's index.
-type entry struct {
-	kind string
-	key  Key
-	ref  ref
+// count is how many entries p's index holds.
+func (p *pack) count() int { return len(p.index) / entrySize }
+
+// entry returns the i-th entry of p's index.
+func (p *pack) entry(i int) []byte { return p.index[i*entrySize : (i+1)*entrySize] }
+
+// value returns the value of the i-th entry if its bounds and checksum
+// hold.
+func (p *pack) value(i int) ([]byte, bool) {
+	e := p.entry(i)
+	off := uint64(binary.LittleEndian.Uint32(e[36:]))
+	n := uint64(binary.LittleEndian.Uint32(e[40:]))
+	if off < uint64(p.vals) || off+n > uint64(len(p.data)) {
+		return nil, false
+	}
+	v := p.data[off : off+n]
+	crc := crc32.Update(crc32.Checksum(e[:44], castagnoli), castagnoli, v)
+	return v, crc == binary.LittleEndian.Uint32(e[44:])
 }
 
-// parseIndex checks data as a pack and returns its entries.
-func parseIndex(p *pack) ([]entry, error) {
-	d := p.data
-	if len(d) < 12 || !bytes.Equal(d[:8], packMagic) {
-		return nil, errBadPack
-	}
-	count := int(binary.LittleEndian.Uint32(d[8:12]))
-	if count > len(d)/48 {
-		return nil, errBadPack
-	}
-	es := make([]entry, 0, count)
-	at := 12
-	for range count {
-		if at+1 > len(d) {
-			return nil, errBadPack
-		}
-		kl := int(d[at])
-		at++
-		if at+kl+32+16 > len(d) {
-			return nil, errBadPack
-		}
-		var e entry
-		e.kind = kinds.intern(d[at : at+kl])
-		at += kl
-		copy(e.key[:], d[at:at+32])
-		at += 32
-		off := binary.LittleEndian.Uint64(d[at:])
-		n := binary.LittleEndian.Uint32(d[at+8:])
-		e.ref = ref{p: p, n: int(n), crc: binary.LittleEndian.Uint32(d[at+12:])}
-		at += 16
-		if off > uint64(len(d)) || uint64(n) > uint64(len(d))-off {
-			return nil, errBadPack
-		}
-		e.ref.off = int(off)
-		es = append(es, e)
-	}
-	if at+4 > len(d) || crc32.Checksum(d[:at], castagnoli) != binary.LittleEndian.Uint32(d[at:]) {
-		return nil, errBadPack
-	}
-	for _, e := range es {
-		if e.ref.off < at+4 {
-			return nil, errBadPack
+// find returns the place in p's index of the entry for kind and key, or
+// -1.
+func (p *pack) find(kind string, key *Key) int {
+	k := -1
+	for i, s := range p.kinds {
+		if s == kind {
+			k = i
+			break
 		}
 	}
-	return es, nil
+	if k < 0 {
+		return -1
+	}
+	n := p.count()
+	i := sort.Search(n, func(i int) bool { return compareEntry(p.entry(i), key, k) >= 0 })
+	if i < n && compareEntry(p.entry(i), key, k) == 0 {
+		return i
+	}
+	return -1
 }
 
-// encodePack lays ws out as a pack.
-func encodePack(ws []write) []byte {
-	head := 12
-	total := 0
+// compareEntry orders entry e against key and kind number k.
+func compareEntry(e []byte, key *Key, k int) int {
+	if c := bytes.Compare(e[:32], key[:]); c != 0 {
+		return c
+	}
+	return int(binary.LittleEndian.Uint16(e[32:])) - k
+}
+
+// get returns the value of kind and key in p, if p holds it and its
+// checks hold.
+func (p *pack) get(kind string, key *Key) ([]byte, bool) {
+	i := p.find(kind, key)
+	if i < 0 {
+		return nil, false
+	}
+	return p.value(i)
+}
+
+// encodePack lays ws out as a pack (sorted, and without duplicates: a
+// key names one value).
+func encodePack(ws []write) ([]byte, error) {
+	ws = append([]write(nil), ws...)
+	kindNum := map[string]int{}
+	var kindList []string
 	for _, w := range ws {
-		head += 1 + len(w.kind) + 32 + 16
+		if len(w.kind) > 255 {
+			return nil, errBadPack
+		}
+		if _, ok := kindNum[w.kind]; !ok {
+			if len(kindList) == 1<<16-1 {
+				return nil, errBadPack
+			}
+			kindNum[w.kind] = len(kindList)
+			kindList = append(kindList, w.kind)
+		}
+	}
+	sort.SliceStable(ws, func(i, j int) bool {
+		if c := bytes.Compare(ws[i].key[:], ws[j].key[:]); c != 0 {
+			return c < 0
+		}
+		return kindNum[ws[i].kind] < kindNum[ws[j].kind]
+	})
+	uniq := ws[:0]
+	for i, w := range ws {
+		if i > 0 && w.key == ws[i-1].key && w.kind == ws[i-1].kind {
+			continue // the first set wins, as in memory
+		}
+		uniq = append(uniq, w)
+	}
+	ws = uniq
+	head := headerFixed + 4
+	for _, k := range kindList {
+		head += 1 + len(k)
+	}
+	total := head + len(ws)*entrySize
+	for _, w := range ws {
 		total += len(w.val)
 	}
-	out := make([]byte, 0, head+4+total)
+	if total > maxPackSize {
+		return nil, errBadPack
+	}
+	out := make([]byte, 0, total)
 	out = append(out, packMagic...)
+	out = binary.LittleEndian.AppendUint64(out, uint64(total))
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(ws)))
-	off := head + 4
-	for _, w := range ws {
-		out = append(out, byte(len(w.kind)))
-		out = append(out, w.kind...)
-		out = append(out, w.key[:]...)
-		out = binary.LittleEndian.AppendUint64(out, uint64(off))
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(w.val)))
-		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(w.val, castagnoli))
-		off += len(w.val)
+	out = binary.LittleEndian.AppendUint16(out, uint16(len(kindList)))
+	for _, k := range kindList {
+		out = append(out, byte(len(k)))
+		out = append(out, k...)
 	}
 	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	off := head + len(ws)*entrySize
+	for _, w := range ws {
+		at := len(out)
+		out = append(out, w.key[:]...)
+		out = binary.LittleEndian.AppendUint16(out, uint16(kindNum[w.kind]))
+		out = binary.LittleEndian.AppendUint16(out, 0)
+		out = binary.LittleEndian.AppendUint32(out, uint32(off))
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(w.val)))
+		crc := crc32.Update(crc32.Checksum(out[at:], castagnoli), castagnoli, w.val)
+		out = binary.LittleEndian.AppendUint32(out, crc)
+		off += len(w.val)
+	}
 	for _, w := range ws {
 		out = append(out, w.val...)
 	}
-	return out
+	return out, nil
 }
 
 // writePack writes ws as a new pack in dir, whole or not at all, and
 // maps it.
 func writePack(dir string, ws []write) (*pack, error) {
-	for i := range ws {
-		if len(ws[i].kind) > 255 {
-			return nil, errBadPack
-		}
+	data, err := encodePack(ws)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -189,7 +286,7 @@ func writePack(dir string, ws []write) (*pack, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, err = tmp.Write(encodePack(ws))
+	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -239,70 +336,71 @@ func openPack(path string) *pack {
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < 16 || st.Size() > 1<<31 {
+	if err != nil || !st.Mode().IsRegular() || st.Size() < headerFixed+4 || st.Size() > maxPackSize {
+		return nil
+	}
+	// the header first, by a read: a file that is not a pack of this
+	// version (an older one's) is not mapped at all
+	var magic [8]byte
+	if _, err := f.ReadAt(magic[:], 0); err != nil || !bytes.Equal(magic[:], packMagic) {
 		return nil
 	}
 	data, err := mapFile(f, int(st.Size()))
 	if err != nil {
 		return nil
 	}
-	p := &pack{path: path, data: data}
-	if _, err := parseIndex(p); err != nil {
+	p, err := parseHeader(path, data)
+	if err != nil {
 		unmapFile(data)
 		return nil
 	}
 	return p
 }
 
-// indexPacks says where each value of packs lies; the first pack that
-// holds a key wins.
-func indexPacks(packs []*pack) map[memKey]ref {
-	n := 0
+// lookup returns the value of kind and key in the first of packs that
+// holds it whole.
+func lookup(packs []*pack, kind string, key *Key) ([]byte, *pack, bool) {
 	for _, p := range packs {
-		if len(p.data) >= 12 && bytes.Equal(p.data[:8], packMagic) {
-			n += min(int(binary.LittleEndian.Uint32(p.data[8:12])), len(p.data)/48)
+		if v, ok := p.get(kind, key); ok {
+			return v, p, true
 		}
 	}
-	// sized once from the headers' counts: grown from empty, the map of a
-	// few hundred thousand values allocated twice what it holds
-	idx := make(map[memKey]ref, n)
-	for _, p := range packs {
-		es, _ := parseIndex(p)
-		for _, e := range es {
-			k := memKey{e.kind, e.key}
-			if _, ok := idx[k]; !ok {
-				idx[k] = e.ref
-			}
-		}
-	}
-	return idx
+	return nil, nil, false
 }
 
 // liveValues is what a merging write carries over from old packs beside
-// the new values: the values whose checksums hold and which new does not
-// have, newest pack first, up to limit bytes in all.
+// the new values: the values whose checksums hold and which neither new
+// nor a newer pack has, newest pack first, up to limit bytes in all.
 func liveValues(old []*pack, new []write, limit int64) []write {
-	seen := map[memKey]bool{}
+	fresh := make(map[memKey]bool, len(new))
 	var size int64
 	for _, w := range new {
-		seen[memKey{w.kind, w.key}] = true
+		fresh[memKey{w.kind, w.key}] = true
 		size += int64(len(w.val))
 	}
 	var out []write
-	for _, p := range old {
-		es, _ := parseIndex(p)
-		for _, e := range es {
-			k := memKey{e.kind, e.key}
-			if seen[k] {
+	for pi, p := range old {
+		for i := range p.count() {
+			e := p.entry(i)
+			k := int(binary.LittleEndian.Uint16(e[32:]))
+			if k >= len(p.kinds) {
 				continue
 			}
-			v, ok := e.ref.value()
+			var mk memKey
+			mk.kind = p.kinds[k]
+			copy(mk.key[:], e[:32])
+			if fresh[mk] {
+				continue
+			}
+			if _, _, ok := lookup(old[:pi], mk.kind, &mk.key); ok {
+				continue // a newer pack's copy was carried
+			}
+			v, ok := p.value(i)
 			if !ok || size+int64(len(v)) > limit {
 				continue
 			}
-			seen[k] = true
 			size += int64(len(v))
-			out = append(out, write{e.kind, e.key, v})
+			out = append(out, write{mk.kind, mk.key, v})
 		}
 	}
 	return out
