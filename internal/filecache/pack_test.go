@@ -137,15 +137,17 @@ func encodeV1(ws []write) []byte {
 		out = append(out, w.key[:]...)
 		out = binary.LittleEndian.AppendUint64(out, uint64(off))
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(w.val)))
-		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(w.val, castagnoli))
+		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(w.val, castagnoliV1))
 		off += len(w.val)
 	}
-	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoliV1))
 	for _, w := range ws {
 		out = append(out, w.val...)
 	}
 	return out
 }
+
+var castagnoliV1 = crc32.MakeTable(crc32.Castagnoli) // version 1's checksums
 
 // TestVersion1Packs: a pack of version 1 (which this program never
 // wrote: its keys hold another build's ID) is not opened; runs beside it
