@@ -19,7 +19,8 @@ import (
 //	magic          8 bytes, "ordpack\x02"
 //	size           uint64, of the whole file
 //	count          uint32, of entries
-//	kinds          uint16 n, then n times: length (uint8), kind
+//	kinds          uint16 n (at most 256), then n times: length (uint8),
+//	               kind
 //	CRC-32         uint32 of all the above (the header)
 //	index          count entries of 48 bytes, sorted by key then kind:
 //	               key (32 bytes), kind (uint16, its place in kinds),
@@ -52,6 +53,8 @@ const (
 	entrySize   = 48
 	headerFixed = 8 + 8 + 4 + 2 // magic, size, count, number of kinds
 	maxPackSize = 1<<31 - 1     // offsets are uint32; a pack is under the budget anyway
+	maxKinds    = 256
+	maxHeader   = headerFixed + maxKinds*256 + 4
 )
 
 // The checksums are CRC-32 (IEEE), which the hardware computes here and
@@ -83,41 +86,71 @@ func (p *pack) used() {
 	})
 }
 
-// parseHeader checks data's header and returns the pack it describes
-// (nothing of its index is read).
-func parseHeader(path string, data []byte) (*pack, error) {
-	d := data
-	if len(d) < headerFixed+4 || !bytes.Equal(d[:8], packMagic) {
-		return nil, errBadPack
+// header is what a pack's header says.
+type header struct {
+	kinds        []string
+	index, count int // where the index starts, how many entries it holds
+}
+
+// errShort: the header goes on past the bytes given.
+var errShort = errors.New("filecache: header goes on")
+
+// parseHeader checks the header of a pack of size bytes, whose first
+// bytes head holds (nothing of the index is read).
+func parseHeader(head []byte, size int) (header, error) {
+	d := head
+	if len(d) < headerFixed || !bytes.Equal(d[:8], packMagic) {
+		return header{}, errBadPack
 	}
-	if binary.LittleEndian.Uint64(d[8:]) != uint64(len(d)) {
-		return nil, errBadPack // truncated, or bytes appended
+	if binary.LittleEndian.Uint64(d[8:]) != uint64(size) {
+		return header{}, errBadPack // truncated, or bytes appended
 	}
 	count := uint64(binary.LittleEndian.Uint32(d[16:]))
 	nk := int(binary.LittleEndian.Uint16(d[20:]))
+	if nk > maxKinds {
+		return header{}, errBadPack
+	}
 	at := headerFixed
+	short := func() error {
+		if len(d) < size {
+			return errShort
+		}
+		return errBadPack
+	}
 	kinds := make([]string, 0, min(nk, 16))
 	for range nk {
 		if at >= len(d) {
-			return nil, errBadPack
+			return header{}, short()
 		}
 		kl := int(d[at])
 		at++
 		if at+kl > len(d) {
-			return nil, errBadPack
+			return header{}, short()
 		}
 		kinds = append(kinds, internKind(d[at:at+kl]))
 		at += kl
 	}
-	if at+4 > len(d) || crc32.ChecksumIEEE(d[:at]) != binary.LittleEndian.Uint32(d[at:]) {
-		return nil, errBadPack
+	if at+4 > len(d) {
+		return header{}, short()
+	}
+	if crc32.ChecksumIEEE(d[:at]) != binary.LittleEndian.Uint32(d[at:]) {
+		return header{}, errBadPack
 	}
 	at += 4
-	if count > uint64(len(d)-at)/entrySize {
-		return nil, errBadPack
+	if count > uint64(size-at)/entrySize {
+		return header{}, errBadPack
 	}
-	end := at + int(count)*entrySize
-	return &pack{path: path, data: data, kinds: kinds, index: d[at:end], vals: end}, nil
+	return header{kinds: kinds, index: at, count: int(count)}, nil
+}
+
+// packOf returns the pack that data holds whole.
+func packOf(path string, data []byte) (*pack, error) {
+	h, err := parseHeader(data, len(data))
+	if err != nil {
+		return nil, err
+	}
+	end := h.index + h.count*entrySize
+	return &pack{path: path, data: data, kinds: h.kinds, index: data[h.index:end], vals: end}, nil
 }
 
 // kinds interns the kinds of packs' headers: a handful of words, one
@@ -214,7 +247,7 @@ func encodePack(ws []write) ([]byte, error) {
 			return nil, errBadPack
 		}
 		if _, ok := kindNum[w.kind]; !ok {
-			if len(kindList) == 1<<16-1 {
+			if len(kindList) == maxKinds {
 				return nil, errBadPack
 			}
 			kindNum[w.kind] = len(kindList)
@@ -341,22 +374,33 @@ func openPack(path string) *pack {
 	if err != nil || !st.Mode().IsRegular() || st.Size() < headerFixed+4 || st.Size() > maxPackSize {
 		return nil
 	}
-	// the header first, by a read: a file that is not a pack of this
-	// version (an older one's) is not mapped at all
-	var magic [8]byte
-	if _, err := f.ReadAt(magic[:], 0); err != nil || !bytes.Equal(magic[:], packMagic) {
-		return nil
+	// The header is read, not looked at in the mapping: a file that is
+	// not a pack of this version (an older one's) is not mapped at all,
+	// and touching a page of a large pack's mapping made the kernel map
+	// megabytes of it (large folios: 14 MB of RSS for 133 MB of pack).
+	size := int(st.Size())
+	head := make([]byte, min(size, 512))
+	h, err := readHeader(f, head, size)
+	if err != nil && errors.Is(err, errShort) {
+		head = make([]byte, min(size, maxHeader))
+		h, err = readHeader(f, head, size)
 	}
-	data, err := mapFile(f, int(st.Size()))
 	if err != nil {
 		return nil
 	}
-	p, err := parseHeader(path, data)
+	data, err := mapFile(f, size)
 	if err != nil {
-		unmapFile(data)
 		return nil
 	}
-	return p
+	end := h.index + h.count*entrySize
+	return &pack{path: path, data: data, kinds: h.kinds, index: data[h.index:end], vals: end}
+}
+
+func readHeader(f *os.File, head []byte, size int) (header, error) {
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return header{}, err
+	}
+	return parseHeader(head, size)
 }
 
 // lookup returns the value of kind and key in the first of packs that

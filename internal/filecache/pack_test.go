@@ -3,10 +3,12 @@ package filecache
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -71,7 +73,7 @@ func TestDamagedEntry(t *testing.T) {
 	writeRun(t, dir, vals)
 	path := packFiles(t, dir)[0]
 	good, _ := os.ReadFile(path)
-	p, err := parseHeader(path, good)
+	p, err := packOf(path, good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,18 +186,23 @@ func TestVersion1Packs(t *testing.T) {
 	}
 }
 
-// TestManyKinds: kinds are namespaces, in the same pack.
+// TestManyKinds: kinds are namespaces, in the same pack; a header longer
+// than the first read of it (long kinds) is read whole.
 func TestManyKinds(t *testing.T) {
 	dir := t.TempDir()
 	c := reopen(t, dir)
-	for _, kind := range []string{"puppet", "salt", "x"} {
+	kinds := []string{"puppet", "salt", "x"}
+	for i := range 10 {
+		kinds = append(kinds, fmt.Sprint(i, strings.Repeat("long kind ", 20)))
+	}
+	for _, kind := range kinds {
 		for i := range 20 {
 			c.Set(kind, key(fmt.Sprint(i)), []byte(kind+fmt.Sprint(i)))
 		}
 	}
 	c.Flush()
 	n := reopen(t, dir)
-	for _, kind := range []string{"puppet", "salt", "x"} {
+	for _, kind := range kinds {
 		for i := range 20 {
 			if v, ok := n.Get(kind, key(fmt.Sprint(i))); !ok || string(v) != kind+fmt.Sprint(i) {
 				t.Fatalf("%s %d: %q %v", kind, i, v, ok)
@@ -216,7 +223,15 @@ func FuzzOpenPack(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("ordpack\x02"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := parseHeader("", data)
+		p, err := packOf("", data)
+		// as openPack reads it: a first part, then the whole if need be
+		h, herr := parseHeader(data[:min(len(data), 512)], len(data))
+		if errors.Is(herr, errShort) {
+			h, herr = parseHeader(data, len(data))
+		}
+		if (err == nil) != (herr == nil) || err == nil && (h.index+h.count*entrySize != p.vals || len(h.kinds) != len(p.kinds)) {
+			t.Fatalf("read in two parts: %+v %v; whole: %v", h, herr, err)
+		}
 		if err != nil {
 			return
 		}
