@@ -15,9 +15,10 @@
 // out of hundreds of thousands); a lookup is a binary search of a pack's
 // sorted index, in the mapping, newest pack first, and the value is read
 // where it lies. The directory is kept under a size budget: a write that
-// finds too many packs merges them, newest values first, up to the
-// budget; and the packs used least recently (by modification time, which
-// a hit refreshes) are deleted. A pack that is truncated, has a damaged
+// finds too many packs merges the newest, small ones into its own (a big
+// pack only once they add up to half of it), newest values first, up to
+// the budget; and the packs used least recently (by modification time,
+// which a hit refreshes) are deleted. A pack that is truncated, has a damaged
 // header or is not ours (another program's, or an older version of the
 // format) is not opened and all it holds is a miss; a damaged index entry
 // or value fails the checksum that covers both and is a miss, never
@@ -31,6 +32,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -221,11 +223,30 @@ func (c *Cache) remember(key memKey, val []byte) {
 }
 
 // maxPacks is how many packs a write may leave; past it, the write
-// merges them into its own.
+// merges some of them into its own (mergeCount).
 const maxPacks = 8
 
+// mergeCount is how many of old (newest first) a write of pending bytes
+// merges into its pack: the newest ones, each no bigger than twice all
+// merged before it, and more only as far as maxPacks needs. Merging them
+// all had a server rewrite a 140 MB pack every eighth pause in typing to
+// carry a few kilobytes of new values; this way a big pack is rewritten
+// once the small ones add up to half of it.
+func mergeCount(old []*pack, pending int) int {
+	if len(old)+1 <= maxPacks {
+		return 0
+	}
+	k, size := 0, pending
+	for k < len(old) && len(old[k].data) <= 2*size {
+		size += len(old[k].data)
+		k++
+	}
+	return max(k, len(old)+1-maxPacks)
+}
+
 // writePending writes the values set since the last pack as a new pack
-// (merging the packs already there into it when there are too many),
+// (merging some of the packs already there into it when there are too
+// many),
 // and reads its values from there from now on.
 func (c *Cache) writePending() {
 	c.writing.Lock()
@@ -241,19 +262,21 @@ func (c *Cache) writePending() {
 	if len(pending) == 0 || dir == "" {
 		return
 	}
-	merge := len(old)+1 > maxPacks
+	size := 0
+	for _, w := range pending {
+		size += len(w.val)
+	}
+	merged := old[:mergeCount(old, size)]
 	var carried []write
-	if merge {
-		carried = liveValues(old, pending, budget*3/4)
+	if len(merged) > 0 {
+		carried = liveValues(merged, pending, budget*3/4)
 	}
 	p, err := writePack(filepath.Join(dir, packDir), append(pending, carried...))
 	if err != nil {
 		return
 	}
-	if merge {
-		for _, o := range old {
-			os.Remove(o.path)
-		}
+	for _, o := range merged {
+		os.Remove(o.path)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -262,11 +285,13 @@ func (c *Cache) writePending() {
 	if c.dir != dir {
 		return
 	}
-	if merge {
-		c.packs = []*pack{p}
-	} else {
-		c.packs = append([]*pack{p}, c.packs...)
+	packs := []*pack{p}
+	for _, q := range c.packs {
+		if !slices.Contains(merged, q) {
+			packs = append(packs, q)
+		}
 	}
+	c.packs = packs
 }
 
 // trimEvery is how often a directory is trimmed (a variable for tests).

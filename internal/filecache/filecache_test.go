@@ -186,6 +186,38 @@ func TestMerge(t *testing.T) {
 	}
 }
 
+// TestMergeKeepsBigPack: too many packs merge the small new ones, not a
+// big old one (rewritten only once the small ones add up to half of it).
+func TestMergeKeepsBigPack(t *testing.T) {
+	dir := t.TempDir()
+	big := map[string]string{}
+	for i := range 100 {
+		big[fmt.Sprint("big ", i)] = string(make([]byte, 1000))
+	}
+	writeRun(t, dir, big)
+	bigPack := packFiles(t, dir)[0]
+	for i := range 3 * maxPacks {
+		writeRun(t, dir, map[string]string{fmt.Sprint(i): fmt.Sprint(i)})
+		if n := len(packFiles(t, dir)); n > maxPacks {
+			t.Fatalf("run %d left %d packs", i, n)
+		}
+	}
+	if _, err := os.Stat(bigPack); err != nil {
+		t.Error("the big pack was merged to carry a few bytes")
+	}
+	n := reopen(t, dir)
+	for k := range big {
+		if _, ok := n.Get("k", key(k)); !ok {
+			t.Fatalf("%s is missing", k)
+		}
+	}
+	for i := range 3 * maxPacks {
+		if v, ok := n.Get("k", key(fmt.Sprint(i))); !ok || string(v) != fmt.Sprint(i) {
+			t.Fatalf("%d: %q %v", i, v, ok)
+		}
+	}
+}
+
 // TestMergeBudget: a merge carries over the newest values only, up to 3/4
 // of the budget.
 func TestMergeBudget(t *testing.T) {
