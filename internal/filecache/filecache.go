@@ -246,8 +246,7 @@ func mergeCount(old []*pack, pending int) int {
 
 // writePending writes the values set since the last pack as a new pack
 // (merging some of the packs already there into it when there are too
-// many),
-// and reads its values from there from now on.
+// many), and reads its values from there from now on.
 func (c *Cache) writePending() {
 	c.writing.Lock()
 	defer c.writing.Unlock()
@@ -256,15 +255,11 @@ func (c *Cache) writePending() {
 		c.timer.Stop()
 		c.timer = nil
 	}
-	pending, dir, old, budget := c.pending, c.dir, c.packs, c.budget
+	pending, size, dir, old, budget := c.pending, c.pendingBytes, c.dir, c.packs, c.budget
 	c.pending, c.pendingBytes = nil, 0
 	c.mu.Unlock()
 	if len(pending) == 0 || dir == "" {
 		return
-	}
-	size := 0
-	for _, w := range pending {
-		size += len(w.val)
 	}
 	merged := old[:mergeCount(old, size)]
 	var carried []write
