@@ -29,8 +29,9 @@ import (
 //	               the value
 //	values
 //
-// all little-endian. Opening a pack checks its header only (one page of
-// the mapping), so that opening costs the same whatever the pack holds: a
+// all little-endian. Opening a pack reads and checks its header only (a
+// read of the file: see openPack), so that opening costs the same
+// whatever the pack holds: a
 // run that asks for a thousand values must not first read an index of
 // hundreds of thousands. A lookup is a binary search of the index in the
 // mapping; the entry it finds is checked when its value is read (bounds,
