@@ -1,20 +1,20 @@
 package cfengine
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 var (
 	// the attribute whose list or value the cursor is in, then the open string
-	dependsRe   = regexp.MustCompile(`\bdepends_on\s*=>\s*\{[^}]*"([^"]*)$`)
-	sequenceRe  = regexp.MustCompile(`\bbundlesequence\s*=>\s*\{[^}]*"([^"]*)$`)
-	usebundleRe = regexp.MustCompile(`\busebundle\s*=>\s*"?([A-Za-z0-9_.:]*)$`)
-	handleRe    = regexp.MustCompile(`\bhandle\s*=>\s*"([^"$@{}]+)"`)
+	dependsRe   = lazyre.New(`\bdepends_on\s*=>\s*\{[^}]*"([^"]*)$`)
+	sequenceRe  = lazyre.New(`\bbundlesequence\s*=>\s*\{[^}]*"([^"]*)$`)
+	usebundleRe = lazyre.New(`\busebundle\s*=>\s*"?([A-Za-z0-9_.:]*)$`)
+	handleRe    = lazyre.New(`\bhandle\s*=>\s*"([^"$@{}]+)"`)
 )
 
 // Complete offers the handles of the workspace in depends_on, and bundle

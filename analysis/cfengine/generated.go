@@ -3,8 +3,9 @@ package cfengine
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 )
 
 // Inputs the build creates. An acceptance test may load a file that the
@@ -17,7 +18,7 @@ import (
 
 // buildLists matches an automake assignment to one of the lists of
 // generated files (`CLEANFILES += a b`).
-var buildLists = regexp.MustCompile(`^\s*([A-Z_]*CLEANFILES|BUILT_SOURCES)\s*\+?=(.*)$`)
+var buildLists = lazyre.New(`^\s*([A-Z_]*CLEANFILES|BUILT_SOURCES)\s*\+?=(.*)$`)
 
 // builtList is what one Makefile.am declares as built: file name patterns
 // and the variable each came from.

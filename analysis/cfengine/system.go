@@ -10,11 +10,11 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	cfp "github.com/ordering-lsp/ordering-lsp/parser/cfengine"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -113,7 +113,7 @@ func (*System) Owns(path string, head func() []byte) bool {
 // policyHeader is how a CFEngine file's first block starts: `bundle agent
 // main`, `body common control`, `promise agent git`. (SpamAssassin's
 // `body RULE /regex/` is not: a body type is followed by a name.)
-var policyHeader = regexp.MustCompile(`(?m)^[ \t]*(bundle[ \t]+[A-Za-z_]\w*[ \t]+[A-Za-z_][\w.:]*|body[ \t]+[A-Za-z_]\w*[ \t]+[A-Za-z_][\w.:]*[ \t]*(\(|\{|#|\r?$)|promise[ \t]+agent[ \t]+\w+)`)
+var policyHeader = lazyre.New(`(?m)^[ \t]*(bundle[ \t]+[A-Za-z_]\w*[ \t]+[A-Za-z_][\w.:]*|body[ \t]+[A-Za-z_]\w*[ \t]+[A-Za-z_][\w.:]*[ \t]*(\(|\{|#|\r?$)|promise[ \t]+agent[ \t]+\w+)`)
 
 // inModuleData: the path is under templates/ or files/ of a folder that
 // has a manifests/ folder (a Puppet module).

@@ -2,17 +2,17 @@ package chef
 
 import (
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 var (
-	includeNameRe = regexp.MustCompile(`^\s*include_policy\s*\(?\s*["']([^"']*)$`)
-	includePathRe = regexp.MustCompile(`^\s*include_policy\s*\(?\s*["'][^"']*["']\s*,.*\bpath\s*:\s*["']([^"']*)$`)
+	includeNameRe = lazyre.New(`^\s*include_policy\s*\(?\s*["']([^"']*)$`)
+	includePathRe = lazyre.New(`^\s*include_policy\s*\(?\s*["'][^"']*["']\s*,.*\bpath\s*:\s*["']([^"']*)$`)
 )
 
 // Complete offers policy names in `include_policy "` and the lock files

@@ -2,10 +2,10 @@ package puppet
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -202,7 +202,7 @@ func rejectsUndef(t pp.Node) bool {
 // classNameRule is the rule Puppet 7 checks a class reference's title
 // against once it is lower-cased and stripped of a leading `::`
 // (Patterns::NAME, in the access operator for Class[...]).
-var classNameRule = regexp.MustCompile(`\A((::)?[a-z]\w*)(::[a-z]\w*)*\z`)
+var classNameRule = lazyre.New(`\A((::)?[a-z]\w*)(::[a-z]\w*)*\z`)
 
 // illegalClassName reports `Class['include b']`: Puppet stops the
 // compilation there (an evaluation error naming the title as written), on

@@ -1,22 +1,22 @@
 package puppet
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 var (
 	// `Package['ngi`, `Class["foo::`, `File[/etc` (a bare word titles too)
-	typeRefRe = regexp.MustCompile(`([A-Z][A-Za-z0-9_]*(?:::[A-Za-z][A-Za-z0-9_]*)*)\[\s*(['"]?)([^'"\[\],]*)$`)
+	typeRefRe = lazyre.New(`([A-Z][A-Za-z0-9_]*(?:::[A-Za-z][A-Za-z0-9_]*)*)\[\s*(['"]?)([^'"\[\],]*)$`)
 	// `include foo::`, `contain 'foo`, `require foo` (the function), `class { 'foo`
-	classNameRe = regexp.MustCompile(`(?:^|[\s;{}(])(?:(?:include|contain|require)\s+|class\s*\{\s*)(['"]?)([a-z0-9_:]*)$`)
+	classNameRe = lazyre.New(`(?:^|[\s;{}(])(?:(?:include|contain|require)\s+|class\s*\{\s*)(['"]?)([a-z0-9_:]*)$`)
 	// the relationship metaparameter a reference is the value of
-	metaparamRe = regexp.MustCompile(`\b(require|before|notify|subscribe)\s*=>\s*\[?[^;{}=]*$`)
-	bareWordRe  = regexp.MustCompile(`^[a-z][a-z0-9_:]*$`)
+	metaparamRe = lazyre.New(`\b(require|before|notify|subscribe)\s*=>\s*\[?[^;{}=]*$`)
+	bareWordRe  = lazyre.New(`^[a-z][a-z0-9_:]*$`)
 )
 
 // Complete offers, inside `Type['...`, the titles of that type's

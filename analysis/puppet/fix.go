@@ -2,10 +2,10 @@ package puppet
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -194,7 +194,7 @@ func oneLine(b []byte) string {
 
 // literalRef is a resource reference with one literal title: the only
 // kind a declaration can be written for.
-var literalRef = regexp.MustCompile(`^([A-Z]\w*(?:::[A-Z]\w*)*)\s*\[\s*(?:'([^'\\$]*)'|"([^"\\$]*)")\s*\]$`)
+var literalRef = lazyre.New(`^([A-Z]\w*(?:::[A-Z]\w*)*)\s*\[\s*(?:'([^'\\$]*)'|"([^"\\$]*)")\s*\]$`)
 
 // DeclareFixes declares the resource a missing reference names, with no
 // attributes (`package { 'nginx': }` is a complete declaration: every

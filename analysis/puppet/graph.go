@@ -5,13 +5,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -916,7 +916,7 @@ func operandName(v val) string {
 	return ""
 }
 
-var refText = regexp.MustCompile(`^([A-Za-z][\w:]*)\[(.*)\]$`)
+var refText = lazyre.New(`^([A-Za-z][\w:]*)\[(.*)\]$`)
 
 // refreshFacts explains, on each resource, what refreshes it. The lines
 // a container's refreshes give are worded once per container: every

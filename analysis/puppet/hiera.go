@@ -3,11 +3,11 @@ package puppet
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	"github.com/ordering-lsp/ordering-lsp/source"
 	"gopkg.in/yaml.v3"
 )
@@ -162,7 +162,7 @@ type hieraLayer struct {
 	files []string // data files, in priority order
 }
 
-var interp = regexp.MustCompile(`%\{([^}]*)\}`)
+var interp = lazyre.New(`%\{([^}]*)\}`)
 
 // unfilled marks a data file of a hierarchy level hieraFiles could not
 // fill (one of the files it names for some value of what we do not know).

@@ -2,11 +2,11 @@ package rudder
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	prs "github.com/ordering-lsp/ordering-lsp/parser/rudder"
 )
 
@@ -110,7 +110,7 @@ func (a *analyzer) discardedDiags() {
 	}
 }
 
-var numericPrefix = regexp.MustCompile(`^\s*[0-9]`)
+var numericPrefix = lazyre.New(`^\s*[0-9]`)
 
 // prefixHints: Rudder's documented best practice is to start rule and
 // directive names with digits ("05. ...") wherever names decide the order:

@@ -2,11 +2,11 @@ package rudder
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 )
 
 // generate reproduces MergePolicyService.buildPolicy and
@@ -239,7 +239,7 @@ func (a *analyzer) separate(ds []*draft) {
 	}
 }
 
-var nonWord = regexp.MustCompile(`\W`)
+var nonWord = lazyre.New(`\W`)
 
 // uniqueID is Rudder's PolicyId.getRudderUniqueId (technique version, then
 // directive id, non-word characters as "_"): the last tie-break between

@@ -2,20 +2,20 @@ package salt
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 var (
 	// `      - pkg: ngi` (a requisite naming its module) or `      - ngi`
-	reqItemRe = regexp.MustCompile(`^(\s*)-\s*(?:([A-Za-z_][\w.]*)\s*:\s*)?(['"]?)([^'":#]*)$`)
+	reqItemRe = lazyre.New(`^(\s*)-\s*(?:([A-Za-z_][\w.]*)\s*:\s*)?(['"]?)([^'":#]*)$`)
 	// a key line: `    - require:` or `    require:`
-	keyLineRe = regexp.MustCompile(`^(\s*)(?:-\s*)?([A-Za-z_]\w*)\s*:\s*(?:#.*)?$`)
+	keyLineRe = lazyre.New(`^(\s*)(?:-\s*)?([A-Za-z_]\w*)\s*:\s*(?:#.*)?$`)
 )
 
 // requisite keywords and their direction: true when the target runs

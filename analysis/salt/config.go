@@ -6,13 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -780,7 +780,7 @@ func (s *System) deployedConfigs(ws *source.Workspace, scopes []string, files []
 	return out
 }
 
-var configTargetRe = regexp.MustCompile(`^/etc/salt/(master|minion)(\.d/[^/]+\.conf)?$`)
+var configTargetRe = lazyre.New(`^/etc/salt/(master|minion)(\.d/[^/]+\.conf)?$`)
 
 // mapGet is m[key] of a YAML mapping.
 func mapGet(m *sp.Node, key string) *sp.Node {

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -324,11 +324,11 @@ func topShaped(f *sfile) bool {
 
 // topNameRe: the word "top" in a file name (top.sls, state_top.sls; not
 // desktop.sls or stop.sls, which hold states).
-var topNameRe = regexp.MustCompile(`(?i)(^|[^a-z0-9])top([^a-z0-9]|$)`)
+var topNameRe = lazyre.New(`(?i)(^|[^a-z0-9])top([^a-z0-9]|$)`)
 
 // stateModRe matches what a state declaration key can be: `module` or
 // `module.function`.
-var stateModRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
+var stateModRe = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
 
 // read lowers a parsed file into includes, extends and state IDs.
 func (s *System) read(f *sfile) {

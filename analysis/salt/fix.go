@@ -2,11 +2,11 @@ package salt
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
@@ -14,10 +14,10 @@ import (
 // one `- mod: target` line under a `- require:` line. Flow style
 // (`- require: [...]`) and items Jinja writes are left alone.
 var (
-	itemLine   = regexp.MustCompile(`^(\s*)-\s+(\S[^:]*):\s*(.*?)\s*$`)
-	reqKeyLine = regexp.MustCompile(`^(\s*)-\s+([a-z_]+):\s*$`)
-	funcLine   = regexp.MustCompile(`^(\s+)([A-Za-z0-9_]+)(\.[A-Za-z0-9_]+)?:\s*(\[\])?\s*$`)
-	idLine     = regexp.MustCompile(`^([^\s#{%-][^:]*):\s*$`)
+	itemLine   = lazyre.New(`^(\s*)-\s+(\S[^:]*):\s*(.*?)\s*$`)
+	reqKeyLine = lazyre.New(`^(\s*)-\s+([a-z_]+):\s*$`)
+	funcLine   = lazyre.New(`^(\s+)([A-Za-z0-9_]+)(\.[A-Za-z0-9_]+)?:\s*(\[\])?\s*$`)
+	idLine     = lazyre.New(`^([^\s#{%-][^:]*):\s*$`)
 )
 
 // RelationFixes edits a requisite: remove it, reverse it (require <->
@@ -286,7 +286,7 @@ var declareFunc = map[string]string{
 }
 
 var (
-	reqTarget = regexp.MustCompile(`^([a-z_][a-z0-9_]*)\s*:\s*([A-Za-z0-9_./@+][A-Za-z0-9_./@+-]*)$`)
+	reqTarget = lazyre.New(`^([a-z_][a-z0-9_]*)\s*:\s*([A-Za-z0-9_./@+][A-Za-z0-9_./@+-]*)$`)
 )
 
 // DeclareFixes declares the state a missing `- mod: target` requisite

@@ -2,11 +2,11 @@ package salt
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -366,7 +366,7 @@ func remotesNote(rs []gitRemote) string {
 	return which + ", which is not in the workspace: clone it into the workspace (a folder named " + rs[0].name + ") to have it read as a file root"
 }
 
-var relRe = regexp.MustCompile(`^(\.+)(.*)$`)
+var relRe = lazyre.New(`^(\.+)(.*)$`)
 
 // relInclude resolves a relative include (`.x`, `..x`) written in SLS sls
 // (an init.sls when init): false when it climbs above the top package.

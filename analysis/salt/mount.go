@@ -3,10 +3,10 @@ package salt
 import (
 	"hash/maphash"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
@@ -146,7 +146,7 @@ func (mc *mountCache) count(ws *source.Workspace, root string, f *source.File) m
 		first, rest, _ := strings.Cut(n, ".")
 		note(first, rest, slsExists, n)
 	}
-	for _, re := range []*regexp.Regexp{jinjaPathRe, saltURLRe} {
+	for _, re := range []*lazyre.Regexp{jinjaPathRe, saltURLRe} {
 		for _, m := range re.FindAllSubmatch(f.Text, -1) {
 			p := string(m[1])
 			first, rest, _ := strings.Cut(p, "/")
@@ -163,9 +163,9 @@ const (
 )
 
 var (
-	jinjaPathRe = regexp.MustCompile(`\{%-?\s*(?:from|import|include)\s+['"]([^'"{}\s]+)['"]`)
-	saltURLRe   = regexp.MustCompile(`salt://([^\s'"?#{}]+)`)
-	mountNameRe = regexp.MustCompile(`^[A-Za-z0-9_][\w\-]*$`)
+	jinjaPathRe = lazyre.New(`\{%-?\s*(?:from|import|include)\s+['"]([^'"{}\s]+)['"]`)
+	saltURLRe   = lazyre.New(`salt://([^\s'"?#{}]+)`)
+	mountNameRe = lazyre.New(`^[A-Za-z0-9_][\w\-]*$`)
 )
 
 // mountedRel is the path under the mount point of a path relative to the

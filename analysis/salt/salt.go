@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -22,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -420,7 +420,7 @@ func (a *analyzer) rootOf(path string) string {
 	return r
 }
 
-var slsNameRe = regexp.MustCompile(`(?m)^\s*-\s+(?:sls:\s*)?([A-Za-z0-9_][\w\-]*(?:\.[\w\-]+)*)\s*$`)
+var slsNameRe = lazyre.New(`(?m)^\s*-\s+(?:sls:\s*)?([A-Za-z0-9_][\w\-]*(?:\.[\w\-]+)*)\s*$`)
 
 func rootOf(ws *source.Workspace, path string, setting string, configured []string) string {
 	if setting != "" {
@@ -884,7 +884,7 @@ func diagKey(d analysis.Diagnostic) string {
 }
 
 // conflictPair finds the two files of Salt's conflicting-ID message.
-var conflictPair = regexp.MustCompile(`found in SLS '([^']*)' and SLS '([^']*)'`)
+var conflictPair = lazyre.New(`found in SLS '([^']*)' and SLS '([^']*)'`)
 
 // sourceTemplates finds the files used as file templates: every
 // salt://<path> written in a file read (a state's `source:`, a pillar's
@@ -2585,7 +2585,7 @@ func topKeys(text []byte) []topKey {
 }
 
 // templateHoles: the Jinja expressions of a line, output nobody knows.
-var templateHoles = regexp.MustCompile(`{{.*?}}`)
+var templateHoles = lazyre.New(`{{.*?}}`)
 
 // declares reports whether declaration d is (exact) or may be (pat: a
 // template pattern) the state a requisite on (mod, target) names, and

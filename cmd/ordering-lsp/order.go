@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -142,9 +143,14 @@ func cmdOrder(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
+	// one write for the whole order, not one per step (a thousand write
+	// calls were a tenth of a warm run)
+	out := bufio.NewWriterSize(stdout, 64<<10)
 	for _, s := range run.Steps {
-		fmt.Fprintln(stdout, s.Label)
+		out.WriteString(s.Label)
+		out.WriteByte('\n')
 	}
+	out.Flush()
 	// Some tools run on despite errors (Salt fails only the states whose
 	// requisites are missing): the order is printed, and the exit status
 	// still tells CI that something is wrong.

@@ -9,13 +9,20 @@
 // as one file, once, atomically (a temporary file renamed into place), at
 // Flush or when no value has come for a moment; one file per value had
 // cost a cold run of a large workspace more CPU in file creation than the
-// parse it saved. A run maps the packs it finds when it starts and reads a
-// value where it lies. The directory is kept under a size budget: a write
-// that finds too many packs merges them, newest values first, up to the
-// budget; and the packs used least recently (by modification time, which
-// a hit refreshes) are deleted. A pack that is truncated, corrupt or not
-// ours fails its checks and all it holds is a miss; a value whose own
-// checksum fails is a miss. In front of the disk, every value set or read
+// parse it saved. A run maps the packs it finds when it starts, checking
+// only their headers, so that starting costs the same whatever the cache
+// holds (every command-line run starts, and most ask for a few values
+// out of hundreds of thousands); a lookup is a binary search of a pack's
+// sorted index, in the mapping, newest pack first, and the value is read
+// where it lies. The directory is kept under a size budget: a write that
+// finds too many packs merges the newest, small ones into its own (a big
+// pack only once they add up to half of it), newest values first, up to
+// the budget; and the packs used least recently (by modification time,
+// which a hit refreshes) are deleted. A pack that is truncated, has a damaged
+// header or is not ours (another program's, or an older version of the
+// format) is not opened and all it holds is a miss; a damaged index entry
+// or value fails the checksum that covers both and is a miss, never
+// another value. In front of the disk, every value set or read
 // in this process is kept in memory (up to a budget), shared by all who
 // ask: a fresh analysis of the same workspace (a code action's preview)
 // decodes from memory.
@@ -25,6 +32,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,10 +51,9 @@ type Cache struct {
 	memBytes int
 	memMax   int
 
-	dir    string // "" when nothing is kept on disk
-	budget int64  // bytes on disk before the oldest packs go
-	packs  []*pack
-	index  map[memKey]ref // where each value of packs lies, newest pack first
+	dir    string  // "" when nothing is kept on disk
+	budget int64   // bytes on disk before the oldest packs go
+	packs  []*pack // newest first: the first that holds a key answers
 
 	pending      []write // set since the last pack was written
 	pendingBytes int
@@ -120,7 +127,6 @@ func (c *Cache) SetDir(dir string) {
 	defer c.mu.Unlock()
 	c.dir = dir
 	c.packs = packs
-	c.index = indexPacks(packs)
 	if dir == "" {
 		return
 	}
@@ -154,12 +160,9 @@ func (c *Cache) Get(kind string, key Key) ([]byte, bool) {
 		c.mu.Unlock()
 		return v, true
 	}
-	r, ok := c.index[mk]
+	packs := c.packs
 	c.mu.Unlock()
-	var v []byte
-	if ok {
-		v, ok = r.value() // its checksum, outside the lock
-	}
+	v, p, ok := lookup(packs, kind, &key) // outside the lock
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dir == "" {
@@ -171,7 +174,7 @@ func (c *Cache) Get(kind string, key Key) ([]byte, bool) {
 	}
 	c.DiskHits++
 	c.remember(mk, v)
-	r.p.used()
+	p.used()
 	return v, true
 }
 
@@ -220,12 +223,30 @@ func (c *Cache) remember(key memKey, val []byte) {
 }
 
 // maxPacks is how many packs a write may leave; past it, the write
-// merges them into its own.
+// merges some of them into its own (mergeCount).
 const maxPacks = 8
 
+// mergeCount is how many of old (newest first) a write of pending bytes
+// merges into its pack: the newest ones, each no bigger than twice all
+// merged before it, and more only as far as maxPacks needs. Merging them
+// all had a server rewrite a 140 MB pack every eighth pause in typing to
+// carry a few kilobytes of new values; this way a big pack is rewritten
+// once the small ones add up to half of it.
+func mergeCount(old []*pack, pending int) int {
+	if len(old)+1 <= maxPacks {
+		return 0
+	}
+	k, size := 0, pending
+	for k < len(old) && len(old[k].data) <= 2*size {
+		size += len(old[k].data)
+		k++
+	}
+	return max(k, len(old)+1-maxPacks)
+}
+
 // writePending writes the values set since the last pack as a new pack
-// (merging the packs already there into it when there are too many),
-// and reads its values from there from now on.
+// (merging some of the packs already there into it when there are too
+// many), and reads its values from there from now on.
 func (c *Cache) writePending() {
 	c.writing.Lock()
 	defer c.writing.Unlock()
@@ -234,25 +255,23 @@ func (c *Cache) writePending() {
 		c.timer.Stop()
 		c.timer = nil
 	}
-	pending, dir, old, budget := c.pending, c.dir, c.packs, c.budget
+	pending, size, dir, old, budget := c.pending, c.pendingBytes, c.dir, c.packs, c.budget
 	c.pending, c.pendingBytes = nil, 0
 	c.mu.Unlock()
 	if len(pending) == 0 || dir == "" {
 		return
 	}
-	merge := len(old)+1 > maxPacks
+	merged := old[:mergeCount(old, size)]
 	var carried []write
-	if merge {
-		carried = liveValues(old, pending, budget*3/4)
+	if len(merged) > 0 {
+		carried = liveValues(merged, pending, budget*3/4)
 	}
 	p, err := writePack(filepath.Join(dir, packDir), append(pending, carried...))
 	if err != nil {
 		return
 	}
-	if merge {
-		for _, o := range old {
-			os.Remove(o.path)
-		}
+	for _, o := range merged {
+		os.Remove(o.path)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -261,12 +280,13 @@ func (c *Cache) writePending() {
 	if c.dir != dir {
 		return
 	}
-	if merge {
-		c.packs = []*pack{p}
-	} else {
-		c.packs = append([]*pack{p}, c.packs...)
+	packs := []*pack{p}
+	for _, q := range c.packs {
+		if !slices.Contains(merged, q) {
+			packs = append(packs, q)
+		}
 	}
-	c.index = indexPacks(c.packs)
+	c.packs = packs
 }
 
 // trimEvery is how often a directory is trimmed (a variable for tests).

@@ -165,22 +165,6 @@ func TestBadPacks(t *testing.T) {
 	}
 }
 
-func FuzzParseIndex(f *testing.F) {
-	f.Add(encodePack([]write{{"k", key("a"), []byte("x")}}))
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		es, err := parseIndex(&pack{data: data})
-		if err != nil {
-			return
-		}
-		for _, e := range es {
-			if r := e.ref; r.off < 0 || r.n < 0 || r.off+r.n > len(data) {
-				t.Fatalf("entry out of the file: %+v", r)
-			}
-		}
-	})
-}
-
 // TestMerge: runs that each write a pack leave at most maxPacks of them;
 // the write that would pass it merges them, and every value is still
 // there.
@@ -195,6 +179,38 @@ func TestMerge(t *testing.T) {
 		}
 	}
 	n := reopen(t, dir)
+	for i := range 3 * maxPacks {
+		if v, ok := n.Get("k", key(fmt.Sprint(i))); !ok || string(v) != fmt.Sprint(i) {
+			t.Fatalf("%d: %q %v", i, v, ok)
+		}
+	}
+}
+
+// TestMergeKeepsBigPack: too many packs merge the small new ones, not a
+// big old one (rewritten only once the small ones add up to half of it).
+func TestMergeKeepsBigPack(t *testing.T) {
+	dir := t.TempDir()
+	big := map[string]string{}
+	for i := range 100 {
+		big[fmt.Sprint("big ", i)] = string(make([]byte, 1000))
+	}
+	writeRun(t, dir, big)
+	bigPack := packFiles(t, dir)[0]
+	for i := range 3 * maxPacks {
+		writeRun(t, dir, map[string]string{fmt.Sprint(i): fmt.Sprint(i)})
+		if n := len(packFiles(t, dir)); n > maxPacks {
+			t.Fatalf("run %d left %d packs", i, n)
+		}
+	}
+	if _, err := os.Stat(bigPack); err != nil {
+		t.Error("the big pack was merged to carry a few bytes")
+	}
+	n := reopen(t, dir)
+	for k := range big {
+		if _, ok := n.Get("k", key(k)); !ok {
+			t.Fatalf("%s is missing", k)
+		}
+	}
 	for i := range 3 * maxPacks {
 		if v, ok := n.Get("k", key(fmt.Sprint(i))); !ok || string(v) != fmt.Sprint(i) {
 			t.Fatalf("%d: %q %v", i, v, ok)

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/alecthomas/participle/v2"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 )
 
 // Severity of a parser diagnostic (same numbering as analysis.Severity).
@@ -374,8 +376,8 @@ type RunItem struct {
 func (r *RunItem) Key() string { return r.Type + "[" + r.Name + "@" + r.Version + "]" }
 
 var (
-	qualifiedRE = regexp.MustCompile(`^(recipe|role)\[([^\]@]+)(@([0-9]+(\.[0-9]+){1,2}))?\]$`)
-	versionedRE = regexp.MustCompile(`^(.+)@(\d+\.\d+(\.\d+)?)$`)
+	qualifiedRE = lazyre.New(`^(recipe|role)\[([^\]@]+)(@([0-9]+(\.[0-9]+){1,2}))?\]$`)
+	versionedRE = lazyre.New(`^(.+)@(\d+\.\d+(\.\d+)?)$`)
 )
 
 // ParseRunItem reads a run-list string the way Chef::RunList::RunListItem does.
@@ -443,7 +445,7 @@ type Policy struct {
 	Diags         []Diag
 }
 
-var componentRE = regexp.MustCompile(`^[.\pL\pN_-]+$`)
+var componentRE = lazyre.New(`^[.\pL\pN_-]+$`)
 
 // Read builds the Policy model from a parsed file, with chef-cli's DSL
 // checks (its messages) as diagnostics.

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"io"
 	"path"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 )
 
 // TechniqueIDFromPath derives the technique id and version from the
@@ -27,11 +28,11 @@ func TechniqueIDFromPath(p string) (id, version string) {
 	return parent, ""
 }
 
-var versionRe = regexp.MustCompile(`^[0-9][0-9A-Za-z.+~_-]*$`)
+var versionRe = lazyre.New(`^[0-9][0-9A-Za-z.+~_-]*$`)
 
 func isVersion(s string) bool { return versionRe.MatchString(s) }
 
-var nameAttrRe = regexp.MustCompile(`(?s)\bname\s*=\s*("([^"]*)"|'([^']*)')`)
+var nameAttrRe = lazyre.New(`(?s)\bname\s*=\s*("([^"]*)"|'([^']*)')`)
 
 // ImportMetadataXML reads a technique's metadata.xml: the <TECHNIQUE
 // name="..."> root and its MULTIINSTANCE, POLICYGENERATION, SYSTEM and
@@ -244,7 +245,7 @@ func yamlOffset(ls []int, text []byte, line, col int) int {
 	return off
 }
 
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
+var yamlLineRe = lazyre.New(`line (\d+)`)
 
 func yamlErrSpan(text []byte, err error) Span {
 	m := yamlLineRe.FindStringSubmatch(err.Error())

@@ -1,11 +1,12 @@
 package salt
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 )
 
 // A fast reader for the YAML most SLS files are made of: block mappings
@@ -459,7 +460,7 @@ func resolvePlain(t string) string {
 	return "!!str"
 }
 
-var yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+var yamlFloat = lazyre.New(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 var timestampFormats = []string{
 	"2006-1-2T15:4:5.999999999Z07:00",

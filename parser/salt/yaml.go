@@ -3,13 +3,14 @@ package salt
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 )
 
 // NodeKind is the YAML shape of a node.
@@ -374,7 +375,7 @@ func splitChunks(text []byte) [][2]int {
 	return out
 }
 
-var lineRe = regexp.MustCompile(`line (\d+)`)
+var lineRe = lazyre.New(`line (\d+)`)
 
 func (f *File) readYAML(cache *Cache) {
 	text := f.R.Text
