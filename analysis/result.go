@@ -151,8 +151,7 @@ type Result struct {
 	Partial bool
 
 	posOnce   sync.Once
-	pos       map[*Node][]RunPos
-	holding   map[*Node]bool
+	pos       posIndex
 	nearOnce  sync.Once
 	nearStart []int32 // edges at node i: nearEdges[nearStart[i]:nearStart[i+1]]
 	nearEdges []*Edge
@@ -170,7 +169,10 @@ type RunPos struct {
 // appear in several passes, Puppet resources in one catalog per entry).
 func (r *Result) Positions(n *Node) []RunPos {
 	r.indexPositions()
-	return r.pos[n]
+	if i := r.slot(n); i >= 0 {
+		return r.pos.at[r.pos.start[i]:r.pos.start[i+1]:r.pos.start[i+1]]
+	}
+	return r.pos.other[n]
 }
 
 // NodesAt returns the nodes whose declaration covers off in uri, innermost
