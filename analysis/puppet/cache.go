@@ -322,7 +322,11 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	m := a.mergeTable()
 	ids := s.ids
 	if ids == nil || ids.tab != m.tab {
-		ids = m.tab.number(name, s)
+		var like *runSnap // the run's last snapshot: a rebuilt run is mostly the same
+		if own {
+			like = a.prevSnap(name)
+		}
+		ids = m.tab.number(name, s, like)
 	}
 	m.grow()
 	a.numberDefs(m)
