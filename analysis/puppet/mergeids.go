@@ -55,43 +55,43 @@ func newMergeIDs() *mergeIDs {
 	return &mergeIDs{nodes: map[nodeKey]int32{}, edges: map[edgeID]int32{}, links: map[linkKey]int32{}, decl: map[string]int32{}}
 }
 
-func (t *mergeIDs) declared(k string) int32 {
-	if id, ok := t.decl[k]; ok {
-		return id
+// numberOf returns k's number in m, giving it the next one (isNew) when
+// it has none.
+func numberOf[K comparable](m map[K]int32, k K) (id int32, isNew bool) {
+	if id, ok := m[k]; ok {
+		return id, false
 	}
-	id := int32(len(t.declStr))
-	t.decl[k] = id
-	t.declStr = append(t.declStr, k)
+	id = int32(len(m))
+	m[k] = id
+	return id, true
+}
+
+func (t *mergeIDs) declared(k string) int32 {
+	id, isNew := numberOf(t.decl, k)
+	if isNew {
+		t.declStr = append(t.declStr, k)
+	}
 	return id
 }
 
 func (t *mergeIDs) node(k nodeKey) int32 {
-	if id, ok := t.nodes[k]; ok {
-		return id
-	}
-	id := int32(len(t.nodes))
-	t.nodes[k] = id
+	id, _ := numberOf(t.nodes, k)
 	return id
 }
 
 func (t *mergeIDs) edge(k edgeID) int32 {
-	if id, ok := t.edges[k]; ok {
-		return id
+	id, isNew := numberOf(t.edges, k)
+	if isNew {
+		t.ends = append(t.ends, [2]int32{k.from, k.to})
 	}
-	id := int32(len(t.edges))
-	t.edges[k] = id
-	t.ends = append(t.ends, [2]int32{k.from, k.to})
 	return id
 }
 
 func (t *mergeIDs) link(at source.Span) int32 {
-	k := linkKey{at.URI, at.Start, at.End}
-	if id, ok := t.links[k]; ok {
-		return id
+	id, isNew := numberOf(t.links, linkKey{at.URI, at.Start, at.End})
+	if isNew {
+		t.linkAt = append(t.linkAt, at)
 	}
-	id := int32(len(t.links))
-	t.links[k] = id
-	t.linkAt = append(t.linkAt, at)
 	return id
 }
 
@@ -136,22 +136,18 @@ func (t *mergeIDs) number(name string, s, like *runSnap) *snapIDs {
 		like = nil
 	}
 	ids := &snapIDs{tab: t, node: make([]int32, len(s.nodes))}
-	var al aligner
+	var old snapIDs // the previous snapshot's numbers, when t gave them
 	if like != nil {
-		al.n = len(like.nodes)
+		old = *like.ids
 	}
-	for i, sn := range s.nodes {
-		k, _ := anchorKey(sn.key(name))
-		if j, ok := al.next(); ok {
-			if lk, _ := anchorKey(like.nodes[j].key(name)); lk == k {
-				ids.node[i] = like.ids.node[j]
-				al.hit()
-				continue
-			}
-		}
-		ids.node[i] = t.node(k)
-		al.miss(like != nil && al.at+1 < al.n && like.ids.node[al.at+1] == ids.node[i])
-	}
+	along(ids.node, old.node, func(i, j int) bool {
+		k, _ := anchorKey(s.nodes[i].key(name))
+		lk, _ := anchorKey(like.nodes[j].key(name))
+		return k == lk
+	}, func(i int) int32 {
+		k, _ := anchorKey(s.nodes[i].key(name))
+		return t.node(k)
+	})
 	var at map[*analysis.Node]int32 // the nodes by address, once an Index does not tell
 	ref := func(n *analysis.Node) int32 {
 		if n == nil {
@@ -184,69 +180,34 @@ func (t *mergeIDs) number(name string, s, like *runSnap) *snapIDs {
 	ids.edge = make([]int32, len(s.edges))
 	ids.from = make([]int32, len(s.edges))
 	ids.to = make([]int32, len(s.edges))
-	al = aligner{}
-	if like != nil {
-		al.n = len(like.edges)
-	}
 	for i, e := range s.edges {
-		f, to := ref(e.From), ref(e.To)
-		ids.from[i], ids.to[i] = f, to
-		if f == noRef || to == noRef {
+		ids.from[i], ids.to[i] = ref(e.From), ref(e.To)
+		if ids.from[i] == noRef || ids.to[i] == noRef {
 			ids.edge[i] = -1
-			continue
 		}
-		k := edgeID{id(f), id(to), e.Kind, e.At}
-		if j, ok := al.next(); ok {
-			if le := like.ids.edge[j]; le >= 0 && t.ends[le] == [2]int32{k.from, k.to} && like.edges[j].Kind == k.kind && like.edges[j].At == k.at {
-				ids.edge[i] = le
-				al.hit()
-				continue
-			}
-		}
-		ids.edge[i] = t.edge(k)
-		al.miss(like != nil && al.at+1 < al.n && like.ids.edge[al.at+1] == ids.edge[i])
 	}
+	key := func(i int) edgeID {
+		return edgeID{id(ids.from[i]), id(ids.to[i]), s.edges[i].Kind, s.edges[i].At}
+	}
+	along(ids.edge, old.edge, func(i, j int) bool {
+		k, le := key(i), like.edges[j]
+		return t.ends[old.edge[j]] == [2]int32{k.from, k.to} && le.Kind == k.kind && le.At == k.at
+	}, func(i int) int32 { return t.edge(key(i)) })
 	ids.step = make([]int32, len(s.run.Steps))
 	for i, st := range s.run.Steps {
 		ids.step[i] = ref(st.Node)
 	}
 	ids.link = make([]int32, s.linkCount())
-	al = aligner{}
-	if like != nil {
-		al.n = len(like.ids.link)
-	}
 	for i := range ids.link {
-		ids.link[i] = -1
-		l := s.linkAt(i)
-		if l.IsZero() {
-			continue
+		if s.linkAt(i).IsZero() {
+			ids.link[i] = -1
 		}
-		if j, ok := al.next(); ok {
-			if ll := like.ids.link[j]; ll >= 0 && t.linkAt[ll] == l {
-				ids.link[i] = ll
-				al.hit()
-				continue
-			}
-		}
-		ids.link[i] = t.link(l)
-		al.miss(like != nil && al.at+1 < al.n && like.ids.link[al.at+1] == ids.link[i])
 	}
+	along(ids.link, old.link, func(i, j int) bool { return t.linkAt[old.link[j]] == s.linkAt(i) },
+		func(i int) int32 { return t.link(s.linkAt(i)) })
 	ids.declared = make([]int32, len(s.declared))
-	al = aligner{}
-	if like != nil {
-		al.n = len(like.ids.declared)
-	}
-	for i, k := range s.declared {
-		if j, ok := al.next(); ok {
-			if ld := like.ids.declared[j]; t.declStr[ld] == k {
-				ids.declared[i] = ld
-				al.hit()
-				continue
-			}
-		}
-		ids.declared[i] = t.declared(k)
-		al.miss(like != nil && al.at+1 < al.n && like.ids.declared[al.at+1] == ids.declared[i])
-	}
+	along(ids.declared, old.declared, func(i, j int) bool { return t.declStr[old.declared[j]] == s.declared[i] },
+		func(i int) int32 { return t.declared(s.declared[i]) })
 	ids.def = make([]int32, len(s.defs))
 	for i, d := range s.defs {
 		ids.def[i] = -1 - ref(d)
@@ -254,17 +215,27 @@ func (t *mergeIDs) number(name string, s, like *runSnap) *snapIDs {
 	return ids
 }
 
-// aligner walks a previous snapshot's list beside a new one: at is the
-// place in the old list the next new item is compared with. A new item
-// the old list lacks keeps the place; an old item the new list lacks is
-// stepped over when the next old one is the new item (skip).
-type aligner struct{ at, n int }
-
-func (al *aligner) next() (int, bool) { return al.at, al.at < al.n }
-func (al *aligner) hit()              { al.at++ }
-func (al *aligner) miss(skip bool) {
-	if skip {
-		al.at += 2
+// along numbers the items of a new list (out; -1: an item without a
+// number, skipped) beside the numbers old of the same list in the run's
+// previous snapshot: item i takes old[j], the next old one, when same(i,
+// j) says it is that one, else look(i) looks it up in the table. An item
+// the old list lacks keeps the place; an old one the new list lacks is
+// stepped over when the one after it is the new item.
+func along(out, old []int32, same func(i, j int) bool, look func(i int) int32) {
+	j := 0
+	for i := range out {
+		if out[i] == -1 {
+			continue
+		}
+		if j < len(old) && old[j] >= 0 && same(i, j) {
+			out[i] = old[j]
+			j++
+			continue
+		}
+		out[i] = look(i)
+		if j+1 < len(old) && old[j+1] == out[i] {
+			j += 2
+		}
 	}
 }
 
