@@ -3,6 +3,7 @@ package puppet_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -124,6 +125,11 @@ func TestIncrementalRandomEdits(t *testing.T) {
 		texts[n] = []byte(incrementalRepo[n])
 	}
 	long := puppet.New()
+	// renumbered: a long-lived System whose every analysis numbers the
+	// snapshots it restores again (their link places then come from the
+	// table that numbered them before)
+	renumbered := puppet.New()
+	renumbered.(*puppet.System).Renumber = true
 	r := &rng{s: 12345}
 	restored, replayed := 0, 0
 	steps := 150
@@ -157,6 +163,9 @@ func TestIncrementalRandomEdits(t *testing.T) {
 		want := dump(analyzeWS(fresh, ws, context.Background()))
 		if got != want {
 			t.Fatalf("edit %d (%s at %d): incremental result differs from a fresh one\n%s", i, name, at, firstDiff(want, got))
+		}
+		if re := dump(analyzeWS(renumbered, ws, context.Background())); re != want {
+			t.Fatalf("edit %d (%s at %d): numbering restored runs again changes the result\n%s", i, name, at, firstDiff(want, re))
 		}
 		one := puppet.New()
 		one.(*puppet.System).Workers = 1
@@ -285,5 +294,47 @@ func TestProgressCountsRuns(t *testing.T) {
 	}
 	if last := got[len(got)-1]; last[1] != len(res.Runs) {
 		t.Errorf("the total estimated %d runs, there were %d", last[1], len(res.Runs))
+	}
+}
+
+// TestShiftedRunsRenumbered: an edit that moves everything after it (a
+// line added at the top of each manifest in turn, then a resource added
+// in the middle) rebuilds the runs that read the file, and merge numbers
+// each rebuilt run against its last snapshot (mergeids.go, along): every
+// node, edge, link and declared key after the edit has moved, so a
+// number taken from the old place by mistake shows as a wrong place, and
+// a key the edit declares (Notify[shifted], which class waiter requires
+// and declares nowhere) as a missing target another run no longer
+// settles. Each result must be a fresh analysis's.
+func TestShiftedRunsRenumbered(t *testing.T) {
+	files := maps.Clone(incrementalRepo)
+	files["modules/waiter/manifests/init.pp"] = "class waiter {\n  notify { 'w': require => Notify['shifted'] }\n}\n"
+	dir := writeRepo(t, files)
+	ws := source.NewWorkspace(dir)
+	var names []string
+	for name := range incrementalRepo {
+		if strings.HasSuffix(name, ".pp") {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	long := puppet.New()
+	analyzeWS(long, ws, context.Background())
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		text := incrementalRepo[name]
+		mid := strings.Index(text, "\n") + 1
+		for _, edited := range []string{
+			"\n" + text,
+			"\n" + text[:mid] + "  notify { 'shifted': }\n" + text[mid:],
+		} {
+			ws.SetOverlay(source.NewFile(source.PathToURI(p), p, []byte(edited)))
+			got := dump(analyzeWS(long, ws, context.Background()))
+			if want := dump(analyzeWS(puppet.New(), ws, context.Background())); got != want {
+				t.Fatalf("%s edited: the long-lived result differs from a fresh one\n%s", name, firstDiff(want, got))
+			}
+		}
+		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, []byte(text)))
+		analyzeWS(long, ws, context.Background())
 	}
 }

@@ -266,7 +266,7 @@ func (a *analyzer) mergeTable() *mergeState {
 		s.mu.Lock()
 		t, s.ids = s.ids, nil
 		s.mu.Unlock()
-		if t != nil && t.stale(s.lastLive[0], s.lastLive[1], s.lastLive[2]) {
+		if t != nil && (s.Renumber || t.stale(s.lastLive[0], s.lastLive[1], s.lastLive[2])) {
 			t = nil
 		}
 	}

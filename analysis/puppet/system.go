@@ -61,6 +61,11 @@ type System struct {
 	// replaying another run's evaluation (defmemo.go): results do not
 	// depend on it, which the differential tests check.
 	NoSharedEval bool
+	// Renumber: every analysis numbers what its merge shares with a new
+	// table (mergeids.go), so every restored snapshot is numbered again,
+	// as after a table grown stale. Results do not depend on it, which
+	// TestIncrementalRandomEdits checks.
+	Renumber bool
 	// ids numbers what merges share (mergeids.go); lastLive: how many
 	// nodes, edges and links the last analysis that kept it had
 	ids      *mergeIDs
