@@ -98,6 +98,18 @@ func writeRepo(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// manifests lists the .pp files of a repository's texts, sorted.
+func manifests(files map[string]string) []string {
+	var names []string
+	for name := range files {
+		if strings.HasSuffix(name, ".pp") {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 func analyzeWS(sys analysis.System, ws *source.Workspace, ctx context.Context) *analysis.Result {
 	in := analysis.Input{Ctx: ctx, Workspace: ws, Settings: analysis.Settings{}}
 	fs := analysis.Files([]analysis.System{sys}, in)[sys]
@@ -113,13 +125,7 @@ func analyzeWS(sys analysis.System, ws *source.Workspace, ctx context.Context) *
 func TestIncrementalRandomEdits(t *testing.T) {
 	dir := writeRepo(t, incrementalRepo)
 	ws := source.NewWorkspace(dir)
-	var names []string
-	for name := range incrementalRepo {
-		if strings.HasSuffix(name, ".pp") {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
+	names := manifests(incrementalRepo)
 	texts := map[string][]byte{}
 	for _, n := range names {
 		texts[n] = []byte(incrementalRepo[n])
@@ -311,13 +317,7 @@ func TestShiftedRunsRenumbered(t *testing.T) {
 	files["modules/waiter/manifests/init.pp"] = "class waiter {\n  notify { 'w': require => Notify['shifted'] }\n}\n"
 	dir := writeRepo(t, files)
 	ws := source.NewWorkspace(dir)
-	var names []string
-	for name := range incrementalRepo {
-		if strings.HasSuffix(name, ".pp") {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
+	names := manifests(incrementalRepo)
 	long := puppet.New()
 	analyzeWS(long, ws, context.Background())
 	for _, name := range names {
