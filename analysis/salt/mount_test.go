@@ -46,10 +46,7 @@ func analyseDir(t *testing.T, dir, rel string, settings analysis.Settings) strin
 // the where-marks of messages are relative to the file root, so the
 // prefix is taken out of both texts.
 func TestMountedRootEqualsCheckout(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "mount_prefix_inferred.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ar := fixtureArchive(t, "mount_prefix_inferred.txtar")
 	repo, _ := filepath.EvalSymlinks(t.TempDir())
 	analysistest.WriteInputs(t, repo, ar)
 	above, _ := filepath.EvalSymlinks(t.TempDir())
@@ -79,18 +76,11 @@ func TestMountedRootEqualsCheckout(t *testing.T) {
 // references need it, and for nothing whose references resolve as
 // written.
 func TestInferMount(t *testing.T) {
-	fixture := func(name string) *txtar.Archive {
-		ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ar
-	}
 	withFile := func(ar *txtar.Archive, name, data string) *txtar.Archive {
 		out := &txtar.Archive{Files: append([]txtar.File{{Name: name, Data: []byte(data)}}, ar.Files...)}
 		return out
 	}
-	prefixed := fixture("mount_prefix_inferred.txtar")
+	prefixed := fixtureArchive(t, "mount_prefix_inferred.txtar")
 	var few txtar.Archive // two references only
 	for _, f := range prefixed.Files {
 		if f.Name == "web/init.sls" || f.Name == "logrotate/init.sls" {
@@ -107,8 +97,8 @@ func TestInferMount(t *testing.T) {
 		{"prefixed, with its own top file", withFile(prefixed, "top.sls", "base:\n  '*':\n    - states.web\n"), "", ""},
 		{"prefixed, with a folder of that name", withFile(prefixed, "states/README", "x\n"), "", ""},
 		{"prefixed, two references only", &few, "", ""},
-		{"a salt/ folder its names use", fixture("mount_prefix_not.txtar"), "", ""},
-		{"a formula's package folder", fixture("mount_prefix_not.txtar"), "salt", ""},
+		{"a salt/ folder its names use", fixtureArchive(t, "mount_prefix_not.txtar"), "", ""},
+		{"a formula's package folder", fixtureArchive(t, "mount_prefix_not.txtar"), "salt", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -134,10 +124,7 @@ func TestInferMount(t *testing.T) {
 // TestMountedCompletion: an include list of a mounted repository is
 // completed with the names Salt serves (states.x), not the folders.
 func TestMountedCompletion(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "mount_prefix_inferred.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ar := fixtureArchive(t, "mount_prefix_inferred.txtar")
 	repo, _ := filepath.EvalSymlinks(t.TempDir())
 	analysistest.WriteInputs(t, repo, ar)
 	ws := source.NewWorkspace(repo)
@@ -158,4 +145,14 @@ func TestMountedCompletion(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("items %q, want %q", strings.Join(got, " "), want)
 	}
+}
+
+// fixtureArchive reads testdata/fixtures/name.
+func fixtureArchive(t *testing.T, name string) *txtar.Archive {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ar
 }
