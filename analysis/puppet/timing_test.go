@@ -25,6 +25,11 @@ import (
 //	PUPPET_TIMING_EDIT=modules/admin/manifests/init.pp,modules/profile/manifests/base.pp \
 //	go test -run TestWorkspaceTiming -v ./analysis/puppet/
 //
+// The allocation of each complete analysis after an edit is logged: unlike
+// its time it hardly moves with the machine's load.
+// PUPPET_TIMING_ALLOCPROF=prefix writes heap profiles before and after
+// each of those analyses (prefix-before.prof, prefix-after.prof; compare
+// with `go tool pprof -sample_index=alloc_space -base before after`).
 // PUPPET_TIMING_PROF=file writes a CPU profile of the first analysis,
 // PUPPET_TIMING_EDITPROF=file one of the complete analysis after an edit;
 // PUPPET_TIMING_DUMP=dir writes the strict dump (dump_test.go) of the
@@ -83,6 +88,9 @@ func TestWorkspaceTiming(t *testing.T) {
 			}
 		}
 		t.Logf("edit %s, focused: %v wall, %v CPU, %d runs, %d diagnostics in the file", rel, fwall.Round(time.Millisecond), fcpu.Round(time.Millisecond), len(fres.Runs), nd)
+		allocProf(t, "before")
+		var m0 runtime.MemStats
+		runtime.ReadMemStats(&m0)
 		if f := os.Getenv("PUPPET_TIMING_EDITPROF"); f != "" {
 			pf, err := os.Create(f)
 			if err != nil {
@@ -94,8 +102,11 @@ func TestWorkspaceTiming(t *testing.T) {
 		if os.Getenv("PUPPET_TIMING_EDITPROF") != "" {
 			pprof.StopCPUProfile()
 		}
+		var m1 runtime.MemStats
+		runtime.ReadMemStats(&m1)
+		allocProf(t, "after")
 		ps := sys.(*puppet.System)
-		t.Logf("edit %s: %v wall, %v CPU, %d of %d runs restored, define bodies %d evaluated %d replayed, class bodies %d evaluated %d replayed", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), ps.Restored, len(res.Runs), ps.DefineEvals, ps.DefineReplays, ps.ClassEvals, ps.ClassReplays)
+		t.Logf("edit %s: %v wall, %v CPU, %d MB allocated in %dk objects, %d of %d runs restored, define bodies %d evaluated %d replayed, class bodies %d evaluated %d replayed", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), (m1.TotalAlloc-m0.TotalAlloc)>>20, (m1.Mallocs-m0.Mallocs)/1000, ps.Restored, len(res.Runs), ps.DefineEvals, ps.DefineReplays, ps.ClassEvals, ps.ClassReplays)
 		if d := os.Getenv("PUPPET_TIMING_DUMP"); d != "" {
 			os.MkdirAll(d, 0o755)
 			if err := os.WriteFile(filepath.Join(d, strings.ReplaceAll(rel, "/", "_")+".txt"), []byte(dump(res)), 0o644); err != nil {
@@ -119,4 +130,21 @@ func TestWorkspaceTiming(t *testing.T) {
 		pf.Close()
 	}
 	runtime.KeepAlive(sys) // its run cache is part of what the server keeps
+}
+
+// allocProf writes a heap profile named by PUPPET_TIMING_ALLOCPROF and
+// which (see TestWorkspaceTiming).
+func allocProf(t *testing.T, which string) {
+	prefix := os.Getenv("PUPPET_TIMING_ALLOCPROF")
+	if prefix == "" {
+		return
+	}
+	pf, err := os.Create(prefix + "-" + which + ".prof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	if err := pprof.Lookup("allocs").WriteTo(pf, 0); err != nil {
+		t.Fatal(err)
+	}
 }
