@@ -1,0 +1,488 @@
+package salt
+
+import (
+	"fmt"
+	"strings"
+
+	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// State.reconcile_extend, verify_high, requisite_in and apply_exclude of
+// salt/state.py: extends and _in requisites rewrite the high data, then it
+// is checked as Salt checks it (see high.go).
+
+// reconcileExtend is State.reconcile_extend.
+func (c *compiler) reconcileExtend(h *high, exts []*extension, strict bool) {
+	var sexcl []string
+	for _, ex := range h.excludes {
+		if ex.kind == "sls" {
+			sexcl = append(sexcl, ex.name)
+		}
+	}
+	for _, ext := range exts {
+		if len(ext.states) == 0 {
+			continue
+		}
+		name := ext.id
+		stateType := ext.states[0].module
+		b := h.m[name]
+		if b == nil || b.state(stateType) == nil {
+			ids := findName(name, stateType, h, strict)
+			if len(ids) != 1 {
+				if strings.Contains(name, sp.Unknown) || c.generator || couldBe(h, name, stateType) {
+					continue
+				}
+				p := &problem{at: ext.at, sev: 1, code: "extend-missing", refuses: true, target: name, targetMod: stateType,
+					msg: fmt.Sprintf("Cannot extend ID '%s' in 'base:%s'. It is not part of the high state.\nThis is likely due to a missing include statement or an incorrectly typed ID.\nEnsure that a state with an ID of '%s' is available\nin environment 'base' and to SLS '%s'", name, ext.sls, name, ext.sls)}
+				if note := placeBranchNote(ext.f, ext.at.Start); note != "" && ext.at.URI == ext.f.file.URI {
+					// written in a branch: only the renders that take it
+					p.sev, p.refuses = 2, false
+					p.msg += "\n" + note
+				}
+				c.fail(p)
+				continue
+			}
+			name = ids[0]
+			b = h.m[name]
+		}
+		excluded := false
+		for _, s := range sexcl {
+			if s == ext.sls {
+				excluded = true
+			}
+		}
+		if excluded {
+			continue
+		}
+		for _, es := range ext.states {
+			hs := b.state(es.module)
+			if hs == nil {
+				ns := &hstate{module: es.module, funs: es.funs, funAt: es.funAt, decl: es.decl}
+				for _, a := range es.args {
+					ns.args = append(ns.args, cloneArg(a))
+				}
+				b.states = append(b.states, ns)
+				continue
+			}
+			if len(es.funs) > 0 {
+				// replacing the function
+				hs.funs = append([]string(nil), es.funs...)
+				hs.funAt = es.funAt
+			}
+			hs.own()
+			for _, a := range es.args {
+				update := false
+				for i, old := range hs.args {
+					if old.key == a.key {
+						if requisiteKeywords[a.key] {
+							merged := cloneArg(old)
+							merged.reqs = append(merged.reqs, a.reqs...)
+							hs.args[i] = merged
+						} else {
+							na := cloneArg(a)
+							hs.args[i] = na
+						}
+						update = true
+					}
+					if a.key == "name" && old.key == "names" {
+						hs.args[i] = cloneArg(a)
+					}
+				}
+				if !update {
+					hs.args = append(hs.args, cloneArg(a))
+				}
+			}
+		}
+	}
+}
+
+// requisiteKeywords is STATE_REQUISITE_KEYWORDS.
+var requisiteKeywords = map[string]bool{
+	"onchanges": true, "onchanges_any": true, "onfail": true, "onfail_any": true, "onfail_all": true,
+	"onfail_stop": true, "prereq": true, "prerequired": true, "watch": true, "watch_any": true,
+	"require": true, "require_any": true, "listen": true,
+}
+
+// extension is one extend entry (from `extend:` or from an _in requisite).
+type extension struct {
+	id     string
+	sls    string
+	at     source.Span
+	states []*hstate
+	key    *sp.Node
+	f      *sfile
+}
+
+// couldBe reports whether a templated ID or name in h could turn out to
+// be name (so an extend of it may work on the machine).
+func couldBe(h *high, name, state string) bool {
+	if b := h.m[name]; b != nil && b.state(sp.Unknown) != nil {
+		return true
+	}
+	for _, id := range h.ids {
+		b := h.m[id]
+		for _, s := range b.states {
+			if s.module != state && !strings.Contains(s.module, sp.Unknown) {
+				continue
+			}
+			if strings.Contains(id, sp.Unknown) && fnmatch(name, id) {
+				return true
+			}
+			if na := s.argLast("name"); na != nil && na.val != nil && strings.Contains(na.val.Value, sp.Unknown) && fnmatch(name, na.val.Value) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// findName is salt.state.find_name.
+func findName(name, state string, h *high, strict bool) []string {
+	check2 := true
+	if strict {
+		check2 = h.m[name] != nil && h.m[name].state(state) != nil
+	}
+	if h.m[name] != nil && check2 {
+		return []string{name}
+	}
+	var out []string
+	if state == "sls" {
+		for _, id := range h.ids {
+			if h.m[id].sls == name {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	for _, id := range h.ids {
+		s := h.m[id].state(state)
+		if s == nil {
+			continue
+		}
+		for _, a := range s.args {
+			if v, ok := a.val.Str(); ok && v == name && a.val.Kind == sp.Scalar {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// verifyHigh is State.verify_high (3006/3007): structure, and the one
+// recursion check Salt makes before running (two states requiring each
+// other directly with the right state modules).
+func (c *compiler) verifyHigh(h *high, master bool) {
+	// The recursion check of verify_high: two states whose requisite
+	// lists name each other with the right modules. (Salt keeps only the
+	// last requisite argument of each ID while checking; we keep all.)
+	type rqv struct {
+		state, mod, key string
+		e               *reqEntry
+	}
+	seen := map[[2]string]rqv{}
+	for _, id := range h.ids {
+		b := h.m[id]
+		for _, s := range b.states {
+			var at source.Span
+			if s.null || s.bad || len(s.funs) != 1 {
+				at = b.f.span(b.decl.key)
+				if s.decl != nil && s.decl.modNode != nil {
+					at = b.f.span(s.decl.modNode)
+				}
+			}
+			if s.null {
+				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
+					msg: fmt.Sprintf("ID '%s' in SLS '%s' contains a short declaration (%s) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.", id, b.sls, s.module)})
+				continue
+			}
+			if s.bad {
+				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
+					msg: fmt.Sprintf("State '%s' in SLS '%s' is not formed as a list", id, b.sls)})
+				continue
+			}
+			for _, a := range s.args {
+				if !(a.key == "require" || a.key == "watch" || a.key == "prereq" || a.key == "onchanges") {
+					continue
+				}
+				if a.val != nil && a.val.Kind != sp.Seq && a.via == "" && !a.val.HasUnknown() &&
+					!(a.keyNode != nil && b.decl != nil && b.decl.entry != nil && opaqueIn(b.f, a.keyNode.End, b.decl.entry.End)) {
+					// (template output nobody knows after the key, a
+					// macro writing the list items, may well be a list)
+					c.fail(&problem{at: b.f.span(a.keyNode), sev: 1, code: "structure", refuses: true,
+						msg: fmt.Sprintf("The %s statement in state '%s' in SLS '%s' needs to be formed as a list", a.key, id, b.sls)})
+					continue
+				}
+				if master {
+					continue
+				}
+				for _, e := range a.reqs {
+					if e.bad != "" || e.inFrom != nil {
+						continue
+					}
+					if strings.Contains(id, sp.Unknown) || strings.Contains(e.target, sp.Unknown) {
+						// `role_{{ loop.index }}` requiring `role_{{ loop.index - 1 }}`
+						// in a loop over data nobody knows: the same text, two values
+						continue
+					}
+					seen[[2]string{id, e.target}] = rqv{state: s.module, mod: e.mod, e: e, key: a.key}
+					other, ok := seen[[2]string{e.target, id}]
+					if ok && other.mod == s.module && other.state == e.mod && !exclusive(e, other.e) {
+						p := &problem{at: e.span, sev: 1, code: "cycle", refuses: true,
+							msg: fmt.Sprintf("A recursive requisite was found, SLS \"%s\" ID \"%s\" ID \"%s\"", b.sls, id, e.target)}
+						if when := armsText(append(armsOf(e), armsOf(other.e)...)); when != "" {
+							// only renders that take these branches
+							p.sev, p.refuses = 2, false
+							p.msg += "\nwhen " + when
+						}
+						p.related = append(p.related,
+							relatedSpan{e.span, fmt.Sprintf("%s %s %s: %s", id, a.key, e.mod, e.target)},
+							relatedSpan{other.e.span, fmt.Sprintf("%s %s %s: %s", e.target, other.key, other.mod, id)})
+						c.fail(p)
+					}
+				}
+			}
+			// functions that are template output may be arguments
+			nfun := 0
+			var known []string
+			for _, fn := range s.funs {
+				if !strings.Contains(fn, sp.Unknown) {
+					nfun++
+					known = append(known, fn)
+				}
+			}
+			if nfun == 0 && len(s.funs) > 0 {
+				continue
+			}
+			if nfun == 0 && b.state(sp.Unknown) != nil {
+				// an extend (or _in) of a state whose body is template
+				// output: its function is in that output
+				continue
+			}
+			if nfun == 0 {
+				if s.module == "require" || s.module == "watch" {
+					continue
+				}
+				if strings.Contains(s.module, sp.Unknown) {
+					continue
+				}
+				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
+					msg: fmt.Sprintf("No function declared in state '%s' in SLS '%s'", id, b.sls)})
+			} else if nfun > 1 && uniq(known) > 1 {
+				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
+					msg: fmt.Sprintf("Too many functions declared in state '%s' in SLS '%s'. Please choose one of the following: %s", id, b.sls, strings.Join(known, ", "))})
+			}
+		}
+	}
+}
+
+func uniq(ss []string) int {
+	m := map[string]bool{}
+	for _, s := range ss {
+		m[s] = true
+	}
+	return len(m)
+}
+
+// requisiteIn is State.requisite_in: _in declarations become requisites of
+// their targets (through a strict extend), prereq adds prerequired to its
+// target, use/use_in copy arguments.
+func (c *compiler) requisiteIn(h *high) {
+	type extKey struct{ id string }
+	var order []string
+	exts := map[string]*extension{}
+	getExt := func(name, mod, sls string, f *sfile, at source.Span) *hstate {
+		e := exts[name]
+		if e == nil {
+			e = &extension{id: name, sls: sls, at: at, f: f}
+			exts[name] = e
+			order = append(order, name)
+		}
+		for _, s := range e.states {
+			if s.module == mod {
+				return s
+			}
+		}
+		s := &hstate{module: mod}
+		e.states = append(e.states, s)
+		return s
+	}
+	addReq := func(s *hstate, rkey string, re *reqEntry) {
+		for _, a := range s.args {
+			if a.key == rkey {
+				for _, x := range a.reqs {
+					if x.mod == re.mod && x.target == re.target && x.inFrom != nil && re.inFrom != nil && x.inFrom.span == re.inFrom.span {
+						return
+					}
+				}
+				a.reqs = append(a.reqs, re)
+				return
+			}
+		}
+		s.args = append(s.args, &arg{key: rkey, reqs: []*reqEntry{re}, via: re.inFrom.key, f: re.f})
+	}
+	reqIn := map[string]bool{"require_in": true, "watch_in": true, "onfail_in": true, "onchanges_in": true,
+		"use": true, "use_in": true, "prereq": true, "prereq_in": true}
+	reqInAll := map[string]bool{"require": true, "watch": true, "onfail": true, "onfail_stop": true, "onchanges": true}
+	for k := range reqIn {
+		reqInAll[k] = true
+	}
+	for _, id := range h.ids {
+		b := h.m[id]
+		for _, s := range b.states {
+			for _, a := range s.args {
+				if !reqIn[a.key] {
+					continue
+				}
+				rkey := strings.SplitN(a.key, "_", 2)[0]
+				var hinges []*reqEntry
+				for _, e := range a.reqs {
+					if e.bad != "" {
+						continue
+					}
+					ind := e
+					if e.mod == "id" && e.bare {
+						// bare name: the first state of that ID, or a state named so
+						if t := h.m[e.target]; t != nil && len(t.states) > 0 {
+							cp := *e
+							cp.mod = t.states[0].module
+							ind = &cp
+						} else {
+							found := false
+							for _, oid := range h.ids {
+								for _, os := range h.m[oid].states {
+									if na := os.argLast("name"); na != nil && na.val.Value == e.target {
+										cp := *e
+										cp.mod, cp.target = os.module, oid
+										ind = &cp
+										found = true
+									}
+								}
+							}
+							if !found {
+								continue
+							}
+						}
+					}
+					if strings.Contains(ind.mod, sp.Unknown) {
+						// `- {{ kind }}: target`: any module of that ID
+						t := h.m[ind.target]
+						if t == nil || len(t.states) == 0 {
+							continue
+						}
+						cp := *ind
+						cp.mod = t.states[0].module
+						ind = &cp
+					}
+					if ind.mod == "sls" {
+						hinges = hinges[:0]
+						for _, oid := range h.ids {
+							if h.m[oid].sls == ind.target {
+								ob := h.m[oid]
+								if len(ob.states) > 0 {
+									cp := *ind
+									cp.mod, cp.target = ob.states[0].module, oid
+									hinges = append(hinges, &cp)
+								}
+							}
+						}
+					} else {
+						hinges = append(hinges, ind)
+					}
+					for _, hg := range hinges {
+						origin := &inOrigin{key: a.key, state: s.module, id: id, span: hg.span}
+						back := &reqEntry{mod: s.module, target: id, node: hg.node, span: hg.span, f: hg.f, inFrom: origin}
+						switch a.key {
+						case "prereq_in":
+							// prerequired on the declaring state, and (no
+							// continue in requisite_in) prereq on the target
+							self := getExt(id, s.module, b.sls, b.f, hg.span)
+							addReq(self, "prerequired", &reqEntry{mod: hg.mod, target: hg.target, node: hg.node, span: hg.span, f: hg.f, inFrom: origin})
+						case "prereq":
+							for _, tid := range findName(hg.target, hg.mod, h, true) {
+								ts := getExt(tid, hg.mod, b.sls, b.f, hg.span)
+								addReq(ts, "prerequired", back)
+							}
+							continue
+						case "use", "use_in":
+							c.applyUse(h, a.key, id, s, hg, reqInAll)
+							continue
+						}
+						ts := getExt(hg.target, hg.mod, b.sls, b.f, hg.span)
+						addReq(ts, rkey, back)
+					}
+				}
+			}
+		}
+	}
+	var list []*extension
+	for _, name := range order {
+		list = append(list, exts[name])
+	}
+	c.reconcileExtend(h, list, true)
+}
+
+func (s *hstate) argLast(key string) *arg {
+	var out *arg
+	for _, a := range s.args {
+		if a.key == key {
+			out = a
+		}
+	}
+	return out
+}
+
+// applyUse copies arguments for use / use_in (never name, names or
+// requisites, nor what the receiving state already sets).
+func (c *compiler) applyUse(h *high, key, id string, s *hstate, hg *reqEntry, ignore map[string]bool) {
+	for _, tid := range findName(hg.target, hg.mod, h, true) {
+		ts := h.m[tid].state(hg.mod)
+		if ts == nil {
+			continue
+		}
+		from, to := ts, s
+		if key == "use_in" {
+			from, to = s, ts
+		}
+		to.own()
+		have := map[string]bool{"order": to.autoOrder > 0}
+		for _, a := range to.args {
+			have[a.key] = true
+		}
+		for _, a := range from.args {
+			if ignore[a.key] || have[a.key] || a.key == "name" || a.key == "names" || a.via == "auto" {
+				continue
+			}
+			na := cloneArg(a)
+			na.via = key
+			to.args = append(to.args, na)
+		}
+	}
+}
+
+// applyExclude is State.apply_exclude.
+func (c *compiler) applyExclude(h *high) {
+	var exSLS []string
+	exID := map[string]bool{}
+	for _, ex := range h.excludes {
+		switch ex.kind {
+		case "sls":
+			exSLS = append(exSLS, ex.name)
+		case "id":
+			exID[ex.name] = true
+		}
+	}
+	for _, id := range h.ids {
+		for _, p := range exSLS {
+			if fnmatch(h.m[id].sls, p) {
+				exID[id] = true
+			}
+		}
+	}
+	ids := append([]string(nil), h.ids...)
+	for _, id := range ids {
+		if exID[id] {
+			h.remove(id)
+		}
+	}
+}

@@ -1,0 +1,374 @@
+package salt
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
+	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// BaseHighState.render_state and merge_included_states of salt/state.py:
+// a file's IDs, its includes rendered once per run, merged into one high
+// data (see high.go for the steps as a whole).
+
+// renderState is BaseHighState.render_state: the file's IDs, then each
+// include (rendered once per run), merged into the file's state; the
+// file's own states get their auto order after its includes.
+func (c *compiler) renderState(sls string, from *include, depth int, cond bool) *high {
+	if depth > 64 {
+		return nil
+	}
+	// the saltenv of this render: an include names its own, or renders
+	// in the saltenv of the file including it (salt/state.py
+	// render_state: env_key = saltenv)
+	env := c.t.env
+	if env == "" {
+		env = "base"
+	}
+	if from != nil && from.env != "" && !strings.Contains(from.env, sp.Unknown) {
+		env = from.env
+	}
+	c.mods[modKey(env, sls)] = true
+	// another saltenv the configuration names: its own roots
+	t := c.t
+	if et := c.t.envTrees[env]; et != nil && env != c.t.env {
+		t = et
+	}
+	f := t.bySLS(sls)
+	if f == nil {
+		// whatever the missing file declares is unknown
+		c.generator = true
+		if from != nil && !strings.Contains(sls, sp.Unknown) && !c.t.elsewhere(sls) {
+			c.fail(c.missingInclude(t, sls, env, from, cond))
+		}
+		return nil
+	}
+	c.files = append(c.files, f)
+	if f.generator {
+		c.generator = true
+	}
+	st := newHigh()
+	if !c.dry {
+		for _, d := range f.ids {
+			if _, dup := st.m[d.id]; dup {
+				// both branches of a template condition: keep the first,
+				// and what only the other declares stays a maybe
+				c.shadow(d)
+				continue
+			}
+			b := newBody(d)
+			b.cond = cond || f.p.InAltNode(d.key)
+			st.put(b)
+		}
+		st.extends = append(st.extends, f.extends...)
+		st.excludes = append(st.excludes, f.excludes...)
+	}
+	for _, inc := range f.includes {
+		name := inc.name
+		if strings.Contains(name, sp.Unknown) {
+			c.generator = true
+			continue
+		}
+		if strings.HasPrefix(name, ".") {
+			var ok bool
+			if name, ok = relInclude(sls, f.init, name); !ok {
+				c.fail(&problem{at: inc.node2spanIn(f), sev: 1, code: "missing-include", refuses: true,
+					msg: fmt.Sprintf("Attempted relative include of '%s' within SLS 'base:%s' goes beyond top level package ", inc.name, sls)})
+				continue
+			}
+		}
+		targets := []string{name}
+		if hasGlob(name) {
+			targets = nil
+			for _, a := range c.t.avail() {
+				if fnmatch(a, name) {
+					targets = append(targets, a)
+				}
+			}
+			if len(targets) == 0 {
+				targets = []string{name}
+			}
+		}
+		for _, tgt := range targets {
+			tenv := inc.env
+			if tenv == "" || strings.Contains(tenv, sp.Unknown) {
+				tenv = env
+			}
+			if c.mods[modKey(tenv, tgt)] {
+				continue
+			}
+			ninc := *inc
+			ninc.f = f
+			if ninc.env == "" {
+				ninc.env = env
+			}
+			nst := c.renderState(tgt, &ninc, depth+1, cond || f.p.InAltNode(inc.node))
+			if nst == nil {
+				continue
+			}
+			for _, id := range nst.ids {
+				b := nst.m[id]
+				b.includedFrom = append(b.includedFrom, sls)
+			}
+			c.merge(st, nst)
+		}
+	}
+	if c.auto {
+		for _, id := range st.ids {
+			b := st.m[id]
+			for _, s := range b.states {
+				if s.bad || s.null {
+					continue
+				}
+				found := false
+				for _, a := range s.args {
+					if a.key == "order" {
+						found = true
+					}
+				}
+				if !found && s.autoOrder == 0 {
+					s.autoOrder = c.iorder
+					c.iorder++
+				}
+			}
+		}
+	}
+	return st
+}
+
+// missingInclude is the problem of an include (or a top file's entry)
+// no file root of the tree holds. Its severity says who can know: a
+// file of a package the workspace has is this repository's problem (an
+// error; a warning when only some renders include it); another package
+// may come from outside the workspace, and the repository's master
+// configuration says from where: gitfs remotes or file roots outside
+// the workspace that may serve it (information naming them, and how to
+// make them known), or nothing else at all (every root is in the
+// workspace, no gitfs, no other backend: an error). Without a
+// configuration it is a warning: another formula's file root?
+func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond bool) *problem {
+	p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
+		msg: fmt.Sprintf("Specified SLS %s in saltenv %s is not available on the salt master or through a configured fileserver", sls, env)}
+	if from.f != nil && (cond || from.f.p.InAltNode(from.node)) {
+		p.sev = 2
+		p.msg += " (" + condIncludeHint + ")"
+	}
+	top := strings.SplitN(sls, ".", 2)[0]
+	cfg := t.cfg
+	missingTop := !t.hasPkg(top)
+	named, others := cfg.remotesFor(sls, !missingTop)
+	knownEnv := false
+	if cfg != nil {
+		for _, e := range cfg.envs {
+			knownEnv = knownEnv || e.name == env
+		}
+	}
+	nothing := fmt.Sprintf("nothing named '%s' in %s", top, t.displayAll())
+	switch {
+	case env != "base" && from.f != nil && from.f.top && !knownEnv:
+		// a top file's environment other than base: its file
+		// roots are its own (a gitfs branch, another directory:
+		// irtnog/salt-states keeps only top.sls on master)
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (saltenv %s has file roots of its own, not known here: name them under file_roots: %s: in a master configuration of the repository to have them read)", env, env)
+	case len(named) > 0:
+		// a gitfs remote named after the package (or mounted where
+		// the file would be)
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, remotesNote(named))
+	case missingTop && cfg.servesOthersIn(env):
+		// another formula, and the repository's master serves
+		// file roots outside the workspace: it may come from one
+		// of them (a missing file of a package this root has is
+		// still this root's problem)
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, cfg.configNote(top))
+	case len(others) > 0:
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, remotesNote(others))
+	case missingTop && cfg.closed(env):
+		// the configuration says all the master serves, and that
+		// is in the workspace
+		p.msg += fmt.Sprintf(" (%s; %s)", nothing, cfg.closedNote(env))
+	case missingTop && cfg.gitOn():
+		// git is on, its remotes are configured where the
+		// repository does not say
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; the repository's master configuration (%s) serves gitfs remotes it does not name: it may come from one of them)", nothing, cfg.backendWhere)
+	case missingTop && cfg != nil && len(cfg.others) > 0:
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s; the repository's master configuration (%s) also serves files through the %s fileserver backend, which is not read here: it may come from there)", nothing, cfg.backendWhere, strings.Join(cfg.others, ", "))
+	case missingTop:
+		// another formula, most likely in another file root
+		p.sev = 2
+		p.msg += fmt.Sprintf(" (%s: %s)", nothing, anotherRootHint)
+	}
+	// Salt refuses the run when the SLS is nowhere; when it may come from
+	// outside the workspace (information), the run goes on with states we
+	// cannot see, so the order of the others is still what runs.
+	p.refuses = p.sev != 3
+	return p
+}
+
+// remotesNote names the gitfs remotes that may serve an SLS and how to
+// make one known.
+func remotesNote(rs []gitRemote) string {
+	var names []string
+	for _, r := range rs {
+		n := r.url + " (" + r.where + ")"
+		if r.mountpoint != "" {
+			n = r.url + " mounted at salt://" + r.mountpoint + " (" + r.where + ")"
+		}
+		names = append(names, n)
+	}
+	which := "the gitfs remote " + names[0] + " may serve it"
+	if len(names) > 1 {
+		which = "one of the gitfs remotes " + strings.Join(names, ", ") + " may serve it"
+	}
+	return which + ", which is not in the workspace: clone it into the workspace (a folder named " + rs[0].name + ") to have it read as a file root"
+}
+
+var relRe = lazyre.New(`^(\.+)(.*)$`)
+
+// relInclude resolves a relative include (`.x`, `..x`) written in SLS sls
+// (an init.sls when init): false when it climbs above the top package.
+func relInclude(sls string, init bool, name string) (string, bool) {
+	m := relRe.FindStringSubmatch(name)
+	levels, rest := len(m[1]), m[2]
+	comps := strings.Split(sls, ".")
+	if init {
+		comps = append(comps, "init")
+	}
+	if levels > len(comps) {
+		return "", false
+	}
+	name = strings.Join(append(append([]string{}, comps[:len(comps)-levels]...), rest), ".")
+	return strings.TrimSuffix(name, "."), true
+}
+
+// anotherRootHint ends the message of an include whose package the file
+// root does not have.
+const anotherRootHint = "another formula's file root?"
+
+// condIncludeHint ends the message of an include only some renders make.
+const condIncludeHint = "this include is in a branch of a condition decided on the machine"
+
+// shadow records the names a hidden alternative declaration would give
+// (its ID, its name: and names: values): requisites on them are maybes.
+func (c *compiler) shadow(d *idDecl) {
+	c.hidden = append(c.hidden, d)
+	if c.shadowNames == nil {
+		c.shadowNames = map[string]bool{}
+	}
+	c.shadowNames[d.id] = true
+	for _, sd := range d.decls {
+		for _, a := range sd.args {
+			switch {
+			case a.key == "name" && a.val != nil && a.val.Kind == sp.Scalar:
+				c.shadowNames[a.val.Value] = true
+			case a.key == "names" && a.val != nil && a.val.Kind == sp.Seq:
+				for _, it := range a.val.Items {
+					if it.Kind == sp.Scalar {
+						c.shadowNames[it.Value] = true
+					} else if it.Kind == sp.Map && len(it.Keys) > 0 {
+						c.shadowNames[it.Keys[0].Value] = true
+					}
+				}
+			}
+		}
+	}
+}
+
+func (inc *include) node2span() source.Span {
+	if inc.f == nil {
+		return source.Span{}
+	}
+	return source.Span{URI: inc.f.file.URI, Start: inc.node.Start, End: inc.node.End}
+}
+
+func (inc *include) node2spanIn(f *sfile) source.Span {
+	return source.Span{URI: f.file.URI, Start: inc.node.Start, End: inc.node.End}
+}
+
+// merge is merge_included_states: extends and excludes accumulate, IDs
+// must be globally unique.
+func (c *compiler) merge(into, st *high) {
+	into.extends = append(into.extends, st.extends...)
+	into.excludes = append(into.excludes, st.excludes...)
+	for _, id := range st.ids {
+		nb := st.m[id]
+		if ob, ok := into.m[id]; ok && ob != nb {
+			conditional := strings.Contains(id, sp.Unknown) || ob.cond || nb.cond
+			if conditional && ob.decl != nb.decl && ob.cond != nb.cond && !strings.Contains(id, sp.Unknown) {
+				// one declaration is in every render, the other only in
+				// those that take its branch: those renders have both
+				// and Salt refuses them; the others have the first. The
+				// model keeps the one every render has (an extend of it
+				// must find its states).
+				always, maybe := ob, nb
+				if ob.cond {
+					always, maybe = nb, ob
+				}
+				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS 'base:%s' and SLS 'base:%s'\n%s", id, ob.sls, nb.sls, declBranchNote(maybe.decl))
+				c.fail(&problem{at: maybe.f.span(maybe.decl.key), sev: 2, code: "conflicting-id", msg: msg,
+					related: []relatedSpan{{always.f.span(always.decl.key), fmt.Sprintf("'%s' is also declared in SLS 'base:%s', in every render", id, always.sls)}}})
+				c.shadowed[maybe.sls] = true
+				c.shadow(maybe.decl)
+				if always == ob {
+					continue
+				}
+				into.put(nb)
+				continue
+			}
+			if conditional && ob.decl != nb.decl {
+				// alternatives (no render has both): the first stays in
+				// this model, as the first branch of an if does in one
+				// file (the including file's own state, say, over one a
+				// conditional include brings); requisites on what only
+				// the hidden one names, and `sls:` requisites on its
+				// file, stay open
+				c.shadowed[nb.sls] = true
+				c.shadow(nb.decl)
+				continue
+			}
+			if ob.decl != nb.decl && !conditional {
+				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS 'base:%s' and SLS 'base:%s'", id, ob.sls, nb.sls)
+				// reported on both declarations, each pointing at the other
+				c.fail(&problem{at: nb.f.span(nb.decl.key), sev: 1, code: "conflicting-id", refuses: true, msg: msg,
+					related: []relatedSpan{{ob.f.span(ob.decl.key), fmt.Sprintf("'%s' is also declared in SLS 'base:%s'", id, ob.sls)}}})
+				c.fail(&problem{at: ob.f.span(ob.decl.key), sev: 1, code: "conflicting-id", refuses: true, msg: msg,
+					related: []relatedSpan{{nb.f.span(nb.decl.key), fmt.Sprintf("'%s' is also declared in SLS 'base:%s'", id, nb.sls)}}})
+			}
+		}
+		into.put(nb)
+	}
+}
+
+func (f *sfile) span(n *sp.Node) source.Span {
+	if n == nil {
+		return source.Span{URI: f.file.URI}
+	}
+	return source.Span{URI: f.file.URI, Start: n.Start, End: n.End}
+}
+
+func newBody(d *idDecl) *body {
+	b := &body{id: d.id, sls: d.f.sls, f: d.f, decl: d}
+	for _, sd := range d.decls {
+		b.states = append(b.states, newHState(sd))
+	}
+	return b
+}
+
+func newHState(sd *stDecl) *hstate {
+	h := &hstate{module: sd.module, decl: sd, funAt: sd.funNode, null: sd.null, bad: sd.notList, args: sd.args}
+	h.funs = append(h.funs, sd.funs...)
+	return h
+}
+
+func cloneArg(a *arg) *arg {
+	cp := *a
+	cp.reqs = append([]*reqEntry(nil), a.reqs...)
+	return &cp
+}
