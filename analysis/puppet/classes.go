@@ -213,14 +213,12 @@ func (r *run) illegalClassName(e *env, title string, at source.Span) bool {
 	if classNameRule.MatchString(name) {
 		return false
 	}
-	if r.rec != nil && e.spec {
-		r.recFail() // the message names the branches around it
-	}
 	msg := fmt.Sprintf("Evaluation Error: Illegal name. The given name '%s' does not conform to the naming rule /^((::)?[a-z_]\\w*)(::[a-z]\\w*)*$/", title)
 	sev := analysis.Error
 	if e.spec && !r.strict {
 		when := "in a branch that depends on facts"
 		if bs := e.cond.local(); len(bs) > 0 {
+			r.recNames(bs[:1])
 			when = "only when " + bs[0].words()
 		}
 		msg += " (" + when + ")"
@@ -231,9 +229,6 @@ func (r *run) illegalClassName(e *env, title string, at source.Span) bool {
 }
 
 func (r *run) unknownClass(name string, at source.Span, e *env) {
-	if r.rec != nil && e.spec {
-		r.recFail() // the message names the branches around it
-	}
 	msg := fmt.Sprintf("Could not find class ::%s for %s", name, r.a.certname)
 	spec := e.spec && !r.strict
 	known := r.strict || r.a.moduleKnown(name)
@@ -259,6 +254,7 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 		// module, whatever the branch: one message for both.
 		when := "in a branch that depends on facts"
 		if bs := e.cond.local(); len(bs) > 0 {
+			r.recNames(bs[:1])
 			when = "only when " + bs[0].words()
 		}
 		if why != "" {
@@ -282,9 +278,7 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 // fails wherever it is evaluated; when some match, which one depends on
 // the node (a hint naming them, decided by --facts).
 func (r *run) includeFamily(e *env, x val, arg pp.Node) {
-	if r.rec != nil {
-		r.recFail() // reads the branches around it
-	}
+	r.recNames(e.cond.local()) // guardedByDefined reads them, the message names the innermost
 	if r.strict || guardedByDefined(e, arg) {
 		return
 	}

@@ -34,7 +34,7 @@ import (
 // declared again with ensure_resource (their alternative sites).
 //
 // A body that does anything else (declares a class for the first time,
-// declares a stage, reads the conditions around the instance, finds a
+// declares a stage, reads conditions it did not make, finds a
 // resource the catalog held before with a plain declaration, includes
 // an unknown list...) is not recorded: its evaluation is never shared.
 // Replaying builds new objects for every run, so runs share nothing
@@ -305,6 +305,23 @@ func sameVal(a, b val, top bool) bool {
 func (r *run) recFail() {
 	for rc := r.rec; rc != nil; rc = rc.outer {
 		rc.bad = true
+	}
+}
+
+// recNames: what the body does depends on the words of branches bs (a
+// message names the innermost, an include looks for `defined()` in all of
+// them). A recording that made every one of them replays the same words
+// (a branch's words are its source text and its body's owner); one that
+// did not (a define's branches reach into its caller's, a class's
+// classification branch is the node's) cannot be shared.
+func (r *run) recNames(bs []*branch) {
+	for rc := r.rec; rc != nil; rc = rc.outer {
+		for _, b := range bs {
+			if int(b.point) <= rc.points { // (points count up: the body's own are past rc.points)
+				rc.bad = true
+				break
+			}
+		}
 	}
 }
 

@@ -79,6 +79,25 @@ func TestClassMemoReplays(t *testing.T) {
 	}
 }
 
+// TestClassMemoWords: in shared_class_branch_words, memo::guarded's
+// messages name its own undecided branches (an include its module lacks
+// under an `if` on a fact, an include of a name built from a fact,
+// behind `defined()` and bare). Those words are the class's source, the
+// same in every run, so its body is recorded and replayed like any
+// other: role::a and role::b evaluate their three classes (the role,
+// memo::wrap, memo::guarded; role::b records memo::guarded), role::c
+// evaluates two and replays memo::guarded, and memo::fam_metal and
+// memo::fam_vm, which nothing names as written, are runs of their own
+// (one body each). (Before, such a message kept
+// the body from being shared: operations-puppet's profile::base was
+// evaluated in each of the 300 runs that include it.)
+func TestClassMemoWords(t *testing.T) {
+	sys := oneWorkerRuns(t, "shared_class_branch_words.txtar")
+	if sys.ClassEvals != 3+3+2+1+1 || sys.ClassReplays != 1 {
+		t.Errorf("class bodies: %d evaluated, %d replayed; want 10 and 1 (role::c replays memo::guarded)", sys.ClassEvals, sys.ClassReplays)
+	}
+}
+
 // oneWorkerRuns analyses a fixture with one worker (which run records a
 // body and which replays it is then fixed) and checks its want/runs.
 func oneWorkerRuns(t *testing.T, fixture string) *puppet.System {
