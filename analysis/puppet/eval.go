@@ -232,6 +232,7 @@ type run struct {
 	defEvals   int
 	deps       map[depKey]string // inputs, for the run cache (server mode)
 	byType     map[string][]*res
+	byPattern  map[[2]string][]*res // resolvePattern's answers
 	compileErr bool
 	kbuf       []byte
 	points     int32 // undecided conditionals evaluated (cond.go)
@@ -1215,11 +1216,28 @@ func (r *run) lookup2(typ, title string) *res {
 
 // resolvePattern lists the catalog resources a pattern reference may
 // name (for go-to-definition). A pattern that is nothing but unknown
-// names nothing useful; at most 50 targets are listed.
+// names nothing useful; at most 50 targets are listed. It is asked once
+// the catalog is complete, for every link of the run: a define's
+// `File[$path]` comes back once per instance (operations-puppet's role
+// runs matched each against all their files), so each pattern is
+// matched once per run.
 func (r *run) resolvePattern(rf *ref) []*res {
 	if strings.Trim(rf.title, "*") == "" {
 		return nil
 	}
+	k := [2]string{rf.typ, rf.title}
+	if out, ok := r.byPattern[k]; ok {
+		return out
+	}
+	if r.byPattern == nil {
+		r.byPattern = map[[2]string][]*res{}
+	}
+	out := r.matchPattern(rf)
+	r.byPattern[k] = out
+	return out
+}
+
+func (r *run) matchPattern(rf *ref) []*res {
 	if r.byType == nil {
 		r.byType = map[string][]*res{}
 		for _, x := range r.resources {

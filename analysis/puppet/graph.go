@@ -222,7 +222,38 @@ type runGraph struct {
 	conds     condSets
 	extra     []*analysis.Node // visible nodes outside the order (define instances)
 	generated [][2]*analysis.Node
+	condFacts map[branchSet][]analysis.Fact // condFact's answers
 }
+
+// condFact is the hover fact of x, declared under branches nobody can
+// decide. The resources written under the same few branches share it
+// (wording the branches and looking the words up under the analysis's
+// lock for each was a twentieth of building a role run of
+// operations-puppet).
+func (g *runGraph) condFact(a *analyzer, x *res) []analysis.Fact {
+	bs := g.conds.res(x)
+	if len(bs) > len(branchSet{}) {
+		return a.conditionFact(whenText(bs))
+	}
+	var k branchSet
+	copy(k[:], bs)
+	if fs, ok := g.condFacts[k]; ok {
+		return fs
+	}
+	what := "a condition"
+	if len(bs) > 0 {
+		what = whenText(bs)
+	}
+	fs := a.conditionFact(what)
+	if g.condFacts == nil {
+		g.condFacts = map[branchSet][]analysis.Fact{}
+	}
+	g.condFacts[k] = fs
+	return fs
+}
+
+// branchSet: a few branches, as a map key.
+type branchSet [4]*branch
 
 // add puts a node into the run's order with its priority and owner.
 func (g *runGraph) add(n *analysis.Node, k pkey, x *res) {
@@ -453,11 +484,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		x.node = n
 		*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: n.Index}
 		if x.spec && !a.diagsOnly() {
-			what := "a condition"
-			if bs := g.conds.res(x); len(bs) > 0 {
-				what = whenText(bs)
-			}
-			n.Facts = a.conditionFact(what)
+			n.Facts = g.condFact(a, x)
 		}
 		if x.pat {
 			n.Facts = append(n.Facts, analysis.Fact{Label: "title", Value: "built from values we do not know; shown as a pattern (* = unknown part)"})
