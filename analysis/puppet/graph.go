@@ -31,7 +31,7 @@ func (a *analyzer) newRun(name, entry string) *run {
 	if !a.strict {
 		r.deps = map[depKey]string{}
 	}
-	if links > 0 && !a.diagsOnly() {
+	if links > 0 && !a.linksUnread(a.strict) {
 		r.links = make([]linkRec, 0, links+links/8)
 	}
 	a.cur = r
@@ -452,7 +452,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		n := a.nodeFor(nodeKey{'R', x.display, x.decl, ""})
 		x.node = n
 		*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: n.Index}
-		if x.spec && !a.diagsOnly() {
+		if x.spec && !a.hoverUnread() {
 			what := "a condition"
 			if bs := g.conds.res(x); len(bs) > 0 {
 				what = whenText(bs)
@@ -671,7 +671,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	if len(stuck) > 0 || g.selfLoop() {
 		a.cycles(g, stuck)
 	}
-	if !a.diagsOnly() {
+	if !a.hoverUnread() {
 		a.refreshFacts(g, live)
 	}
 	// Links.

@@ -310,6 +310,18 @@ func (a *analyzer) canceled() bool { return a.req.Canceled() }
 // a next analysis must hold it all, hence Once.
 func (a *analyzer) diagsOnly() bool { return a.req.DiagnosticsOnly && a.req.Once }
 
+// hoverUnread: the caller reads no hover fact (check, order) and will
+// not analyse again, so the refresh and condition facts are not written.
+func (a *analyzer) hoverUnread() bool {
+	return a.req.Once && (a.req.DiagnosticsOnly || a.req.OrderOnly)
+}
+
+// linksUnread: the caller follows no link (check merges runs without
+// them; order prints steps and problems), so none is recorded.
+func (a *analyzer) linksUnread(strict bool) bool {
+	return (a.diagsOnly() && !strict) || (a.req.OrderOnly && a.req.Once)
+}
+
 // Analyze implements analysis.System.
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{
