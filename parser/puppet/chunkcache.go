@@ -70,13 +70,14 @@ func chunkKey(text []byte) filecache.Key {
 	return k
 }
 
-// cachedChunk decodes the tree of src[pos:end] from the cache.
-func cachedChunk(c *filecache.Cache, key filecache.Key, src []byte, pos, end int) ([]Node, bool) {
+// cachedChunk decodes the tree of src[pos:end] from the cache, its nodes
+// taken from al.
+func cachedChunk(c *filecache.Cache, key filecache.Key, src []byte, pos, end int, al *slabs) ([]Node, bool) {
 	data, ok := c.Get(cacheKind, key)
 	if !ok {
 		return nil, false
 	}
-	stmts, err := decodeChunk(data, src, pos, end)
+	stmts, err := decodeChunkIn(data, src, pos, end, al)
 	return stmts, err == nil
 }
 

@@ -316,6 +316,7 @@ type chunker struct {
 	prev  *chunkCache
 	hand  bool
 	cache *filecache.Cache // nil: parse every chunk
+	al    slabs            // the nodes of decoded chunks
 	// reused, parsed and decoded count chunks, for Parser.Reused, Parsed
 	// and Decoded.
 	reused, parsed, decoded int
@@ -341,7 +342,7 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 	var key filecache.Key
 	if cx.cache != nil {
 		key = chunkKey(src[pos:end])
-		if stmts, ok := cachedChunk(cx.cache, key, src, pos, end); ok {
+		if stmts, ok := cachedChunk(cx.cache, key, src, pos, end, &cx.al); ok {
 			cx.decoded++
 			return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h, nested: nestedDefinitions(stmts, true)}}
 		}
