@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -125,5 +126,17 @@ func sameFile(t *testing.T, what string, got, want *File) {
 		if g.Loc != w.Loc || g.hash != w.hash || !reflect.DeepEqual(g.Err, w.Err) || !reflect.DeepEqual(g.nested, w.nested) {
 			t.Fatalf("%s: chunk %d at %v differs from %v", what, i, g.Loc, w.Loc)
 		}
+	}
+}
+
+// TestExecutableID: the build ID in every key is read from the binary's
+// Go note (in its first 4 KB), not the fallback of its size and time.
+func TestExecutableID(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("ELF only")
+	}
+	id := executableID()
+	if id == "?" || strings.Contains(id, ":") || strings.Count(id, "/") < 1 {
+		t.Fatalf("executableID() = %q, not a Go build ID", id)
 	}
 }
