@@ -24,8 +24,9 @@ type Input struct {
 	Settings Settings
 	Focus    []string // see Request.Focus
 	Once     bool     // see Request.Once
-	// DiagnosticsOnly: see Request.DiagnosticsOnly.
+	// DiagnosticsOnly, OrderOnly: see Request.
 	DiagnosticsOnly bool
+	OrderOnly       bool
 	Progress        func(done, total int) // see Request.Progress
 }
 
@@ -126,7 +127,7 @@ func Analyze(s System, in Input, files []*source.File) (res *Result) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus, Once: in.Once, DiagnosticsOnly: in.DiagnosticsOnly, Progress: in.Progress}
+	req := &Request{Ctx: ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus, Once: in.Once, DiagnosticsOnly: in.DiagnosticsOnly, OrderOnly: in.OrderOnly, Progress: in.Progress}
 	defer func() {
 		if r := recover(); r != nil {
 			at := source.Span{}

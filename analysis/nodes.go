@@ -187,5 +187,5 @@ func NodesSuffix(nodes []string, total int) string {
 }
 
 func request(in Input, files []*source.File) *Request {
-	return &Request{Ctx: in.Ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus, Once: in.Once, DiagnosticsOnly: in.DiagnosticsOnly}
+	return &Request{Ctx: in.Ctx, Files: files, Entry: in.Entry, Workspace: in.Workspace, Settings: in.Settings, Focus: in.Focus, Once: in.Once, DiagnosticsOnly: in.DiagnosticsOnly, OrderOnly: in.OrderOnly}
 }

@@ -71,6 +71,10 @@ type Request struct {
 	// nothing else (the check command). A system may skip what only
 	// hover, links, steps and the graph show.
 	DiagnosticsOnly bool
+	// OrderOnly: the caller reads the Result's Diags and its Runs (entry,
+	// steps' labels, refused) and nothing else (the order command). A
+	// system may skip what only hover and links show.
+	OrderOnly bool
 	// Progress, when set, hears how far a long analysis is: done units of
 	// about total (a system's own unit: Puppet's runs). Called from the
 	// analysis's goroutine; it must return quickly.

@@ -1151,7 +1151,7 @@ func (r *run) replay(x *res, sc *scope, c *cond, en *defEntry) []*res {
 		}
 	}
 	r.diags = append(r.diags, en.diags...)
-	if len(en.links) > 0 && !(r.a.diagsOnly() && !r.strict) {
+	if len(en.links) > 0 && !r.a.linksUnread(r.strict) {
 		r.links = append(r.links, en.links...)
 	}
 	if r.deps != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -71,6 +72,65 @@ func checkDiags(dir string, only bool) []string {
 			line += "\n  " + r.At.URI + " " + r.Message
 		}
 		out = append(out, line)
+	}
+	return out
+}
+
+// TestOrderOnlySame: what `order` asks for (problems and steps, no hover
+// facts or links) gives the problems and the runs of a complete analysis
+// of the same entry file, for every manifest of every fixture.
+func TestOrderOnlySame(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	entries, steps := 0, 0
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		analysistest.WriteInputs(t, dir, ar)
+		for _, f := range ar.Files {
+			if filepath.Ext(f.Name) != ".pp" {
+				continue
+			}
+			entry := filepath.Join(dir, f.Name)
+			full, only := orderOutput(dir, entry, false), orderOutput(dir, entry, true)
+			if !slices.Equal(full, only) {
+				t.Errorf("%s, %s: order only:\n%q\ncomplete analysis:\n%q", p, f.Name, only, full)
+			}
+			entries++
+			steps += len(full)
+		}
+	}
+	t.Logf("%d entry files, %d lines", entries, steps)
+	if steps == 0 {
+		t.Fatal("nothing compared")
+	}
+}
+
+// orderOutput is what `order` reads of an analysis of entry: the
+// problems, and each run's name, refusal and steps.
+func orderOutput(dir, entry string, only bool) []string {
+	ws := source.NewWorkspace()
+	sys := puppet.New()
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{entry}, Entry: source.PathToURI(entry), Settings: analysis.Settings{}, Once: true, OrderOnly: only}
+	files := analysis.Files([]analysis.System{sys}, in)[sys]
+	res := analysis.Analyze(sys, in, files)
+	ds := append([]analysis.Diagnostic(nil), res.Diags...)
+	analysis.SortDiagnostics(ds)
+	var out []string
+	for _, d := range ds {
+		line := analysis.CheckLine(ws, dir, d)
+		for _, r := range d.Related {
+			line += "\n  " + r.At.URI + " " + r.Message
+		}
+		out = append(out, line)
+	}
+	for _, r := range res.Runs {
+		out = append(out, "run "+r.Name+" "+r.Entry+" "+strconv.FormatBool(r.Refused))
+		for _, s := range r.Steps {
+			out = append(out, s.Label)
+		}
 	}
 	return out
 }

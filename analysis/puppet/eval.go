@@ -261,7 +261,7 @@ func (r *run) span(f *fileInfo, l pp.Loc) source.Span {
 // link records a place go-to-definition answers from; a caller that
 // reads only diagnostics (check) needs none.
 func (r *run) link(l linkRec) {
-	if r.a.diagsOnly() && !r.strict {
+	if r.a.linksUnread(r.strict) {
 		return
 	}
 	r.links = append(r.links, l)

@@ -31,7 +31,7 @@ func (a *analyzer) newRun(name, entry string) *run {
 	if !a.strict {
 		r.deps = map[depKey]string{}
 	}
-	if links > 0 && !a.diagsOnly() {
+	if links > 0 && !a.linksUnread(a.strict) {
 		r.links = make([]linkRec, 0, links+links/8)
 	}
 	a.cur = r
@@ -483,7 +483,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		n := a.nodeFor(nodeKey{'R', x.display, x.decl, ""})
 		x.node = n
 		*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: n.Index}
-		if x.spec && !a.diagsOnly() {
+		if x.spec && !a.hoverUnread() {
 			n.Facts = g.condFact(a, x)
 		}
 		if x.pat {
@@ -698,7 +698,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	if len(stuck) > 0 || g.selfLoop() {
 		a.cycles(g, stuck)
 	}
-	if !a.diagsOnly() {
+	if !a.hoverUnread() {
 		a.refreshFacts(g, live)
 	}
 	// Links.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -309,6 +310,18 @@ func (a *analyzer) canceled() bool { return a.req.Canceled() }
 // (check), so what only an editor shows is not made. A run cache kept for
 // a next analysis must hold it all, hence Once.
 func (a *analyzer) diagsOnly() bool { return a.req.DiagnosticsOnly && a.req.Once }
+
+// hoverUnread: the caller reads no hover fact (check, order) and will
+// not analyse again, so the refresh and condition facts are not written.
+func (a *analyzer) hoverUnread() bool {
+	return a.req.Once && (a.req.DiagnosticsOnly || a.req.OrderOnly)
+}
+
+// linksUnread: the caller follows no link (check merges runs without
+// them; order prints steps and problems), so none is recorded.
+func (a *analyzer) linksUnread(strict bool) bool {
+	return (a.diagsOnly() && !strict) || (a.req.OrderOnly && a.req.Once)
+}
 
 // Analyze implements analysis.System.
 func (s *System) Analyze(req *analysis.Request) *analysis.Result {
@@ -626,7 +639,10 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 // declares (include/contain/require/class{}/resource of a defined type).
 func (a *analyzer) scanDeclared() {
 	prev := a.sys.declCache
-	next := make(map[pp.Node][]string, len(prev))
+	var next map[pp.Node][]string
+	if !a.req.Once { // (nothing analyses again: no need to remember)
+		next = make(map[pp.Node][]string, len(prev))
+	}
 	for _, fi := range a.order {
 		for _, s := range fi.ast.Stmts {
 			// A statement of a chunk the parser reused is the same node:
@@ -635,7 +651,9 @@ func (a *analyzer) scanDeclared() {
 			if !ok {
 				ws = declaredBy(s)
 			}
-			next[s] = ws
+			if next != nil {
+				next[s] = ws
+			}
 			for _, w := range ws {
 				a.declared[w] = true
 			}
@@ -646,9 +664,22 @@ func (a *analyzer) scanDeclared() {
 
 // declaredBy lists the classes and defines a statement declares.
 func declaredBy(s pp.Node) []string {
-	declared := map[string]bool{}
+	var declared map[string]bool // once the list is long
 	var out []string
 	add := func(w string) {
+		if declared == nil {
+			if slices.Contains(out, w) {
+				return
+			}
+			out = append(out, w)
+			if len(out) > 16 {
+				declared = make(map[string]bool, 2*len(out))
+				for _, x := range out {
+					declared[x] = true
+				}
+			}
+			return
+		}
 		if !declared[w] {
 			declared[w] = true
 			out = append(out, w)

@@ -29,6 +29,7 @@ func main() {
 	args := useCache(os.Args[1:])
 	if len(args) > 0 && args[0] != "serve" && args[0] != "--stdio" {
 		batchMemory()
+		filecache.Shared().SetKeepDiskHits(false) // each is read once
 	}
 	code := profiled(func() int { return run(args, os.Stdin, os.Stdout, os.Stderr) })
 	filecache.Shared().Flush()

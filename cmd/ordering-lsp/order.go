@@ -45,9 +45,11 @@ func systemFlags(fs *flag.FlagSet, settings analysis.Settings) {
 }
 
 // analyseOne analyses a file or folder with the system that owns it (a
-// folder: the one owning most files in it), as order and why need. On
-// failure it reports on stderr and returns a nil result and the exit code.
-func analyseOne(arg string, settings analysis.Settings, stderr io.Writer) (*analysis.Result, *source.Workspace, analysis.Input, int) {
+// folder: the one owning most files in it), as order and why need;
+// orderOnly: the caller reads only the problems and the steps (order),
+// not the hover facts and links. On failure it reports on stderr and
+// returns a nil result and the exit code.
+func analyseOne(arg string, settings analysis.Settings, orderOnly bool, stderr io.Writer) (*analysis.Result, *source.Workspace, analysis.Input, int) {
 	target, err := filepath.Abs(arg)
 	if err != nil {
 		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
@@ -59,7 +61,7 @@ func analyseOne(arg string, settings analysis.Settings, stderr io.Writer) (*anal
 		return nil, nil, analysis.Input{}, 2
 	}
 	ws := source.NewWorkspace()
-	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{target}, Entry: source.PathToURI(target), Settings: settings, Once: true}
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{target}, Entry: source.PathToURI(target), Settings: settings, Once: true, OrderOnly: orderOnly}
 	sys := newSystems()
 	found := analysis.Discover(sys, in)
 	// A file belongs to one system; a folder goes to the system owning the
@@ -101,7 +103,7 @@ func cmdOrder(args []string, stdout, stderr io.Writer) int {
 	if *install && !installDeclared([]string{fs.Arg(0)}, settings, stderr) {
 		return 2
 	}
-	res, ws, in, code := analyseOne(fs.Arg(0), settings, stderr)
+	res, ws, in, code := analyseOne(fs.Arg(0), settings, true, stderr)
 	if res == nil {
 		return code
 	}

@@ -28,7 +28,7 @@ func cmdWhy(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		return 2
 	}
-	res, ws, _, code := analyseOne(fs.Arg(0), settings, stderr)
+	res, ws, _, code := analyseOne(fs.Arg(0), settings, false, stderr)
 	if res == nil {
 		return code
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -45,20 +44,34 @@ func executableID() string {
 		return "?"
 	}
 	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
-	// ELF: the note "Go" of type 4 holds the build ID.
-	if i := bytes.Index(head, []byte("\x04\x00\x00\x00Go\x00\x00")); i >= 8 && binary.LittleEndian.Uint32(head[i-8:]) == 4 {
-		sz := int(binary.LittleEndian.Uint32(head[i-4:]))
-		if a := i + 8; sz > 0 && sz < 512 && a+sz <= len(head) {
-			return string(head[a : a+sz])
+	// ELF: the note "Go" of type 4 holds the build ID, in the first 4 KB
+	// of the binaries the Go linker writes (read those first: every
+	// command-line run does this once, before its first chunk).
+	for _, size := range []int{4 << 10, 64 << 10} {
+		head := make([]byte, size)
+		n, _ := f.ReadAt(head, 0)
+		if id, ok := goBuildID(head[:n]); ok {
+			return id
+		}
+		if n < size {
+			break
 		}
 	}
 	if st, err := f.Stat(); err == nil {
 		return exe + ":" + strconv.FormatInt(st.Size(), 10) + ":" + strconv.FormatInt(st.ModTime().UnixNano(), 10)
 	}
 	return "?"
+}
+
+// goBuildID finds the Go build ID note in the head of an ELF file.
+func goBuildID(head []byte) (string, bool) {
+	if i := bytes.Index(head, []byte("\x04\x00\x00\x00Go\x00\x00")); i >= 8 && binary.LittleEndian.Uint32(head[i-8:]) == 4 {
+		sz := int(binary.LittleEndian.Uint32(head[i-4:]))
+		if a := i + 8; sz > 0 && sz < 512 && a+sz <= len(head) {
+			return string(head[a : a+sz]), true
+		}
+	}
+	return "", false
 }
 
 func chunkKey(text []byte) filecache.Key {
@@ -70,13 +83,14 @@ func chunkKey(text []byte) filecache.Key {
 	return k
 }
 
-// cachedChunk decodes the tree of src[pos:end] from the cache.
-func cachedChunk(c *filecache.Cache, key filecache.Key, src []byte, pos, end int) ([]Node, bool) {
+// cachedChunk decodes the tree of src[pos:end] from the cache, its nodes
+// taken from al.
+func cachedChunk(c *filecache.Cache, key filecache.Key, src []byte, pos, end int, al *slabs) ([]Node, bool) {
 	data, ok := c.Get(cacheKind, key)
 	if !ok {
 		return nil, false
 	}
-	stmts, err := decodeChunk(data, src, pos, end)
+	stmts, err := decodeChunkIn(data, src, pos, end, al)
 	return stmts, err == nil
 }
 

@@ -419,12 +419,18 @@ type decoder struct {
 	src       []byte
 	base, end int
 	depth     int
+	al        *slabs
 }
 
 // decodeChunk decodes the statements of the chunk src[base:end]. Bytes
 // that are not what encodeChunk wrote for a chunk of that length give an
 // error, never a panic.
 func decodeChunk(data, src []byte, base, end int) (stmts []Node, err error) {
+	return decodeChunkIn(data, src, base, end, &slabs{})
+}
+
+// decodeChunkIn is decodeChunk with the nodes taken from al.
+func decodeChunkIn(data, src []byte, base, end int, al *slabs) (stmts []Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if r != errCorrupt {
@@ -436,7 +442,7 @@ func decodeChunk(data, src []byte, base, end int) (stmts []Node, err error) {
 	if base < 0 || end < base || end > len(src) {
 		return nil, errCorrupt
 	}
-	d := &decoder{data: data, src: src, base: base, end: end}
+	d := &decoder{data: data, src: src, base: base, end: end, al: al}
 	stmts = d.nodes()
 	if d.i != len(d.data) {
 		return nil, errCorrupt
@@ -539,7 +545,7 @@ func (d *decoder) nodes() []Node {
 	if n < 0 {
 		return nil
 	}
-	out := make([]Node, n)
+	out := list(&d.al.lists, n)
 	for i := range out {
 		out[i] = d.node()
 	}
@@ -563,7 +569,7 @@ func (d *decoder) attrs() []*Attr {
 	if n < 0 {
 		return nil
 	}
-	out := make([]*Attr, n)
+	out := list(&d.al.alists, n)
 	for i := range out {
 		out[i] = d.attr()
 	}
@@ -656,10 +662,19 @@ func (d *decoder) node() Node {
 	if d.depth > maxDecodeDepth {
 		d.fail()
 	}
-	defer func() { d.depth-- }()
+	// (not deferred: a defer in a function of this many returns is not
+	// open-coded, and cost a record per node; on a failure the decoder
+	// is dropped)
+	n := d.node1(tag)
+	d.depth--
+	return n
+}
+
+func (d *decoder) node1(tag byte) Node {
 	switch tag {
 	case tagStr:
-		t := &Str{Loc: d.loc(), Value: d.str()}
+		t := take(&d.al.strs)
+		t.Loc, t.Value = d.loc(), d.str()
 		if n := d.len(); n >= 0 {
 			t.Parts = make([]Part, n)
 			for i := range t.Parts {
@@ -679,11 +694,17 @@ func (d *decoder) node() Node {
 	case tagDefault:
 		return &Default{Loc: d.loc()}
 	case tagName:
-		return &Name{Loc: d.loc(), Value: d.str()}
+		t := take(&d.al.names)
+		t.Loc, t.Value = d.loc(), d.str()
+		return t
 	case tagTypeRef:
-		return &TypeRef{Loc: d.loc(), Value: d.str()}
+		t := take(&d.al.types)
+		t.Loc, t.Value = d.loc(), d.str()
+		return t
 	case tagVar:
-		return &Var{Loc: d.loc(), Name: d.str()}
+		t := take(&d.al.vars)
+		t.Loc, t.Name = d.loc(), d.str()
+		return t
 	case tagRegex:
 		return &Regex{Loc: d.loc(), Value: d.str()}
 	case tagArray:
@@ -699,12 +720,14 @@ func (d *decoder) node() Node {
 		}
 		return t
 	case tagAccess:
-		t := &Access{Loc: d.loc()}
+		t := take(&d.al.access)
+		t.Loc = d.loc()
 		t.X = d.node()
 		t.Args = d.nodes()
 		return t
 	case tagCall:
-		t := &Call{Loc: d.loc()}
+		t := take(&d.al.calls)
+		t.Loc = d.loc()
 		t.Name = d.str()
 		t.NameLoc = d.loc()
 		t.Args = d.nodes()
@@ -773,7 +796,7 @@ func (d *decoder) node() Node {
 		}
 		return t
 	case tagResource:
-		ra := &resourceAlloc{}
+		ra := take(&d.al.res)
 		t := &ra.r
 		t.Loc = d.loc()
 		t.Type = d.str()
@@ -799,7 +822,8 @@ func (d *decoder) node() Node {
 		d.resourceBody(t)
 		return t
 	case tagAttr:
-		t := &Attr{Loc: d.loc()}
+		t := take(&d.al.attrs)
+		t.Loc = d.loc()
 		t.Name = d.str()
 		t.NameLoc = d.loc()
 		t.Op = d.str()

@@ -107,8 +107,18 @@ func (ps *Parser) Parse(src []byte) *File {
 			add(cx.chunk(toks, r))
 		}
 		ps.prevSrc, ps.prevToks = src, toks
+	} else if locs := ps.indexed(src, cx); locs != nil && cx.decodeIndexed(f, locs) {
+		// Parsed before: the chunks' places are known (fileindex.go).
+		validated = true
+		ps.prevSrc, ps.prevToks = nil, nil
 	} else {
 		// Nothing will keep the tokens: lex as the chunks are cut.
+		first := cx.cache != nil && cx.prev.empty()
+		defer func() {
+			if first {
+				storeFileIndex(cx.cache, src, f.Chunks)
+			}
+		}()
 		cc := newChunkCutter(src, getTokens(len(src)))
 		defer putTokens(cc)
 		if w := ps.parallelWorkers(src); w > 1 {
@@ -146,6 +156,15 @@ func (ps *Parser) Parse(src []byte) *File {
 	}
 	ps.edited = true
 	return f
+}
+
+// indexed returns the places of src's chunks when the chunk cache knows
+// them and there is no previous version to reuse chunks from.
+func (ps *Parser) indexed(src []byte, cx *chunker) []Loc {
+	if cx.cache == nil || !cx.prev.empty() {
+		return nil
+	}
+	return indexedChunks(cx.cache, src)
 }
 
 // handParse is the hand-written parser the grammar replaced, which only
@@ -316,6 +335,7 @@ type chunker struct {
 	prev  *chunkCache
 	hand  bool
 	cache *filecache.Cache // nil: parse every chunk
+	al    slabs            // the nodes of decoded chunks
 	// reused, parsed and decoded count chunks, for Parser.Reused, Parsed
 	// and Decoded.
 	reused, parsed, decoded int
@@ -341,7 +361,7 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 	var key filecache.Key
 	if cx.cache != nil {
 		key = chunkKey(src[pos:end])
-		if stmts, ok := cachedChunk(cx.cache, key, src, pos, end); ok {
+		if stmts, ok := cachedChunk(cx.cache, key, src, pos, end, &cx.al); ok {
 			cx.decoded++
 			return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h, nested: nestedDefinitions(stmts, true)}}
 		}
