@@ -30,6 +30,7 @@ func main() {
 	if len(args) > 0 && args[0] != "serve" && args[0] != "--stdio" {
 		batchMemory()
 	}
+	startHeapProfile()
 	code := profiled(func() int { return run(args, os.Stdin, os.Stdout, os.Stderr) })
 	filecache.Shared().Flush()
 	os.Exit(code)
