@@ -33,19 +33,19 @@ func softMemoryLimit() {
 
 // batchMemory sets the collector for a one-shot command: collect when the
 // heap is five times what is live (not twice, Go's default), bounded
-// softly by batchMemoryLimit or batchLiveFactor times what is live,
-// whichever is larger (followLiveHeap). GOGC and GOMEMLIMIT override it.
+// softly by batchMemoryLimit or 2.5 times what is live, whichever is
+// larger (liveLimit, followLiveHeap). GOGC and GOMEMLIMIT override it.
 //
 // `check .` on operations-puppet allocates ~1.45 GB in all and keeps at
 // most ~105 MB live (159 MB before a one-shot analysis forgot the shared
 // evaluations runs stopped asking for, analysis/puppet/memoage.go).
 // Collecting at twice what is live spent a quarter of the CPU in the
-// collector; with a 700 MiB limit the heap grew to it (peak RSS
-// 650-720 MB) in 6-7 collections. Under 350 MiB: 10 collections, peak RSS
-// 368-376 MB, and about the same CPU (user+system 8.5-10.1 s against
-// 8.3-10.1 s, load 6-8: the collector's extra ~1 s is paid back by the
-// page faults of the memory not touched). 300 MiB: 12 collections,
-// 325-330 MB, 0.5-1 s more CPU.
+// collector; with the earlier 700 MiB limit the heap grew to it (peak
+// RSS 650-740 MB, 6-7 collections). Under 350 MiB: peak RSS 349-356 MB,
+// 10 collections, the collector ~0.4 CPU-s more (gctrace, median of 5
+// rounds), partly paid back by the page faults of memory never touched
+// (system time 0.5-0.6 s against 0.8-1.0 s). 300 MiB: 12 collections,
+// 325-330 MB, 0.5-1 CPU-s more.
 func batchMemory() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
@@ -57,18 +57,20 @@ func batchMemory() {
 }
 
 // batchMemoryLimit: the heap of a one-shot command stays under it while
-// what is live is below a third of it.
+// the heap the last collection marked is below 2/5 of it.
 const batchMemoryLimit = 350 << 20
 
-// batchLiveFactor: past batchMemoryLimit/batchLiveFactor live, the limit
-// follows what is live, so that a bigger workspace collects every
-// (batchLiveFactor-1) times its live heap allocated, as Go's pacing with
-// GOGC=200 would, instead of collecting without pause near a fixed limit
-// (where the collector takes up to half the CPU).
-const batchLiveFactor = 3
+// Past that, the limit follows the marked heap (2.5x it), so that a
+// bigger workspace is collected every 1.5x its live heap allocated, as
+// Go's pacing with GOGC=150 would, instead of without pause near a fixed
+// limit (where the collector takes up to half the CPU). The marked heap
+// counts what was allocated while marking: on operations-puppet it is
+// 125-132 MB under the limit for ~105 MB truly live, so a factor of 3
+// raised the limit there (RSS ~400 MB).
+func liveLimit(marked int64) int64 { return max(batchMemoryLimit, marked*5/2) }
 
 // followLiveHeap sets the memory limit after every collection to
-// max(batchMemoryLimit, batchLiveFactor x the live heap it found).
+// liveLimit of the heap it marked.
 func followLiveHeap() {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var arm func()
@@ -79,7 +81,7 @@ func followLiveHeap() {
 			metrics.Read(sample)
 			if sample[0].Value.Kind() == metrics.KindUint64 {
 				live := int64(sample[0].Value.Uint64())
-				debug.SetMemoryLimit(max(batchMemoryLimit, batchLiveFactor*live))
+				debug.SetMemoryLimit(liveLimit(live))
 			}
 			arm()
 		}, struct{}{})
