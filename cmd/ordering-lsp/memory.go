@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync/atomic"
 )
 
 // How the garbage collector is set for the two lives of this program: a
@@ -70,14 +71,18 @@ const batchMemoryLimit = 350 << 20
 func liveLimit(marked int64) int64 { return max(batchMemoryLimit, marked*5/2) }
 
 // followLiveHeap sets the memory limit after every collection to
-// liveLimit of the heap it marked.
-func followLiveHeap() {
+// liveLimit of the heap it marked, until stop is called.
+func followLiveHeap() (stop func()) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var stopped atomic.Bool
 	var arm func()
 	arm = func() {
 		// a cleanup runs once the collector has found its object
 		// unreachable: once per collection, as each arms the next
 		runtime.AddCleanup(new([64]byte), func(struct{}) {
+			if stopped.Load() {
+				return
+			}
 			metrics.Read(sample)
 			if sample[0].Value.Kind() == metrics.KindUint64 {
 				live := int64(sample[0].Value.Uint64())
@@ -87,4 +92,5 @@ func followLiveHeap() {
 		}, struct{}{})
 	}
 	arm()
+	return func() { stopped.Store(true) }
 }
