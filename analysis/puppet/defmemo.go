@@ -49,6 +49,7 @@ type defMemo struct {
 	creplays atomic.Int64 // class bodies replayed
 	evals    atomic.Int64 // bodies evaluated
 	replays  atomic.Int64 // bodies replayed
+	age      memoAge      // a one-shot analysis forgets what runs stopped using (memoage.go)
 }
 
 // memoSlot is what one key holds: its recordings, and whether it was
@@ -60,18 +61,19 @@ type defMemo struct {
 type memoSlot struct {
 	list []*defEntry
 	seen bool
+	last int32 // memoAge.runs when the key last came
 }
 
 // slot returns the key's slot, made on first use, and whether the key
 // was seen before this call (the caller holds dm.mu).
-func slotOf[K comparable](m map[K]*memoSlot, k K) (*memoSlot, bool) {
+func slotOf[K comparable](m map[K]*memoSlot, k K, now int32) (*memoSlot, bool) {
 	sl := m[k]
 	if sl == nil {
 		sl = &memoSlot{}
 		m[k] = sl
 	}
 	seen := sl.seen
-	sl.seen = true
+	sl.seen, sl.last = true, now
 	return sl, seen
 }
 
@@ -1256,7 +1258,7 @@ func (r *run) evalDefineShared(x *res) {
 	dm := r.a.defs()
 	key := instanceKey(r, x)
 	dm.mu.Lock()
-	sl, seen := slotOf(dm.entries, key)
+	sl, seen := slotOf(dm.entries, key, dm.age.runs)
 	list := sl.list
 	dm.mu.Unlock()
 	for _, en := range list {
@@ -1328,7 +1330,7 @@ func (r *run) newClassShared(e *env, ci *classInfo, name string, at source.Span,
 		key.ownerKind, key.ownerStage = o.kind, o.stage // its stage is the class's (newClass)
 	}
 	dm.mu.Lock()
-	sl, seen := slotOf(dm.classes, key)
+	sl, seen := slotOf(dm.classes, key, dm.age.runs)
 	list := sl.list
 	dm.mu.Unlock()
 	for _, en := range list {

@@ -1,12 +1,15 @@
 package puppet_test
 
 import (
+	"context"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
 	"golang.org/x/tools/txtar"
 )
 
@@ -119,4 +122,59 @@ func oneWorkerRuns(t *testing.T, fixture string) *puppet.System {
 		t.Errorf("runs\n--- want\n%s--- got\n%s", want, got)
 	}
 	return sys
+}
+
+// TestMemoForgetSame: a one-shot analysis that forgets the shared
+// evaluations no run asked for in the last run (the shortest window)
+// gives every server-mode fixture the result of one that shares nothing,
+// to the byte, on one worker and on several; and it does forget.
+func TestMemoForgetSame(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	sort.Strings(paths)
+	forgotten := 0
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(ar.Comment), "mode: server") {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(p), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			dir, settings := writeServer(t, ar)
+			plain := puppet.New().(*puppet.System)
+			plain.NoSharedEval = true
+			want := dump(analyzeOnce(dir, settings, plain))
+			for _, workers := range []int{1, 3} {
+				sys := puppet.New().(*puppet.System)
+				sys.Workers, sys.MemoWindow = workers, 1
+				if got := dump(analyzeOnce(dir, settings, sys)); got != want {
+					t.Errorf("%d workers: the result differs from every run evaluating its own bodies\n%s", workers, firstDiff(want, got))
+				}
+				forgotten += sys.MemoForgotten
+			}
+			// a window wider than the fixture forgets nothing
+			sys := puppet.New().(*puppet.System)
+			sys.Workers = 1
+			if got := dump(analyzeOnce(dir, settings, sys)); got != want {
+				t.Errorf("default window: the result differs\n%s", firstDiff(want, got))
+			}
+			if sys.MemoForgotten != 0 {
+				t.Errorf("default window: %d keys forgotten in a fixture of a few runs", sys.MemoForgotten)
+			}
+		})
+	}
+	t.Logf("%d keys forgotten", forgotten)
+	if forgotten == 0 {
+		t.Error("no fixture forgot a key: the test checks nothing")
+	}
+}
+
+// analyzeOnce analyses a folder as check does, but for the whole result.
+func analyzeOnce(dir string, settings analysis.Settings, sys analysis.System) *analysis.Result {
+	ws := source.NewWorkspace(dir)
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: settings, Once: true}
+	files := analysis.Files([]analysis.System{sys}, in)[sys]
+	return analysis.Analyze(sys, in, files)
 }

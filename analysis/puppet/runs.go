@@ -122,6 +122,7 @@ func (w *analyzer) compute(sp *runSpec) *runOut {
 	if w.wantLoad || w.canceled() {
 		return nil
 	}
+	w.runStarted()
 	var r *run
 	switch {
 	case sp.apply != nil:

@@ -62,6 +62,12 @@ type System struct {
 	// replaying another run's evaluation (defmemo.go): results do not
 	// depend on it, which the differential tests check.
 	NoSharedEval bool
+	// MemoWindow: a one-shot analysis (Request.Once) forgets the shared
+	// evaluations no run asked for in this many runs (memoage.go; 0: 64,
+	// negative: never). Results do not depend on it.
+	MemoWindow int
+	// MemoForgotten counts the keys the last one-shot analysis forgot.
+	MemoForgotten int
 	// Renumber: every analysis numbers what its merge shares with a new
 	// table (mergeids.go), so every restored snapshot is numbered again,
 	// as after a table grown stale. Results do not depend on it, which
@@ -512,6 +518,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		} else {
 			s.DefineEvals, s.DefineReplays, s.ClassEvals, s.ClassReplays = 0, 0, 0, 0
 		}
+	}
+	s.MemoForgotten = 0
+	if d := a.memo.defs; d != nil {
+		s.MemoForgotten = d.age.forgotten
 	}
 	s.Loaded = len(a.order)
 	if req.Entry == "" {

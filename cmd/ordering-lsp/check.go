@@ -116,6 +116,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ordering-lsp: %v\n", err)
 		return 2
 	}
+	heapProfileAnalysed()
 	var diags []analysis.Diagnostic
 	for _, r := range results {
 		diags = append(diags, r.Diags...)

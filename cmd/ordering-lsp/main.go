@@ -31,6 +31,7 @@ func main() {
 		batchMemory()
 		filecache.Shared().SetKeepDiskHits(false) // each is read once
 	}
+	startHeapProfile()
 	code := profiled(func() int { return run(args, os.Stdin, os.Stdout, os.Stderr) })
 	filecache.Shared().Flush()
 	os.Exit(code)
