@@ -31,35 +31,22 @@ func TestDefineMemoReplays(t *testing.T) {
 // result, to the byte, whether define bodies are shared between runs or
 // each run evaluates its own, on one worker and on several.
 func TestDefineMemoDifferential(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
-	sort.Strings(paths)
 	replays := 0
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(ar.Comment), "mode: server") {
-			continue
-		}
-		name := strings.TrimSuffix(filepath.Base(p), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			dir, settings := writeServer(t, ar)
-			plain := puppet.New().(*puppet.System)
-			plain.NoSharedEval = true
-			ref, _ := analyzeServer(dir, settings, plain)
-			want := dump(ref)
-			for _, workers := range []int{1, 3} {
-				sys := puppet.New().(*puppet.System)
-				sys.Workers = workers
-				res, _ := analyzeServer(dir, settings, sys)
-				if got := dump(res); got != want {
-					t.Errorf("%d workers: the result differs from every run evaluating its own define bodies\n%s", workers, firstDiff(want, got))
-				}
-				replays += sys.DefineReplays + sys.ClassReplays
+	eachServerFixture(t, func(t *testing.T, dir string, settings analysis.Settings) {
+		plain := puppet.New().(*puppet.System)
+		plain.NoSharedEval = true
+		ref, _ := analyzeServer(dir, settings, plain)
+		want := dump(ref)
+		for _, workers := range []int{1, 3} {
+			sys := puppet.New().(*puppet.System)
+			sys.Workers = workers
+			res, _ := analyzeServer(dir, settings, sys)
+			if got := dump(res); got != want {
+				t.Errorf("%d workers: the result differs from every run evaluating its own define bodies\n%s", workers, firstDiff(want, got))
 			}
-		})
-	}
+			replays += sys.DefineReplays + sys.ClassReplays
+		}
+	})
 	if replays == 0 {
 		t.Error("no fixture replayed a define body: the differential checks nothing")
 	}
@@ -129,42 +116,29 @@ func oneWorkerRuns(t *testing.T, fixture string) *puppet.System {
 // gives every server-mode fixture the result of one that shares nothing,
 // to the byte, on one worker and on several; and it does forget.
 func TestMemoForgetSame(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
-	sort.Strings(paths)
 	forgotten := 0
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(ar.Comment), "mode: server") {
-			continue
-		}
-		name := strings.TrimSuffix(filepath.Base(p), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			dir, settings := writeServer(t, ar)
-			plain := puppet.New().(*puppet.System)
-			plain.NoSharedEval = true
-			want := dump(analyzeOnce(dir, settings, plain))
-			for _, workers := range []int{1, 3} {
-				sys := puppet.New().(*puppet.System)
-				sys.Workers, sys.MemoWindow = workers, 1
-				if got := dump(analyzeOnce(dir, settings, sys)); got != want {
-					t.Errorf("%d workers: the result differs from every run evaluating its own bodies\n%s", workers, firstDiff(want, got))
-				}
-				forgotten += sys.MemoForgotten
-			}
-			// a window wider than the fixture forgets nothing
+	eachServerFixture(t, func(t *testing.T, dir string, settings analysis.Settings) {
+		plain := puppet.New().(*puppet.System)
+		plain.NoSharedEval = true
+		want := dump(analyzeOnce(dir, settings, plain))
+		for _, workers := range []int{1, 3} {
 			sys := puppet.New().(*puppet.System)
-			sys.Workers = 1
+			sys.Workers, sys.MemoWindow = workers, 1
 			if got := dump(analyzeOnce(dir, settings, sys)); got != want {
-				t.Errorf("default window: the result differs\n%s", firstDiff(want, got))
+				t.Errorf("%d workers: the result differs from every run evaluating its own bodies\n%s", workers, firstDiff(want, got))
 			}
-			if sys.MemoForgotten != 0 {
-				t.Errorf("default window: %d keys forgotten in a fixture of a few runs", sys.MemoForgotten)
-			}
-		})
-	}
+			forgotten += sys.MemoForgotten
+		}
+		// a window wider than the fixture forgets nothing
+		sys := puppet.New().(*puppet.System)
+		sys.Workers = 1
+		if got := dump(analyzeOnce(dir, settings, sys)); got != want {
+			t.Errorf("default window: the result differs\n%s", firstDiff(want, got))
+		}
+		if sys.MemoForgotten != 0 {
+			t.Errorf("default window: %d keys forgotten in a fixture of a few runs", sys.MemoForgotten)
+		}
+	})
 	t.Logf("%d keys forgotten", forgotten)
 	if forgotten == 0 {
 		t.Error("no fixture forgot a key: the test checks nothing")
@@ -177,4 +151,24 @@ func analyzeOnce(dir string, settings analysis.Settings, sys analysis.System) *a
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: settings, Once: true}
 	files := analysis.Files([]analysis.System{sys}, in)[sys]
 	return analysis.Analyze(sys, in, files)
+}
+
+// eachServerFixture runs check, as a subtest, on the files of every
+// server-mode fixture written to a folder.
+func eachServerFixture(t *testing.T, check func(t *testing.T, dir string, settings analysis.Settings)) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	sort.Strings(paths)
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(ar.Comment), "mode: server") {
+			continue
+		}
+		t.Run(strings.TrimSuffix(filepath.Base(p), ".txtar"), func(t *testing.T) {
+			dir, settings := writeServer(t, ar)
+			check(t, dir, settings)
+		})
+	}
 }

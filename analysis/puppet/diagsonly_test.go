@@ -20,22 +20,16 @@ import (
 // analysed as check does (the whole folder, no entry file), and on the
 // workspace of $ORDERING_CORPUS repositories when set.
 func TestDiagnosticsOnlySame(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
-	compared := 0
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		analysistest.WriteInputs(t, dir, ar)
+	compared, fixtures := 0, 0
+	eachFixtureDir(t, func(p string, ar *txtar.Archive, dir string) {
 		full, only := checkDiags(dir, false), checkDiags(dir, true)
 		if !slices.Equal(full, only) {
 			t.Errorf("%s: diagnostics only:\n%q\ncomplete analysis:\n%q", p, only, full)
 		}
 		compared += len(full)
-	}
-	t.Logf("%d fixtures, %d diagnostics", len(paths), compared)
+		fixtures++
+	})
+	t.Logf("%d fixtures, %d diagnostics", fixtures, compared)
 	if compared == 0 {
 		t.Fatal("no diagnostics compared")
 	}
@@ -62,33 +56,15 @@ func checkDiags(dir string, only bool) []string {
 	sys := puppet.New()
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{dir}, Settings: analysis.Settings{}, Once: true, DiagnosticsOnly: only}
 	files := analysis.Files([]analysis.System{sys}, in)[sys]
-	res := analysis.Analyze(sys, in, files)
-	ds := append([]analysis.Diagnostic(nil), res.Diags...)
-	analysis.SortDiagnostics(ds)
-	var out []string
-	for _, d := range ds {
-		line := analysis.CheckLine(ws, dir, d)
-		for _, r := range d.Related {
-			line += "\n  " + r.At.URI + " " + r.Message
-		}
-		out = append(out, line)
-	}
-	return out
+	return diagLines(ws, dir, analysis.Analyze(sys, in, files))
 }
 
 // TestOrderOnlySame: what `order` asks for (problems and steps, no hover
 // facts or links) gives the problems and the runs of a complete analysis
 // of the same entry file, for every manifest of every fixture.
 func TestOrderOnlySame(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
 	entries, steps := 0, 0
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		analysistest.WriteInputs(t, dir, ar)
+	eachFixtureDir(t, func(p string, ar *txtar.Archive, dir string) {
 		for _, f := range ar.Files {
 			if filepath.Ext(f.Name) != ".pp" {
 				continue
@@ -101,7 +77,7 @@ func TestOrderOnlySame(t *testing.T) {
 			entries++
 			steps += len(full)
 		}
-	}
+	})
 	t.Logf("%d entry files, %d lines", entries, steps)
 	if steps == 0 {
 		t.Fatal("nothing compared")
@@ -116,6 +92,19 @@ func orderOutput(dir, entry string, only bool) []string {
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{entry}, Entry: source.PathToURI(entry), Settings: analysis.Settings{}, Once: true, OrderOnly: only}
 	files := analysis.Files([]analysis.System{sys}, in)[sys]
 	res := analysis.Analyze(sys, in, files)
+	out := diagLines(ws, dir, res)
+	for _, r := range res.Runs {
+		out = append(out, "run "+r.Name+" "+r.Entry+" "+strconv.FormatBool(r.Refused))
+		for _, s := range r.Steps {
+			out = append(out, s.Label)
+		}
+	}
+	return out
+}
+
+// diagLines are res's diagnostics as check prints them, sorted, each with
+// its related places.
+func diagLines(ws *source.Workspace, dir string, res *analysis.Result) []string {
 	ds := append([]analysis.Diagnostic(nil), res.Diags...)
 	analysis.SortDiagnostics(ds)
 	var out []string
@@ -126,11 +115,20 @@ func orderOutput(dir, entry string, only bool) []string {
 		}
 		out = append(out, line)
 	}
-	for _, r := range res.Runs {
-		out = append(out, "run "+r.Name+" "+r.Entry+" "+strconv.FormatBool(r.Refused))
-		for _, s := range r.Steps {
-			out = append(out, s.Label)
-		}
-	}
 	return out
+}
+
+// eachFixtureDir calls f with every fixture, its inputs written to a
+// folder of their own.
+func eachFixtureDir(t *testing.T, f func(path string, ar *txtar.Archive, dir string)) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		analysistest.WriteInputs(t, dir, ar)
+		f(p, ar, dir)
+	}
 }
