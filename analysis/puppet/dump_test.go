@@ -72,6 +72,9 @@ func dump(res *analysis.Result) string {
 // $ORDERING_CORPUS, analysed as the language server does, into
 // $PUPPET_DUMP/<repo>.txt: run it before and after a change to the
 // analysis and diff the folders (a speed change must not change a byte).
+// PUPPET_DUMP_NOSHARE=1 has every run evaluate its own class and define
+// bodies (System.NoSharedEval): diffed with a dump that shares them, it
+// is the shared evaluation's differential test on real repositories.
 func TestDumpCorpus(t *testing.T) {
 	root, out := os.Getenv("ORDERING_CORPUS"), os.Getenv("PUPPET_DUMP")
 	if root == "" || out == "" {
@@ -87,6 +90,7 @@ func TestDumpCorpus(t *testing.T) {
 		dir, _ := filepath.EvalSymlinks(filepath.Join(root, r.Name()))
 		ws := source.NewWorkspace(dir)
 		sys := puppet.New()
+		sys.(*puppet.System).NoSharedEval = os.Getenv("PUPPET_DUMP_NOSHARE") != ""
 		in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
 		files := analysis.Files([]analysis.System{sys}, in)[sys]
 		t0, c0 := time.Now(), cpuTime()
