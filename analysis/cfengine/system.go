@@ -861,16 +861,6 @@ func (a *analyzer) dependsSpan(q *promiseInfo, h string) source.Span {
 	return source.Span{}
 }
 
-func depList(p *promiseInfo) string {
-	var hs []string
-	if d := p.p.Get("depends_on"); d != nil {
-		for _, h := range d.Rval.Scalars() {
-			hs = append(hs, h.Value)
-		}
-	}
-	return strings.Join(hs, "', '")
-}
-
 // dependsCycle returns the promises of a depends_on cycle through p (via
 // handle h), or nil.
 func (a *analyzer) dependsCycle(pol *policy, p *promiseInfo, h string) []*promiseInfo {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -247,16 +246,6 @@ func pickFactSet(sets []*factSet, node string) *factSet {
 		}
 	}
 	return nil
-}
-
-// sortedFactNames lists the names, for messages.
-func sortedFactNames(sets []*factSet) []string {
-	out := make([]string, 0, len(sets))
-	for _, s := range sets {
-		out = append(out, s.name)
-	}
-	sort.Strings(out)
-	return out
 }
 
 var errNoFile = errors.New("cannot read the file")

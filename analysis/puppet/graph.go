@@ -386,10 +386,6 @@ func (a *analyzer) edge(g *runGraph, from, to *analysis.Node, kind analysis.Edge
 	return e
 }
 
-func spanKey(s source.Span) string {
-	return s.URI + "#" + strconv.Itoa(s.Start) + "-" + strconv.Itoa(s.End)
-}
-
 func (x *res) containerish() bool {
 	return x.kind == "class" || x.kind == "define" || x.kind == "stage" || x.kind == "main" || x.kind == "node" || x.typ == "Stage"
 }

@@ -50,14 +50,9 @@ const (
 	slabSize  = 64
 )
 
-func (s *slab[T]) grow(min, max int) {
-	s.next = s.next * 2
-	if s.next < min {
-		s.next = min
-	}
-	if s.next > max {
-		s.next = max
-	}
+// grow starts a new array, twice the last one's size within [lo, hi].
+func (s *slab[T]) grow(lo, hi int) {
+	s.next = min(max(2*s.next, lo), hi)
 	s.free = make([]T, s.next)
 }
 
