@@ -549,12 +549,14 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	// Metaparameters.
 	var tbuf [1]*res
 	var vbuf [1]val
+	var rbuf []attr
 	for _, x := range live {
 		if !hasMetaparam(x.attrs) {
 			continue
 		}
 		for _, mp := range metaNames {
-			vals := relValues(x.attrs, mp)
+			rbuf = relValues(rbuf, x.attrs, mp)
+			vals := rbuf
 			for _, av := range vals {
 				for _, v := range av.v.items(&vbuf) {
 					var targets []*res
@@ -836,8 +838,11 @@ const maxLinkScan = 16
 // relValues applies Puppet's attribute precedence to one metaparameter:
 // written values, replaced by `=>` overrides, extended by `+>`; defaults
 // only when nothing else set it.
-func relValues(attrs []attr, name string) []attr {
-	var out []attr
+//
+// out is reused (its contents are replaced): a catalog's metaparameters
+// asked for one allocation each.
+func relValues(out, attrs []attr, name string) []attr {
+	out = out[:0]
 	set := false
 	for _, a := range attrs {
 		if a.name != name {
@@ -853,7 +858,7 @@ func relValues(attrs []attr, name string) []attr {
 				set = true
 			}
 		default:
-			out = []attr{a}
+			out = append(out[:0], a)
 			set = true
 		}
 	}

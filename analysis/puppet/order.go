@@ -34,7 +34,7 @@ func (a *analyzer) cycles(g *runGraph, stuck []*analysis.Node) {
 		keys[n] = k
 		return k
 	}
-	var orderEdges []*analysis.Edge
+	orderEdges := make([]*analysis.Edge, 0, len(g.edges)) // nearly all of them
 	for _, e := range g.edges {
 		if e.Kind.Orders() {
 			orderEdges = append(orderEdges, e)
