@@ -120,8 +120,10 @@ func analyzeWS(sys analysis.System, ws *source.Workspace, ctx context.Context) *
 // a long-lived System (which re-parses only changed chunks and restores
 // every run whose inputs did not change) gives exactly what a fresh
 // System gives: the same runs and order labels, diagnostics, links and
-// graph, byte for byte (see dump), with one worker or several, and with
-// every run evaluating its own class and define bodies.
+// graph, byte for byte (see dump), with one worker or several, with
+// every run evaluating its own class and define bodies, and with the
+// memory of every merged run's nodes and edges overwritten before it is
+// reused.
 func TestIncrementalRandomEdits(t *testing.T) {
 	dir := writeRepo(t, incrementalRepo)
 	ws := source.NewWorkspace(dir)
@@ -136,6 +138,10 @@ func TestIncrementalRandomEdits(t *testing.T) {
 	// table that numbered them before)
 	renumbered := puppet.New()
 	renumbered.(*puppet.System).Renumber = true
+	// poisoned: a long-lived System that overwrites the nodes and edges
+	// of every run it merged before reusing their memory
+	poisoned := puppet.New()
+	poisoned.(*puppet.System).PoisonFreed = true
 	r := &rng{s: 12345}
 	restored, replayed := 0, 0
 	steps := 150
@@ -172,6 +178,9 @@ func TestIncrementalRandomEdits(t *testing.T) {
 		}
 		if re := dump(analyzeWS(renumbered, ws, context.Background())); re != want {
 			t.Fatalf("edit %d (%s at %d): numbering restored runs again changes the result\n%s", i, name, at, firstDiff(want, re))
+		}
+		if pz := dump(analyzeWS(poisoned, ws, context.Background())); pz != want {
+			t.Fatalf("edit %d (%s at %d): a result holds a node or edge whose memory a later run reused\n%s", i, name, at, firstDiff(want, pz))
 		}
 		one := puppet.New()
 		one.(*puppet.System).Workers = 1

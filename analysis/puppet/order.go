@@ -34,7 +34,11 @@ func (a *analyzer) cycles(g *runGraph, stuck []*analysis.Node) {
 		keys[n] = k
 		return k
 	}
-	orderEdges := make([]*analysis.Edge, 0, len(g.edges)) // nearly all of them
+	orderEdges := reuse(g.sc.orderEdges, len(g.edges)) // nearly all of them
+	defer func() {
+		clear(orderEdges)
+		g.sc.orderEdges = orderEdges[:0]
+	}()
 	for _, e := range g.edges {
 		if e.Kind.Orders() {
 			orderEdges = append(orderEdges, e)
@@ -258,13 +262,13 @@ func puppetPath(c []*analysis.Edge, j *adjacency) []*analysis.Edge {
 // run's positions: no maps keyed by node on the hot path.
 func (g *runGraph) toposort() (order, stuck []*analysis.Node) {
 	n := len(g.nodes)
-	indeg := make([]int32, n)
-	head := make([]int32, n)
+	indeg := g.sc.intBuf(0, n)
+	head := g.sc.intBuf(1, n)
 	for i := range head {
 		head[i] = -1
 	}
-	next := make([]int32, 0, len(g.edges))
-	to := make([]int32, 0, len(g.edges))
+	next := g.sc.intBuf(2, len(g.edges))[:0]
+	to := g.sc.intBuf(3, len(g.edges))[:0]
 	for _, e := range g.edges {
 		if !e.Kind.Orders() || e.From == e.To {
 			continue
@@ -286,7 +290,9 @@ func (g *runGraph) toposort() (order, stuck []*analysis.Node) {
 	}
 	h.init()
 	order = make([]*analysis.Node, 0, n)
-	done := make([]bool, n)
+	done := reuse(g.sc.done, n)[:n]
+	clear(done)
+	g.sc.done = done
 	for len(h.items) > 0 {
 		v := h.pop()
 		done[v] = true

@@ -42,11 +42,13 @@ type runOut struct {
 	slabs    *slabSet // the fork's node and edge slabs, to give back once merged
 }
 
-// slabSet: node and edge slabs of forks whose runs are only merged for
-// their diagnostics (check). Such a run's nodes and edges are garbage
-// once merged, and making them afresh for every one of ~1,100 runs was a
-// fifth of what a `check` of operations-puppet allocated: a merged run
-// gives its slabs back and the next fork fills them again.
+// slabSet: node and edge slabs of forks. A run's nodes and edges are
+// garbage once merged: the merge shares or copies what it keeps (but
+// the first run built, whose nodes it takes as they are), and making
+// them afresh for every one of ~1,100 runs was a fifth of what a `check`
+// of operations-puppet allocated (180 of the 1,594 MB an edit in its
+// profile::base did): a merged run gives its slabs back and the next
+// fork fills them again.
 type slabSet struct {
 	nodes [][]analysis.Node
 	edges [][]analysis.Edge
@@ -83,11 +85,15 @@ func takeSlab[T any](mu *sync.Mutex, free, own *[][]T, size int) []T {
 	return s
 }
 
-// mergeOut merges a run a fork built and, when only its diagnostics were
-// kept (mergeDiagnostics copies the nodes they name), takes back its slabs.
+// mergeOut merges a run a fork built and takes back its slabs, unless
+// the merge adopted its nodes and edges (the first run built).
 func (a *analyzer) mergeOut(name string, o *runOut) analysis.Run {
+	adopted := !o.restored && a.runsBuilt == 0 && !a.diagsOnly()
 	run := a.merge(name, o.snap, !o.restored)
-	if o.slabs != nil && !o.restored && a.diagsOnly() {
+	if o.slabs != nil && !o.restored && !adopted {
+		if a.sys != nil && a.sys.PoisonFreed {
+			poison(o.slabs)
+		}
 		a.freeMu.Lock()
 		a.freeSlabs.nodes = append(a.freeSlabs.nodes, o.slabs.nodes...)
 		a.freeSlabs.edges = append(a.freeSlabs.edges, o.slabs.edges...)
@@ -107,7 +113,7 @@ func (a *analyzer) fork(frozen bool) *analyzer {
 		diagKeys: map[string]bool{}, links: map[linkKey]int32{},
 		declaredKeys: map[string]string{},
 	}
-	if a.diagsOnly() {
+	if a.diagsOnly() || !a.req.Once {
 		w.slabs = &slabSet{}
 	}
 	return w
@@ -170,7 +176,12 @@ func (a *analyzer) runAll(specs []*runSpec) []analysis.Run {
 			return out
 		}
 		if workers <= 1 || len(specs)-i == 1 {
-			o := a.fork(false).compute(specs[i])
+			w := a.fork(false)
+			if a.seqScratch == nil {
+				a.seqScratch = &runScratch{}
+			}
+			w.scratch = a.seqScratch
+			o := w.compute(specs[i])
 			if o == nil {
 				return out // canceled
 			}
@@ -213,6 +224,7 @@ func (a *analyzer) runParallel(specs []*runSpec, workers int, out *[]analysis.Ru
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sc := &runScratch{}
 			for {
 				select {
 				case ahead <- struct{}{}:
@@ -223,7 +235,9 @@ func (a *analyzer) runParallel(specs []*runSpec, workers int, out *[]analysis.Ru
 				if k >= n || stop.Load() || a.canceled() {
 					return
 				}
-				outs[k] = a.fork(true).computeSafe(specs[k])
+				w := a.fork(true)
+				w.scratch = sc
+				outs[k] = w.computeSafe(specs[k])
 				close(done[k])
 			}
 		}()
@@ -307,3 +321,18 @@ func (a *analyzer) runParallel(specs []*runSpec, workers int, out *[]analysis.Ru
 // envList names the files of the environment's main manifest folder (the
 // set is an input of its runs: a file added there changes them).
 func (a *analyzer) envList() string { return a.main.envKey }
+
+// poison overwrites the nodes and edges of slabs given back, so that a
+// result still holding one shows it (System.PoisonFreed, the tests).
+func poison(ss *slabSet) {
+	for _, sl := range ss.nodes {
+		for i := range sl {
+			sl[i] = analysis.Node{Kind: "freed", Ref: "Freed[node]", Index: -1}
+		}
+	}
+	for _, sl := range ss.edges {
+		for i := range sl {
+			sl[i] = analysis.Edge{Reason: "freed"}
+		}
+	}
+}

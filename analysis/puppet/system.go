@@ -73,6 +73,10 @@ type System struct {
 	// as after a table grown stale. Results do not depend on it, which
 	// TestIncrementalRandomEdits checks.
 	Renumber bool
+	// PoisonFreed overwrites the node and edge slabs a merged run gives
+	// back (runs.go): a result that still held one would show it, which
+	// TestIncrementalRandomEdits checks. Results do not depend on it.
+	PoisonFreed bool
 	// ids numbers what merges share (mergeids.go); lastLive: how many
 	// nodes, edges and links the last analysis that kept it had
 	ids      *mergeIDs
@@ -259,10 +263,12 @@ type analyzer struct {
 	linkArr               []analysis.Link
 	declared              map[string]bool // classes/defines declared somewhere in the workspace
 	memo                  *memo
-	main                  *analyzer // the analyzer a fork was made from (itself for the main one)
-	frozen                bool      // a fork running beside others: it must not load files
-	wantLoad              bool      // a frozen fork needed a file loaded
-	lastSnap              *runSnap  // the run a fork built
+	main                  *analyzer   // the analyzer a fork was made from (itself for the main one)
+	frozen                bool        // a fork running beside others: it must not load files
+	scratch               *runScratch // buffers of the worker building this fork's run (graph.go)
+	seqScratch            *runScratch // the main analyzer's, for runs built one at a time
+	wantLoad              bool        // a frozen fork needed a file loaded
+	lastSnap              *runSnap    // the run a fork built
 	workers               int
 	uniqueRuns            bool   // run names are unique: anchors need no index
 	envKey                string // the files of the environment's main manifest folder

@@ -43,6 +43,8 @@ func TestWorkspaceTiming(t *testing.T) {
 	dir, _ = filepath.EvalSymlinks(dir)
 	ws := source.NewWorkspace(dir)
 	sys := puppet.New()
+	// dumping: poison the memory merged runs give back (see TestDumpCorpus)
+	sys.(*puppet.System).PoisonFreed = os.Getenv("PUPPET_TIMING_DUMP") != ""
 	analyze := func(focus ...string) (*analysis.Result, time.Duration, time.Duration) {
 		t0, c0 := time.Now(), cpuTime()
 		in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}, Focus: focus}
