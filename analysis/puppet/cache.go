@@ -354,7 +354,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		}
 		return old
 	}
-	news := make([]*analysis.Node, len(s.nodes)) // the node here of each of the run's
+	news := a.mergeNews(len(s.nodes)) // the node here of each of the run's
 	// at is the node here that the run's node or definition node ref
 	// stands for (old: the snapshot's pointer), as far as the merge got
 	// (an end not merged yet stays the snapshot's, as it always did).
@@ -688,4 +688,18 @@ func classPlace(ci *classInfo) string {
 	}
 	d := ci.node.Decl
 	return d.URI + ":" + strconv.Itoa(d.Start) + "-" + strconv.Itoa(d.End) + " " + ci.node.Ref
+}
+
+// mergeNews is merge's buffer of n nodes, zeroed: the merge is
+// sequential and keeps none of it.
+func (a *analyzer) mergeNews(n int) []*analysis.Node {
+	b := a.newsBuf
+	if cap(b) < n {
+		b = make([]*analysis.Node, n)
+	} else {
+		b = b[:n]
+		clear(b)
+	}
+	a.newsBuf = b
+	return b
 }

@@ -237,6 +237,7 @@ type runScratch struct {
 	edges       []*analysis.Edge
 	elog        []edgeWhen
 	orderEdges  []*analysis.Edge
+	links       []snapLinkSrc
 	ints        [4][]int32 // toposort's
 	done        []bool
 }
@@ -755,7 +756,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	// Links.
 	var linkSrcs []snapLinkSrc
 	if !a.strict {
-		linkSrcs = make([]snapLinkSrc, 0, len(r.links))
+		linkSrcs = reuse(sc.links, len(r.links)) // (snapshot keeps none of it)
 	}
 	for _, l := range r.links { // none when only diagnostics are asked (run.link)
 		var targets []*analysis.Node
@@ -817,6 +818,8 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	a.cur = nil
 	a.snapshot(r, run, linkSrcs, runDeclared, runPats)
 	sc.keep(g, live)
+	clear(linkSrcs)
+	sc.links = linkSrcs[:0]
 	return run
 }
 

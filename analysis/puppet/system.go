@@ -263,12 +263,13 @@ type analyzer struct {
 	linkArr               []analysis.Link
 	declared              map[string]bool // classes/defines declared somewhere in the workspace
 	memo                  *memo
-	main                  *analyzer   // the analyzer a fork was made from (itself for the main one)
-	frozen                bool        // a fork running beside others: it must not load files
-	scratch               *runScratch // buffers of the worker building this fork's run (graph.go)
-	seqScratch            *runScratch // the main analyzer's, for runs built one at a time
-	wantLoad              bool        // a frozen fork needed a file loaded
-	lastSnap              *runSnap    // the run a fork built
+	main                  *analyzer        // the analyzer a fork was made from (itself for the main one)
+	frozen                bool             // a fork running beside others: it must not load files
+	scratch               *runScratch      // buffers of the worker building this fork's run (graph.go)
+	seqScratch            *runScratch      // the main analyzer's, for runs built one at a time
+	newsBuf               []*analysis.Node // merge's (cache.go)
+	wantLoad              bool             // a frozen fork needed a file loaded
+	lastSnap              *runSnap         // the run a fork built
 	workers               int
 	uniqueRuns            bool   // run names are unique: anchors need no index
 	envKey                string // the files of the environment's main manifest folder
