@@ -343,7 +343,14 @@ func (r *run) readScope(s *scope, name string, v val, ok bool) {
 
 // read notes a variable read once: the body changes neither the top
 // scope nor another class's variables, so a second read answers the same.
+// A value holding the run's resources is compared by their addresses,
+// which a later run's resources may take (runs reuse the memory,
+// resArena): such a body is not shared.
 func (rc *defRec) read(rd varRead) {
+	if holdsRun(rd.v) {
+		rc.bad = true
+		return
+	}
 	k := obsKey{m: 'v', key: rd.cls, title: rd.name}
 	if _, ok := rc.seenObs[k]; ok {
 		return
@@ -1089,7 +1096,7 @@ func (r *run) replay(x *res, sc *scope, c *cond, en *defEntry) []*res {
 	if r.rec != nil {
 		r.replayInputs(en)
 	}
-	slab := make([]res, len(en.res))
+	slab := r.a.resSlab(len(en.res))
 	cp.news = make([]*res, len(en.res))
 	for i := range slab {
 		cp.news[i] = &slab[i]

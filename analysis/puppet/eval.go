@@ -313,7 +313,8 @@ func (r *run) diagLines(at source.Span, sev analysis.Severity, code, tmpl string
 
 func (r *run) newRes(typ, title, kind string, decl source.Span) *res {
 	r.prio++
-	x := &res{typ: typ, title: title, kind: kind, prio: r.prio, decl: decl}
+	x := r.a.newResObj()
+	*x = res{typ: typ, title: title, kind: kind, prio: r.prio, decl: decl}
 	if kind == "class" || kind == "define" {
 		x.resMore = &resMore{}
 	}

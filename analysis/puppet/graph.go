@@ -239,6 +239,7 @@ type runScratch struct {
 	orderEdges  []*analysis.Edge
 	links       []snapLinkSrc
 	ints        [4][]int32 // toposort's
+	res         resArena
 	done        []bool
 }
 
