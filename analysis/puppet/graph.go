@@ -264,13 +264,10 @@ func (sc *runScratch) intBuf(i, n int) []int32 {
 	return b
 }
 
-// keep takes the run's buffers back, holding none of what they pointed
-// at.
+// keep takes the run's buffers back. What they point at is memory the
+// next runs reuse anyway (resArena, slabSet), but the branches the edge
+// log names.
 func (sc *runScratch) keep(g *runGraph, live []*res) {
-	clear(live)
-	clear(g.owner)
-	clear(g.nodes)
-	clear(g.edges)
 	clear(g.elog)
 	sc.live, sc.owner, sc.nodes, sc.prio, sc.edges, sc.elog = live[:0], g.owner[:0], g.nodes[:0], g.prio[:0], g.edges[:0], g.elog[:0]
 }

@@ -353,7 +353,9 @@ type resArena struct {
 
 const resChunk = 2048
 
-// take returns n zeroed resources side by side.
+// take returns n resources side by side, holding whatever they held:
+// every caller assigns each whole (clearing them first cost write
+// barriers while the collector ran).
 func (ar *resArena) take(n int) []res {
 	if n > resChunk {
 		return make([]res, n)
@@ -369,7 +371,6 @@ func (ar *resArena) take(n int) []res {
 	}
 	s := ar.chunks[ar.cur][ar.used : ar.used+n : ar.used+n]
 	ar.used += n
-	clear(s)
 	return s
 }
 
