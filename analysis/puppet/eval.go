@@ -113,9 +113,9 @@ func (r *res) anyAttr(name string) (attr, bool) {
 type attr struct {
 	name   string
 	v      val
-	nameAt source.Span
-	at     source.Span // the value
-	plus   bool        // written with +> (appends to a default)
+	nameAt span
+	at     span // the value
+	plus   bool // written with +> (appends to a default)
 	from   attrFrom
 }
 
@@ -974,13 +974,13 @@ func (r *run) attrs(e *env, as []*pp.Attr, from attrFrom) []attr {
 			if v.k == vHash {
 				for i, k := range v.hkeys() {
 					if s, ok := k.text(); ok {
-						out = append(out, attr{name: s, v: v.arr[i], nameAt: r.span(e.f, a.NameLoc), at: v.arr[i].at, from: from})
+						out = append(out, attr{name: s, v: v.arr[i], nameAt: e.f.span(a.NameLoc), at: packSpan(v.arr[i].at), from: from})
 					}
 				}
 			}
 			continue
 		}
-		out = append(out, attr{name: a.Name, v: v, nameAt: r.span(e.f, a.NameLoc), at: r.span(e.f, *a.Value.Span()), plus: a.Op == "+>", from: from})
+		out = append(out, attr{name: a.Name, v: v, nameAt: e.f.span(a.NameLoc), at: e.f.span(*a.Value.Span()), plus: a.Op == "+>", from: from})
 	}
 	return out
 }
@@ -1126,7 +1126,7 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	}
 	for _, a := range attrs {
 		if a.name == "stage" && typ != "Stage" {
-			r.diag(a.nameAt, analysis.Error, "evaluation", fmt.Sprintf("Only classes can set 'stage'; normal resources like %s cannot change run stage", x.display))
+			r.diag(a.nameAt.Span(), analysis.Error, "evaluation", fmt.Sprintf("Only classes can set 'stage'; normal resources like %s cannot change run stage", x.display))
 		}
 	}
 	r.add(x)

@@ -211,6 +211,7 @@ type fileInfo struct {
 	// seq is the file's place in a complete load (lazy.go): of two
 	// definitions of a name, the earlier file's counts.
 	seq int
+	num uint32 // the URI's number for spans (span.go)
 }
 
 type classInfo struct {
@@ -582,7 +583,7 @@ func (a *analyzer) load(f *source.File) *fileInfo {
 	} else {
 		ast = a.sys.parse(f)
 	}
-	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: ast, seq: a.loadSeq(f)}
+	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: ast, seq: a.loadSeq(f), num: fileNum(f.URI)}
 	fi.id = fi.uri + "@" + fmt.Sprintf("%p", ast)
 	a.files[key] = fi
 	a.byURI[f.URI] = fi
