@@ -247,6 +247,9 @@ type run struct {
 	// hieraKeys: the Hiera key an unknown value was looked up by (by the
 	// lookup's span), for an include of it (classification data).
 	hieraKeys map[source.Span]string
+	// unused: the resource statement being evaluated is one whose value
+	// nobody reads (stmts)
+	unused bool
 	// rec: the body being recorded for other runs, innermost first
 	// (defmemo.go); maxDepth: the deepest evaluation since the
 	// recording began
@@ -350,7 +353,11 @@ func (r *run) stmts(e *env, ns []pp.Node) {
 			// site's role() helper, hiera_include...) may declare classes.
 			r.absent = true
 		}
+		// A resource statement's value (what it declared, for a chain)
+		// is dropped here: resource need not make it.
+		_, r.unused = n.(*pp.Resource)
 		r.eval(e, n)
+		r.unused = false
 	}
 }
 
@@ -987,7 +994,12 @@ func (r *run) attrs(e *env, as []*pp.Attr, from attrFrom) []attr {
 
 // resource evaluates `type { title: attrs; ... }`.
 func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
-	out := val{k: vRes, at: at, x: &valX{}}
+	unused := r.unused // (not for a resource in an attribute's value)
+	r.unused = false
+	out := val{k: vRes, at: at}
+	if !unused {
+		out.x = &valX{}
+	}
 	typName := strings.TrimPrefix(strings.ToLower(t.Type), "::")
 	if t.TypeExpr != nil {
 		v := r.eval(e, t.TypeExpr)
@@ -1027,7 +1039,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 		decl := r.span(e.f, *b.Title.Span())
 		full := r.span(e.f, b.Loc)
 		titles.each(func(tv val) {
-			if x := r.declare(e, typName, tv, attrs, decl, full, t.Virtual, t.Exported, false); x != nil {
+			if x := r.declare(e, typName, tv, attrs, decl, full, t.Virtual, t.Exported, false); x != nil && !unused {
 				out.x.res = append(out.x.res, x)
 			}
 		})
