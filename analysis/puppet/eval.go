@@ -34,10 +34,14 @@ type res struct {
 	virtual    bool
 	exported   bool
 	realized   bool
-	spec       bool  // declared in a branch whose condition we could not decide
+	spec       bool // declared in a branch whose condition we could not decide
+	synthetic  bool
+	pat        bool  // the title is a pattern (built from unknown values)
+	hasChild   bool  // a container something is in (buildRun)
 	cond       *cond // the branches it was declared in (see cond.go)
 	attrs      []attr
-	decl, full source.Span
+	decl       source.Span
+	full       span   // the whole declaration (a 32-byte source.Span made res 288 bytes, not 256)
 	scope      *scope // the scope it was declared in
 	inner      *scope // for containers: the scope of its body
 	container  *res   // lexical container
@@ -47,9 +51,6 @@ type res struct {
 	class  *classInfo
 	// graph
 	node, begin, end *analysis.Node
-	synthetic        bool
-	pat              bool // the title is a pattern (built from unknown values)
-	hasChild         bool // a container something is in (buildRun)
 	// Classes and define instances always have it (newRes, declare);
 	// others only once declared twice or contained (alternative, contain).
 	*resMore
@@ -1037,7 +1038,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 			attrs = append(append([]attr(nil), bodyDefaults...), attrs...)
 		}
 		decl := r.span(e.f, *b.Title.Span())
-		full := r.span(e.f, b.Loc)
+		full := e.f.span(b.Loc)
 		titles.each(func(tv val) {
 			if x := r.declare(e, typName, tv, attrs, decl, full, t.Virtual, t.Exported, false); x != nil && !unused {
 				out.x.res = append(out.x.res, x)
@@ -1049,7 +1050,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 
 // declare puts one resource (or define instance, or class) into the
 // catalog. quiet: an existing one is fine (ensure_resource).
-func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full source.Span, virtual, exported, quiet bool) *res {
+func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl source.Span, full span, virtual, exported, quiet bool) *res {
 	title, ok := tv.text()
 	if tv.k == vUnknown {
 		title = "*"
