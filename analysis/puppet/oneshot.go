@@ -29,6 +29,8 @@ func (a *analyzer) planSole() {
 	if !a.req.Once || a.partial || a.forNode != "" {
 		return
 	}
+	// Every file is parsed: the chunk cache's pages are read.
+	pp.DropCachePages()
 	if !a.strict && a.runsTotal != 1 {
 		return
 	}
