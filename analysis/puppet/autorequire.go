@@ -44,7 +44,7 @@ func (r *run) autorequires(x *res, out []autoreq) []autoreq {
 		at := x.decl
 		if a, ok := x.anyAttr("path"); ok {
 			if s, k := a.v.text(); k {
-				p, at = s, a.at
+				p, at = s, a.at.Span()
 			}
 		}
 		if strings.HasPrefix(p, "/") {
@@ -62,36 +62,36 @@ func (r *run) autorequires(x *res, out []autoreq) []autoreq {
 		// A link waits for its target when that is managed.
 		if a, ok := x.anyAttr("target"); ok {
 			for _, s := range strs(a) {
-				add("File", s, "autorequire (link target)", a.at)
+				add("File", s, "autorequire (link target)", a.at.Span())
 			}
 		}
 		if a, ok := x.anyAttr("owner"); ok {
 			for _, s := range strs(a) {
-				add("User", s, "autorequire (owner)", a.at)
+				add("User", s, "autorequire (owner)", a.at.Span())
 			}
 		}
 		if a, ok := x.anyAttr("group"); ok {
 			for _, s := range strs(a) {
-				add("Group", s, "autorequire (group)", a.at)
+				add("Group", s, "autorequire (group)", a.at.Span())
 			}
 		}
 	case "User":
 		if a, ok := x.anyAttr("gid"); ok {
 			for _, s := range strs(a) {
-				add("Group", s, "autorequire (gid)", a.at)
+				add("Group", s, "autorequire (gid)", a.at.Span())
 			}
 		}
 		if a, ok := x.anyAttr("groups"); ok {
 			for _, s := range strs(a) {
 				for _, g := range strings.Split(s, ",") {
-					add("Group", strings.TrimSpace(g), "autorequire (groups)", a.at)
+					add("Group", strings.TrimSpace(g), "autorequire (groups)", a.at.Span())
 				}
 			}
 		}
 	case "Exec":
 		if a, ok := x.anyAttr("cwd"); ok {
 			for _, s := range strs(a) {
-				add("File", s, "autorequire (cwd)", a.at)
+				add("File", s, "autorequire (cwd)", a.at.Span())
 			}
 		}
 		// Puppet 7: an array command contributes its first element only;
@@ -126,11 +126,11 @@ func (r *run) autorequires(x *res, out []autoreq) []autoreq {
 				}
 				for _, line := range strings.Split(s, "\n") {
 					if strings.HasPrefix(line, "/") {
-						add("File", strings.Fields(line)[0], "autorequire ("+name+")", a.at)
+						add("File", strings.Fields(line)[0], "autorequire ("+name+")", a.at.Span())
 					}
 					if name == "command" && strings.HasPrefix(line, "\"") {
 						if j := strings.IndexByte(line[1:], '"'); j > 0 {
-							add("File", line[1:1+j], "autorequire ("+name+")", a.at)
+							add("File", line[1:1+j], "autorequire ("+name+")", a.at.Span())
 						}
 					}
 				}
@@ -138,13 +138,13 @@ func (r *run) autorequires(x *res, out []autoreq) []autoreq {
 		}
 		if a, ok := x.anyAttr("user"); ok {
 			for _, s := range strs(a) {
-				add("User", s, "autorequire (user)", a.at)
+				add("User", s, "autorequire (user)", a.at.Span())
 			}
 		}
 	case "Cron", "Ssh_authorized_key":
 		if a, ok := x.anyAttr("user"); ok {
 			for _, s := range strs(a) {
-				add("User", s, "autorequire (user)", a.at)
+				add("User", s, "autorequire (user)", a.at.Span())
 			}
 		}
 	}

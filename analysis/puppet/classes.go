@@ -79,7 +79,7 @@ func (r *run) newClass(e *env, ci *classInfo, name string, at source.Span, how s
 		return c
 	}
 	c := r.newRes("Class", name, "class", r.span(ci.file, ci.def.NameLoc))
-	c.full = r.span(ci.file, ci.def.Loc)
+	c.full = ci.file.span(ci.def.Loc)
 	c.class = ci
 	c.site = at
 	c.siteHow = how

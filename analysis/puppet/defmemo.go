@@ -1258,7 +1258,7 @@ func (en *defEntry) scopesOf() []*scope {
 // evalDefineShared evaluates x's body, or replays a recording of the same
 // instance whose inputs this run answers the same way.
 func (r *run) evalDefineShared(x *res) {
-	if r.rec != nil || r.a.memo == nil || r.a.sys == nil || r.a.sys.NoSharedEval {
+	if r.rec != nil || r.a.memo == nil || r.a.sys == nil || r.a.sys.NoSharedEval || r.a.soleRun() {
 		r.evalDefine(x)
 		return
 	}
@@ -1327,7 +1327,7 @@ func (en *defEntry) resIdx0(y *res, all []*res) int32 {
 // replays a recording of the same declaration whose inputs this run
 // answers the same way.
 func (r *run) newClassShared(e *env, ci *classInfo, name string, at source.Span, how string, params []attr) *res {
-	if r.a.memo == nil || r.a.sys == nil || r.a.sys.NoSharedEval {
+	if r.a.memo == nil || r.a.sys == nil || r.a.sys.NoSharedEval || r.a.soleRun() {
 		return r.newClass(e, ci, name, at, how, params)
 	}
 	dm := r.a.defs()

@@ -106,7 +106,7 @@ func (a *analyzer) loadENC() {
 						var x any
 						v.Content[j+1].Decode(&x)
 						pat := spanOf(v.Content[j])
-						c.params = append(c.params, attr{name: v.Content[j].Value, v: toVal(x, pat), nameAt: pat, at: pat})
+						c.params = append(c.params, attr{name: v.Content[j].Value, v: toVal(x, pat), nameAt: packSpan(pat), at: packSpan(pat)})
 					}
 					with = append(with, c)
 				} else {

@@ -34,10 +34,14 @@ type res struct {
 	virtual    bool
 	exported   bool
 	realized   bool
-	spec       bool  // declared in a branch whose condition we could not decide
+	spec       bool // declared in a branch whose condition we could not decide
+	synthetic  bool
+	pat        bool  // the title is a pattern (built from unknown values)
+	hasChild   bool  // a container something is in (buildRun)
 	cond       *cond // the branches it was declared in (see cond.go)
 	attrs      []attr
-	decl, full source.Span
+	decl       source.Span
+	full       span   // the whole declaration (a 32-byte source.Span made res 288 bytes, not 256)
 	scope      *scope // the scope it was declared in
 	inner      *scope // for containers: the scope of its body
 	container  *res   // lexical container
@@ -47,9 +51,6 @@ type res struct {
 	class  *classInfo
 	// graph
 	node, begin, end *analysis.Node
-	synthetic        bool
-	pat              bool // the title is a pattern (built from unknown values)
-	hasChild         bool // a container something is in (buildRun)
 	// Classes and define instances always have it (newRes, declare);
 	// others only once declared twice or contained (alternative, contain).
 	*resMore
@@ -113,9 +114,9 @@ func (r *res) anyAttr(name string) (attr, bool) {
 type attr struct {
 	name   string
 	v      val
-	nameAt source.Span
-	at     source.Span // the value
-	plus   bool        // written with +> (appends to a default)
+	nameAt span
+	at     span // the value
+	plus   bool // written with +> (appends to a default)
 	from   attrFrom
 }
 
@@ -247,6 +248,9 @@ type run struct {
 	// hieraKeys: the Hiera key an unknown value was looked up by (by the
 	// lookup's span), for an include of it (classification data).
 	hieraKeys map[source.Span]string
+	// unused: the resource statement being evaluated is one whose value
+	// nobody reads (stmts)
+	unused bool
 	// rec: the body being recorded for other runs, innermost first
 	// (defmemo.go); maxDepth: the deepest evaluation since the
 	// recording began
@@ -351,7 +355,11 @@ func (r *run) stmts(e *env, ns []pp.Node) {
 			// site's role() helper, hiera_include...) may declare classes.
 			r.absent = true
 		}
+		// A resource statement's value (what it declared, for a chain)
+		// is dropped here: resource need not make it.
+		_, r.unused = n.(*pp.Resource)
 		r.eval(e, n)
+		r.unused = false
 	}
 }
 
@@ -975,20 +983,25 @@ func (r *run) attrs(e *env, as []*pp.Attr, from attrFrom) []attr {
 			if v.k == vHash {
 				for i, k := range v.hkeys() {
 					if s, ok := k.text(); ok {
-						out = append(out, attr{name: s, v: v.arr[i], nameAt: r.span(e.f, a.NameLoc), at: v.arr[i].at, from: from})
+						out = append(out, attr{name: s, v: v.arr[i], nameAt: e.f.span(a.NameLoc), at: packSpan(v.arr[i].at), from: from})
 					}
 				}
 			}
 			continue
 		}
-		out = append(out, attr{name: a.Name, v: v, nameAt: r.span(e.f, a.NameLoc), at: r.span(e.f, *a.Value.Span()), plus: a.Op == "+>", from: from})
+		out = append(out, attr{name: a.Name, v: v, nameAt: e.f.span(a.NameLoc), at: e.f.span(*a.Value.Span()), plus: a.Op == "+>", from: from})
 	}
 	return out
 }
 
 // resource evaluates `type { title: attrs; ... }`.
 func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
-	out := val{k: vRes, at: at, x: &valX{}}
+	unused := r.unused // (not for a resource in an attribute's value)
+	r.unused = false
+	out := val{k: vRes, at: at}
+	if !unused {
+		out.x = &valX{}
+	}
 	typName := strings.TrimPrefix(strings.ToLower(t.Type), "::")
 	if t.TypeExpr != nil {
 		v := r.eval(e, t.TypeExpr)
@@ -1026,9 +1039,9 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 			attrs = append(append([]attr(nil), bodyDefaults...), attrs...)
 		}
 		decl := r.span(e.f, *b.Title.Span())
-		full := r.span(e.f, b.Loc)
+		full := e.f.span(b.Loc)
 		titles.each(func(tv val) {
-			if x := r.declare(e, typName, tv, attrs, decl, full, t.Virtual, t.Exported, false); x != nil {
+			if x := r.declare(e, typName, tv, attrs, decl, full, t.Virtual, t.Exported, false); x != nil && !unused {
 				out.x.res = append(out.x.res, x)
 			}
 		})
@@ -1038,7 +1051,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 
 // declare puts one resource (or define instance, or class) into the
 // catalog. quiet: an existing one is fine (ensure_resource).
-func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full source.Span, virtual, exported, quiet bool) *res {
+func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl source.Span, full span, virtual, exported, quiet bool) *res {
 	title, ok := tv.text()
 	if tv.k == vUnknown {
 		title = "*"
@@ -1127,7 +1140,7 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl, full s
 	}
 	for _, a := range attrs {
 		if a.name == "stage" && typ != "Stage" {
-			r.diag(a.nameAt, analysis.Error, "evaluation", fmt.Sprintf("Only classes can set 'stage'; normal resources like %s cannot change run stage", x.display))
+			r.diag(a.nameAt.Span(), analysis.Error, "evaluation", fmt.Sprintf("Only classes can set 'stage'; normal resources like %s cannot change run stage", x.display))
 		}
 	}
 	r.add(x)

@@ -368,7 +368,7 @@ func hashAttrs(h val) []attr {
 	var out []attr
 	for i, k := range h.hkeys() {
 		if name, ok := k.text(); ok {
-			out = append(out, attr{name: name, v: h.arr[i], nameAt: k.at, at: h.arr[i].at})
+			out = append(out, attr{name: name, v: h.arr[i], nameAt: packSpan(k.at), at: packSpan(h.arr[i].at)})
 		}
 	}
 	return out

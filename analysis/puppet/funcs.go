@@ -505,7 +505,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 					attrs = hashAttrs(args[2])
 				}
 				args[1].each(func(tv val) {
-					r.declare(e, strings.ToLower(typ), tv, attrs, tv.at, at, false, false, true)
+					r.declare(e, strings.ToLower(typ), tv, attrs, tv.at, packSpan(at), false, false, true)
 				})
 			}
 		}
@@ -522,7 +522,7 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 				}
 				for i, k := range args[1].hkeys() {
 					attrs := append(append([]attr(nil), defaults...), hashAttrs(args[1].arr[i])...)
-					r.declare(e, typ, k, attrs, k.at, at, virtual, exported, name != "create_resources")
+					r.declare(e, typ, k, attrs, k.at, packSpan(at), virtual, exported, name != "create_resources")
 				}
 			}
 		}
@@ -535,11 +535,11 @@ func (r *run) function(e *env, name string, nameAt source.Span, args []val, argN
 			}
 			if args[0].k == vHash {
 				for i, k := range args[0].hkeys() {
-					r.declare(e, "package", k, append(append([]attr(nil), defaults...), hashAttrs(args[0].arr[i])...), k.at, at, false, false, true)
+					r.declare(e, "package", k, append(append([]attr(nil), defaults...), hashAttrs(args[0].arr[i])...), k.at, packSpan(at), false, false, true)
 				}
 			} else {
 				args[0].each(func(tv val) {
-					r.declare(e, "package", tv, defaults, tv.at, at, false, false, true)
+					r.declare(e, "package", tv, defaults, tv.at, packSpan(at), false, false, true)
 				})
 			}
 		}

@@ -520,7 +520,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 				x.node = x.class.node
 			case x.kind == "define" || (x.kind == "stage" && !x.decl.IsZero()):
 				x.node = a.nodeFor(nodeKey{'R', x.display, x.decl, ""})
-				*x.node = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: x.node.Index}
+				*x.node = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full.Span(), Parent: x.parentSym, Index: x.node.Index}
 				if x.kind == "define" {
 					x.node.Facts = defineInstanceFacts
 				}
@@ -530,7 +530,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		}
 		n := a.nodeFor(nodeKey{'R', x.display, x.decl, ""})
 		x.node = n
-		*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full, Parent: x.parentSym, Index: n.Index}
+		*n = analysis.Node{Kind: "resource", Ref: x.display, Decl: x.decl, Full: x.full.Span(), Parent: x.parentSym, Index: n.Index}
 		if x.spec && !a.hoverUnread() {
 			n.Facts = g.condFact(a, x)
 		}

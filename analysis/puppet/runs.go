@@ -144,6 +144,7 @@ func (w *analyzer) compute(sp *runSpec) *runOut {
 	if w.wantLoad {
 		return nil
 	}
+	w.releaseSyntax()
 	w.buildRun(r)
 	if w.lastSnap == nil || w.wantLoad {
 		return nil

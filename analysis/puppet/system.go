@@ -68,6 +68,9 @@ type System struct {
 	MemoWindow int
 	// MemoForgotten counts the keys the last one-shot analysis forgot.
 	MemoForgotten int
+	// Released counts the files whose syntax trees the last analysis let
+	// go before building its sole run (oneshot.go).
+	Released int
 	// Renumber: every analysis numbers what its merge shares with a new
 	// table (mergeids.go), so every restored snapshot is numbered again,
 	// as after a table grown stale. Results do not depend on it, which
@@ -212,6 +215,7 @@ type fileInfo struct {
 	// seq is the file's place in a complete load (lazy.go): of two
 	// definitions of a name, the earlier file's counts.
 	seq int
+	num uint32 // the URI's number for spans (span.go)
 }
 
 type classInfo struct {
@@ -303,6 +307,8 @@ type analyzer struct {
 	declaredKeys          map[string]string // declared key -> its first string
 	declaredLater         [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
 	declaredPats          []string
+	sole                  bool // one run, one-shot (oneshot.go)
+	filesPlanned          int  // files loaded when sole was decided
 }
 
 type nodeKey struct {
@@ -348,6 +354,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		memo: newMemo(),
 	}
 	a.main = a
+	s.Released = 0
 	if a.ws == nil {
 		a.ws = source.NewWorkspace()
 	}
@@ -385,6 +392,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		if entry != nil {
 			fi := a.load(entry)
+			a.planSole()
 			runs = append(runs, a.runFile(fi, nil, filepath.Base(fi.path)))
 		}
 	} else {
@@ -467,6 +475,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			res.Partial = true
 			runs = a.runAll(focus)
 		} else {
+			a.planSole()
 			runs = a.runAll(specs)
 		}
 		// Classes and defines that nothing declares get a run of their own
@@ -581,7 +590,7 @@ func (a *analyzer) load(f *source.File) *fileInfo {
 	} else {
 		ast = a.sys.parse(f)
 	}
-	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: ast, seq: a.loadSeq(f)}
+	fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: ast, seq: a.loadSeq(f), num: fileNum(f.URI)}
 	fi.id = fi.uri + "@" + fmt.Sprintf("%p", ast)
 	a.files[key] = fi
 	a.byURI[f.URI] = fi

@@ -140,6 +140,20 @@ func (c *Cache) SetDir(dir string) {
 	}(c.budget)
 }
 
+// DropPages gives back the memory of the packs' pages read so far, which
+// a process counts as its own while it keeps them: a one-shot command
+// that has read what it needed (the 100k-resource manifest's chunks were
+// 8.7 MB of its peak RSS). A pack is mapped for the life of the process
+// and never written in place, so a value read later is read from the
+// file again.
+func (c *Cache) DropPages() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.packs {
+		dropPages(p.data)
+	}
+}
+
 // SetBudget sets the size the directory is trimmed to.
 func (c *Cache) SetBudget(n int64) {
 	c.mu.Lock()

@@ -314,3 +314,29 @@ func TestDir(t *testing.T) {
 		t.Errorf("Dir() = %q with ORDERING_CACHE=off", d)
 	}
 }
+
+// TestDropPages: values read before and after the packs' pages are given
+// back read the same (a pack is read again from its file).
+func TestDropPages(t *testing.T) {
+	dir := t.TempDir()
+	c := reopen(t, dir)
+	val := func(i int) []byte { return bytes.Repeat([]byte(fmt.Sprint(i, ";")), 2000) }
+	for i := range 64 {
+		c.Set("k", key(fmt.Sprint(i)), val(i))
+	}
+	c.Flush()
+	n := reopen(t, dir)
+	if len(n.packs) != 1 || len(n.packs[0].data) < 64*4000 {
+		t.Fatalf("%d packs", len(n.packs))
+	}
+	before, _ := n.Get("k", key("7"))
+	n.DropPages()
+	if !bytes.Equal(before, val(7)) {
+		t.Fatalf("a value read before: %.20q...", before)
+	}
+	for i := range 64 {
+		if v, ok := n.Get("k", key(fmt.Sprint(i))); !ok || !bytes.Equal(v, val(i)) {
+			t.Fatalf("%d: %v %.20q...", i, ok, v)
+		}
+	}
+}

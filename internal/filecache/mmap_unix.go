@@ -15,3 +15,11 @@ func mapFile(f *os.File, size int) ([]byte, error) {
 }
 
 func unmapFile(b []byte) { syscall.Munmap(b) }
+
+// dropPages gives back b's resident pages; the next read of one brings
+// it back from the file (the page cache).
+func dropPages(b []byte) {
+	if len(b) > 0 {
+		syscall.Madvise(b, syscall.MADV_DONTNEED)
+	}
+}

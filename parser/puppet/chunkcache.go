@@ -98,3 +98,8 @@ func cachedChunk(c *filecache.Cache, key filecache.Key, src []byte, pos, end int
 func storeChunk(c *filecache.Cache, key filecache.Key, src []byte, pos, end int, stmts []Node) {
 	c.Set(cacheKind, key, encodeChunk(nil, src, pos, end, stmts))
 }
+
+// DropCachePages gives back the pages of the process's chunk cache read
+// so far (filecache.Cache.DropPages): a one-shot analysis calls it once
+// its files are parsed.
+func DropCachePages() { filecache.Shared().DropPages() }
