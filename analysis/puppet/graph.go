@@ -19,7 +19,10 @@ import (
 func (a *analyzer) newRun(name, entry string) *run {
 	hint, links := 0, 0
 	if s := a.prevSnap(name); s != nil {
-		hint = len(s.run.Steps) // the size of this run last time
+		// the size of this run's catalog last time (its steps leave out
+		// the containers: byKey grew past them in every rebuilt run)
+		hint = len(s.declared) + len(s.patterns)
+		hint += hint / 8
 		links = s.linkCount()
 	} else if fi := a.byURI[entry]; fi != nil && fi.src != nil {
 		// A first analysis: about one resource per 100 bytes of the main
