@@ -689,17 +689,3 @@ func classPlace(ci *classInfo) string {
 	d := ci.node.Decl
 	return d.URI + ":" + strconv.Itoa(d.Start) + "-" + strconv.Itoa(d.End) + " " + ci.node.Ref
 }
-
-// mergeNews is merge's buffer of n nodes, zeroed: the merge is
-// sequential and keeps none of it.
-func (a *analyzer) mergeNews(n int) []*analysis.Node {
-	b := a.newsBuf
-	if cap(b) < n {
-		b = make([]*analysis.Node, n)
-	} else {
-		b = b[:n]
-		clear(b)
-	}
-	a.newsBuf = b
-	return b
-}

@@ -229,52 +229,6 @@ type runGraph struct {
 	sc        *runScratch
 }
 
-// runScratch holds the buffers a worker builds run graphs in: each run
-// needs about as much as the one before, and nothing keeps them once the
-// run is snapshotted (they were 110 of the 1,810 MB an edit in
-// operations-puppet's profile::base allocated).
-type runScratch struct {
-	live, owner []*res
-	nodes       []*analysis.Node
-	prio        []pkey
-	edges       []*analysis.Edge
-	elog        []edgeWhen
-	orderEdges  []*analysis.Edge
-	links       []snapLinkSrc
-	ints        [4][]int32 // toposort's
-	res         resArena
-	done        []bool
-}
-
-// reuse is s emptied, or a new slice when s cannot hold n.
-func reuse[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, 0, n)
-	}
-	return s[:0]
-}
-
-// ints is toposort's buffer i of length n, zeroed.
-func (sc *runScratch) intBuf(i, n int) []int32 {
-	b := sc.ints[i]
-	if cap(b) < n {
-		b = make([]int32, n)
-	} else {
-		b = b[:n]
-		clear(b)
-	}
-	sc.ints[i] = b
-	return b
-}
-
-// keep takes the run's buffers back. What they point at is memory the
-// next runs reuse anyway (resArena, slabSet), but the branches the edge
-// log names.
-func (sc *runScratch) keep(g *runGraph, live []*res) {
-	clear(g.elog)
-	sc.live, sc.owner, sc.nodes, sc.prio, sc.edges, sc.elog = live[:0], g.owner[:0], g.nodes[:0], g.prio[:0], g.edges[:0], g.elog[:0]
-}
-
 // condFact is the hover fact of x, declared under branches nobody can
 // decide. The resources written under the same few branches share it
 // (wording the branches and looking the words up under the analysis's
