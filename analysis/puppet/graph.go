@@ -565,8 +565,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		}
 		for _, mp := range metaNames {
 			rbuf = relValues(rbuf, x.attrs, mp)
-			vals := rbuf
-			for _, av := range vals {
+			for _, av := range rbuf {
 				for _, v := range av.v.items(&vbuf) {
 					var targets []*res
 					if v.k == vStr && !v.pat {
@@ -772,9 +771,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	a.runsBuilt++
 	a.cur = nil
 	a.snapshot(r, run, linkSrcs, runDeclared, runPats)
-	sc.keep(g, live)
-	clear(linkSrcs)
-	sc.links = linkSrcs[:0]
+	sc.keep(g, live, linkSrcs)
 	return run
 }
 

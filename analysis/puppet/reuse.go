@@ -51,10 +51,12 @@ func (sc *runScratch) intBuf(i, n int) []int32 {
 
 // keep takes the run's buffers back. What they point at is memory the
 // next runs reuse anyway (resArena, slabSet), but the branches the edge
-// log names.
-func (sc *runScratch) keep(g *runGraph, live []*res) {
+// log names and the links' target lists.
+func (sc *runScratch) keep(g *runGraph, live []*res, links []snapLinkSrc) {
 	clear(g.elog)
+	clear(links)
 	sc.live, sc.owner, sc.nodes, sc.prio, sc.edges, sc.elog = live[:0], g.owner[:0], g.nodes[:0], g.prio[:0], g.edges[:0], g.elog[:0]
+	sc.links = links[:0]
 }
 
 // resArena hands a worker's runs their resources: a run's resources are
