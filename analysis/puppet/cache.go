@@ -508,14 +508,22 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		out.Steps[i] = st
 	}
 	next.run = out
-	for _, d := range s.diags {
+	for j, d := range s.diags {
 		if len(d.Members) > 0 {
-			// a cycle's resources, as this analysis's graph has them
+			// a cycle's resources, as this analysis's graph has them; the
+			// snapshot kept names them too (a run built here named its
+			// fork's nodes, whose memory the next fork reuses: runs.go)
 			ms := make([]*analysis.Node, len(d.Members))
 			for i, x := range d.Members {
 				ms[i] = here(x)
 			}
 			d.Members = ms
+			if !a.req.Once {
+				if unsafe.SliceData(next.diags) == unsafe.SliceData(s.diags) {
+					next.diags = slices.Clone(s.diags)
+				}
+				next.diags[j].Members = ms
+			}
 		}
 		a.addDiag(d)
 	}

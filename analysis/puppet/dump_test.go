@@ -39,6 +39,9 @@ func dump(res *analysis.Result) string {
 		for _, r := range d.Related {
 			fmt.Fprintf(&b, "  rel %s %q\n", sp(r.At), r.Message)
 		}
+		for _, m := range d.Members {
+			fmt.Fprintf(&b, "  member %s\n", nref(m))
+		}
 	}
 	for _, l := range res.Links {
 		fmt.Fprintf(&b, "link %s", sp(l.At))
