@@ -179,7 +179,11 @@ func TestIncrementalRandomEdits(t *testing.T) {
 		if re := dump(analyzeWS(renumbered, ws, context.Background())); re != want {
 			t.Fatalf("edit %d (%s at %d): numbering restored runs again changes the result\n%s", i, name, at, firstDiff(want, re))
 		}
-		if pz := dump(analyzeWS(poisoned, ws, context.Background())); pz != want {
+		pres := analyzeWS(poisoned, ws, context.Background())
+		if err := membersInGraph(pres); err != nil {
+			t.Fatalf("edit %d (%s at %d): %v", i, name, at, err)
+		}
+		if pz := dump(pres); pz != want {
 			t.Fatalf("edit %d (%s at %d): a result holds a node or edge whose memory a later run reused\n%s", i, name, at, firstDiff(want, pz))
 		}
 		one := puppet.New()
@@ -201,6 +205,20 @@ func TestIncrementalRandomEdits(t *testing.T) {
 		t.Error("no body was ever replayed: the test does not exercise shared evaluation")
 	}
 	t.Logf("%d edits, %d runs restored, %d bodies replayed in all", steps, restored, replayed)
+}
+
+// membersInGraph: every node a problem names as a loop's member is a node
+// of the result's graph (the code lens looks members up there; a run
+// restored from an earlier analysis once named its fork's copies).
+func membersInGraph(res *analysis.Result) error {
+	for _, d := range res.Diags {
+		for _, m := range d.Members {
+			if m == nil || m.Index < 0 || m.Index >= len(res.Graph.Nodes) || res.Graph.Nodes[m.Index] != m {
+				return fmt.Errorf("a member of %q is not a node of the result's graph: %v", d.Message, m)
+			}
+		}
+	}
+	return nil
 }
 
 // TestIncrementalSingleFile: the same for one big buffer edited in
@@ -345,5 +363,31 @@ func TestShiftedRunsRenumbered(t *testing.T) {
 		}
 		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, []byte(text)))
 		analyzeWS(long, ws, context.Background())
+	}
+}
+
+// TestRestoredCycleMembers: a cycle's members, in a run restored after an
+// edit elsewhere, are nodes of the new analysis's graph.
+func TestRestoredCycleMembers(t *testing.T) {
+	files := map[string]string{
+		"manifests/site.pp":               "notify { 'top': }\n",
+		"modules/cyc/manifests/init.pp":   "class cyc {\n  notify { 'a': require => Notify['b'] }\n  notify { 'b': require => Notify['a'] }\n}\n",
+		"modules/other/manifests/init.pp": "class other { notify { 'o': } }\n",
+	}
+	dir := writeRepo(t, files)
+	ws := source.NewWorkspace(dir)
+	long := puppet.New()
+	long.(*puppet.System).PoisonFreed = true
+	if err := membersInGraph(analyzeWS(long, ws, context.Background())); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "modules/other/manifests/init.pp")
+	ws.SetOverlay(source.NewFile(source.PathToURI(p), p, []byte("class other { notify { 'o': } notify { 'p': } }\n")))
+	got := analyzeWS(long, ws, context.Background())
+	if long.(*puppet.System).Restored == 0 {
+		t.Fatal("no run was restored: the test does not reach what it checks")
+	}
+	if err := membersInGraph(got); err != nil {
+		t.Fatal(err)
 	}
 }
