@@ -1,0 +1,198 @@
+package puppet
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// What a run evaluates first: the main manifest (or an environment's
+// manifests folder) for a node, a Bolt plan's apply block, or a class or
+// defined type analysed alone; then finish evaluates what that declared
+// and buildRun (graph.go) makes its relationship graph.
+
+func (a *analyzer) newRun(name, entry string) *run {
+	hint, links := 0, 0
+	if s := a.prevSnap(name); s != nil {
+		// the size of this run's catalog last time (its steps leave out
+		// the containers: byKey grew past them in every rebuilt run)
+		hint = len(s.declared) + len(s.patterns)
+		hint += hint / 8
+		links = s.linkCount()
+	} else if fi := a.byURI[entry]; fi != nil && fi.src != nil {
+		// A first analysis: about one resource per 100 bytes of the main
+		// manifest (a generated 100k-resource manifest grew this map
+		// through 17 rehashes).
+		hint = len(fi.src.Text) / 100
+	}
+	r := &run{a: a, name: name, entry: entry, byKey: make(map[string]*res, hint), aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}
+	if !a.strict {
+		r.deps = map[depKey]string{}
+	}
+	if links > 0 && !a.linksUnread(a.strict) {
+		r.links = make([]linkRec, 0, links+links/8)
+	}
+	a.cur = r
+	st := r.newRes("Stage", "main", "stage", source.Span{})
+	r.add(st)
+	r.stages["main"] = st
+	m := r.newRes("Class", "main", "main", source.Span{})
+	m.display = "Class[Main]" // how Puppet prints its anchors
+	r.add(m)
+	r.classes["main"] = m
+	r.main = m
+	r.top = newScope(nil, nil, m, "")
+	m.inner = r.top
+	return r
+}
+
+// runFile simulates `puppet apply FILE`; sel picks one node definition
+// (server mode), nil picks as Puppet would for the certname.
+func (a *analyzer) runFile(fi *fileInfo, sel *nodeInfo, name string) analysis.Run {
+	return a.buildRun(a.evalFiles([]*fileInfo{fi}, sel, name, false))
+}
+
+// evalFiles evaluates files as one main manifest (Puppet's `manifest`
+// setting may name a directory: its files are evaluated in order).
+func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun bool) *run {
+	r := a.newRun(name, fis[0].uri)
+	var nodes []*nodeInfo
+	for _, fi := range fis {
+		fi := fi
+		a.dep('f', fi.uri, func() string { return astID(fi) })
+	}
+	if envRun {
+		a.dep('F', "", a.envList)
+	}
+	r.encParameters()
+	for _, fi := range fis {
+		e := &env{sc: r.top, f: fi}
+		r.stmts(e, fi.ast.Stmts)
+		nodes = append(nodes, fi.nodes...)
+	}
+	if len(nodes) > 0 {
+		n := sel
+		if n == nil {
+			n = pickNode(nodes, a.certname)
+		}
+		if n == nil && !a.strict && a.forNode == "" && len(nodes) == 1 {
+			n = nodes[0]
+		}
+		if n == nil {
+			r.diag(a.span(nodes[0].file, nodes[0].def.Loc), analysis.Error, "no-node",
+				fmt.Sprintf("Could not find node statement with name 'default' or '%s'", a.certname))
+		} else {
+			nr := r.newRes("Node", n.name, "node", n.node.Decl)
+			nr.container = r.main
+			nr.scope = r.top
+			r.add(nr)
+			nr.node = n.node
+			sc := newScope(r.top, r.top, nr, "")
+			nr.inner = sc
+			r.stmts(&env{sc: sc, f: n.file, sym: n.node}, n.def.Body)
+			r.encClasses(&env{sc: sc, f: n.file, sym: n.node})
+		}
+	} else if r.a.enc != nil && len(fis) > 0 {
+		r.encClasses(&env{sc: r.top, f: fis[0]})
+	}
+	r.finish()
+	return r
+}
+
+// pickNode classifies as Puppet 7's compiler does (Compiler#evaluate_ast_node
+// and TypeCollection#node): the certname itself, lower-cased (Puppet 7
+// no longer tries the shorter names a.b and a of a.b.c: Node#names is
+// the certname alone), then the regexes in the order they are defined,
+// then `default`.
+func pickNode(nodes []*nodeInfo, cert string) *nodeInfo {
+	cert = strings.ToLower(cert)
+	for _, n := range nodes {
+		for _, m := range n.def.Matches {
+			if s, ok := m.(*pp.Str); ok && strings.EqualFold(s.Value, cert) {
+				return n
+			}
+		}
+	}
+	for _, n := range nodes {
+		for _, m := range n.def.Matches {
+			if re, ok := m.(*pp.Regex); ok {
+				if rx, err := compileRegex(re.Value); err == nil && rx.MatchString(cert) {
+					return n
+				}
+			}
+		}
+	}
+	for _, n := range nodes {
+		for _, m := range n.def.Matches {
+			if _, ok := m.(*pp.Default); ok {
+				return n
+			}
+		}
+	}
+	return nil
+}
+
+// applyInfo is one `apply(targets) { ... }` block of a Bolt plan: Bolt
+// compiles its body to a catalog for each target and applies it, so it
+// has an order, missing targets and cycles of its own, while the plan
+// around it never enters a catalog.
+type applyInfo struct {
+	name string // "apply mymod::deploy #1"
+	file *fileInfo
+	call *pp.Call
+}
+
+// planApplies lists a plan's apply blocks in text order.
+func planApplies(fi *fileInfo, plan *pp.Block) []*applyInfo {
+	var out []*applyInfo
+	for _, s := range plan.Body {
+		pp.Walk(s, func(n pp.Node) bool {
+			c, ok := n.(*pp.Call)
+			if !ok || c.Name != "apply" || c.Lambda == nil || len(c.Lambda.Params) > 0 {
+				return true
+			}
+			out = append(out, &applyInfo{name: fmt.Sprintf("apply %s #%d", strings.ToLower(plan.Name), len(out)+1), file: fi, call: c})
+			return false
+		})
+	}
+	return out
+}
+
+// evalApply evaluates an apply block's body as a main manifest (the
+// plan's variables are unknown there).
+func (a *analyzer) evalApply(ap *applyInfo) *run {
+	r := a.newRun(ap.name, ap.file.uri)
+	fi := ap.file
+	a.dep('f', fi.uri, func() string { return astID(fi) })
+	r.stmts(&env{sc: r.top, f: fi}, ap.call.Lambda.Body)
+	r.finish()
+	return r
+}
+
+// evalSynthetic evaluates `include x` or `x { 'title': }` alone.
+func (a *analyzer) evalSynthetic(kind, name string) *run {
+	r := a.newRun(kind+" "+name, "")
+	r.strict = false
+	r.synthetic = true
+	if kind == "class" {
+		ci := a.classes[name]
+		e := &env{sc: r.top, f: ci.file}
+		r.declareClass(e, name, a.span(ci.file, ci.def.NameLoc), "include", nil)
+	} else {
+		d := a.defines[name]
+		a.dep('d', name, func() string { return astID(d.file) })
+		x := r.newRes(capType(name), "title", "define", a.span(d.file, d.def.NameLoc))
+		x.define = d
+		x.scope = r.top
+		x.container = r.main
+		x.parentSym = d.node
+		x.synthetic = true
+		r.add(x)
+		r.pending = append(r.pending, x)
+	}
+	r.finish()
+	return r
+}
