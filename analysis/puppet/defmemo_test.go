@@ -27,6 +27,21 @@ func TestDefineMemoReplays(t *testing.T) {
 	}
 }
 
+// TestDefaultsReplayed: in shared_defaults_order, role::b records
+// memo::gated's body (a resource default written between two of its
+// resources; role::a saw it first) and role::e replays it three
+// positions further down its catalog: the default must still reach only
+// the later notify there (a default's position moves with the replay,
+// as its resources' do). memo::param's instance is evaluated in each of
+// role::c, role::d and role::e: the default role::c and role::e give its
+// parameter makes it another instance from role::d's.
+func TestDefaultsReplayed(t *testing.T) {
+	sys := oneWorkerRuns(t, "shared_defaults_order.txtar")
+	if sys.DefineEvals != 5 || sys.DefineReplays != 1 {
+		t.Errorf("define bodies: %d evaluated, %d replayed; want 5 and 1 (role::e replays memo::gated)", sys.DefineEvals, sys.DefineReplays)
+	}
+}
+
 // TestDefineMemoDifferential: every server-mode fixture gives the same
 // result, to the byte, whether define bodies are shared between runs or
 // each run evaluates its own, on one worker and on several.

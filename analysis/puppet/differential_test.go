@@ -23,7 +23,8 @@ import (
 //	  go test -run TestDifferential -v -timeout 1h ./analysis/puppet/
 //
 // (PUPPET_DIFF_FROM picks the first seed, PUPPET_DIFF_KEEP=DIR keeps every
-// manifest and both answers.) Each manifest tests custom facts (given to
+// manifest and both answers; PUPPET_DIFF_GEN=defaults tests resource
+// defaults instead, genDefaultsManifest.) Each manifest tests custom facts (given to
 // Puppet as FACTER_* variables) in if/unless/case, with opposite arrows in
 // arms that exclude each other, and has defines, virtual resources realized
 // by realize() and collectors, tag collectors, and a run stage. Two
@@ -40,6 +41,7 @@ func TestDifferential(t *testing.T) {
 		t.Skip("set PUPPET_ORACLE to /work/shared/oracle/puppet-order (needs puppet installed)")
 	}
 	seeds, from, keep := analysistest.DiffSettings("PUPPET_DIFF")
+	gen := os.Getenv("PUPPET_DIFF_GEN") // "defaults": genDefaultsManifest
 	type outcome struct {
 		seed        int
 		refused     bool
@@ -52,6 +54,9 @@ func TestDifferential(t *testing.T) {
 	analysistest.OnSeeds(seeds, func(i int) {
 		seed := from + i
 		m, facts := genRandomManifest(seed)
+		if gen == "defaults" {
+			m, facts = genDefaultsManifest(seed)
+		}
 		dir := t.TempDir()
 		if keep != "" {
 			dir = filepath.Join(keep, fmt.Sprintf("seed%04d", seed))
@@ -311,4 +316,103 @@ func genRandomManifest(seed int) (string, map[string]string) {
 		b.WriteString("notify { 'sink2': }\nNotify <| tag == 'c0' |> -> Notify['sink2']\n")
 	}
 	return b.String(), facts
+}
+
+// genDefaultsManifest writes a manifest about when resource defaults
+// reach a resource (Puppet 7 looks them up when it creates it): Notify
+// defaults carrying require/before to execs, written between resources
+// at top scope, in classes (included before or after them) and in define
+// bodies; defaults for a defined type's parameter, before and after its
+// instances; collectors with override blocks. Only notifies get
+// relationship defaults and only execs are their targets (a notify may
+// still get require and before of one exec from two scopes: Puppet
+// refuses that cycle, and so must we).
+func genDefaultsManifest(seed int) (string, map[string]string) {
+	rng := rand.New(rand.NewSource(int64(seed)))
+	var b strings.Builder
+	ne := 2 + rng.Intn(3)
+	exec := func() string { return fmt.Sprintf("Exec['e%d']", rng.Intn(ne)) }
+	meta := func() string { return []string{"require", "before"}[rng.Intn(2)] }
+	notifyDefault := func(indent string) string {
+		return fmt.Sprintf("%sNotify { %s => %s }\n", indent, meta(), exec())
+	}
+	// Defines: a parameter the notify's title shows, sometimes a default
+	// statement between two of the body's notifies.
+	nd := 1 + rng.Intn(2)
+	for d := 0; d < nd; d++ {
+		fmt.Fprintf(&b, "define d%d($p = 'a') {\n  notify { \"${title}-${p}-1\": }\n", d)
+		if rng.Intn(2) == 0 {
+			b.WriteString(notifyDefault("  "))
+		}
+		b.WriteString("  notify { \"${title}-2\": }\n}\n")
+	}
+	inst := 0
+	instance := func(indent string) string {
+		inst++
+		d := rng.Intn(nd)
+		if rng.Intn(3) == 0 {
+			return fmt.Sprintf("%sd%d { 'i%d': p => 'w' }\n", indent, d, inst)
+		}
+		return fmt.Sprintf("%sd%d { 'i%d': }\n", indent, d, inst)
+	}
+	typeDefault := func(indent string) string {
+		return fmt.Sprintf("%sD%d { p => '%c' }\n", indent, rng.Intn(nd), 'b'+rng.Intn(2))
+	}
+	// Classes: notifies, instances and defaults in a random order (at most
+	// one Notify default per scope: Puppet refuses a second for the same
+	// parameter).
+	nc := 1 + rng.Intn(3)
+	nn := 0
+	for c := 0; c < nc; c++ {
+		fmt.Fprintf(&b, "class c%d {\n", c)
+		nd1, td := false, false
+		for k := 1 + rng.Intn(4); k > 0; k-- {
+			switch rng.Intn(5) {
+			case 0:
+				if !nd1 {
+					b.WriteString(notifyDefault("  "))
+					nd1 = true
+				}
+			case 1:
+				if !td {
+					b.WriteString(typeDefault("  "))
+					td = true
+				}
+			case 2:
+				b.WriteString(instance("  "))
+			default:
+				fmt.Fprintf(&b, "  notify { 'c%d-%d': }\n", c, nn)
+				nn++
+			}
+		}
+		if rng.Intn(4) == 0 {
+			fmt.Fprintf(&b, "  Notify <| title == 'n%d' |> { message => 'from c%d' }\n", rng.Intn(3), c)
+		}
+		b.WriteString("}\n")
+	}
+	// Main code: execs, notifies, includes, instances and defaults.
+	var main []string
+	for e := 0; e < ne; e++ {
+		main = append(main, fmt.Sprintf("exec { 'e%d': command => '/bin/true' }\n", e))
+	}
+	for n := 0; n < 3; n++ {
+		main = append(main, fmt.Sprintf("notify { 'n%d': }\n", n))
+	}
+	for c := 0; c < nc; c++ {
+		main = append(main, fmt.Sprintf("include c%d\n", c))
+	}
+	for k := rng.Intn(3); k >= 0; k-- {
+		main = append(main, instance(""))
+	}
+	if rng.Intn(3) > 0 {
+		main = append(main, notifyDefault(""))
+	}
+	if rng.Intn(2) == 0 {
+		main = append(main, typeDefault(""))
+	}
+	rng.Shuffle(len(main), func(i, j int) { main[i], main[j] = main[j], main[i] })
+	for _, l := range main {
+		b.WriteString(l)
+	}
+	return b.String(), map[string]string{}
 }

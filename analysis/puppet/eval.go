@@ -117,6 +117,11 @@ type attr struct {
 	at     span // the value
 	plus   bool // written with +> (appends to a default)
 	from   attrFrom
+	// seq: for a default (byDefault), the run's prio when the default
+	// statement was evaluated: it reaches only resources created after
+	// it (prio > seq), as Puppet 7 looks defaults up when it creates a
+	// resource. (It fits in the attr's padding: still 144 bytes.)
+	seq int32
 }
 
 // attrFrom says where an attribute comes from.
@@ -557,6 +562,9 @@ func (r *run) eval1(e *env, n pp.Node) val {
 	case *pp.ResourceDefaults:
 		typ := capType(t.Type.Value)
 		attrs := r.attrs(e, t.Attrs, byDefault)
+		for i := range attrs {
+			attrs[i].seq = int32(r.prio)
+		}
 		if e.sc.defaults == nil {
 			e.sc.defaults = map[string][]attr{}
 		}

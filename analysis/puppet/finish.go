@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -326,35 +327,111 @@ func (r *run) finish() {
 			x.attrs = append(x.attrs, c.attrs...)
 		}
 	}
-	// Resource defaults, dynamically scoped: nearest scope wins.
+	// Resource defaults, dynamically scoped: nearest scope wins, among
+	// the defaults written before the resource was created (defaultsOf).
 	for _, x := range r.resources {
 		if x.kind == "class" || x.kind == "main" || x.kind == "stage" && x.scope == nil {
 			continue
 		}
-		any := false
-		for s := x.scope; s != nil && !any; s = s.dyn {
-			any = len(s.defaults[x.typ]) > 0
+		x.attrs = defaultsOf(x, x.attrs)
+	}
+	// A collector's override block is a resource Puppet creates when it
+	// collects, so it carries the defaults in force in the collector's
+	// scope then, and overrides with them as with what it writes
+	// (Puppet::Parser::Resource#override_parameter), except where the
+	// value is the one a default of the collected resource's own scopes
+	// gives (testdata/oracle/defaults_collector_*).
+	for _, c := range r.cols {
+		if len(c.attrs) == 0 || c.env == nil || len(c.matched) == 0 {
+			continue
 		}
-		if !any {
-			continue // no defaults for this type in scope: nothing to add
-		}
-		seen := map[string]bool{}
-		for _, a := range x.attrs {
-			if a.from != byDefault {
-				seen[a.name] = true
-			}
-		}
-		for s := x.scope; s != nil; s = s.dyn {
-			for _, d := range s.defaults[x.typ] {
-				if !seen[d.name] {
-					x.attrs = append(x.attrs, d)
+		probe := &res{typ: c.typ, scope: c.env.sc, prio: math.MaxInt}
+		extra := defaultsOf(probe, c.attrs)[len(c.attrs):]
+		for _, x := range c.matched {
+			for _, d := range extra {
+				if _, set := x.anyAttr(d.name); set && isDefault(x, d) {
+					continue
 				}
+				d.from = byOverride
+				x.attrs = append(x.attrs[:len(x.attrs):len(x.attrs)], d)
 			}
-			for _, d := range s.defaults[x.typ] {
+		}
+	}
+}
+
+// isDefault: d's value is what a default for its name in x's dynamic
+// scopes gives (Puppet::Parser::Scope#is_default?: every default there
+// is, the value compared, not where it was written).
+func isDefault(x *res, d attr) bool {
+	for s := x.scope; s != nil; s = s.dyn {
+		for _, e := range s.defaults[x.typ] {
+			if e.name == d.name && sameValue(e.v, d.v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameValue compares two values as Puppet's == would for what a default
+// can hold (strings, references, arrays of them), ignoring where they
+// were written.
+func sameValue(a, b val) bool {
+	if a.k != b.k || a.pat != b.pat || a.s != b.s || len(a.arr) != len(b.arr) || (a.ref == nil) != (b.ref == nil) {
+		return false
+	}
+	if a.ref != nil && (a.ref.typ != b.ref.typ || a.ref.title != b.ref.title || a.ref.pat != b.ref.pat) {
+		return false
+	}
+	for i := range a.arr {
+		if !sameValue(a.arr[i], b.arr[i]) {
+			return false
+		}
+	}
+	return (a.x == nil) == (b.x == nil) && (a.x == nil || sameVal(a, b, true))
+}
+
+// defaultsOf adds to attrs (x's attributes or parameters) the resource
+// defaults for x's type that x's dynamic scopes held when x was created,
+// for the names attrs does not set (a default does not count: finish
+// adds them after a define instance's parameters took theirs). Puppet 7
+// looks them up then (Puppet::Parser::Resource#initialize), so a default
+// written after a resource in its scope does not reach it, and one
+// written after a define instance reaches the resources of its body,
+// evaluated later. attrs itself is never written: it may be shared.
+func defaultsOf(x *res, attrs []attr) []attr {
+	any := false
+	for s := x.scope; s != nil && !any; s = s.dyn {
+		for _, d := range s.defaults[x.typ] {
+			if int(d.seq) < x.prio {
+				any = true
+				break
+			}
+		}
+	}
+	if !any {
+		return attrs // no default for this type in scope: nothing to add
+	}
+	seen := map[string]bool{}
+	for _, a := range attrs {
+		if a.from != byDefault {
+			seen[a.name] = true
+		}
+	}
+	out := attrs[:len(attrs):len(attrs)]
+	for s := x.scope; s != nil; s = s.dyn {
+		for _, d := range s.defaults[x.typ] {
+			if int(d.seq) < x.prio && !seen[d.name] {
+				out = append(out, d)
+			}
+		}
+		for _, d := range s.defaults[x.typ] {
+			if int(d.seq) < x.prio {
 				seen[d.name] = true
 			}
 		}
 	}
+	return out
 }
 
 // inCatalog: virtual resources that were never realized are not applied.

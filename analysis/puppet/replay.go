@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -255,12 +256,21 @@ func (cp *copier) scope(s *scope) *scope {
 			y.vars.list[i] = varEntry{e.name, cp.val(e.v)}
 		}
 	}
-	if s.defaults != nil && plain {
+	if s.defaults != nil && plain && cp.dprio == 0 {
 		y.defaults = s.defaults
 	} else if s.defaults != nil {
+		// a default's seq is a catalog position, as a resource's prio
+		// is: the replay moves both by dprio (defaultsOf compares them)
 		y.defaults = make(map[string][]attr, len(s.defaults))
 		for k, as := range s.defaults {
-			y.defaults[k] = cp.attrs(as)
+			as = cp.attrs(as)
+			if cp.dprio != 0 {
+				as = slices.Clone(as)
+				for i := range as {
+					as[i].seq += int32(cp.dprio)
+				}
+			}
+			y.defaults[k] = as
 		}
 	}
 	return y
@@ -621,6 +631,9 @@ func (en *defEntry) scopesOf() []*scope {
 // evalDefineShared evaluates x's body, or replays a recording of the same
 // instance whose inputs this run answers the same way.
 func (r *run) evalDefineShared(x *res) {
+	// Its resource defaults are parameters as written ones are (they
+	// are part of what a recording of the body is keyed on).
+	x.params = defaultsOf(x, x.params)
 	if r.rec != nil || r.a.memo == nil || r.a.sys == nil || r.a.sys.NoSharedEval || r.a.soleRun() {
 		r.evalDefine(x)
 		return
