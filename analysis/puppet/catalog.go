@@ -59,8 +59,15 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 		}
 		decl := r.span(e.f, *b.Title.Span())
 		full := e.f.span(b.Loc)
+		_, literal := b.Title.(*pp.Array)
 		titles.each(func(tv val) {
-			if x := r.declare(e, typName, tv, attrs, decl, full, t.Virtual, t.Exported, false); x != nil && !unused {
+			// each title of `file { ['/a', '/b']: }` declares its own
+			// resource: hover, highlight and hints point at that title
+			d := decl
+			if at := tv.at; literal && at.URI == decl.URI && at.Start >= decl.Start && at.End <= decl.End && at.Start < at.End {
+				d = at
+			}
+			if x := r.declare(e, typName, tv, attrs, d, full, t.Virtual, t.Exported, false); x != nil && !unused {
 				out.x.res = append(out.x.res, x)
 			}
 		})
