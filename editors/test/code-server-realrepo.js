@@ -17,16 +17,17 @@
 //   burst      `notify { 'burst': }` typed on a new line, 20 keys 100 ms apart; mouse hovers after
 //              keys 5, 10, 15 and 20, then every second until settled
 //   problems   the Problems panel's rows (count and the first ones)
-// Writes open-{1,3,6}s.png and status-{1,3,6}s.png (the status bar) at those times after the open, hover-open.png,
-// open-settled.png, keystroke-hover.png, new-line.png, burst-hover-N.png, burst-settled.png,
-// problems.png, lenses.png. Prints "RESULT {json}" last; exit code = steps that did not complete.
+// Writes open-{1,3,6}s.png and status-{1,3,6}s.png (the status bar) at those times after the
+// open, hover-open.png, open-settled.png, status-settled.png, keystroke-hover.png, new-line.png,
+// burst-hover.png, burst-settled.png, lenses.png, problems.png. Prints "RESULT {json}" last (with
+// the recorder's whole timeline); exit code = steps that did not complete.
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
 const os = require('os');
 const { execFileSync } = require('child_process');
 
-const [url, repo, file, outDir = '.'] = process.argv.slice(2);
+const [url, , file, outDir = '.'] = process.argv.slice(2); // (REPO: for the reader of the command line)
 const SERVER = process.env.SERVER;
 const CS_PID = Number(process.env.CS_PID || 0);
 const HZ = 100; // USER_HZ of /proc/<pid>/stat
