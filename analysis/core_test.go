@@ -137,4 +137,11 @@ func TestDescribeContainer(t *testing.T) {
 	if got := Describe(r, x, nil); !strings.Contains(got, "Refreshed by:\n- `Class[Web]` — notify") {
 		t.Errorf("anchors must show as their container:\n%s", got)
 	}
+	// Where it runs comes before the lists: a hover box shows a few lines.
+	for _, n := range []*Node{cls, x} {
+		got := Describe(r, n, nil)
+		if p, l := strings.Index(got, " of 3**"), strings.Index(got, ":\n- "); p < 0 || l < 0 || p > l {
+			t.Errorf("%s: its position must come before its relationships:\n%s", n.Ref, got)
+		}
+	}
 }
