@@ -392,7 +392,125 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 		}
 		return out
 	}
+	if body := cx.recoverBody(toks, r, parse); body != nil {
+		stmts = body
+	}
 	return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, Err: err, hash: h, nested: nestedDefinitions(stmts, true)}}
+}
+
+// recoverBody reads a class, define or node definition whose body does
+// not parse (a resource half typed) statement by statement, and returns
+// the definition with the statements that do: the chunk keeps its error,
+// and the rest of the body is still evaluated and shown (code lenses,
+// hints, hover). Without it the whole definition went: in VS Code on
+// operations-puppet, every lens of profile::base vanished at each
+// keystroke that left a resource unfinished, and the text jumped. nil
+// when r is not such a definition or its header does not parse.
+func (cx *chunker) recoverBody(toks []Token, r tokRange, parse func([]byte, []Token, *Token) ([]Node, *Error)) []Node {
+	if t := &toks[r.a]; t.Kind != TName || (t.Val != "class" && t.Val != "define" && t.Val != "node") {
+		return nil
+	}
+	// the body: the first brace outside the header's brackets, closed by
+	// the chunk's last token
+	lb, depth := -1, 0
+	for i := r.a + 1; i < r.b && lb < 0; i++ {
+		if t := &toks[i]; t.Kind == TPunct {
+			switch t.Val {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				depth--
+			case "{":
+				if depth == 0 {
+					lb = i
+				} else {
+					depth++
+				}
+			case "}":
+				depth--
+			}
+		}
+	}
+	rb := r.b - 1
+	if lb < 0 || rb <= lb || toks[rb].Kind != TPunct || toks[rb].Val != "}" {
+		return nil
+	}
+	depth = 0
+	for i := lb; i <= rb; i++ {
+		if t := &toks[i]; t.Kind == TPunct {
+			switch t.Val {
+			case "{", "[", "(":
+				depth++
+			case "}", "]", ")":
+				depth--
+			}
+		}
+		if depth <= 0 && i < rb {
+			return nil // the body closes before the chunk ends
+		}
+	}
+	if depth != 0 {
+		return nil
+	}
+	// the definition with an empty body: its tokens up to the brace,
+	// the closing brace, and the token after the chunk as end of input
+	head := make([]Token, 0, lb-r.a+3)
+	head = append(head, toks[r.a:lb+1]...)
+	head = append(head, toks[rb], toks[r.b])
+	defs, err := parse(cx.src, head, &head[len(head)-1])
+	if err != nil || len(defs) != 1 {
+		return nil
+	}
+	var body []Node
+	for _, sr := range splitBody(toks, lb+1, rb) {
+		if ss, err := parse(cx.src, toks[sr.a:sr.b+1], &toks[sr.b]); err == nil {
+			body = append(body, ss...)
+		}
+	}
+	switch d := defs[0].(type) {
+	case *ClassDef:
+		d.Body = body
+	case *DefineDef:
+		d.Body = body
+	case *NodeDef:
+		d.Body = body
+	default:
+		return nil
+	}
+	return defs
+}
+
+// splitBody cuts the statements of a body (toks[a:b]) where one ends and
+// the next begins on a new line: by splitRange's rules, but a statement
+// in a body is indented, so any line start counts, not only column 0.
+func splitBody(toks []Token, a, b int) []tokRange {
+	var out []tokRange
+	start, depth := a, 0
+	for i := a; i < b; i++ {
+		t := &toks[i]
+		if t.Kind == TPunct {
+			switch t.Val {
+			case "{", "[", "(":
+				depth++
+			case "}", "]", ")":
+				if depth > 0 {
+					depth--
+				}
+			}
+		}
+		if depth != 0 || i+1 >= b {
+			continue
+		}
+		n := &toks[i+1]
+		if (t.Kind == TPunct && t.Val == "}" && startsStatement(n)) || (endsExpr(t) && n.NL && startsStatement(n)) {
+			out = append(out, tokRange{start, i + 1})
+			start = i + 1
+		}
+	}
+	if start < b {
+		out = append(out, tokRange{start, b})
+	}
+	return out
 }
 
 // splitChunks cuts the token list (ending with TEOF) into top-level
