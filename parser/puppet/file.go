@@ -462,7 +462,7 @@ func (cx *chunker) recoverBody(toks []Token, r tokRange, parse func([]byte, []To
 		return nil
 	}
 	var body []Node
-	for _, sr := range splitBody(toks, lb+1, rb) {
+	for _, sr := range splitStatements(cx.src, toks, lb+1, rb, false) {
 		if ss, err := parse(cx.src, toks[sr.a:sr.b+1], &toks[sr.b]); err == nil {
 			body = append(body, ss...)
 		}
@@ -480,39 +480,6 @@ func (cx *chunker) recoverBody(toks []Token, r tokRange, parse func([]byte, []To
 	return defs
 }
 
-// splitBody cuts the statements of a body (toks[a:b]) where one ends and
-// the next begins on a new line: by splitRange's rules, but a statement
-// in a body is indented, so any line start counts, not only column 0.
-func splitBody(toks []Token, a, b int) []tokRange {
-	var out []tokRange
-	start, depth := a, 0
-	for i := a; i < b; i++ {
-		t := &toks[i]
-		if t.Kind == TPunct {
-			switch t.Val {
-			case "{", "[", "(":
-				depth++
-			case "}", "]", ")":
-				if depth > 0 {
-					depth--
-				}
-			}
-		}
-		if depth != 0 || i+1 >= b {
-			continue
-		}
-		n := &toks[i+1]
-		if (t.Kind == TPunct && t.Val == "}" && startsStatement(n)) || (endsExpr(t) && n.NL && startsStatement(n)) {
-			out = append(out, tokRange{start, i + 1})
-			start = i + 1
-		}
-	}
-	if start < b {
-		out = append(out, tokRange{start, b})
-	}
-	return out
-}
-
 // splitChunks cuts the token list (ending with TEOF) into top-level
 // statement groups by balanced brackets.
 func splitChunks(src []byte, toks []Token) []tokRange {
@@ -523,6 +490,13 @@ func splitChunks(src []byte, toks []Token) []tokRange {
 }
 
 func splitRange(src []byte, toks []Token, a, b int) []tokRange {
+	return splitStatements(src, toks, a, b, true)
+}
+
+// splitStatements cuts toks[a:b] where a statement ends and the next
+// begins: after a closing brace, or at a new line (at column 0 only, for
+// top-level statements: a statement in a body is indented).
+func splitStatements(src []byte, toks []Token, a, b int, column0 bool) []tokRange {
 	var out []tokRange
 	start := a
 	depth := 0
@@ -545,7 +519,7 @@ func splitRange(src []byte, toks []Token, a, b int) []tokRange {
 		cut := false
 		if t.Kind == TPunct && t.Val == "}" && startsStatement(n) {
 			cut = true
-		} else if endsExpr(t) && n.NL && atLineStart(src, n.Pos) && startsStatement(n) {
+		} else if endsExpr(t) && n.NL && (!column0 || atLineStart(src, n.Pos)) && startsStatement(n) {
 			cut = true
 		}
 		if cut {
