@@ -41,9 +41,9 @@
 // Writes problems.png, hover.png, graph.png, order.png (README screenshots) and error-*.png.
 // Prints "RESULT {json}" last; exit code = number of failed checks.
 const { chromium } = require('playwright-core');
+const { launch: launchChromium } = require('./chromium.js');
 const fs = require('fs');
 const path = require('path');
-const os = require('os');
 
 const [url, wsDir, outDir = '.'] = process.argv.slice(2);
 // a workspace of real code for pictures only (ORDERING_E2E_STEPS=graph-shot) has no expect.json
@@ -63,14 +63,7 @@ function check(name, ok, detail) {
 }
 
 (async () => {
-  const udd = fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-chromium-'));
-  const browser = await chromium.launchPersistentContext(udd, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1280, height: 760 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const { browser, close } = await launchChromium(chromium);
   const page = browser.pages()[0] || await browser.newPage();
   // every request that leaves this machine (the graph webview must make none)
   const external = [];
@@ -1085,7 +1078,6 @@ function check(name, ok, detail) {
   res.external_requests = external.slice(0, 20);
   res.total_ms = Date.now() - t0;
   console.log('RESULT ' + JSON.stringify(res, null, 1));
-  await browser.close();
-  fs.rmSync(udd, { recursive: true, force: true });
+  await close();
   process.exit(Math.min(failed, 100));
 })();

@@ -24,14 +24,7 @@ if [ "$SERVER" = bundled ]; then
   P=""; IFS=: read -ra dirs <<<"$PATH"; for d in "${dirs[@]}"; do [ -e "$d/ordering-lsp" ] || P="$P${P:+:}$d"; done; export PATH=$P
   command -v ordering-lsp >/dev/null && { echo "not ok - ordering-lsp still on PATH"; exit 1; }
 fi
-cat > "$UD/User/settings.json" <<JSON
-{ $SERVER_SETTING "ordering.trace.server": "messages",
-  "workbench.startupEditor": "none", "security.workspace.trust.enabled": false,
-  "telemetry.telemetryLevel": "off", "update.mode": "none", "extensions.autoUpdate": false,
-  "extensions.autoCheckUpdates": false, "extensions.ignoreRecommendations": true, "workbench.enableExperiments": false,
-  "chat.disableAIFeatures": true, "workbench.tips.enabled": false, "window.commandCenter": false,
-  "workbench.colorTheme": "Default Light Modern", "editor.minimap.enabled": false, "git.enabled": false }
-JSON
+cs_settings "$UD/User/settings.json" "$SERVER_SETTING \"ordering.trace.server\": \"messages\","
 $CS --install-extension "$VSIX" >"$OUT/install-extension.log" 2>&1 || { cat "$OUT/install-extension.log"; echo "not ok - install the .vsix"; exit 1; }
 t2=$(now_ms); echo "# code-server --install-extension: $((t2-t1)) ms"
 PORT=${PORT:-$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}

@@ -22,9 +22,9 @@
 // burst-hover.png, burst-settled.png, lenses.png, problems.png. Prints "RESULT {json}" last (with
 // the recorder's whole timeline); exit code = steps that did not complete.
 const { chromium } = require('playwright-core');
+const { launch: launchChromium } = require('./chromium.js');
 const fs = require('fs');
 const path = require('path');
-const os = require('os');
 const { execFileSync } = require('child_process');
 
 const [url, , file, outDir = '.'] = process.argv.slice(2); // (REPO: for the reader of the command line)
@@ -97,14 +97,7 @@ const busy = (ms) => { // server CPU seconds over the last ms
 };
 
 (async () => {
-  const udd = fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-chromium-'));
-  const browser = await chromium.launchPersistentContext(udd, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1280, height: 760 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const { browser, close } = await launchChromium(chromium);
   const page = browser.pages()[0] || await browser.newPage();
   const shot = (name, opts = {}) => page.screenshot({ path: path.join(outDir, name), ...opts }).catch(() => {});
   const statusShot = async (name) => {
@@ -467,7 +460,6 @@ const busy = (ms) => { // server CPU seconds over the last ms
   }
   res.total_ms = Date.now() - t0;
   console.log('RESULT ' + JSON.stringify(res));
-  await browser.close();
-  fs.rmSync(udd, { recursive: true, force: true });
+  await close();
   process.exit(Math.min(failed, 100));
 })();

@@ -41,15 +41,8 @@ sum_before=$(sha256sum "$REPO/$FILE" | cut -c1-64)
 : > "$TMP/config.yaml"
 CS="$CS_DIR/node_modules/.bin/code-server --config $TMP/config.yaml --user-data-dir $UD --extensions-dir $EXT"
 # never write into REPO: no auto-save, no hot exit restore into it, no git, no workspace settings
-cat > "$UD/User/settings.json" <<JSON
-{ "ordering.server.path": "$SERVER", "ordering.trace.server": "${ORDERING_REALREPO_TRACE:-off}",
-  "files.autoSave": "off", "files.hotExit": "off",
-  "workbench.startupEditor": "none", "security.workspace.trust.enabled": false,
-  "telemetry.telemetryLevel": "off", "update.mode": "none", "extensions.autoUpdate": false,
-  "extensions.autoCheckUpdates": false, "extensions.ignoreRecommendations": true, "workbench.enableExperiments": false,
-  "chat.disableAIFeatures": true, "workbench.tips.enabled": false, "window.commandCenter": false,
-  "workbench.colorTheme": "Default Light Modern", "editor.minimap.enabled": false, "git.enabled": false }
-JSON
+cs_settings "$UD/User/settings.json" "\"ordering.server.path\": \"$SERVER\", \"ordering.trace.server\": \"${ORDERING_REALREPO_TRACE:-off}\",
+  \"files.autoSave\": \"off\", \"files.hotExit\": \"off\","
 $CS --install-extension "$VSIX" >"$OUT/install-extension.log" 2>&1 || { cat "$OUT/install-extension.log"; echo "not ok - install the .vsix"; exit 1; }
 PORT=${PORT:-$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}
 $CS --bind-addr 127.0.0.1:$PORT --auth none --disable-telemetry --disable-update-check \

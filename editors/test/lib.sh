@@ -41,3 +41,17 @@ make_control_repo() {
   printf "class role::web {\n  include foo\n  notify { 'web': require => Notify['foo'] }\n}\n" > "$d/control/site-modules/role/manifests/web.pp"
   printf "class role::broken {\n  include foo::missing\n}\n" > "$d/control/site-modules/role/manifests/broken.pp"
 }
+
+# cs_settings FILE MEMBERS: code-server's user settings for the drivers: quiet (no telemetry,
+# updates, tips, experiments, AI features), light theme, no minimap, no git, the workspace trusted;
+# MEMBERS ("key": value, pairs each followed by a comma) come first (the server, its trace...).
+cs_settings() {
+  cat > "$1" <<JSON
+{ $2
+  "workbench.startupEditor": "none", "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off", "update.mode": "none", "extensions.autoUpdate": false,
+  "extensions.autoCheckUpdates": false, "extensions.ignoreRecommendations": true, "workbench.enableExperiments": false,
+  "chat.disableAIFeatures": true, "workbench.tips.enabled": false, "window.commandCenter": false,
+  "workbench.colorTheme": "Default Light Modern", "editor.minimap.enabled": false, "git.enabled": false }
+JSON
+}
