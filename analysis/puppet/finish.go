@@ -333,7 +333,7 @@ func (r *run) finish() {
 		if x.kind == "class" || x.kind == "main" || x.kind == "stage" && x.scope == nil {
 			continue
 		}
-		x.attrs = defaultsOf(x, x.attrs)
+		x.attrs = defaultsOf(x.typ, x.scope, x.prio, x.attrs)
 	}
 	// A collector's override block is a resource Puppet creates when it
 	// collects, so it carries the defaults in force in the collector's
@@ -345,8 +345,7 @@ func (r *run) finish() {
 		if len(c.attrs) == 0 || c.env == nil || len(c.matched) == 0 {
 			continue
 		}
-		probe := &res{typ: c.typ, scope: c.env.sc, prio: math.MaxInt}
-		extra := defaultsOf(probe, c.attrs)[len(c.attrs):]
+		extra := defaultsOf(c.typ, c.env.sc, math.MaxInt, c.attrs)[len(c.attrs):]
 		for _, x := range c.matched {
 			for _, d := range extra {
 				if _, set := x.anyAttr(d.name); set && isDefault(x, d) {
@@ -391,19 +390,20 @@ func sameValue(a, b val) bool {
 	return (a.x == nil) == (b.x == nil) && (a.x == nil || sameVal(a, b, true))
 }
 
-// defaultsOf adds to attrs (x's attributes or parameters) the resource
-// defaults for x's type that x's dynamic scopes held when x was created,
-// for the names attrs does not set (a default does not count: finish
-// adds them after a define instance's parameters took theirs). Puppet 7
-// looks them up then (Puppet::Parser::Resource#initialize), so a default
-// written after a resource in its scope does not reach it, and one
-// written after a define instance reaches the resources of its body,
-// evaluated later. attrs itself is never written: it may be shared.
-func defaultsOf(x *res, attrs []attr) []attr {
+// defaultsOf adds to attrs (a resource's attributes or parameters) the
+// resource defaults for type typ that the dynamic scopes from sc held when
+// the resource was created at catalog position prio, for the names attrs
+// does not set (a default does not count: finish adds them after a define
+// instance's parameters took theirs). Puppet 7 looks them up then
+// (Puppet::Parser::Resource#initialize), so a default written after a
+// resource in its scope does not reach it, and one written after a define
+// instance reaches the resources of its body, evaluated later. attrs
+// itself is never written: it may be shared.
+func defaultsOf(typ string, sc *scope, prio int, attrs []attr) []attr {
 	any := false
-	for s := x.scope; s != nil && !any; s = s.dyn {
-		for _, d := range s.defaults[x.typ] {
-			if int(d.seq) < x.prio {
+	for s := sc; s != nil && !any; s = s.dyn {
+		for _, d := range s.defaults[typ] {
+			if int(d.seq) < prio {
 				any = true
 				break
 			}
@@ -419,14 +419,14 @@ func defaultsOf(x *res, attrs []attr) []attr {
 		}
 	}
 	out := attrs[:len(attrs):len(attrs)]
-	for s := x.scope; s != nil; s = s.dyn {
-		for _, d := range s.defaults[x.typ] {
-			if int(d.seq) < x.prio && !seen[d.name] {
+	for s := sc; s != nil; s = s.dyn {
+		for _, d := range s.defaults[typ] {
+			if int(d.seq) < prio && !seen[d.name] {
 				out = append(out, d)
 			}
 		}
-		for _, d := range s.defaults[x.typ] {
-			if int(d.seq) < x.prio {
+		for _, d := range s.defaults[typ] {
+			if int(d.seq) < prio {
 				seen[d.name] = true
 			}
 		}

@@ -633,7 +633,7 @@ func (en *defEntry) scopesOf() []*scope {
 func (r *run) evalDefineShared(x *res) {
 	// Its resource defaults are parameters as written ones are (they
 	// are part of what a recording of the body is keyed on).
-	x.params = defaultsOf(x, x.params)
+	x.params = defaultsOf(x.typ, x.scope, x.prio, x.params)
 	if r.rec != nil || r.a.memo == nil || r.a.sys == nil || r.a.sys.NoSharedEval || r.a.soleRun() {
 		r.evalDefine(x)
 		return
