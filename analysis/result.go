@@ -149,6 +149,14 @@ type Result struct {
 	// the focus documents are meant to be shown; runs, graph and other
 	// files' diagnostics are incomplete.
 	Partial bool
+	// Inert, when set, judges an edit of code by what this analysis read:
+	// true when the edit changes nothing the result says but where things
+	// are (a literal no rule of the system reads, such as a file's mode
+	// typed in a class three hundred runs include). The server then moves
+	// the result through it (ShiftResult) as through a comment, instead of
+	// analysing the workspace again. It is asked only of a document the
+	// system owns; a moved result keeps it.
+	Inert func(old, cur *source.File, m Shift) bool
 
 	posOnce   sync.Once
 	pos       posIndex

@@ -252,7 +252,7 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 		}
 		return out, true
 	}
-	out := &Result{System: r.System, Files: r.Files, Nodes: r.Nodes, Partial: r.Partial}
+	out := &Result{System: r.System, Files: r.Files, Nodes: r.Nodes, Partial: r.Partial, Inert: r.Inert}
 	var ok bool
 	if out.Graph.Nodes, ok = moveNodes(r.Graph.Nodes); !ok {
 		return nil, false
@@ -458,4 +458,10 @@ func codeLines(toks []Token, f *source.File, a, b int) ([][]byte, bool) {
 		start = end
 	}
 	return code, true
+}
+
+// InertEdit reports whether r's system judges the edit m of a document
+// from old to cur to change nothing r says but places (Result.Inert).
+func (r *Result) InertEdit(old, cur *source.File, m Shift) bool {
+	return r != nil && r.Inert != nil && !r.Partial && r.Inert(old, cur, m)
 }

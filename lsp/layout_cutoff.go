@@ -9,8 +9,10 @@ import (
 // a control repository include changes none of their catalogs, only
 // where things are. When every open document that changed since a
 // system's last analysis changed only its layout (comment and blank
-// lines, layoutOnly), the system's last result is moved through those
-// edits (analysis.ShiftResult) instead of analysed again: milliseconds
+// lines, layoutOnly) or a value nothing the system computes reads (as the
+// result itself judges: analysis.Result.Inert), the system's last result
+// is moved through those edits (analysis.ShiftResult) instead of
+// analysed again: milliseconds
 // instead of seconds of CPU, and the same answers a fresh analysis gives
 // (TestLayoutEditsMoveResults holds each system to that).
 
@@ -62,7 +64,7 @@ func (s *Server) layoutCutoff(sys analysis.System, prev *analysis.Result, had bo
 			return nil, false
 		}
 		m := analysis.NewShift(uri, old.Text, cur.Text)
-		if !s.layoutOnly(uri, old, cur, m) {
+		if !s.layoutOnly(uri, old, cur, m) && !(sys.Owns(cur.Path, func() []byte { return head(cur.Text) }) && r.InertEdit(old, cur, m)) {
 			return nil, false
 		}
 		if r, ok = analysis.ShiftResult(r, m, line); !ok {

@@ -84,6 +84,11 @@ type System struct {
 	lastLive [3]int
 	// tok: the parsers of highlighting (tokens.go)
 	tok tokenParsers
+	// inertTrees: the parsers of the early cutoff for values (inert.go),
+	// apart from highlighting's: the two run side by side; queries: the
+	// attribute names each file's collectors query, by tree (guarded by mu)
+	inertTrees tokenParsers
+	queries    map[*pp.File]fileQueries
 }
 
 type parsedFile struct {
@@ -548,6 +553,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			a.addDiag(analysis.Diagnostic{At: source.Span{URI: fi.uri, Start: e.Pos, End: e.End}, Severity: analysis.Error, Code: "syntax", Message: e.Msg})
 		}
 	}
+	res.Inert = s.inertJudge(a)
 	res.Graph = a.graph
 	res.Runs = runs
 	res.Diags = a.diags

@@ -6,14 +6,18 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/internal/controlrepo"
 	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -96,7 +100,14 @@ var equivInserts = []string{
 
 func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) {
 	rng := rand.New(rand.NewSource(seed))
-	c, _ := lsptest.Start(t, newSystems(), root, nil)
+	systems := newSystems()
+	var puppetRuns atomic.Int64 // Puppet's analyses: none after a burst of edits means its result was moved
+	for i, sys := range systems {
+		if p, ok := sys.(*puppet.System); ok {
+			systems[i] = analysesCounted{p, &puppetRuns}
+		}
+	}
+	c, _ := lsptest.Start(t, systems, root, nil)
 	c.CallTimeout = equivTimeout
 	texts := map[string]string{}
 	var uris []string
@@ -116,7 +127,12 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) {
 	// answer by moving its last result (layout_cutoff.go); their own
 	// random stream keeps each seed's other edits what they were
 	lay := rand.New(rand.NewSource(seed ^ 0x1a7001))
-	settles := 0
+	// values typed over after "=>" (a file's mode, an ensure): edits the
+	// server may answer by moving its last result when nothing reads the
+	// attribute (analysis.Result.Inert); some bursts are nothing else, so
+	// that the move is taken and compared
+	val := rand.New(rand.NewSource(seed ^ 0x7a1e5))
+	settles, moved := 0, 0
 	equivDiags, equivHovers = 0, 0
 	// ORDERING_EQUIV_BURST=n: bursts of 1 to n edits between settles (8
 	// unless set). On operations-puppet a settle's fresh server costs a
@@ -129,8 +145,18 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) {
 	for k := 0; k < edits; {
 		// a burst of edits, then a settle and the comparison
 		burst := 1 + rng.Intn(maxBurst)
+		// a quarter of the bursts type into one value, as a user does
+		valueBurst := val.Intn(4) == 0
+		valueDoc, typingAt := "", -1
+		puppetEdited, runs0 := false, puppetRuns.Load()
 		for j := 0; j < burst && k < edits; j, k = j+1, k+1 {
 			u := uris[rng.Intn(len(uris))]
+			if valueBurst && valueDoc != "" {
+				u = valueDoc
+			} else if valueBurst && !attrValue.MatchString(texts[u]) {
+				u = uris[val.Intn(len(uris))] // a document with values, if the next draw finds one
+			}
+			puppetEdited = puppetEdited || strings.HasSuffix(u, ".pp")
 			text := texts[u]
 			a := runeStart(text, rng.Intn(len(text)+1))
 			b := a
@@ -145,6 +171,19 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) {
 				a = strings.LastIndexByte(text[:a], '\n') + 1
 				b, ins = a, []string{"# typed\n", "\n", "  # a note\n"}[lay.Intn(3)]
 			}
+			if valueBurst && typingAt >= 0 {
+				a, b, ins = typingAt, typingAt, valueTyped[val.Intn(len(valueTyped))]
+			} else if valueBurst || val.Intn(8) == 0 {
+				if va, vb, vins, ok := valueEdit(val, text); ok {
+					a, b, ins = va, vb, vins
+					if valueBurst {
+						valueDoc, typingAt = u, a
+					}
+				}
+			}
+			if valueBurst && typingAt >= 0 {
+				typingAt = a + len(ins)
+			}
 			version[u]++
 			c.Edit(u, version[u]+1, lsptest.Range{Start: utf16Pos(text, a), End: utf16Pos(text, b)}, ins)
 			texts[u] = text[:a] + ins + text[b:]
@@ -157,9 +196,53 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) {
 			return
 		}
 		settles++
+		if puppetEdited && puppetRuns.Load() == runs0 {
+			moved++
+		}
 	}
-	t.Logf("%d edits, %d settles compared: %d diagnostics, %d hovers with an answer", edits, settles, equivDiags, equivHovers)
+	t.Logf("%d edits, %d settles compared (%d with Puppet's last result moved through the edits, not analysed): %d diagnostics, %d hovers with an answer",
+		edits, settles, moved, equivDiags, equivHovers)
 }
+
+// analysesCounted is Puppet with its analyses counted.
+type analysesCounted struct {
+	*puppet.System
+	n *atomic.Int64
+}
+
+func (c analysesCounted) Analyze(r *analysis.Request) *analysis.Result {
+	c.n.Add(1)
+	return c.System.Analyze(r)
+}
+
+// attrValue is a value written after "=>": a quoted string on one line
+// or a word (group 1).
+var attrValue = regexp.MustCompile(`=>[ \t]*('[^'\n]*'|"[^"\n]*"|[a-z0-9][A-Za-z0-9_]*)`)
+
+// valueEdit types into, or takes a character out of, a value after "=>"
+// in text: mostly what values hold, sometimes what ends or interpolates a
+// string. False when the text has none.
+func valueEdit(rng *rand.Rand, text string) (a, b int, ins string, ok bool) {
+	ms := attrValue.FindAllStringSubmatchIndex(text, 200)
+	if len(ms) == 0 {
+		return 0, 0, "", false
+	}
+	m := ms[rng.Intn(len(ms))]
+	start, end := m[2], m[3]
+	if q := text[start]; q == '\'' || q == '"' {
+		start, end = start+1, end-1 // inside the quotes
+	}
+	a = runeStart(text, start+rng.Intn(end-start+1))
+	if rng.Intn(4) == 0 && a < end {
+		_, n := utf8.DecodeRuneInString(text[a:])
+		return a, a + n, "", true
+	}
+	return a, a, valueTyped[rng.Intn(len(valueTyped))], true
+}
+
+// valueTyped is what valueEdit types: mostly what values hold, sometimes
+// what ends or interpolates a string.
+var valueTyped = []string{"x", "0", "7", "-", "/", ".", "_", "é", "a", "b", "1", "'", "$x", "\\"}
 
 // equivCompare settles the server and compares it with a fresh one on
 // the same texts.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -194,6 +195,49 @@ func TestLatency(t *testing.T) {
 		}
 	}
 	commentEdits(t, srv, uri, cyc)
+	valueEdits(t, srv, uri, cyc)
+}
+
+// modeValue is a file's mode written as a quoted literal (group 1: its
+// last digit).
+var modeValue = regexp.MustCompile(`mode\s*=>\s*'[0-7]{2,3}([0-7])'`)
+
+// valueEdits types over the last digit of the first file mode in the file
+// and back (ORDERING_LATENCY_VALUES times, default 12): a value no rule
+// reads, so no analysis follows (the early cutoff for values). Time to
+// the complete analysis of that version, and the server's CPU for each
+// (its diagnostics read the same as before: nothing is published).
+func valueEdits(t *testing.T, srv *lspProc, uri, text string) {
+	m := modeValue.FindStringSubmatchIndex(text)
+	if m == nil {
+		t.Logf("no file mode written as a literal: no value edits")
+		return
+	}
+	n, _ := strconv.Atoi(os.Getenv("ORDERING_LATENCY_VALUES"))
+	if n <= 0 {
+		n = 12
+	}
+	other := "1"
+	if text[m[2]:m[3]] == "1" {
+		other = "0"
+	}
+	var completes, cpus []time.Duration
+	for k := 0; k < n; k++ {
+		v := 3000 + k
+		edited := text
+		if k%2 == 0 {
+			edited = text[:m[2]] + other + text[m[3]:]
+		}
+		cpu0 := srv.cpu()
+		t0 := time.Now()
+		srv.change(uri, v, edited)
+		waitComplete(t, srv)
+		completes = append(completes, time.Since(t0))
+		cpus = append(cpus, srv.cpu()-cpu0)
+		t.Logf("value edit %d: complete analysis %v, server CPU %v", k+1, completes[k].Round(time.Millisecond), cpus[k])
+	}
+	t.Logf("%d edits of a file mode (%s): complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
+		n, text[m[0]:m[1]], pct(completes, 50), pct(completes, 95), pct(cpus, 50), pct(cpus, 100))
 }
 
 // editsDuring (ORDERING_LATENCY_DURING=interval) makes the edits while

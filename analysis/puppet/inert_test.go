@@ -1,0 +1,43 @@
+package puppet_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis/analysistest"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+)
+
+// A value typed into an attribute nothing reads (a file's mode, a
+// notify's message) moves the last result instead of analysing again
+// (the early cutoff for values): wherever the result judges an edit of a
+// string literal inert, the moved result must be the fresh analysis's.
+// The oracle cases hold collectors that query attributes, autorequire
+// from owners and users, defined types and classes given parameters: an
+// edit of what those read must be refused.
+func TestInertEditsMoveResults(t *testing.T) {
+	var paths []string
+	for _, g := range []string{"testdata/*.txtar", "testdata/nodes/*.txtar", "testdata/oracle/*.pp"} {
+		m, _ := filepath.Glob(g)
+		paths = append(paths, m...)
+	}
+	t.Run("fixtures", func(t *testing.T) { analysistest.CheckInertEdits(t, puppet.New, paths, 12) })
+	// every kind of attribute the rules read, beside ones nothing reads
+	values, _ := filepath.Glob("testdata/inert/*.txtar")
+	t.Run("values", func(t *testing.T) { analysistest.CheckInertEdits(t, puppet.New, values, 600) })
+}
+
+// The same on a real repository, opt-in:
+//
+//	ORDERING_INERT_DIR=/work/corpus/puppet/puppetlabs-apache ORDERING_INERT_EDITS=100 \
+//	  go test -run TestInertEditsMoveResultsIn -v ./analysis/puppet/
+func TestInertEditsMoveResultsIn(t *testing.T) {
+	dir := os.Getenv("ORDERING_INERT_DIR")
+	if dir == "" {
+		t.Skip("set ORDERING_INERT_DIR to a Puppet repository")
+	}
+	n, _ := strconv.Atoi(os.Getenv("ORDERING_INERT_EDITS"))
+	analysistest.CheckInertEditsIn(t, puppet.New, dir, max(n, 10))
+}

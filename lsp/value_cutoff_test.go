@@ -1,0 +1,76 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// A value nothing reads (a file's mode), typed over, is not analysed:
+// the last result moves through the edit (the early cutoff for values,
+// analysis.Result.Inert), and every answer is a fresh server's on the
+// same text. A value a rule reads (the owner, which autorequires the
+// user) is analysed again.
+func TestValueEditIsNotAnalysed(t *testing.T) {
+	root := t.TempDir()
+	text := "file { '/etc/conf':\n  mode   => '0644',\n  owner  => 'deploy',\n  notify => Service['svc'],\n}\nservice { 'svc': }\nuser { 'deploy': }\nnotify { 'x': require => File['/nope'] }\n"
+	writeFiles(t, root, map[string]string{"site.pp": text})
+	uri := source.PathToURI(filepath.Join(root, "site.pp"))
+	var n atomic.Int32
+	c, _ := lsptest.Start(t, []analysis.System{counted{puppet.New().(*puppet.System), &n}}, root, nil)
+	c.Open(uri, "puppet", text)
+	c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 1 })
+	c.Settle(uri)
+	before := n.Load()
+	hover := func(c *lsptest.Client, line, char int) string {
+		var h json.RawMessage
+		if err := c.Call("textDocument/hover", lsptest.Pos(uri, line, char), &h); err != nil {
+			t.Fatal(err)
+		}
+		return string(h)
+	}
+
+	// '0644' -> '0600': "44" typed over by "00"
+	c.Edit(uri, 2, lsptest.Range{Start: lsptest.Position{Line: 1, Character: 14}, End: lsptest.Position{Line: 1, Character: 16}}, "0000")
+	edited := strings.Replace(text, "'0644'", "'060000'", 1)
+	c.Settle(uri)
+	if after := n.Load(); after != before {
+		t.Errorf("a file's mode typed over was analysed: %d analyses before it, %d after", before, after)
+	}
+	got := c.Diagnostics(uri)
+	movedHover := hover(c, 0, 9) // File['/etc/conf']: the user before it, the service it refreshes
+	if !strings.Contains(movedHover, "User[deploy]") {
+		t.Errorf("hover of the file after the edit does not name the user it autorequires: %s", movedHover)
+	}
+
+	fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
+	fresh.Open(uri, "puppet", edited)
+	want := fresh.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 1 })
+	fresh.Settle(uri)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics after the edit:\n got %+v\nwant %+v (a fresh server's)", got, want)
+	}
+	for _, at := range [][2]int{{0, 9}, {5, 12}, {6, 8}, {7, 11}} {
+		if g, w := hover(c, at[0], at[1]), hover(fresh, at[0], at[1]); g != w {
+			t.Errorf("hover at %d:%d after the edit:\n got %s\nwant %s (a fresh server's)", at[0], at[1], g, w)
+		}
+	}
+
+	// the owner is read (autorequire): analysed, and the user no longer comes first
+	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 2, Character: 12}, End: lsptest.Position{Line: 2, Character: 18}}, "nobody")
+	c.Settle(uri)
+	if n.Load() == before {
+		t.Errorf("an edit of the owner was not analysed")
+	}
+	if h := hover(c, 0, 9); strings.Contains(h, "autorequire") {
+		t.Errorf("hover of the file after its owner changed still shows an autorequire: %s", h)
+	}
+}
