@@ -68,6 +68,15 @@ func (s *Server) codeLens(ctx context.Context, raw json.RawMessage) (any, error)
 		if len(parts) == 0 || !ok {
 			continue
 		}
+		if d.placedInRun().r.Partial {
+			// A focused analysis (after an open or an edit, while the
+			// complete one runs) built only the runs of this document: the
+			// first run it places the declaration in may not be the
+			// complete analysis's, and the others are not counted. The
+			// lens says so until the complete analysis lands and the
+			// lenses are refreshed (refreshViews).
+			parts = append(parts, "analysing the workspace…")
+		}
 		args, _ := json.Marshal([]any{u, rng.Start})
 		var list []protocol.LSPAny
 		_ = json.Unmarshal(args, &list)

@@ -121,13 +121,18 @@ func dependents(r analysis.Relations) []analysis.Neighbour {
 }
 
 // position says where a node runs: "runs 3rd of 17" (the first run it is
-// in; "+2 runs" when there are more), or "" when it is in none.
+// in; "elsewhere in 2 more runs" when there are more), or "" when it is in
+// none. A focused analysis's result (Partial) has only some of the runs:
+// the others are not counted.
 func position(p placed) string {
 	ps := p.r.Positions(p.n)
 	if len(ps) == 0 {
 		return ""
 	}
 	s := "runs " + analysis.Ordinal(ps[0].Index+1) + " of " + strconv.Itoa(len(ps[0].Run.Steps))
+	if p.r.Partial {
+		return s
+	}
 	for _, q := range ps[1:] {
 		// the same place in another run (a highstate and the SLS alone) adds nothing
 		if q.Index != ps[0].Index || len(q.Run.Steps) != len(ps[0].Run.Steps) {

@@ -71,7 +71,10 @@ func (s *Server) inlayHint(ctx context.Context, raw json.RawMessage) (any, error
 				label += " " + pos.Step.Note
 				tip += " (" + pos.Step.Note + ")"
 			}
-			if len(ps) > 1 {
+			if r.Partial {
+				// a focused analysis: the runs of this document only (code_lens.go)
+				tip += "; the workspace is still being analysed: its other runs may place it elsewhere"
+			} else if len(ps) > 1 {
 				tip += fmt.Sprintf("; also in %d other places", len(ps)-1)
 			}
 			end := s.toRange(at).End

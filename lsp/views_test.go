@@ -152,3 +152,41 @@ func TestOpenAnswersBeforeTheWorkspaceIsAnalysed(t *testing.T) {
 		t.Errorf("hover on the opened document: %+v", h)
 	}
 }
+
+// While only the focused analysis has answered (the complete one runs),
+// a lens's position is the first run of the few built so far: it says
+// so, and does not count the other runs; once the complete analysis
+// lands the lens reads as usual.
+func TestProvisionalLensesSaySo(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "big.toy"), []byte("step z\n# block\n"), 0o644)
+	s := slowToy{release: make(chan struct{})}
+	var once sync.Once
+	release := func() { once.Do(func() { close(s.release) }) }
+	c, _ := lsptest.Start(t, []analysis.System{s}, root, nil)
+	t.Cleanup(release)
+	uri := source.PathToURI(filepath.Join(root, "a.toy"))
+	c.Open(uri, "toy", "step a\nstep b\nb after a\n")
+	hoverWithin(t, c, uri, 1, 5, 5*time.Second) // the focused analysis has answered
+	lenses := func() []string {
+		var ls []struct{ Command struct{ Title string } }
+		if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &ls); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range ls {
+			out = append(out, l.Command.Title)
+		}
+		return out
+	}
+	during := lenses()
+	if len(during) == 0 || !strings.HasSuffix(during[0], "analysing the workspace…") {
+		t.Errorf("lenses from the focused analysis: %q, want them to say the workspace is being analysed", during)
+	}
+	release()
+	c.Settle(uri)
+	after := lenses()
+	if len(after) == 0 || strings.Contains(strings.Join(after, "\n"), "analysing") {
+		t.Errorf("lenses after the complete analysis: %q", after)
+	}
+}
