@@ -149,14 +149,17 @@ type Result struct {
 	// the focus documents are meant to be shown; runs, graph and other
 	// files' diagnostics are incomplete.
 	Partial bool
-	// Inert, when set, judges an edit of code by what this analysis read:
-	// true when the edit changes nothing the result says but where things
-	// are (a literal no rule of the system reads, such as a file's mode
-	// typed in a class three hundred runs include). The server then moves
-	// the result through it (ShiftResult) as through a comment, instead of
-	// analysing the workspace again. It is asked only of a document the
-	// system owns; a moved result keeps it.
-	Inert func(old, cur *source.File, m Shift) bool
+	// Follow, when set, moves r (this result, or one moved from it)
+	// through an edit of code in a document the system owns, judged by
+	// what this analysis read: when the edit changes nothing the result
+	// says but where things are (a literal no rule of the system reads,
+	// such as a file's mode typed in a class three hundred runs include;
+	// text the parser drops, such as a statement half typed), it returns
+	// what a fresh analysis of the new text gives (ShiftResult, and the
+	// document's syntax errors read again); false when the edit must be
+	// analysed. The server asks it instead of analysing the workspace
+	// again; a moved result keeps it.
+	Follow func(r *Result, old, cur *source.File, m Shift, line func(uri string, off int) int) (*Result, bool)
 
 	posOnce   sync.Once
 	pos       posIndex

@@ -252,7 +252,7 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 		}
 		return out, true
 	}
-	out := &Result{System: r.System, Files: r.Files, Nodes: r.Nodes, Partial: r.Partial, Inert: r.Inert}
+	out := &Result{System: r.System, Files: r.Files, Nodes: r.Nodes, Partial: r.Partial, Follow: r.Follow}
 	var ok bool
 	if out.Graph.Nodes, ok = moveNodes(r.Graph.Nodes); !ok {
 		return nil, false
@@ -460,8 +460,12 @@ func codeLines(toks []Token, f *source.File, a, b int) ([][]byte, bool) {
 	return code, true
 }
 
-// InertEdit reports whether r's system judges the edit m of a document
-// from old to cur to change nothing r says but places (Result.Inert).
-func (r *Result) InertEdit(old, cur *source.File, m Shift) bool {
-	return r != nil && r.Inert != nil && !r.Partial && r.Inert(old, cur, m)
+// FollowEdit is r moved through the edit m of a document from old to cur
+// by its system (Result.Follow): false when the system has no such
+// judgement, r is a focused analysis's, or the edit must be analysed.
+func (r *Result) FollowEdit(old, cur *source.File, m Shift, line func(uri string, off int) int) (*Result, bool) {
+	if r == nil || r.Follow == nil || r.Partial {
+		return nil, false
+	}
+	return r.Follow(r, old, cur, m, line)
 }

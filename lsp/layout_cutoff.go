@@ -9,10 +9,10 @@ import (
 // a control repository include changes none of their catalogs, only
 // where things are. When every open document that changed since a
 // system's last analysis changed only its layout (comment and blank
-// lines, layoutOnly) or a value nothing the system computes reads (as the
-// result itself judges: analysis.Result.Inert), the system's last result
-// is moved through those edits (analysis.ShiftResult) instead of
-// analysed again: milliseconds
+// lines, layoutOnly) or code that changes nothing the system computes but
+// places (as the result itself judges: analysis.Result.Follow), the
+// system's last result is moved through those edits (analysis.ShiftResult)
+// instead of analysed again: milliseconds
 // instead of seconds of CPU, and the same answers a fresh analysis gives
 // (TestLayoutEditsMoveResults holds each system to that).
 
@@ -64,10 +64,15 @@ func (s *Server) layoutCutoff(sys analysis.System, prev *analysis.Result, had bo
 			return nil, false
 		}
 		m := analysis.NewShift(uri, old.Text, cur.Text)
-		if !s.layoutOnly(uri, old, cur, m) && !(sys.Owns(cur.Path, func() []byte { return head(cur.Text) }) && r.InertEdit(old, cur, m)) {
-			return nil, false
+		switch {
+		case s.layoutOnly(uri, old, cur, m):
+			r, ok = analysis.ShiftResult(r, m, line)
+		case sys.Owns(cur.Path, func() []byte { return head(cur.Text) }):
+			r, ok = r.FollowEdit(old, cur, m, line)
+		default:
+			ok = false
 		}
-		if r, ok = analysis.ShiftResult(r, m, line); !ok {
+		if !ok {
 			return nil, false
 		}
 	}

@@ -18,11 +18,11 @@ import (
 )
 
 // CheckInertEdits holds a system's early cutoff for values
-// (analysis.Result.Inert) to a fresh analysis: in every fixture (a txtar
+// (analysis.Result.Follow) to a fresh analysis: in every fixture (a txtar
 // archive, or one file alone), analysed as the language server sees a
 // workspace (no entry file), it types random text into string literals
-// and takes characters out of them; whenever the last result judges the
-// edit inert, that result moved through the edit (analysis.ShiftResult)
+// and takes characters out of them; whenever the last result follows the
+// edit without an analysis (analysis.Result.FollowEdit), what it gives
 // must read exactly as a fresh analysis of the new text: every node,
 // fact, edge, step, diagnostic and link, spans and words alike. edits is
 // the number of edits tried per fixture. It fails when no edit was
@@ -85,7 +85,7 @@ var typed = []string{"x", "0644", "-1", "/opt", "_a", " ", ".", "present", "'", 
 // false after the first moved result that differs from a fresh analysis.
 func inertEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, name string, edits int, moved, refused *int) bool {
 	t.Helper()
-	if out.Result.Inert == nil {
+	if out.Result.Follow == nil {
 		return true // the system judged no edit of this workspace
 	}
 	tk, ok := newSystem().(analysis.Tokenizer)
@@ -142,10 +142,6 @@ func inertEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 		}
 		cur := source.NewFile(old.URI, old.Path, text)
 		m := analysis.NewShift(old.URI, old.Text, cur.Text)
-		if !out.Result.InertEdit(old, cur, m) {
-			*refused++
-			continue
-		}
 		ws := out.WS.Fork(cur)
 		line := func(uri string, off int) int {
 			if f := analysis.FileOf(ws, uri); f != nil {
@@ -154,7 +150,7 @@ func inertEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 			}
 			return 0
 		}
-		got, ok := analysis.ShiftResult(out.Result, m, line)
+		got, ok := out.Result.FollowEdit(old, cur, m, line)
 		if !ok {
 			*refused++
 			continue

@@ -9,7 +9,7 @@ import (
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
-// Early cutoff for values nobody reads (analysis.Result.Inert). Typing a
+// Early cutoff for values nobody reads (analysis.Result.Follow). Typing a
 // file's mode, a package's version or a notify's message into a class
 // three hundred runs include changes no catalog's order, no edge, no
 // diagnostic and no word of a hover: nothing this analysis computes
@@ -56,22 +56,34 @@ func inertType(typ string) bool {
 	return builtinTypes[typ]
 }
 
-// inertJudge is what one complete analysis read that decides the
-// judgement: the attribute names its workspace's collectors query.
+// inertJudge is what one complete analysis read that decides how its
+// result follows an edit (follow.go): the attribute names its
+// workspace's collectors query, and its files' order and kinds.
 type inertJudge struct {
 	sys     *System
 	queried map[string]bool
 	anyAttr bool // a query names an attribute we cannot read
+	// order: each file's place in the analysis's load (its syntax errors
+	// are reported in that order); topLevel: the files with code besides
+	// definitions (their own runs refuse to run on a syntax error)
+	order    map[string]int
+	topLevel map[string]bool
 }
 
-// inertJudge returns the judgement of edits for the result of a, or nil
-// when a did not read the whole workspace (a focused or canceled
+// inertJudge returns how the result of a follows an edit (follow.go), or
+// nil when a did not read the whole workspace (a focused or canceled
 // analysis, or one of a single entry file).
-func (s *System) inertJudge(a *analyzer) func(old, cur *source.File, m analysis.Shift) bool {
+func (s *System) inertJudge(a *analyzer) func(*analysis.Result, *source.File, *source.File, analysis.Shift, func(string, int) int) (*analysis.Result, bool) {
 	if a.strict || a.req.Once || a.partial || !a.loadedAll || a.canceled() {
 		return nil
 	}
-	j := &inertJudge{sys: s, queried: map[string]bool{}}
+	j := &inertJudge{sys: s, queried: map[string]bool{}, order: make(map[string]int, len(a.order)), topLevel: map[string]bool{}}
+	for i, fi := range a.order {
+		j.order[fi.uri] = i
+		if fi.topLevel {
+			j.topLevel[fi.uri] = true
+		}
+	}
 	s.mu.Lock()
 	prev := s.queries
 	next := make(map[*pp.File]fileQueries, len(a.order))
@@ -92,7 +104,7 @@ func (s *System) inertJudge(a *analyzer) func(old, cur *source.File, m analysis.
 	}
 	s.queries = next
 	s.mu.Unlock()
-	return j.inert
+	return j.follow
 }
 
 // fileQueries are the attribute names one file's collectors query.

@@ -41,3 +41,21 @@ func TestInertEditsMoveResultsIn(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("ORDERING_INERT_EDITS"))
 	analysistest.CheckInertEditsIn(t, puppet.New, dir, max(n, 10))
 }
+
+// A statement half typed into a class (text the parser drops, keeping
+// the body's other statements) moves the last result instead of
+// analysing again, its syntax errors read again: wherever the result
+// follows a keystroke, it must be the fresh analysis's.
+func TestDroppedEditsMoveResults(t *testing.T) {
+	var paths []string
+	for _, g := range []string{"testdata/*.txtar", "testdata/nodes/*.txtar", "testdata/oracle/*.pp", "testdata/inert/*.txtar"} {
+		m, _ := filepath.Glob(g)
+		paths = append(paths, m...)
+	}
+	fragments := []string{
+		"  file { '/tmp/typed' \n", "  notify { 'typed': message => \n", "  package { \n",
+		"  exec { 'e': command => '/bin/true' \n", "  $typed = [\n", "  if $typed \n",
+		"  Notify['a'] -> \n", "  include \n", "  user { 'u': groups => ['a', \n", "file { '/top' \n",
+	}
+	analysistest.CheckDroppedEdits(t, puppet.New, paths, fragments, 2, 5)
+}

@@ -196,6 +196,63 @@ func TestLatency(t *testing.T) {
 	}
 	commentEdits(t, srv, uri, cyc)
 	valueEdits(t, srv, uri, cyc)
+	resourceTyping(t, srv, uri, cyc)
+}
+
+// typedResource is a resource typed as an editor sends it, keystroke by
+// keystroke, with brackets and quotes closed for the user: each state of
+// the line.
+func typedResource() []string {
+	var states []string
+	add := func(prefix, word, suffix string) {
+		for i := 1; i <= len(word); i++ {
+			states = append(states, prefix+word[:i]+suffix)
+		}
+	}
+	add("  ", "file", "")
+	states = append(states, "  file ", "  file {}", "  file { }", "  file {  }", "  file { '' }")
+	add("  file { '", "/tmp/typed", "' }")
+	states = append(states, "  file { '/tmp/typed': }", "  file { '/tmp/typed':  }")
+	add("  file { '/tmp/typed': ", "ensure", " }")
+	add("  file { '/tmp/typed': ensure", " => ", " }")
+	add("  file { '/tmp/typed': ensure => ", "file", " }")
+	return states
+}
+
+// resourceTyping types a resource into the class, keystroke by keystroke
+// 120 ms apart, on a new line before its closing brace, with a hover
+// after each: the hover's latency, the server's CPU per keystroke, and
+// the time from the last keystroke to the complete analysis. While the
+// resource does not parse, the class reads as before (the parser keeps
+// the statements that do) and the last result follows the keystroke.
+func resourceTyping(t *testing.T, srv *lspProc, uri, text string) {
+	end := strings.LastIndex(text, "\n}")
+	if end < 0 {
+		t.Logf("no closing brace on a line of its own: no resource typed")
+		return
+	}
+	states := typedResource()
+	cpu0 := srv.cpu()
+	var hovers []time.Duration
+	var each []string
+	for k, line := range states {
+		edited := text[:end+1] + line + "\n" + text[end+1:]
+		c0 := srv.cpu()
+		srv.change(uri, 4000+k, edited)
+		t0 := time.Now()
+		srv.call(t, "textDocument/hover", hoverAt0(uri, edited))
+		hovers = append(hovers, time.Since(t0))
+		time.Sleep(120 * time.Millisecond)
+		each = append(each, fmt.Sprintf("%q %v", strings.TrimSpace(line), (srv.cpu()-c0).Round(10*time.Millisecond)))
+	}
+	t.Logf("server CPU after each keystroke (to the next): %s", strings.Join(each, ", "))
+	typing := srv.cpu() - cpu0
+	t0 := time.Now()
+	waitComplete(t, srv)
+	settle := time.Since(t0)
+	cpu := srv.cpu() - cpu0
+	t.Logf("a resource typed, %d keystrokes: hover p50 %v p95 %v max %v; settled %v after the last; server CPU while typing %v (%v per keystroke), with the complete analysis after it %v",
+		len(states), pct(hovers, 50), pct(hovers, 95), pct(hovers, 100), settle.Round(time.Millisecond), typing, typing/time.Duration(len(states)), cpu)
 }
 
 // modeValue is a file's mode written as a quoted literal (group 1: its

@@ -74,3 +74,67 @@ func TestValueEditIsNotAnalysed(t *testing.T) {
 		t.Errorf("hover of the file after its owner changed still shows an autorequire: %s", h)
 	}
 }
+
+// A resource typed into a class, keystroke by keystroke as an editor
+// sends them (its braces closed for the user): until it parses, the class
+// reads as before with a syntax error, and the last result follows each
+// keystroke instead of an analysis; its diagnostics and hovers are a
+// fresh server's. The keystroke that completes it is analysed.
+func TestHalfTypedStatementIsNotAnalysed(t *testing.T) {
+	root := t.TempDir()
+	class := "class web {\n  file { '/etc/web': ensure => directory }\n  notify { 'n': require => File['/etc/web'] }\n}\n"
+	writeFiles(t, root, map[string]string{"site.pp": "include web\n", "modules/web/manifests/init.pp": class})
+	uri := source.PathToURI(filepath.Join(root, "modules/web/manifests/init.pp"))
+	var n atomic.Int32
+	c, _ := lsptest.Start(t, []analysis.System{counted{puppet.New().(*puppet.System), &n}}, root, nil)
+	c.Open(uri, "puppet", class)
+	c.Settle(uri)
+	text := class
+	version := 1
+	typeAt := func(line, char int, s string) {
+		version++
+		c.Edit(uri, version, lsptest.Range{Start: lsptest.Position{Line: line, Character: char}, End: lsptest.Position{Line: line, Character: char}}, s)
+		lines := strings.SplitAfter(text, "\n")
+		lines[line] = lines[line][:char] + s + lines[line][char:]
+		text = strings.Join(lines, "")
+		c.Settle(uri)
+	}
+	// `package {  }` parses (an empty resource expression), and so does the
+	// class without it once the quotes make it a syntax error: analysed
+	typeAt(1, 0, "  package {  }\n")
+	typeAt(1, 12, "''") // the quotes, paired by the editor
+	before := n.Load()
+	for i, ch := range "nginx" {
+		typeAt(1, 13+i, string(ch))
+	}
+	if after := n.Load(); after != before {
+		t.Errorf("a title typed into a resource half typed was analysed: %d analyses before it, %d after", before, after)
+	}
+	got := c.Diagnostics(uri)
+	hover := func(c *lsptest.Client, line, char int) string {
+		var h json.RawMessage
+		if err := c.Call("textDocument/hover", lsptest.Pos(uri, line, char), &h); err != nil {
+			t.Fatal(err)
+		}
+		return string(h)
+	}
+	fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
+	fresh.Open(uri, "puppet", text)
+	fresh.Settle(uri)
+	want := fresh.Diagnostics(uri)
+	if len(want) != 1 || !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics with the resource half typed:\n got %+v\nwant %+v (a fresh server's, one syntax error)", got, want)
+	}
+	for _, at := range [][2]int{{2, 11}, {3, 13}, {0, 7}} {
+		if g, w := hover(c, at[0], at[1]), hover(fresh, at[0], at[1]); g != w {
+			t.Errorf("hover at %d:%d with the resource half typed:\n got %s\nwant %s (a fresh server's)", at[0], at[1], g, w)
+		}
+	}
+	typeAt(1, 19, ":")
+	if n.Load() == before {
+		t.Errorf("the keystroke that completes the resource was not analysed")
+	}
+	if d := c.Diagnostics(uri); len(d) != 0 {
+		t.Errorf("diagnostics with the resource complete: %+v", d)
+	}
+}

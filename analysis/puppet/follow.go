@@ -1,0 +1,213 @@
+package puppet
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// How a result follows an edit of code without an analysis
+// (analysis.Result.Follow): a value nobody reads (inert.go), or text the
+// parser drops.
+//
+// Text the parser drops: while a statement is typed into a class it does
+// not parse, and the parser keeps the body's statements that do
+// (parser/puppet recoverBody): the class reads as it did before the
+// statement was begun, with a syntax error. Each keystroke until the
+// statement parses changes only that text: the syntax tree is the one
+// the last analysis read, modulo positions, and a fresh analysis differs
+// from the last result by where things are and by the file's syntax
+// errors. So when
+//   - the old and new trees are the same but for positions (and errors),
+//   - the edit touches no node of either tree whose text a result may
+//     quote (only text between the statements kept, within a definition's
+//     body around them, or between the words of a resource declaration),
+//     and
+//   - the file's runs refuse or run as before (a file with code of its own
+//     refuses its run on a syntax error: errors must not come or go),
+// the result moves through the edit and its syntax errors of the file
+// are read again. analysistest.CheckDroppedEdits holds it to a fresh
+// analysis, typing half statements into every fixture.
+
+// follow is Result.Follow for a Puppet result.
+func (j *inertJudge) follow(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
+	if j.inert(old, cur, m) {
+		return analysis.ShiftResult(r, m, line)
+	}
+	return j.dropped(r, old, cur, m, line)
+}
+
+// dropped moves r through an edit of text the parser drops (see above).
+func (j *inertJudge) dropped(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
+	uri := cur.URI
+	if !strings.HasSuffix(cur.Path, ".pp") && !strings.HasSuffix(uri, ".pp") {
+		return nil, false
+	}
+	at, known := j.order[uri]
+	if !known || len(cur.Text) > maxManifest || len(old.Text) > maxManifest {
+		return nil, false
+	}
+	of, cf := pp.Parse(old.Text), pp.Parse(cur.Text)
+	if j.topLevel[uri] && (len(of.Errors) > 0) != (len(cf.Errors) > 0) {
+		return nil, false
+	}
+	if !untouched(of.Stmts, m.Pre, m.OldEnd) || !untouched(cf.Stmts, m.Pre, m.CurEnd) {
+		return nil, false
+	}
+	if !sameTrees(reflect.ValueOf(of.Stmts), reflect.ValueOf(cf.Stmts)) {
+		return nil, false
+	}
+	// The file's syntax errors are read again: a fresh analysis reports
+	// every file's after all its other diagnostics, file by file in load
+	// order (Analyze). A result laid out otherwise is analysed.
+	rest := make([]analysis.Diagnostic, 0, len(r.Diags))
+	var syntax []analysis.Diagnostic
+	last := -1
+	for _, d := range r.Diags {
+		if d.Code != "syntax" {
+			if syntax != nil {
+				return nil, false
+			}
+			rest = append(rest, d)
+			continue
+		}
+		i, ok := j.order[d.At.URI]
+		if !ok || i < last {
+			return nil, false
+		}
+		last = i
+		if d.At.URI != uri {
+			syntax = append(syntax, d)
+		} else if syntax == nil {
+			syntax = []analysis.Diagnostic{}
+		}
+	}
+	base := &analysis.Result{System: r.System, Graph: r.Graph, Runs: r.Runs, Diags: append(rest, syntax...), Links: r.Links,
+		Files: r.Files, Nodes: r.Nodes, Partial: r.Partial, Follow: r.Follow}
+	moved, ok := analysis.ShiftResult(base, m, line)
+	if !ok {
+		return nil, false
+	}
+	ds := moved.Diags[:len(rest):len(rest)]
+	others := moved.Diags[len(rest):]
+	k := 0
+	for k < len(others) && j.order[others[k].At.URI] < at {
+		k++
+	}
+	ds = append(ds, others[:k]...)
+	for _, e := range cf.Errors {
+		ds = append(ds, analysis.Diagnostic{At: source.Span{URI: uri, Start: e.Pos, End: e.End}, Severity: analysis.Error, Code: "syntax", Message: e.Msg, Source: "puppet"})
+	}
+	moved.Diags = append(ds, others[k:]...)
+	return moved, true
+}
+
+// untouched reports whether the edit [from, to] touches no node of the
+// statements whose text a result may quote: it lies between them, inside
+// a definition's body between the statements kept there, or inside a
+// resource declaration between its words (`file{}` typed `file { }`, a
+// comma after the last attribute).
+func untouched(stmts []pp.Node, from, to int) bool {
+	off := func(l pp.Loc) bool { return to < l.Pos || from > l.End }
+	for _, s := range stmts {
+		l := s.Span()
+		if to < l.Pos || from > l.End {
+			continue
+		}
+		var body []pp.Node
+		head := l.Pos
+		switch d := s.(type) {
+		case *pp.Resource:
+			if d.TypeExpr != nil || !off(d.TypeLoc) || from <= l.Pos || to >= l.End {
+				return false
+			}
+			for _, b := range d.Bodies {
+				if b.Title != nil && !off(*b.Title.Span()) {
+					return false
+				}
+				for _, a := range b.Attrs {
+					if !off(a.NameLoc) || a.Value != nil && !off(*a.Value.Span()) {
+						return false
+					}
+				}
+			}
+			continue
+		case *pp.ClassDef:
+			body, head = d.Body, max(d.NameLoc.End, d.ParentLoc.End)
+			for _, p := range d.Params {
+				head = max(head, p.End)
+			}
+		case *pp.DefineDef:
+			body, head = d.Body, d.NameLoc.End
+			for _, p := range d.Params {
+				head = max(head, p.End)
+			}
+		case *pp.NodeDef:
+			body = d.Body
+			for _, mt := range d.Matches {
+				head = max(head, mt.Span().End)
+			}
+			if d.Parent != nil {
+				head = max(head, d.Parent.Span().End)
+			}
+		default:
+			return false
+		}
+		// inside the braces: after the header, before the closing one
+		if from <= head || to >= l.End || !untouched(body, from, to) {
+			return false
+		}
+	}
+	return true
+}
+
+var locType = reflect.TypeOf(pp.Loc{})
+
+// sameTrees reports whether two syntax trees are the same but for where
+// their nodes are (every pp.Loc is skipped).
+func sameTrees(a, b reflect.Value) bool {
+	if a.Kind() != b.Kind() || a.Type() != b.Type() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return sameTrees(a.Elem(), b.Elem())
+	case reflect.Struct:
+		if a.Type() == locType {
+			return true
+		}
+		for i := 0; i < a.NumField(); i++ {
+			if a.Type().Field(i).Type != locType && !sameTrees(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i := 0; i < a.Len(); i++ {
+			if !sameTrees(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.String:
+		return a.String() == b.String()
+	case reflect.Bool:
+		return a.Bool() == b.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return a.Int() == b.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return a.Uint() == b.Uint()
+	case reflect.Float32, reflect.Float64:
+		return a.Float() == b.Float()
+	}
+	return false // maps, functions, channels: not in a syntax tree
+}
