@@ -40,6 +40,19 @@ func (j *inertJudge) follow(r *analysis.Result, old, cur *source.File, m analysi
 	return j.dropped(r, old, cur, m, line)
 }
 
+// tree parses f, keeping the tree of the text the result read (old: the
+// same while the user types) for the next keystroke.
+func (j *inertJudge) tree(f *source.File) *pp.File {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.oldFile == f {
+		return j.oldTree
+	}
+	t := pp.Parse(f.Text)
+	j.oldFile, j.oldTree = f, t
+	return t
+}
+
 // dropped moves r through an edit of text the parser drops (see above).
 func (j *inertJudge) dropped(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
 	uri := cur.URI
@@ -50,7 +63,7 @@ func (j *inertJudge) dropped(r *analysis.Result, old, cur *source.File, m analys
 	if !known || len(cur.Text) > maxManifest || len(old.Text) > maxManifest {
 		return nil, false
 	}
-	of, cf := pp.Parse(old.Text), pp.Parse(cur.Text)
+	of, cf := j.tree(old), pp.Parse(cur.Text)
 	if j.topLevel[uri] && (len(of.Errors) > 0) != (len(cf.Errors) > 0) {
 		return nil, false
 	}

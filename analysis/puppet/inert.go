@@ -3,6 +3,7 @@ package puppet
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
@@ -68,6 +69,11 @@ type inertJudge struct {
 	// definitions (their own runs refuse to run on a syntax error)
 	order    map[string]int
 	topLevel map[string]bool
+	// the tree of the text the result read, kept between keystrokes
+	// (follow.go)
+	mu      sync.Mutex
+	oldFile *source.File
+	oldTree *pp.File
 }
 
 // inertJudge returns how the result of a follows an edit (follow.go), or
