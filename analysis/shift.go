@@ -198,57 +198,92 @@ func WriteLines(r *Result, ws *source.Workspace) {
 }
 
 // ShiftResult returns r as an analysis of the newer text would give it
-// after the layout-only edit m (see Movable): a copy with every span in
-// m.URI moved and the words of templates written again from the new
-// text (line). False when something of r lies inside the changed region:
-// then only a new analysis knows.
+// after the layout-only edit m (see Movable): every span in m.URI moved
+// and the words of templates written again from the new text (line).
+// False when something of r lies inside the changed region: then only a
+// new analysis knows. What does not move is shared with r (results are
+// never changed once made): on a control repository most nodes, and most
+// runs' steps, lie in other files, and copying them all made a comment
+// cost ~0.1 CPU-s.
 func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Result, bool) {
 	if r == nil {
 		return nil, true
 	}
-	span := func(sp *source.Span) bool {
-		var ok bool
-		*sp, ok = m.Span(*sp)
-		return ok
-	}
-	nodes := make(map[*Node]*Node, len(r.Graph.Nodes))
+	// each node's counterpart (itself when nothing of it moves): by its
+	// place in the graph, or for a node not there (a run restored from an
+	// earlier analysis may hold its own copy) by pointer
+	g := r.Graph.Nodes
+	byIndex := make([]*Node, len(g))
+	other := map[*Node]*Node{}
 	var moveNode func(n *Node) (*Node, bool)
 	moveNode = func(n *Node) (*Node, bool) {
 		if n == nil {
 			return nil, true
 		}
-		if c, ok := nodes[n]; ok {
+		inGraph := n.Index >= 0 && n.Index < len(g) && g[n.Index] == n
+		if inGraph {
+			if c := byIndex[n.Index]; c != nil {
+				return c, true
+			}
+		} else if c, ok := other[n]; ok {
 			return c, true
 		}
-		c := *n
-		nodes[n] = &c
-		if !span(&c.Decl) || !span(&c.Full) {
+		decl, ok1 := m.Span(n.Decl)
+		full, ok2 := m.Span(n.Full)
+		if !ok1 || !ok2 {
 			return nil, false
 		}
-		if len(n.Facts) > 0 {
-			c.Facts = append([]Fact(nil), n.Facts...)
-			for i := range c.Facts {
-				if !ShiftWords(&c.Facts[i].Value, &c.Facts[i].Template, m, line) {
-					return nil, false
-				}
-			}
-		}
-		var ok bool
-		if c.Parent, ok = moveNode(n.Parent); !ok {
-			return nil, false
-		}
-		return &c, true
-	}
-	moveNodes := func(ns []*Node) ([]*Node, bool) {
-		if ns == nil {
-			return nil, true
-		}
-		out := make([]*Node, len(ns))
-		for i, n := range ns {
-			var ok bool
-			if out[i], ok = moveNode(n); !ok {
+		var facts []Fact
+		for i, f := range n.Facts {
+			v, t := f.Value, f.Template
+			if !ShiftWords(&v, &t, m, line) {
 				return nil, false
 			}
+			if v != f.Value || t != f.Template {
+				if facts == nil {
+					facts = append([]Fact(nil), n.Facts...)
+				}
+				facts[i].Value, facts[i].Template = v, t
+			}
+		}
+		parent, ok := moveNode(n.Parent)
+		if !ok {
+			return nil, false
+		}
+		c := n
+		if decl != n.Decl || full != n.Full || facts != nil || parent != n.Parent {
+			cp := *n
+			cp.Decl, cp.Full, cp.Parent = decl, full, parent
+			if facts != nil {
+				cp.Facts = facts
+			}
+			c = &cp
+		}
+		if inGraph {
+			byIndex[n.Index] = c
+		} else {
+			other[n] = c
+		}
+		return c, true
+	}
+	// moveNodes is ns with each node's counterpart: ns itself when none
+	// moved.
+	moveNodes := func(ns []*Node) ([]*Node, bool) {
+		var out []*Node
+		for i, n := range ns {
+			c, ok := moveNode(n)
+			if !ok {
+				return nil, false
+			}
+			if c != n && out == nil {
+				out = append(make([]*Node, 0, len(ns)), ns[:i]...)
+			}
+			if out != nil {
+				out = append(out, c)
+			}
+		}
+		if out == nil {
+			return ns, true
 		}
 		return out, true
 	}
@@ -260,26 +295,40 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 	if r.Graph.Edges != nil {
 		out.Graph.Edges = make([]*Edge, len(r.Graph.Edges))
 		for i, e := range r.Graph.Edges {
+			at, ok := m.Span(e.At)
+			if !ok {
+				return nil, false
+			}
+			from, ok1 := moveNode(e.From)
+			to, ok2 := moveNode(e.To)
+			if !ok1 || !ok2 {
+				return nil, false
+			}
+			if at == e.At && from == e.From && to == e.To {
+				out.Graph.Edges[i] = e
+				continue
+			}
 			c := *e
-			if !span(&c.At) {
-				return nil, false
-			}
-			if c.From, ok = moveNode(e.From); !ok {
-				return nil, false
-			}
-			if c.To, ok = moveNode(e.To); !ok {
-				return nil, false
-			}
+			c.At, c.From, c.To = at, from, to
 			out.Graph.Edges[i] = &c
 		}
 	}
 	if r.Runs != nil {
 		out.Runs = make([]Run, len(r.Runs))
 		for i, run := range r.Runs {
-			run.Steps = append([]Step(nil), run.Steps...)
+			copied := false
 			for j := range run.Steps {
-				if run.Steps[j].Node, ok = moveNode(run.Steps[j].Node); !ok {
+				n := run.Steps[j].Node
+				c, ok := moveNode(n)
+				if !ok {
 					return nil, false
+				}
+				if c != n {
+					if !copied {
+						run.Steps = append([]Step(nil), run.Steps...)
+						copied = true
+					}
+					run.Steps[j].Node = c
 				}
 			}
 			out.Runs[i] = run
@@ -288,13 +337,13 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 	if r.Diags != nil {
 		out.Diags = make([]Diagnostic, len(r.Diags))
 		for i, d := range r.Diags {
-			if !span(&d.At) || !ShiftWords(&d.Message, &d.Template, m, line) {
+			if !span(m, &d.At) || !ShiftWords(&d.Message, &d.Template, m, line) {
 				return nil, false
 			}
 			if d.Related != nil {
 				d.Related = append([]Related(nil), d.Related...)
 				for j := range d.Related {
-					if !span(&d.Related[j].At) {
+					if !span(m, &d.Related[j].At) {
 						return nil, false
 					}
 				}
@@ -308,27 +357,44 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 	if r.Links != nil {
 		out.Links = make([]Link, len(r.Links))
 		for i, l := range r.Links {
-			if !span(&l.At) {
+			if !span(m, &l.At) {
 				return nil, false
 			}
 			if l.Nodes, ok = moveNodes(l.Nodes); !ok {
 				return nil, false
 			}
 			if l.Files != nil {
-				l.Files = append([]source.Span(nil), l.Files...)
-				for j := range l.Files {
-					if f := l.Files[j]; f.Start == 0 && f.End == 0 {
-						continue // a whole file: a line typed first leaves it the whole file
+				files := l.Files
+				l.Files = nil
+				for j, f := range files {
+					moved := f
+					if !(f.Start == 0 && f.End == 0) { // a whole file: a line typed first leaves it the whole file
+						if !span(m, &moved) {
+							return nil, false
+						}
 					}
-					if !span(&l.Files[j]) {
-						return nil, false
+					if moved != f && l.Files == nil {
+						l.Files = append(make([]source.Span, 0, len(files)), files[:j]...)
 					}
+					if l.Files != nil {
+						l.Files = append(l.Files, moved)
+					}
+				}
+				if l.Files == nil {
+					l.Files = files
 				}
 			}
 			out.Links[i] = l
 		}
 	}
 	return out, true
+}
+
+// span moves *sp through m; false when it begins or ends in the edit.
+func span(m Shift, sp *source.Span) bool {
+	var ok bool
+	*sp, ok = m.Span(*sp)
+	return ok
 }
 
 // ShiftWords writes words again from their template (Diagnostic.Template,
