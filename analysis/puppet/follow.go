@@ -63,11 +63,15 @@ func (j *inertJudge) dropped(r *analysis.Result, old, cur *source.File, m analys
 	if !known || len(cur.Text) > maxManifest || len(old.Text) > maxManifest {
 		return nil, false
 	}
-	of, cf := j.tree(old), pp.Parse(cur.Text)
+	of := j.tree(old)
+	if !untouched(of.Stmts, m.Pre, m.OldEnd) {
+		return nil, false // before the new text is parsed: most edits end here
+	}
+	cf := pp.Parse(cur.Text)
 	if j.topLevel[uri] && (len(of.Errors) > 0) != (len(cf.Errors) > 0) {
 		return nil, false
 	}
-	if !untouched(of.Stmts, m.Pre, m.OldEnd) || !untouched(cf.Stmts, m.Pre, m.CurEnd) {
+	if !untouched(cf.Stmts, m.Pre, m.CurEnd) {
 		return nil, false
 	}
 	if !sameTrees(reflect.ValueOf(of.Stmts), reflect.ValueOf(cf.Stmts)) {
