@@ -136,18 +136,25 @@ func TestRequestsDuringLongAnalysis(t *testing.T) {
 	}
 }
 
-// Opening a document in a workspace whose first analysis is long: its
-// lenses and hovers come from the focused analysis of the opened document.
-func TestOpenAnswersBeforeTheWorkspaceIsAnalysed(t *testing.T) {
+// openBeforeAnalysed opens a.toy in a workspace whose complete analysis
+// waits until release is called (slowToy's "block").
+func openBeforeAnalysed(t *testing.T) (c *lsptest.Client, uri string, release func()) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "big.toy"), []byte("step z\n# block\n"), 0o644)
 	s := slowToy{release: make(chan struct{})}
 	var once sync.Once
-	release := func() { once.Do(func() { close(s.release) }) }
-	c, _ := lsptest.Start(t, []analysis.System{s}, root, nil)
+	release = func() { once.Do(func() { close(s.release) }) }
+	c, _ = lsptest.Start(t, []analysis.System{s}, root, nil)
 	t.Cleanup(release)
-	uri := source.PathToURI(filepath.Join(root, "a.toy"))
+	uri = source.PathToURI(filepath.Join(root, "a.toy"))
 	c.Open(uri, "toy", "step a\nstep b\nb after a\n")
+	return c, uri, release
+}
+
+// Opening a document in a workspace whose first analysis is long: its
+// lenses and hovers come from the focused analysis of the opened document.
+func TestOpenAnswersBeforeTheWorkspaceIsAnalysed(t *testing.T) {
+	c, uri, _ := openBeforeAnalysed(t)
 	if h := hoverWithin(t, c, uri, 1, 5, 5*time.Second); !strings.Contains(h.Contents.Value, "Runs **2nd of 2**") {
 		t.Errorf("hover on the opened document: %+v", h)
 	}
@@ -158,15 +165,7 @@ func TestOpenAnswersBeforeTheWorkspaceIsAnalysed(t *testing.T) {
 // so, and does not count the other runs; once the complete analysis
 // lands the lens reads as usual.
 func TestProvisionalLensesSaySo(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "big.toy"), []byte("step z\n# block\n"), 0o644)
-	s := slowToy{release: make(chan struct{})}
-	var once sync.Once
-	release := func() { once.Do(func() { close(s.release) }) }
-	c, _ := lsptest.Start(t, []analysis.System{s}, root, nil)
-	t.Cleanup(release)
-	uri := source.PathToURI(filepath.Join(root, "a.toy"))
-	c.Open(uri, "toy", "step a\nstep b\nb after a\n")
+	c, uri, release := openBeforeAnalysed(t)
 	hoverWithin(t, c, uri, 1, 5, 5*time.Second) // the focused analysis has answered
 	lenses := func() []string {
 		var ls []struct{ Command struct{ Title string } }

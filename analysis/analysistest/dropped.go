@@ -1,15 +1,11 @@
 package analysistest
 
 import (
-	"context"
 	"hash/fnv"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -31,21 +27,7 @@ func CheckDroppedEdits(t *testing.T, newSystem func() analysis.System, paths []s
 	t.Helper()
 	var followed, refused int
 	for _, p := range paths {
-		var ar *txtar.Archive
-		if strings.HasSuffix(p, ".txtar") {
-			var err error
-			if ar, err = txtar.ParseFile(p); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ar = &txtar.Archive{Files: []txtar.File{{Name: filepath.Base(p), Data: data}}}
-		}
-		ar.Comment = append(append([]byte(nil), ar.Comment...), "\nentry: -\n"...)
-		out := Load(t, newSystem(), ar)
+		out := serverFixture(t, newSystem(), p)
 		if out.Result.Follow == nil {
 			continue
 		}
@@ -72,12 +54,7 @@ var typedChars = []string{"a", "x", "'", " ", "=", ">", ",", "{", "}", "$", "[",
 // analysis.
 func typeStatement(t *testing.T, newSystem func() analysis.System, out *Outcome, name string, rnd *rand.Rand, fragments []string, steps int, followed, refused *int) bool {
 	t.Helper()
-	var files []*source.File
-	for _, u := range out.Result.Files {
-		if f := analysis.FileOf(out.WS, u); f != nil {
-			files = append(files, f)
-		}
-	}
+	files := resultFiles(out)
 	if len(files) == 0 {
 		return true
 	}
@@ -115,19 +92,9 @@ func typeStatement(t *testing.T, newSystem func() analysis.System, out *Outcome,
 		before := source.NewFile(old.URI, old.Path, oldText)
 		cur := source.NewFile(old.URI, old.Path, text)
 		next := ws.Fork(cur)
-		line := func(uri string, off int) int {
-			if f := analysis.FileOf(next, uri); f != nil {
-				l, _ := f.Line1Col1(off)
-				return l
-			}
-			return 0
-		}
 		m := analysis.NewShift(old.URI, oldText, text)
-		in := out.Input
-		in.Ctx, in.Workspace = context.Background(), next
-		sys := newSystem()
-		fresh := analysis.Analyze(sys, in, analysis.Files([]analysis.System{sys}, in)[sys])
-		got, ok := prev.FollowEdit(before, cur, m, line)
+		fresh := freshAnalysis(newSystem, out, next)
+		got, ok := prev.FollowEdit(before, cur, m, linesOf(next))
 		if ok {
 			*followed++
 			if g, w := Dump(got), Dump(fresh); g != w {

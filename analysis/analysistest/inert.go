@@ -5,13 +5,9 @@ import (
 	"context"
 	"hash/fnv"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -31,21 +27,7 @@ func CheckInertEdits(t *testing.T, newSystem func() analysis.System, paths []str
 	t.Helper()
 	var moved, refused int
 	for _, p := range paths {
-		var ar *txtar.Archive
-		if strings.HasSuffix(p, ".txtar") {
-			var err error
-			if ar, err = txtar.ParseFile(p); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ar = &txtar.Archive{Files: []txtar.File{{Name: filepath.Base(p), Data: data}}}
-		}
-		ar.Comment = append(append([]byte(nil), ar.Comment...), "\nentry: -\n"...)
-		out := Load(t, newSystem(), ar)
+		out := serverFixture(t, newSystem(), p)
 		if !inertEdits(t, newSystem, out, filepath.Base(p), edits, &moved, &refused) {
 			return
 		}
@@ -101,11 +83,7 @@ func inertEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 		bare       bool // a word or number: edits may touch its ends
 	}
 	var lits, values []lit // values: literals after "=>", an attribute's or a key's
-	for _, u := range out.Result.Files {
-		f := analysis.FileOf(out.WS, u)
-		if f == nil {
-			continue
-		}
+	for _, f := range resultFiles(out) {
 		for _, tok := range analysis.FlattenTokens(tk.Tokens(f), f.Text) {
 			if tok.Kind == analysis.TokString && tok.End-tok.Start >= 2 {
 				lits = append(lits, lit{f: f, start: tok.Start, end: tok.End})
@@ -143,24 +121,13 @@ func inertEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 		cur := source.NewFile(old.URI, old.Path, text)
 		m := analysis.NewShift(old.URI, old.Text, cur.Text)
 		ws := out.WS.Fork(cur)
-		line := func(uri string, off int) int {
-			if f := analysis.FileOf(ws, uri); f != nil {
-				l, _ := f.Line1Col1(off)
-				return l
-			}
-			return 0
-		}
-		got, ok := out.Result.FollowEdit(old, cur, m, line)
+		got, ok := out.Result.FollowEdit(old, cur, m, linesOf(ws))
 		if !ok {
 			*refused++
 			continue
 		}
 		*moved++
-		in := out.Input
-		in.Ctx, in.Workspace = context.Background(), ws
-		sys := newSystem()
-		fresh := analysis.Analyze(sys, in, analysis.Files([]analysis.System{sys}, in)[sys])
-		if g, w := Dump(got), Dump(fresh); g != w {
+		if g, w := Dump(got), Dump(freshAnalysis(newSystem, out, ws)); g != w {
 			t.Errorf("%s: %s edited at byte %d (%q -> %q), judged inert: the moved result is not a fresh analysis's\n%s",
 				name, old.Path, m.Pre, old.Text[m.Pre:m.OldEnd], cur.Text[m.Pre:m.CurEnd], FirstDifference(w, g, "fresh", "moved"))
 			return false

@@ -94,12 +94,7 @@ func layoutEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, n
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	rnd := rand.New(rand.NewSource(int64(h.Sum64())))
-	var files []*source.File
-	for _, u := range out.Result.Files {
-		if f := analysis.FileOf(out.WS, u); f != nil {
-			files = append(files, f)
-		}
-	}
+	files := resultFiles(out)
 	if len(files) == 0 {
 		return true
 	}
@@ -127,24 +122,13 @@ func layoutEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, n
 			continue
 		}
 		ws := out.WS.Fork(cur)
-		line := func(uri string, off int) int {
-			if f := analysis.FileOf(ws, uri); f != nil {
-				l, _ := f.Line1Col1(off)
-				return l
-			}
-			return 0
-		}
-		got, ok := analysis.ShiftResult(out.Result, m, line)
+		got, ok := analysis.ShiftResult(out.Result, m, linesOf(ws))
 		if !ok {
 			*refused++
 			continue
 		}
 		*moved++
-		in := out.Input
-		in.Ctx, in.Workspace = context.Background(), ws
-		sys := newSystem()
-		fresh := analysis.Analyze(sys, in, analysis.Files([]analysis.System{sys}, in)[sys])
-		if g, w := Dump(got), Dump(fresh); g != w {
+		if g, w := Dump(got), Dump(freshAnalysis(newSystem, out, ws)); g != w {
 			t.Errorf("%s: %s edited at byte %d (%q -> %q): the moved result is not a fresh analysis's\n%s",
 				name, old.Path, m.Pre, old.Text[m.Pre:m.OldEnd], cur.Text[m.Pre:m.CurEnd], FirstDifference(w, g, "fresh", "moved"))
 			return false
