@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/analysistest"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -68,5 +69,52 @@ func FuzzAnalyze(f *testing.F) {
 			req.Entry = edited.URI
 		}
 		sys.Analyze(req)
+	})
+}
+
+// FuzzFollow: whatever the manifest and whatever is typed into it, a
+// result that follows the edit without an analysis (Result.Follow: a
+// value nobody reads, text the parser drops) reads exactly as a fresh
+// analysis of the new text, and nothing panics.
+func FuzzFollow(f *testing.F) {
+	for _, s := range []string{
+		"class web {\n  file { '/etc/web': ensure => directory, mode => '0755' }\n  notify { 'n': require => File['/etc/web'] }\n}\ninclude web\n",
+		"file { '/a': owner => 'u', mode => '0644' }\nuser { 'u': }\nFile <| mode == '0644' |>\n",
+		"class c {\n  if $x == 'a' { notify { 'a': message => \"hi\" } }\n  package { 'p' }\n}\ninclude c\n",
+		"notify { 'a': message => @(EOT)\n  text\n  | EOT\n}\n",
+	} {
+		f.Add([]byte(s), uint16(len(s)/2), "x")
+		f.Add([]byte(s), uint16(len(s)/3), " ")
+		f.Add([]byte(s), uint16(20), "'")
+	}
+	f.Fuzz(func(t *testing.T, src []byte, at uint16, ins string) {
+		if len(src) > 4096 || len(ins) > 64 {
+			return
+		}
+		i := int(at) % (len(src) + 1)
+		analyse := func(text []byte) (*analysis.Result, *source.File, *source.Workspace) {
+			ws := source.NewWorkspace()
+			file := source.NewFile("untitled:fuzz.pp", "", text)
+			ws.SetOverlay(file)
+			in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
+			return analysis.Analyze(puppet.New(), in, []*source.File{file}), file, ws
+		}
+		prev, old, _ := analyse(src)
+		text := append(append(append([]byte(nil), src[:i]...), ins...), src[i:]...)
+		fresh, cur, ws := analyse(text)
+		line := func(uri string, off int) int {
+			if f := analysis.FileOf(ws, uri); f != nil {
+				l, _ := f.Line1Col1(off)
+				return l
+			}
+			return 0
+		}
+		got, ok := prev.FollowEdit(old, cur, analysis.NewShift(old.URI, old.Text, cur.Text), line)
+		if !ok {
+			return
+		}
+		if g, w := analysistest.Dump(got), analysistest.Dump(fresh); g != w {
+			t.Fatalf("%q typed at %d, followed: not a fresh analysis's\n%s", ins, i, analysistest.FirstDifference(w, g, "fresh", "followed"))
+		}
 	})
 }
