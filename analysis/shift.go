@@ -401,8 +401,8 @@ func span(m Shift, sp *source.Span) bool {
 // Fact.Template) moved through m; false when a place they name lies in
 // the edit. Words without a template stay.
 func ShiftWords(words, tmpl *string, m Shift, line func(uri string, off int) int) bool {
-	if *tmpl == "" {
-		return true
+	if *tmpl == "" || !strings.Contains(*tmpl, markOpen+m.URI+markSep) {
+		return true // no place in the edited document: the words stand
 	}
 	t, ok := shiftMarks(*tmpl, m)
 	if !ok {
