@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -136,5 +137,70 @@ func TestHalfTypedStatementIsNotAnalysed(t *testing.T) {
 	}
 	if d := c.Diagnostics(uri); len(d) != 0 {
 		t.Errorf("diagnostics with the resource complete: %+v", d)
+	}
+}
+
+// An attribute typed into a resource the class already has: until it
+// parses, the parser reads the resource without that line, so the
+// resource keeps its lens and the last result follows each keystroke; its
+// value, a mode nobody reads, is followed too. Only the keystroke that
+// makes the attribute parse (the quotes) is analysed.
+func TestAttributeTypedIsNotAnalysed(t *testing.T) {
+	root := t.TempDir()
+	class := "class web {\n  file { '/etc/web':\n    ensure => directory,\n  }\n  notify { 'n': require => File['/etc/web'] }\n}\n"
+	writeFiles(t, root, map[string]string{"site.pp": "include web\n", "modules/web/manifests/init.pp": class})
+	uri := source.PathToURI(filepath.Join(root, "modules/web/manifests/init.pp"))
+	var n atomic.Int32
+	c, _ := lsptest.Start(t, []analysis.System{counted{puppet.New().(*puppet.System), &n}}, root, nil)
+	c.Open(uri, "puppet", class)
+	c.Settle(uri)
+	text, version := class, 1
+	typeAt := func(line, char int, s string) {
+		version++
+		c.Edit(uri, version, lsptest.Range{Start: lsptest.Position{Line: line, Character: char}, End: lsptest.Position{Line: line, Character: char}}, s)
+		lines := strings.SplitAfter(text, "\n")
+		lines[line] = lines[line][:char] + s + lines[line][char:]
+		text = strings.Join(lines, "")
+		c.Settle(uri)
+	}
+	lensLines := func() []int {
+		var ls []struct{ Range lsptest.Range }
+		if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &ls); err != nil {
+			t.Fatal(err)
+		}
+		var out []int
+		for _, l := range ls {
+			out = append(out, l.Range.Start.Line)
+		}
+		return out
+	}
+	before := n.Load()
+	typeAt(3, 0, "    \n")
+	for i, ch := range "mode =>" {
+		typeAt(3, 4+i, string(ch))
+	}
+	if after := n.Load(); after != before {
+		t.Errorf("an attribute half typed into a resource was analysed: %d analyses before it, %d after", before, after)
+	}
+	if ls := lensLines(); !slices.Contains(ls, 1) {
+		t.Errorf("lenses on lines %v while the attribute is typed: the resource on line 1 lost its lens", ls)
+	}
+	typeAt(3, 11, " ''") // the quotes, paired by the editor: the attribute parses
+	before = n.Load()
+	for i, ch := range "0644" {
+		typeAt(3, 13+i, string(ch))
+	}
+	typeAt(3, 18, ",")
+	if after := n.Load(); after != before {
+		t.Errorf("a mode typed and its comma were analysed: %d analyses before, %d after", before, after)
+	}
+	fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
+	fresh.Open(uri, "puppet", text)
+	fresh.Settle(uri)
+	if got, want := c.Diagnostics(uri), fresh.Diagnostics(uri); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics after the attribute:\n got %+v\nwant %+v (a fresh server's)", got, want)
+	}
+	if !strings.Contains(text, "    mode => '0644',\n") {
+		t.Fatalf("the text typed: %q", text)
 	}
 }

@@ -128,10 +128,12 @@ func (j *inertJudge) dropped(r *analysis.Result, old, cur *source.File, m analys
 // resource declaration between its words (`file{}` typed `file { }`, a
 // comma after the last attribute).
 func untouched(stmts []pp.Node, from, to int) bool {
-	off := func(l pp.Loc) bool { return to < l.Pos || from > l.End }
+	// an edit that only touches a node's ends leaves its text as it was:
+	// what it adds or takes there is outside it, or the tree differs
+	off := func(l pp.Loc) bool { return to <= l.Pos || from >= l.End }
 	for _, s := range stmts {
 		l := s.Span()
-		if to < l.Pos || from > l.End {
+		if off(*l) {
 			continue
 		}
 		var body []pp.Node

@@ -169,6 +169,48 @@ func TestRecovery(t *testing.T) {
 	}
 }
 
+// An attribute half typed into a resource costs that line only: the
+// resource is read without it (its other attributes, its place), with
+// the chunk's error kept, in a class body and at the top level; a body
+// with two broken lines, or a statement that declares no resource, is
+// still dropped.
+func TestRecoverResource(t *testing.T) {
+	cases := []struct {
+		src  string
+		want string // the resources kept: title: attribute names
+	}{
+		{"class web {\n  file { '/etc/web':\n    ensure => directory,\n    mo\n  }\n  notify { 'n': }\n}\n", "/etc/web: ensure; n:"},
+		{"file { '/etc/web':\n  ensure => directory,\n  mode =>\n}\nnotify { 'n': }\n", "/etc/web: ensure; n:"},
+		{"@file { '/v':\n  ensure => file,\n  owner => 'root' x,\n  group => 'root',\n}\n", "/v: ensure group"},
+		{"file { '/etc/web':\n  ensure => ,\n  mode =>\n}\nnotify { 'n': }\n", "n:"},
+		{"class web {\n  if $x {\n    mo =>\n  }\n  notify { 'n': }\n}\n", "n:"},
+	}
+	for _, c := range cases {
+		f := Parse([]byte(c.src))
+		if len(f.Errors) != 1 {
+			t.Errorf("%q: errors %+v, want the one", c.src, f.Errors)
+		}
+		var got []string
+		for _, s := range f.Stmts {
+			Walk(s, func(n Node) bool {
+				if r, ok := n.(*Resource); ok {
+					for _, b := range r.Bodies {
+						w := b.Title.(*Str).Value + ":"
+						for _, a := range b.Attrs {
+							w += " " + a.Name
+						}
+						got = append(got, w)
+					}
+				}
+				return true
+			})
+		}
+		if strings.Join(got, "; ") != c.want {
+			t.Errorf("%q: kept %q, want %q", c.src, strings.Join(got, "; "), c.want)
+		}
+	}
+}
+
 // Editing one statement re-parses only its chunk; the others are reused
 // and shifted to their new offsets.
 func TestIncremental(t *testing.T) {
