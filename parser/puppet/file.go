@@ -394,7 +394,7 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 	}
 	if body := cx.recoverBody(toks, r, parse); body != nil {
 		stmts = body
-	} else if res := recoverResource(cx.src, toks, r, parse); res != nil {
+	} else if res := recoverStatement(cx.src, toks, r, parse); res != nil {
 		stmts = res
 	}
 	return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, Err: err, hash: h, nested: nestedDefinitions(stmts, true)}}
@@ -467,7 +467,7 @@ func (cx *chunker) recoverBody(toks []Token, r tokRange, parse func([]byte, []To
 	for _, sr := range splitStatements(cx.src, toks, lb+1, rb, false) {
 		if ss, err := parse(cx.src, toks[sr.a:sr.b+1], &toks[sr.b]); err == nil {
 			body = append(body, ss...)
-		} else if ss := recoverResource(cx.src, toks, sr, parse); ss != nil {
+		} else if ss := recoverStatement(cx.src, toks, sr, parse); ss != nil {
 			body = append(body, ss...)
 		}
 	}
@@ -484,84 +484,69 @@ func (cx *chunker) recoverBody(toks []Token, r tokRange, parse func([]byte, []To
 	return defs
 }
 
-// notTypes are the words that begin a statement with a brace but do not
-// declare resources.
-var notTypes = map[string]bool{"if": true, "unless": true, "case": true, "else": true, "elsif": true, "node": true,
-	"define": true, "function": true, "plan": true, "type": true, "application": true, "site": true}
-
-// maxDroppedLines bounds the lines of a resource body recoverResource
-// tries to read without, last first: the one being typed is most often at
-// the end, and each try is a parse of the whole statement.
+// maxDroppedLines bounds the lines recoverStatement tries to read a
+// statement without, last first: the one being typed is most often at the
+// end, and each try is a parse of the whole statement.
 const maxDroppedLines = 8
 
-// recoverResource reads a resource declaration that does not parse
-// (toks[r.a:r.b], toks[r.b] the token after it) as it reads without one
-// line of its body: the attribute being typed (`file { '/x':` ... `mo`
-// ... `}`). The statement keeps its place, the line's text lies inside
-// it, and the chunk keeps its error. Without it the whole resource went
-// while an attribute was typed into it: its lens, hints and hover
+// recoverStatement reads a statement that does not parse (toks[r.a:r.b],
+// toks[r.b] the token after it) as it reads without one of its lines: the
+// attribute being typed into a resource (`file { '/x':` ... `mo` ... `}`),
+// a resource half typed into an `if` block. Only a line after the first
+// whose brackets close what they open, and nothing before them, may go:
+// the statement's structure (its braces, `} else {`) stays as written.
+// The statement keeps its place, the line's text lies inside it, and the
+// chunk keeps its error. Without it the whole statement went while a line
+// of it was typed: the lenses, hints and hovers of what it declares
 // vanished at each keystroke, and the analysis changed (the result could
-// not follow the keystroke, analysis.Result.Follow). nil when r is not a
-// resource declaration whose braces close at its end, or no single line
-// of its body makes it parse.
-func recoverResource(src []byte, toks []Token, r tokRange, parse func([]byte, []Token, *Token) ([]Node, *Error)) []Node {
-	i := r.a
-	if t := &toks[i]; t.Kind == TPunct && (t.Val == "@" || t.Val == "@@") {
-		i++
-	}
-	if i+1 >= r.b || toks[i].Kind != TName || notTypes[toks[i].Val] || toks[i+1].Kind != TPunct || toks[i+1].Val != "{" {
-		return nil
-	}
-	lb, rb := i+1, r.b-1
-	if toks[rb].Kind != TPunct || toks[rb].Val != "}" {
-		return nil
-	}
-	depth := 0
-	for k := lb; k <= rb; k++ {
-		if t := &toks[k]; t.Kind == TPunct {
-			switch t.Val {
-			case "{", "[", "(":
-				depth++
-			case "}", "]", ")":
-				depth--
-			}
-		}
-		if depth <= 0 && k < rb {
-			return nil // the body closes before the statement ends
-		}
-	}
-	// the body's lines that begin on a line of their own, before the line
-	// of the closing brace (when it has one of its own)
+// not follow the keystroke, analysis.Result.Follow). nil when no single
+// line makes it parse.
+func recoverStatement(src []byte, toks []Token, r tokRange, parse func([]byte, []Token, *Token) ([]Node, *Error)) []Node {
+	// the lines after the first: [starts[k], starts[k+1])
 	var starts []int
-	for k := lb + 1; k <= rb; k++ {
+	for k := r.a + 1; k < r.b; k++ {
 		if toks[k].NL {
 			starts = append(starts, k)
 		}
 	}
-	end := rb
-	if toks[rb].NL && len(starts) > 0 {
-		starts = starts[:len(starts)-1] // the closing brace's own line stays
-	}
 	tried := 0
 	for n := len(starts) - 1; n >= 0 && tried < maxDroppedLines; n-- {
-		a, b := starts[n], end
+		a, b := starts[n], r.b
 		if n+1 < len(starts) {
 			b = starts[n+1]
-		} else if toks[rb].NL {
-			b = rb
 		}
-		if a >= b {
+		if !selfContained(toks[a:b]) {
 			continue
 		}
 		tried++
 		without := make([]Token, 0, r.b-r.a-(b-a)+1)
 		without = append(without, toks[r.a:a]...)
 		without = append(without, toks[b:r.b+1]...)
-		if stmts, err := parse(src, without, &without[len(without)-1]); err == nil && len(stmts) == 1 {
+		if stmts, err := parse(src, without, &without[len(without)-1]); err == nil && len(stmts) > 0 {
 			return stmts
 		}
 	}
 	return nil
+}
+
+// selfContained reports whether a line's brackets close what they open,
+// and nothing opened before it.
+func selfContained(line []Token) bool {
+	depth := 0
+	for i := range line {
+		if t := &line[i]; t.Kind == TPunct {
+			switch t.Val {
+			case "{", "[", "(":
+				depth++
+			case "}", "]", ")":
+				depth--
+				if depth < 0 {
+					return false
+				}
+			}
+		}
+	}
+	return depth == 0
 }
 
 // splitChunks cuts the token list (ending with TEOF) into top-level

@@ -169,12 +169,14 @@ func TestRecovery(t *testing.T) {
 	}
 }
 
-// An attribute half typed into a resource costs that line only: the
-// resource is read without it (its other attributes, its place), with
-// the chunk's error kept, in a class body and at the top level; a body
-// with two broken lines, or a statement that declares no resource, is
-// still dropped.
-func TestRecoverResource(t *testing.T) {
+// A line half typed into a statement costs that line only: a resource is
+// read without the attribute being typed (its other attributes, its
+// place), an `if` block without the resource being typed into it, with
+// the chunk's error kept, in a class body and at the top level. A
+// statement with two broken lines is still dropped, and no line that
+// opens or closes more than it closes or opens goes: a broken `} els {`
+// is not read as one branch (the `if` before it stands alone).
+func TestRecoverStatement(t *testing.T) {
 	cases := []struct {
 		src  string
 		want string // the resources kept: title: attribute names
@@ -184,6 +186,9 @@ func TestRecoverResource(t *testing.T) {
 		{"@file { '/v':\n  ensure => file,\n  owner => 'root' x,\n  group => 'root',\n}\n", "/v: ensure group"},
 		{"file { '/etc/web':\n  ensure => ,\n  mode =>\n}\nnotify { 'n': }\n", "n:"},
 		{"class web {\n  if $x {\n    mo =>\n  }\n  notify { 'n': }\n}\n", "n:"},
+		{"class web {\n  if $x {\n    notify { 'a': }\n    notify { 'b' }\n  }\n  notify { 'n': }\n}\n", "a:; n:"},
+		{"class web {\n  if $x {\n    notify { 'a': }\n  } els {\n    notify { 'b': }\n  }\n  notify { 'n': }\n}\n", "a:; n:"}, // the if stands, its broken else goes
+		{"notify { 'a':\n  message => 'x',\n} els {\n  notify { 'b': }\n}\n", "a: message"},
 	}
 	for _, c := range cases {
 		f := Parse([]byte(c.src))
