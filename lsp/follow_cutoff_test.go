@@ -82,24 +82,8 @@ func TestValueEditIsNotAnalysed(t *testing.T) {
 // keystroke instead of an analysis; its diagnostics and hovers are a
 // fresh server's. The keystroke that completes it is analysed.
 func TestHalfTypedStatementIsNotAnalysed(t *testing.T) {
-	root := t.TempDir()
-	class := "class web {\n  file { '/etc/web': ensure => directory }\n  notify { 'n': require => File['/etc/web'] }\n}\n"
-	writeFiles(t, root, map[string]string{"site.pp": "include web\n", "modules/web/manifests/init.pp": class})
-	uri := source.PathToURI(filepath.Join(root, "modules/web/manifests/init.pp"))
-	var n atomic.Int32
-	c, _ := lsptest.Start(t, []analysis.System{counted{puppet.New().(*puppet.System), &n}}, root, nil)
-	c.Open(uri, "puppet", class)
-	c.Settle(uri)
-	text := class
-	version := 1
-	typeAt := func(line, char int, s string) {
-		version++
-		c.Edit(uri, version, lsptest.Range{Start: lsptest.Position{Line: line, Character: char}, End: lsptest.Position{Line: line, Character: char}}, s)
-		lines := strings.SplitAfter(text, "\n")
-		lines[line] = lines[line][:char] + s + lines[line][char:]
-		text = strings.Join(lines, "")
-		c.Settle(uri)
-	}
+	ts := startTyping(t, "class web {\n  file { '/etc/web': ensure => directory }\n  notify { 'n': require => File['/etc/web'] }\n}\n")
+	c, uri, n, typeAt, root := ts.c, ts.uri, ts.n, ts.typeAt, ts.root
 	// `package {  }` parses (an empty resource expression), and so does the
 	// class without it once the quotes make it a syntax error: analysed
 	typeAt(1, 0, "  package {  }\n")
@@ -120,7 +104,7 @@ func TestHalfTypedStatementIsNotAnalysed(t *testing.T) {
 		return string(h)
 	}
 	fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
-	fresh.Open(uri, "puppet", text)
+	fresh.Open(uri, "puppet", *ts.text)
 	fresh.Settle(uri)
 	want := fresh.Diagnostics(uri)
 	if len(want) != 1 || !reflect.DeepEqual(got, want) {
@@ -146,23 +130,8 @@ func TestHalfTypedStatementIsNotAnalysed(t *testing.T) {
 // value, a mode nobody reads, is followed too. Only the keystroke that
 // makes the attribute parse (the quotes) is analysed.
 func TestAttributeTypedIsNotAnalysed(t *testing.T) {
-	root := t.TempDir()
-	class := "class web {\n  file { '/etc/web':\n    ensure => directory,\n  }\n  notify { 'n': require => File['/etc/web'] }\n}\n"
-	writeFiles(t, root, map[string]string{"site.pp": "include web\n", "modules/web/manifests/init.pp": class})
-	uri := source.PathToURI(filepath.Join(root, "modules/web/manifests/init.pp"))
-	var n atomic.Int32
-	c, _ := lsptest.Start(t, []analysis.System{counted{puppet.New().(*puppet.System), &n}}, root, nil)
-	c.Open(uri, "puppet", class)
-	c.Settle(uri)
-	text, version := class, 1
-	typeAt := func(line, char int, s string) {
-		version++
-		c.Edit(uri, version, lsptest.Range{Start: lsptest.Position{Line: line, Character: char}, End: lsptest.Position{Line: line, Character: char}}, s)
-		lines := strings.SplitAfter(text, "\n")
-		lines[line] = lines[line][:char] + s + lines[line][char:]
-		text = strings.Join(lines, "")
-		c.Settle(uri)
-	}
+	ts := startTyping(t, "class web {\n  file { '/etc/web':\n    ensure => directory,\n  }\n  notify { 'n': require => File['/etc/web'] }\n}\n")
+	c, uri, n, typeAt, root := ts.c, ts.uri, ts.n, ts.typeAt, ts.root
 	lensLines := func() []int {
 		var ls []struct{ Range lsptest.Range }
 		if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &ls); err != nil {
@@ -195,12 +164,44 @@ func TestAttributeTypedIsNotAnalysed(t *testing.T) {
 		t.Errorf("a mode typed and its comma were analysed: %d analyses before, %d after", before, after)
 	}
 	fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
-	fresh.Open(uri, "puppet", text)
+	fresh.Open(uri, "puppet", *ts.text)
 	fresh.Settle(uri)
 	if got, want := c.Diagnostics(uri), fresh.Diagnostics(uri); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
 		t.Errorf("diagnostics after the attribute:\n got %+v\nwant %+v (a fresh server's)", got, want)
 	}
-	if !strings.Contains(text, "    mode => '0644',\n") {
-		t.Fatalf("the text typed: %q", text)
+	if !strings.Contains(*ts.text, "    mode => '0644',\n") {
+		t.Fatalf("the text typed: %q", *ts.text)
 	}
+}
+
+// typing is a server (its Puppet analyses counted) on a workspace whose
+// class web (modules/web/manifests/init.pp, open) holds class, and a way
+// to type into it as an editor does, one insertion at a time, each
+// settled.
+type typing struct {
+	c      *lsptest.Client
+	root   string
+	uri    string
+	n      *atomic.Int32
+	text   *string
+	typeAt func(line, char int, s string)
+}
+
+func startTyping(t *testing.T, class string) typing {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"site.pp": "include web\n", "modules/web/manifests/init.pp": class})
+	ts := typing{root: root, uri: source.PathToURI(filepath.Join(root, "modules/web/manifests/init.pp")), n: &atomic.Int32{}, text: &class}
+	ts.c, _ = lsptest.Start(t, []analysis.System{counted{puppet.New().(*puppet.System), ts.n}}, root, nil)
+	ts.c.Open(ts.uri, "puppet", class)
+	ts.c.Settle(ts.uri)
+	version := 1
+	ts.typeAt = func(line, char int, s string) {
+		version++
+		ts.c.Edit(ts.uri, version, lsptest.Range{Start: lsptest.Position{Line: line, Character: char}, End: lsptest.Position{Line: line, Character: char}}, s)
+		lines := strings.SplitAfter(*ts.text, "\n")
+		lines[line] = lines[line][:char] + s + lines[line][char:]
+		*ts.text = strings.Join(lines, "")
+		ts.c.Settle(ts.uri)
+	}
+	return ts
 }
