@@ -3,6 +3,7 @@ package puppet
 import (
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
@@ -33,16 +34,120 @@ import (
 // analysis, typing half statements into every fixture.
 
 // follow is Result.Follow for a Puppet result.
-func (j *inertJudge) follow(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
+func (j *followJudge) follow(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
 	if j.inert(old, cur, m) {
 		return analysis.ShiftResult(r, m, line)
 	}
 	return j.dropped(r, old, cur, m, line)
 }
 
+// followJudge is what one complete analysis read that decides how its
+// result follows an edit (follow.go): the attribute names its
+// workspace's collectors query, and its files' order and kinds.
+type followJudge struct {
+	sys     *System
+	queried map[string]bool
+	anyAttr bool // a query names an attribute we cannot read
+	// order: each file's place in the analysis's load (its syntax errors
+	// are reported in that order); topLevel: the files with code besides
+	// definitions (their own runs refuse to run on a syntax error)
+	order    map[string]int
+	topLevel map[string]bool
+	// the tree of the text the result read, kept between keystrokes
+	// (follow.go)
+	mu      sync.Mutex
+	oldFile *source.File
+	oldTree *pp.File
+}
+
+// followJudge returns how the result of a follows an edit (follow.go), or
+// nil when a did not read the whole workspace (a focused or canceled
+// analysis, or one of a single entry file).
+func (s *System) followJudge(a *analyzer) func(*analysis.Result, *source.File, *source.File, analysis.Shift, func(string, int) int) (*analysis.Result, bool) {
+	if a.strict || a.req.Once || a.partial || !a.loadedAll || a.canceled() {
+		return nil
+	}
+	j := &followJudge{sys: s, queried: map[string]bool{}, order: make(map[string]int, len(a.order)), topLevel: map[string]bool{}}
+	for i, fi := range a.order {
+		j.order[fi.uri] = i
+		if fi.topLevel {
+			j.topLevel[fi.uri] = true
+		}
+	}
+	s.mu.Lock()
+	prev := s.queries
+	next := make(map[*pp.File]fileQueries, len(a.order))
+	for _, fi := range a.order {
+		if fi.ast == nil {
+			s.mu.Unlock()
+			return nil // let go (a one-shot analysis): not known
+		}
+		q, ok := prev[fi.ast]
+		if !ok {
+			q = queriesOf(fi.ast)
+		}
+		next[fi.ast] = q
+		for _, n := range q.names {
+			j.queried[n] = true
+		}
+		j.anyAttr = j.anyAttr || q.any
+	}
+	s.queries = next
+	s.mu.Unlock()
+	return j.follow
+}
+
+// fileQueries are the attribute names one file's collectors query.
+type fileQueries struct {
+	names []string
+	any   bool
+}
+
+func queriesOf(f *pp.File) fileQueries {
+	var q fileQueries
+	var query func(n pp.Node)
+	query = func(n pp.Node) {
+		switch t := n.(type) {
+		case nil:
+		case *pp.Paren:
+			query(t.X)
+		case *pp.Binary:
+			switch t.Op {
+			case "and", "or":
+				query(t.Left)
+				query(t.Right)
+			default:
+				switch l := t.Left.(type) {
+				case *pp.Name:
+					q.names = append(q.names, l.Value)
+				case *pp.Str:
+					if l.Interpolated() {
+						q.any = true
+					} else {
+						q.names = append(q.names, l.Value)
+					}
+				default:
+					q.any = true
+				}
+			}
+		default:
+			q.any = true
+		}
+	}
+	for _, s := range f.Stmts {
+		pp.Walk(s, func(n pp.Node) bool {
+			if c, ok := n.(*pp.Collector); ok {
+				query(c.Query)
+			}
+			return true
+		})
+	}
+	return q
+}
+
 // tree parses f, keeping the tree of the text the result read (old: the
 // same while the user types) for the next keystroke.
-func (j *inertJudge) tree(f *source.File) *pp.File {
+func (j *followJudge) tree(f *source.File) *pp.File {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.oldFile == f {
@@ -54,7 +159,7 @@ func (j *inertJudge) tree(f *source.File) *pp.File {
 }
 
 // dropped moves r through an edit of text the parser drops (see above).
-func (j *inertJudge) dropped(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
+func (j *followJudge) dropped(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
 	uri := cur.URI
 	if !strings.HasSuffix(cur.Path, ".pp") && !strings.HasSuffix(uri, ".pp") {
 		return nil, false

@@ -52,7 +52,7 @@ func TestInertJudgement(t *testing.T) {
 		curText := c.edit[:i] + c.edit[bar+len("¦"):j] + c.edit[j+len("⟧"):]
 		old := source.NewFile("file:///w/site.pp", "/w/site.pp", []byte(oldText))
 		cur := source.NewFile("file:///w/site.pp", "/w/site.pp", []byte(curText))
-		j1 := &inertJudge{sys: New().(*System), queried: map[string]bool{}}
+		j1 := &followJudge{sys: New().(*System), queried: map[string]bool{}}
 		if c.queried != "" {
 			j1.queried[c.queried] = true
 		}

@@ -553,7 +553,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			a.addDiag(analysis.Diagnostic{At: source.Span{URI: fi.uri, Start: e.Pos, End: e.End}, Severity: analysis.Error, Code: "syntax", Message: e.Msg})
 		}
 	}
-	res.Follow = s.inertJudge(a)
+	res.Follow = s.followJudge(a)
 	res.Graph = a.graph
 	res.Runs = runs
 	res.Diags = a.diags
