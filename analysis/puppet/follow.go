@@ -15,9 +15,10 @@ import (
 // parser drops.
 //
 // Text the parser drops: while a statement is typed into a class it does
-// not parse, and the parser keeps the body's statements that do
-// (parser/puppet recoverBody): the class reads as it did before the
-// statement was begun, with a syntax error. Each keystroke until the
+// not parse, and the parser keeps the body's statements that do, and of
+// a statement being typed into, all but the line being typed (parser/puppet
+// recoverBody, recoverStatement): the class reads as it did before the
+// line was begun, with a syntax error. Each keystroke until the
 // statement parses changes only that text: the syntax tree is the one
 // the last analysis read, modulo positions, and a fresh analysis differs
 // from the last result by where things are and by the file's syntax
@@ -42,8 +43,8 @@ func (j *followJudge) follow(r *analysis.Result, old, cur *source.File, m analys
 }
 
 // followJudge is what one complete analysis read that decides how its
-// result follows an edit (follow.go): the attribute names its
-// workspace's collectors query, and its files' order and kinds.
+// result follows an edit: the attribute names its workspace's collectors
+// query (inert.go), and its files' order and kinds.
 type followJudge struct {
 	sys     *System
 	queried map[string]bool
@@ -54,7 +55,6 @@ type followJudge struct {
 	order    map[string]int
 	topLevel map[string]bool
 	// the tree of the text the result read, kept between keystrokes
-	// (follow.go)
 	mu      sync.Mutex
 	oldFile *source.File
 	oldTree *pp.File
