@@ -1,7 +1,6 @@
 package lsp_test
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -17,7 +16,7 @@ import (
 
 // A value nothing reads (a file's mode), typed over, is not analysed:
 // the last result moves through the edit (the early cutoff for values,
-// analysis.Result.Inert), and every answer is a fresh server's on the
+// analysis.Result.Follow), and every answer is a fresh server's on the
 // same text. A value a rule reads (the owner, which autorequires the
 // user) is analysed again.
 func TestValueEditIsNotAnalysed(t *testing.T) {
@@ -31,13 +30,7 @@ func TestValueEditIsNotAnalysed(t *testing.T) {
 	c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 1 })
 	c.Settle(uri)
 	before := n.Load()
-	hover := func(c *lsptest.Client, line, char int) string {
-		var h json.RawMessage
-		if err := c.Call("textDocument/hover", lsptest.Pos(uri, line, char), &h); err != nil {
-			t.Fatal(err)
-		}
-		return string(h)
-	}
+	hover := func(c *lsptest.Client, line, char int) string { return hoverJSON(t, c, uri, line, char) }
 
 	// '0644' -> '0600': "44" typed over by "00"
 	c.Edit(uri, 2, lsptest.Range{Start: lsptest.Position{Line: 1, Character: 14}, End: lsptest.Position{Line: 1, Character: 16}}, "0000")
@@ -96,13 +89,7 @@ func TestHalfTypedStatementIsNotAnalysed(t *testing.T) {
 		t.Errorf("a title typed into a resource half typed was analysed: %d analyses before it, %d after", before, after)
 	}
 	got := c.Diagnostics(uri)
-	hover := func(c *lsptest.Client, line, char int) string {
-		var h json.RawMessage
-		if err := c.Call("textDocument/hover", lsptest.Pos(uri, line, char), &h); err != nil {
-			t.Fatal(err)
-		}
-		return string(h)
-	}
+	hover := func(c *lsptest.Client, line, char int) string { return hoverJSON(t, c, uri, line, char) }
 	fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
 	fresh.Open(uri, "puppet", *ts.text)
 	fresh.Settle(uri)

@@ -51,13 +51,7 @@ func TestLayoutEditIsNotAnalysed(t *testing.T) {
 	if after := n.Load(); after != before {
 		t.Errorf("a comment line was analysed: %d analyses before it, %d after", before, after)
 	}
-	hover := func(c *lsptest.Client, line, char int) string {
-		var h json.RawMessage
-		if err := c.Call("textDocument/hover", lsptest.Pos(uri, line, char), &h); err != nil {
-			t.Fatal(err)
-		}
-		return string(h)
-	}
+	hover := func(c *lsptest.Client, line, char int) string { return hoverJSON(t, c, uri, line, char) }
 	movedHover := hover(c, 3, 12) // Service['svc'], refreshed by the file's notify on line 6
 	if !strings.Contains(movedHover, "notify at site.pp:6") {
 		t.Errorf("hover of the refreshed service after the comment: %s", movedHover)
@@ -111,4 +105,15 @@ func TestSaveIsNotAnalysed(t *testing.T) {
 	if n.Load() == before {
 		t.Errorf("a file changed on disk was not analysed")
 	}
+}
+
+// hoverJSON is the server's answer to a hover at line:char of uri, as
+// sent: the tests compare it whole with a fresh server's.
+func hoverJSON(t *testing.T, c *lsptest.Client, uri string, line, char int) string {
+	t.Helper()
+	var h json.RawMessage
+	if err := c.Call("textDocument/hover", lsptest.Pos(uri, line, char), &h); err != nil {
+		t.Fatal(err)
+	}
+	return string(h)
 }

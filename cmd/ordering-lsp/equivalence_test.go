@@ -135,7 +135,7 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) i
 	lay := rand.New(rand.NewSource(seed ^ 0x1a7001))
 	// values typed over after "=>" (a file's mode, an ensure): edits the
 	// server may answer by moving its last result when nothing reads the
-	// attribute (analysis.Result.Inert); some bursts are nothing else, so
+	// attribute (analysis.Result.Follow); some bursts are nothing else, so
 	// that the move is taken and compared
 	val := rand.New(rand.NewSource(seed ^ 0x7a1e5))
 	settles, moved := 0, 0
