@@ -84,12 +84,26 @@ func (r *Result) Index() {
 // which containers hold steps. A map of slices grown by append cost
 // 120 ms per analysis on operations-puppet's 309,000 steps, paid after
 // every edit before the result answered anything.
+//
+// Entries name a run and a step by number, not by pointer: a result moved
+// through an edit (ShiftResult) keeps every run and step at its number, so
+// it shares the table instead of building it again (~30 ms of every
+// followed keystroke on operations-puppet).
 type posIndex struct {
 	start        []int32
-	at           []RunPos
+	at           []posEntry
 	holding      []bool
-	other        map[*Node][]RunPos // nodes that are not in the graph at their Index
+	other        map[*Node][]posEntry // nodes that are not in the graph at their Index
 	holdingOther map[*Node]bool
+}
+
+// posEntry is step Step of run Run.
+type posEntry struct{ run, step int32 }
+
+// runPos is e as callers see it.
+func (r *Result) runPos(e posEntry) RunPos {
+	run := &r.Runs[e.run]
+	return RunPos{Run: run, Index: int(e.step), Step: &run.Steps[e.step]}
 }
 
 // indexPositions builds, once per result, where each node runs and which
@@ -111,7 +125,7 @@ func (r *Result) indexPositions() {
 		for k := 0; k < n; k++ {
 			x.start[k+1] += x.start[k]
 		}
-		x.at = make([]RunPos, x.start[n])
+		x.at = make([]posEntry, x.start[n])
 		fill := slices.Clone(x.start[:n])
 		hold := func(p *Node) bool {
 			if k := r.slot(p); k >= 0 {
@@ -137,13 +151,13 @@ func (r *Result) indexPositions() {
 				if st.Node == nil {
 					continue
 				}
-				rp := RunPos{Run: run, Index: j, Step: st}
+				rp := posEntry{int32(i), int32(j)}
 				if k := r.slot(st.Node); k >= 0 {
 					x.at[fill[k]] = rp
 					fill[k]++
 				} else {
 					if x.other == nil {
-						x.other = map[*Node][]RunPos{}
+						x.other = map[*Node][]posEntry{}
 					}
 					x.other[st.Node] = append(x.other[st.Node], rp)
 				}
@@ -170,19 +184,7 @@ func (r *Result) slot(n *Node) int {
 // a million edges: maps of slices cost seconds and hundreds of MB).
 func (r *Result) indexEdges() {
 	r.nearOnce.Do(func() {
-		ends := func(e *Edge, emit func(*Node)) {
-			f, t := visibleOf(e.From), visibleOf(e.To)
-			emit(f)
-			if t != f {
-				emit(t)
-			}
-			if e.From != f {
-				emit(e.From)
-			}
-			if e.To != t && e.To != e.From {
-				emit(e.To)
-			}
-		}
+		ends := edgeEnds
 		n := len(r.Graph.Nodes)
 		start := make([]int32, n+2)
 		r.nearExtra = map[*Node][]*Edge{}
@@ -208,6 +210,106 @@ func (r *Result) indexEdges() {
 			})
 		}
 		r.nearStart, r.nearEdges = start[:n+1], edges
+	})
+}
+
+// edgeEnds calls emit with each node e is filed under in the edge index:
+// its visible ends, then its raw ends when they differ.
+func edgeEnds(e *Edge, emit func(*Node)) {
+	f, t := visibleOf(e.From), visibleOf(e.To)
+	emit(f)
+	if t != f {
+		emit(t)
+	}
+	if e.From != f {
+		emit(e.From)
+	}
+	if e.To != t && e.To != e.From {
+		emit(e.To)
+	}
+}
+
+// inheritIndexes gives out, moved from r by ShiftResult, r's indexes with
+// the moved nodes and edges put in, instead of building them again (~40
+// ms of each followed keystroke on operations-puppet's 77,000 nodes and
+// million index entries). What makes it sound: a move keeps every node at
+// its place in the graph (node(n) is n's counterpart, at the same Index),
+// every run and step at its number, and edge i of out is the counterpart
+// of edge i of r; moved lists the edges that are not r's own.
+//
+// node may fail only for a node ShiftResult never reached, which a sound
+// move does not hold; out then builds its indexes itself when asked.
+func (out *Result) inheritIndexes(r *Result, node func(*Node) (*Node, bool), moved []int) {
+	known := true
+	counterpart := func(n *Node) *Node {
+		c, ok := node(n)
+		known = known && ok
+		return c
+	}
+	r.indexPositions()
+	x := r.pos
+	if r.pos.other != nil {
+		x.other = make(map[*Node][]posEntry, len(r.pos.other))
+		for n, at := range r.pos.other {
+			x.other[counterpart(n)] = at
+		}
+	}
+	if r.pos.holdingOther != nil {
+		x.holdingOther = make(map[*Node]bool, len(r.pos.holdingOther))
+		for n, v := range r.pos.holdingOther {
+			x.holdingOther[counterpart(n)] = v
+		}
+	}
+	r.indexEdges()
+	var extra map[*Node][]*Edge
+	var edge map[*Edge]*Edge
+	if len(moved) > 0 {
+		edge = make(map[*Edge]*Edge, len(moved))
+		for _, i := range moved {
+			edge[r.Graph.Edges[i]] = out.Graph.Edges[i]
+		}
+	}
+	extra = make(map[*Node][]*Edge, len(r.nearExtra))
+	for n, es := range r.nearExtra {
+		var cs []*Edge
+		for j, e := range es {
+			if c, ok := edge[e]; ok {
+				if cs == nil {
+					cs = slices.Clone(es)
+				}
+				cs[j] = c
+			}
+		}
+		if cs == nil {
+			cs = es
+		}
+		extra[counterpart(n)] = cs
+	}
+	if !known {
+		return
+	}
+	out.posOnce.Do(func() { out.pos = x })
+
+	out.nearOnce.Do(func() {
+		out.nearStart, out.nearEdges, out.nearExtra = r.nearStart, r.nearEdges, extra
+		if len(moved) > 0 {
+			slots := map[int]bool{}
+			for _, i := range moved {
+				edgeEnds(r.Graph.Edges[i], func(n *Node) {
+					if k := r.slot(n); k >= 0 {
+						slots[k] = true
+					}
+				})
+			}
+			out.nearEdges = slices.Clone(r.nearEdges)
+			for k := range slots {
+				for j := r.nearStart[k]; j < r.nearStart[k+1]; j++ {
+					if c, ok := edge[out.nearEdges[j]]; ok {
+						out.nearEdges[j] = c
+					}
+				}
+			}
+		}
 	})
 }
 

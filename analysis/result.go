@@ -161,6 +161,9 @@ type Result struct {
 	// again; a moved result keeps it.
 	Follow func(r *Result, old, cur *source.File, m Shift, line func(uri string, off int) int) (*Result, bool)
 
+	involvedBy   *involvedCache // shared along the results moved from one analysis
+	involvedInit sync.Once
+
 	posOnce   sync.Once
 	pos       posIndex
 	nearOnce  sync.Once
@@ -180,10 +183,18 @@ type RunPos struct {
 // appear in several passes, Puppet resources in one catalog per entry).
 func (r *Result) Positions(n *Node) []RunPos {
 	r.indexPositions()
+	es := r.pos.other[n]
 	if i := r.slot(n); i >= 0 {
-		return r.pos.at[r.pos.start[i]:r.pos.start[i+1]:r.pos.start[i+1]]
+		es = r.pos.at[r.pos.start[i]:r.pos.start[i+1]]
 	}
-	return r.pos.other[n]
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]RunPos, len(es))
+	for k, e := range es {
+		out[k] = r.runPos(e)
+	}
+	return out
 }
 
 // NodesAt returns the nodes whose declaration covers off in uri, innermost

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -77,5 +78,75 @@ func TestLineMarks(t *testing.T) {
 	}
 	if got := Lines("a broken \uFFF9mark", lineIn(oldText)); got != "a broken \uFFF9mark" {
 		t.Errorf("a broken mark: %q", got)
+	}
+}
+
+// A moved result changes only what lies in the edited document, and
+// what points at it: a node of another file whose container moved gets
+// the moved container, a node whose words name a moved line gets them
+// again, an edge at a moved node is a new edge, and every other node and
+// edge is shared. Its indexes (where each node runs, the edges at each
+// node), inherited from the old result, answer as indexes built afresh.
+func TestShiftResultMovesWhatPointsAtTheEdit(t *testing.T) {
+	const a, b, c = "file:///a.pp", "file:///b.pp", "file:///c.pp"
+	sp := func(u string, s, e int) source.Span { return source.Span{URI: u, Start: s, End: e} }
+	class := &Node{Kind: "class", Ref: "Class[A]", Decl: sp(a, 20, 30), Full: sp(a, 20, 40), Container: true}
+	inner := &Node{Kind: "resource", Ref: "File[/x]", Decl: sp(b, 5, 9), Full: sp(b, 5, 20), Parent: class}
+	words := &Node{Kind: "resource", Ref: "Notify[w]", Decl: sp(b, 30, 35), Full: sp(b, 30, 40),
+		Facts: []Fact{{Label: "note", Template: "see " + LineMark(sp(a, 25, 26))}}}
+	other := &Node{Kind: "resource", Ref: "Package[p]", Decl: sp(c, 0, 5), Full: sp(c, 0, 10), Container: true}
+	anchor := &Node{Kind: "anchor", Ref: "Package[p]", Decl: sp(c, 0, 5), Full: sp(c, 0, 10), Hidden: true, Parent: other}
+	nodes := []*Node{class, inner, words, other, anchor}
+	for i, n := range nodes {
+		n.Index = i
+	}
+	edges := []*Edge{
+		{From: inner, To: other, Kind: Order, At: sp(b, 12, 14)},
+		{From: other, To: words, Kind: Order, At: sp(c, 6, 8)},
+		{From: anchor, To: other, Kind: Order, At: sp(c, 1, 2)},
+	}
+	r := &Result{System: "puppet", Graph: Graph{Nodes: nodes, Edges: edges},
+		Runs: []Run{{Name: "one", Steps: []Step{{Node: other}, {Node: inner}, {Node: words}}}, {Name: "two", Steps: []Step{{Node: other}}}}}
+	r.Index()
+	old := []byte("# header line\n     class a { notify { 'n': } }\n")
+	cur := append([]byte("# one more line\n"), old...)
+	line := func(uri string, off int) int { return 7 }
+	out, ok := ShiftResult(r, NewShift(a, old, cur), line)
+	if !ok {
+		t.Fatal("refused a comment line typed above everything")
+	}
+	g := out.Graph.Nodes
+	if g[0] == class || g[0].Decl != sp(a, 36, 46) {
+		t.Errorf("the class did not move: %+v", g[0].Decl)
+	}
+	if g[1] == inner || g[1].Parent != g[0] || g[1].Decl != inner.Decl {
+		t.Errorf("a node of b.pp inside the moved class keeps the old class: parent %p, moved class %p", g[1].Parent, g[0])
+	}
+	if g[2] == words || g[2].Facts[0].Template != "see "+LineMark(sp(a, 41, 42)) || g[2].Facts[0].Value != "see 7" {
+		t.Errorf("words naming a moved line were not written again: %+v", g[2].Facts)
+	}
+	if g[3] != other || g[4] != anchor || out.Graph.Edges[2] != edges[2] {
+		t.Error("a node or edge nothing of which moved was copied")
+	}
+	if e := out.Graph.Edges[0]; e == edges[0] || e.From != g[1] {
+		t.Error("the edge from a moved node still names the old one")
+	}
+	if e := out.Graph.Edges[1]; e == edges[1] || e.To != g[2] {
+		t.Error("the edge to a moved node still names the old one")
+	}
+	if &out.Runs[1].Steps[0] != &r.Runs[1].Steps[0] {
+		t.Error("a run holding no moved node was copied")
+	}
+	if out.Runs[0].Steps[1].Node != g[1] || r.Runs[0].Steps[1].Node != inner {
+		t.Error("the steps of a moved node are wrong, or the old result changed")
+	}
+	fresh := &Result{System: out.System, Graph: out.Graph, Runs: out.Runs}
+	for i, n := range g {
+		if got, want := out.Positions(n), fresh.Positions(n); !reflect.DeepEqual(got, want) {
+			t.Errorf("node %d: inherited positions %+v, built afresh %+v", i, got, want)
+		}
+		if got, want := out.Relations(n), fresh.Relations(n); !reflect.DeepEqual(got, want) {
+			t.Errorf("node %d: inherited relations %+v, built afresh %+v", i, got, want)
+		}
 	}
 }

@@ -267,11 +267,33 @@ func Dump(r *analysis.Result) string {
 		}
 		return fmt.Sprintf("(%s %s %s)", n.Kind, n.Ref, sp(n.Decl))
 	}
+	edge := map[*analysis.Edge]int{}
+	for i, e := range r.Graph.Edges {
+		edge[e] = i
+	}
+	runOf := map[*analysis.Run]int{}
+	for i := range r.Runs {
+		runOf[&r.Runs[i]] = i
+	}
 	fmt.Fprintf(&b, "system %s partial %v files %q nodes %q\n", r.System, r.Partial, r.Files, r.Nodes)
 	for i, n := range r.Graph.Nodes {
 		fmt.Fprintf(&b, "node #%d %s %q decl %s full %s parent %s container %v hidden %v\n", i, n.Kind, n.Ref, sp(n.Decl), sp(n.Full), ref(n.Parent), n.Container, n.Hidden)
 		for _, f := range n.Facts {
 			fmt.Fprintf(&b, "  fact %q %q %q %q\n", f.Label, f.Value, f.Condition, f.Template)
+		}
+		// what the result's indexes answer (a moved result inherits them)
+		for _, p := range r.Positions(n) {
+			run, ok := runOf[p.Run]
+			fmt.Fprintf(&b, "  runs %d (%v) step %d %v\n", run, ok, p.Index, p.Step == &p.Run.Steps[p.Index] && p.Step.Node == n)
+		}
+		rel := r.Relations(n)
+		for _, side := range [][]analysis.Neighbour{rel.Waits, rel.Before, rel.CalledBy, rel.Calls} {
+			b.WriteString("  relations")
+			for _, nb := range side {
+				e, ok := edge[nb.Edge]
+				fmt.Fprintf(&b, " %s/%d(%v)", ref(nb.Node), e, ok)
+			}
+			b.WriteString("\n")
 		}
 	}
 	for _, e := range r.Graph.Edges {
