@@ -229,7 +229,7 @@ func (r *run) illegalClassName(e *env, title string, at source.Span) bool {
 }
 
 func (r *run) unknownClass(name string, at source.Span, e *env) {
-	msg := fmt.Sprintf("Could not find class ::%s for %s", name, r.a.certname)
+	msg := "Could not find class ::" + name + r.a.forCert()
 	spec := e.spec && !r.strict
 	known := r.strict || r.a.moduleKnown(name)
 	if known && !spec {
@@ -301,7 +301,7 @@ func (r *run) includeFamily(e *env, x val, arg pp.Node) {
 		r.diag(at, analysis.Hint, "class-family", fmt.Sprintf("Which class this includes depends on the node: %s matches %s%s; --facts (puppet.facts) decides", pat, strings.Join(shown, ", "), more))
 		return
 	}
-	msg := fmt.Sprintf("Could not find class ::%s for %s", pat, r.a.certname)
+	msg := "Could not find class ::" + pat + r.a.forCert()
 	if !r.a.moduleKnown(mod) {
 		r.unknownClass(pat, at, e)
 		return

@@ -114,7 +114,7 @@ func (r *run) hieraClass(it dataItem, key, file string, some bool, include sourc
 			sev = analysis.Warning
 		}
 	}
-	msg := fmt.Sprintf("Could not find class ::%s for %s (listed under '%s' in %s, %s%s)", name, a.certname, key, where, reads, why)
+	msg := fmt.Sprintf("Could not find class ::%s%s (listed under '%s' in %s, %s%s)", name, a.forCert(), key, where, reads, why)
 	rel = append(rel, analysis.Related{At: include, Message: "the classes it lists are included here"})
 	r.diag(it.at, sev, code, msg, rel...)
 	return false

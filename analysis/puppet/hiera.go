@@ -29,7 +29,7 @@ import (
 func (a *analyzer) loadFacts() {
 	node := a.req.Settings.Get(analysis.NodeSetting, "")
 	if node != "" {
-		a.certname, a.forNode = node, node
+		a.certname, a.forNode, a.certnamed = node, node, true
 	}
 	p := a.factsPath()
 	if p == "" {

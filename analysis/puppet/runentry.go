@@ -83,7 +83,7 @@ func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun
 		}
 		if n == nil {
 			r.diag(a.span(nodes[0].file, nodes[0].def.Loc), analysis.Error, "no-node",
-				fmt.Sprintf("Could not find node statement with name 'default' or '%s'", a.certname))
+				a.noNodeMessage())
 		} else {
 			nr := r.newRes("Node", n.name, "node", n.node.Decl)
 			nr.container = r.main
@@ -100,6 +100,38 @@ func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun
 	}
 	r.finish()
 	return r
+}
+
+// defaultCertname is the node name node blocks are matched with when the
+// user names none (setting puppet.certname, ordering.node / --node): the
+// name Puppet had when the oracle cases were recorded, so `node
+// 'puppet-order'` still beats `node default` there. Nobody chose it, so
+// no message names it (forCert).
+const defaultCertname = "puppet-order"
+
+// forCert is the " for NODE" Puppet puts after "Could not find class ::x":
+// the node the user named, in Puppet's words, since that is what `puppet
+// apply --certname NODE` prints; nothing when no node was named, where
+// "for puppet-order" would name a node that does not exist ("Could not
+// find class ::x" alone is true of every node).
+func (a *analyzer) forCert() string {
+	if !a.certnamed {
+		return ""
+	}
+	return " for " + a.certname
+}
+
+// noNodeMessage is Puppet's "Could not find node statement with name
+// 'default' or 'NODE'" for the node the user named. With no name chosen it
+// says "Could not find node statement with name 'default'": the only
+// block that could apply to a node nobody named is `node default`, and
+// the placeholder name would send the user looking for a node block
+// called 'puppet-order' that no real node has.
+func (a *analyzer) noNodeMessage() string {
+	if !a.certnamed {
+		return "Could not find node statement with name 'default'"
+	}
+	return fmt.Sprintf("Could not find node statement with name 'default' or '%s'", a.certname)
 }
 
 // pickNode classifies as Puppet 7's compiler does (Compiler#evaluate_ast_node

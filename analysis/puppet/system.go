@@ -133,7 +133,7 @@ func (s *System) Reads(path string) bool {
 func (s *System) Flags() []analysis.Flag {
 	return []analysis.Flag{
 		{Name: "modulepath", Key: "puppet.modulepath", Help: "colon-separated module directories (default: a modules/ folder next to or above the file, and the workspace roots)"},
-		{Name: "certname", Key: "puppet.certname", Help: "node name used to pick a node definition (default puppet-order)"},
+		{Name: "certname", Key: "puppet.certname", Help: "node name used to pick a node definition, named in messages as Puppet does (\"Could not find class ::x for NAME\"); unset: node blocks are matched with the placeholder puppet-order, which no message names"},
 		{Name: "ordering", Key: "puppet.ordering", Help: "manifest (default) | title-hash | random: pre-Puppet-6 orderings"},
 		{Name: "facts", Key: "puppet.facts", Help: "facts of the node to compile for (facter -j/-y, puppet facts), or a folder of fact sets / a PuppetDB export (check: every node; --node picks one); decides fact-dependent branches and Hiera levels"},
 		{Name: "enc", Key: "puppet.enc", Help: "an ENC's answers: a folder of <certname>.yaml (default: the environment's enc/) or one file, read for --node"},
@@ -260,7 +260,8 @@ type analyzer struct {
 	world                 *moduleWorld      // what the repository says about modules outside it
 	roots                 []string          // the environments' folders (inferRoots)
 	rootMods              map[string]string // module name -> module root (a module opened at its root)
-	certname              string
+	certname              string            // the node name node blocks are matched with (defaultCertname unless named)
+	certnamed             bool              // the user named the node (puppet.certname, ordering.node): messages say "for" it
 	ordering              string
 	strict                bool
 	runsBuilt             int
@@ -361,7 +362,11 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	if a.ws == nil {
 		a.ws = source.NewWorkspace()
 	}
-	a.certname = req.Settings.Get("puppet.certname", "puppet-order")
+	a.certname = req.Settings.Get("puppet.certname", "")
+	a.certnamed = a.certname != ""
+	if !a.certnamed {
+		a.certname = defaultCertname
+	}
 	a.ordering = req.Settings.Get("puppet.ordering", "manifest")
 	a.strict = req.Entry != ""
 	a.setupModulePath()

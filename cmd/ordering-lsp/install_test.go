@@ -121,7 +121,7 @@ func TestInstallModulesCLI(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "modules", "foo", "manifests", "init.pp")); err != nil {
 		t.Fatalf("foo not installed: %v", err)
 	}
-	if !strings.HasPrefix(out, "site-modules/role/manifests/broken.pp:2:11: error: Could not find class ::foo::missing for puppet-order\n") {
+	if !strings.HasPrefix(out, "site-modules/role/manifests/broken.pp:2:11: error: Could not find class ::foo::missing\n") {
 		t.Errorf("after install, stdout:\n%s", out)
 	}
 	if after := render(checkDiags(t, root)); after != "site-modules/role/manifests/broken.pp:2:11: error unknown-class" {
