@@ -347,9 +347,18 @@ func commentEdits(t *testing.T, srv *lspProc, uri, text string) {
 		completes = append(completes, time.Since(t0))
 		t.Logf("edit %d: first diagnostics %v, complete analysis %v", k+1, at.Sub(t0).Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 		cpus = append(cpus, srv.cpu()-cpu0)
+		if k%100 == 99 { // memory must stay flat over many edits (issue 25)
+			rss, _ := srv.memory()
+			t.Logf("after %d comment edits: RSS %d MB", k+1, rss>>20)
+		}
 	}
 	t.Logf("%d comment lines typed and taken out at the top: diagnostics p50 %v p95 %v; complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
 		n, pct(firsts, 50), pct(firsts, 95), pct(completes, 50), pct(completes, 95), pct(cpus, 50), pct(cpus, 100))
+	if n >= 100 {
+		time.Sleep(3 * time.Second) // as after the edits: memory given back
+		settled, _ := srv.memory()
+		t.Logf("RSS settled 3 s after the last comment edit: %d MB", settled>>20)
+	}
 }
 
 // hoverAt0 is a hover on the first declaration's name in text (the first
