@@ -508,6 +508,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		out.Steps[i] = st
 	}
 	next.run = out
+	speaks := a.speaksAlone(name, s)
 	for j, d := range s.diags {
 		if len(d.Members) > 0 {
 			// a cycle's resources, as this analysis's graph has them; the
@@ -525,7 +526,9 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 				next.diags[j].Members = ms
 			}
 		}
-		a.addDiag(d)
+		if speaks {
+			a.addDiag(d)
+		}
 	}
 	if len(a.linkArr) == 0 {
 		a.linkArr = make([]analysis.Link, 0, s.linkCount())
@@ -567,6 +570,9 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	}
 	a.declaredPats = append(a.declaredPats, s.patterns...)
 	r := &run{a: a, name: name, missing: s.missing, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
+	if !speaks {
+		r.missing = nil
+	}
 	a.allRuns = append(a.allRuns, r)
 	if !a.req.Once {
 		if !kept.foreign {
@@ -607,10 +613,16 @@ func (a *analyzer) mergeLink(m *mergeState, id int32, targets []*analysis.Node) 
 // nodes, edges, steps and links (a sixth of check's time on
 // operations-puppet went to sharing them between runs).
 func (a *analyzer) mergeDiagnostics(name string, s *runSnap) analysis.Run {
+	speaks := a.speaksAlone(name, s)
 	for _, d := range s.diags {
-		a.addDiag(ownMembers(d))
+		if speaks {
+			a.addDiag(ownMembers(d))
+		}
 	}
 	missing := s.missing
+	if !speaks {
+		missing = nil
+	}
 	for i := range missing {
 		if len(missing[i].d.Members) > 0 {
 			if &missing[0] == &s.missing[0] {
@@ -628,6 +640,49 @@ func (a *analyzer) mergeDiagnostics(name string, s *runSnap) analysis.Run {
 	out := s.run
 	out.Steps = nil
 	return out
+}
+
+// speaksAlone says whether the problems of run name are reported. Those
+// of a class or define analysed alone (nothing in the workspace declares
+// it by name) stand for callers the workspace does not hold, as if one
+// declared it on every node. When a run of the workspace declares it
+// after all (a class a Hiera level lists: `lookup('classes').include`),
+// its callers are known: that run evaluated the body under the
+// condition the node must meet (the Hiera level it reads), and the
+// problems are that run's; the alone run only gives its resources a
+// position. Otherwise one include in the body was an error (alone) and a
+// warning naming the condition (the run), the error false on the nodes
+// that do not read the level. Which runs declare it is the runs merged
+// before: those that are not alone come first (Analyze). The snapshot
+// keeps its problems: the next analysis decides again.
+func (a *analyzer) speaksAlone(name string, s *runSnap) bool {
+	if !s.synthetic {
+		if len(s.declared) > 0 {
+			a.realDeclared = append(a.realDeclared, s.declared)
+		}
+		return true
+	}
+	if len(s.diags) == 0 && len(s.missing) == 0 {
+		return true
+	}
+	if a.realDecl == nil {
+		a.realDecl = map[string]bool{}
+	}
+	for _, keys := range a.realDeclared[a.realIndexed:] {
+		for _, k := range keys {
+			typ, title, ok := strings.Cut(k, "[")
+			if !ok {
+				continue
+			}
+			if typ == "Class" {
+				a.realDecl["class "+strings.TrimSuffix(title, "]")] = true
+			} else if a.defines[strings.ToLower(typ)] != nil {
+				a.realDecl["define "+strings.ToLower(typ)] = true
+			}
+		}
+	}
+	a.realIndexed = len(a.realDeclared)
+	return !a.realDecl[name]
 }
 
 // ownMembers gives a diagnostic copies of the nodes it names: the run's
