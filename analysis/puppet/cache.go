@@ -590,6 +590,9 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	if !own {
 		a.restored++
 	}
+	if !speaks {
+		out.Refused = false // (its errors are the declaring run's; the snapshot keeps its verdict)
+	}
 	return out
 }
 
@@ -639,6 +642,9 @@ func (a *analyzer) mergeDiagnostics(name string, s *runSnap) analysis.Run {
 	a.runsBuilt++
 	out := s.run
 	out.Steps = nil
+	if !speaks {
+		out.Refused = false
+	}
 	return out
 }
 
@@ -654,7 +660,9 @@ func (a *analyzer) mergeDiagnostics(name string, s *runSnap) analysis.Run {
 // warning naming the condition (the run), the error false on the nodes
 // that do not read the level. Which runs declare it is the runs merged
 // before: those that are not alone come first (Analyze). The snapshot
-// keeps its problems: the next analysis decides again.
+// keeps its problems: the next analysis decides again. Nor is such a run
+// refused: a missing target it defers does not refuse it either
+// (settleMissing).
 func (a *analyzer) speaksAlone(name string, s *runSnap) bool {
 	if !s.synthetic {
 		if len(s.declared) > 0 {
@@ -665,24 +673,37 @@ func (a *analyzer) speaksAlone(name string, s *runSnap) bool {
 	if len(s.diags) == 0 && len(s.missing) == 0 {
 		return true
 	}
+	kind, def, _ := strings.Cut(name, " ")
 	if a.realDecl == nil {
 		a.realDecl = map[string]bool{}
+		a.realTypes = map[string]bool{}
 	}
+	// index the keys of the runs merged since the last time: class names
+	// and defines' type names (keys are "Class[x]", "Mymod::Thing[title]")
 	for _, keys := range a.realDeclared[a.realIndexed:] {
 		for _, k := range keys {
-			typ, title, ok := strings.Cut(k, "[")
-			if !ok {
+			i := strings.IndexByte(k, '[')
+			if i <= 0 {
 				continue
 			}
+			typ := k[:i]
 			if typ == "Class" {
-				a.realDecl["class "+strings.TrimSuffix(title, "]")] = true
-			} else if a.defines[strings.ToLower(typ)] != nil {
-				a.realDecl["define "+strings.ToLower(typ)] = true
+				a.realDecl[k[i+1:len(k)-1]] = true
+				continue
+			}
+			if _, seen := a.realTypes[typ]; !seen {
+				a.realTypes[typ] = a.defines[strings.ToLower(typ)] != nil
 			}
 		}
 	}
 	a.realIndexed = len(a.realDeclared)
-	return !a.realDecl[name]
+	switch kind {
+	case "class":
+		return !a.realDecl[def]
+	case "define":
+		return !a.realTypes[capType(def)]
+	}
+	return true
 }
 
 // ownMembers gives a diagnostic copies of the nodes it names: the run's

@@ -312,10 +312,12 @@ type analyzer struct {
 	declaredLater         [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
 	declaredPats          []string
 	// What the runs not analysed alone declare (speaksAlone): their
-	// declared keys, and "class x" / "define x" for those indexed so far.
+	// declared keys; of those indexed so far, the class names and the
+	// resource types (true: a define of the workspace).
 	realDeclared [][]string
 	realIndexed  int
 	realDecl     map[string]bool
+	realTypes    map[string]bool
 	sole         bool // one run, one-shot (oneshot.go)
 	filesPlanned int  // files loaded when sole was decided
 }
