@@ -508,6 +508,7 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 		out.Steps[i] = st
 	}
 	next.run = out
+	speaks := a.speaksAlone(name, s)
 	for j, d := range s.diags {
 		if len(d.Members) > 0 {
 			// a cycle's resources, as this analysis's graph has them; the
@@ -525,7 +526,9 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 				next.diags[j].Members = ms
 			}
 		}
-		a.addDiag(d)
+		if speaks {
+			a.addDiag(d)
+		}
 	}
 	if len(a.linkArr) == 0 {
 		a.linkArr = make([]analysis.Link, 0, s.linkCount())
@@ -567,6 +570,9 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	}
 	a.declaredPats = append(a.declaredPats, s.patterns...)
 	r := &run{a: a, name: name, missing: s.missing, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
+	if !speaks {
+		r.missing = nil
+	}
 	a.allRuns = append(a.allRuns, r)
 	if !a.req.Once {
 		if !kept.foreign {
@@ -583,6 +589,9 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	a.runsBuilt++
 	if !own {
 		a.restored++
+	}
+	if !speaks {
+		out.Refused = false // (its errors are the declaring run's; the snapshot keeps its verdict)
 	}
 	return out
 }
@@ -607,10 +616,16 @@ func (a *analyzer) mergeLink(m *mergeState, id int32, targets []*analysis.Node) 
 // nodes, edges, steps and links (a sixth of check's time on
 // operations-puppet went to sharing them between runs).
 func (a *analyzer) mergeDiagnostics(name string, s *runSnap) analysis.Run {
+	speaks := a.speaksAlone(name, s)
 	for _, d := range s.diags {
-		a.addDiag(ownMembers(d))
+		if speaks {
+			a.addDiag(ownMembers(d))
+		}
 	}
 	missing := s.missing
+	if !speaks {
+		missing = nil
+	}
 	for i := range missing {
 		if len(missing[i].d.Members) > 0 {
 			if &missing[0] == &s.missing[0] {
@@ -627,7 +642,68 @@ func (a *analyzer) mergeDiagnostics(name string, s *runSnap) analysis.Run {
 	a.runsBuilt++
 	out := s.run
 	out.Steps = nil
+	if !speaks {
+		out.Refused = false
+	}
 	return out
+}
+
+// speaksAlone says whether the problems of run name are reported. Those
+// of a class or define analysed alone (nothing in the workspace declares
+// it by name) stand for callers the workspace does not hold, as if one
+// declared it on every node. When a run of the workspace declares it
+// after all (a class a Hiera level lists: `lookup('classes').include`),
+// its callers are known: that run evaluated the body under the
+// condition the node must meet (the Hiera level it reads), and the
+// problems are that run's; the alone run only gives its resources a
+// position. Otherwise one include in the body was an error (alone) and a
+// warning naming the condition (the run), the error false on the nodes
+// that do not read the level. Which runs declare it is the runs merged
+// before: those that are not alone come first (Analyze). The snapshot
+// keeps its problems: the next analysis decides again. Nor is such a run
+// refused: a missing target it defers does not refuse it either
+// (settleMissing).
+func (a *analyzer) speaksAlone(name string, s *runSnap) bool {
+	if !s.synthetic {
+		if len(s.declared) > 0 {
+			a.realDeclared = append(a.realDeclared, s.declared)
+		}
+		return true
+	}
+	if len(s.diags) == 0 && len(s.missing) == 0 {
+		return true
+	}
+	kind, def, _ := strings.Cut(name, " ")
+	if a.realDecl == nil {
+		a.realDecl = map[string]bool{}
+		a.realTypes = map[string]bool{}
+	}
+	// index the keys of the runs merged since the last time: class names
+	// and defines' type names (keys are "Class[x]", "Mymod::Thing[title]")
+	for _, keys := range a.realDeclared[a.realIndexed:] {
+		for _, k := range keys {
+			i := strings.IndexByte(k, '[')
+			if i <= 0 {
+				continue
+			}
+			typ := k[:i]
+			if typ == "Class" {
+				a.realDecl[k[i+1:len(k)-1]] = true
+				continue
+			}
+			if _, seen := a.realTypes[typ]; !seen {
+				a.realTypes[typ] = a.defines[strings.ToLower(typ)] != nil
+			}
+		}
+	}
+	a.realIndexed = len(a.realDeclared)
+	switch kind {
+	case "class":
+		return !a.realDecl[def]
+	case "define":
+		return !a.realTypes[capType(def)]
+	}
+	return true
 }
 
 // ownMembers gives a diagnostic copies of the nodes it names: the run's

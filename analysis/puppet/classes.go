@@ -216,12 +216,7 @@ func (r *run) illegalClassName(e *env, title string, at source.Span) bool {
 	msg := fmt.Sprintf("Evaluation Error: Illegal name. The given name '%s' does not conform to the naming rule /^((::)?[a-z_]\\w*)(::[a-z]\\w*)*$/", title)
 	sev := analysis.Error
 	if e.spec && !r.strict {
-		when := "in a branch that depends on facts"
-		if bs := e.cond.local(); len(bs) > 0 {
-			r.recNames(bs[:1])
-			when = "only when " + bs[0].words()
-		}
-		msg += " (" + when + ")"
+		msg += " (" + r.specWhen(e) + ")"
 		sev = analysis.Warning
 	}
 	r.diag(at, sev, "evaluation", msg)
@@ -252,11 +247,7 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 		// named as written (one message per place, whatever instance of a
 		// define or class evaluated it). A hint depends on the absent
 		// module, whatever the branch: one message for both.
-		when := "in a branch that depends on facts"
-		if bs := e.cond.local(); len(bs) > 0 {
-			r.recNames(bs[:1])
-			when = "only when " + bs[0].words()
-		}
+		when := r.specWhen(e)
 		if why != "" {
 			why += "; "
 		}
@@ -269,6 +260,35 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 		r.absent = true
 	}
 	r.diag(at, sev, code, msg+" ("+why+")", rel...)
+}
+
+// specWhen words when Puppet reaches a place evaluated under a condition
+// we could not decide (e.spec): the innermost branch it is written in;
+// else, in a class body, the branch of the place that first declared the
+// class (the body is evaluated once, under that declaration's condition:
+// a class that os/RedHat.yaml lists is "declared when the node reads
+// data/os/RedHat.yaml"), following classes declared in class bodies.
+// Every branch named is recorded as read (recNames): a body that names
+// its caller's branch is not shared with other callers.
+func (r *run) specWhen(e *env) string {
+	if bs := e.cond.local(); len(bs) > 0 {
+		r.recNames(bs[:1])
+		return "only when " + bs[0].words()
+	}
+	cur := e.cond
+	for range 16 {
+		c := cur.rootClass()
+		if c == nil || c.resMore == nil || len(c.sites) == 0 {
+			break
+		}
+		site := c.sites[0]
+		if bs := site.local(); len(bs) > 0 {
+			r.recNames(bs[:1])
+			return c.display + " is declared when " + bs[0].words()
+		}
+		cur = site
+	}
+	return "in a branch that depends on facts"
 }
 
 // includeFamily judges an include of a name built from values we do not
@@ -310,11 +330,7 @@ func (r *run) includeFamily(e *env, x val, arg pp.Node) {
 	sev := analysis.Error
 	if e.spec {
 		sev = analysis.Warning
-		if bs := e.cond.local(); len(bs) > 0 {
-			why += "; only when " + bs[0].words()
-		} else {
-			why += "; in a branch that depends on facts"
-		}
+		why += "; " + r.specWhen(e)
 	}
 	r.diag(at, sev, "unknown-class", msg+" ("+why+")")
 }

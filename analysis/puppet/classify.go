@@ -32,7 +32,10 @@ type dataItem struct {
 // require) at at, and declares the ones that exist as "may be included":
 // each under a branch that says which data file the node must read (two
 // files of one hierarchy path exclude each other), so their resources
-// have positions, relationships and conditional cycles in the run.
+// have positions, relationships and conditional cycles in the run. A
+// class every node's list holds (everyNode) is declared without a
+// branch, at its first place: Puppet evaluates a class once, so its body
+// fails on every node, whichever level listed it first.
 func (r *run) hieraClasses(e *env, key string, at source.Span, how string) {
 	a := r.a
 	key, merged := strings.CutSuffix(key, mergedMark)
@@ -40,19 +43,32 @@ func (r *run) hieraClasses(e *env, key string, at source.Span, how string) {
 	points := map[string]int32{}
 	arms := map[string]int32{}
 	for _, d := range env {
+		// the levels a node may take the list from, in priority order
+		var levels []hieraLevel
 		someLevel := false // a level only some nodes have holds the key before this one
 		for _, p := range a.hieraFiles(d) {
 			mp, partial, level := hieraFile(p)
 			if m := a.dataFile(mp); m == nil || m[key] == nil {
 				continue
 			}
-			some := partial || (someLevel && !merged)
-			items := a.dataListItems(mp, key)
-			where := a.displayPath(source.PathToURI(mp))
+			levels = append(levels, hieraLevel{path: mp, partial: partial, level: level,
+				some: partial || (someLevel && !merged), items: a.dataListItems(mp, key)})
+			if partial {
+				someLevel = true
+				continue
+			}
+			if !merged {
+				break // first found: the levels after it never reach a node
+			}
+		}
+		every := everyNode(levels, merged)
+		for _, lv := range levels {
+			where := a.displayPath(source.PathToURI(lv.path))
 			se := e
-			if some {
-				if !partial {
-					level = "\x00" + mp
+			if lv.some {
+				level := lv.level
+				if !lv.partial {
+					level = "\x00" + lv.path
 				}
 				pt, ok := points[level]
 				if !ok {
@@ -65,20 +81,73 @@ func (r *run) hieraClasses(e *env, key string, at source.Span, how string) {
 				c.spec, c.cond = true, e.cond.under(b)
 				se = &c
 			}
-			for _, it := range items {
-				if r.hieraClass(it, key, mp, some, at) {
-					r.declareClass(se, strings.TrimPrefix(it.name, "::"), at, how, nil)
+			for _, it := range lv.items {
+				if r.hieraClass(it, key, lv.path, lv.some, at) {
+					name := strings.TrimPrefix(it.name, "::")
+					if every[strings.ToLower(name)] {
+						r.declareClass(e, name, at, how, nil)
+					} else {
+						r.declareClass(se, name, at, how, nil)
+					}
 				}
-			}
-			if partial {
-				someLevel = true
-				continue
-			}
-			if !merged {
-				break // first found: the levels after it never reach a node
 			}
 		}
 	}
+}
+
+// hieraLevel is a data file of the hierarchy that holds the
+// classification key: whether a node may read it or not (partial: its
+// path needs what we do not know; some: not every node takes the list
+// from it) and the names it lists.
+type hieraLevel struct {
+	path, level   string
+	partial, some bool
+	items         []dataItem
+}
+
+// everyNode lists (lower-cased) the class names every node's lookup
+// result holds. A merging lookup takes the lists of every level, so of a
+// level every node reads (common.yaml). A first-found lookup takes one
+// list: a node that reads a file of a fact-keyed level holding the key
+// takes that file's, the others fall back to the first level every node
+// reads; a name is on every node when the fallback lists it and so does
+// each of those files.
+func everyNode(levels []hieraLevel, merged bool) map[string]bool {
+	names := func(lv hieraLevel) map[string]bool {
+		m := make(map[string]bool, len(lv.items))
+		for _, it := range lv.items {
+			m[strings.ToLower(strings.TrimPrefix(it.name, "::"))] = true
+		}
+		return m
+	}
+	var every map[string]bool
+	if merged {
+		for _, lv := range levels {
+			if lv.partial {
+				continue
+			}
+			if every == nil {
+				every = map[string]bool{}
+			}
+			for n := range names(lv) {
+				every[n] = true
+			}
+		}
+		return every
+	}
+	if len(levels) == 0 || levels[len(levels)-1].partial {
+		return nil // no fallback: a node without one of the files takes no list here
+	}
+	every = names(levels[len(levels)-1])
+	for _, lv := range levels[:len(levels)-1] {
+		has := names(lv)
+		for n := range every {
+			if !has[n] {
+				delete(every, n)
+			}
+		}
+	}
+	return every
 }
 
 // hieraClass reports one class name of classification data that no

@@ -92,6 +92,17 @@ func (c *cond) local() []*branch {
 	return out
 }
 
+// rootClass is the class whose body c is in (the end of its chain), nil
+// outside class bodies.
+func (c *cond) rootClass() *res {
+	for x := c; x != nil; x = x.parent {
+		if x.root != nil {
+			return x.root
+		}
+	}
+	return nil
+}
+
 // under is c extended by one more branch.
 func (c *cond) under(b *branch) *cond { return &cond{br: b, parent: c} }
 

@@ -311,8 +311,15 @@ type analyzer struct {
 	declaredKeys          map[string]string // declared key -> its first string
 	declaredLater         [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
 	declaredPats          []string
-	sole                  bool // one run, one-shot (oneshot.go)
-	filesPlanned          int  // files loaded when sole was decided
+	// What the runs not analysed alone declare (speaksAlone): their
+	// declared keys; of those indexed so far, the class names and the
+	// resource types (true: a define of the workspace).
+	realDeclared [][]string
+	realIndexed  int
+	realDecl     map[string]bool
+	realTypes    map[string]bool
+	sole         bool // one run, one-shot (oneshot.go)
+	filesPlanned int  // files loaded when sole was decided
 }
 
 type nodeKey struct {
