@@ -169,17 +169,7 @@ func TestOpenAnswersBeforeTheWorkspaceIsAnalysed(t *testing.T) {
 func TestProvisionalLensesSaySo(t *testing.T) {
 	c, uri, release := openBeforeAnalysed(t)
 	hoverWithin(t, c, uri, 1, 5, 5*time.Second) // the focused analysis has answered
-	lenses := func() []string {
-		var ls []struct{ Command struct{ Title string } }
-		if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &ls); err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, l := range ls {
-			out = append(out, l.Command.Title)
-		}
-		return out
-	}
+	lenses := func() []string { return lensTitles(t, c, uri) }
 	during := lenses()
 	if len(during) == 0 || !strings.HasSuffix(during[0], "analysing the workspace…") {
 		t.Errorf("lenses from the focused analysis: %q, want them to say the workspace is being analysed", during)
@@ -190,6 +180,20 @@ func TestProvisionalLensesSaySo(t *testing.T) {
 	if len(after) == 0 || strings.Contains(strings.Join(after, "\n"), "analysing") {
 		t.Errorf("lenses after the complete analysis: %q", after)
 	}
+}
+
+// lensTitles are the titles of the document's code lenses, in order.
+func lensTitles(t *testing.T, c *lsptest.Client, uri string) []string {
+	t.Helper()
+	var ls []struct{ Command struct{ Title string } }
+	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &ls); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Command.Title)
+	}
+	return out
 }
 
 // gated is Puppet whose complete analyses wait while the gate is shut:
@@ -228,17 +232,7 @@ func TestLensesAfterAnEditComeFromOneAnalysis(t *testing.T) {
 	c, _ := lsptest.Start(t, []analysis.System{g}, root, nil)
 	c.Open(uri, "puppet", class)
 	c.Settle(uri)
-	lenses := func() []string {
-		var ls []struct{ Command struct{ Title string } }
-		if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &ls); err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, l := range ls {
-			out = append(out, l.Command.Title)
-		}
-		return out
-	}
+	lenses := func() []string { return lensTitles(t, c, uri) }
 	if before := lenses(); len(before) < 2 || strings.Contains(strings.Join(before, "\n"), "analysing") {
 		t.Fatalf("lenses once settled: %q", before)
 	}
