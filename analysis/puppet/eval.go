@@ -65,6 +65,7 @@ type resMore struct {
 	stage   string      // classes
 	site    source.Span // where a class was first declared
 	siteHow string      // include, contain, require, class, inherits
+	tags    bodyTags    // classes and define instances: bodyTagged's memo
 }
 
 // more is x's resMore, made when first needed.
@@ -180,6 +181,10 @@ type collector struct {
 	scanned  int // r.resources[:scanned] have been matched against the query
 	done     bool
 	values   map[pp.Node]val // query values, evaluated once in the collector's scope
+	// the last tag the query compared and its run.tagID + 1 (0: none):
+	// a query compares the same tag for every resource
+	tagText string
+	tagN    int
 }
 
 type override struct {
@@ -213,7 +218,10 @@ type run struct {
 	prio       int
 	resources  []*res
 	byKey      map[string]*res
-	tagMemo    map[string]map[*res]bool // tag -> body -> has it (bodyTagged)
+	tagMemo    map[string]map[*res]bool // tag -> body -> has it (bodyTagged, bodies without bodyTags)
+	tagIDs     map[string]int           // collectors' tags, numbered for bodyTags
+	tagNames   []string                 // by number
+	tagStamp   uint32                   // marks the bodyTags this run wrote (tagStamps)
 	replayCp   *copier                  // replay's maps, reused (replayCopier)
 	aliases    map[string]*res
 	classes    map[string]*res
