@@ -222,6 +222,7 @@ type run struct {
 	tagIDs     map[string]int           // collectors' tags, numbered for bodyTags
 	tagNames   []string                 // by number
 	tagStamp   uint32                   // marks the bodyTags this run wrote (tagStamps)
+	typeTags   map[string]typeTags      // selfTagBits' answers for types
 	replayCp   *copier                  // replay's maps, reused (replayCopier)
 	aliases    map[string]*res
 	classes    map[string]*res

@@ -240,7 +240,7 @@ func (r *run) bodyTagged(id int, c *res, t string, n int) bool {
 	if b != nil {
 		if id >= int(b.selfN) {
 			to := min(len(r.tagNames), 64)
-			b.self |= c.selfTagBits(r.tagNames, int(b.selfN), to)
+			b.self |= r.selfTagBits(c, int(b.selfN), to)
 			b.selfN = uint8(to)
 		}
 		self = b.self&bit != 0
@@ -259,35 +259,77 @@ func (r *run) bodyTagged(id int, c *res, t string, n int) bool {
 	return v
 }
 
-// selfTagBits is selfTagged for the tags names[from:to] at once (bit i
-// for names[i]), reading x's title and attributes once.
-func (x *res) selfTagBits(names []string, from, to int) uint64 {
-	var bits uint64
-	add := func(s string) {
-		for i := from; i < to; i++ {
-			if hasTag(s, names[i]) {
-				bits |= 1 << i
-			}
-		}
-	}
-	add(x.typ)
-	if validTag(x.title) {
-		add(x.title)
+// selfTagBits is selfTagged for the tags r.tagNames[from:to] at once
+// (bit i for tag i), reading x's attributes once. The bits of x's type
+// are kept per run (bodies of one type are many, and a define's type has
+// `::` segments); a title that gives no tag is not checked for being
+// tag-like (both must hold).
+func (r *run) selfTagBits(x *res, from, to int) uint64 {
+	names := r.tagNames
+	mask := uint64(1)<<to - 1 // to <= 64: 1<<64 is 0 in Go, and 0-1 is all ones
+	mask &^= uint64(1)<<from - 1
+	bits := r.typeTagBits(x.typ, to) & mask
+	if t := tagBits(x.title, names, from, to); t != 0 && validTag(x.title) {
+		bits |= t
 	}
 	if a, ok := x.attr("tag"); ok {
 		var lbuf [1]val
 		for _, v := range a.v.items(&lbuf) {
 			if s, ok := v.text(); ok {
-				add(s)
+				bits |= tagBits(s, names, from, to)
 			}
 		}
 	}
 	return bits
 }
 
-// selfTagged: x's type, title or tag attribute gives it tag t.
+// typeTags: the bits tagBits gives a type for the run's first n tags.
+type typeTags struct {
+	bits uint64
+	n    int
+}
+
+// typeTagBits is tagBits(typ, r.tagNames, 0, to), kept per type.
+func (r *run) typeTagBits(typ string, to int) uint64 {
+	tt, ok := r.typeTags[typ]
+	if !ok || tt.n < to {
+		if r.typeTags == nil {
+			r.typeTags = map[string]typeTags{}
+		}
+		tt.bits |= tagBits(typ, r.tagNames, tt.n, to)
+		tt.n = to
+		r.typeTags[typ] = tt
+	}
+	return tt.bits
+}
+
+// tagBits has bit i set (from <= i < to) when hasTag(s, names[i]),
+// splitting s at `::` once for all of them.
+func tagBits(s string, names []string, from, to int) uint64 {
+	var bits uint64
+	for i := from; i < to; i++ {
+		if strings.EqualFold(s, names[i]) {
+			bits |= 1 << i
+		}
+	}
+	if !strings.Contains(s, "::") {
+		return bits
+	}
+	for seg := range strings.SplitSeq(s, "::") {
+		for i := from; i < to; i++ {
+			if strings.EqualFold(seg, names[i]) {
+				bits |= 1 << i
+			}
+		}
+	}
+	return bits
+}
+
+// selfTagged: x's type, title or tag attribute gives it tag t. A title
+// is seldom the tag asked for: that is checked before whether it is
+// tag-like (validTag reads all of it).
 func (x *res) selfTagged(t string) bool {
-	if hasTag(x.typ, t) || (validTag(x.title) && hasTag(x.title, t)) {
+	if hasTag(x.typ, t) || (hasTag(x.title, t) && validTag(x.title)) {
 		return true
 	}
 	if a, ok := x.attr("tag"); ok {
