@@ -37,6 +37,7 @@ type res struct {
 	synthetic  bool
 	pat        bool  // the title is a pattern (built from unknown values)
 	hasChild   bool  // a container something is in (buildRun)
+	tagAttr    bool  // a `tag` attribute is written (add); only then does selfTagged look for it
 	cond       *cond // the branches it was declared in (see cond.go)
 	attrs      []attr
 	decl       source.Span
@@ -348,7 +349,19 @@ func (r *run) newRes(typ, title, kind string, decl source.Span) *res {
 	return x
 }
 
+// add puts x into the catalog. Its written attributes are final by then
+// (overrides and defaults come after the collectors, see collect): a
+// collector's tag query asks 3.5 times per resource in operations-puppet
+// whether it has a `tag` attribute, and most have none. The copies replay
+// appends itself copy tagAttr from recorded resources, added here.
 func (r *run) add(x *res) {
+	x.tagAttr = false
+	for i := range x.attrs {
+		if x.attrs[i].name == "tag" && x.attrs[i].from == written {
+			x.tagAttr = true
+			break
+		}
+	}
 	r.resources = append(r.resources, x)
 	r.byKey[x.key] = x
 	if r.rec != nil {

@@ -272,6 +272,9 @@ func (r *run) selfTagBits(x *res, from, to int) uint64 {
 	if t := tagBits(x.title, names, from, to); t != 0 && validTag(x.title) {
 		bits |= t
 	}
+	if !x.tagAttr {
+		return bits
+	}
 	if a, ok := x.attr("tag"); ok {
 		var lbuf [1]val
 		for _, v := range a.v.items(&lbuf) {
@@ -331,6 +334,9 @@ func tagBits(s string, names []string, from, to int) uint64 {
 func (x *res) selfTagged(t string) bool {
 	if hasTag(x.typ, t) || (hasTag(x.title, t) && validTag(x.title)) {
 		return true
+	}
+	if !x.tagAttr {
+		return false
 	}
 	if a, ok := x.attr("tag"); ok {
 		var lbuf [1]val
