@@ -37,6 +37,7 @@ type res struct {
 	synthetic  bool
 	pat        bool  // the title is a pattern (built from unknown values)
 	hasChild   bool  // a container something is in (buildRun)
+	tagAttr    bool  // a `tag` attribute is written (add); only then does selfTagged look for it
 	cond       *cond // the branches it was declared in (see cond.go)
 	attrs      []attr
 	decl       source.Span
@@ -65,6 +66,7 @@ type resMore struct {
 	stage   string      // classes
 	site    source.Span // where a class was first declared
 	siteHow string      // include, contain, require, class, inherits
+	tags    bodyTags    // classes and define instances: bodyTagged's memo
 }
 
 // more is x's resMore, made when first needed.
@@ -180,6 +182,10 @@ type collector struct {
 	scanned  int // r.resources[:scanned] have been matched against the query
 	done     bool
 	values   map[pp.Node]val // query values, evaluated once in the collector's scope
+	// the last tag the query compared and its run.tagID + 1 (0: none):
+	// a query compares the same tag for every resource
+	tagText string
+	tagN    int
 }
 
 type override struct {
@@ -213,7 +219,11 @@ type run struct {
 	prio       int
 	resources  []*res
 	byKey      map[string]*res
-	tagMemo    map[string]map[*res]bool // tag -> body -> has it (bodyTagged)
+	tagMemo    map[string]map[*res]bool // tag -> body -> has it (bodyTagged, bodies without bodyTags)
+	tagIDs     map[string]int           // collectors' tags, numbered for bodyTags
+	tagNames   []string                 // by number
+	tagStamp   uint32                   // marks the bodyTags this run wrote (tagStamps)
+	typeTags   map[string]typeTags      // selfTagBits' answers for types
 	replayCp   *copier                  // replay's maps, reused (replayCopier)
 	aliases    map[string]*res
 	classes    map[string]*res
@@ -339,7 +349,19 @@ func (r *run) newRes(typ, title, kind string, decl source.Span) *res {
 	return x
 }
 
+// add puts x into the catalog. Its written attributes are final by then
+// (overrides and defaults come after the collectors, see collect): a
+// collector's tag query asks 3.5 times per resource in operations-puppet
+// whether it has a `tag` attribute, and most have none. The copies replay
+// appends itself copy tagAttr from recorded resources, added here.
 func (r *run) add(x *res) {
+	x.tagAttr = false
+	for i := range x.attrs {
+		if x.attrs[i].name == "tag" && x.attrs[i].from == written {
+			x.tagAttr = true
+			break
+		}
+	}
 	r.resources = append(r.resources, x)
 	r.byKey[x.key] = x
 	if r.rec != nil {

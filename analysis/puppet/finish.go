@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -113,7 +114,7 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 				match(x.title)
 			case "tag":
 				// Every resource has tags (its type at least).
-				found, haveAny = r.tagged(x, ws), true
+				found, haveAny = r.tagged(x, ws, c.tagIDOf(r, ws)), true
 			default:
 				if a, ok := x.attr(name); ok {
 					var lbuf [1]val
@@ -136,14 +137,46 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 // tagged reports whether Puppet gives x the tag t (case-insensitively):
 // its type, its title (when tag-like) and their `::` segments, its `tag`
 // attribute, and the same for every container up to main's "class".
-func (r *run) tagged(x *res, t string) bool {
+// id is t's number in the run (tagID).
+func (r *run) tagged(x *res, t string, id int) bool {
 	if x.kind == "main" {
 		return strings.EqualFold("class", t)
 	}
-	return x.selfTagged(t) || r.bodyTagged(r.tagBodies(t), x.scopeRes(), t, 1)
+	return x.selfTagged(t) || r.bodyTagged(id, x.scopeRes(), t, 1)
 }
 
-// tagBodies is the memo of bodyTagged for tag t.
+// tagStamps numbers the runs that number tags (run.tagStamp): bodyTags
+// another run wrote (in memory resArena handed on, or copied by a
+// replay) is stale, and read as empty.
+var tagStamps atomic.Uint32
+
+// tagID numbers t, a tag a collector's query compares, in this run: bit
+// id of every bodyTags is about t.
+func (r *run) tagID(t string) int {
+	if id, ok := r.tagIDs[t]; ok {
+		return id
+	}
+	if r.tagIDs == nil {
+		r.tagIDs = map[string]int{}
+		r.tagStamp = tagStamps.Add(1)
+	}
+	id := len(r.tagNames)
+	r.tagIDs[t] = id
+	r.tagNames = append(r.tagNames, t)
+	return id
+}
+
+// tagIDOf is r.tagID(t) without its map lookup when t is the tag c
+// compared last (a query compares the same one for every resource).
+func (c *collector) tagIDOf(r *run, t string) int {
+	if c.tagN == 0 || c.tagText != t {
+		c.tagText, c.tagN = t, r.tagID(t)+1
+	}
+	return c.tagN - 1
+}
+
+// tagBodies is the memo of bodyTagged for tag t, for the bodies that keep
+// none themselves (see bodyTags).
 func (r *run) tagBodies(t string) map[*res]bool {
 	if r.tagMemo == nil {
 		r.tagMemo = map[string]map[*res]bool{}
@@ -156,32 +189,154 @@ func (r *run) tagBodies(t string) map[*res]bool {
 	return m
 }
 
+// bodyTags is what bodyTagged knows of one body (a class or define
+// instance: those always have a resMore), kept on it: a map per tag
+// keyed by body, and selfTagged reading the body's attributes again for
+// each tag, were most of what collectors cost in an edit of
+// operations-puppet's profile::base. Bit i is about the run's tag number
+// i (run.tagNames); tags numbered 64 and on, and bodies without a
+// resMore (nodes), use the maps (tagBodies). Either way a body's answer
+// for a tag is kept once, computed as it was, so the answers are the same.
+type bodyTags struct {
+	stamp uint32 // the run.tagStamp of the run that wrote it; another run's is empty
+	selfN uint8  // self holds the answers for tags 0..selfN-1
+	known uint64 // bodyTagged has answered these tags
+	has   uint64 // ... with true
+	self  uint64 // selfTagged's answers (all tags numbered so far in one pass)
+}
+
 // bodyTagged: the body c (n levels above the resource asked about) or one
-// it is in has tag t. The answer is kept per tag and body: every resource
-// of a define instance or class asks it again (walking each resource's
-// bodies for each collector was 5% of check on operations-puppet).
-// Nothing it reads changes while collectors run (see collect).
-func (r *run) bodyTagged(m map[*res]bool, c *res, t string, n int) bool {
+// it is in has tag t (number id). The answer is kept per tag and body
+// (bodyTags or tagBodies): every resource of a define instance or class
+// asks it again (walking each resource's bodies for each collector was 5%
+// of check on operations-puppet). Nothing it reads changes while
+// collectors run (see collect).
+func (r *run) bodyTagged(id int, c *res, t string, n int) bool {
 	if c == nil || n >= 100 {
 		return false
 	}
-	if v, ok := m[c]; ok {
-		return v
-	}
-	var v bool
 	if c.kind == "main" {
-		v = strings.EqualFold("class", t)
-	} else {
-		v = c.selfTagged(t) || r.bodyTagged(m, c.scopeRes(), t, n+1)
+		// the same answer whether kept or not: keep none
+		return strings.EqualFold("class", t)
 	}
-	m[c] = v
+	bit := uint64(1) << (id & 63)
+	var b *bodyTags
+	var m map[*res]bool
+	if id < 64 && c.resMore != nil {
+		b = &c.tags
+		if b.stamp != r.tagStamp {
+			*b = bodyTags{stamp: r.tagStamp}
+		}
+		if b.known&bit != 0 {
+			return b.has&bit != 0
+		}
+	} else {
+		m = r.tagBodies(t)
+		if v, ok := m[c]; ok {
+			return v
+		}
+	}
+	var self bool
+	if b != nil {
+		if id >= int(b.selfN) {
+			to := min(len(r.tagNames), 64)
+			b.self |= r.selfTagBits(c, int(b.selfN), to)
+			b.selfN = uint8(to)
+		}
+		self = b.self&bit != 0
+	} else {
+		self = c.selfTagged(t)
+	}
+	v := self || r.bodyTagged(id, c.scopeRes(), t, n+1)
+	if b != nil {
+		b.known |= bit
+		if v {
+			b.has |= bit
+		}
+	} else {
+		m[c] = v
+	}
 	return v
 }
 
-// selfTagged: x's type, title or tag attribute gives it tag t.
+// selfTagBits is selfTagged for the tags r.tagNames[from:to] at once
+// (bit i for tag i), reading x's attributes once. The bits of x's type
+// are kept per run (bodies of one type are many, and a define's type has
+// `::` segments); a title that gives no tag is not checked for being
+// tag-like (both must hold).
+func (r *run) selfTagBits(x *res, from, to int) uint64 {
+	names := r.tagNames
+	mask := uint64(1)<<to - 1 // to <= 64: 1<<64 is 0 in Go, and 0-1 is all ones
+	mask &^= uint64(1)<<from - 1
+	bits := r.typeTagBits(x.typ, to) & mask
+	if t := tagBits(x.title, names, from, to); t != 0 && validTag(x.title) {
+		bits |= t
+	}
+	if !x.tagAttr {
+		return bits
+	}
+	if a, ok := x.attr("tag"); ok {
+		var lbuf [1]val
+		for _, v := range a.v.items(&lbuf) {
+			if s, ok := v.text(); ok {
+				bits |= tagBits(s, names, from, to)
+			}
+		}
+	}
+	return bits
+}
+
+// typeTags: the bits tagBits gives a type for the run's first n tags.
+type typeTags struct {
+	bits uint64
+	n    int
+}
+
+// typeTagBits is tagBits(typ, r.tagNames, 0, to), kept per type.
+func (r *run) typeTagBits(typ string, to int) uint64 {
+	tt, ok := r.typeTags[typ]
+	if !ok || tt.n < to {
+		if r.typeTags == nil {
+			r.typeTags = map[string]typeTags{}
+		}
+		tt.bits |= tagBits(typ, r.tagNames, tt.n, to)
+		tt.n = to
+		r.typeTags[typ] = tt
+	}
+	return tt.bits
+}
+
+// tagBits has bit i set (from <= i < to) when hasTag(s, names[i]),
+// splitting s at `::` once for all of them.
+func tagBits(s string, names []string, from, to int) uint64 {
+	var bits uint64
+	for i := from; i < to; i++ {
+		if strings.EqualFold(s, names[i]) {
+			bits |= 1 << i
+		}
+	}
+	if !strings.Contains(s, "::") {
+		return bits
+	}
+	for seg := range strings.SplitSeq(s, "::") {
+		for i := from; i < to; i++ {
+			if strings.EqualFold(seg, names[i]) {
+				bits |= 1 << i
+			}
+		}
+	}
+	return bits
+}
+
+// selfTagged: x's type, title or tag attribute gives it tag t. A title
+// is seldom the tag asked for: that is checked before whether it is
+// tag-like (validTag reads all of it).
 func (x *res) selfTagged(t string) bool {
-	if hasTag(x.typ, t) || (validTag(x.title) && hasTag(x.title, t)) {
+	if hasTag(x.typ, t) || (hasTag(x.title, t) && validTag(x.title)) {
 		return true
+	}
+	if !x.tagAttr {
+		return false
 	}
 	if a, ok := x.attr("tag"); ok {
 		var lbuf [1]val

@@ -90,6 +90,7 @@ func (cp *copier) copyRes(y, x *res, i int) {
 	}
 	if x.resMore != nil {
 		m := *x.resMore
+		m.tags = bodyTags{} // y is another body (bodyTags.stamp says so too)
 		m.sites = nil
 		for _, c := range x.sites {
 			m.sites = append(m.sites, cp.cond(c))
