@@ -98,13 +98,15 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 				}
 				c.values[t.Right] = want
 			}
+			if t.Op == "!=" {
+				return neMatch(name, want, x)
+			}
 			ws, ok := want.text()
 			if !ok {
 				return false
 			}
-			found, haveAny := false, false
+			found := false
 			match := func(h string) {
-				haveAny = true
 				if strings.EqualFold(h, ws) {
 					found = true
 				}
@@ -114,7 +116,7 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 				match(x.title)
 			case "tag":
 				// Every resource has tags (its type at least).
-				found, haveAny = r.tagged(x, ws, c.tagIDOf(r, ws)), true
+				found = r.tagged(x, ws, c.tagIDOf(r, ws))
 			default:
 				if a, ok := x.attr(name); ok {
 					var lbuf [1]val
@@ -125,13 +127,30 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 					}
 				}
 			}
-			if t.Op == "==" {
-				return found
-			}
-			return !found && haveAny
+			return found
 		}
 	}
 	return false
+}
+
+// neMatch is `name != want` in a collector query. Puppet 7's collector
+// (CollectorTransformer#query_ComparisonExpression) has no special case
+// for `!=`: it is the negation of its DSL equality (CompareOperator#equals)
+// between the value written for the attribute and want. So an attribute
+// not written matches (unless want is undef); an array, even ['x'], never
+// equals a string; 1 is not '1'; strings compare without case. For tag it
+// is the `tag` attribute as written too, not the tags Puppet gives the
+// resource (its type, title, classes), which `==` looks at. A value we do
+// not know matches nothing, as with `==`.
+func neMatch(name string, want val, x *res) bool {
+	have := val{k: vUndef}
+	if name == "title" {
+		have = val{k: vStr, s: x.title}
+	} else if a, ok := x.attr(name); ok {
+		have = a.v
+	}
+	eq, known := equal(have, want)
+	return known && !eq
 }
 
 // tagged reports whether Puppet gives x the tag t (case-insensitively):

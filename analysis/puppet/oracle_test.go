@@ -13,9 +13,7 @@ import (
 
 // knownGaps are oracle cases whose truth we do not reproduce yet, with why.
 // Every other case in testdata/oracle must agree exactly.
-var knownGaps = map[string]string{
-	"collector_ne": "`!=` in a query is true when the written attribute is absent or differs (tag too: Puppet compares resource[:tag], not the resource's tags); ours needs the attribute and, for tag, the absence of the tag",
-}
+var knownGaps = map[string]string{}
 
 // TestOracle runs every testdata/oracle/NAME.pp (recorded with the real
 // Puppet 7 by /work/shared/oracle/puppet-order) as `puppet apply NAME.pp`
