@@ -101,33 +101,15 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 			if t.Op == "!=" {
 				return neMatch(name, want, x)
 			}
-			ws, ok := want.text()
-			if !ok {
-				return false
-			}
-			found := false
-			match := func(h string) {
-				if strings.EqualFold(h, ws) {
-					found = true
+			if name == "tag" {
+				ws, ok := want.text()
+				if !ok {
+					return false
 				}
-			}
-			switch name {
-			case "title":
-				match(x.title)
-			case "tag":
 				// Every resource has tags (its type at least).
-				found = r.tagged(x, ws, c.tagIDOf(r, ws))
-			default:
-				if a, ok := x.attr(name); ok {
-					var lbuf [1]val
-					for _, v := range a.v.items(&lbuf) {
-						if s, ok := v.text(); ok {
-							match(s)
-						}
-					}
-				}
+				return r.tagged(x, ws, c.tagIDOf(r, ws))
 			}
-			return found
+			return eqMatch(name, want, x)
 		}
 	}
 	return false
@@ -143,14 +125,39 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 // resource (its type, title, classes), which `==` looks at. A value we do
 // not know matches nothing, as with `==`.
 func neMatch(name string, want val, x *res) bool {
-	have := val{k: vUndef}
-	if name == "title" {
-		have = val{k: vStr, s: x.title}
-	} else if a, ok := x.attr(name); ok {
-		have = a.v
+	eq, known := equal(queried(name, x), want)
+	return known && !eq
+}
+
+// eqMatch is `==` on anything but tag, as Puppet 7's collector query
+// does it: the written value (the title for title; absent is undef)
+// equals the wanted one, or for an array one of its elements does, in
+// the language's equality (strings without case, a number never a
+// string: `message == '1'` does not match `message => 1`).
+func eqMatch(name string, want val, x *res) bool {
+	have := queried(name, x)
+	if have.k == vArr {
+		for _, e := range have.arr {
+			if eq, known := equal(e, want); known && eq {
+				return true
+			}
+		}
+		return false
 	}
 	eq, known := equal(have, want)
-	return known && !eq
+	return known && eq
+}
+
+// queried is the value a query compares: the title, or the attribute as
+// written (undef when it is not).
+func queried(name string, x *res) val {
+	if name == "title" {
+		return val{k: vStr, s: x.title}
+	}
+	if a, ok := x.attr(name); ok {
+		return a.v
+	}
+	return val{k: vUndef}
 }
 
 // tagged reports whether Puppet gives x the tag t (case-insensitively):
