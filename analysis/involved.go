@@ -76,7 +76,7 @@ func (r *Result) findInvolved(uri string) *involvement {
 		if n == nil {
 			return false
 		}
-		inGraph := n.Index >= 0 && n.Index < len(g) && g[n.Index] == n
+		inGraph := r.slot(n) >= 0
 		if inGraph && state[n.Index] != unknown {
 			return state[n.Index] == yes
 		}
@@ -102,7 +102,7 @@ func (r *Result) findInvolved(uri string) *involvement {
 		if n == nil {
 			return false
 		}
-		if n.Index >= 0 && n.Index < len(g) && g[n.Index] == n {
+		if r.slot(n) >= 0 {
 			return v.isNode[n.Index]
 		}
 		return true // not in the graph: let the move look at it

@@ -222,7 +222,7 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 		if n == nil {
 			return nil, true
 		}
-		inGraph := n.Index >= 0 && n.Index < len(g) && g[n.Index] == n
+		inGraph := r.slot(n) >= 0
 		if inGraph {
 			if !inv.isNode[n.Index] {
 				return n, true // nothing of it is in the document
