@@ -36,8 +36,8 @@ import (
 
 // follow is Result.Follow for a Puppet result.
 func (j *followJudge) follow(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
-	if j.inert(old, cur, m) {
-		return analysis.ShiftResult(r, m, line)
+	if ok, ends := j.inert(old, cur, m); ok {
+		return analysis.ShiftResultFull(r, m, line, ends)
 	}
 	return j.dropped(r, old, cur, m, line)
 }
