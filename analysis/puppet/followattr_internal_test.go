@@ -46,6 +46,7 @@ func TestAttrJudgement(t *testing.T) {
 		{"class c {\n  file { '/x': mode => '1',⟦ mode => '1',¦⟧ }\n}\n", "", false, false},
 		{"class c {\n  file { '/x': * => $h,⟦¦ mode => '1',⟧ }\n}\n", "", false, false},
 		{"class c {\n  file { '/x':⟦¦ * => {},⟧ }\n}\n", "", false, false},
+		{"class c {\n  file { '/x':⟦¦ * => 'x',⟧ }\n}\n", "", false, false}, // a splat of a literal: Puppet's error, not ours to hide
 		{"class c {\n  file { '/x':⟦¦ mode +> '1',⟧ }\n}\n", "", false, false},
 		// refused: not a built-in inert type's plain declaration
 		{"class c {\n  web::vhost { 'w':⟦¦ docroot => '/a',⟧ }\n}\n", "", false, false},
