@@ -64,6 +64,7 @@ func TestAttrJudgement(t *testing.T) {
 		{"class c {\n  file { '/x':⟦¦ mode => lookup('m'),⟧ }\n}\n", "", false, false},
 		{"class c {\n  file { '/x':⟦¦ mode => { 'a' => 1 },⟧ }\n}\n", "", false, false},
 		{"class c {\n  file { '/x':⟦¦ mode => '1' + 2,⟧ }\n}\n", "", false, false},
+		{"class c {\n  file { '/x':⟦¦ content => 'a\nb',⟧ }\n}\n", "", false, false}, // over two lines: not a literal the cutoff for values takes
 		// refused: two attributes, or one with another edit
 		{"class c {\n  file { '/x':⟦¦ mode => '1', group2 => '2',⟧ }\n}\n", "", false, false},
 		{"class c {\n  file { '⟦/x¦/y⟧':⟦¦ mode => '1',⟧ }\n}\n", "", false, false},
