@@ -266,8 +266,10 @@ func resourceTyping(t *testing.T, srv *lspProc, uri, text string) {
 var attrLineAt = regexp.MustCompile(`(?m)^([ \t]*)[a-z_]+[ \t]*=>[^\n]*,[ \t]*$`)
 
 // attrTyping (ORDERING_LATENCY_ATTR=`name => 'value'`) types an attribute
-// line after the first attribute line of the file that ends in a comma,
-// as an editor that pairs quotes sends it: Enter and the indentation,
+// line after the first attribute line of the file that ends in a comma
+// (with ORDERING_LATENCY_ATTR_AT=last, the first that is its body's last:
+// there the paired quotes make the line parse, elsewhere the comma), as
+// an editor that pairs quotes sends it: Enter and the indentation,
 // the name and " => " a character at a time, the quotes with their pair,
 // the value inside them, the comma; then takes the line out whole. For
 // each keystroke, the time to the complete analysis of that version and
@@ -275,6 +277,17 @@ var attrLineAt = regexp.MustCompile(`(?m)^([ \t]*)[a-z_]+[ \t]*=>[^\n]*,[ \t]*$`
 // not analysed: analysis/puppet/followattr.go).
 func attrTyping(t *testing.T, srv *lspProc, uri, text, line string) {
 	m := attrLineAt.FindStringSubmatchIndex(text)
+	if os.Getenv("ORDERING_LATENCY_ATTR_AT") == "last" {
+		// the last attribute of its body: the line after it closes it, so
+		// the paired quotes make the attribute parse
+		m = nil
+		for _, c := range attrLineAt.FindAllStringSubmatchIndex(text, -1) {
+			if rest := text[c[1]:]; strings.HasPrefix(strings.TrimLeft(rest, " \t\n"), "}") {
+				m = c
+				break
+			}
+		}
+	}
 	name, value, ok := strings.Cut(line, " => ")
 	if m == nil || !ok || value == "" {
 		t.Fatalf("no attribute line ending in a comma, or ORDERING_LATENCY_ATTR=%q is not `name => value`", line)
