@@ -230,7 +230,7 @@ func (j *followJudge) droppedTrees(old, cur *source.File, m analysis.Shift) (*tr
 		return nil, nil
 	}
 	of := j.tree(old)
-	if !untouched(of.Stmts, m.Pre, m.OldEnd, literalAttr) {
+	if !untouched(of.Stmts, m.Pre, m.OldEnd, j.mayTake) {
 		return nil, nil // before the new text is parsed: most edits end here
 	}
 	cf := pp.Parse(cur.Text)

@@ -231,10 +231,14 @@ func literalValue(v pp.Node, text []byte, array bool) bool {
 	return l.Pos >= 0 && l.Pos < l.End && l.End <= len(text) && oneLiteral(text[l.Pos:l.End])
 }
 
-// literalAttr reports whether a is an attribute whose value is written
-// as a literal (literalValue): the quick look, before the new text is
-// parsed, at what the edit may add or take.
-func literalAttr(a *pp.Attr) bool {
+// mayTake reports whether a may be the attribute an edit takes (its
+// name not read, its value written as a literal): the quick look at the
+// old tree, before the new text is parsed (an edit of a value a rule
+// reads ends there, as before attributes were followed).
+func (j *followJudge) mayTake(a *pp.Attr) bool {
+	if a.Name == "*" || readAttrs[a.Name] || j.queried[a.Name] || j.anyAttr {
+		return false
+	}
 	switch a.Value.(type) {
 	case *pp.Str, *pp.Name, *pp.Num, *pp.Bool, *pp.Array:
 		return true
