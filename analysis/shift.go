@@ -207,6 +207,16 @@ func WriteLines(r *Result, ws *source.Workspace) {
 // runs' steps, lie in other files, and copying them all made a comment
 // cost ~0.1 CPU-s.
 func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Result, bool) {
+	return ShiftResultFull(r, m, line, nil)
+}
+
+// ShiftResultFull is ShiftResult where the full spans of some nodes are
+// not their old ones moved through m: fulls gives, by a node's old full
+// span, its new one. A system says so when the edit moves the end of a
+// declaration past text it did not hold (a Puppet resource body ends
+// at its last attribute: one typed after it, or a comma, moves the end
+// beyond the edit, where a moved span would stay before it).
+func ShiftResultFull(r *Result, m Shift, line func(uri string, off int) int, fulls map[source.Span]source.Span) (*Result, bool) {
 	if r == nil {
 		return nil, true
 	}
@@ -235,6 +245,9 @@ func ShiftResult(r *Result, m Shift, line func(uri string, off int) int) (*Resul
 		}
 		decl, ok1 := m.Span(n.Decl)
 		full, ok2 := m.Span(n.Full)
+		if f, set := fulls[n.Full]; set {
+			full, ok2 = f, true
+		}
 		if !ok1 || !ok2 {
 			return nil, false
 		}

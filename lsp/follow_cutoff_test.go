@@ -111,15 +111,19 @@ func TestHalfTypedStatementIsNotAnalysed(t *testing.T) {
 	}
 }
 
-// An attribute typed into a resource the class already has: until it
-// parses, the parser reads the resource without that line, so the
-// resource keeps its lens and the last result follows each keystroke; its
-// value, a mode nobody reads, is followed too. Only the keystroke that
-// makes the attribute parse (the quotes) is analysed.
+// An attribute typed into a resource the class already has, as an editor
+// that pairs quotes sends it: until it parses, the parser reads the
+// resource without that line, so the resource keeps its lens and the
+// last result follows each keystroke; the quotes that make it an
+// attribute add one nobody reads (a mode: followattr.go), its value is a
+// value nobody reads, and the comma moves the body's end: none of it is
+// analysed, and every answer is a fresh server's. Taking the line out
+// again is not analysed either; an owner typed the same way is (a rule
+// reads it: autorequire).
 func TestAttributeTypedIsNotAnalysed(t *testing.T) {
 	ts := startTyping(t, "class web {\n  file { '/etc/web':\n    ensure => directory,\n  }\n  notify { 'n': require => File['/etc/web'] }\n}\n")
 	c, uri, n, typeAt, root := ts.c, ts.uri, ts.n, ts.typeAt, ts.root
-	lensLines := func() []int {
+	lensLines := func(c *lsptest.Client) []int {
 		var ls []struct{ Range lsptest.Range }
 		if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &ls); err != nil {
 			t.Fatal(err)
@@ -131,33 +135,61 @@ func TestAttributeTypedIsNotAnalysed(t *testing.T) {
 		return out
 	}
 	before := n.Load()
-	typeAt(3, 0, "    \n")
+	typeAt(2, 24, "\n    ") // Enter at the end of the ensure line
 	for i, ch := range "mode =>" {
 		typeAt(3, 4+i, string(ch))
 	}
-	if after := n.Load(); after != before {
-		t.Errorf("an attribute half typed into a resource was analysed: %d analyses before it, %d after", before, after)
-	}
-	if ls := lensLines(); !slices.Contains(ls, 1) {
+	if ls := lensLines(c); !slices.Contains(ls, 1) {
 		t.Errorf("lenses on lines %v while the attribute is typed: the resource on line 1 lost its lens", ls)
 	}
-	typeAt(3, 11, " ''") // the quotes, paired by the editor: the attribute parses
-	before = n.Load()
+	typeAt(3, 11, " ")
+	typeAt(3, 12, "''") // the quotes, paired by the editor: the attribute parses
 	for i, ch := range "0644" {
 		typeAt(3, 13+i, string(ch))
 	}
 	typeAt(3, 18, ",")
 	if after := n.Load(); after != before {
-		t.Errorf("a mode typed and its comma were analysed: %d analyses before, %d after", before, after)
+		t.Errorf("a mode typed into a resource, its quotes and its comma were analysed: %d analyses before, %d after", before, after)
 	}
-	fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
-	fresh.Open(uri, "puppet", *ts.text)
-	fresh.Settle(uri)
-	if got, want := c.Diagnostics(uri), fresh.Diagnostics(uri); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
-		t.Errorf("diagnostics after the attribute:\n got %+v\nwant %+v (a fresh server's)", got, want)
-	}
-	if !strings.Contains(*ts.text, "    mode => '0644',\n") {
+	if !strings.Contains(*ts.text, "    ensure => directory,\n    mode => '0644',\n  }") {
 		t.Fatalf("the text typed: %q", *ts.text)
+	}
+	same := func(when string) {
+		t.Helper()
+		fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
+		fresh.Open(uri, "puppet", *ts.text)
+		fresh.Settle(uri)
+		if got, want := c.Diagnostics(uri), fresh.Diagnostics(uri); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+			t.Errorf("diagnostics %s:\n got %+v\nwant %+v (a fresh server's)", when, got, want)
+		}
+		if got, want := lensLines(c), lensLines(fresh); !reflect.DeepEqual(got, want) {
+			t.Errorf("lenses %s on lines %v, a fresh server's on %v", when, got, want)
+		}
+		for _, at := range [][2]int{{1, 10}, {3, 6}, {4, 2}, {5, 13}, {0, 7}} {
+			if g, w := hoverJSON(t, c, uri, at[0], at[1]), hoverJSON(t, fresh, uri, at[0], at[1]); g != w {
+				t.Errorf("hover at %d:%d %s:\n got %s\nwant %s (a fresh server's)", at[0], at[1], when, g, w)
+			}
+		}
+	}
+	same("after the attribute")
+	// the line taken out whole (selected, deleted)
+	*ts.version++
+	c.Edit(uri, *ts.version, lsptest.Range{Start: lsptest.Position{Line: 3, Character: 0}, End: lsptest.Position{Line: 4, Character: 0}}, "")
+	*ts.text = strings.Replace(*ts.text, "    mode => '0644',\n", "", 1)
+	c.Settle(uri)
+	if after := n.Load(); after != before {
+		t.Errorf("an attribute line taken out was analysed: %d analyses before, %d after", before, after)
+	}
+	same("after the line was taken")
+	// an owner: autorequire reads it
+	typeAt(2, 24, "\n    ")
+	for i, ch := range "owner => " {
+		typeAt(3, 4+i, string(ch))
+	}
+	before = n.Load()
+	typeAt(3, 13, "''")
+	if n.Load() == before {
+		t.Errorf("the quotes that make an owner an attribute were not analysed")
 	}
 }
 
@@ -166,12 +198,13 @@ func TestAttributeTypedIsNotAnalysed(t *testing.T) {
 // to type into it as an editor does, one insertion at a time, each
 // settled.
 type typing struct {
-	c      *lsptest.Client
-	root   string
-	uri    string
-	n      *atomic.Int32
-	text   *string
-	typeAt func(line, char int, s string)
+	c       *lsptest.Client
+	root    string
+	uri     string
+	n       *atomic.Int32
+	text    *string
+	version *int // of the document the client last sent
+	typeAt  func(line, char int, s string)
 }
 
 func startTyping(t *testing.T, class string) typing {
@@ -182,6 +215,7 @@ func startTyping(t *testing.T, class string) typing {
 	ts.c.Open(ts.uri, "puppet", class)
 	ts.c.Settle(ts.uri)
 	version := 1
+	ts.version = &version
 	ts.typeAt = func(line, char int, s string) {
 		version++
 		ts.c.Edit(ts.uri, version, lsptest.Range{Start: lsptest.Position{Line: line, Character: char}, End: lsptest.Position{Line: line, Character: char}}, s)

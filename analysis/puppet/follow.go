@@ -11,8 +11,8 @@ import (
 )
 
 // How a result follows an edit of code without an analysis
-// (analysis.Result.Follow): a value nobody reads (inert.go), or text the
-// parser drops.
+// (analysis.Result.Follow): a value nobody reads (inert.go), text the
+// parser drops, or an attribute line nobody reads (followattr.go).
 //
 // Text the parser drops: while a statement is typed into a class it does
 // not parse, and the parser keeps the body's statements that do, and of
@@ -24,6 +24,11 @@ import (
 // from the last result by where things are and by the file's syntax
 // errors. So when
 //   - the old and new trees are the same but for positions (and errors),
+//     and every place of the old tree, moved through the edit, is the
+//     new tree's (treePair): a result's spans are moved so; but for the
+//     end of a resource body (a node's full span), which ends at its last
+//     attribute, so that a comma typed after it moves its end past the
+//     edit: the new end is given to the move (analysis.ShiftResultFull),
 //   - the edit touches no node of either tree whose text a result may
 //     quote (only text between the statements kept, within a definition's
 //     body around them, or between the words of a resource declaration),
@@ -36,8 +41,8 @@ import (
 
 // follow is Result.Follow for a Puppet result.
 func (j *followJudge) follow(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
-	if j.inert(old, cur, m) {
-		return analysis.ShiftResult(r, m, line)
+	if ok, ends := j.inert(old, cur, m); ok {
+		return analysis.ShiftResultFull(r, m, line, ends)
 	}
 	return j.dropped(r, old, cur, m, line)
 }
@@ -158,28 +163,13 @@ func (j *followJudge) tree(f *source.File) *pp.File {
 	return t
 }
 
-// dropped moves r through an edit of text the parser drops (see above).
+// dropped moves r through an edit of text the parser drops (see above),
+// or of one attribute line nobody reads (followattr.go).
 func (j *followJudge) dropped(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
 	uri := cur.URI
-	if !strings.HasSuffix(cur.Path, ".pp") && !strings.HasSuffix(uri, ".pp") {
-		return nil, false
-	}
-	at, known := j.order[uri]
-	if !known || len(cur.Text) > maxManifest || len(old.Text) > maxManifest {
-		return nil, false
-	}
-	of := j.tree(old)
-	if !untouched(of.Stmts, m.Pre, m.OldEnd) {
-		return nil, false // before the new text is parsed: most edits end here
-	}
-	cf := pp.Parse(cur.Text)
-	if j.topLevel[uri] && (len(of.Errors) > 0) != (len(cf.Errors) > 0) {
-		return nil, false
-	}
-	if !untouched(cf.Stmts, m.Pre, m.CurEnd) {
-		return nil, false
-	}
-	if !sameTrees(reflect.ValueOf(of.Stmts), reflect.ValueOf(cf.Stmts)) {
+	at := j.order[uri]
+	w, cf := j.droppedTrees(old, cur, m)
+	if w == nil {
 		return nil, false
 	}
 	// The file's syntax errors are read again: a fresh analysis reports
@@ -209,7 +199,7 @@ func (j *followJudge) dropped(r *analysis.Result, old, cur *source.File, m analy
 	}
 	base := &analysis.Result{System: r.System, Graph: r.Graph, Runs: r.Runs, Diags: append(rest, syntax...), Links: r.Links,
 		Files: r.Files, Nodes: r.Nodes, Partial: r.Partial, Follow: r.Follow}
-	moved, ok := analysis.ShiftResult(base, m, line)
+	moved, ok := analysis.ShiftResultFull(base, m, line, w.ends)
 	if !ok {
 		return nil, false
 	}
@@ -227,12 +217,53 @@ func (j *followJudge) dropped(r *analysis.Result, old, cur *source.File, m analy
 	return moved, true
 }
 
+// droppedTrees judges the trees of the texts before and after the edit m
+// (see above and followattr.go): the pair walked (with the spans of
+// resource bodies that do not move as m says, and the attribute added
+// or taken) and the new tree, or nil when only an analysis knows.
+func (j *followJudge) droppedTrees(old, cur *source.File, m analysis.Shift) (*treePair, *pp.File) {
+	uri := cur.URI
+	if !strings.HasSuffix(cur.Path, ".pp") && !strings.HasSuffix(uri, ".pp") {
+		return nil, nil
+	}
+	if _, known := j.order[uri]; !known || len(cur.Text) > maxManifest || len(old.Text) > maxManifest {
+		return nil, nil
+	}
+	of := j.tree(old)
+	if !untouched(of.Stmts, m.Pre, m.OldEnd, j.mayTake) {
+		return nil, nil // before the new text is parsed: most edits end here
+	}
+	cf := pp.Parse(cur.Text)
+	if j.topLevel[uri] && (len(of.Errors) > 0) != (len(cf.Errors) > 0) {
+		return nil, nil
+	}
+	// the same trees but for places, or for one attribute (followattr.go)
+	w := &treePair{m: m, attr: true}
+	if !w.same(reflect.ValueOf(of.Stmts), reflect.ValueOf(cf.Stmts)) {
+		return nil, nil
+	}
+	if w.extra != nil {
+		text := old.Text
+		if w.added {
+			text = cur.Text
+		}
+		if !j.attrFollows(w, text) {
+			return nil, nil
+		}
+	}
+	skip := func(a *pp.Attr) bool { return a == w.extra }
+	if !untouched(of.Stmts, m.Pre, m.OldEnd, skip) || !untouched(cf.Stmts, m.Pre, m.CurEnd, skip) {
+		return nil, nil
+	}
+	return w, cf
+}
+
 // untouched reports whether the edit [from, to] touches no node of the
 // statements whose text a result may quote: it lies between them, inside
 // a definition's body between the statements kept there, or inside a
 // resource declaration between its words (`file{}` typed `file { }`, a
 // comma after the last attribute).
-func untouched(stmts []pp.Node, from, to int) bool {
+func untouched(stmts []pp.Node, from, to int, skip func(*pp.Attr) bool) bool {
 	// an edit that only touches a node's ends leaves its text as it was:
 	// what it adds or takes there is outside it, or the tree differs
 	off := func(l pp.Loc) bool { return to <= l.Pos || from >= l.End }
@@ -253,6 +284,9 @@ func untouched(stmts []pp.Node, from, to int) bool {
 					return false
 				}
 				for _, a := range b.Attrs {
+					if skip != nil && skip(a) {
+						continue // the one attribute added or taken (followattr.go)
+					}
 					if !off(a.NameLoc) || a.Value != nil && !off(*a.Value.Span()) {
 						return false
 					}
@@ -281,7 +315,7 @@ func untouched(stmts []pp.Node, from, to int) bool {
 			return false
 		}
 		// inside the braces: after the header, before the closing one
-		if from <= head || to >= l.End || !untouched(body, from, to) {
+		if from <= head || to >= l.End || !untouched(body, from, to, skip) {
 			return false
 		}
 	}

@@ -56,42 +56,52 @@ func inertType(typ string) bool {
 	return builtinTypes[typ]
 }
 
-// inert is the judgement (see above).
-func (j *followJudge) inert(old, cur *source.File, m analysis.Shift) bool {
+// inert is the judgement (see above). A bare word typed at its end
+// moves the end of the resource body it ends (a node's full span, which
+// a move through the edit leaves before it): ends gives the body's new
+// span by its old one then (analysis.ShiftResultFull).
+func (j *followJudge) inert(old, cur *source.File, m analysis.Shift) (ok bool, ends map[source.Span]source.Span) {
 	if !strings.HasSuffix(cur.Path, ".pp") && !strings.HasSuffix(cur.URI, ".pp") {
-		return false
+		return false, nil
 	}
 	if len(cur.Text) > maxManifest || m.Pre == m.OldEnd && m.Pre == m.CurEnd {
-		return false
+		return false, nil
 	}
 	// Where the literal is, and whose value it is, in the new text.
 	p := j.sys.inertTrees.get(cur.URI)
 	p.mu.Lock()
 	f := p.ps.Parse(cur.Text)
-	lit, name, typ := valueLiteral(f, m.Pre, m.CurEnd)
+	lit, body, name, typ := valueLiteral(f, m.Pre, m.CurEnd)
 	p.mu.Unlock()
 	if lit == nil || !inertType(typ) || readAttrs[name] || j.queried[name] || j.anyAttr {
-		return false
+		return false, nil
 	}
 	// The literal is one whole token, in both texts: outside it they are
 	// the same text, so they are the same tree but for its value.
 	oldEnd := lit.End - (m.CurEnd - m.OldEnd)
 	if oldEnd <= lit.Pos || oldEnd > len(old.Text) {
-		return false
+		return false, nil
 	}
-	return oneLiteral(cur.Text[lit.Pos:lit.End]) && oneLiteral(old.Text[lit.Pos:oldEnd])
+	if !oneLiteral(cur.Text[lit.Pos:lit.End]) || !oneLiteral(old.Text[lit.Pos:oldEnd]) {
+		return false, nil
+	}
+	if body.End == lit.End && body.Pos < m.Pre {
+		ends = map[source.Span]source.Span{
+			{URI: cur.URI, Start: body.Pos, End: oldEnd}: {URI: cur.URI, Start: body.Pos, End: body.End}}
+	}
+	return true, ends
 }
 
 // valueLiteral finds, in f, the literal holding [from, to) that is the
 // whole value of an attribute of a resource declaration (a quoted string
 // that interpolates nothing, inside its quotes; a bare word, a number, a
-// boolean), with the attribute's name and the resource's type (lower
-// case); nil when there is none. A syntax error elsewhere is no matter:
+// boolean), with its resource body, the attribute's name and the
+// resource's type (lower case); nil when there is none. A syntax error elsewhere is no matter:
 // the text around the literal is the same in both versions, so the
 // chunks are cut, and a broken body's statements kept (the parser's
 // recovery), the same way; but the error must not lie on the literal,
 // whose text its message would quote.
-func valueLiteral(f *pp.File, from, to int) (lit *pp.Loc, name, typ string) {
+func valueLiteral(f *pp.File, from, to int) (lit, body *pp.Loc, name, typ string) {
 	stmts := f.Stmts
 	var errAt *pp.Loc
 	if len(f.Errors) > 0 {
@@ -132,7 +142,7 @@ func valueLiteral(f *pp.File, from, to int) (lit *pp.Loc, name, typ string) {
 					}
 				}
 				if at != nil {
-					lit, name, typ = at, a.Name, strings.ToLower(r.Type)
+					lit, body, name, typ = at, &b.Loc, a.Name, strings.ToLower(r.Type)
 					return false
 				}
 			}
@@ -146,9 +156,9 @@ func valueLiteral(f *pp.File, from, to int) (lit *pp.Loc, name, typ string) {
 		}
 	}
 	if lit != nil && errAt != nil && errAt.Pos <= lit.End && lit.Pos <= errAt.End {
-		return nil, "", ""
+		return nil, nil, "", ""
 	}
-	return lit, name, typ
+	return lit, body, name, typ
 }
 
 // oneLiteral reports whether b is one literal token on one line that
@@ -173,8 +183,8 @@ func oneLiteral(b []byte) bool {
 		}
 		return false
 	}
-	toks := pp.Lex(b)
-	if len(toks) != 1 || toks[0].Pos != 0 || toks[0].End != len(b) {
+	toks := pp.Lex(b) // one token, then the end of input
+	if len(toks) != 2 || toks[1].Kind != pp.TEOF || toks[0].Pos != 0 || toks[0].End != len(b) {
 		return false
 	}
 	switch toks[0].Kind {

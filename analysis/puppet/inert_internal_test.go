@@ -43,6 +43,11 @@ func TestInertJudgement(t *testing.T) {
 		{"notify { 'broken' \nfile { '/x': mode => '06⟦¦4⟧44' }", "", true},  // a syntax error in another statement
 		{"file { '/x': mode => '06⟦¦4⟧44' \nnotify { 'broken' }", "", false}, // in the same one
 		{"$v = 'a'\nnotify { 'm': message => $v, withpath => 'f⟦¦x⟧' }", "", true},
+		{"file { '/x': ensure => pres⟦¦e⟧ }", "", true}, // a bare word, at its end: the body's end moves
+		{"file { '/x': mode => 06⟦¦4⟧, ensure => file }", "", true},
+		{"notify { 'm': withpath => tru⟦¦e⟧ }", "", true},
+		{"file { '/x': ensure => i⟦¦f⟧ }", "", false},   // a keyword
+		{"file { '/x': ensure => a⟦¦::b⟧ }", "", false}, // a class's name
 	}
 	for _, c := range cases {
 		i := strings.Index(c.edit, "⟦")
@@ -56,7 +61,7 @@ func TestInertJudgement(t *testing.T) {
 		if c.queried != "" {
 			j1.queried[c.queried] = true
 		}
-		if got := j1.inert(old, cur, analysis.NewShift(old.URI, old.Text, cur.Text)); got != c.want {
+		if got, _ := j1.inert(old, cur, analysis.NewShift(old.URI, old.Text, cur.Text)); got != c.want {
 			t.Errorf("%q -> %q: inert %v, want %v", oldText, curText, got, c.want)
 		}
 	}

@@ -61,3 +61,31 @@ func TestDroppedEditsMoveResults(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("ORDERING_DROPPED_EDITS"))
 	analysistest.CheckDroppedEdits(t, puppet.New, paths, fragments, max(n, 2), 5)
 }
+
+// An attribute line nobody reads, added to a resource or taken from it
+// (whole, or typed as an editor that pairs quotes sends it), moves the
+// last result instead of analysing again; the keystroke of the quotes
+// that makes `mode => ”` an attribute included. Lines a rule reads, or
+// whose value reads a variable, must be analysed, as must a duplicate.
+func TestAttrEditsMoveResults(t *testing.T) {
+	var paths []string
+	for _, g := range []string{"testdata/*.txtar", "testdata/nodes/*.txtar", "testdata/oracle/*.pp", "testdata/inert/*.txtar"} {
+		m, _ := filepath.Glob(g)
+		paths = append(paths, m...)
+	}
+	lines := []analysistest.AttrLine{
+		{Name: "mode", Value: "'0644'"}, {Name: "content", Value: `"typed"`}, {Name: "replace", Value: "false"},
+		{Name: "provider", Value: "shell"}, {Name: "mode", Value: "0644"}, {Name: "ensure", Value: "'present'"},
+		{Name: "backup", Value: "['a', 'b']"}, {Name: "message", Value: "'typed'"}, {Name: "withpath", Value: "true"},
+		{Name: "require", Value: "File['/x']", Never: true}, {Name: "owner", Value: "'root'", Never: true},
+		{Name: "path", Value: "'/p'", Never: true}, {Name: "before", Value: "'Notify[n]'", Never: true},
+		{Name: "message", Value: "$x", Never: true}, {Name: "message", Value: `"${x}"`, Never: true},
+		{Name: "tag", Value: "'web'", Never: true}, {Name: "alias", Value: "'a'", Never: true},
+		{Name: "mode", Value: "[$x]", Never: true}, {Name: "mode", Value: "'a'.upcase", Never: true},
+	}
+	read := []string{"require", "before", "notify", "subscribe", "owner", "group", "path", "command", "tag", "alias",
+		"name", "user", "cwd", "unless", "onlyif", "target", "stage", "title", "groups", "gid"}
+	// ORDERING_ATTR_EDITS=n: n edits per fixture instead of 8
+	n, _ := strconv.Atoi(os.Getenv("ORDERING_ATTR_EDITS"))
+	analysistest.CheckAttrEdits(t, puppet.New, paths, lines, read, max(n, 8))
+}

@@ -138,7 +138,11 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) i
 	// attribute (analysis.Result.Follow); some bursts are nothing else, so
 	// that the move is taken and compared
 	val := rand.New(rand.NewSource(seed ^ 0x7a1e5))
-	settles, moved := 0, 0
+	// attribute lines typed into a resource as an editor that pairs
+	// quotes sends them, or taken out whole (analysis/puppet
+	// followattr.go): a quarter of the other bursts
+	att := rand.New(rand.NewSource(seed ^ 0xa77e))
+	settles, moved, attrSettles, attrMoved := 0, 0, 0, 0
 	equivDiags, equivHovers = 0, 0
 	// ORDERING_EQUIV_BURST=n: bursts of 1 to n edits between settles (8
 	// unless set). On operations-puppet a settle's fresh server costs a
@@ -155,6 +159,24 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) i
 		valueBurst := val.Intn(4) == 0
 		valueDoc, typingAt := "", -1
 		puppetEdited, runs0 := false, puppetRuns.Load()
+		var keys []equivKey
+		if !valueBurst && att.Intn(4) == 0 {
+			keys = attrKeys(att, uris, texts)
+		}
+		if keys != nil {
+			// up to a random keystroke of the line: the settle falls before
+			// it parses, on its quotes, in its value, after its comma
+			keys = keys[:1+att.Intn(len(keys))]
+			for _, e := range keys {
+				text := texts[e.uri]
+				version[e.uri]++
+				c.Edit(e.uri, version[e.uri]+1, lsptest.Range{Start: utf16Pos(text, e.a), End: utf16Pos(text, e.b)}, e.ins)
+				texts[e.uri] = text[:e.a] + e.ins + text[e.b:]
+				k++
+			}
+			puppetEdited = true
+			burst = 0
+		}
 		for j := 0; j < burst && k < edits; j, k = j+1, k+1 {
 			u := uris[rng.Intn(len(uris))]
 			if valueBurst && valueDoc != "" {
@@ -204,11 +226,88 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) i
 		settles++
 		if puppetEdited && puppetRuns.Load() == runs0 {
 			moved++
+			if keys != nil {
+				attrMoved++
+			}
+		}
+		if keys != nil {
+			attrSettles++
 		}
 	}
-	t.Logf("%d edits, %d settles compared (%d with Puppet's last result moved through the edits, not analysed): %d diagnostics, %d hovers with an answer",
-		edits, settles, moved, equivDiags, equivHovers)
+	t.Logf("%d edits, %d settles compared (%d with Puppet's last result moved through the edits, not analysed; %d of %d after attribute lines typed or taken): %d diagnostics, %d hovers with an answer",
+		edits, settles, moved, attrMoved, attrSettles, equivDiags, equivHovers)
 	return moved
+}
+
+// equivKey is one edit of a document: text[a:b] replaced by ins.
+type equivKey struct {
+	uri  string
+	a, b int
+	ins  string
+}
+
+// equivAttrLine is an attribute line ending in a comma (1: its
+// indentation).
+var equivAttrLine = regexp.MustCompile(`(?m)^([ \t]*)[a-z_]+[ \t]*=>[^\n]*,[ \t]*$`)
+
+// equivAttrs are the attribute lines attrKeys types: most read by no
+// rule, some read (an owner, a requirement), one whose value reads a
+// variable.
+var equivAttrs = []string{"mode => '0644'", "ensure => 'present'", "backup => false", "content => \"x\"",
+	"message => 'hi'", "provider => shell", "owner => 'root'", "require => Package['nginx']", "mode => $x"}
+
+// attrKeys picks an attribute line of a Puppet document: it takes it
+// out whole (a third of the time), or lists the keystrokes of a line
+// typed after it as an editor that pairs quotes sends them (Enter and the
+// indentation, the name and " => " a character at a time, a quote with
+// its pair, the value inside them, the comma after the closing quote).
+// Nil when the documents have no such line.
+func attrKeys(rng *rand.Rand, uris []string, texts map[string]string) []equivKey {
+	var pp []string
+	for _, u := range uris {
+		if strings.HasSuffix(u, ".pp") && equivAttrLine.MatchString(texts[u]) {
+			pp = append(pp, u)
+		}
+	}
+	if len(pp) == 0 {
+		return nil
+	}
+	u := pp[rng.Intn(len(pp))]
+	ms := equivAttrLine.FindAllStringSubmatchIndex(texts[u], -1)
+	m := ms[rng.Intn(len(ms))]
+	if m[1] >= len(texts[u]) {
+		return nil
+	}
+	if rng.Intn(3) == 0 {
+		return []equivKey{{uri: u, a: m[0], b: m[1] + 1}}
+	}
+	indent := texts[u][m[2]:m[3]]
+	line := equivAttrs[rng.Intn(len(equivAttrs))]
+	cursor := m[1]
+	var keys []equivKey
+	key := func(s string) {
+		keys = append(keys, equivKey{uri: u, a: cursor, b: cursor, ins: s})
+		cursor += len(s)
+	}
+	key("\n" + indent)
+	name, value, _ := strings.Cut(line, " => ")
+	for _, c := range name + " => " {
+		key(string(c))
+	}
+	if q := value[:1]; q == "'" || q == `"` {
+		key(q + q)
+		cursor--
+		for _, c := range value[1 : len(value)-1] {
+			key(string(c))
+		}
+		cursor++
+	} else {
+		for _, c := range value {
+			key(string(c))
+		}
+	}
+	key(",")
+	return keys
 }
 
 // analysesCounted is Puppet with its analyses counted.

@@ -37,7 +37,8 @@ import (
 // (ORDERING_LATENCY_EDITS: number of edits, default 20; ORDERING_LATENCY_COMMENTS:
 // comment lines typed at the top, default 12; ORDERING_LATENCY_BIN:
 // a binary to measure instead of this tree's; ORDERING_LATENCY_DURING:
-// an interval, see editsDuring.) The file is opened
+// an interval, see editsDuring; ORDERING_LATENCY_ATTR=name => 'value': only
+// that attribute line typed, see attrTyping.) The file is opened
 // with one line more, an include of a class no module defines, and every
 // edit changes that line, so every version has diagnostics to publish
 // (the server publishes only what changed; a reference to a file proved
@@ -123,6 +124,12 @@ func TestLatency(t *testing.T) {
 	asked.Wait()
 	if d, _ := time.ParseDuration(os.Getenv("ORDERING_LATENCY_DURING")); d > 0 {
 		editsDuring(t, srv, uri, withProbe, edits, d)
+		return
+	}
+	if a := os.Getenv("ORDERING_LATENCY_ATTR"); a != "" {
+		waitComplete(t, srv)
+		t.Logf("open %s: complete analysis %v", rel, time.Since(t0).Round(time.Millisecond))
+		attrTyping(t, srv, uri, withProbe("open"), a)
 		return
 	}
 	t.Logf("open: code lens after %v, hover after %v", lensAt.Round(time.Millisecond), hoverAt.Round(time.Millisecond))
@@ -253,6 +260,96 @@ func resourceTyping(t *testing.T, srv *lspProc, uri, text string) {
 	cpu := srv.cpu() - cpu0
 	t.Logf("a resource typed, %d keystrokes: hover p50 %v p95 %v max %v; settled %v after the last; server CPU while typing %v (%v per keystroke), with the complete analysis after it %v",
 		len(states), pct(hovers, 50), pct(hovers, 95), pct(hovers, 100), settle.Round(time.Millisecond), typing, typing/time.Duration(len(states)), cpu)
+}
+
+// attrLineAt is an attribute line ending in a comma (1: its indentation).
+var attrLineAt = regexp.MustCompile(`(?m)^([ \t]*)[a-z_]+[ \t]*=>[^\n]*,[ \t]*$`)
+
+// attrTyping (ORDERING_LATENCY_ATTR=`name => 'value'`) types an attribute
+// line after the first attribute line of the file that ends in a comma
+// (with ORDERING_LATENCY_ATTR_AT=last, the first that is its body's last:
+// there the paired quotes make the line parse, elsewhere the comma), as
+// an editor that pairs quotes sends it: Enter and the indentation,
+// the name and " => " a character at a time, the quotes with their pair,
+// the value inside them, the comma; then takes the line out whole. For
+// each keystroke, the time to the complete analysis of that version and
+// the server's CPU until then (an attribute nobody reads is followed,
+// not analysed: analysis/puppet/followattr.go).
+func attrTyping(t *testing.T, srv *lspProc, uri, text, line string) {
+	m := attrLineAt.FindStringSubmatchIndex(text)
+	if os.Getenv("ORDERING_LATENCY_ATTR_AT") == "last" {
+		// the last attribute of its body: the line after it closes it, so
+		// the paired quotes make the attribute parse
+		m = nil
+		for _, c := range attrLineAt.FindAllStringSubmatchIndex(text, -1) {
+			if rest := text[c[1]:]; strings.HasPrefix(strings.TrimLeft(rest, " \t\n"), "}") {
+				m = c
+				break
+			}
+		}
+	}
+	name, value, ok := strings.Cut(line, " => ")
+	if m == nil || !ok || value == "" {
+		t.Fatalf("no attribute line ending in a comma, or ORDERING_LATENCY_ATTR=%q is not `name => value`", line)
+	}
+	indent, cursor := text[m[2]:m[3]], m[1]
+	var keys []string // each state of the text
+	key := func(s string) {
+		text = text[:cursor] + s + text[cursor:]
+		cursor += len(s)
+		keys = append(keys, text)
+	}
+	key("\n" + indent)
+	for _, c := range name + " => " {
+		key(string(c))
+	}
+	if q := value[:1]; q == "'" || q == `"` {
+		key(q + q)
+		cursor--
+		for _, c := range value[1 : len(value)-1] {
+			key(string(c))
+		}
+		cursor++
+	} else {
+		for _, c := range value {
+			key(string(c))
+		}
+	}
+	key(",")
+	start := m[1]
+	keys = append(keys, text[:start]+text[cursor:]) // the line taken out
+	var completes, cpus []time.Duration
+	var each []string
+	for k, edited := range keys {
+		cpu0 := srv.cpu()
+		t0 := time.Now()
+		srv.change(uri, 5000+k, edited)
+		waitComplete(t, srv)
+		completes = append(completes, time.Since(t0))
+		cpus = append(cpus, srv.cpu()-cpu0)
+		what := "taken out"
+		if k < len(keys)-1 {
+			what = strings.TrimSpace(lineAt(edited, start+1))
+		}
+		each = append(each, fmt.Sprintf("%q %v/%v", what, completes[k].Round(time.Millisecond), cpus[k]))
+	}
+	t.Logf("complete analysis / server CPU after each keystroke: %s", strings.Join(each, ", "))
+	var total time.Duration
+	for _, c := range cpus {
+		total += c
+	}
+	t.Logf("%s typed, %d keystrokes, and taken out: complete analysis p50 %v p95 %v max %v; server CPU per keystroke p50 %v p95 %v max %v, %v in all",
+		line, len(keys), pct(completes, 50), pct(completes, 95), pct(completes, 100), pct(cpus, 50), pct(cpus, 95), pct(cpus, 100), total)
+}
+
+// lineAt is the line of text holding offset i.
+func lineAt(text string, i int) string {
+	a := strings.LastIndexByte(text[:i], '\n') + 1
+	b := strings.IndexByte(text[i:], '\n')
+	if b < 0 {
+		return text[a:]
+	}
+	return text[a : i+b]
 }
 
 // modeValue is a file's mode written as a quoted literal (group 1: its
