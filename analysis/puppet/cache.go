@@ -44,6 +44,7 @@ type runSnap struct {
 	unknownIncludes bool
 	synthetic       bool
 	ids             *snapIDs // numbers of its nodes, edges, links (mergeids.go); nil: none yet
+	order           *snapOrder
 }
 
 // depKey names an input of a run: kind 'f' file, 'F' the list of files
