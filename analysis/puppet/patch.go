@@ -1,6 +1,7 @@
 package puppet
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -25,6 +26,11 @@ type snapOrder struct {
 	ordered []uint64 // bit i: s.nodes[i] is in the order
 	locals  []int32  // from, to pairs
 	shared  []int32  // from, to pairs: the edges at nodes whose key another node has
+	// ends: (a class's begin anchor, the place of the first node made
+	// after its body was evaluated, how many keys the run had declared
+	// then) triples, for the classes not declared under a condition
+	// nobody decides; the place is len(nodes) when no node came after
+	ends []int32
 }
 
 func (o *snapOrder) has(i int) bool { return o.ordered[i>>6]&(1<<(i&63)) != 0 }
@@ -40,12 +46,34 @@ func (a *analyzer) keepOrder(g *runGraph) {
 		i := n.Index
 		return i, i >= 0 && i < len(s.nodes) && s.nodes[i].n == n
 	}
-	for _, n := range g.nodes {
+	// declaredBy[k]: the keys declared by the resources that made
+	// g.nodes[:k] (buildRun's runDeclared: one per resource of a known
+	// title, in catalog order)
+	declaredBy := make([]int32, len(g.nodes)+1)
+	var last *res
+	for k, x := range g.owner {
+		declaredBy[k+1] = declaredBy[k]
+		if x != last && !x.pat {
+			declaredBy[k+1]++
+		}
+		last = x
+	}
+	for k, n := range g.nodes {
 		i, ok := in(n)
 		if !ok {
 			return // not one of the run's own nodes: no order kept
 		}
 		o.ordered[i>>6] |= 1 << (i & 63)
+		if x := g.owner[k]; x != nil && x.class != nil && x.begin == n && !x.spec && x.resMore != nil && x.bodyEnd != 0 {
+			j := sort.Search(len(g.prio), func(j int) bool { return g.prio[j].p > x.bodyEnd })
+			at := len(s.nodes)
+			if j < len(g.nodes) {
+				if at, ok = in(g.nodes[j]); !ok {
+					return
+				}
+			}
+			o.ends = append(o.ends, int32(i), int32(at), declaredBy[j])
+		}
 	}
 	o.locals = make([]int32, 0, 2*len(g.locals))
 	for _, e := range g.locals {

@@ -125,6 +125,9 @@ func (w *analyzer) compute(sp *runSpec) *runOut {
 	if s := w.cached(sp.name); s != nil {
 		return &runOut{snap: s, restored: true}
 	}
+	if s := w.patched(sp.name); s != nil {
+		return &runOut{snap: s, restored: true}
+	}
 	if w.wantLoad || w.canceled() {
 		return nil
 	}

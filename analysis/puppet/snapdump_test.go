@@ -69,8 +69,8 @@ func snapText(s *runSnap) string {
 func TestZZSnapDiff(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"modules/role/manifests/a.pp":      "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
-		"modules/role/manifests/b.pp":      "class role::b {\n  package { 'rb': }\n  include profile::base\n}\n",
+		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
+		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n}\n",
 		"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n}\n",
 	}
 	for name, text := range files {
