@@ -28,9 +28,12 @@ type snapOrder struct {
 	shared  []int32  // from, to pairs: the edges at nodes whose key another node has
 	// ends: (a class's begin anchor, the place of the first node made
 	// after its body was evaluated, how many keys the run had declared
-	// then) triples, for the classes not declared under a condition
-	// nobody decides; the place is len(nodes) when no node came after
-	ends []int32
+	// then) triples; the place is len(nodes) when no node came after.
+	// endFacts: for each, the facts a resource written at the top of the
+	// class's body has (the condition it is declared under, when nobody
+	// decides it)
+	ends     []int32
+	endFacts [][]analysis.Fact
 }
 
 func (o *snapOrder) has(i int) bool { return o.ordered[i>>6]&(1<<(i&63)) != 0 }
@@ -64,7 +67,7 @@ func (a *analyzer) keepOrder(g *runGraph) {
 			return // not one of the run's own nodes: no order kept
 		}
 		o.ordered[i>>6] |= 1 << (i & 63)
-		if x := g.owner[k]; x != nil && x.class != nil && x.begin == n && !x.spec && x.resMore != nil && x.bodyEnd != 0 {
+		if x := g.owner[k]; x != nil && x.class != nil && x.begin == n && x.resMore != nil && x.bodyEnd != 0 {
 			j := sort.Search(len(g.prio), func(j int) bool { return g.prio[j].p > x.bodyEnd })
 			at := len(s.nodes)
 			if j < len(g.nodes) {
@@ -73,6 +76,11 @@ func (a *analyzer) keepOrder(g *runGraph) {
 				}
 			}
 			o.ends = append(o.ends, int32(i), int32(at), declaredBy[j])
+			var fs []analysis.Fact
+			if x.spec && !a.hoverUnread() {
+				fs = g.condFact(a, x) // (what buildRun gives such a resource)
+			}
+			o.endFacts = append(o.endFacts, fs)
 		}
 	}
 	o.locals = make([]int32, 0, 2*len(g.locals))

@@ -44,9 +44,9 @@ func TestPatchedRunsAreRebuiltRuns(t *testing.T) {
 		text    string
 		patched int
 	}{
-		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n}\n", 2},
-		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n}\n", 2},
-		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n}\n", 1},                       // a duplicate in role::a: role::b only
+		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n}\n", 3},
+		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n}\n", 3},
+		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n}\n", 2},                       // a duplicate in role::a: the others only
 		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n  file { '/tmp/y': }\n}\n", 0}, // a file: autorequire
 	}
 	for i, ed := range edits {
@@ -57,7 +57,7 @@ func TestPatchedRunsAreRebuiltRuns(t *testing.T) {
 			t.Fatalf("edit %d: the patched result differs from a fresh one\n%s", i, lineDiff(want, got))
 		}
 		// (role::c declares the class under a condition nobody decides:
-		// its resources are speculative, and its run is built again)
+		// the resource's hover says so there)
 		if n := long.(*puppet.System).Patched; n != ed.patched {
 			t.Errorf("edit %d: %d runs patched, want %d", i, n, ed.patched)
 		}

@@ -24,11 +24,11 @@ import (
 // What "nothing else can see" means, from what buildRun and evaluation
 // read of a resource: its type neither requires nor is required by
 // anything by itself (autorequire.go), nobody collects it, no resource
-// default of its type exists, no reference, string or alias anywhere
-// names its type with its title (or with a title we cannot read), its
-// attributes are literals no rule reads (readAttrs, as inert.go), and in
-// each run it is not a duplicate (the run's declared keys) and no title
-// we cannot read of its type could be it (the run's patterns). Where the
+// default of its type exists, no reference or string anywhere names its
+// type with its title (or with a title we cannot read), its attributes
+// are literals no rule reads (readAttrs, as inert.go), and in each run it
+// is not a duplicate (the run's declared keys and aliases, namevars
+// included). Where the
 // resource goes in a run is where the declaration before it went: that
 // statement must be a plain declaration of a built-in type, found in the
 // run's snapshot by its title's place, not speculative there (no facts).
@@ -72,13 +72,12 @@ type typeUses struct {
 	defaults  map[string]bool // Type { } (a default with a computed type: "*")
 	refs      map[string]bool // "type\x00title"; title "*": one we cannot read; "*\x00*": Resource[...]
 	named     map[string]bool // a string holds `Type[`
-	aliased   map[string]bool // a declaration of the type has an alias ("*": a computed type)
 }
 
 var typeInString = regexp.MustCompile(`([A-Za-z_:][A-Za-z0-9_:]*)\s*\[`)
 
 func usesOf(f *pp.File) *typeUses {
-	u := &typeUses{collected: map[string]bool{}, defaults: map[string]bool{}, refs: map[string]bool{}, named: map[string]bool{}, aliased: map[string]bool{}}
+	u := &typeUses{collected: map[string]bool{}, defaults: map[string]bool{}, refs: map[string]bool{}, named: map[string]bool{}}
 	low := func(s string) string { return strings.ToLower(strings.TrimPrefix(s, "::")) }
 	str := func(s string) {
 		for _, m := range typeInString.FindAllStringSubmatch(s, -1) {
@@ -134,18 +133,6 @@ func usesOf(f *pp.File) *typeUses {
 					str(b.String())
 				} else {
 					str(t.Value)
-				}
-			case *pp.Resource:
-				typ := low(t.Type)
-				if t.TypeExpr != nil {
-					typ = "*"
-				}
-				for _, b := range t.Bodies {
-					for _, at := range b.Attrs {
-						if at.Name == "alias" || at.Name == "*" {
-							u.aliased[typ] = true
-						}
-					}
 				}
 			}
 			return true
@@ -316,7 +303,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	for _, f := range a.order {
 		u := a.sys.uses(f.ast)
 		if u.collected[typ] || u.defaults[typ] || u.defaults["*"] || u.refs["*\x00*"] || u.refs[typ+"\x00*"] || u.refs[typ+"\x00"+title] ||
-			u.named[typ] || u.aliased[typ] || u.aliased["*"] {
+			u.named[typ] {
 			return nil
 		}
 	}
@@ -454,7 +441,7 @@ func (a *analyzer) dataMentions(p *patchPlan, path string) bool {
 	if v, ok := p.mentions[path]; ok {
 		return v
 	}
-	v := true
+	v := false // (a data file that is not there names nothing)
 	if f := a.ws.Lookup(path); f != nil {
 		v = bytes.Contains(bytes.ToLower(f.Text), []byte(p.typ+"["))
 	}

@@ -12,11 +12,11 @@ import (
 // (patchplan.go), or nil when it must be built again.
 func (a *analyzer) patched(name string) *runSnap {
 	if a.prevCache == nil || a.wantLoad || a.strict || a.req.Once || a.ordering != "manifest" {
-		return nil
+		return a.refuse(1)
 	}
 	s := a.prevSnap(name)
 	if s == nil || s.order == nil {
-		return nil
+		return a.refuse(2)
 	}
 	// Every input as it was, but the version of one file.
 	var plan *patchPlan
@@ -28,20 +28,20 @@ func (a *analyzer) patched(name string) *runSnap {
 		switch k.kind {
 		case 'f', 'c', 'd':
 		default:
-			return nil
+			return a.refuse(3)
 		}
 		p := a.planFor(v, cur)
 		if p == nil || plan != nil && plan != p {
-			return nil
+			return a.refuse(4)
 		}
 		plan = p
 	}
 	if plan == nil || a.wantLoad {
-		return nil
+		return a.refuse(5)
 	}
 	for k := range s.deps {
 		if k.kind == 'p' && a.dataMentions(plan, k.name) {
-			return nil
+			return a.refuse(6)
 		}
 	}
 	ns := a.patchSnap(s, plan)
@@ -56,25 +56,20 @@ func (a *analyzer) patched(name string) *runSnap {
 // not one the plan can patch.
 func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	m := p.shift()
-	// It is neither a duplicate here nor what a title we cannot read
-	// may be, and nothing here asked for it.
-	if slices.Contains(s.declared, p.key) {
-		return nil
-	}
-	typePrefix := capType(p.typ) + "["
-	for _, pat := range s.patterns {
-		if strings.HasPrefix(pat, typePrefix) {
-			return nil
-		}
+	// It is no duplicate here, and nothing here asked for it. (A title
+	// we cannot read of its type matters only to references and
+	// collectors of the type, which the plan rules out.)
+	if slices.Contains(s.declared, p.key) || slices.Contains(s.aliases, p.key) {
+		return a.refuse(7)
 	}
 	for _, d := range s.diags {
 		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
-			return nil
+			return a.refuse(8)
 		}
 	}
 	for _, md := range s.missing {
 		if len(md.d.Members) > 0 || strings.Contains(md.d.Message, p.display) {
-			return nil
+			return a.refuse(9)
 		}
 	}
 	// The class's anchors; where the resource goes: after the
@@ -92,37 +87,43 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		case n.Ref == p.classDisplay && (sn.kind == 'A' || sn.kind == 'Z'):
 			if sn.kind == 'A' {
 				if begin >= 0 {
-					return nil
+					return a.refuse(10)
 				}
 				begin = i
 			} else {
 				if end >= 0 {
-					return nil
+					return a.refuse(11)
 				}
 				end = i
 			}
 		case !p.atEnd && sn.kind == 'R' && n.Kind == "resource" && n.Decl == p.prevDecl && n.Ref == p.prevDisplay:
 			if prev >= 0 {
-				return nil
+				return a.refuse(12)
 			}
 			prev = i
 		}
 	}
 	if begin < 0 || end < 0 {
-		return nil
+		return a.refuse(13)
 	}
 	ins, declAt := -1, -1 // declAt: how many keys come before its own
-	if p.atEnd {
-		for k := 0; k+2 < len(o.ends); k += 3 {
-			if int(o.ends[k]) == begin {
-				ins, declAt = int(o.ends[k+1]), int(o.ends[k+2])
-			}
+	cls := -1              // the class's entry in o.ends
+	for k := 0; k+2 < len(o.ends); k += 3 {
+		if int(o.ends[k]) == begin {
+			cls = k / 3
 		}
-	} else if prev >= 0 && o.has(prev) && len(s.nodes[prev].n.Facts) == 0 && !slices.ContainsFunc(s.facts, func(f nodeFacts) bool { return int(f.i) == prev }) {
+	}
+	if cls < 0 {
+		return a.refuse(14)
+	}
+	facts := o.endFacts[cls]
+	if p.atEnd {
+		ins, declAt = int(o.ends[3*cls+1]), int(o.ends[3*cls+2])
+	} else if prev >= 0 && o.has(prev) {
 		ins = prev + 1
 	}
 	if ins < 0 || ins > len(s.nodes) {
-		return nil
+		return a.refuse(15)
 	}
 	// The containment edges: a pair (begin -> child, child -> end) per
 	// resource in catalog order, after the generated files' edges; the
@@ -132,12 +133,12 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	if !p.atEnd {
 		i := slices.Index(s.declared, p.prevKey)
 		if i < 0 {
-			return nil
+			return a.refuse(16)
 		}
 		declAt = i + 1
 	}
 	if declAt < 0 || declAt > len(s.declared) {
-		return nil
+		return a.refuse(17)
 	}
 	kind := func(n *analysis.Node) byte {
 		if i, ok := pos[n]; ok {
@@ -165,11 +166,11 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		}
 		i, ok := pos[child]
 		if !ok {
-			return nil
+			return a.refuse(18)
 		}
 		if !p.atEnd && int(i) == prev {
 			if e.To == pn(s, prev) && int(pos[e.From]) != begin || e.From == pn(s, prev) && int(pos[e.To]) != end {
-				return nil // the declaration before it is not in the class alone
+				return a.refuse(19) // the declaration before it is not in the class alone
 			}
 			sawPrev++
 		}
@@ -181,12 +182,12 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		put = len(s.edges)
 	}
 	if !p.atEnd && sawPrev != 2 {
-		return nil
+		return a.refuse(20)
 	}
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
 
 	ns := &runSnap{deps: make(map[depKey]string, len(s.deps)), run: s.run, missing: s.missing, links: s.links, defs: s.defs,
-		patterns: s.patterns, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
+		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
 	for k := range s.deps {
 		ns.deps[k] = a.depValue(k)
 	}
@@ -200,13 +201,13 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		c := *n
 		var ok bool
 		if c.Decl, ok = m.Span(n.Decl); !ok {
-			return nil
+			return a.refuse(21)
 		}
 		if c.Full, ok = m.Span(n.Full); !ok {
-			return nil
+			return a.refuse(22)
 		}
 		if c.Facts, ok = shiftFacts(n.Facts, m, line); !ok {
-			return nil
+			return a.refuse(23)
 		}
 		moved[n] = &c
 	}
@@ -229,7 +230,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	if !p.atEnd {
 		parent = s.nodes[prev].n.Parent
 	}
-	rn := &analysis.Node{Kind: "resource", Ref: p.display, Decl: p.decl, Full: p.full, Parent: node(parent), Index: ins}
+	rn := &analysis.Node{Kind: "resource", Ref: p.display, Decl: p.decl, Full: p.full, Parent: node(parent), Index: ins, Facts: facts}
 	ns.nodes = make([]snapNode, 0, len(s.nodes)+1)
 	for i, sn := range s.nodes {
 		if i == ins {
@@ -240,17 +241,24 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	if ins == len(s.nodes) {
 		ns.nodes = append(ns.nodes, snapNode{rn, 'R'})
 	}
-	ns.facts = make([]nodeFacts, len(s.facts))
-	for i, f := range s.facts {
+	ns.facts = make([]nodeFacts, 0, len(s.facts)+1)
+	putFacts := func() { // the new node's, in node order
+		if len(facts) > 0 && (len(ns.facts) == 0 || int(ns.facts[len(ns.facts)-1].i) < ins) {
+			ns.facts = append(ns.facts, nodeFacts{int32(ins), facts})
+		}
+	}
+	for _, f := range s.facts {
 		fs, ok := shiftFacts(f.facts, m, line)
 		if !ok {
-			return nil
+			return a.refuse(24)
 		}
 		if int(f.i) >= ins {
+			putFacts()
 			f.i++
 		}
-		ns.facts[i] = nodeFacts{f.i, fs}
+		ns.facts = append(ns.facts, nodeFacts{f.i, fs})
 	}
+	putFacts()
 	// Edges: the moved ones copied, the new one's containment after the
 	// one's before it.
 	ns.edges = make([]*analysis.Edge, 0, len(s.edges)+2)
@@ -266,7 +274,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		from, to := node(e.From), node(e.To)
 		eat, ok := m.Span(e.At)
 		if !ok {
-			return nil
+			return a.refuse(25)
 		}
 		if from != e.From || to != e.To || eat != e.At {
 			c := *e
@@ -283,7 +291,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	for i, d := range s.diags {
 		var ok bool
 		if d, ok = shiftDiag(d, m, line); !ok {
-			return nil
+			return a.refuse(26)
 		}
 		ns.diags[i] = d
 	}
@@ -292,12 +300,12 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		for i, md := range s.missing {
 			d, ok := shiftDiag(md.d, m, line)
 			if !ok {
-				return nil
+				return a.refuse(27)
 			}
 			if md.ref != nil && md.ref.at.URI == p.uri {
 				rf := *md.ref
 				if rf.at, ok = m.Span(rf.at); !ok {
-					return nil
+					return a.refuse(28)
 				}
 				md.ref = &rf
 			}
@@ -309,7 +317,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	for i := 0; i < nl; i++ {
 		var ok bool
 		if ns.links.at[i], ok = m.Span(s.linkAt(i)); !ok {
-			return nil
+			return a.refuse(29)
 		}
 	}
 	for i, t := range s.links.tgt {
@@ -321,7 +329,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	for _, d := range s.defs {
 		if d.Decl.URI == p.uri || d.Full.URI == p.uri {
 			if sp, _ := m.Span(d.Decl); sp != d.Decl {
-				return nil // a definition the edit moved: its node is another
+				return a.refuse(30) // a definition the edit moved: its node is another
 			}
 		}
 	}
@@ -365,6 +373,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 			}
 			no.ends[k], no.ends[k+1], no.ends[k+2] = c, at, d
 		}
+		no.endFacts = o.endFacts
 	}
 	ns.order = no
 	ns.run.Steps = orderOf(ns, ns.edges)
@@ -417,3 +426,17 @@ func shiftDiag(d analysis.Diagnostic, m analysis.Shift, line func(string, int) i
 }
 
 func pn(s *runSnap, i int) *analysis.Node { return s.nodes[i].n }
+
+
+// refuse counts why a run was not patched (System.PatchRefused, by the
+// number of the test that refused it: tests and figures read them).
+func (a *analyzer) refuse(why int) *runSnap {
+	m := a.main
+	m.planMu.Lock()
+	if m.refusals == nil {
+		m.refusals = map[int]int{}
+	}
+	m.refusals[why]++
+	m.planMu.Unlock()
+	return nil
+}

@@ -81,6 +81,9 @@ type System struct {
 	// Patched counts the runs the last Analyze patched instead of
 	// building them again (patchplan.go).
 	Patched int
+	// PatchRefused counts the runs the last Analyze did not patch, by
+	// the test that refused them (patchrun.go's refuse).
+	PatchRefused map[int]int
 	// trees: the versions of files analyses read that snapshots may name;
 	// typeUses: what each tree does with resource types (patchplan.go)
 	trees    map[string]treeText
@@ -287,6 +290,7 @@ type analyzer struct {
 	lastSnap              *runSnap         // the run a fork built
 	planMu                sync.Mutex
 	plans                 map[string]*patchPlan // by the old version's id (patchplan.go)
+	refusals              map[int]int
 	nPatched              atomic.Int64
 	workers               int
 	uniqueRuns            bool   // run names are unique: anchors need no index
@@ -553,6 +557,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		s.cache, s.cacheSettings = a.nextCache, sk
 		s.Restored = a.restored - int(a.nPatched.Load())
 		s.Patched = int(a.nPatched.Load())
+		s.PatchRefused = a.refusals
 		s.keepTrees(a, !a.canceled() && !a.partial)
 		s.keepUses(a)
 		a.keepMergeTable(!a.canceled() && !a.partial)
