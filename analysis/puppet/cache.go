@@ -328,7 +328,7 @@ func defKeyOf(n *analysis.Node) (nodeKey, bool) {
 // edges (operations-puppet: 479k of 515k nodes, 1.15M of 1.16M edges).
 // The anchors of Class[Main] and of stages without a declaration stay per
 // run: sharing them would join unrelated runs through one hub.
-func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
+func (a *analyzer) merge(name string, s *runSnap, own, patched bool) analysis.Run {
 	a.runsMerged++
 	a.req.Report(a.runsMerged, max(a.runsTotal, a.runsMerged))
 	if a.diagsOnly() {
@@ -337,8 +337,8 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	m := a.mergeTable()
 	ids := s.ids
 	if ids == nil || ids.tab != m.tab {
-		var like *runSnap // the run's last snapshot: a rebuilt run is mostly the same
-		if own {
+		var like *runSnap // the run's last snapshot: a rebuilt or patched run is mostly the same
+		if own || patched {
 			like = a.prevSnap(name)
 		}
 		ids = m.tab.number(name, s, like)

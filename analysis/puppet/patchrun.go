@@ -193,10 +193,26 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	}
 	// Nodes: the moved ones copied, the new one put in.
 	moved := map[*analysis.Node]*analysis.Node{}
+	type factsKey struct {
+		p *analysis.Fact
+		n int
+	}
+	named := map[factsKey]bool{} // factsName by slice: nodes share their facts
 	for _, sn := range s.nodes {
 		n := sn.n
-		if n.Decl.URI != p.uri && n.Full.URI != p.uri && !factsName(n.Facts, p.uri) {
-			continue
+		if n.Decl.URI != p.uri && n.Full.URI != p.uri {
+			if len(n.Facts) == 0 {
+				continue
+			}
+			fk := factsKey{&n.Facts[0], len(n.Facts)}
+			v, ok := named[fk]
+			if !ok {
+				v = factsName(n.Facts, p.uri)
+				named[fk] = v
+			}
+			if !v {
+				continue
+			}
 		}
 		c := *n
 		var ok bool
@@ -383,7 +399,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 // factsName: whether facts name a place of the document uri.
 func factsName(fs []analysis.Fact, uri string) bool {
 	for _, f := range fs {
-		if strings.Contains(f.Template, uri) {
+		if f.Template != "" && strings.Contains(f.Template, uri) {
 			return true
 		}
 	}
