@@ -3,14 +3,17 @@ package puppet_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/source"
+	"golang.org/x/tools/txtar"
 )
 
 // TestPatchedRunsAreRebuiltRuns: a resource nothing else sees, added to
@@ -85,4 +88,123 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestPatchEditsEqualFresh types resources into the class bodies of
+// every server-mode fixture (and, with PUPPET_PATCH_CORPUS=dir, into a
+// real repository's classes), one after another: ones a run may patch
+// (a package, a service, a notify, a host, with literal values) and ones
+// it must not (a file, a relationship, a duplicate title, a title from a
+// variable), sometimes moving text above them too; after each, the
+// long-lived system's result must be a fresh analysis's, and some runs
+// must have been patched.
+func TestPatchEditsEqualFresh(t *testing.T) {
+	type target struct {
+		dir, path string
+		settings  analysis.Settings
+	}
+	var targets []target
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(ar.Comment), "mode: server") {
+			continue
+		}
+		dir, settings := writeServer(t, ar)
+		for _, f := range ar.Files {
+			if strings.HasSuffix(f.Name, ".pp") && strings.HasPrefix(strings.TrimSpace(string(f.Data)), "class ") {
+				targets = append(targets, target{dir, filepath.Join(dir, f.Name), settings})
+			}
+		}
+	}
+	edits := 12
+	if dir := os.Getenv("PUPPET_PATCH_CORPUS"); dir != "" {
+		files := strings.Split(os.Getenv("PUPPET_PATCH_FILES"), ",")
+		targets = nil
+		for _, f := range files {
+			targets = append(targets, target{dir, filepath.Join(dir, f), analysis.Settings{}})
+		}
+		if n, err := strconv.Atoi(os.Getenv("PUPPET_PATCH_EDITS")); err == nil {
+			edits = n
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 25))
+	patched, analysed := 0, 0
+	for _, tg := range targets {
+		ws := source.NewWorkspace(tg.dir)
+		analyze := func(sys analysis.System) *analysis.Result {
+			in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: tg.settings}
+			fs := analysis.Files([]analysis.System{sys}, in)[sys]
+			return analysis.Analyze(sys, in, fs)
+		}
+		long := puppet.New()
+		analyze(long)
+		text, err := os.ReadFile(tg.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < edits; i++ {
+			text = patchEdit(rng, text, i)
+			ws.SetOverlay(source.NewFile(source.PathToURI(tg.path), tg.path, text))
+			got := dump(analyze(long))
+			want := dump(analyze(puppet.New()))
+			analysed++
+			if got != want {
+				t.Fatalf("%s, edit %d:\n%s\n--- text\n%s\n--- differences\n%s", tg.path, i, text, "", lineDiff(want, got))
+			}
+			patched += long.(*puppet.System).Patched
+		}
+	}
+	t.Logf("%d files, %d edits, %d runs patched", len(targets), analysed, patched)
+	if patched == 0 {
+		t.Error("no run was patched")
+	}
+}
+
+// patchEdit puts a resource line after a line of the class body that
+// ends a statement (or before its closing brace), or changes a blank.
+func patchEdit(rng *rand.Rand, text []byte, n int) []byte {
+	lines := strings.SplitAfter(string(text), "\n")
+	// the class's last closing brace
+	end := len(lines) - 1
+	for end > 0 && strings.TrimSpace(lines[end]) != "}" {
+		end--
+	}
+	var at []int // lines after which a statement may go
+	depth := 0
+	for i, l := range lines[:end] {
+		depth += strings.Count(l, "{") - strings.Count(l, "}")
+		if depth == 1 && (strings.HasSuffix(strings.TrimSpace(l), "}") || strings.HasSuffix(strings.TrimSpace(l), "{")) {
+			at = append(at, i+1)
+		}
+	}
+	at = append(at, end)
+	pos := at[rng.IntN(len(at))]
+	title := fmt.Sprintf("zz%d", n)
+	kinds := []string{
+		"  package { '%s': ensure => installed }\n",
+		"  service { '%s': enable => true, ensure => running }\n",
+		"  notify { '%s': message => 'hello' }\n",
+		"  host { '%s': ip => '10.0.0.1' }\n",
+		"  package { '%s': }\n",
+		"  file { '/tmp/%s': ensure => file }\n",          // autorequire
+		"  package { '%s': require => Package['zz0'] }\n", // a relationship
+		"  notify { \"%s-${facts['os']['family']}\": }\n", // a title from a value
+		"  package { 'zz0': }\n  # %s\n",                  // a duplicate after the first edit
+		"\n  # %s: a comment moves the text below\n",      // no statement
+	}
+	k := kinds[rng.IntN(len(kinds))]
+	if strings.Count(k, "%s") == 0 {
+		k += "%.0s"
+	}
+	out := append([]string(nil), lines[:pos]...)
+	out = append(out, fmt.Sprintf(k, title))
+	out = append(out, lines[pos:]...)
+	if rng.IntN(4) == 0 && pos > 2 { // a blank line above it too
+		out = append(out[:1], append([]string{"\n"}, out[1:]...)...)
+	}
+	return []byte(strings.Join(out, ""))
 }

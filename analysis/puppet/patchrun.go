@@ -287,6 +287,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		if k == put {
 			pair()
 		}
+		if e.From == s.nodes[begin].n && e.To == s.nodes[end].n && e.Reason == "contains" {
+			continue // the class held nothing: now it holds the resource
+		}
 		from, to := node(e.From), node(e.To)
 		eat, ok := m.Span(e.At)
 		if !ok {
