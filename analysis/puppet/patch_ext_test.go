@@ -208,3 +208,70 @@ func patchEdit(rng *rand.Rand, text []byte, n int) []byte {
 	}
 	return []byte(strings.Join(out, ""))
 }
+
+// TestPatchRefusesWhatOthersSee: a resource some other code of the
+// workspace can see is not patched in (the runs are built again, and the
+// result is a fresh analysis's); one nothing sees is.
+func TestPatchRefusesWhatOthersSee(t *testing.T) {
+	cases := []struct {
+		name, other, added string
+		patched            bool
+		role               string // role::a's body, when not the default
+	}{
+		{"nothing sees it", "class other { }", "package { 'free': }", true, ""},
+		{"a collector of its type", "class other { service { 's': } Package <| |> -> Service['s'] }", "package { 'free': }", false, ""},
+		{"a collector of another type", "class other { Service <| |> }", "package { 'free': }", true, ""},
+		{"a default of its type", "class other { service { 's': } Package { before => Service['s'] } }", "package { 'free': }", false, ""},
+		{"a reference to it", "class other { notify { 'o': require => Package['free'] } }", "package { 'free': }", false, ""},
+		{"a reference with a title from a value", "class other { notify { 'o': require => Package[$facts['x']] } }", "package { 'free': }", false, ""},
+		{"a string naming the type", "class other { notify { 'o': require => 'Package[free]' } }", "package { 'free': }", false, ""},
+		{"a namevar that is its title", "class other { package { 'other': name => 'free' } }", "package { 'free': }", false, ""},
+		{"a duplicate", "class other { package { 'free': } }", "package { 'free': }", false, ""},
+		{"a file (autorequire)", "class other { file { '/tmp': } }", "file { '/tmp/free': }", false, ""},
+		{"a relationship", "class other { }", "package { 'free': before => Package['p1'] }", false, ""},
+		{"a value read by a rule", "class other { file { '/bin/true': } }", "exec { 'free': command => '/bin/true' }", false, ""},
+		{"an interpolated value", "class other { }", "package { 'free': ensure => \"${facts['v']}\" }", false, ""},
+		{"a virtual resource", "class other { }", "@package { 'free': }", false, ""},
+		{"a class declared under a condition nobody decides", "class other { }", "package { 'free': }", true, "if $facts['x'] == 'y' { include profile::base }"},
+		{"defined() of it", "class other { if defined(Package['free']) { notify { 'seen': } } }", "package { 'free': }", false, ""},
+		{"defined() of a string naming it", "class other { if defined('Package[free]') { notify { 'seen': } } }", "package { 'free': }", false, ""},
+		{"a metaparameter written as a string", "class other { }", "package { 'free': before => 'Package[p1]' }", false, ""},
+		{"a stage", "class other { }", "package { 'free': stage => 'main' }", false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			role := c.role
+			if role == "" {
+				role = "include profile::base"
+			}
+			files := map[string]string{
+				"modules/role/manifests/a.pp":       "class role::a {\n  " + role + "\n  include other\n}\n",
+				"modules/other/manifests/init.pp":   c.other + "\n",
+				"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n}\n",
+			}
+			for name, text := range files {
+				p := filepath.Join(dir, name)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(text), 0o644)
+			}
+			ws := source.NewWorkspace(dir)
+			analyze := func(sys analysis.System) *analysis.Result {
+				in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
+				fs := analysis.Files([]analysis.System{sys}, in)[sys]
+				return analysis.Analyze(sys, in, fs)
+			}
+			long := puppet.New()
+			analyze(long)
+			base := filepath.Join(dir, "modules/profile/manifests/base.pp")
+			ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte("class profile::base {\n  package { 'p1': }\n  "+c.added+"\n}\n")))
+			got := dump(analyze(long))
+			if want := dump(analyze(puppet.New())); got != want {
+				t.Fatalf("the result differs from a fresh one\n%s", lineDiff(want, got))
+			}
+			if n := long.(*puppet.System).Patched; (n > 0) != c.patched {
+				t.Errorf("%d runs patched, want patched: %v", n, c.patched)
+			}
+		})
+	}
+}
