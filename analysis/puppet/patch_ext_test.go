@@ -156,6 +156,9 @@ func TestPatchEditsEqualFresh(t *testing.T) {
 				t.Fatalf("%s, edit %d:\n%s\n--- text\n%s\n--- differences\n%s", tg.path, i, text, "", lineDiff(want, got))
 			}
 			patched += long.(*puppet.System).Patched
+			if os.Getenv("PUPPET_PATCH_CORPUS") != "" {
+				t.Logf("%s edit %d: %d runs patched, refused by test: %v", filepath.Base(tg.path), i, long.(*puppet.System).Patched, long.(*puppet.System).PatchRefused)
+			}
 		}
 	}
 	t.Logf("%d files, %d edits, %d runs patched", len(targets), analysed, patched)

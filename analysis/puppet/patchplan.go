@@ -186,19 +186,19 @@ func (a *analyzer) planFor(oldID, newID string) *patchPlan {
 
 func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	if a.ordering != "manifest" || a.strict || a.req.Once || a.diagsOnly() || a.hoverUnread() {
-		return nil
+		return a.noPlan(1)
 	}
 	old, ok := a.sys.tree(oldID)
 	if !ok {
-		return nil
+		return a.noPlan(2)
 	}
 	fi := a.byURI[old.uri]
 	if fi == nil || fi.id != newID || fi.ast == nil || fi.src == nil || fi.topLevel {
-		return nil
+		return a.noPlan(3)
 	}
 	t0, t1 := old.ast, fi.ast
 	if len(t0.Errors) > 0 || len(t1.Errors) > 0 || len(t0.Stmts) != len(t1.Stmts) {
-		return nil
+		return a.noPlan(4)
 	}
 	p := &patchPlan{uri: old.uri, oldID: oldID, newID: newID}
 	// One class whose body gained one statement.
@@ -208,13 +208,13 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		c1, ok1 := t1.Stmts[i].(*pp.ClassDef)
 		if ok0 && ok1 && len(c1.Body) == len(c0.Body)+1 {
 			if b0 != nil {
-				return nil
+				return a.noPlan(5)
 			}
 			b0, b1 = c0, c1
 		}
 	}
 	if b0 == nil {
-		return nil
+		return a.noPlan(6)
 	}
 	k := len(b0.Body)
 	for i := range b0.Body {
@@ -224,7 +224,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		}
 	}
 	if k < 1 {
-		return nil // first in the body: where it goes is not one declaration's place
+		return a.noPlan(7) // first in the body: where it goes is not one declaration's place
 	}
 	// The edit: the text between the statement before and the one after
 	// (or the class's closing brace); the texts before and after it are
@@ -238,7 +238,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	}
 	if p.pre > p.oldEnd || p.oldEnd > len(ot) || p.newEnd > len(nt) || p.pre > len(nt) || p.newEnd-p.pre <= p.oldEnd-p.pre ||
 		!bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
-		return nil
+		return a.noPlan(8)
 	}
 	// The rest the same, at the places the edit moves them to.
 	for i := range t0.Stmts {
@@ -246,12 +246,12 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 			continue
 		}
 		if !p.sameMoved(t0.Stmts[i], t1.Stmts[i]) {
-			return nil
+			return a.noPlan(9)
 		}
 	}
 	if b0.Name != b1.Name || !p.sameMoved(&pp.ClassDef{Loc: b0.Loc, Name: b0.Name, NameLoc: b0.NameLoc, Params: b0.Params, Parent: b0.Parent, ParentLoc: b0.ParentLoc},
 		&pp.ClassDef{Loc: b1.Loc, Name: b1.Name, NameLoc: b1.NameLoc, Params: b1.Params, Parent: b1.Parent, ParentLoc: b1.ParentLoc}) {
-		return nil
+		return a.noPlan(10)
 	}
 	for i := range b0.Body {
 		j := i
@@ -259,21 +259,21 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 			j = i + 1
 		}
 		if !p.sameMoved(b0.Body[i], b1.Body[j]) {
-			return nil
+			return a.noPlan(11)
 		}
 	}
 	r, ok := b1.Body[k].(*pp.Resource)
 	if !ok || r.Loc.Pos < p.pre || r.Loc.End > p.newEnd {
-		return nil
+		return a.noPlan(12)
 	}
 	typ, title, ok := plainDecl(r)
 	if !ok || autorequiring[typ] || !inertType(typ) {
-		return nil
+		return a.noPlan(13)
 	}
 	names := map[string]bool{}
 	for _, at := range r.Bodies[0].Attrs {
 		if at.Op != "=>" || at.Name == "*" || readAttrs[at.Name] || names[at.Name] || !literalValue(at.Value) {
-			return nil
+			return a.noPlan(14)
 		}
 		names[at.Name] = true
 	}
@@ -284,11 +284,11 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	} else {
 		prev, ok := b0.Body[k-1].(*pp.Resource)
 		if !ok {
-			return nil
+			return a.noPlan(15)
 		}
 		ptyp, ptitle, ok := plainDecl(prev)
 		if !ok || ptyp == "concat_file" || ptyp == "stage" {
-			return nil
+			return a.noPlan(16)
 		}
 		pct := capType(ptyp)
 		p.prevKey = refString(pct, canonTitle(pct, ptitle))
@@ -304,7 +304,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		u := a.sys.uses(f.ast)
 		if u.collected[typ] || u.defaults[typ] || u.defaults["*"] || u.refs["*\x00*"] || u.refs[typ+"\x00*"] || u.refs[typ+"\x00"+title] ||
 			u.named[typ] {
-			return nil
+			return a.noPlan(17)
 		}
 	}
 	ct := capType(typ)
@@ -447,4 +447,15 @@ func (a *analyzer) dataMentions(p *patchPlan, path string) bool {
 	}
 	p.mentions[path] = v
 	return v
+}
+
+// noPlan counts why no plan was made (System.PatchRefused, as 100 + the
+// number of the test that refused it).
+func (a *analyzer) noPlan(why int) *patchPlan {
+	m := a.main
+	if m.refusals == nil {
+		m.refusals = map[int]int{}
+	}
+	m.refusals[100+why]++ // (under planMu: planFor holds it)
+	return nil
 }
