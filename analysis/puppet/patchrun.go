@@ -107,7 +107,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		return a.refuse(13)
 	}
 	ins, declAt := -1, -1 // declAt: how many keys come before its own
-	cls := -1              // the class's entry in o.ends
+	cls := -1             // the class's entry in o.ends
 	for k := 0; k+2 < len(o.ends); k += 3 {
 		if int(o.ends[k]) == begin {
 			cls = k / 3
@@ -445,7 +445,6 @@ func shiftDiag(d analysis.Diagnostic, m analysis.Shift, line func(string, int) i
 }
 
 func pn(s *runSnap, i int) *analysis.Node { return s.nodes[i].n }
-
 
 // refuse counts why a run was not patched (System.PatchRefused, by the
 // number of the test that refused it: tests and figures read them).
