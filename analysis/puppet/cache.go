@@ -39,11 +39,13 @@ type runSnap struct {
 	links           snapLinks
 	defs            []*analysis.Node // definition nodes links point at
 	declared        []string
+	aliases         []string // the keys the run's resources answer to besides their own (addAliases)
 	patterns        []string
 	absent          bool
 	unknownIncludes bool
 	synthetic       bool
 	ids             *snapIDs // numbers of its nodes, edges, links (mergeids.go); nil: none yet
+	order           *snapOrder
 }
 
 // depKey names an input of a run: kind 'f' file, 'F' the list of files
@@ -191,6 +193,12 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 	}
 	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, unknownIncludes: r.unknownIncludes, synthetic: r.synthetic,
 		declared: declared, patterns: patterns, edges: a.graph.Edges, nodes: a.firstKeys}
+	if len(r.aliases) > 0 {
+		s.aliases = make([]string, 0, len(r.aliases))
+		for k := range r.aliases {
+			s.aliases = append(s.aliases, k)
+		}
+	}
 	nf := 0
 	for _, sn := range s.nodes {
 		if len(sn.n.Facts) > 0 {
@@ -320,7 +328,7 @@ func defKeyOf(n *analysis.Node) (nodeKey, bool) {
 // edges (operations-puppet: 479k of 515k nodes, 1.15M of 1.16M edges).
 // The anchors of Class[Main] and of stages without a declaration stay per
 // run: sharing them would join unrelated runs through one hub.
-func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
+func (a *analyzer) merge(name string, s *runSnap, own, patched bool) analysis.Run {
 	a.runsMerged++
 	a.req.Report(a.runsMerged, max(a.runsTotal, a.runsMerged))
 	if a.diagsOnly() {
@@ -329,8 +337,8 @@ func (a *analyzer) merge(name string, s *runSnap, own bool) analysis.Run {
 	m := a.mergeTable()
 	ids := s.ids
 	if ids == nil || ids.tab != m.tab {
-		var like *runSnap // the run's last snapshot: a rebuilt run is mostly the same
-		if own {
+		var like *runSnap // the run's last snapshot: a rebuilt or patched run is mostly the same
+		if own || patched {
 			like = a.prevSnap(name)
 		}
 		ids = m.tab.number(name, s, like)

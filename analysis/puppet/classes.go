@@ -125,6 +125,7 @@ func (r *run) newClass(e *env, ci *classInfo, name string, at source.Span, how s
 	ce := &env{sc: sc, f: ci.file, sym: ci.node, spec: e.spec, cond: &cond{root: c}}
 	r.bindParams(ce, ci.def.Params, params, at, name)
 	r.stmts(ce, ci.def.Body)
+	c.more().bodyEnd = r.prio
 	return c
 }
 

@@ -67,6 +67,10 @@ type resMore struct {
 	site    source.Span // where a class was first declared
 	siteHow string      // include, contain, require, class, inherits
 	tags    bodyTags    // classes and define instances: bodyTagged's memo
+	// bodyEnd: a class's last catalog position once its body was
+	// evaluated (what a resource added at the body's end comes after:
+	// patchplan.go)
+	bodyEnd int
 }
 
 // more is x's resMore, made when first needed.

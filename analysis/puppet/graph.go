@@ -40,6 +40,9 @@ type runGraph struct {
 	conds     condSets
 	extra     []*analysis.Node // visible nodes outside the order (define instances)
 	generated [][2]*analysis.Node
+	// locals: the edges only the run's order reads (localEdge), which
+	// the analysis's graph and so the snapshot's edges do not hold
+	locals    []*analysis.Edge
 	condFacts map[branchSet][]analysis.Fact // condFact's answers
 	sc        *runScratch
 }
@@ -586,6 +589,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	a.runsBuilt++
 	a.cur = nil
 	a.snapshot(r, run, linkSrcs, runDeclared, runPats)
+	a.keepOrder(g)
 	sc.keep(g, live, linkSrcs)
 	return run
 }
@@ -836,6 +840,7 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 func (a *analyzer) localEdge(g *runGraph, from, to *analysis.Node) *analysis.Edge {
 	e := a.newEdge(analysis.Edge{From: from, To: to, Kind: analysis.Order, Reason: "contains"})
 	g.edges = append(g.edges, e)
+	g.locals = append(g.locals, e)
 	return e
 }
 

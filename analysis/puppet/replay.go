@@ -108,6 +108,9 @@ func (cp *copier) copyRes(y, x *res, i int) {
 		} else {
 			m.params = cp.attrs1(x.params)
 		}
+		if m.bodyEnd != 0 {
+			m.bodyEnd += cp.dprio
+		}
 		y.resMore = &m
 	}
 }

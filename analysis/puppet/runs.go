@@ -38,6 +38,7 @@ type runSpec struct {
 type runOut struct {
 	snap     *runSnap
 	restored bool // the snapshot comes from the previous analysis
+	patched  bool // ... patched (patchrun.go): numbered like the one it was patched from
 	panicked any
 	slabs    *slabSet // the fork's node and edge slabs, to give back once merged
 }
@@ -89,7 +90,7 @@ func takeSlab[T any](mu *sync.Mutex, free, own *[][]T, size int) []T {
 // the merge adopted its nodes and edges (the first run built).
 func (a *analyzer) mergeOut(name string, o *runOut) analysis.Run {
 	adopted := !o.restored && a.runsBuilt == 0 && !a.diagsOnly()
-	run := a.merge(name, o.snap, !o.restored)
+	run := a.merge(name, o.snap, !o.restored, o.patched)
 	if o.slabs != nil && !o.restored && !adopted {
 		if a.sys != nil && a.sys.PoisonFreed {
 			poison(o.slabs)
@@ -124,6 +125,9 @@ func (a *analyzer) fork(frozen bool) *analyzer {
 func (w *analyzer) compute(sp *runSpec) *runOut {
 	if s := w.cached(sp.name); s != nil {
 		return &runOut{snap: s, restored: true}
+	}
+	if s := w.patched(sp.name); s != nil {
+		return &runOut{snap: s, restored: true, patched: true}
 	}
 	if w.wantLoad || w.canceled() {
 		return nil

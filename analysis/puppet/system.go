@@ -78,6 +78,16 @@ type System struct {
 	// back (runs.go): a result that still held one would show it, which
 	// TestIncrementalRandomEdits checks. Results do not depend on it.
 	PoisonFreed bool
+	// Patched counts the runs the last Analyze patched instead of
+	// building them again (patchplan.go).
+	Patched int
+	// PatchRefused counts the runs the last Analyze did not patch, by
+	// the test that refused them (patchrun.go's refuse).
+	PatchRefused map[int]int
+	// trees: the versions of files analyses read that snapshots may name;
+	// typeUses: what each tree does with resource types (patchplan.go)
+	trees    map[string]treeText
+	typeUses map[*pp.File]*typeUses
 	// ids numbers what merges share (mergeids.go); lastLive: how many
 	// nodes, edges and links the last analysis that kept it had
 	ids      *mergeIDs
@@ -278,6 +288,10 @@ type analyzer struct {
 	newsBuf               []*analysis.Node // merge's (cache.go)
 	wantLoad              bool             // a frozen fork needed a file loaded
 	lastSnap              *runSnap         // the run a fork built
+	planMu                sync.Mutex
+	plans                 map[string]*patchPlan // by the old version's id (patchplan.go)
+	refusals              map[int]int
+	nPatched              atomic.Int64
 	workers               int
 	uniqueRuns            bool   // run names are unique: anchors need no index
 	envKey                string // the files of the environment's main manifest folder
@@ -541,7 +555,11 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			}
 		}
 		s.cache, s.cacheSettings = a.nextCache, sk
-		s.Restored = a.restored
+		s.Restored = a.restored - int(a.nPatched.Load())
+		s.Patched = int(a.nPatched.Load())
+		s.PatchRefused = a.refusals
+		s.keepTrees(a, !a.canceled() && !a.partial)
+		s.keepUses(a)
 		a.keepMergeTable(!a.canceled() && !a.partial)
 		if d := a.memo.defs; d != nil {
 			s.DefineEvals, s.DefineReplays = int(d.evals.Load()), int(d.replays.Load())

@@ -109,6 +109,7 @@ func TestWorkspaceTiming(t *testing.T) {
 		allocProf(t, "after")
 		ps := sys.(*puppet.System)
 		t.Logf("edit %s: %v wall, %v CPU, %d MB allocated in %dk objects, %d of %d runs restored, define bodies %d evaluated %d replayed, class bodies %d evaluated %d replayed", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), (m1.TotalAlloc-m0.TotalAlloc)>>20, (m1.Mallocs-m0.Mallocs)/1000, ps.Restored, len(res.Runs), ps.DefineEvals, ps.DefineReplays, ps.ClassEvals, ps.ClassReplays)
+		t.Logf("patched %d runs; not patched, by test: %v", ps.Patched, ps.PatchRefused)
 		if d := os.Getenv("PUPPET_TIMING_DUMP"); d != "" {
 			os.MkdirAll(d, 0o755)
 			if err := os.WriteFile(filepath.Join(d, strings.ReplaceAll(rel, "/", "_")+".txt"), []byte(dump(res)), 0o644); err != nil {

@@ -108,9 +108,10 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) i
 	rng := rand.New(rand.NewSource(seed))
 	systems := newSystems()
 	var puppetRuns atomic.Int64 // Puppet's analyses: none after a burst of edits means its result was moved
+	var patched atomic.Int64
 	for i, sys := range systems {
 		if p, ok := sys.(*puppet.System); ok {
-			systems[i] = analysesCounted{p, &puppetRuns}
+			systems[i] = analysesCounted{p, &puppetRuns, &patched}
 		}
 	}
 	c, _ := lsptest.Start(t, systems, root, nil)
@@ -142,6 +143,11 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) i
 	// quotes sends them, or taken out whole (analysis/puppet
 	// followattr.go): a quarter of the other bursts
 	att := rand.New(rand.NewSource(seed ^ 0xa77e))
+	// a resource line put after a statement of a class body, alone in
+	// its burst: a resource nothing else sees is patched into the runs
+	// that read the class (analysis/puppet patchrun.go), not built again
+	res := rand.New(rand.NewSource(seed ^ 0x9a7c4))
+	resources := 0
 	settles, moved, attrSettles, attrMoved := 0, 0, 0, 0
 	equivDiags, equivHovers = 0, 0
 	// ORDERING_EQUIV_BURST=n: bursts of 1 to n edits between settles (8
@@ -159,6 +165,22 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) i
 		valueBurst := val.Intn(4) == 0
 		valueDoc, typingAt := "", -1
 		puppetEdited, runs0 := false, puppetRuns.Load()
+		if res.Intn(6) == 0 {
+			u := uris[res.Intn(len(uris))]
+			if a, ins, ok := resourceLine(res, texts[u], resources); ok && strings.HasSuffix(u, ".pp") {
+				resources++
+				version[u]++
+				c.Edit(u, version[u]+1, lsptest.Range{Start: utf16Pos(texts[u], a), End: utf16Pos(texts[u], a)}, ins)
+				texts[u] = texts[u][:a] + ins + texts[u][a:]
+				k++
+				equivCompare(t, c, root, uris, texts, rng, k)
+				if t.Failed() {
+					return moved
+				}
+				settles++
+				continue
+			}
+		}
 		var keys []equivKey
 		if !valueBurst && att.Intn(4) == 0 {
 			keys = attrKeys(att, uris, texts)
@@ -234,8 +256,8 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) i
 			attrSettles++
 		}
 	}
-	t.Logf("%d edits, %d settles compared (%d with Puppet's last result moved through the edits, not analysed; %d of %d after attribute lines typed or taken): %d diagnostics, %d hovers with an answer",
-		edits, settles, moved, attrMoved, attrSettles, equivDiags, equivHovers)
+	t.Logf("%d edits, %d settles compared (%d with Puppet's last result moved through the edits, not analysed; %d of %d after attribute lines typed or taken; %d after a resource line alone, %d runs patched): %d diagnostics, %d hovers with an answer",
+		edits, settles, moved, attrMoved, attrSettles, resources, patched.Load(), equivDiags, equivHovers)
 	return moved
 }
 
@@ -313,17 +335,45 @@ func attrKeys(rng *rand.Rand, uris []string, texts map[string]string) []equivKey
 // analysesCounted is Puppet with its analyses counted.
 type analysesCounted struct {
 	*puppet.System
-	n *atomic.Int64
+	n       *atomic.Int64
+	patched *atomic.Int64 // runs patched (System.Patched of each analysis)
 }
 
 func (c analysesCounted) Analyze(r *analysis.Request) *analysis.Result {
 	c.n.Add(1)
-	return c.System.Analyze(r)
+	res := c.System.Analyze(r)
+	c.patched.Add(int64(c.System.Patched))
+	return res
 }
 
 // attrValue is a value written after "=>": a quoted string on one line
 // or a word (group 1).
 var attrValue = regexp.MustCompile(`=>[ \t]*('[^'\n]*'|"[^"\n]*"|[a-z0-9][A-Za-z0-9_]*)`)
+
+// resourceLine is a resource declaration line to put at the start of a
+// line that follows one ending a statement (`}` or `{` last) of a class
+// body, indented as that line is: a package, a service or a notify, with
+// literal values, titled by n.
+func resourceLine(rng *rand.Rand, text string, n int) (at int, line string, ok bool) {
+	var starts []int
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
+		}
+		l := strings.TrimRight(text[i:i+j], " \t\r")
+		if t := strings.TrimSpace(l); (strings.HasSuffix(t, "}") || strings.HasSuffix(t, "{")) && strings.HasPrefix(l, "  ") && !strings.HasPrefix(t, "#") {
+			starts = append(starts, i+j+1)
+		}
+		i += j + 1
+	}
+	if len(starts) == 0 {
+		return 0, "", false
+	}
+	at = starts[rng.Intn(len(starts))]
+	kinds := []string{"package { 'equiv-%d': ensure => installed }", "service { 'equiv-%d': enable => true }", "notify { 'equiv-%d': message => 'hi' }"}
+	return at, "  " + fmt.Sprintf(kinds[rng.Intn(len(kinds))], n) + "\n", true
+}
 
 // valueEdit types into, or takes a character out of, a value after "=>"
 // in text: mostly what values hold, sometimes what ends or interpolates a

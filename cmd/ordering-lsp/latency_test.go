@@ -35,7 +35,8 @@ import (
 //	  probe is a state at its end that requires itself)
 //
 // (ORDERING_LATENCY_EDITS: number of edits, default 20; ORDERING_LATENCY_COMMENTS:
-// comment lines typed at the top, default 12; ORDERING_LATENCY_BIN:
+// comment lines typed at the top, default 12; ORDERING_LATENCY_RESOURCES:
+// resources added one by one, default 6 (resourceEdits); ORDERING_LATENCY_BIN:
 // a binary to measure instead of this tree's; ORDERING_LATENCY_DURING:
 // an interval, see editsDuring; ORDERING_LATENCY_ATTR=name => 'value': only
 // that attribute line typed, see attrTyping.) The file is opened
@@ -165,6 +166,9 @@ func TestLatency(t *testing.T) {
 		rss0>>20, rss[0]>>20, rss[len(rss)-1]>>20, hwm>>20)
 	editorRequests(t, srv, uri, withProbe(strconv.Itoa(edits-1)))
 	typingBurst(t, srv, uri, withProbe)
+	if !salt {
+		resourceEdits(t, srv, uri, withProbe("res"))
+	}
 
 	if salt { // the cycle below is Puppet's
 		last := withProbe("last")
@@ -392,6 +396,41 @@ func valueEdits(t *testing.T, srv *lspProc, uri, text string) {
 	}
 	t.Logf("%d edits of a file mode (%s): complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
 		n, text[m[0]:m[1]], pct(completes, 50), pct(completes, 95), pct(cpus, 50), pct(cpus, 100))
+}
+
+// resourceEdits (ORDERING_LATENCY_RESOURCES, default 6) adds a resource
+// nothing else reads at the end of the file's last block, one more each
+// edit, as one writes a class's packages one after the other: the runs
+// that read the class are patched, not built again (analysis/puppet
+// patchrun.go). The first change (to text) is analysed as any edit.
+func resourceEdits(t *testing.T, srv *lspProc, uri, text string) {
+	n, _ := strconv.Atoi(os.Getenv("ORDERING_LATENCY_RESOURCES"))
+	if n <= 0 {
+		n = 6
+	}
+	i := strings.LastIndexByte(text, '}')
+	if i < 0 {
+		return
+	}
+	srv.change(uri, 4000, text)
+	waitComplete(t, srv)
+	var firsts, completes, cpus []time.Duration
+	added := ""
+	for k := 0; k < n; k++ {
+		v := 4001 + k
+		added += fmt.Sprintf("  package { 'latency-package-%d': ensure => installed }\n", k)
+		cpu0 := srv.cpu()
+		t0 := time.Now()
+		srv.change(uri, v, text[:i]+added+text[i:])
+		at := srv.waitPublish(t, uri, v)
+		waitComplete(t, srv)
+		firsts = append(firsts, at.Sub(t0))
+		completes = append(completes, time.Since(t0))
+		cpus = append(cpus, srv.cpu()-cpu0)
+		t.Logf("resource %d added: first diagnostics %v, complete analysis %v, server CPU %v", k+1, firsts[k].Round(time.Millisecond), completes[k].Round(time.Millisecond), cpus[k])
+	}
+	t.Logf("%d resources added one by one: diagnostics p50 %v p95 %v; complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
+		n, pct(firsts, 50), pct(firsts, 95), pct(completes, 50), pct(completes, 95), pct(cpus, 50), pct(cpus, 100))
 }
 
 // editsDuring (ORDERING_LATENCY_DURING=interval) makes the edits while

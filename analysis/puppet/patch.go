@@ -1,0 +1,260 @@
+package puppet
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+)
+
+// snapOrder is what a run's order is computed from, kept with its
+// snapshot so that the order can be computed again from the snapshot:
+// which of its nodes the order holds (a define instance's node and a
+// declared stage's are shown but not ordered) and the edges the order
+// reads that the analysis's graph does not hold (localEdge: the implicit
+// containers Stage[main] and Class[main]), as numbers of the snapshot's
+// nodes. Every other ordering edge is in the snapshot's edges; a node's
+// priority is its place in the snapshot (buildRun makes the nodes in
+// catalog order, a container's anchors side by side), which
+// TestSnapOrderIsTheRunsOrder holds to every fixture's runs.
+//
+// Two nodes of one run with the same key (pattern resources `File[$path]`
+// declared at one place by two define instances) are one node once
+// merged, and so are their edges: the ordering edges at such nodes are
+// kept as numbers too (shared), and orderOf reads those instead.
+type snapOrder struct {
+	ordered []uint64 // bit i: s.nodes[i] is in the order
+	locals  []int32  // from, to pairs
+	shared  []int32  // from, to pairs: the edges at nodes whose key another node has
+	// ends: (a class's begin anchor, the place of the first node made
+	// after its body was evaluated, how many keys the run had declared
+	// then) triples; the place is len(nodes) when no node came after.
+	// endFacts: for each, the facts a resource written at the top of the
+	// class's body has (the condition it is declared under, when nobody
+	// decides it)
+	ends     []int32
+	endFacts [][]analysis.Fact
+}
+
+func (o *snapOrder) has(i int) bool { return o.ordered[i>>6]&(1<<(i&63)) != 0 }
+
+// keepOrder records the run's snapOrder in the snapshot just made.
+func (a *analyzer) keepOrder(g *runGraph) {
+	s := a.lastSnap
+	if s == nil || a.ordering != "manifest" {
+		return
+	}
+	o := &snapOrder{ordered: make([]uint64, (len(s.nodes)+63)/64)}
+	in := func(n *analysis.Node) (int, bool) {
+		i := n.Index
+		return i, i >= 0 && i < len(s.nodes) && s.nodes[i].n == n
+	}
+	// declaredBy[k]: the keys declared by the resources that made
+	// g.nodes[:k] (buildRun's runDeclared: one per resource of a known
+	// title, in catalog order)
+	declaredBy := make([]int32, len(g.nodes)+1)
+	var last *res
+	for k, x := range g.owner {
+		declaredBy[k+1] = declaredBy[k]
+		if x != last && !x.pat {
+			declaredBy[k+1]++
+		}
+		last = x
+	}
+	for k, n := range g.nodes {
+		i, ok := in(n)
+		if !ok {
+			return // not one of the run's own nodes: no order kept
+		}
+		o.ordered[i>>6] |= 1 << (i & 63)
+		if x := g.owner[k]; x != nil && x.class != nil && x.begin == n && x.resMore != nil && x.bodyEnd != 0 {
+			j := sort.Search(len(g.prio), func(j int) bool { return g.prio[j].p > x.bodyEnd })
+			at := len(s.nodes)
+			if j < len(g.nodes) {
+				if at, ok = in(g.nodes[j]); !ok {
+					return
+				}
+			}
+			o.ends = append(o.ends, int32(i), int32(at), declaredBy[j])
+			var fs []analysis.Fact
+			if x.spec && !a.hoverUnread() {
+				fs = g.condFact(a, x) // (what buildRun gives such a resource)
+			}
+			o.endFacts = append(o.endFacts, fs)
+		}
+	}
+	o.locals = make([]int32, 0, 2*len(g.locals))
+	for _, e := range g.locals {
+		f, okf := in(e.From)
+		t, okt := in(e.To)
+		if !okf || !okt {
+			return
+		}
+		o.locals = append(o.locals, int32(f), int32(t))
+	}
+	// nodes whose key another of the run's nodes has
+	// (only a title we do not know can be declared twice at one place:
+	// its display has a `$` or a `*`)
+	var twice map[int]bool
+	var seen map[nodeKey]int
+	for i, sn := range s.nodes {
+		if !strings.ContainsAny(sn.n.Ref, "$*") {
+			continue
+		}
+		if seen == nil {
+			seen = map[nodeKey]int{}
+		}
+		k := sn.key(s.run.Name)
+		if j, ok := seen[k]; ok {
+			if twice == nil {
+				twice = map[int]bool{}
+			}
+			twice[i], twice[j] = true, true
+			continue
+		}
+		seen[k] = i
+	}
+	if twice != nil {
+		for _, e := range s.edges {
+			if !e.Kind.Orders() || e.From == e.To {
+				continue
+			}
+			f, okf := in(e.From)
+			t, okt := in(e.To)
+			if okf && okt && (twice[f] || twice[t]) {
+				o.shared = append(o.shared, int32(f), int32(t))
+			}
+		}
+	}
+	s.order = o
+}
+
+// orderOf computes the steps of the run of s again from its nodes, its
+// edges and its snapOrder, as buildRun's toposort does: Kahn's algorithm,
+// the lowest place first; the nodes left (a cycle) after, by place.
+// Nil when the snapshot kept no order.
+func orderOf(s *runSnap, edges []*analysis.Edge) []analysis.Step {
+	o := s.order
+	if o == nil {
+		return nil
+	}
+	n := len(s.nodes)
+	// (a merged snapshot's nodes are the analysis's, numbered there)
+	at := make(map[*analysis.Node]int32, n)
+	for i, sn := range s.nodes {
+		if o.has(i) {
+			if _, ok := at[sn.n]; ok {
+				at[sn.n] = -1 // two of the run's nodes: see o.shared
+				continue
+			}
+			at[sn.n] = int32(i)
+		}
+	}
+	index := func(x *analysis.Node) int {
+		if i, ok := at[x]; ok {
+			return int(i)
+		}
+		return -2
+	}
+	indeg := make([]int32, n)
+	head := make([]int32, n)
+	for i := range head {
+		head[i] = -1
+	}
+	var next, to []int32
+	add := func(f, t int) {
+		to = append(to, int32(t))
+		next = append(next, head[f])
+		head[f] = int32(len(to) - 1)
+		indeg[t]++
+	}
+	for _, e := range edges {
+		if !e.Kind.Orders() || e.From == e.To {
+			continue
+		}
+		f, t := index(e.From), index(e.To)
+		if f < 0 || t < 0 {
+			continue // not ordered here, or at a shared node (below)
+		}
+		add(f, t)
+	}
+	for _, pairs := range [2][]int32{o.locals, o.shared} {
+		for k := 0; k+1 < len(pairs); k += 2 {
+			if f, t := int(pairs[k]), int(pairs[k+1]); f != t {
+				add(f, t)
+			}
+		}
+	}
+	h := minHeap{}
+	for i := 0; i < n; i++ {
+		if o.has(i) && indeg[i] == 0 {
+			h.push(int32(i))
+		}
+	}
+	done := make([]bool, n)
+	var steps []analysis.Step
+	emit := func(i int32) {
+		if x := s.nodes[i].n; !x.Hidden {
+			steps = append(steps, analysis.Step{Node: x, Label: x.Ref})
+		}
+	}
+	for len(h) > 0 {
+		v := h.pop()
+		done[v] = true
+		emit(v)
+		for k := head[v]; k >= 0; k = next[k] {
+			t := to[k]
+			indeg[t]--
+			if indeg[t] == 0 {
+				h.push(t)
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if o.has(i) && !done[i] {
+			emit(int32(i))
+		}
+	}
+	return steps
+}
+
+// minHeap of node places.
+type minHeap []int32
+
+func (h *minHeap) push(x int32) {
+	*h = append(*h, x)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p] <= s[i] {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *minHeap) pop() int32 {
+	s := *h
+	x := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= len(s) {
+			break
+		}
+		j := l
+		if r := l + 1; r < len(s) && s[r] < s[l] {
+			j = r
+		}
+		if s[i] <= s[j] {
+			break
+		}
+		s[i], s[j] = s[j], s[i]
+		i = j
+	}
+	*h = s
+	return x
+}

@@ -1,0 +1,280 @@
+package puppet_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+	"golang.org/x/tools/txtar"
+)
+
+// TestPatchedRunsAreRebuiltRuns: a resource nothing else sees, added to
+// a class three roles include, is patched into their runs (not built
+// again), and the result is the one a fresh analysis gives, edit after
+// edit.
+func TestPatchedRunsAreRebuiltRuns(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
+		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Package['p1'] }\n}\n",
+		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
+		"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': }\n}\n",
+		"modules/other/manifests/init.pp":   "class other {\n  notify { 'x': message => \"Line ${line}\" }\n}\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	ws := source.NewWorkspace(dir)
+	analyze := func(sys analysis.System) *analysis.Result {
+		in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
+		fs := analysis.Files([]analysis.System{sys}, in)[sys]
+		return analysis.Analyze(sys, in, fs)
+	}
+	long := puppet.New()
+	analyze(long)
+	base := filepath.Join(dir, "modules/profile/manifests/base.pp")
+	edits := []struct {
+		text    string
+		patched int
+	}{
+		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n}\n", 3},
+		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n}\n", 3},
+		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n}\n", 2},                       // a duplicate in role::a: the others only
+		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n  file { '/tmp/y': }\n}\n", 0}, // a file: autorequire
+	}
+	for i, ed := range edits {
+		ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(ed.text)))
+		got := dump(analyze(long))
+		want := dump(analyze(puppet.New()))
+		if got != want {
+			t.Fatalf("edit %d: the patched result differs from a fresh one\n%s", i, lineDiff(want, got))
+		}
+		// (role::c declares the class under a condition nobody decides:
+		// the resource's hover says so there)
+		if n := long.(*puppet.System).Patched; n != ed.patched {
+			t.Errorf("edit %d: %d runs patched, want %d", i, n, ed.patched)
+		}
+	}
+}
+
+// lineDiff shows the first lines where two dumps part.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, c string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			c = g[i]
+		}
+		if a != c {
+			fmt.Fprintf(&b, "line %d\n  fresh:   %s\n  patched: %s\n", i+1, a, c)
+			if shown++; shown == 8 {
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestPatchEditsEqualFresh types resources into the class bodies of
+// every server-mode fixture (and, with PUPPET_PATCH_CORPUS=dir, into a
+// real repository's classes), one after another: ones a run may patch
+// (a package, a service, a notify, a host, with literal values) and ones
+// it must not (a file, a relationship, a duplicate title, a title from a
+// variable), sometimes moving text above them too; after each, the
+// long-lived system's result must be a fresh analysis's, and some runs
+// must have been patched.
+func TestPatchEditsEqualFresh(t *testing.T) {
+	type target struct {
+		dir, path string
+		settings  analysis.Settings
+	}
+	var targets []target
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(ar.Comment), "mode: server") {
+			continue
+		}
+		dir, settings := writeServer(t, ar)
+		for _, f := range ar.Files {
+			if strings.HasSuffix(f.Name, ".pp") && strings.HasPrefix(strings.TrimSpace(string(f.Data)), "class ") {
+				targets = append(targets, target{dir, filepath.Join(dir, f.Name), settings})
+			}
+		}
+	}
+	edits := 12
+	if dir := os.Getenv("PUPPET_PATCH_CORPUS"); dir != "" {
+		files := strings.Split(os.Getenv("PUPPET_PATCH_FILES"), ",")
+		targets = nil
+		for _, f := range files {
+			targets = append(targets, target{dir, filepath.Join(dir, f), analysis.Settings{}})
+		}
+		if n, err := strconv.Atoi(os.Getenv("PUPPET_PATCH_EDITS")); err == nil {
+			edits = n
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 25))
+	patched, analysed := 0, 0
+	for _, tg := range targets {
+		ws := source.NewWorkspace(tg.dir)
+		analyze := func(sys analysis.System) *analysis.Result {
+			in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: tg.settings}
+			fs := analysis.Files([]analysis.System{sys}, in)[sys]
+			return analysis.Analyze(sys, in, fs)
+		}
+		long := puppet.New()
+		analyze(long)
+		text, err := os.ReadFile(tg.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < edits; i++ {
+			text = patchEdit(rng, text, i)
+			ws.SetOverlay(source.NewFile(source.PathToURI(tg.path), tg.path, text))
+			got := dump(analyze(long))
+			want := dump(analyze(puppet.New()))
+			analysed++
+			if got != want {
+				t.Fatalf("%s, edit %d:\n%s\n--- text\n%s\n--- differences\n%s", tg.path, i, text, "", lineDiff(want, got))
+			}
+			patched += long.(*puppet.System).Patched
+			if os.Getenv("PUPPET_PATCH_CORPUS") != "" {
+				t.Logf("%s edit %d: %d runs patched, refused by test: %v", filepath.Base(tg.path), i, long.(*puppet.System).Patched, long.(*puppet.System).PatchRefused)
+			}
+		}
+	}
+	t.Logf("%d files, %d edits, %d runs patched", len(targets), analysed, patched)
+	if patched == 0 {
+		t.Error("no run was patched")
+	}
+}
+
+// patchEdit puts a resource line after a line of the class body that
+// ends a statement (or before its closing brace), or changes a blank.
+func patchEdit(rng *rand.Rand, text []byte, n int) []byte {
+	lines := strings.SplitAfter(string(text), "\n")
+	// the class's last closing brace
+	end := len(lines) - 1
+	for end > 0 && strings.TrimSpace(lines[end]) != "}" {
+		end--
+	}
+	var at []int // lines after which a statement may go
+	depth := 0
+	for i, l := range lines[:end] {
+		depth += strings.Count(l, "{") - strings.Count(l, "}")
+		if depth == 1 && (strings.HasSuffix(strings.TrimSpace(l), "}") || strings.HasSuffix(strings.TrimSpace(l), "{")) {
+			at = append(at, i+1)
+		}
+	}
+	at = append(at, end)
+	pos := at[rng.IntN(len(at))]
+	title := fmt.Sprintf("zz%d", n)
+	kinds := []string{
+		"  package { '%s': ensure => installed }\n",
+		"  service { '%s': enable => true, ensure => running }\n",
+		"  notify { '%s': message => 'hello' }\n",
+		"  host { '%s': ip => '10.0.0.1' }\n",
+		"  package { '%s': }\n",
+		"  file { '/tmp/%s': ensure => file }\n",          // autorequire
+		"  package { '%s': require => Package['zz0'] }\n", // a relationship
+		"  notify { \"%s-${facts['os']['family']}\": }\n", // a title from a value
+		"  package { 'zz0': }\n  # %s\n",                  // a duplicate after the first edit
+		"\n  # %s: a comment moves the text below\n",      // no statement
+	}
+	k := kinds[rng.IntN(len(kinds))]
+	if strings.Count(k, "%s") == 0 {
+		k += "%.0s"
+	}
+	out := append([]string(nil), lines[:pos]...)
+	out = append(out, fmt.Sprintf(k, title))
+	out = append(out, lines[pos:]...)
+	if rng.IntN(4) == 0 && pos > 2 { // a blank line above it too
+		out = append(out[:1], append([]string{"\n"}, out[1:]...)...)
+	}
+	return []byte(strings.Join(out, ""))
+}
+
+// TestPatchRefusesWhatOthersSee: a resource some other code of the
+// workspace can see is not patched in (the runs are built again, and the
+// result is a fresh analysis's); one nothing sees is.
+func TestPatchRefusesWhatOthersSee(t *testing.T) {
+	cases := []struct {
+		name, other, added string
+		patched            bool
+		role               string // role::a's body, when not the default
+	}{
+		{"nothing sees it", "class other { }", "package { 'free': }", true, ""},
+		{"a collector of its type", "class other { service { 's': } Package <| |> -> Service['s'] }", "package { 'free': }", false, ""},
+		{"a collector of another type", "class other { Service <| |> }", "package { 'free': }", true, ""},
+		{"a default of its type", "class other { service { 's': } Package { before => Service['s'] } }", "package { 'free': }", false, ""},
+		{"a reference to it", "class other { notify { 'o': require => Package['free'] } }", "package { 'free': }", false, ""},
+		{"a reference with a title from a value", "class other { notify { 'o': require => Package[$facts['x']] } }", "package { 'free': }", false, ""},
+		{"a string naming the type", "class other { notify { 'o': require => 'Package[free]' } }", "package { 'free': }", false, ""},
+		{"a namevar that is its title", "class other { package { 'other': name => 'free' } }", "package { 'free': }", false, ""},
+		{"a duplicate", "class other { package { 'free': } }", "package { 'free': }", false, ""},
+		{"a file (autorequire)", "class other { file { '/tmp': } }", "file { '/tmp/free': }", false, ""},
+		{"a relationship", "class other { }", "package { 'free': before => Package['p1'] }", false, ""},
+		{"a value read by a rule", "class other { file { '/bin/true': } }", "exec { 'free': command => '/bin/true' }", false, ""},
+		{"an interpolated value", "class other { }", "package { 'free': ensure => \"${facts['v']}\" }", false, ""},
+		{"a virtual resource", "class other { }", "@package { 'free': }", false, ""},
+		{"a class declared under a condition nobody decides", "class other { }", "package { 'free': }", true, "if $facts['x'] == 'y' { include profile::base }"},
+		{"defined() of it", "class other { if defined(Package['free']) { notify { 'seen': } } }", "package { 'free': }", false, ""},
+		{"defined() of a string naming it", "class other { if defined('Package[free]') { notify { 'seen': } } }", "package { 'free': }", false, ""},
+		{"a metaparameter written as a string", "class other { }", "package { 'free': before => 'Package[p1]' }", false, ""},
+		{"a stage", "class other { }", "package { 'free': stage => 'main' }", false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			role := c.role
+			if role == "" {
+				role = "include profile::base"
+			}
+			files := map[string]string{
+				"modules/role/manifests/a.pp":       "class role::a {\n  " + role + "\n  include other\n}\n",
+				"modules/other/manifests/init.pp":   c.other + "\n",
+				"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n}\n",
+			}
+			for name, text := range files {
+				p := filepath.Join(dir, name)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(text), 0o644)
+			}
+			ws := source.NewWorkspace(dir)
+			analyze := func(sys analysis.System) *analysis.Result {
+				in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
+				fs := analysis.Files([]analysis.System{sys}, in)[sys]
+				return analysis.Analyze(sys, in, fs)
+			}
+			long := puppet.New()
+			analyze(long)
+			base := filepath.Join(dir, "modules/profile/manifests/base.pp")
+			ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte("class profile::base {\n  package { 'p1': }\n  "+c.added+"\n}\n")))
+			got := dump(analyze(long))
+			if want := dump(analyze(puppet.New())); got != want {
+				t.Fatalf("the result differs from a fresh one\n%s", lineDiff(want, got))
+			}
+			if n := long.(*puppet.System).Patched; (n > 0) != c.patched {
+				t.Errorf("%d runs patched, want patched: %v", n, c.patched)
+			}
+		})
+	}
+}

@@ -1,0 +1,448 @@
+package puppet
+
+import (
+	"bytes"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Patching a run instead of building it again (issue 25; README "The
+// patch at the snapshot level"). When the only input of a run that
+// changed is one class's file, and the change is one resource
+// declaration added to the class's body that nothing else of the
+// workspace can see (judged here on the syntax, once per analysis), the
+// run's new snapshot is its last one with that resource's node and its
+// two containment edges put in, the places after the edit moved, and its
+// order computed again (patchrun.go). The merge then takes the snapshot
+// as it takes a restored one, and it is the next analysis's cache.
+//
+// What "nothing else can see" means, from what buildRun and evaluation
+// read of a resource: its type neither requires nor is required by
+// anything by itself (autorequire.go), nobody collects it, no resource
+// default of its type exists, no reference or string anywhere names its
+// type with its title (or with a title we cannot read), its attributes
+// are literals no rule reads (readAttrs, as inert.go), and in each run it
+// is not a duplicate (the run's declared keys and aliases, namevars
+// included). Where the
+// resource goes in a run is where the declaration before it went: that
+// statement must be a plain declaration of a built-in type, found in the
+// run's snapshot by its title's place, not speculative there (no facts).
+
+// treeText is a version of a file an analysis read, by its tree's id
+// (fileInfo.id): what a snapshot's inputs name.
+type treeText struct {
+	uri  string
+	ast  *pp.File
+	text []byte
+}
+
+// keepTrees records the versions of files this analysis read. A complete
+// analysis rebuilds or restores every run, so afterwards every snapshot
+// names a current version; a partial one (focused, canceled) leaves
+// snapshots naming older versions, which stay.
+func (s *System) keepTrees(a *analyzer, complete bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if complete || s.trees == nil {
+		s.trees = map[string]treeText{}
+	}
+	for _, fi := range a.order {
+		if fi.ast != nil && fi.src != nil && fi.id != "" {
+			s.trees[fi.id] = treeText{uri: fi.uri, ast: fi.ast, text: fi.src.Text}
+		}
+	}
+}
+
+func (s *System) tree(id string) (treeText, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.trees[id]
+	return t, ok
+}
+
+// typeUses is what one file's code does with resource types that could
+// see a resource added elsewhere (lower-case type names).
+type typeUses struct {
+	collected map[string]bool // Type <| |>
+	defaults  map[string]bool // Type { } (a default with a computed type: "*")
+	refs      map[string]bool // "type\x00title"; title "*": one we cannot read; "*\x00*": Resource[...]
+	named     map[string]bool // a string holds `Type[`
+}
+
+var typeInString = regexp.MustCompile(`([A-Za-z_:][A-Za-z0-9_:]*)\s*\[`)
+
+func usesOf(f *pp.File) *typeUses {
+	u := &typeUses{collected: map[string]bool{}, defaults: map[string]bool{}, refs: map[string]bool{}, named: map[string]bool{}}
+	low := func(s string) string { return strings.ToLower(strings.TrimPrefix(s, "::")) }
+	str := func(s string) {
+		for _, m := range typeInString.FindAllStringSubmatch(s, -1) {
+			u.named[low(m[1])] = true
+		}
+	}
+	for _, st := range f.Stmts {
+		pp.Walk(st, func(n pp.Node) bool {
+			switch t := n.(type) {
+			case *pp.Collector:
+				if t.Type != nil {
+					u.collected[low(t.Type.Value)] = true
+				}
+			case *pp.ResourceDefaults:
+				if t.Type != nil {
+					u.defaults[low(t.Type.Value)] = true
+				} else {
+					u.defaults["*"] = true
+				}
+			case *pp.Access:
+				tr, ok := t.X.(*pp.TypeRef)
+				if !ok {
+					break
+				}
+				typ := low(tr.Value)
+				if typ == "resource" {
+					u.refs["*\x00*"] = true
+					break
+				}
+				for _, arg := range t.Args {
+					switch v := arg.(type) {
+					case *pp.Str:
+						if !v.Interpolated() {
+							u.refs[typ+"\x00"+v.Value] = true
+							continue
+						}
+					case *pp.Name:
+						u.refs[typ+"\x00"+v.Value] = true
+						continue
+					}
+					u.refs[typ+"\x00*"] = true
+				}
+			case *pp.Str:
+				if t.Interpolated() {
+					var b strings.Builder
+					for _, p := range t.Parts {
+						if p.Expr == nil {
+							b.WriteString(p.Lit)
+						} else {
+							b.WriteString("x")
+						}
+					}
+					str(b.String())
+				} else {
+					str(t.Value)
+				}
+			}
+			return true
+		})
+	}
+	return u
+}
+
+// autorequiring: the built-in types autorequire.go and generatedFile
+// read or find (a resource of them is seen by others' rules).
+var autorequiring = map[string]bool{"file": true, "user": true, "group": true, "exec": true, "cron": true, "ssh_authorized_key": true, "concat_file": true}
+
+// patchPlan is how the runs reading one old version of a file are patched.
+type patchPlan struct {
+	uri                 string
+	oldID, newID        string
+	pre, oldEnd, newEnd int // the text [pre, oldEnd) of the old version is [pre, newEnd) now
+	typ                 string
+	display, key        string
+	decl, full          source.Span // the new resource's, now
+	atEnd               bool        // it ends the class's body
+	prevDecl            source.Span // else the declaration before it: its title, in the old text
+	prevDisplay         string
+	prevKey             string
+	classDisplay        string
+	mentions            map[string]bool // data files (by path): whether they name `Type[`
+}
+
+// shift is the edit as analysis.Shift moves places through it.
+func (p *patchPlan) shift() analysis.Shift {
+	return analysis.Shift{URI: p.uri, Pre: p.pre, OldEnd: p.oldEnd, CurEnd: p.newEnd}
+}
+
+// planFor returns the plan for runs that read version oldID of a file
+// whose version is newID now (nil: such runs are built again). Made
+// once per analysis and old version.
+func (a *analyzer) planFor(oldID, newID string) *patchPlan {
+	m := a.main
+	m.planMu.Lock()
+	defer m.planMu.Unlock()
+	if p, ok := m.plans[oldID]; ok {
+		return p
+	}
+	if m.plans == nil {
+		m.plans = map[string]*patchPlan{}
+	}
+	p := a.makePlan(oldID, newID)
+	m.plans[oldID] = p
+	return p
+}
+
+func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
+	if a.ordering != "manifest" || a.strict || a.req.Once || a.diagsOnly() || a.hoverUnread() {
+		return a.noPlan(1)
+	}
+	old, ok := a.sys.tree(oldID)
+	if !ok {
+		return a.noPlan(2)
+	}
+	fi := a.byURI[old.uri]
+	if fi == nil || fi.id != newID || fi.ast == nil || fi.src == nil || fi.topLevel {
+		return a.noPlan(3)
+	}
+	t0, t1 := old.ast, fi.ast
+	if len(t0.Errors) > 0 || len(t1.Errors) > 0 || len(t0.Stmts) != len(t1.Stmts) {
+		return a.noPlan(4)
+	}
+	p := &patchPlan{uri: old.uri, oldID: oldID, newID: newID}
+	// One class whose body gained one statement.
+	var b0, b1 *pp.ClassDef
+	for i := range t0.Stmts {
+		c0, ok0 := t0.Stmts[i].(*pp.ClassDef)
+		c1, ok1 := t1.Stmts[i].(*pp.ClassDef)
+		if ok0 && ok1 && len(c1.Body) == len(c0.Body)+1 {
+			if b0 != nil {
+				return a.noPlan(5)
+			}
+			b0, b1 = c0, c1
+		}
+	}
+	if b0 == nil {
+		return a.noPlan(6)
+	}
+	k := len(b0.Body)
+	for i := range b0.Body {
+		if !sameTrees(reflect.ValueOf(b0.Body[i]), reflect.ValueOf(b1.Body[i])) {
+			k = i
+			break
+		}
+	}
+	if k < 1 {
+		return a.noPlan(7) // first in the body: where it goes is not one declaration's place
+	}
+	// The edit: the text between the statement before and the one after
+	// (or the class's closing brace); the texts before and after it are
+	// the same in both versions.
+	ot, nt := old.text, fi.src.Text
+	p.pre = b0.Body[k-1].Span().End
+	if k < len(b0.Body) {
+		p.oldEnd, p.newEnd = b0.Body[k].Span().Pos, b1.Body[k+1].Span().Pos
+	} else {
+		p.oldEnd, p.newEnd = b0.Loc.End-1, b1.Loc.End-1
+	}
+	if p.pre > p.oldEnd || p.oldEnd > len(ot) || p.newEnd > len(nt) || p.pre > len(nt) || p.newEnd-p.pre <= p.oldEnd-p.pre ||
+		!bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
+		return a.noPlan(8)
+	}
+	// The rest the same, at the places the edit moves them to.
+	for i := range t0.Stmts {
+		if t0.Stmts[i] == pp.Node(b0) {
+			continue
+		}
+		if !p.sameMoved(t0.Stmts[i], t1.Stmts[i]) {
+			return a.noPlan(9)
+		}
+	}
+	if b0.Name != b1.Name || !p.sameMoved(&pp.ClassDef{Loc: b0.Loc, Name: b0.Name, NameLoc: b0.NameLoc, Params: b0.Params, Parent: b0.Parent, ParentLoc: b0.ParentLoc},
+		&pp.ClassDef{Loc: b1.Loc, Name: b1.Name, NameLoc: b1.NameLoc, Params: b1.Params, Parent: b1.Parent, ParentLoc: b1.ParentLoc}) {
+		return a.noPlan(10)
+	}
+	for i := range b0.Body {
+		j := i
+		if i >= k {
+			j = i + 1
+		}
+		if !p.sameMoved(b0.Body[i], b1.Body[j]) {
+			return a.noPlan(11)
+		}
+	}
+	r, ok := b1.Body[k].(*pp.Resource)
+	if !ok || r.Loc.Pos < p.pre || r.Loc.End > p.newEnd {
+		return a.noPlan(12)
+	}
+	typ, title, ok := plainDecl(r)
+	if !ok || autorequiring[typ] || !inertType(typ) {
+		return a.noPlan(13)
+	}
+	names := map[string]bool{}
+	for _, at := range r.Bodies[0].Attrs {
+		if at.Op != "=>" || at.Name == "*" || readAttrs[at.Name] || names[at.Name] || !literalValue(at.Value, nt, false) {
+			return a.noPlan(14)
+		}
+		names[at.Name] = true
+	}
+	// Where it goes: after the declaration before it, or after what the
+	// body made (patchSnap).
+	if k == len(b0.Body) {
+		p.atEnd = true
+	} else {
+		prev, ok := b0.Body[k-1].(*pp.Resource)
+		if !ok {
+			return a.noPlan(15)
+		}
+		ptyp, ptitle, ok := plainDecl(prev)
+		if !ok || ptyp == "concat_file" || ptyp == "stage" {
+			return a.noPlan(16)
+		}
+		pct := capType(ptyp)
+		p.prevKey = refString(pct, canonTitle(pct, ptitle))
+		p.prevDisplay = refString(pct, ptitle)
+		if canonTitle(pct, ptitle) == ptitle {
+			p.prevDisplay = p.prevKey
+		}
+		pl := prev.Bodies[0].Title.Span()
+		p.prevDecl = source.Span{URI: p.uri, Start: pl.Pos, End: pl.End}
+	}
+	// Nothing else of the workspace may see it.
+	for _, f := range a.order {
+		u := a.sys.uses(f.ast)
+		if u.collected[typ] || u.defaults[typ] || u.defaults["*"] || u.refs["*\x00*"] || u.refs[typ+"\x00*"] || u.refs[typ+"\x00"+title] ||
+			u.named[typ] {
+			return a.noPlan(17)
+		}
+	}
+	ct := capType(typ)
+	p.typ = typ
+	p.key = refString(ct, canonTitle(ct, title))
+	p.display = refString(ct, title)
+	if canonTitle(ct, title) == title {
+		p.display = p.key
+	}
+	p.decl = source.Span{URI: p.uri, Start: r.Bodies[0].Title.Span().Pos, End: r.Bodies[0].Title.Span().End}
+	p.full = source.Span{URI: p.uri, Start: r.Bodies[0].Loc.Pos, End: r.Bodies[0].Loc.End}
+	p.classDisplay = refString("Class", classDisplay(b1.Name))
+	p.mentions = map[string]bool{}
+	return p
+}
+
+// plainDecl: a declaration of one resource of a built-in type with a
+// title written as one string, neither virtual nor exported.
+func plainDecl(r *pp.Resource) (typ, title string, ok bool) {
+	if r.TypeExpr != nil || r.Virtual || r.Exported || len(r.Bodies) != 1 {
+		return "", "", false
+	}
+	typ = strings.ToLower(r.Type)
+	if typ == "class" || !builtinTypes[typ] {
+		return "", "", false
+	}
+	s, ok := r.Bodies[0].Title.(*pp.Str)
+	if !ok || s.Interpolated() || s.Value == "" || strings.ContainsAny(s.Value, "*$") {
+		return "", "", false
+	}
+	return typ, s.Value, true
+}
+
+// sameMoved: two trees that are the same but for their places, each
+// place of the old one moved by the edit to the new one's.
+func (p *patchPlan) sameMoved(a, b pp.Node) bool {
+	ok := true
+	var walk func(x, y reflect.Value)
+	walk = func(x, y reflect.Value) {
+		if !ok {
+			return
+		}
+		if x.Kind() != y.Kind() || x.Type() != y.Type() {
+			ok = false
+			return
+		}
+		switch x.Kind() {
+		case reflect.Interface, reflect.Pointer:
+			if x.IsNil() || y.IsNil() {
+				ok = x.IsNil() == y.IsNil()
+				return
+			}
+			walk(x.Elem(), y.Elem())
+		case reflect.Struct:
+			if x.Type() == locType {
+				l0, l1 := x.Interface().(pp.Loc), y.Interface().(pp.Loc)
+				sp, moved := p.shift().Span(source.Span{URI: p.uri, Start: l0.Pos, End: l0.End})
+				if !moved || sp.Start != l1.Pos || sp.End != l1.End {
+					ok = false
+				}
+				return
+			}
+			for i := 0; i < x.NumField(); i++ {
+				walk(x.Field(i), y.Field(i))
+			}
+		case reflect.Slice:
+			if x.Len() != y.Len() {
+				ok = false
+				return
+			}
+			for i := 0; i < x.Len(); i++ {
+				walk(x.Index(i), y.Index(i))
+			}
+		default:
+			ok = sameTrees(x, y)
+		}
+	}
+	walk(reflect.ValueOf(a), reflect.ValueOf(b))
+	return ok
+}
+
+// uses is usesOf, kept by tree (an unchanged file's tree is the same).
+func (s *System) uses(f *pp.File) *typeUses {
+	s.mu.Lock()
+	u := s.typeUses[f]
+	s.mu.Unlock()
+	if u != nil {
+		return u
+	}
+	u = usesOf(f)
+	s.mu.Lock()
+	if s.typeUses == nil {
+		s.typeUses = map[*pp.File]*typeUses{}
+	}
+	s.typeUses[f] = u
+	s.mu.Unlock()
+	return u
+}
+
+// keepUses drops what files no longer read hold.
+func (s *System) keepUses(a *analyzer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.typeUses) == 0 {
+		return
+	}
+	next := make(map[*pp.File]*typeUses, len(s.typeUses))
+	for _, fi := range a.order {
+		if u := s.typeUses[fi.ast]; u != nil {
+			next[fi.ast] = u
+		}
+	}
+	s.typeUses = next
+}
+
+// dataMentions: whether a data file a run read names `Type[` (a lookup
+// may hand a relationship its target as a string).
+func (a *analyzer) dataMentions(p *patchPlan, path string) bool {
+	a.main.planMu.Lock()
+	defer a.main.planMu.Unlock()
+	if v, ok := p.mentions[path]; ok {
+		return v
+	}
+	v := false // (a data file that is not there names nothing)
+	if f := a.ws.Lookup(path); f != nil {
+		v = bytes.Contains(bytes.ToLower(f.Text), []byte(p.typ+"["))
+	}
+	p.mentions[path] = v
+	return v
+}
+
+// noPlan counts why no plan was made (System.PatchRefused, as 100 + the
+// number of the test that refused it).
+func (a *analyzer) noPlan(why int) *patchPlan {
+	m := a.main
+	if m.refusals == nil {
+		m.refusals = map[int]int{}
+	}
+	m.refusals[100+why]++ // (under planMu: planFor holds it)
+	return nil
+}

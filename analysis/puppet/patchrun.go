@@ -1,0 +1,460 @@
+package puppet
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// patched returns the run named name patched from its last snapshot
+// (patchplan.go), or nil when it must be built again.
+func (a *analyzer) patched(name string) *runSnap {
+	if a.prevCache == nil || a.wantLoad || a.strict || a.req.Once || a.ordering != "manifest" {
+		return a.refuse(1)
+	}
+	s := a.prevSnap(name)
+	if s == nil || s.order == nil {
+		return a.refuse(2)
+	}
+	// Every input as it was, but the version of one file.
+	var plan *patchPlan
+	for k, v := range s.deps {
+		cur := a.depValue(k)
+		if cur == v {
+			continue
+		}
+		switch k.kind {
+		case 'f', 'c', 'd':
+		default:
+			return a.refuse(3)
+		}
+		p := a.planFor(v, cur)
+		if p == nil || plan != nil && plan != p {
+			return a.refuse(4)
+		}
+		plan = p
+	}
+	if plan == nil || a.wantLoad {
+		return a.refuse(5)
+	}
+	for k := range s.deps {
+		if k.kind == 'p' && a.dataMentions(plan, k.name) {
+			return a.refuse(6)
+		}
+	}
+	ns := a.patchSnap(s, plan)
+	if ns != nil {
+		a.main.nPatched.Add(1)
+	}
+	return ns
+}
+
+// patchSnap is s with the plan's resource put in after the declaration
+// before it, and the places the edit moved moved; nil when the run is
+// not one the plan can patch.
+func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
+	m := p.shift()
+	// It is no duplicate here, and nothing here asked for it. (A title
+	// we cannot read of its type matters only to references and
+	// collectors of the type, which the plan rules out.)
+	if slices.Contains(s.declared, p.key) || slices.Contains(s.aliases, p.key) {
+		return a.refuse(7)
+	}
+	for _, d := range s.diags {
+		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
+			return a.refuse(8)
+		}
+	}
+	for _, md := range s.missing {
+		if len(md.d.Members) > 0 || strings.Contains(md.d.Message, p.display) {
+			return a.refuse(9)
+		}
+	}
+	// The class's anchors; where the resource goes: after the
+	// declaration before it (in the order, not speculative: no facts),
+	// or after the nodes the class's body made (then the class is not
+	// speculative: snapOrder.ends).
+	o := s.order
+	pos := make(map[*analysis.Node]int32, len(s.nodes))
+	begin, end := -1, -1
+	prev := -1
+	for i, sn := range s.nodes {
+		n := sn.n
+		pos[n] = int32(i)
+		switch {
+		case n.Ref == p.classDisplay && (sn.kind == 'A' || sn.kind == 'Z'):
+			if sn.kind == 'A' {
+				if begin >= 0 {
+					return a.refuse(10)
+				}
+				begin = i
+			} else {
+				if end >= 0 {
+					return a.refuse(11)
+				}
+				end = i
+			}
+		case !p.atEnd && sn.kind == 'R' && n.Kind == "resource" && n.Decl == p.prevDecl && n.Ref == p.prevDisplay:
+			if prev >= 0 {
+				return a.refuse(12)
+			}
+			prev = i
+		}
+	}
+	if begin < 0 || end < 0 {
+		return a.refuse(13)
+	}
+	ins, declAt := -1, -1 // declAt: how many keys come before its own
+	cls := -1             // the class's entry in o.ends
+	for k := 0; k+2 < len(o.ends); k += 3 {
+		if int(o.ends[k]) == begin {
+			cls = k / 3
+		}
+	}
+	if cls < 0 {
+		return a.refuse(14)
+	}
+	facts := o.endFacts[cls]
+	if p.atEnd {
+		ins, declAt = int(o.ends[3*cls+1]), int(o.ends[3*cls+2])
+	} else if prev >= 0 && o.has(prev) {
+		ins = prev + 1
+	}
+	if ins < 0 || ins > len(s.nodes) {
+		return a.refuse(15)
+	}
+	// The containment edges: a pair (begin -> child, child -> end) per
+	// resource in catalog order, after the generated files' edges; the
+	// new resource's pair goes before the first pair of a node made
+	// after it. With a declaration before it, that one's pair is in the
+	// class.
+	if !p.atEnd {
+		i := slices.Index(s.declared, p.prevKey)
+		if i < 0 {
+			return a.refuse(16)
+		}
+		declAt = i + 1
+	}
+	if declAt < 0 || declAt > len(s.declared) {
+		return a.refuse(17)
+	}
+	kind := func(n *analysis.Node) byte {
+		if i, ok := pos[n]; ok {
+			return s.nodes[i].kind
+		}
+		return 0
+	}
+	first, put, sawPrev := -1, -1, 0
+	for k, e := range s.edges {
+		if e.Reason == "generated" && first < 0 {
+			continue
+		}
+		if e.Reason != "contains" || e.Kind != analysis.Order || kind(e.From) == 'A' && kind(e.To) == 'Z' {
+			if put < 0 {
+				put = k
+			}
+			break
+		}
+		if first < 0 {
+			first = k
+		}
+		child := e.From
+		if kind(e.From) == 'A' {
+			child = e.To
+		}
+		i, ok := pos[child]
+		if !ok {
+			return a.refuse(18)
+		}
+		if !p.atEnd && int(i) == prev {
+			if e.To == pn(s, prev) && int(pos[e.From]) != begin || e.From == pn(s, prev) && int(pos[e.To]) != end {
+				return a.refuse(19) // the declaration before it is not in the class alone
+			}
+			sawPrev++
+		}
+		if int(i) >= ins && put < 0 {
+			put = k
+		}
+	}
+	if put < 0 {
+		put = len(s.edges)
+	}
+	if !p.atEnd && sawPrev != 2 {
+		return a.refuse(20)
+	}
+	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
+
+	ns := &runSnap{deps: make(map[depKey]string, len(s.deps)), run: s.run, missing: s.missing, links: s.links, defs: s.defs,
+		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
+	for k := range s.deps {
+		ns.deps[k] = a.depValue(k)
+	}
+	// Nodes: the moved ones copied, the new one put in.
+	moved := map[*analysis.Node]*analysis.Node{}
+	type factsKey struct {
+		p *analysis.Fact
+		n int
+	}
+	named := map[factsKey]bool{} // factsName by slice: nodes share their facts
+	for _, sn := range s.nodes {
+		n := sn.n
+		if n.Decl.URI != p.uri && n.Full.URI != p.uri {
+			if len(n.Facts) == 0 {
+				continue
+			}
+			fk := factsKey{&n.Facts[0], len(n.Facts)}
+			v, ok := named[fk]
+			if !ok {
+				v = factsName(n.Facts, p.uri)
+				named[fk] = v
+			}
+			if !v {
+				continue
+			}
+		}
+		c := *n
+		var ok bool
+		if c.Decl, ok = m.Span(n.Decl); !ok {
+			return a.refuse(21)
+		}
+		if c.Full, ok = m.Span(n.Full); !ok {
+			return a.refuse(22)
+		}
+		if c.Facts, ok = shiftFacts(n.Facts, m, line); !ok {
+			return a.refuse(23)
+		}
+		moved[n] = &c
+	}
+	node := func(n *analysis.Node) *analysis.Node {
+		if c := moved[n]; c != nil {
+			return c
+		}
+		return n
+	}
+	for _, sn := range s.nodes { // a node whose parent moved is one too
+		if n := sn.n; moved[n] == nil && n.Parent != nil && moved[n.Parent] != nil {
+			c := *n
+			moved[n] = &c
+		}
+	}
+	for _, c := range moved {
+		c.Parent = node(c.Parent)
+	}
+	parent := s.nodes[begin].n.Parent // (the class's node)
+	if !p.atEnd {
+		parent = s.nodes[prev].n.Parent
+	}
+	rn := &analysis.Node{Kind: "resource", Ref: p.display, Decl: p.decl, Full: p.full, Parent: node(parent), Index: ins, Facts: facts}
+	ns.nodes = make([]snapNode, 0, len(s.nodes)+1)
+	for i, sn := range s.nodes {
+		if i == ins {
+			ns.nodes = append(ns.nodes, snapNode{rn, 'R'})
+		}
+		ns.nodes = append(ns.nodes, snapNode{node(sn.n), sn.kind})
+	}
+	if ins == len(s.nodes) {
+		ns.nodes = append(ns.nodes, snapNode{rn, 'R'})
+	}
+	ns.facts = make([]nodeFacts, 0, len(s.facts)+1)
+	putFacts := func() { // the new node's, in node order
+		if len(facts) > 0 && (len(ns.facts) == 0 || int(ns.facts[len(ns.facts)-1].i) < ins) {
+			ns.facts = append(ns.facts, nodeFacts{int32(ins), facts})
+		}
+	}
+	for _, f := range s.facts {
+		fs, ok := shiftFacts(f.facts, m, line)
+		if !ok {
+			return a.refuse(24)
+		}
+		if int(f.i) >= ins {
+			putFacts()
+			f.i++
+		}
+		ns.facts = append(ns.facts, nodeFacts{f.i, fs})
+	}
+	putFacts()
+	// Edges: the moved ones copied, the new one's containment after the
+	// one's before it.
+	ns.edges = make([]*analysis.Edge, 0, len(s.edges)+2)
+	pair := func() {
+		ns.edges = append(ns.edges,
+			&analysis.Edge{From: node(s.nodes[begin].n), To: rn, Kind: analysis.Order, Reason: "contains", At: p.decl},
+			&analysis.Edge{From: rn, To: node(s.nodes[end].n), Kind: analysis.Order, Reason: "contains", At: p.decl})
+	}
+	for k, e := range s.edges {
+		if k == put {
+			pair()
+		}
+		if e.From == s.nodes[begin].n && e.To == s.nodes[end].n && e.Reason == "contains" {
+			continue // the class held nothing: now it holds the resource
+		}
+		from, to := node(e.From), node(e.To)
+		eat, ok := m.Span(e.At)
+		if !ok {
+			return a.refuse(25)
+		}
+		if from != e.From || to != e.To || eat != e.At {
+			c := *e
+			c.From, c.To, c.At = from, to, eat
+			e = &c
+		}
+		ns.edges = append(ns.edges, e)
+	}
+	if put == len(s.edges) {
+		pair()
+	}
+	// Diagnostics, links and what the run declared, moved.
+	ns.diags = make([]analysis.Diagnostic, len(s.diags))
+	for i, d := range s.diags {
+		var ok bool
+		if d, ok = shiftDiag(d, m, line); !ok {
+			return a.refuse(26)
+		}
+		ns.diags[i] = d
+	}
+	if len(s.missing) > 0 {
+		ns.missing = make([]missingDiag, len(s.missing))
+		for i, md := range s.missing {
+			d, ok := shiftDiag(md.d, m, line)
+			if !ok {
+				return a.refuse(27)
+			}
+			if md.ref != nil && md.ref.at.URI == p.uri {
+				rf := *md.ref
+				if rf.at, ok = m.Span(rf.at); !ok {
+					return a.refuse(28)
+				}
+				md.ref = &rf
+			}
+			ns.missing[i] = missingDiag{d, md.ref}
+		}
+	}
+	nl := s.linkCount()
+	ns.links = snapLinks{at: make([]source.Span, nl), start: s.links.start, tgt: make([]int32, len(s.links.tgt))}
+	for i := 0; i < nl; i++ {
+		var ok bool
+		if ns.links.at[i], ok = m.Span(s.linkAt(i)); !ok {
+			return a.refuse(29)
+		}
+	}
+	for i, t := range s.links.tgt {
+		if t >= int32(ins) {
+			t++
+		}
+		ns.links.tgt[i] = t
+	}
+	for _, d := range s.defs {
+		if d.Decl.URI == p.uri || d.Full.URI == p.uri {
+			if sp, _ := m.Span(d.Decl); sp != d.Decl {
+				return a.refuse(30) // a definition the edit moved: its node is another
+			}
+		}
+	}
+	ns.declared = slices.Insert(slices.Clone(s.declared), declAt, p.key)
+	// The order, computed again.
+	no := &snapOrder{ordered: make([]uint64, (len(ns.nodes)+63)/64)}
+	for i := range ns.nodes {
+		j := i
+		if i > ins {
+			j = i - 1
+		}
+		if i == ins || o.has(j) {
+			no.ordered[i>>6] |= 1 << (i & 63)
+		}
+	}
+	bump := func(pairs []int32) []int32 {
+		if pairs == nil {
+			return nil
+		}
+		out := make([]int32, len(pairs))
+		for i, v := range pairs {
+			if v >= int32(ins) {
+				v++
+			}
+			out[i] = v
+		}
+		return out
+	}
+	no.locals, no.shared = bump(o.locals), bump(o.shared)
+	// The classes whose bodies hold the new resource (the class and the
+	// ones around it: begun before it) end one node and one key later.
+	if len(o.ends) > 0 {
+		no.ends = make([]int32, len(o.ends))
+		for k := 0; k+2 < len(o.ends); k += 3 {
+			c, at, d := o.ends[k], o.ends[k+1], o.ends[k+2]
+			if at > int32(ins) || at == int32(ins) && c <= int32(begin) {
+				at, d = at+1, d+1
+			}
+			if c >= int32(ins) {
+				c++
+			}
+			no.ends[k], no.ends[k+1], no.ends[k+2] = c, at, d
+		}
+		no.endFacts = o.endFacts
+	}
+	ns.order = no
+	ns.run.Steps = orderOf(ns, ns.edges)
+	return ns
+}
+
+// factsName: whether facts name a place of the document uri.
+func factsName(fs []analysis.Fact, uri string) bool {
+	for _, f := range fs {
+		if f.Template != "" && strings.Contains(f.Template, uri) {
+			return true
+		}
+	}
+	return false
+}
+
+// shiftFacts moves the places facts name (a new slice when one moves).
+func shiftFacts(fs []analysis.Fact, m analysis.Shift, line func(string, int) int) ([]analysis.Fact, bool) {
+	if !factsName(fs, m.URI) {
+		return fs, true
+	}
+	out := slices.Clone(fs)
+	for i := range out {
+		if !analysis.ShiftWords(&out[i].Value, &out[i].Template, m, line) {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// shiftDiag moves a diagnostic's places and the lines its words name.
+func shiftDiag(d analysis.Diagnostic, m analysis.Shift, line func(string, int) int) (analysis.Diagnostic, bool) {
+	var ok bool
+	if d.At, ok = m.Span(d.At); !ok {
+		return d, false
+	}
+	if len(d.Related) > 0 {
+		rel := slices.Clone(d.Related)
+		for i := range rel {
+			if rel[i].At, ok = m.Span(rel[i].At); !ok {
+				return d, false
+			}
+		}
+		d.Related = rel
+	}
+	if !analysis.ShiftWords(&d.Message, &d.Template, m, line) {
+		return d, false
+	}
+	return d, true
+}
+
+func pn(s *runSnap, i int) *analysis.Node { return s.nodes[i].n }
+
+// refuse counts why a run was not patched (System.PatchRefused, by the
+// number of the test that refused it: tests and figures read them).
+func (a *analyzer) refuse(why int) *runSnap {
+	m := a.main
+	m.planMu.Lock()
+	if m.refusals == nil {
+		m.refusals = map[int]int{}
+	}
+	m.refusals[why]++
+	m.planMu.Unlock()
+	return nil
+}
