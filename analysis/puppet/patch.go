@@ -41,8 +41,8 @@ func (o *snapOrder) has(i int) bool { return o.ordered[i>>6]&(1<<(i&63)) != 0 }
 // keepOrder records the run's snapOrder in the snapshot just made.
 func (a *analyzer) keepOrder(g *runGraph) {
 	s := a.lastSnap
-	if s == nil || a.ordering != "manifest" {
-		return
+	if s == nil || a.ordering != "manifest" || a.req.Once {
+		return // (a one-shot analysis keeps no snapshot for the next)
 	}
 	o := &snapOrder{ordered: make([]uint64, (len(s.nodes)+63)/64)}
 	in := func(n *analysis.Node) (int, bool) {
