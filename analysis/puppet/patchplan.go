@@ -72,6 +72,7 @@ type typeUses struct {
 	defaults  map[string]bool // Type { } (a default with a computed type: "*")
 	refs      map[string]bool // "type\x00title"; title "*": one we cannot read; "*\x00*": Resource[...]
 	named     map[string]bool // a string holds `Type[`
+	functions bool            // the file defines functions (their bodies are no run's input)
 }
 
 var typeInString = regexp.MustCompile(`([A-Za-z_:][A-Za-z0-9_:]*)\s*\[`)
@@ -84,9 +85,44 @@ func usesOf(f *pp.File) *typeUses {
 			u.named[low(m[1])] = true
 		}
 	}
+	// A metaparameter's value: a reference in it with a title we cannot
+	// read draws no edge (buildRun: a pattern target is skipped), one we
+	// can read is a missing target's diagnostic in the runs without it
+	// (which patchSnap reads), and a string in it is a reference or
+	// nothing. Only references it writes whole are kept, as elsewhere.
+	var meta func(n pp.Node) bool
+	meta = func(n pp.Node) bool {
+		if t, ok := n.(*pp.Access); ok {
+			if tr, ok := t.X.(*pp.TypeRef); ok {
+				typ := low(tr.Value)
+				if typ == "resource" {
+					u.refs["*\x00*"] = true
+				}
+				for _, arg := range t.Args {
+					if v, ok := arg.(*pp.Str); ok && !v.Interpolated() {
+						u.refs[typ+"\x00"+v.Value] = true
+					}
+				}
+			}
+		}
+		switch n.(type) {
+		case *pp.Access, *pp.Array, *pp.Str, *pp.Paren:
+			return true
+		}
+		return false // anything else (a call, a selector...): as elsewhere
+	}
 	for _, st := range f.Stmts {
-		pp.Walk(st, func(n pp.Node) bool {
+		if _, ok := st.(*pp.FunctionDef); ok {
+			u.functions = true
+		}
+		var walk func(n pp.Node) bool
+		walk = func(n pp.Node) bool {
 			switch t := n.(type) {
+			case *pp.Attr:
+				if _, ok := metaparams[t.Name]; ok && t.Value != nil && plainMeta(t.Value) {
+					pp.Walk(t.Value, meta)
+					return false
+				}
 			case *pp.Collector:
 				if t.Type != nil {
 					u.collected[low(t.Type.Value)] = true
@@ -136,9 +172,29 @@ func usesOf(f *pp.File) *typeUses {
 				}
 			}
 			return true
-		})
+		}
+		pp.Walk(st, walk)
 	}
 	return u
+}
+
+// plainMeta: a metaparameter's value made only of references, strings
+// and arrays of them (what meta reads alone).
+func plainMeta(n pp.Node) bool {
+	ok := true
+	pp.Walk(n, func(x pp.Node) bool {
+		switch t := x.(type) {
+		case *pp.Access:
+			if _, isType := t.X.(*pp.TypeRef); !isType {
+				ok = false
+			}
+		case *pp.Array, *pp.Str, *pp.TypeRef, *pp.Paren, *pp.Name, *pp.Var, *pp.Num:
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }
 
 // autorequiring: the built-in types autorequire.go and generatedFile
@@ -159,6 +215,7 @@ type patchPlan struct {
 	prevKey             string
 	classDisplay        string
 	mentions            map[string]bool // data files (by path): whether they name `Type[`
+	seenIn              map[string]bool // the files (by URI) whose code may see it
 }
 
 // shift is the edit as analysis.Shift moves places through it.
@@ -299,12 +356,18 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		pl := prev.Bodies[0].Title.Span()
 		p.prevDecl = source.Span{URI: p.uri, Start: pl.Pos, End: pl.End}
 	}
-	// Nothing else of the workspace may see it.
+	// Nothing else a run evaluates may see it: the files whose code could
+	// are named, and a run that read one is built again (patched); a file
+	// of functions may be read by any run.
+	p.seenIn = map[string]bool{}
 	for _, f := range a.order {
 		u := a.sys.uses(f.ast)
 		if u.collected[typ] || u.defaults[typ] || u.defaults["*"] || u.refs["*\x00*"] || u.refs[typ+"\x00*"] || u.refs[typ+"\x00"+title] ||
 			u.named[typ] {
-			return a.noPlan(17)
+			if u.functions {
+				return a.noPlan(17)
+			}
+			p.seenIn[f.uri] = true
 		}
 	}
 	ct := capType(typ)

@@ -39,7 +39,10 @@ func (a *analyzer) patched(name string) *runSnap {
 	if plan == nil || a.wantLoad {
 		return a.refuse(5)
 	}
-	for k := range s.deps {
+	for k, v := range s.deps {
+		if plan.readsSeen(k, v) {
+			return a.refuse(50)
+		}
 		if k.kind == 'p' && a.dataMentions(plan, k.name) {
 			return a.refuse(6)
 		}
@@ -457,4 +460,33 @@ func (a *analyzer) refuse(why int) *runSnap {
 	m.refusals[why]++
 	m.planMu.Unlock()
 	return nil
+}
+
+// readsSeen: whether the input k (now v) of a run is a file whose code
+// may see the plan's resource (patchPlan.seenIn): a file evaluated ('f',
+// by URI; 'F', the main manifest folder's), a class's or a define's
+// ('c', 'd': the tree id "uri@address" of the file defining it).
+func (p *patchPlan) readsSeen(k depKey, v string) bool {
+	if len(p.seenIn) == 0 {
+		return false
+	}
+	uriOf := func(id string) string {
+		if i := strings.LastIndexByte(id, '@'); i >= 0 {
+			return id[:i]
+		}
+		return id
+	}
+	switch k.kind {
+	case 'f':
+		return p.seenIn[k.name] || p.seenIn[uriOf(v)]
+	case 'c', 'd':
+		return v != "" && p.seenIn[uriOf(v)]
+	case 'F':
+		for _, id := range strings.Split(v, "\x00") {
+			if id != "" && p.seenIn[uriOf(id)] {
+				return true
+			}
+		}
+	}
+	return false
 }
