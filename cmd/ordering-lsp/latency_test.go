@@ -399,14 +399,22 @@ func valueEdits(t *testing.T, srv *lspProc, uri, text string) {
 }
 
 // resourceEdits (ORDERING_LATENCY_RESOURCES, default 6) adds a resource
-// nothing else reads at the end of the file's last block, one more each
-// edit, as one writes a class's packages one after the other: the runs
-// that read the class are patched, not built again (analysis/puppet
-// patchrun.go). The first change (to text) is analysed as any edit.
+// at the end of the file's last block, one more each edit, as one writes
+// a class's resources one after the other: when nothing else reads it,
+// the runs that read the class are patched, not built again
+// (analysis/puppet patchrun.go). The first change (to text) is analysed
+// as any edit.
 func resourceEdits(t *testing.T, srv *lspProc, uri, text string) {
 	n, _ := strconv.Atoi(os.Getenv("ORDERING_LATENCY_RESOURCES"))
 	if n <= 0 {
 		n = 6
+	}
+	// ORDERING_LATENCY_RESOURCE: the declaration, %d its number (a
+	// package is what one adds most, but a repository that collects every
+	// package, as operations-puppet does, builds its runs again)
+	res := os.Getenv("ORDERING_LATENCY_RESOURCE")
+	if !strings.Contains(res, "%d") {
+		res = "notify { 'latency-resource-%d': message => 'added' }"
 	}
 	i := strings.LastIndexByte(text, '}')
 	if i < 0 {
@@ -420,7 +428,7 @@ func resourceEdits(t *testing.T, srv *lspProc, uri, text string) {
 	added := ""
 	for k := 0; k < n; k++ {
 		v := 4001 + k
-		added += fmt.Sprintf("  package { 'latency-package-%d': ensure => installed }\n", k)
+		added += "  " + fmt.Sprintf(res, k) + "\n"
 		cpu0 := srv.cpu()
 		t0 := time.Now()
 		srv.change(uri, v, text[:i]+added+text[i:])
@@ -429,8 +437,8 @@ func resourceEdits(t *testing.T, srv *lspProc, uri, text string) {
 		cpus = append(cpus, srv.cpu()-cpu0)
 		t.Logf("resource %d added: complete analysis %v, server CPU %v", k+1, completes[k].Round(time.Millisecond), cpus[k])
 	}
-	t.Logf("%d resources added one by one: complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
-		n, pct(completes, 50), pct(completes, 95), pct(cpus, 50), pct(cpus, 100))
+	t.Logf("%d resources added one by one (%s): complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
+		n, res, pct(completes, 50), pct(completes, 95), pct(cpus, 50), pct(cpus, 100))
 }
 
 // editsDuring (ORDERING_LATENCY_DURING=interval) makes the edits while
