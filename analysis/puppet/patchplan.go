@@ -78,11 +78,17 @@ type typeUses struct {
 var typeInString = regexp.MustCompile(`([A-Za-z_:][A-Za-z0-9_:]*)\s*\[`)
 
 func usesOf(f *pp.File) *typeUses {
-	u := &typeUses{collected: map[string]bool{}, defaults: map[string]bool{}, refs: map[string]bool{}, named: map[string]bool{}}
+	u := &typeUses{} // (maps made when first written: most files use no type so)
+	set := func(m *map[string]bool, k string) {
+		if *m == nil {
+			*m = map[string]bool{}
+		}
+		(*m)[k] = true
+	}
 	low := func(s string) string { return strings.ToLower(strings.TrimPrefix(s, "::")) }
 	str := func(s string) {
 		for _, m := range typeInString.FindAllStringSubmatch(s, -1) {
-			u.named[low(m[1])] = true
+			set(&u.named, low(m[1]))
 		}
 	}
 	// A metaparameter's value: a reference in it with a title we cannot
@@ -96,11 +102,11 @@ func usesOf(f *pp.File) *typeUses {
 			if tr, ok := t.X.(*pp.TypeRef); ok {
 				typ := low(tr.Value)
 				if typ == "resource" {
-					u.refs["*\x00*"] = true
+					set(&u.refs, "*\x00*")
 				}
 				for _, arg := range t.Args {
 					if v, ok := arg.(*pp.Str); ok && !v.Interpolated() {
-						u.refs[typ+"\x00"+v.Value] = true
+						set(&u.refs, typ+"\x00"+v.Value)
 					}
 				}
 			}
@@ -125,13 +131,13 @@ func usesOf(f *pp.File) *typeUses {
 				}
 			case *pp.Collector:
 				if t.Type != nil {
-					u.collected[low(t.Type.Value)] = true
+					set(&u.collected, low(t.Type.Value))
 				}
 			case *pp.ResourceDefaults:
 				if t.Type != nil {
-					u.defaults[low(t.Type.Value)] = true
+					set(&u.defaults, low(t.Type.Value))
 				} else {
-					u.defaults["*"] = true
+					set(&u.defaults, "*")
 				}
 			case *pp.Access:
 				tr, ok := t.X.(*pp.TypeRef)
@@ -140,21 +146,21 @@ func usesOf(f *pp.File) *typeUses {
 				}
 				typ := low(tr.Value)
 				if typ == "resource" {
-					u.refs["*\x00*"] = true
+					set(&u.refs, "*\x00*")
 					break
 				}
 				for _, arg := range t.Args {
 					switch v := arg.(type) {
 					case *pp.Str:
 						if !v.Interpolated() {
-							u.refs[typ+"\x00"+v.Value] = true
+							set(&u.refs, typ+"\x00"+v.Value)
 							continue
 						}
 					case *pp.Name:
-						u.refs[typ+"\x00"+v.Value] = true
+						set(&u.refs, typ+"\x00"+v.Value)
 						continue
 					}
-					u.refs[typ+"\x00*"] = true
+					set(&u.refs, typ+"\x00*")
 				}
 			case *pp.Str:
 				if t.Interpolated() {
