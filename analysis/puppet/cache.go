@@ -39,7 +39,7 @@ type runSnap struct {
 	links           snapLinks
 	defs            []*analysis.Node // definition nodes links point at
 	declared        []string
-	aliases         []string // the keys the run's resources answer to besides their own (addAliases)
+	aliases         []uint64 // hashes of the keys the run's resources answer to besides their own (addAliases), sorted
 	patterns        []string
 	absent          bool
 	unknownIncludes bool
@@ -194,10 +194,13 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, unknownIncludes: r.unknownIncludes, synthetic: r.synthetic,
 		declared: declared, patterns: patterns, edges: a.graph.Edges, nodes: a.firstKeys}
 	if len(r.aliases) > 0 {
-		s.aliases = make([]string, 0, len(r.aliases))
+		// (hashes: a patch only asks whether a key may be one, and a
+		// control repository's runs hold a hundred thousand aliases)
+		s.aliases = make([]uint64, 0, len(r.aliases))
 		for k := range r.aliases {
-			s.aliases = append(s.aliases, k)
+			s.aliases = append(s.aliases, aliasHash(k))
 		}
+		slices.Sort(s.aliases)
 	}
 	nf := 0
 	for _, sn := range s.nodes {

@@ -1,6 +1,7 @@
 package puppet
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -62,7 +63,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	// It is no duplicate here, and nothing here asked for it. (A title
 	// we cannot read of its type matters only to references and
 	// collectors of the type, which the plan rules out.)
-	if slices.Contains(s.declared, p.key) || slices.Contains(s.aliases, p.key) {
+	if _, alias := slices.BinarySearch(s.aliases, aliasHash(p.key)); slices.Contains(s.declared, p.key) || alias {
 		return a.refuse(7)
 	}
 	for _, d := range s.diags {
@@ -490,3 +491,9 @@ func (p *patchPlan) readsSeen(k depKey, v string) bool {
 	}
 	return false
 }
+
+var aliasSeed = maphash.MakeSeed()
+
+// aliasHash is how a snapshot keeps an alias key (runSnap.aliases): two
+// keys of one hash only refuse a patch that was possible.
+func aliasHash(k string) uint64 { return maphash.String(aliasSeed, k) }
