@@ -1,7 +1,7 @@
 package puppet
 
 import (
-	"runtime"
+	"runtime/debug"
 
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
 )
@@ -81,8 +81,12 @@ func (w *analyzer) releaseSyntax() {
 	// is live (cmd/ordering-lsp/memory.go): the trees would be taken only
 	// by the collection the graph's growth forces, once the heap holds
 	// the trees and much of the graph too.
+	//
+	// FreeOSMemory, not GC: the pages the trees held that the graph does
+	// not take again stay resident otherwise (the 100k-resource manifest:
+	// peak RSS 212-213 MB against 219-221 MB, the heap the same).
 	if m.textSize() >= bigText {
-		runtime.GC()
+		debug.FreeOSMemory()
 	}
 }
 
