@@ -1,7 +1,9 @@
 package puppet
 
 import (
+	"runtime"
 	"runtime/debug"
+	"sync"
 
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
 )
@@ -88,6 +90,93 @@ func (w *analyzer) releaseSyntax() {
 	if m.textSize() >= bigText {
 		debug.FreeOSMemory()
 	}
+}
+
+// A class's body is evaluated once per run (a second declaration finds
+// it in the catalog), so a sole run is done with the tree of a class
+// body as soon as it is evaluated. The 100k-resource manifest's 10,000
+// class bodies are most of its 58 MB of trees, held beside the whole
+// catalog at the end of the evaluation (its peak, with the graph's).
+// soleBodies lets them go one by one, and collects once, when three
+// fifths of the classes are done: what is collected then (the bodies
+// evaluated so far) makes room for the rest of the catalog (at half,
+// the catalog still to come made a higher peak than the collection's;
+// the peak is lowest where the two meet).
+type soleBodies struct {
+	dropped   int
+	collected bool
+	// reparse: a file whose class bodies were dropped, parsed again for
+	// a class a later run evaluates (classDef); rare: only files loaded
+	// after planSole bring runs after the sole one.
+	mu      sync.Mutex
+	reparse map[*fileInfo]*pp.File
+}
+
+// classEvaluated drops ci's body after a sole run evaluated it. The
+// tree is changed in place (the file's statements and its chunks hold
+// the same definition): the parse cache forgets the file first, so that
+// no later analysis is given the changed tree.
+func (a *analyzer) classEvaluated(ci *classInfo) {
+	m := a.main
+	if !m.sole || m.strict || ci.dropped || ci.def == nil {
+		return
+	}
+	if fi := ci.file; fi != nil && m.sys != nil {
+		m.sys.mu.Lock()
+		delete(m.sys.parsed, fi.uri)
+		delete(m.sys.parsers, fi.uri)
+		m.sys.mu.Unlock()
+	}
+	// The lists are carved from arrays the parser shares between
+	// neighbouring chunks (parser/puppet/alloc.go), which the file's
+	// other chunks keep: their slots must let go of the body too.
+	clear(ci.def.Body)
+	clear(ci.def.Params)
+	def := *ci.def
+	def.Body, def.Params = nil, nil
+	*ci.def = def
+	ci.dropped = true
+	b := &m.bodies
+	b.dropped++
+	if !b.collected && b.dropped*5 >= len(m.classes)*3 && m.textSize() >= bigText {
+		b.collected = true
+		runtime.GC()
+	}
+}
+
+// classDef is ci's definition with its body, parsed again if a sole run
+// dropped it (classEvaluated).
+func (a *analyzer) classDef(ci *classInfo) *pp.ClassDef {
+	if !ci.dropped {
+		return ci.def
+	}
+	b := &a.main.bodies
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if a.sys != nil {
+		a.sys.Reparsed++
+	}
+	f := b.reparse[ci.file]
+	if f == nil {
+		f = (&pp.Parser{}).Parse(ci.file.src.Text)
+		if b.reparse == nil {
+			b.reparse = map[*fileInfo]*pp.File{}
+		}
+		b.reparse[ci.file] = f
+	}
+	var found *pp.ClassDef
+	for _, st := range f.Stmts {
+		pp.Walk(st, func(n pp.Node) bool {
+			if d, ok := n.(*pp.ClassDef); ok && d.Loc == ci.def.Loc {
+				found = d
+			}
+			return found == nil
+		})
+		if found != nil {
+			return found
+		}
+	}
+	panic("puppet: the definition of class " + ci.name + " is not where it was")
 }
 
 // bigText: from this much text in its files (trees ~8x it), a one-shot

@@ -69,6 +69,9 @@ type System struct {
 	// Released counts the files whose syntax trees the last analysis let
 	// go before building its sole run (oneshot.go).
 	Released int
+	// Reparsed counts the class bodies the last analysis parsed again
+	// after its sole run had let them go (oneshot.go, classDef).
+	Reparsed int
 	// Renumber: every analysis numbers what its merge shares with a new
 	// table (mergeids.go), so every restored snapshot is numbered again,
 	// as after a table grown stale. Results do not depend on it, which
@@ -226,6 +229,9 @@ type classInfo struct {
 	def  *pp.ClassDef
 	file *fileInfo
 	node *analysis.Node
+	// dropped: a sole run evaluated the class and let its body go
+	// (oneshot.go, classEvaluated); classDef parses it again if asked.
+	dropped bool
 }
 
 type defineInfo struct {
@@ -320,6 +326,7 @@ type analyzer struct {
 	realTypes    map[string]bool
 	sole         bool // one run, one-shot (oneshot.go)
 	filesPlanned int  // files loaded when sole was decided
+	bodies       soleBodies
 }
 
 type nodeKey struct {
@@ -366,6 +373,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	}
 	a.main = a
 	s.Released = 0
+	s.Reparsed = 0
 	if a.ws == nil {
 		a.ws = source.NewWorkspace()
 	}
