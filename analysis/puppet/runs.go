@@ -144,7 +144,7 @@ func (w *analyzer) compute(sp *runSpec) *runOut {
 	if w.wantLoad {
 		return nil
 	}
-	w.releaseSyntax()
+	w.releaseSyntax(r)
 	w.buildRun(r)
 	if w.lastSnap == nil || w.wantLoad {
 		return nil
