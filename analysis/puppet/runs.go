@@ -145,6 +145,7 @@ func (w *analyzer) compute(sp *runSpec) *runOut {
 		return nil
 	}
 	w.releaseSyntax(r)
+	w.resumeGC()
 	w.buildRun(r)
 	if w.lastSnap == nil || w.wantLoad {
 		return nil

@@ -326,6 +326,7 @@ type analyzer struct {
 	sole         bool // one run, one-shot (oneshot.go)
 	filesPlanned int  // files loaded when sole was decided
 	bodies       soleBodies
+	gcRelease    func() // holdGC's, for a one-shot analysis of one big file (oneshot.go)
 }
 
 type nodeKey struct {
@@ -383,6 +384,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	}
 	a.ordering = req.Settings.Get("puppet.ordering", "manifest")
 	a.strict = req.Entry != ""
+	if req.Once && !a.strict && len(req.Files) == 1 && len(req.Files[0].Text) >= bigText {
+		a.gcRelease = holdGC()
+		defer a.gcRelease()
+	}
 	a.setupModulePath()
 	a.loadFacts()
 	a.loadENC()
