@@ -114,7 +114,8 @@ func (r *run) newClass(e *env, ci *classInfo, name string, at source.Span, how s
 	r.add(c)
 	r.classes[name] = c
 	// Evaluate the body now.
-	sc := newBodyScope(parentScope, e.sc, c, name, ci.def.Params, ci.def.Body, 2)
+	def := r.a.classDef(ci)
+	sc := newBodyScope(parentScope, e.sc, c, name, def.Params, def.Body, 2)
 	c.inner = sc
 	if r.rec != nil {
 		r.recClass(name, c)
@@ -123,9 +124,10 @@ func (r *run) newClass(e *env, ci *classInfo, name string, at source.Span, how s
 	sc.vars.set("title", str(name, at))
 	sc.vars.set("name", str(name, at))
 	ce := &env{sc: sc, f: ci.file, sym: ci.node, spec: e.spec, cond: &cond{root: c}}
-	r.bindParams(ce, ci.def.Params, params, at, name)
-	r.stmts(ce, ci.def.Body)
+	r.bindParams(ce, def.Params, params, at, name)
+	r.stmts(ce, def.Body)
 	c.more().bodyEnd = r.prio
+	r.a.classEvaluated(ci)
 	return c
 }
 

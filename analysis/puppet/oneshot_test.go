@@ -59,8 +59,47 @@ notify { 'done7': }
 
 // diagsOf analyses dir as check does (once) or as the server does.
 func diagsOf(sys *puppet.System, dir string, once bool) []string {
+	return diagsAt(sys, dir, dir, once)
+}
+
+// TestSoleRunDroppedBodies: a sole run lets each class body go once it
+// is evaluated (oneshot.go). A file the run autoloads brings a run of a
+// class nothing declares after it, which includes a class whose body
+// the sole run dropped: that body is parsed again, and the problems
+// are the server's.
+func TestSoleRunDroppedBodies(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"site.pp": "class base { notify { 'b': } file { '/x': require => Notify['b'] } }\n" +
+			"class base::two { notify { 'c': before => Notify['b'] } }\n" +
+			"include base\ninclude base::two\ninclude extra\n",
+		"modules/extra/manifests/init.pp": "class extra { notify { 'e': } }\n" +
+			"class extra::more { include base\n  notify { 'm': require => Notify['nowhere'] }\n  Notify['c'] -> Notify['m'] }\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site := filepath.Join(dir, "site.pp")
+	sys := puppet.New().(*puppet.System)
+	once := diagsAt(sys, site, dir, true)
+	if sys.Reparsed == 0 {
+		t.Fatalf("no dropped class body was needed again (diagnostics %q)", once)
+	}
+	if kept := diagsAt(puppet.New().(*puppet.System), site, dir, false); !slices.Equal(once, kept) || len(once) == 0 {
+		t.Errorf("one-shot check:\n%q\nserver analysis:\n%q", once, kept)
+	}
+}
+
+// diagsAt analyses path (a file or folder) as check does (once) or as the
+// server does.
+func diagsAt(sys *puppet.System, path, dir string, once bool) []string {
 	ws := source.NewWorkspace()
-	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{dir}, Settings: analysis.Settings{}, Once: once, DiagnosticsOnly: once}
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: []string{path}, Settings: analysis.Settings{}, Once: once, DiagnosticsOnly: once}
 	files := analysis.Files([]analysis.System{sys}, in)[sys]
 	return diagLines(ws, dir, analysis.Analyze(sys, in, files))
 }

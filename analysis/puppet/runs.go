@@ -109,7 +109,7 @@ func (a *analyzer) fork(frozen bool) *analyzer {
 	w := &analyzer{
 		sys: a.sys, req: a.req, ws: a.ws, files: a.files, order: a.order, classes: a.classes, defines: a.defines,
 		modpath: a.modpath, world: a.world, roots: a.roots, rootMods: a.rootMods, certname: a.certname, certnamed: a.certnamed, ordering: a.ordering, strict: a.strict,
-		declared: a.declared, prevCache: a.prevCache, defKey: a.defKey, defNodes: a.defNodes, byURI: a.byURI,
+		declared: a.declared, prevCache: a.prevCache, defNodes: a.defNodes, byURI: a.byURI,
 		facts: a.facts, factsVal: a.factsVal, factsFile: a.factsFile, trustedVal: a.trustedVal, enc: a.enc, encFile: a.encFile, forNode: a.forNode, unpicked: a.unpicked, memo: a.memo, main: a, frozen: frozen, envKey: a.envKey,
 		diagKeys: map[string]bool{}, links: map[linkKey]int32{},
 		declaredKeys: map[string]string{},
@@ -148,7 +148,8 @@ func (w *analyzer) compute(sp *runSpec) *runOut {
 	if w.wantLoad {
 		return nil
 	}
-	w.releaseSyntax()
+	w.releaseSyntax(r)
+	w.resumeGC()
 	w.buildRun(r)
 	if w.lastSnap == nil || w.wantLoad {
 		return nil
