@@ -21,25 +21,14 @@ import (
 // again), and the result is the one a fresh analysis gives, edit after
 // edit.
 func TestPatchedRunsAreRebuiltRuns(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
+	ws, dir := patchWorkspace(t, map[string]string{
 		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
 		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Package['p1'] }\n}\n",
 		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
 		"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': }\n}\n",
 		"modules/other/manifests/init.pp":   "class other {\n  notify { 'x': message => \"Line ${line}\" }\n}\n",
-	}
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(text), 0o644)
-	}
-	ws := source.NewWorkspace(dir)
-	analyze := func(sys analysis.System) *analysis.Result {
-		in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
-		fs := analysis.Files([]analysis.System{sys}, in)[sys]
-		return analysis.Analyze(sys, in, fs)
-	}
+	})
+	analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
 	long := puppet.New()
 	analyze(long)
 	base := filepath.Join(dir, "modules/profile/manifests/base.pp")
@@ -135,11 +124,7 @@ func TestPatchEditsEqualFresh(t *testing.T) {
 	patched, analysed := 0, 0
 	for _, tg := range targets {
 		ws := source.NewWorkspace(tg.dir)
-		analyze := func(sys analysis.System) *analysis.Result {
-			in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: tg.settings}
-			fs := analysis.Files([]analysis.System{sys}, in)[sys]
-			return analysis.Analyze(sys, in, fs)
-		}
+		analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, tg.settings) }
 		long := puppet.New()
 		analyze(long)
 		text, err := os.ReadFile(tg.path)
@@ -251,22 +236,12 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 			if role == "" {
 				role = "include profile::base"
 			}
-			files := map[string]string{
+			ws, dir := patchWorkspace(t, map[string]string{
 				"modules/role/manifests/a.pp":       "class role::a {\n  " + role + "\n  include other\n}\n",
 				"modules/other/manifests/init.pp":   c.other + "\n",
 				"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n}\n",
-			}
-			for name, text := range files {
-				p := filepath.Join(dir, name)
-				os.MkdirAll(filepath.Dir(p), 0o755)
-				os.WriteFile(p, []byte(text), 0o644)
-			}
-			ws := source.NewWorkspace(dir)
-			analyze := func(sys analysis.System) *analysis.Result {
-				in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
-				fs := analysis.Files([]analysis.System{sys}, in)[sys]
-				return analysis.Analyze(sys, in, fs)
-			}
+			})
+			analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
 			long := puppet.New()
 			analyze(long)
 			base := filepath.Join(dir, "modules/profile/manifests/base.pp")
@@ -280,4 +255,25 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 			}
 		})
 	}
+}
+
+// patchWorkspace writes files into a new folder: the workspace of a
+// patch test.
+func patchWorkspace(t *testing.T, files map[string]string) (*source.Workspace, string) {
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return source.NewWorkspace(dir), dir
+}
+
+// analyzeIn analyses the workspace as the language server does.
+func analyzeIn(ws *source.Workspace, sys analysis.System, settings analysis.Settings) *analysis.Result {
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: settings}
+	fs := analysis.Files([]analysis.System{sys}, in)[sys]
+	return analysis.Analyze(sys, in, fs)
 }
