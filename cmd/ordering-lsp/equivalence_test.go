@@ -307,29 +307,43 @@ func attrKeys(rng *rand.Rand, uris []string, texts map[string]string) []equivKey
 	line := equivAttrs[rng.Intn(len(equivAttrs))]
 	cursor := m[1]
 	var keys []equivKey
-	key := func(s string) {
-		keys = append(keys, equivKey{uri: u, a: cursor, b: cursor, ins: s})
-		cursor += len(s)
+	for _, k := range editorKeys(indent, line) {
+		if k.ins != "" {
+			keys = append(keys, equivKey{uri: u, a: cursor, b: cursor, ins: k.ins})
+		}
+		cursor += len(k.ins) + k.move
 	}
-	key("\n" + indent)
+	return keys
+}
+
+// editorKey is a keystroke of editorKeys: what it inserts at the cursor,
+// and where the cursor goes then (move, from the insertion's end).
+type editorKey struct {
+	ins  string
+	move int
+}
+
+// editorKeys are the keystrokes that type `name => value` on a new line
+// indented by indent, then a comma, as an editor that pairs quotes sends
+// them: the quotes come together, the value goes between them.
+func editorKeys(indent, line string) []editorKey {
+	keys := []editorKey{{ins: "\n" + indent}}
 	name, value, _ := strings.Cut(line, " => ")
 	for _, c := range name + " => " {
-		key(string(c))
+		keys = append(keys, editorKey{ins: string(c)})
 	}
 	if q := value[:1]; q == "'" || q == `"` {
-		key(q + q)
-		cursor--
+		keys = append(keys, editorKey{ins: q + q, move: -1})
 		for _, c := range value[1 : len(value)-1] {
-			key(string(c))
+			keys = append(keys, editorKey{ins: string(c)})
 		}
-		cursor++
+		keys = append(keys, editorKey{move: 1})
 	} else {
 		for _, c := range value {
-			key(string(c))
+			keys = append(keys, editorKey{ins: string(c)})
 		}
 	}
-	key(",")
-	return keys
+	return append(keys, editorKey{ins: ","})
 }
 
 // analysesCounted is Puppet with its analyses counted.

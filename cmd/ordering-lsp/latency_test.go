@@ -298,28 +298,13 @@ func attrTyping(t *testing.T, srv *lspProc, uri, text, line string) {
 	}
 	indent, cursor := text[m[2]:m[3]], m[1]
 	var keys []string // each state of the text
-	key := func(s string) {
-		text = text[:cursor] + s + text[cursor:]
-		cursor += len(s)
-		keys = append(keys, text)
-	}
-	key("\n" + indent)
-	for _, c := range name + " => " {
-		key(string(c))
-	}
-	if q := value[:1]; q == "'" || q == `"` {
-		key(q + q)
-		cursor--
-		for _, c := range value[1 : len(value)-1] {
-			key(string(c))
+	for _, k := range editorKeys(indent, name+" => "+value) {
+		if k.ins != "" {
+			text = text[:cursor] + k.ins + text[cursor:]
+			keys = append(keys, text)
 		}
-		cursor++
-	} else {
-		for _, c := range value {
-			key(string(c))
-		}
+		cursor += len(k.ins) + k.move
 	}
-	key(",")
 	start := m[1]
 	keys = append(keys, text[:start]+text[cursor:]) // the line taken out
 	var completes, cpus []time.Duration
