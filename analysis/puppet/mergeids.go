@@ -41,6 +41,46 @@ type mergeIDs struct {
 	// first string of each, which every snapshot then shares
 	decl    map[string]int32
 	declStr []string
+	pos     nodePos // number's table of a snapshot's places
+}
+
+// nodePos finds a node's place in a list of nodes by its Index: a table
+// filled for one list at a time, each entry stamped with the fill it
+// belongs to (nothing is cleared between lists). A node whose Index
+// another node of the list has too is found only if it was the last
+// filled; the caller asks a map then.
+type nodePos struct {
+	at    []int32
+	stamp []uint32
+	cur   uint32
+	nodes []snapNode
+}
+
+func (np *nodePos) fill(nodes []snapNode) {
+	np.cur++
+	np.nodes = nodes
+	for i, sn := range nodes {
+		x := sn.n.Index
+		if x < 0 {
+			continue
+		}
+		if x >= len(np.at) {
+			size := 2*x + 64
+			np.at = append(np.at, make([]int32, size-len(np.at))...)
+			np.stamp = append(np.stamp, make([]uint32, size-len(np.stamp))...)
+		}
+		np.at[x], np.stamp[x] = int32(i), np.cur
+	}
+}
+
+func (np *nodePos) of(n *analysis.Node) (int32, bool) {
+	x := n.Index
+	if x >= 0 && x < len(np.at) && np.stamp[x] == np.cur {
+		if i := np.at[x]; np.nodes[i].n == n {
+			return i, true
+		}
+	}
+	return -1, false
 }
 
 // edgeID is an edge's key with its ends numbered: a node's number stands
@@ -149,6 +189,7 @@ func (t *mergeIDs) number(name string, s, like *runSnap) *snapIDs {
 		return t.node(k)
 	})
 	var at map[*analysis.Node]int32 // the nodes by address, once an Index does not tell
+	byIndex := false                // t.pos holds the snapshot's places by its nodes' Index
 	ref := func(n *analysis.Node) int32 {
 		if n == nil {
 			return noRef
@@ -158,6 +199,17 @@ func (t *mergeIDs) number(name string, s, like *runSnap) *snapIDs {
 		}
 		if k, ok := defKeyOf(n); ok {
 			return -1 - t.node(k)
+		}
+		// A merged snapshot's nodes carry the Index of the analysis
+		// that merged them: a table by Index finds them without hashing
+		// addresses (a map per run was a third of numbering a patched
+		// run); the address map is for the rest.
+		if !byIndex {
+			byIndex = true
+			t.pos.fill(s.nodes)
+		}
+		if i, ok := t.pos.of(n); ok {
+			return i
 		}
 		if at == nil {
 			at = make(map[*analysis.Node]int32, len(s.nodes))

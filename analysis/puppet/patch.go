@@ -133,35 +133,63 @@ func (a *analyzer) keepOrder(g *runGraph) {
 // edges and its snapOrder, as buildRun's toposort does: Kahn's algorithm,
 // the lowest place first; the nodes left (a cycle) after, by place.
 // Nil when the snapshot kept no order.
-func orderOf(s *runSnap, edges []*analysis.Edge) []analysis.Step {
+func orderOf(s *runSnap, edges []*analysis.Edge, sc *runScratch) []analysis.Step {
 	o := s.order
 	if o == nil {
 		return nil
 	}
 	n := len(s.nodes)
-	// (a merged snapshot's nodes are the analysis's, numbered there)
-	at := make(map[*analysis.Node]int32, n)
+	// (a merged snapshot's nodes are the analysis's, numbered there: they
+	// are found by their Index, and by address the few that share one)
+	if sc == nil {
+		sc = &runScratch{}
+	}
+	np := &sc.pos
+	np.fill(s.nodes)
+	var twice map[*analysis.Node]bool // two of the run's nodes: see o.shared
+	var other map[*analysis.Node]int32
 	for i, sn := range s.nodes {
-		if o.has(i) {
-			if _, ok := at[sn.n]; ok {
-				at[sn.n] = -1 // two of the run's nodes: see o.shared
+		if !o.has(i) {
+			continue
+		}
+		j, ok := np.of(sn.n)
+		switch {
+		case ok && int(j) == i:
+		case ok && o.has(int(j)):
+			if twice == nil {
+				twice = map[*analysis.Node]bool{}
+			}
+			twice[sn.n] = true
+		default: // (its Index is another's, or its other place is not ordered)
+			if other == nil {
+				other = map[*analysis.Node]int32{}
+			}
+			if _, seen := other[sn.n]; seen {
+				other[sn.n] = -2
 				continue
 			}
-			at[sn.n] = int32(i)
+			other[sn.n] = int32(i)
 		}
 	}
 	index := func(x *analysis.Node) int {
-		if i, ok := at[x]; ok {
+		if twice[x] {
+			return -2
+		}
+		if i, ok := np.of(x); ok && o.has(int(i)) {
+			return int(i)
+		}
+		if i, ok := other[x]; ok {
 			return int(i)
 		}
 		return -2
 	}
-	indeg := make([]int32, n)
-	head := make([]int32, n)
+	indeg := sc.intBuf(0, n)
+	head := sc.intBuf(1, n)
 	for i := range head {
 		head[i] = -1
 	}
-	var next, to []int32
+	m := len(edges) + (len(o.locals)+len(o.shared))/2
+	next, to := sc.intBuf(2, m)[:0], sc.intBuf(3, m)[:0]
 	add := func(f, t int) {
 		to = append(to, int32(t))
 		next = append(next, head[f])
@@ -191,7 +219,9 @@ func orderOf(s *runSnap, edges []*analysis.Edge) []analysis.Step {
 			h.push(int32(i))
 		}
 	}
-	done := make([]bool, n)
+	done := reuse(sc.done, n)[:n]
+	clear(done)
+	sc.done = done
 	var steps []analysis.Step
 	emit := func(i int32) {
 		if x := s.nodes[i].n; !x.Hidden {

@@ -42,10 +42,10 @@ func (a *analyzer) patched(name string) *runSnap {
 	}
 	for k, v := range s.deps {
 		if plan.readsSeen(k, v) {
-			return a.refuse(50)
+			return a.refuse(6)
 		}
 		if k.kind == 'p' && a.dataMentions(plan, k.name) {
-			return a.refuse(6)
+			return a.refuse(7)
 		}
 	}
 	ns := a.patchSnap(s, plan)
@@ -64,16 +64,16 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	// we cannot read of its type matters only to references and
 	// collectors of the type, which the plan rules out.)
 	if _, alias := slices.BinarySearch(s.aliases, aliasHash(p.key)); slices.Contains(s.declared, p.key) || alias {
-		return a.refuse(7)
+		return a.refuse(8)
 	}
 	for _, d := range s.diags {
 		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
-			return a.refuse(8)
+			return a.refuse(9)
 		}
 	}
 	for _, md := range s.missing {
 		if len(md.d.Members) > 0 || strings.Contains(md.d.Message, p.display) {
-			return a.refuse(9)
+			return a.refuse(10)
 		}
 	}
 	// The class's anchors; where the resource goes: after the
@@ -81,34 +81,37 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	// or after the nodes the class's body made (then the class is not
 	// speculative: snapOrder.ends).
 	o := s.order
-	pos := make(map[*analysis.Node]int32, len(s.nodes))
+	np := &nodePos{} // the old snapshot's places by node (its nodes are one analysis's: their Index tells)
+	if a.scratch != nil {
+		np = &a.scratch.pos
+	}
+	np.fill(s.nodes)
 	begin, end := -1, -1
 	prev := -1
 	for i, sn := range s.nodes {
 		n := sn.n
-		pos[n] = int32(i)
 		switch {
 		case n.Ref == p.classDisplay && (sn.kind == 'A' || sn.kind == 'Z'):
 			if sn.kind == 'A' {
 				if begin >= 0 {
-					return a.refuse(10)
+					return a.refuse(11)
 				}
 				begin = i
 			} else {
 				if end >= 0 {
-					return a.refuse(11)
+					return a.refuse(12)
 				}
 				end = i
 			}
 		case !p.atEnd && sn.kind == 'R' && n.Kind == "resource" && n.Decl == p.prevDecl && n.Ref == p.prevDisplay:
 			if prev >= 0 {
-				return a.refuse(12)
+				return a.refuse(13)
 			}
 			prev = i
 		}
 	}
 	if begin < 0 || end < 0 {
-		return a.refuse(13)
+		return a.refuse(14)
 	}
 	ins, declAt := -1, -1 // declAt: how many keys come before its own
 	cls := -1             // the class's entry in o.ends
@@ -118,7 +121,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		}
 	}
 	if cls < 0 {
-		return a.refuse(14)
+		return a.refuse(15)
 	}
 	facts := o.endFacts[cls]
 	if p.atEnd {
@@ -127,7 +130,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		ins = prev + 1
 	}
 	if ins < 0 || ins > len(s.nodes) {
-		return a.refuse(15)
+		return a.refuse(16)
 	}
 	// The containment edges: a pair (begin -> child, child -> end) per
 	// resource in catalog order, after the generated files' edges; the
@@ -137,15 +140,15 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	if !p.atEnd {
 		i := slices.Index(s.declared, p.prevKey)
 		if i < 0 {
-			return a.refuse(16)
+			return a.refuse(17)
 		}
 		declAt = i + 1
 	}
 	if declAt < 0 || declAt > len(s.declared) {
-		return a.refuse(17)
+		return a.refuse(18)
 	}
 	kind := func(n *analysis.Node) byte {
-		if i, ok := pos[n]; ok {
+		if i, ok := np.of(n); ok {
 			return s.nodes[i].kind
 		}
 		return 0
@@ -168,13 +171,16 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		if kind(e.From) == 'A' {
 			child = e.To
 		}
-		i, ok := pos[child]
+		i, ok := np.of(child)
 		if !ok {
-			return a.refuse(18)
+			return a.refuse(19)
 		}
 		if !p.atEnd && int(i) == prev {
-			if e.To == pn(s, prev) && int(pos[e.From]) != begin || e.From == pn(s, prev) && int(pos[e.To]) != end {
-				return a.refuse(19) // the declaration before it is not in the class alone
+			if from, _ := np.of(e.From); e.To == pn(s, prev) && int(from) != begin {
+				return a.refuse(20)
+			}
+			if to, _ := np.of(e.To); e.From == pn(s, prev) && int(to) != end {
+				return a.refuse(21) // the declaration before it is not in the class alone
 			}
 			sawPrev++
 		}
@@ -186,7 +192,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		put = len(s.edges)
 	}
 	if !p.atEnd && sawPrev != 2 {
-		return a.refuse(20)
+		return a.refuse(22)
 	}
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
 
@@ -221,13 +227,13 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		c := *n
 		var ok bool
 		if c.Decl, ok = m.Span(n.Decl); !ok {
-			return a.refuse(21)
+			return a.refuse(23)
 		}
 		if c.Full, ok = m.Span(n.Full); !ok {
-			return a.refuse(22)
+			return a.refuse(24)
 		}
 		if c.Facts, ok = shiftFacts(n.Facts, m, line); !ok {
-			return a.refuse(23)
+			return a.refuse(25)
 		}
 		moved[n] = &c
 	}
@@ -270,7 +276,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	for _, f := range s.facts {
 		fs, ok := shiftFacts(f.facts, m, line)
 		if !ok {
-			return a.refuse(24)
+			return a.refuse(26)
 		}
 		if int(f.i) >= ins {
 			putFacts()
@@ -297,7 +303,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		from, to := node(e.From), node(e.To)
 		eat, ok := m.Span(e.At)
 		if !ok {
-			return a.refuse(25)
+			return a.refuse(27)
 		}
 		if from != e.From || to != e.To || eat != e.At {
 			c := *e
@@ -314,7 +320,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	for i, d := range s.diags {
 		var ok bool
 		if d, ok = shiftDiag(d, m, line); !ok {
-			return a.refuse(26)
+			return a.refuse(28)
 		}
 		ns.diags[i] = d
 	}
@@ -323,12 +329,12 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		for i, md := range s.missing {
 			d, ok := shiftDiag(md.d, m, line)
 			if !ok {
-				return a.refuse(27)
+				return a.refuse(29)
 			}
 			if md.ref != nil && md.ref.at.URI == p.uri {
 				rf := *md.ref
 				if rf.at, ok = m.Span(rf.at); !ok {
-					return a.refuse(28)
+					return a.refuse(30)
 				}
 				md.ref = &rf
 			}
@@ -340,7 +346,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	for i := 0; i < nl; i++ {
 		var ok bool
 		if ns.links.at[i], ok = m.Span(s.linkAt(i)); !ok {
-			return a.refuse(29)
+			return a.refuse(31)
 		}
 	}
 	for i, t := range s.links.tgt {
@@ -352,7 +358,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	for _, d := range s.defs {
 		if d.Decl.URI == p.uri || d.Full.URI == p.uri {
 			if sp, _ := m.Span(d.Decl); sp != d.Decl {
-				return a.refuse(30) // a definition the edit moved: its node is another
+				return a.refuse(32) // a definition the edit moved: its node is another
 			}
 		}
 	}
@@ -399,7 +405,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		no.endFacts = o.endFacts
 	}
 	ns.order = no
-	ns.run.Steps = orderOf(ns, ns.edges)
+	ns.run.Steps = orderOf(ns, ns.edges, a.scratch)
 	return ns
 }
 

@@ -26,6 +26,7 @@ type runScratch struct {
 	ints        [4][]int32 // toposort's
 	res         resArena
 	done        []bool
+	pos         nodePos // orderOf's
 }
 
 // reuse is s emptied, or a new slice when s cannot hold n.
