@@ -277,3 +277,24 @@ func analyzeIn(ws *source.Workspace, sys analysis.System, settings analysis.Sett
 	fs := analysis.Files([]analysis.System{sys}, in)[sys]
 	return analysis.Analyze(sys, in, fs)
 }
+
+// TestPatchAfterArrayTitles: a resource put after a declaration whose
+// titles are an array goes after the last of its resources.
+func TestPatchAfterArrayTitles(t *testing.T) {
+	ws, dir := patchWorkspace(t, map[string]string{
+		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n}\n",
+		"modules/role/manifests/b.pp":       "class role::b {\n  notify { 'b': }\n  include profile::base\n}\n",
+		"modules/profile/manifests/base.pp": "class profile::base {\n  package { ['p1', 'p2']: }\n  service { 's1': }\n}\n",
+	})
+	long := puppet.New()
+	analyzeIn(ws, long, analysis.Settings{})
+	base := filepath.Join(dir, "modules/profile/manifests/base.pp")
+	ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte("class profile::base {\n  package { ['p1', 'p2']: }\n  notify { 'added': }\n  service { 's1': }\n}\n")))
+	got := dump(analyzeIn(ws, long, analysis.Settings{}))
+	if want := dump(analyzeIn(ws, puppet.New(), analysis.Settings{})); got != want {
+		t.Fatalf("the result differs from a fresh one\n%s", lineDiff(want, got))
+	}
+	if n := long.(*puppet.System).Patched; n != 2 {
+		t.Errorf("%d runs patched, want 2 (refused by test: %v)", n, long.(*puppet.System).PatchRefused)
+	}
+}

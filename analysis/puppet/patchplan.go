@@ -349,7 +349,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		if !ok {
 			return a.noPlan(15)
 		}
-		ptyp, ptitle, ok := plainDecl(prev)
+		ptyp, ptitle, pl, ok := lastDecl(prev)
 		if !ok || ptyp == "concat_file" || ptyp == "stage" {
 			return a.noPlan(16)
 		}
@@ -359,7 +359,6 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		if canonTitle(pct, ptitle) == ptitle {
 			p.prevDisplay = p.prevKey
 		}
-		pl := prev.Bodies[0].Title.Span()
 		p.prevDecl = source.Span{URI: p.uri, Start: pl.Pos, End: pl.End}
 	}
 	// Nothing else a run evaluates may see it: the files whose code could
@@ -405,6 +404,31 @@ func plainDecl(r *pp.Resource) (typ, title string, ok bool) {
 		return "", "", false
 	}
 	return typ, s.Value, true
+}
+
+// lastDecl is the last resource a plain declaration of a built-in type
+// makes (plainDecl, or titles written as an array of strings: one
+// resource each, in order, each declared at its own title), and where
+// its title is written.
+func lastDecl(r *pp.Resource) (typ, title string, at *pp.Loc, ok bool) {
+	if typ, title, ok = plainDecl(r); ok {
+		return typ, title, r.Bodies[0].Title.Span(), true
+	}
+	if r.TypeExpr != nil || r.Virtual || r.Exported || len(r.Bodies) != 1 {
+		return "", "", nil, false
+	}
+	arr, isArr := r.Bodies[0].Title.(*pp.Array)
+	if typ = strings.ToLower(r.Type); !isArr || len(arr.Elems) == 0 || typ == "class" || !builtinTypes[typ] {
+		return "", "", nil, false
+	}
+	for _, e := range arr.Elems {
+		s, isStr := e.(*pp.Str)
+		if !isStr || s.Interpolated() || s.Value == "" || strings.ContainsAny(s.Value, "*$") {
+			return "", "", nil, false
+		}
+		title, at = s.Value, &s.Loc
+	}
+	return typ, title, at, true
 }
 
 // sameMoved: two trees that are the same but for their places, each
