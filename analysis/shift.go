@@ -251,30 +251,18 @@ func ShiftResultFull(r *Result, m Shift, line func(uri string, off int) int, ful
 		if !ok1 || !ok2 {
 			return nil, false
 		}
-		var facts []Fact
-		for i, f := range n.Facts {
-			v, t := f.Value, f.Template
-			if !ShiftWords(&v, &t, m, line) {
-				return nil, false
-			}
-			if v != f.Value || t != f.Template {
-				if facts == nil {
-					facts = append([]Fact(nil), n.Facts...)
-				}
-				facts[i].Value, facts[i].Template = v, t
-			}
+		facts, ok := ShiftFacts(n.Facts, m, line)
+		if !ok {
+			return nil, false
 		}
 		parent, ok := moveNode(n.Parent)
 		if !ok {
 			return nil, false
 		}
 		c := n
-		if decl != n.Decl || full != n.Full || facts != nil || parent != n.Parent {
+		if decl != n.Decl || full != n.Full || !sameFacts(facts, n.Facts) || parent != n.Parent {
 			cp := *n
-			cp.Decl, cp.Full, cp.Parent = decl, full, parent
-			if facts != nil {
-				cp.Facts = facts
-			}
+			cp.Decl, cp.Full, cp.Parent, cp.Facts = decl, full, parent, facts
 			c = &cp
 		}
 		if inGraph {
@@ -380,16 +368,8 @@ func ShiftResultFull(r *Result, m Shift, line func(uri string, off int) int, ful
 	if r.Diags != nil {
 		out.Diags = make([]Diagnostic, len(r.Diags))
 		for i, d := range r.Diags {
-			if !span(m, &d.At) || !ShiftWords(&d.Message, &d.Template, m, line) {
+			if d, ok = ShiftDiagnostic(d, m, line); !ok {
 				return nil, false
-			}
-			if d.Related != nil {
-				d.Related = append([]Related(nil), d.Related...)
-				for j := range d.Related {
-					if !span(m, &d.Related[j].At) {
-						return nil, false
-					}
-				}
 			}
 			if d.Members, ok = moveNodes(d.Members); !ok {
 				return nil, false
@@ -439,6 +419,52 @@ func span(m Shift, sp *source.Span) bool {
 	var ok bool
 	*sp, ok = m.Span(*sp)
 	return ok
+}
+
+// ShiftFacts is facts with the places their words name moved through m:
+// facts itself when none moved, else a copy; false when a place lies in
+// the edit.
+func ShiftFacts(facts []Fact, m Shift, line func(uri string, off int) int) ([]Fact, bool) {
+	var out []Fact
+	for i, f := range facts {
+		v, t := f.Value, f.Template
+		if !ShiftWords(&v, &t, m, line) {
+			return nil, false
+		}
+		if v != f.Value || t != f.Template {
+			if out == nil {
+				out = append([]Fact(nil), facts...)
+			}
+			out[i].Value, out[i].Template = v, t
+		}
+	}
+	if out == nil {
+		return facts, true
+	}
+	return out, true
+}
+
+// sameFacts: the same slice (ShiftFacts gives it back when nothing moved).
+func sameFacts(a, b []Fact) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// ShiftDiagnostic is d moved through m: its place, its related places and
+// the lines its words name (its Members, nodes, are the caller's to
+// move); false when one lies in the edit.
+func ShiftDiagnostic(d Diagnostic, m Shift, line func(uri string, off int) int) (Diagnostic, bool) {
+	if !span(m, &d.At) || !ShiftWords(&d.Message, &d.Template, m, line) {
+		return d, false
+	}
+	if d.Related != nil {
+		d.Related = append([]Related(nil), d.Related...)
+		for j := range d.Related {
+			if !span(m, &d.Related[j].At) {
+				return d, false
+			}
+		}
+	}
+	return d, true
 }
 
 // ShiftWords writes words again from their template (Diagnostic.Template,

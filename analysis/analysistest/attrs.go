@@ -2,7 +2,6 @@ package analysistest
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math/rand"
 	"path/filepath"
 	"regexp"
@@ -46,9 +45,7 @@ func CheckAttrEdits(t *testing.T, newSystem func() analysis.System, paths []stri
 		if out.Result.Follow == nil {
 			continue
 		}
-		h := fnv.New64a()
-		h.Write([]byte(p))
-		rnd := rand.New(rand.NewSource(int64(h.Sum64())))
+		rnd := seeded(p)
 		for e := 0; e < edits; e++ {
 			if !typeAttr(t, newSystem, out, filepath.Base(p), rnd, lines, read, &st) {
 				return

@@ -1,7 +1,6 @@
 package analysistest
 
 import (
-	"hash/fnv"
 	"math/rand"
 	"path/filepath"
 	"strings"
@@ -31,9 +30,7 @@ func CheckDroppedEdits(t *testing.T, newSystem func() analysis.System, paths []s
 		if out.Result.Follow == nil {
 			continue
 		}
-		h := fnv.New64a()
-		h.Write([]byte(p))
-		rnd := rand.New(rand.NewSource(int64(h.Sum64())))
+		rnd := seeded(p)
 		for e := 0; e < edits; e++ {
 			if !typeStatement(t, newSystem, out, filepath.Base(p), rnd, fragments, steps, &followed, &refused) {
 				return

@@ -3,8 +3,6 @@ package analysistest
 import (
 	"bytes"
 	"context"
-	"hash/fnv"
-	"math/rand"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -74,9 +72,7 @@ func inertEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 	if !ok {
 		t.Fatalf("%s has no tokens to find string literals by", newSystem().Name())
 	}
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	rnd := rand.New(rand.NewSource(int64(h.Sum64())))
+	rnd := seeded(name)
 	type lit struct {
 		f          *source.File
 		start, end int

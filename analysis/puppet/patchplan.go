@@ -432,51 +432,11 @@ func lastDecl(r *pp.Resource) (typ, title string, at *pp.Loc, ok bool) {
 }
 
 // sameMoved: two trees that are the same but for their places, each
-// place of the old one moved by the edit to the new one's.
+// place of the old one moved by the edit to the new one's (follow.go's
+// treePair, no body allowed to end elsewhere).
 func (p *patchPlan) sameMoved(a, b pp.Node) bool {
-	ok := true
-	var walk func(x, y reflect.Value)
-	walk = func(x, y reflect.Value) {
-		if !ok {
-			return
-		}
-		if x.Kind() != y.Kind() || x.Type() != y.Type() {
-			ok = false
-			return
-		}
-		switch x.Kind() {
-		case reflect.Interface, reflect.Pointer:
-			if x.IsNil() || y.IsNil() {
-				ok = x.IsNil() == y.IsNil()
-				return
-			}
-			walk(x.Elem(), y.Elem())
-		case reflect.Struct:
-			if x.Type() == locType {
-				l0, l1 := x.Interface().(pp.Loc), y.Interface().(pp.Loc)
-				sp, moved := p.shift().Span(source.Span{URI: p.uri, Start: l0.Pos, End: l0.End})
-				if !moved || sp.Start != l1.Pos || sp.End != l1.End {
-					ok = false
-				}
-				return
-			}
-			for i := 0; i < x.NumField(); i++ {
-				walk(x.Field(i), y.Field(i))
-			}
-		case reflect.Slice:
-			if x.Len() != y.Len() {
-				ok = false
-				return
-			}
-			for i := 0; i < x.Len(); i++ {
-				walk(x.Index(i), y.Index(i))
-			}
-		default:
-			ok = sameTrees(x, y)
-		}
-	}
-	walk(reflect.ValueOf(a), reflect.ValueOf(b))
-	return ok
+	w := &treePair{m: p.shift()}
+	return w.same(reflect.ValueOf(a), reflect.ValueOf(b)) && len(w.ends) == 0
 }
 
 // uses is usesOf, kept by tree (an unchanged file's tree is the same).

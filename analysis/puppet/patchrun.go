@@ -19,10 +19,13 @@ func (a *analyzer) patched(name string) *runSnap {
 	if s == nil || s.order == nil {
 		return a.refuse(2)
 	}
-	// Every input as it was, but the version of one file.
+	// Every input as it was, but the version of one file (deps: their
+	// values now, the patched snapshot's inputs).
 	var plan *patchPlan
+	deps := make(map[depKey]string, len(s.deps))
 	for k, v := range s.deps {
 		cur := a.depValue(k)
+		deps[k] = cur
 		if cur == v {
 			continue
 		}
@@ -48,7 +51,7 @@ func (a *analyzer) patched(name string) *runSnap {
 			return a.refuse(7)
 		}
 	}
-	ns := a.patchSnap(s, plan)
+	ns := a.patchSnap(s, plan, deps)
 	if ns != nil {
 		a.main.nPatched.Add(1)
 	}
@@ -58,7 +61,7 @@ func (a *analyzer) patched(name string) *runSnap {
 // patchSnap is s with the plan's resource put in after the declaration
 // before it, and the places the edit moved moved; nil when the run is
 // not one the plan can patch.
-func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
+func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *runSnap {
 	m := p.shift()
 	// It is no duplicate here, and nothing here asked for it. (A title
 	// we cannot read of its type matters only to references and
@@ -196,11 +199,8 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	}
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
 
-	ns := &runSnap{deps: make(map[depKey]string, len(s.deps)), run: s.run, missing: s.missing, links: s.links, defs: s.defs,
+	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
 		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
-	for k := range s.deps {
-		ns.deps[k] = a.depValue(k)
-	}
 	// Nodes: the moved ones copied, the new one put in.
 	moved := map[*analysis.Node]*analysis.Node{}
 	type factsKey struct {
@@ -232,7 +232,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		if c.Full, ok = m.Span(n.Full); !ok {
 			return a.refuse(24)
 		}
-		if c.Facts, ok = shiftFacts(n.Facts, m, line); !ok {
+		if c.Facts, ok = analysis.ShiftFacts(n.Facts, m, line); !ok {
 			return a.refuse(25)
 		}
 		moved[n] = &c
@@ -274,7 +274,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 		}
 	}
 	for _, f := range s.facts {
-		fs, ok := shiftFacts(f.facts, m, line)
+		fs, ok := analysis.ShiftFacts(f.facts, m, line)
 		if !ok {
 			return a.refuse(26)
 		}
@@ -319,7 +319,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	ns.diags = make([]analysis.Diagnostic, len(s.diags))
 	for i, d := range s.diags {
 		var ok bool
-		if d, ok = shiftDiag(d, m, line); !ok {
+		if d, ok = analysis.ShiftDiagnostic(d, m, line); !ok {
 			return a.refuse(28)
 		}
 		ns.diags[i] = d
@@ -327,7 +327,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan) *runSnap {
 	if len(s.missing) > 0 {
 		ns.missing = make([]missingDiag, len(s.missing))
 		for i, md := range s.missing {
-			d, ok := shiftDiag(md.d, m, line)
+			d, ok := analysis.ShiftDiagnostic(md.d, m, line)
 			if !ok {
 				return a.refuse(29)
 			}
@@ -417,41 +417,6 @@ func factsName(fs []analysis.Fact, uri string) bool {
 		}
 	}
 	return false
-}
-
-// shiftFacts moves the places facts name (a new slice when one moves).
-func shiftFacts(fs []analysis.Fact, m analysis.Shift, line func(string, int) int) ([]analysis.Fact, bool) {
-	if !factsName(fs, m.URI) {
-		return fs, true
-	}
-	out := slices.Clone(fs)
-	for i := range out {
-		if !analysis.ShiftWords(&out[i].Value, &out[i].Template, m, line) {
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-// shiftDiag moves a diagnostic's places and the lines its words name.
-func shiftDiag(d analysis.Diagnostic, m analysis.Shift, line func(string, int) int) (analysis.Diagnostic, bool) {
-	var ok bool
-	if d.At, ok = m.Span(d.At); !ok {
-		return d, false
-	}
-	if len(d.Related) > 0 {
-		rel := slices.Clone(d.Related)
-		for i := range rel {
-			if rel[i].At, ok = m.Span(rel[i].At); !ok {
-				return d, false
-			}
-		}
-		d.Related = rel
-	}
-	if !analysis.ShiftWords(&d.Message, &d.Template, m, line) {
-		return d, false
-	}
-	return d, true
 }
 
 func pn(s *runSnap, i int) *analysis.Node { return s.nodes[i].n }
