@@ -17,8 +17,9 @@ import (
 // patched into their runs (analysis/puppet patchrun.go) instead of
 // building them again, through the server's focused and complete
 // analyses; its diagnostics, lenses and hovers are a fresh server's,
-// its own hover included.
-func TestResourceAddedIsPatched(t *testing.T) {
+// its own hover included; cut again, it is patched out (patchout.go)
+// and the file's answers are the first text's.
+func TestResourcePastedAndCutIsPatched(t *testing.T) {
 	root := t.TempDir()
 	base := "class profile::base {\n  package { 'p1': }\n  service { 's1': require => Package['p1'] }\n}\n"
 	writeFiles(t, root, map[string]string{
@@ -40,22 +41,38 @@ func TestResourceAddedIsPatched(t *testing.T) {
 		t.Errorf("no run was patched (refused by test: %v)", sys.PatchRefused)
 	}
 
+	same(t, c, root, uri, text, "the paste")
+	if h := hoverJSON(t, c, uri, 2, 13); !strings.Contains(h, "p2") {
+		t.Errorf("hover of the pasted package: %s", h)
+	}
+
+	// cut again: one edit
+	sys.n.Store(0)
+	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 2, Character: 0}, End: lsptest.Position{Line: 3, Character: 0}}, "")
+	c.Settle(uri)
+	if sys.n.Load() == 0 {
+		t.Errorf("no run was patched after the cut (refused by test: %v)", sys.PatchRefused)
+	}
+	same(t, c, root, uri, base, "the cut")
+}
+
+// same: the server's diagnostics, lenses and hovers of uri are a fresh
+// server's on text.
+func same(t *testing.T, c *lsptest.Client, root, uri, text, after string) {
+	t.Helper()
 	fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
 	fresh.Open(uri, "puppet", text)
 	fresh.Settle(uri)
 	if got, want := c.Diagnostics(uri), fresh.Diagnostics(uri); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
-		t.Errorf("diagnostics after the paste:\n got %+v\nwant %+v (a fresh server's)", got, want)
+		t.Errorf("diagnostics after %s:\n got %+v\nwant %+v (a fresh server's)", after, got, want)
 	}
 	if got, want := lensTitles(t, c, uri), lensTitles(t, fresh, uri); !reflect.DeepEqual(got, want) {
-		t.Errorf("lenses after the paste:\n got %q\nwant %q (a fresh server's)", got, want)
+		t.Errorf("lenses after %s:\n got %q\nwant %q (a fresh server's)", after, got, want)
 	}
 	for _, at := range [][2]int{{1, 13}, {2, 13}, {3, 13}, {0, 8}} {
 		if g, w := hoverJSON(t, c, uri, at[0], at[1]), hoverJSON(t, fresh, uri, at[0], at[1]); g != w {
-			t.Errorf("hover at %d:%d after the paste:\n got %s\nwant %s (a fresh server's)", at[0], at[1], g, w)
+			t.Errorf("hover at %d:%d after %s:\n got %s\nwant %s (a fresh server's)", at[0], at[1], after, g, w)
 		}
-	}
-	if h := hoverJSON(t, c, uri, 2, 13); !strings.Contains(h, "p2") {
-		t.Errorf("hover of the pasted package: %s", h)
 	}
 }
 

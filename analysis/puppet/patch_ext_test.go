@@ -153,7 +153,8 @@ func TestPatchEditsEqualFresh(t *testing.T) {
 }
 
 // patchEdit puts a resource line after a line of the class body that
-// ends a statement (or before its closing brace), or changes a blank.
+// ends a statement (or before its closing brace), or changes a blank, or
+// takes out a line that is a whole statement of the body.
 func patchEdit(rng *rand.Rand, text []byte, n int) []byte {
 	lines := strings.SplitAfter(string(text), "\n")
 	// the class's last closing brace
@@ -161,13 +162,22 @@ func patchEdit(rng *rand.Rand, text []byte, n int) []byte {
 	for end > 0 && strings.TrimSpace(lines[end]) != "}" {
 		end--
 	}
-	var at []int // lines after which a statement may go
+	var at []int    // lines after which a statement may go
+	var whole []int // lines that are a statement of the body
 	depth := 0
 	for i, l := range lines[:end] {
-		depth += strings.Count(l, "{") - strings.Count(l, "}")
+		opens, closes := strings.Count(l, "{"), strings.Count(l, "}")
+		if depth == 1 && opens > 0 && opens == closes && strings.HasSuffix(strings.TrimSpace(l), "}") {
+			whole = append(whole, i)
+		}
+		depth += opens - closes
 		if depth == 1 && (strings.HasSuffix(strings.TrimSpace(l), "}") || strings.HasSuffix(strings.TrimSpace(l), "{")) {
 			at = append(at, i+1)
 		}
+	}
+	if len(whole) > 0 && rng.IntN(3) == 0 { // one taken out
+		i := whole[rng.IntN(len(whole))]
+		return []byte(strings.Join(append(lines[:i:i], lines[i+1:]...), ""))
 	}
 	at = append(at, end)
 	pos := at[rng.IntN(len(at))]
@@ -231,27 +241,32 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
 			role := c.role
 			if role == "" {
 				role = "include profile::base"
 			}
-			ws, dir := patchWorkspace(t, map[string]string{
-				"modules/role/manifests/a.pp":       "class role::a {\n  " + role + "\n  include other\n}\n",
-				"modules/other/manifests/init.pp":   c.other + "\n",
-				"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n}\n",
-			})
-			analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
-			long := puppet.New()
-			analyze(long)
-			base := filepath.Join(dir, "modules/profile/manifests/base.pp")
-			ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte("class profile::base {\n  package { 'p1': }\n  "+c.added+"\n}\n")))
-			got := dump(analyze(long))
-			if want := dump(analyze(puppet.New())); got != want {
-				t.Fatalf("the result differs from a fresh one\n%s", lineDiff(want, got))
-			}
-			if n := long.(*puppet.System).Patched; (n > 0) != c.patched {
-				t.Errorf("%d runs patched, want patched: %v", n, c.patched)
+			without := "class profile::base {\n  package { 'p1': }\n}\n"
+			with := "class profile::base {\n  package { 'p1': }\n  " + c.added + "\n}\n"
+			// Added, and (from a workspace that has it) taken out: what
+			// sees it then saw it before.
+			for _, texts := range [][2]string{{without, with}, {with, without}} {
+				ws, dir := patchWorkspace(t, map[string]string{
+					"modules/role/manifests/a.pp":       "class role::a {\n  " + role + "\n  include other\n}\n",
+					"modules/other/manifests/init.pp":   c.other + "\n",
+					"modules/profile/manifests/base.pp": texts[0],
+				})
+				analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
+				long := puppet.New()
+				analyze(long)
+				base := filepath.Join(dir, "modules/profile/manifests/base.pp")
+				ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(texts[1])))
+				got := dump(analyze(long))
+				if want := dump(analyze(puppet.New())); got != want {
+					t.Fatalf("%q -> %q: the result differs from a fresh one\n%s", texts[0], texts[1], lineDiff(want, got))
+				}
+				if n := long.(*puppet.System).Patched; (n > 0) != c.patched {
+					t.Errorf("%q -> %q: %d runs patched, want patched: %v", texts[0], texts[1], n, c.patched)
+				}
 			}
 		})
 	}
@@ -296,5 +311,46 @@ func TestPatchAfterArrayTitles(t *testing.T) {
 	}
 	if n := long.(*puppet.System).Patched; n != 2 {
 		t.Errorf("%d runs patched, want 2 (refused by test: %v)", n, long.(*puppet.System).PatchRefused)
+	}
+}
+
+// TestPatchedRemovals: a resource nothing else sees, taken out of a
+// class three roles include, is patched out of their runs, edit after
+// edit; one something saw, or the last a class held, is not.
+func TestPatchedRemovals(t *testing.T) {
+	ws, dir := patchWorkspace(t, map[string]string{
+		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
+		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n",
+		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
+		"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' }\n}\n",
+	})
+	analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
+	long := puppet.New()
+	analyze(long)
+	base := filepath.Join(dir, "modules/profile/manifests/base.pp")
+	edits := []struct {
+		text    string
+		patched int
+	}{
+		{"class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' }\n}\n", 3}, // the notify
+		{"class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n}\n", 3},                                    // the last statement
+		{"class profile::base {\n\n  package { 'p1': }\n  file { '/tmp/x': }\n}\n", 0},                                                                                  // a blank line too: two edits
+		{"class profile::base {\n\n  file { '/tmp/x': }\n}\n", 3},                                                                                                       // the first statement
+		{"class profile::base {\n\n  file { '/tmp/x': }\n  # the end\n  service { 's2': }\n}\n", 3},                                                                     // (added)
+		{"class profile::base {\n\n  file { '/tmp/x': }\n  # the end\n}\n", 3},
+		{"class profile::base {\n  # the end\n}\n", 0},                      // a file: autorequire; and the class empty
+		{"class profile::base {\n  # the end\n  service { 's3': }\n}\n", 0}, // (added first in the body)
+		{"class profile::base {\n  # the end\n}\n", 0},                      // the class left empty
+	}
+	for i, ed := range edits {
+		ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(ed.text)))
+		got := dump(analyze(long))
+		want := dump(analyze(puppet.New()))
+		if got != want {
+			t.Fatalf("edit %d: the patched result differs from a fresh one\n%s", i, lineDiff(want, got))
+		}
+		if n := long.(*puppet.System).Patched; n != ed.patched {
+			t.Errorf("edit %d: %d runs patched, want %d (refused by test: %v)", i, n, ed.patched, long.(*puppet.System).PatchRefused)
+		}
 	}
 }

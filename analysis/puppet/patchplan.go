@@ -14,11 +14,12 @@ import (
 // Patching a run instead of building it again (issue 25; README "The
 // patch at the snapshot level"). When the only input of a run that
 // changed is one class's file, and the change is one resource
-// declaration added to the class's body that nothing else of the
-// workspace can see (judged here on the syntax, once per analysis), the
-// run's new snapshot is its last one with that resource's node and its
-// two containment edges put in, the places after the edit moved, and its
-// order computed again (patchrun.go). The merge then takes the snapshot
+// declaration added to the class's body (or taken out of it: patchout.go)
+// that nothing else of the workspace can see (judged here on the syntax,
+// once per analysis), the run's new snapshot is its last one with that
+// resource's node and its two containment edges put in (or taken out),
+// the places after the edit moved, and its order computed again
+// (patchrun.go). The merge then takes the snapshot
 // as it takes a restored one, and it is the next analysis's cache.
 //
 // What "nothing else can see" means, from what buildRun and evaluation
@@ -214,7 +215,9 @@ type patchPlan struct {
 	pre, oldEnd, newEnd int // the text [pre, oldEnd) of the old version is [pre, newEnd) now
 	typ                 string
 	display, key        string
-	decl, full          source.Span // the new resource's, now
+	decl, full          source.Span // the new resource's, now (removed: the old one's, then)
+	removed             bool        // the resource was taken out (decl, full: its places in the old text)
+	at                  int         // its statement's place in the class's body (the longer one)
 	atEnd               bool        // it ends the class's body
 	prevDecl            source.Span // else the declaration before it: its title, in the old text
 	prevDisplay         string
@@ -264,12 +267,12 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		return a.noPlan(4)
 	}
 	p := &patchPlan{uri: old.uri, oldID: oldID, newID: newID}
-	// One class whose body gained one statement.
+	// One class whose body gained or lost one statement.
 	var b0, b1 *pp.ClassDef
 	for i := range t0.Stmts {
 		c0, ok0 := t0.Stmts[i].(*pp.ClassDef)
 		c1, ok1 := t1.Stmts[i].(*pp.ClassDef)
-		if ok0 && ok1 && len(c1.Body) == len(c0.Body)+1 {
+		if ok0 && ok1 && (len(c1.Body) == len(c0.Body)+1 || len(c1.Body)+1 == len(c0.Body)) {
 			if b0 != nil {
 				return a.noPlan(5)
 			}
@@ -279,29 +282,14 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	if b0 == nil {
 		return a.noPlan(6)
 	}
-	k := len(b0.Body)
-	for i := range b0.Body {
-		if !sameTrees(reflect.ValueOf(b0.Body[i]), reflect.ValueOf(b1.Body[i])) {
-			k = i
-			break
-		}
-	}
-	if k < 1 {
-		return a.noPlan(7) // first in the body: where it goes is not one declaration's place
-	}
-	// The edit: the text between the statement before and the one after
-	// (or the class's closing brace); the texts before and after it are
-	// the same in both versions.
 	ot, nt := old.text, fi.src.Text
-	p.pre = b0.Body[k-1].Span().End
-	if k < len(b0.Body) {
-		p.oldEnd, p.newEnd = b0.Body[k].Span().Pos, b1.Body[k+1].Span().Pos
-	} else {
-		p.oldEnd, p.newEnd = b0.Loc.End-1, b1.Loc.End-1
-	}
-	if p.pre > p.oldEnd || p.oldEnd > len(ot) || p.newEnd > len(nt) || p.pre > len(nt) || p.newEnd-p.pre <= p.oldEnd-p.pre ||
-		!bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
-		return a.noPlan(8)
+	var r *pp.Resource
+	if p.removed = len(b0.Body) > len(b1.Body); p.removed {
+		if r = a.removedPlan(p, b0, b1, ot, nt); r == nil {
+			return nil
+		}
+	} else if r = a.addedPlan(p, b0, b1, ot, nt); r == nil {
+		return nil
 	}
 	// The rest the same, at the places the edit moves them to.
 	for i := range t0.Stmts {
@@ -316,18 +304,28 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		&pp.ClassDef{Loc: b1.Loc, Name: b1.Name, NameLoc: b1.NameLoc, Params: b1.Params, Parent: b1.Parent, ParentLoc: b1.ParentLoc}) {
 		return a.noPlan(10)
 	}
-	for i := range b0.Body {
+	short, long := b0, b1 // the body without the statement, with it
+	if p.removed {
+		short, long = b1, b0
+	}
+	for i := range short.Body {
 		j := i
-		if i >= k {
+		if i >= p.at {
 			j = i + 1
 		}
-		if !p.sameMoved(b0.Body[i], b1.Body[j]) {
+		x, y := short.Body[i], long.Body[j]
+		if p.removed {
+			x, y = y, x
+		}
+		if !p.sameMoved(x, y) {
 			return a.noPlan(11)
 		}
 	}
-	r, ok := b1.Body[k].(*pp.Resource)
-	if !ok || r.Loc.Pos < p.pre || r.Loc.End > p.newEnd {
-		return a.noPlan(12)
+	// The resource: one of a type nobody reads, literal values no rule
+	// reads (in the text that holds it).
+	text := nt
+	if p.removed {
+		text = ot
 	}
 	typ, title, ok := plainDecl(r)
 	if !ok || autorequiring[typ] || !inertType(typ) {
@@ -335,35 +333,14 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	}
 	names := map[string]bool{}
 	for _, at := range r.Bodies[0].Attrs {
-		if at.Op != "=>" || at.Name == "*" || readAttrs[at.Name] || names[at.Name] || !literalValue(at.Value, nt, false) {
+		if at.Op != "=>" || at.Name == "*" || readAttrs[at.Name] || names[at.Name] || !literalValue(at.Value, text, false) {
 			return a.noPlan(14)
 		}
 		names[at.Name] = true
 	}
-	// Where it goes: after the declaration before it, or after what the
-	// body made (patchSnap).
-	if k == len(b0.Body) {
-		p.atEnd = true
-	} else {
-		prev, ok := b0.Body[k-1].(*pp.Resource)
-		if !ok {
-			return a.noPlan(15)
-		}
-		ptyp, ptitle, pl, ok := lastDecl(prev)
-		if !ok || ptyp == "concat_file" || ptyp == "stage" {
-			return a.noPlan(16)
-		}
-		pct := capType(ptyp)
-		p.prevKey = refString(pct, canonTitle(pct, ptitle))
-		p.prevDisplay = refString(pct, ptitle)
-		if canonTitle(pct, ptitle) == ptitle {
-			p.prevDisplay = p.prevKey
-		}
-		p.prevDecl = source.Span{URI: p.uri, Start: pl.Pos, End: pl.End}
-	}
-	// Nothing else a run evaluates may see it: the files whose code could
-	// are named, and a run that read one is built again (patched); a file
-	// of functions may be read by any run.
+	// Nothing else a run evaluates may see it (or have seen it): the
+	// files whose code could are named, and a run that read one is built
+	// again (patched); a file of functions may be read by any run.
 	p.seenIn = map[string]bool{}
 	for _, f := range a.order {
 		u := a.sys.uses(f.ast)
@@ -387,6 +364,94 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	p.classDisplay = refString("Class", classDisplay(b1.Name))
 	p.mentions = map[string]bool{}
 	return p
+}
+
+// addedPlan reads where the statement added to b1's body is, and where
+// its resource goes (after the declaration before it, or at the body's
+// end); nil when it cannot be patched in.
+func (a *analyzer) addedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *pp.Resource {
+	k := len(b0.Body)
+	for i := range b0.Body {
+		if !sameTrees(reflect.ValueOf(b0.Body[i]), reflect.ValueOf(b1.Body[i])) {
+			k = i
+			break
+		}
+	}
+	if k < 1 {
+		a.noPlan(7) // first in the body: where it goes is not one declaration's place
+		return nil
+	}
+	p.at = k
+	// The edit: the text between the statement before and the one after
+	// (or the class's closing brace); the texts before and after it are
+	// the same in both versions.
+	p.pre = b0.Body[k-1].Span().End
+	if k < len(b0.Body) {
+		p.oldEnd, p.newEnd = b0.Body[k].Span().Pos, b1.Body[k+1].Span().Pos
+	} else {
+		p.oldEnd, p.newEnd = b0.Loc.End-1, b1.Loc.End-1
+	}
+	if p.pre > p.oldEnd || p.oldEnd > len(ot) || p.newEnd > len(nt) || p.pre > len(nt) || p.newEnd-p.pre <= p.oldEnd-p.pre ||
+		!bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
+		a.noPlan(8)
+		return nil
+	}
+	r, ok := b1.Body[k].(*pp.Resource)
+	if !ok || r.Loc.Pos < p.pre || r.Loc.End > p.newEnd {
+		a.noPlan(12)
+		return nil
+	}
+	// Where it goes: after the declaration before it, or after what the
+	// body made (patchSnap).
+	if k == len(b0.Body) {
+		p.atEnd = true
+		return r
+	}
+	prev, ok := b0.Body[k-1].(*pp.Resource)
+	if !ok {
+		a.noPlan(15)
+		return nil
+	}
+	ptyp, ptitle, pl, ok := lastDecl(prev)
+	if !ok || ptyp == "concat_file" || ptyp == "stage" {
+		a.noPlan(16)
+		return nil
+	}
+	pct := capType(ptyp)
+	p.prevKey = refString(pct, canonTitle(pct, ptitle))
+	p.prevDisplay = refString(pct, ptitle)
+	if canonTitle(pct, ptitle) == ptitle {
+		p.prevDisplay = p.prevKey
+	}
+	p.prevDecl = source.Span{URI: p.uri, Start: pl.Pos, End: pl.End}
+	return r
+}
+
+// removedPlan reads which statement of b0's body b1 lost and the text
+// the edit took with it (the longest texts the versions share before it
+// and after it); nil when it cannot be patched out.
+func (a *analyzer) removedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *pp.Resource {
+	k := len(b1.Body)
+	for i := range b1.Body {
+		if !sameTrees(reflect.ValueOf(b0.Body[i]), reflect.ValueOf(b1.Body[i])) {
+			k = i
+			break
+		}
+	}
+	p.at = k
+	r, ok := b0.Body[k].(*pp.Resource)
+	if !ok {
+		a.noPlan(12)
+		return nil
+	}
+	d := analysis.NewShift(p.uri, ot, nt)
+	p.pre, p.oldEnd = min(d.Pre, r.Loc.Pos), max(d.OldEnd, r.Loc.End)
+	p.newEnd = p.oldEnd - (len(ot) - len(nt))
+	if p.newEnd < p.pre || p.oldEnd > len(ot) || !bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
+		a.noPlan(8)
+		return nil
+	}
+	return r
 }
 
 // plainDecl: a declaration of one resource of a built-in type with a

@@ -51,7 +51,11 @@ func (a *analyzer) patched(name string) *runSnap {
 			return a.refuse(7)
 		}
 	}
-	ns := a.patchSnap(s, plan, deps)
+	patch := a.patchSnap
+	if plan.removed {
+		patch = a.unpatchSnap
+	}
+	ns := patch(s, plan, deps)
 	if ns != nil {
 		a.main.nPatched.Add(1)
 	}
@@ -202,56 +206,11 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
 		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
 	// Nodes: the moved ones copied, the new one put in.
-	moved := map[*analysis.Node]*analysis.Node{}
-	type factsKey struct {
-		p *analysis.Fact
-		n int
+	moved, ok := a.movedNodes(s, p, m, line, nil)
+	if !ok {
+		return nil
 	}
-	named := map[factsKey]bool{} // factsName by slice: nodes share their facts
-	for _, sn := range s.nodes {
-		n := sn.n
-		if n.Decl.URI != p.uri && n.Full.URI != p.uri {
-			if len(n.Facts) == 0 {
-				continue
-			}
-			fk := factsKey{&n.Facts[0], len(n.Facts)}
-			v, ok := named[fk]
-			if !ok {
-				v = factsName(n.Facts, p.uri)
-				named[fk] = v
-			}
-			if !v {
-				continue
-			}
-		}
-		c := *n
-		var ok bool
-		if c.Decl, ok = m.Span(n.Decl); !ok {
-			return a.refuse(23)
-		}
-		if c.Full, ok = m.Span(n.Full); !ok {
-			return a.refuse(24)
-		}
-		if c.Facts, ok = analysis.ShiftFacts(n.Facts, m, line); !ok {
-			return a.refuse(25)
-		}
-		moved[n] = &c
-	}
-	node := func(n *analysis.Node) *analysis.Node {
-		if c := moved[n]; c != nil {
-			return c
-		}
-		return n
-	}
-	for _, sn := range s.nodes { // a node whose parent moved is one too
-		if n := sn.n; moved[n] == nil && n.Parent != nil && moved[n.Parent] != nil {
-			c := *n
-			moved[n] = &c
-		}
-	}
-	for _, c := range moved {
-		c.Parent = node(c.Parent)
-	}
+	node := moved.of
 	parent := s.nodes[begin].n.Parent // (the class's node)
 	if !p.atEnd {
 		parent = s.nodes[prev].n.Parent
@@ -315,51 +274,12 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	if put == len(s.edges) {
 		pair()
 	}
-	// Diagnostics, links and what the run declared, moved.
-	ns.diags = make([]analysis.Diagnostic, len(s.diags))
-	for i, d := range s.diags {
-		var ok bool
-		if d, ok = analysis.ShiftDiagnostic(d, m, line); !ok {
-			return a.refuse(28)
-		}
-		ns.diags[i] = d
-	}
-	if len(s.missing) > 0 {
-		ns.missing = make([]missingDiag, len(s.missing))
-		for i, md := range s.missing {
-			d, ok := analysis.ShiftDiagnostic(md.d, m, line)
-			if !ok {
-				return a.refuse(29)
-			}
-			if md.ref != nil && md.ref.at.URI == p.uri {
-				rf := *md.ref
-				if rf.at, ok = m.Span(rf.at); !ok {
-					return a.refuse(30)
-				}
-				md.ref = &rf
-			}
-			ns.missing[i] = missingDiag{d, md.ref}
-		}
-	}
-	nl := s.linkCount()
-	ns.links = snapLinks{at: make([]source.Span, nl), start: s.links.start, tgt: make([]int32, len(s.links.tgt))}
-	for i := 0; i < nl; i++ {
-		var ok bool
-		if ns.links.at[i], ok = m.Span(s.linkAt(i)); !ok {
-			return a.refuse(31)
-		}
+	if !a.movedResult(s, ns, p, m, line) {
+		return nil
 	}
 	for i, t := range s.links.tgt {
 		if t >= int32(ins) {
-			t++
-		}
-		ns.links.tgt[i] = t
-	}
-	for _, d := range s.defs {
-		if d.Decl.URI == p.uri || d.Full.URI == p.uri {
-			if sp, _ := m.Span(d.Decl); sp != d.Decl {
-				return a.refuse(32) // a definition the edit moved: its node is another
-			}
+			ns.links.tgt[i] = t + 1
 		}
 	}
 	ns.declared = slices.Insert(slices.Clone(s.declared), declAt, p.key)
@@ -407,6 +327,127 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	ns.order = no
 	ns.run.Steps = orderOf(ns, ns.edges, a.scratch)
 	return ns
+}
+
+// movedNodes copies the nodes of s the edit moves (skip: one it takes
+// out), by node; false when one cannot be moved.
+func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line func(string, int) int, skip *analysis.Node) (movedSet, bool) {
+	moved := movedSet{}
+	type factsKey struct {
+		p *analysis.Fact
+		n int
+	}
+	named := map[factsKey]bool{} // factsName by slice: nodes share their facts
+	for _, sn := range s.nodes {
+		n := sn.n
+		if n == skip {
+			continue
+		}
+		if n.Decl.URI != p.uri && n.Full.URI != p.uri {
+			if len(n.Facts) == 0 {
+				continue
+			}
+			fk := factsKey{&n.Facts[0], len(n.Facts)}
+			v, ok := named[fk]
+			if !ok {
+				v = factsName(n.Facts, p.uri)
+				named[fk] = v
+			}
+			if !v {
+				continue
+			}
+		}
+		c := *n
+		var ok bool
+		if c.Decl, ok = m.Span(n.Decl); !ok {
+			a.refuse(23)
+			return nil, false
+		}
+		if c.Full, ok = m.Span(n.Full); !ok {
+			a.refuse(24)
+			return nil, false
+		}
+		if c.Facts, ok = analysis.ShiftFacts(n.Facts, m, line); !ok {
+			a.refuse(25)
+			return nil, false
+		}
+		moved[n] = &c
+	}
+	for _, sn := range s.nodes { // a node whose parent moved is one too
+		if n := sn.n; moved[n] == nil && n.Parent != nil && moved[n.Parent] != nil {
+			c := *n
+			moved[n] = &c
+		}
+	}
+	for _, c := range moved {
+		if p := moved[c.Parent]; p != nil {
+			c.Parent = p
+		}
+	}
+	return moved, true
+}
+
+// movedSet: the copies of moved nodes, by node.
+type movedSet map[*analysis.Node]*analysis.Node
+
+// of is n, or its copy when it moved.
+func (mv movedSet) of(n *analysis.Node) *analysis.Node {
+	if c := mv[n]; c != nil {
+		return c
+	}
+	return n
+}
+
+// movedResult puts into ns the diagnostics, the missing targets' and the
+// links' places of s, moved by the edit (the links' targets as in s);
+// false when one cannot be moved, or a definition a link points at was.
+func (a *analyzer) movedResult(s, ns *runSnap, p *patchPlan, m analysis.Shift, line func(string, int) int) bool {
+	ns.diags = make([]analysis.Diagnostic, len(s.diags))
+	for i, d := range s.diags {
+		var ok bool
+		if d, ok = analysis.ShiftDiagnostic(d, m, line); !ok {
+			a.refuse(28)
+			return false
+		}
+		ns.diags[i] = d
+	}
+	if len(s.missing) > 0 {
+		ns.missing = make([]missingDiag, len(s.missing))
+		for i, md := range s.missing {
+			d, ok := analysis.ShiftDiagnostic(md.d, m, line)
+			if !ok {
+				a.refuse(29)
+				return false
+			}
+			if md.ref != nil && md.ref.at.URI == p.uri {
+				rf := *md.ref
+				if rf.at, ok = m.Span(rf.at); !ok {
+					a.refuse(30)
+					return false
+				}
+				md.ref = &rf
+			}
+			ns.missing[i] = missingDiag{d, md.ref}
+		}
+	}
+	nl := s.linkCount()
+	ns.links = snapLinks{at: make([]source.Span, nl), start: s.links.start, tgt: slices.Clone(s.links.tgt)}
+	for i := 0; i < nl; i++ {
+		var ok bool
+		if ns.links.at[i], ok = m.Span(s.linkAt(i)); !ok {
+			a.refuse(31)
+			return false
+		}
+	}
+	for _, d := range s.defs {
+		if d.Decl.URI == p.uri || d.Full.URI == p.uri {
+			if sp, _ := m.Span(d.Decl); sp != d.Decl {
+				a.refuse(32) // a definition the edit moved: its node is another
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // factsName: whether facts name a place of the document uri.

@@ -63,6 +63,12 @@ func TestWorkspaceTiming(t *testing.T) {
 	if os.Getenv("PUPPET_TIMING_PROF") != "" {
 		pprof.StopCPUProfile()
 	}
+	if d := os.Getenv("PUPPET_TIMING_DUMP"); d != "" { // (what an edit undone gives again)
+		os.MkdirAll(d, 0o755)
+		if err := os.WriteFile(filepath.Join(d, "first.txt"), []byte(dump(res)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Logf("first analysis: %v wall, %v CPU, %d runs, %d nodes", wall.Round(time.Millisecond), cpu.Round(time.Millisecond), len(res.Runs), len(res.Graph.Nodes))
 	_, wall, cpu = analyze()
 	t.Logf("nothing changed: %v wall, %v CPU, %d runs restored", wall.Round(time.Millisecond), cpu.Round(time.Millisecond), sys.(*puppet.System).Restored)
@@ -116,7 +122,17 @@ func TestWorkspaceTiming(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// The probe taken out again (a removal: patched too).
 		ws.DropOverlay(source.PathToURI(p))
+		runtime.ReadMemStats(&m0)
+		res, wall, cpu = analyze()
+		runtime.ReadMemStats(&m1)
+		t.Logf("edit %s undone: %v wall, %v CPU, %d MB allocated, %d of %d runs restored, %d patched; not patched, by test: %v", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), (m1.TotalAlloc-m0.TotalAlloc)>>20, ps.Restored, len(res.Runs), ps.Patched, ps.PatchRefused)
+		if d := os.Getenv("PUPPET_TIMING_DUMP"); d != "" {
+			if err := os.WriteFile(filepath.Join(d, strings.ReplaceAll(rel, "/", "_")+".undone.txt"), []byte(dump(res)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	// PUPPET_TIMING_MEMPROF=file: what the analysis keeps live between
 	// edits (the last result and the run cache), as a heap profile.

@@ -1,0 +1,192 @@
+package puppet
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// unpatchSnap is s without the plan's resource (taken out of its class's
+// body), and the places the edit moved moved: patchSnap undone. Nil when
+// the run is not one the plan can patch: the resource is not there as a
+// plain child of the class (nothing but its two containment edges at
+// it, nothing linking to it or contained in it), something of the run
+// named it, or the class would be left empty (an empty container's edge
+// goes where buildRun puts those, which a patch does not know).
+func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *runSnap {
+	m := p.shift()
+	if i := slices.Index(s.declared, p.key); i < 0 || slices.Contains(s.declared[i+1:], p.key) {
+		return a.refuse(40)
+	}
+	if _, alias := slices.BinarySearch(s.aliases, aliasHash(p.key)); alias {
+		return a.refuse(41)
+	}
+	for _, d := range s.diags {
+		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
+			return a.refuse(42)
+		}
+	}
+	for _, md := range s.missing {
+		if len(md.d.Members) > 0 || strings.Contains(md.d.Message, p.display) {
+			return a.refuse(43)
+		}
+	}
+	o := s.order
+	np := &nodePos{}
+	if a.scratch != nil {
+		np = &a.scratch.pos
+	}
+	np.fill(s.nodes)
+	begin, end, out := -1, -1, -1
+	for i, sn := range s.nodes {
+		n := sn.n
+		switch {
+		case n.Ref == p.classDisplay && (sn.kind == 'A' || sn.kind == 'Z'):
+			at := &begin
+			if sn.kind == 'Z' {
+				at = &end
+			}
+			if *at >= 0 {
+				return a.refuse(44)
+			}
+			*at = i
+		case sn.kind == 'R' && n.Decl == p.decl && n.Ref == p.display:
+			if out >= 0 {
+				return a.refuse(45)
+			}
+			out = i
+		}
+	}
+	if begin < 0 || end < 0 || out < 0 || !o.has(out) {
+		return a.refuse(46)
+	}
+	rn := s.nodes[out].n
+	// Its edges: the class's begin -> it -> the class's end, and the
+	// class holds something else.
+	pairs, others := 0, 0
+	for _, e := range s.edges {
+		switch {
+		case e.From == rn && e.To == s.nodes[end].n || e.From == s.nodes[begin].n && e.To == rn:
+			if e.Reason != "contains" || e.Kind != analysis.Order {
+				return a.refuse(47)
+			}
+			pairs++
+		case e.From == rn || e.To == rn:
+			return a.refuse(47)
+		case e.From == s.nodes[begin].n && e.Reason == "contains":
+			others++
+		}
+	}
+	if pairs != 2 || others == 0 {
+		return a.refuse(48)
+	}
+	for _, pairs := range [2][]int32{o.locals, o.shared} {
+		if slices.Contains(pairs, int32(out)) {
+			return a.refuse(49)
+		}
+	}
+	for _, t := range s.links.tgt {
+		if t == int32(out) {
+			return a.refuse(50)
+		}
+	}
+	for k := 0; k+2 < len(o.ends); k += 3 {
+		if int(o.ends[k]) == out {
+			return a.refuse(51)
+		}
+	}
+	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
+
+	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
+		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
+	moved, ok := a.movedNodes(s, p, m, line, rn)
+	if !ok {
+		return nil
+	}
+	node := moved.of
+	ns.nodes = make([]snapNode, 0, len(s.nodes)-1)
+	for i, sn := range s.nodes {
+		if i != out {
+			ns.nodes = append(ns.nodes, snapNode{node(sn.n), sn.kind})
+		}
+	}
+	drop := func(i int32) int32 { // a place of s's, in ns
+		if i > int32(out) {
+			i--
+		}
+		return i
+	}
+	ns.facts = make([]nodeFacts, 0, len(s.facts))
+	for _, f := range s.facts {
+		if int(f.i) == out {
+			continue
+		}
+		fs, ok := analysis.ShiftFacts(f.facts, m, line)
+		if !ok {
+			return a.refuse(26)
+		}
+		ns.facts = append(ns.facts, nodeFacts{drop(f.i), fs})
+	}
+	ns.edges = make([]*analysis.Edge, 0, len(s.edges)-2)
+	for _, e := range s.edges {
+		if e.From == rn || e.To == rn {
+			continue
+		}
+		from, to := node(e.From), node(e.To)
+		eat, ok := m.Span(e.At)
+		if !ok {
+			return a.refuse(27)
+		}
+		if from != e.From || to != e.To || eat != e.At {
+			c := *e
+			c.From, c.To, c.At = from, to, eat
+			e = &c
+		}
+		ns.edges = append(ns.edges, e)
+	}
+	if !a.movedResult(s, ns, p, m, line) {
+		return nil
+	}
+	for i, t := range s.links.tgt {
+		if t >= 0 {
+			ns.links.tgt[i] = drop(t)
+		}
+	}
+	ns.declared = slices.DeleteFunc(slices.Clone(s.declared), func(k string) bool { return k == p.key })
+	// The order, computed again: the classes whose bodies held the
+	// resource end one node and one key sooner.
+	no := &snapOrder{ordered: make([]uint64, (len(ns.nodes)+63)/64)}
+	for i := range s.nodes {
+		if i != out && o.has(i) {
+			j := drop(int32(i))
+			no.ordered[j>>6] |= 1 << (j & 63)
+		}
+	}
+	bump := func(pairs []int32) []int32 {
+		if pairs == nil {
+			return nil
+		}
+		out := make([]int32, len(pairs))
+		for i, v := range pairs {
+			out[i] = drop(v)
+		}
+		return out
+	}
+	no.locals, no.shared = bump(o.locals), bump(o.shared)
+	if len(o.ends) > 0 {
+		no.ends = make([]int32, len(o.ends))
+		for k := 0; k+2 < len(o.ends); k += 3 {
+			c, at, d := o.ends[k], o.ends[k+1], o.ends[k+2]
+			if at > int32(out) {
+				at, d = at-1, d-1
+			}
+			no.ends[k], no.ends[k+1], no.ends[k+2] = drop(c), at, d
+		}
+		no.endFacts = o.endFacts
+	}
+	ns.order = no
+	ns.run.Steps = orderOf(ns, ns.edges, a.scratch)
+	return ns
+}
