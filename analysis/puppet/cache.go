@@ -40,6 +40,8 @@ type runSnap struct {
 	defs            []*analysis.Node // definition nodes links point at
 	declared        []string
 	aliases         []uint64 // hashes of the keys the run's resources answer to besides their own (addAliases), sorted
+	probes          []uint64 // hashes of the keys it looked for (run.lookup2) and of its resources not in the catalog (virtual, exported), sorted
+	patRefs         []string // its references with titles we cannot read (run.patRefs)
 	patterns        []string
 	absent          bool
 	unknownIncludes bool
@@ -198,10 +200,22 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 		// control repository's runs hold a hundred thousand aliases)
 		s.aliases = make([]uint64, 0, len(r.aliases))
 		for k := range r.aliases {
-			s.aliases = append(s.aliases, aliasHash(k))
+			s.aliases = append(s.aliases, keyHash(k))
 		}
 		slices.Sort(s.aliases)
 	}
+	for _, x := range r.resources {
+		if !x.inCatalog() && !x.pat && r.probing {
+			// (virtual or exported: a resource of its key declared
+			// later is a duplicate)
+			r.probes = append(r.probes, keyHash(x.key))
+		}
+	}
+	if len(r.probes) > 0 {
+		slices.Sort(r.probes)
+		s.probes = slices.Clip(slices.Compact(r.probes))
+	}
+	s.patRefs = r.patRefs
 	nf := 0
 	for _, sn := range s.nodes {
 		if len(sn.n.Facts) > 0 {

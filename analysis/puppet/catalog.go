@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -136,6 +137,9 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl source.
 			r.observe('a', x.key, prev)
 		}
 	}
+	if prev != nil && r.probing {
+		r.probes = append(r.probes, keyHash(x.key)) // (as lookup2: ensure_resource found it)
+	}
 	if prev != nil && r.rec != nil {
 		// The catalog had it before the body: one more site of it, and
 		// the duplicate's message reads where it was first declared.
@@ -236,7 +240,21 @@ func (r *run) lookupRef(rf *ref) *res {
 
 // lookup2 finds Type[title] by key or alias (the key is built in a
 // reused buffer: map lookups with string(bytes) do not allocate).
+//
+// The keys asked for are kept for patches (run.probes): a resource of a
+// key looked for in vain, added later, would have been found, and one
+// found while the catalog was evaluated (defined(), a function, the
+// duplicate check) and taken out later would not. (What the graph finds
+// draws an edge, which a patch reads.)
 func (r *run) lookup2(typ, title string) *res {
+	x := r.lookup2Key(typ, title)
+	if r.probing && (x == nil || !r.building) {
+		r.probes = append(r.probes, maphash.Bytes(keySeed, r.kbuf))
+	}
+	return x
+}
+
+func (r *run) lookup2Key(typ, title string) *res {
 	ct := canonTitle(typ, title)
 	r.kbuf = append(append(append(append(r.kbuf[:0], typ...), '['), ct...), ']')
 	if r.rec != nil {
@@ -274,6 +292,9 @@ func (r *run) resolvePattern(rf *ref) []*res {
 	}
 	out := r.matchPattern(rf)
 	r.byPattern[k] = out
+	if r.probing {
+		r.patRefs = append(r.patRefs, refString(rf.typ, rf.title))
+	}
 	return out
 }
 

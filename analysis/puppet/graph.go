@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -245,6 +246,7 @@ var defineInstanceFacts = []analysis.Fact{{Label: "defined type instance", Value
 
 func (a *analyzer) buildRun(r *run) analysis.Run {
 	g := &runGraph{r: r, explicit: map[[2]*analysis.Node]bool{}}
+	r.building = true
 	salt := ""
 	switch a.ordering {
 	case "random":
@@ -950,7 +952,13 @@ func (a *analyzer) generatedFile(g *runGraph, x *res, h string) {
 			p = s
 		}
 	}
-	if x.pat || !strings.HasPrefix(p, "/") || g.r.find("File", p) != nil {
+	if x.pat || !strings.HasPrefix(p, "/") {
+		return
+	}
+	if g.r.find("File", p) != nil {
+		if g.r.probing { // (taken out, it would be generated: kept as if not found)
+			g.r.probes = append(g.r.probes, maphash.Bytes(keySeed, g.r.kbuf))
+		}
 		return
 	}
 	ref := refString("File", p)

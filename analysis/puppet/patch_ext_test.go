@@ -39,7 +39,9 @@ func TestPatchedRunsAreRebuiltRuns(t *testing.T) {
 		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n}\n", 3},
 		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n}\n", 3},
 		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n}\n", 2},                       // a duplicate in role::a: the others only
-		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n  file { '/tmp/y': }\n}\n", 0}, // a file: autorequire
+		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n  file { '/tmp/y': }\n}\n", 3}, // a file: no parent of it declared
+		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n  file { '/tmp/y': }\n  file { '/srv/a/b': }\n}\n", 3},
+		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n  file { '/tmp/y': }\n  file { '/srv/a/b': }\n  file { '/srv/a': }\n}\n", 0}, // the parent of a file patched in
 	}
 	for i, ed := range edits {
 		ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(ed.text)))
@@ -221,18 +223,38 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 		{"a collector of another type", "class other { Service <| |> }", "package { 'free': }", true, ""},
 		{"a default of its type", "class other { service { 's': } Package { before => Service['s'] } }", "package { 'free': }", false, ""},
 		{"a reference to it", "class other { notify { 'o': require => Package['free'] } }", "package { 'free': }", false, ""},
-		{"a reference with a title from a value", "class other { notify { 'o': require => Package[$facts['x']] } }", "package { 'free': }", false, ""},
+		{"a reference with a title from a value nobody knows", "class other { notify { 'o': require => Package[$facts['x']] } }", "package { 'free': }", true, ""},
+		{"a reference with a title from a value that is its title", "class other { $t = 'free'\n notify { 'o': require => Package[$t] } }", "package { 'free': }", false, ""},
+		{"a reference with a title from a value that is another", "class other { $t = 'other'\n notify { 'o': require => Package[$t] } }", "package { 'free': }", true, ""},
+		{"ensure_resource of it", "class other { ensure_resource('package', 'free', {}) }", "package { 'free': }", false, ""},
+		{"defined() of a title from a value", "class other { $t = 'free'\n if defined(Package[$t]) { notify { 'seen': } } }", "package { 'free': }", false, ""},
 		{"a string naming the type", "class other { notify { 'o': require => 'Package[free]' } }", "package { 'free': }", false, ""},
 		{"a namevar that is its title", "class other { package { 'other': name => 'free' } }", "package { 'free': }", false, ""},
 		{"a duplicate", "class other { package { 'free': } }", "package { 'free': }", false, ""},
-		{"a file (autorequire)", "class other { file { '/tmp': } }", "file { '/tmp/free': }", false, ""},
+		{"a file whose parent directory is declared", "class other { file { '/tmp': } }", "file { '/tmp/free': }", false, ""},
+		{"a file no parent of which is declared", "class other { file { '/etc': } }", "file { '/srv/free': ensure => file, owner => 'root', group => 'adm', mode => '0644' }", true, ""},
+		{"a file whose owner is declared", "class other { user { 'www': } }", "file { '/srv/free': owner => 'www' }", false, ""},
+		{"a file whose group is declared", "class other { group { 'www': } }", "file { '/srv/free': group => 'www' }", false, ""},
+		{"a file a declared file is in", "class other { file { '/srv/free/x': } }", "file { '/srv/free': ensure => directory }", false, ""},
+		{"a link", "class other { }", "file { '/srv/free': ensure => link, target => '/srv/x' }", false, ""},
+		{"a file a concat_file would generate", "class other { concat_file { '/srv/free': } }", "file { '/srv/free': }", false, ""},
+		{"a user a file's owner names", "class other { file { '/srv/o': owner => 'free' } }", "user { 'free': }", false, ""},
+		{"a group a file's group names", "class other { file { '/srv/o': group => 'free' } }", "group { 'free': }", false, ""},
+		{"a file a default gives an owner that is declared", "class other { user { 'www': } }", "file { '/srv/free': }", false, "File { owner => 'www', mode => '0644' }\n  include profile::base"},
+		{"a file a default gives an owner that is not declared", "class other { }", "file { '/srv/free': }", true, "File { owner => 'www', mode => '0644' }\n  include profile::base"},
+		{"a file a default gives a value from a variable", "class other { }", "file { '/srv/free': }", false, "File { mode => $mode }\n  include profile::base"},
+		{"a user nobody names", "class other { file { '/srv/o': owner => 'root' } }", "user { 'free': uid => 1000 }", true, ""},
+		{"a virtual resource of its title", "class other { @package { 'free': } }", "package { 'free': }", false, ""},
 		{"a relationship", "class other { }", "package { 'free': before => Package['p1'] }", false, ""},
 		{"a value read by a rule", "class other { file { '/bin/true': } }", "exec { 'free': command => '/bin/true' }", false, ""},
 		{"an interpolated value", "class other { }", "package { 'free': ensure => \"${facts['v']}\" }", false, ""},
 		{"a virtual resource", "class other { }", "@package { 'free': }", false, ""},
 		{"a collector in code another role reads", "class other { service { 's': } Package <| |> -> Service['s'] }", "package { 'free': }", true, "include profile::base\n}\nclass role::b {\n  include profile::base"},
 		{"a relationship to a title built from a value", "class other { notify { 'o': require => Package[\"${name}-x\"] } }", "package { 'free': }", true, ""},
-		{"a chain to a title built from a value", "class other { notify { 'o': } Package[\"${name}-x\"] -> Notify['o'] }", "package { 'free-x': }", false, ""},
+		{"a chain to a title built from a value that is its title", "class other { notify { 'o': } Package[\"${name}-x\"] -> Notify['o'] }", "package { 'other-x': }", false, ""},
+		{"a chain to a title built from a value that is another", "class other { notify { 'o': } Package[\"${name}-x\"] -> Notify['o'] }", "package { 'free-x': }", true, ""},
+		{"a chain to a title built from a value nobody knows that may be its title", "class other { notify { 'o': } Package[\"${facts['x']}-x\"] -> Notify['o'] }", "package { 'free-x': }", false, ""},
+		{"a chain to a title built from a value nobody knows that is not its title", "class other { notify { 'o': } Package[\"${facts['x']}-x\"] -> Notify['o'] }", "package { 'free-y': }", true, ""},
 		{"a class declared under a condition nobody decides", "class other { }", "package { 'free': }", true, "if $facts['x'] == 'y' { include profile::base }"},
 		{"defined() of it", "class other { if defined(Package['free']) { notify { 'seen': } } }", "package { 'free': }", false, ""},
 		{"defined() of a string naming it", "class other { if defined('Package[free]') { notify { 'seen': } } }", "package { 'free': }", false, ""},
@@ -264,9 +286,11 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 				if want := dump(analyze(puppet.New())); got != want {
 					t.Fatalf("%q -> %q: the result differs from a fresh one\n%s", texts[0], texts[1], lineDiff(want, got))
 				}
-				if n := long.(*puppet.System).Patched; (n > 0) != c.patched {
+				ps := long.(*puppet.System)
+				if n := ps.Patched; (n > 0) != c.patched {
 					t.Errorf("%q -> %q: %d runs patched, want patched: %v", texts[0], texts[1], n, c.patched)
 				}
+				t.Logf("%q -> %q: %d patched, refused by test %v", texts[0], texts[1], ps.Patched, ps.PatchRefused)
 			}
 		})
 	}

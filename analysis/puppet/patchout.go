@@ -20,8 +20,11 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	if i := slices.Index(s.declared, p.key); i < 0 || slices.Contains(s.declared[i+1:], p.key) {
 		return a.refuse(40)
 	}
-	if _, alias := slices.BinarySearch(s.aliases, aliasHash(p.key)); alias {
+	if _, alias := slices.BinarySearch(s.aliases, keyHash(p.key)); alias {
 		return a.refuse(41)
+	}
+	if _, probed := slices.BinarySearch(s.probes, keyHash(p.key)); probed || p.patternNames(s) {
+		return a.refuse(53) // (found by defined(), by a concat_file that generates its file unless it is declared...)
 	}
 	for _, d := range s.diags {
 		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
@@ -100,7 +103,8 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
 
 	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
-		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
+		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic,
+		probes: s.probes, patRefs: s.patRefs} // (what it looked for stays looked for: probes only refuse)
 	moved, ok := a.movedNodes(s, p, m, line, rn)
 	if !ok {
 		return nil

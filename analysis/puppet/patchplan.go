@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"bytes"
+	"path"
 	"reflect"
 	"regexp"
 	"strings"
@@ -74,11 +75,15 @@ type typeUses struct {
 	refs      map[string]bool // "type\x00title"; title "*": one we cannot read; "*\x00*": Resource[...]
 	named     map[string]bool // a string holds `Type[`
 	functions bool            // the file defines functions (their bodies are no run's input)
+	// owners: for a type whose defaults here set only literals no rule
+	// reads but a file's owner and group (which are not in defaults),
+	// the users and groups they name ("User[x]", "Group[x]")
+	owners map[string][]string
 }
 
 var typeInString = regexp.MustCompile(`([A-Za-z_:][A-Za-z0-9_:]*)\s*\[`)
 
-func usesOf(f *pp.File) *typeUses {
+func usesOf(f *pp.File, text []byte) *typeUses {
 	u := &typeUses{} // (maps made when first written: most files use no type so)
 	set := func(m *map[string]bool, k string) {
 		if *m == nil {
@@ -135,10 +140,11 @@ func usesOf(f *pp.File) *typeUses {
 					set(&u.collected, low(t.Type.Value))
 				}
 			case *pp.ResourceDefaults:
-				if t.Type != nil {
-					set(&u.defaults, low(t.Type.Value))
-				} else {
+				switch {
+				case t.Type == nil:
 					set(&u.defaults, "*")
+				case !literalDefaults(u, low(t.Type.Value), t.Attrs, text):
+					set(&u.defaults, low(t.Type.Value))
 				}
 			case *pp.Access:
 				tr, ok := t.X.(*pp.TypeRef)
@@ -185,6 +191,41 @@ func usesOf(f *pp.File) *typeUses {
 	return u
 }
 
+// literalDefaults: whether the defaults attrs of type typ set only literal
+// values no rule reads, or a file's owner and group (then kept in
+// u.owners: a resource they apply to may require those by itself).
+func literalDefaults(u *typeUses, typ string, attrs []*pp.Attr, text []byte) bool {
+	var owners []string
+	for _, at := range attrs {
+		if at.Op != "=>" || at.Name == "*" || !literalValue(at.Value, text, false) {
+			return false
+		}
+		if !readAttrs[at.Name] {
+			continue
+		}
+		s, isStr := at.Value.(*pp.Str)
+		if typ != "file" || at.Name != "owner" && at.Name != "group" || !isStr || s.Value == "" {
+			return false
+		}
+		owners = append(owners, ownerKey(at.Name, s.Value))
+	}
+	if len(owners) > 0 {
+		if u.owners == nil {
+			u.owners = map[string][]string{}
+		}
+		u.owners[typ] = append(u.owners[typ], owners...)
+	}
+	return true
+}
+
+// ownerKey is the key a file's owner or group attribute (name) looks for.
+func ownerKey(name, value string) string {
+	if name == "group" {
+		return refString("Group", value)
+	}
+	return refString("User", value)
+}
+
 // plainMeta: a metaparameter's value made only of references, strings
 // and arrays of them (what meta reads alone).
 func plainMeta(n pp.Node) bool {
@@ -204,16 +245,19 @@ func plainMeta(n pp.Node) bool {
 	return ok
 }
 
-// autorequiring: the built-in types autorequire.go and generatedFile
-// read or find (a resource of them is seen by others' rules).
-var autorequiring = map[string]bool{"file": true, "user": true, "group": true, "exec": true, "cron": true, "ssh_authorized_key": true, "concat_file": true}
+// autorequiring: the built-in types whose own autorequires (autorequire.go)
+// or generated files read attributes a patch does not follow. A file,
+// a user or a group is found by others' autorequires (what they looked
+// for in vain: runSnap.probes) and a file finds its parent directories,
+// owner and group (patchPlan.ownProbes).
+var autorequiring = map[string]bool{"exec": true, "cron": true, "ssh_authorized_key": true, "concat_file": true}
 
 // patchPlan is how the runs reading one old version of a file are patched.
 type patchPlan struct {
 	uri                 string
 	oldID, newID        string
 	pre, oldEnd, newEnd int // the text [pre, oldEnd) of the old version is [pre, newEnd) now
-	typ                 string
+	typ, title          string
 	display, key        string
 	decl, full          source.Span // the new resource's, now (removed: the old one's, then)
 	removed             bool        // the resource was taken out (decl, full: its places in the old text)
@@ -223,6 +267,7 @@ type patchPlan struct {
 	prevDisplay         string
 	prevKey             string
 	classDisplay        string
+	ownProbes           []string        // the keys it looks for by itself (a file's parent directories, owner, group)
 	mentions            map[string]bool // data files (by path): whether they name `Type[`
 	seenIn              map[string]bool // the files (by URI) whose code may see it
 }
@@ -331,20 +376,45 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	if !ok || autorequiring[typ] || !inertType(typ) {
 		return a.noPlan(13)
 	}
+	ct := capType(typ)
 	names := map[string]bool{}
 	for _, at := range r.Bodies[0].Attrs {
-		if at.Op != "=>" || at.Name == "*" || readAttrs[at.Name] || names[at.Name] || !literalValue(at.Value, text, false) {
+		if at.Op != "=>" || at.Name == "*" || names[at.Name] || !literalValue(at.Value, text, false) {
 			return a.noPlan(14)
 		}
+		if readAttrs[at.Name] {
+			// (a file's owner and group: what it requires by itself, below)
+			s, isStr := at.Value.(*pp.Str)
+			if ct != "File" || at.Name != "owner" && at.Name != "group" || !isStr || s.Value == "" {
+				return a.noPlan(14)
+			}
+			p.ownProbes = append(p.ownProbes, ownerKey(at.Name, s.Value))
+		}
 		names[at.Name] = true
+	}
+	// What it requires by itself (autorequire.go): a file, the nearest
+	// of its parent directories the run declares, its owner, its group.
+	// A run that declares one of them is built again (patchSnap).
+	if ct == "File" && strings.HasPrefix(title, "/") {
+		for d := path.Dir(path.Clean(title)); ; d = path.Dir(d) {
+			p.ownProbes = append(p.ownProbes, refString("File", d))
+			if d == "/" || d == "." {
+				break
+			}
+		}
 	}
 	// Nothing else a run evaluates may see it (or have seen it): the
 	// files whose code could are named, and a run that read one is built
 	// again (patched); a file of functions may be read by any run.
 	p.seenIn = map[string]bool{}
 	for _, f := range a.order {
-		u := a.sys.uses(f.ast)
-		if u.collected[typ] || u.defaults[typ] || u.defaults["*"] || u.refs["*\x00*"] || u.refs[typ+"\x00*"] || u.refs[typ+"\x00"+title] ||
+		var text []byte // (none: its defaults are judged unread)
+		if f.src != nil {
+			text = f.src.Text
+		}
+		u := a.sys.uses(f.ast, text)
+		p.ownProbes = append(p.ownProbes, u.owners[typ]...) // (where its defaults apply)
+		if u.collected[typ] || u.defaults[typ] || u.defaults["*"] || u.refs["*\x00*"] || u.refs[typ+"\x00"+title] ||
 			u.named[typ] {
 			if u.functions {
 				return a.noPlan(17)
@@ -352,8 +422,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 			p.seenIn[f.uri] = true
 		}
 	}
-	ct := capType(typ)
-	p.typ = typ
+	p.typ, p.title = typ, title
 	p.key = refString(ct, canonTitle(ct, title))
 	p.display = refString(ct, title)
 	if canonTitle(ct, title) == title {
@@ -505,14 +574,14 @@ func (p *patchPlan) sameMoved(a, b pp.Node) bool {
 }
 
 // uses is usesOf, kept by tree (an unchanged file's tree is the same).
-func (s *System) uses(f *pp.File) *typeUses {
+func (s *System) uses(f *pp.File, text []byte) *typeUses {
 	s.mu.Lock()
 	u := s.typeUses[f]
 	s.mu.Unlock()
 	if u != nil {
 		return u
 	}
-	u = usesOf(f)
+	u = usesOf(f, text)
 	s.mu.Lock()
 	if s.typeUses == nil {
 		s.typeUses = map[*pp.File]*typeUses{}

@@ -70,8 +70,18 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	// It is no duplicate here, and nothing here asked for it. (A title
 	// we cannot read of its type matters only to references and
 	// collectors of the type, which the plan rules out.)
-	if _, alias := slices.BinarySearch(s.aliases, aliasHash(p.key)); slices.Contains(s.declared, p.key) || alias {
+	if _, alias := slices.BinarySearch(s.aliases, keyHash(p.key)); slices.Contains(s.declared, p.key) || alias {
 		return a.refuse(8)
+	}
+	// Nobody here looked for it (an autorequire, a generated file), and
+	// nothing it looks for by itself is here.
+	if _, probed := slices.BinarySearch(s.probes, keyHash(p.key)); probed || p.patternNames(s) {
+		return a.refuse(33)
+	}
+	for _, k := range p.ownProbes {
+		if _, alias := slices.BinarySearch(s.aliases, keyHash(k)); alias || slices.Contains(s.declared, k) {
+			return a.refuse(34)
+		}
 	}
 	for _, d := range s.diags {
 		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
@@ -204,7 +214,16 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
 
 	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
-		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
+		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic,
+		probes: s.probes, patRefs: s.patRefs}
+	if len(p.ownProbes) > 0 { // (what a build would have looked for in vain)
+		ns.probes = slices.Clone(s.probes)
+		for _, k := range p.ownProbes {
+			ns.probes = append(ns.probes, keyHash(k))
+		}
+		slices.Sort(ns.probes)
+		ns.probes = slices.Compact(ns.probes)
+	}
 	// Nodes: the moved ones copied, the new one put in.
 	moved, ok := a.movedNodes(s, p, m, line, nil)
 	if !ok {
@@ -475,6 +494,18 @@ func (a *analyzer) refuse(why int) *runSnap {
 	return nil
 }
 
+// patternNames: whether a reference of the run whose title we cannot
+// read may name the plan's resource (its links would gain or lose it).
+func (p *patchPlan) patternNames(s *runSnap) bool {
+	for _, pr := range s.patRefs {
+		typ, glob, _ := strings.Cut(pr, "[")
+		if strings.EqualFold(typ, p.typ) && globMatch(strings.TrimSuffix(glob, "]"), p.title) {
+			return true
+		}
+	}
+	return false
+}
+
 // readsSeen: whether the input k (now v) of a run is a file whose code
 // may see the plan's resource (patchPlan.seenIn): a file evaluated ('f',
 // by URI; 'F', the main manifest folder's), a class's or a define's
@@ -504,8 +535,8 @@ func (p *patchPlan) readsSeen(k depKey, v string) bool {
 	return false
 }
 
-var aliasSeed = maphash.MakeSeed()
+var keySeed = maphash.MakeSeed()
 
-// aliasHash is how a snapshot keeps an alias key (runSnap.aliases): two
-// keys of one hash only refuse a patch that was possible.
-func aliasHash(k string) uint64 { return maphash.String(aliasSeed, k) }
+// keyHash is how a snapshot keeps a key it only asks about (aliases,
+// probes): two keys of one hash only refuse a patch that was possible.
+func keyHash(k string) uint64 { return maphash.String(keySeed, k) }

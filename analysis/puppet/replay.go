@@ -423,6 +423,9 @@ func (en *defEntry) matches(r *run) bool {
 	}
 	for _, o := range en.obs {
 		var present bool
+		if r.probing && (o.m == 'k' || o.m == 'a' || o.m == 's') {
+			r.probes = append(r.probes, keyHash(o.key)) // (as lookup2 would)
+		}
 		switch o.m {
 		case 'k':
 			present = r.byKey[o.key] != nil

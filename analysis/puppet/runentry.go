@@ -32,6 +32,7 @@ func (a *analyzer) newRun(name, entry string) *run {
 	if !a.strict {
 		r.deps = map[depKey]string{}
 	}
+	r.probing = !a.strict && a.ordering == "manifest" && !a.req.Once
 	if links > 0 && !a.linksUnread(a.strict) {
 		r.links = make([]linkRec, 0, links+links/8)
 	}

@@ -34,7 +34,9 @@ import (
 // PUPPET_TIMING_EDITPROF=file one of the complete analysis after an edit;
 // PUPPET_TIMING_DUMP=dir writes the strict dump (dump_test.go) of the
 // result after each edit, to diff a speed change's incremental path with
-// the code before it.
+// the code before it; PUPPET_TIMING_FRESH=1 holds that result to a fresh
+// analysis's there and then. PUPPET_TIMING_PROBE is the resource added
+// (a notify unless set), and then taken out again.
 func TestWorkspaceTiming(t *testing.T) {
 	dir := os.Getenv("PUPPET_TIMING_DIR")
 	if dir == "" {
@@ -85,7 +87,11 @@ func TestWorkspaceTiming(t *testing.T) {
 		if i < 0 {
 			i = len(text)
 		}
-		edited := append(append(append([]byte(nil), text[:i]...), "  notify { 'timing-probe': }\n"...), text[i:]...)
+		probe := "  notify { 'timing-probe': }\n"
+		if s := os.Getenv("PUPPET_TIMING_PROBE"); s != "" {
+			probe = "  " + s + "\n"
+		}
+		edited := append(append(append([]byte(nil), text[:i]...), probe...), text[i:]...)
 		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, edited))
 		// As the server does: the edited file's runs first, then all.
 		fres, fwall, fcpu := analyze(source.PathToURI(p))
@@ -120,6 +126,15 @@ func TestWorkspaceTiming(t *testing.T) {
 			os.MkdirAll(d, 0o755)
 			if err := os.WriteFile(filepath.Join(d, strings.ReplaceAll(rel, "/", "_")+".txt"), []byte(dump(res)), 0o644); err != nil {
 				t.Fatal(err)
+			}
+		}
+		if os.Getenv("PUPPET_TIMING_FRESH") != "" { // held to a fresh analysis's
+			got := dump(res)
+			in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
+			fresh := puppet.New()
+			want := dump(analysis.Analyze(fresh, in, analysis.Files([]analysis.System{fresh}, in)[fresh]))
+			if got != want {
+				t.Errorf("edit %s: the result differs from a fresh analysis's\n%s", rel, lineDiff(want, got))
 			}
 		}
 		// The probe taken out again (a removal: patched too).
