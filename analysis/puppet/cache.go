@@ -42,6 +42,7 @@ type runSnap struct {
 	aliases         []uint64 // hashes of the keys the run's resources answer to besides their own (addAliases), sorted
 	probes          []uint64 // hashes of the keys it looked for (run.lookup2) and of its resources not in the catalog (virtual, exported), sorted
 	patRefs         []string // its references with titles we cannot read (run.patRefs)
+	cols            []colSnap
 	patterns        []string
 	absent          bool
 	unknownIncludes bool
@@ -216,6 +217,9 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 		s.probes = slices.Clip(slices.Compact(r.probes))
 	}
 	s.patRefs = r.patRefs
+	if r.probing {
+		s.cols = r.colSnaps()
+	}
 	nf := 0
 	for _, sn := range s.nodes {
 		if len(sn.n.Facts) > 0 {

@@ -26,6 +26,9 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	if _, probed := slices.BinarySearch(s.probes, keyHash(p.key)); probed || p.patternNames(s) {
 		return a.refuse(53) // (found by defined(), by a concat_file that generates its file unless it is declared...)
 	}
+	if p.collected(s) {
+		return a.refuse(54)
+	}
 	for _, d := range s.diags {
 		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
 			return a.refuse(42)
@@ -104,7 +107,7 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 
 	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
 		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic,
-		probes: s.probes, patRefs: s.patRefs} // (what it looked for stays looked for: probes only refuse)
+		probes: s.probes, patRefs: s.patRefs, cols: s.cols} // (what it looked for stays looked for: probes only refuse)
 	moved, ok := a.movedNodes(s, p, m, line, rn)
 	if !ok {
 		return nil

@@ -70,7 +70,6 @@ func (s *System) tree(id string) (treeText, bool) {
 // typeUses is what one file's code does with resource types that could
 // see a resource added elsewhere (lower-case type names).
 type typeUses struct {
-	collected map[string]bool // Type <| |>
 	defaults  map[string]bool // Type { } (a default with a computed type: "*")
 	refs      map[string]bool // "type\x00title"; title "*": one we cannot read; "*\x00*": Resource[...]
 	named     map[string]bool // a string holds `Type[`
@@ -134,10 +133,6 @@ func usesOf(f *pp.File, text []byte) *typeUses {
 				if _, ok := metaparams[t.Name]; ok && t.Value != nil && plainMeta(t.Value) {
 					pp.Walk(t.Value, meta)
 					return false
-				}
-			case *pp.Collector:
-				if t.Type != nil {
-					set(&u.collected, low(t.Type.Value))
 				}
 			case *pp.ResourceDefaults:
 				switch {
@@ -414,7 +409,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		}
 		u := a.sys.uses(f.ast, text)
 		p.ownProbes = append(p.ownProbes, u.owners[typ]...) // (where its defaults apply)
-		if u.collected[typ] || u.defaults[typ] || u.defaults["*"] || u.refs["*\x00*"] || u.refs[typ+"\x00"+title] ||
+		if u.defaults[typ] || u.defaults["*"] || u.refs["*\x00*"] || u.refs[typ+"\x00"+title] ||
 			u.named[typ] {
 			if u.functions {
 				return a.noPlan(17)

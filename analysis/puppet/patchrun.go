@@ -78,6 +78,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	if _, probed := slices.BinarySearch(s.probes, keyHash(p.key)); probed || p.patternNames(s) {
 		return a.refuse(33)
 	}
+	if p.collected(s) {
+		return a.refuse(35)
+	}
 	for _, k := range p.ownProbes {
 		if _, alias := slices.BinarySearch(s.aliases, keyHash(k)); alias || slices.Contains(s.declared, k) {
 			return a.refuse(34)
@@ -215,7 +218,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 
 	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
 		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic,
-		probes: s.probes, patRefs: s.patRefs}
+		probes: s.probes, patRefs: s.patRefs, cols: s.cols}
 	if len(p.ownProbes) > 0 { // (what a build would have looked for in vain)
 		ns.probes = slices.Clone(s.probes)
 		for _, k := range p.ownProbes {
