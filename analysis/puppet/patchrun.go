@@ -133,6 +133,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	if begin < 0 || end < 0 {
 		return a.refuse(14)
 	}
+	if refreshedVia(s, np, begin) {
+		return a.refuse(36) // (its hover would say what refreshes it: refreshFacts)
+	}
 	ins, declAt := -1, -1 // declAt: how many keys come before its own
 	cls := -1             // the class's entry in o.ends
 	for k := 0; k+2 < len(o.ends); k += 3 {
@@ -470,6 +473,43 @@ func (a *analyzer) movedResult(s, ns *runSnap, p *patchPlan, m analysis.Shift, l
 		}
 	}
 	return true
+}
+
+// refreshedVia: whether a refresh edge of s goes to the container whose
+// begin anchor is s.nodes[begin] or to one around it (every resource
+// they hold is refreshed, and says so: refreshFacts).
+func refreshedVia(s *runSnap, np *nodePos, begin int) bool {
+	var into map[*analysis.Node]bool
+	for _, e := range s.edges {
+		if e.Kind == analysis.Refresh {
+			if into == nil {
+				into = map[*analysis.Node]bool{}
+			}
+			into[e.To] = true
+		}
+	}
+	if into == nil {
+		return false
+	}
+	isBegin := func(n *analysis.Node) bool {
+		i, ok := np.of(n)
+		return ok && s.nodes[i].kind == 'A'
+	}
+	at := s.nodes[begin].n
+	for depth := 0; at != nil && depth < 100; depth++ {
+		if into[at] {
+			return true
+		}
+		var up *analysis.Node // the container's begin anchor: it contains this one
+		for _, e := range s.edges {
+			if e.To == at && e.Reason == "contains" && isBegin(e.From) {
+				up = e.From
+				break
+			}
+		}
+		at = up
+	}
+	return false
 }
 
 // factsName: whether facts name a place of the document uri.
