@@ -190,14 +190,16 @@ func patchEdit(rng *rand.Rand, text []byte, n int) []byte {
 		"  notify { '%s': message => 'hello' }\n",
 		"  host { '%s': ip => '10.0.0.1' }\n",
 		"  package { '%s': }\n",
-		"  file { '/tmp/%s': ensure => file }\n",          // autorequire
+		"  file { '/tmp/%s': ensure => file }\n", // autorequire
+		"  file { '/etc/%[1]s.conf': ensure => file, owner => 'root', group => 'root', mode => '0444', content => template('profile/%[1]s.erb') }\n",
+		"  user { '%s': uid => 4242 }\n",
 		"  package { '%s': require => Package['zz0'] }\n", // a relationship
 		"  notify { \"%s-${facts['os']['family']}\": }\n", // a title from a value
 		"  package { 'zz0': }\n  # %s\n",                  // a duplicate after the first edit
 		"\n  # %s: a comment moves the text below\n",      // no statement
 	}
 	k := kinds[rng.IntN(len(kinds))]
-	if strings.Count(k, "%s") == 0 {
+	if !strings.Contains(k, "%s") && !strings.Contains(k, "%[1]s") {
 		k += "%.0s"
 	}
 	out := append([]string(nil), lines[:pos]...)
@@ -249,6 +251,9 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 		{"a file whose owner is declared", "class other { user { 'www': } }", "file { '/srv/free': owner => 'www' }", false, "", ""},
 		{"a file whose group is declared", "class other { group { 'www': } }", "file { '/srv/free': group => 'www' }", false, "", ""},
 		{"a file a declared file is in", "class other { file { '/srv/free/x': } }", "file { '/srv/free': ensure => directory }", false, "", ""},
+		{"a file with its content from a template", "class other { }", "file { '/srv/free': content => template('profile/free.erb'), source => 'puppet:///modules/x/y' }", true, "", ""},
+		{"a file with its content from a template named by a value", "class other { }", "file { '/srv/free': content => template(\"profile/${name}.erb\") }", false, "", ""},
+		{"a file with its content from another function", "class other { }", "file { '/srv/free': content => inline_template('<%= @x %>') }", false, "", ""},
 		{"a link", "class other { }", "file { '/srv/free': ensure => link, target => '/srv/x' }", false, "", ""},
 		{"a file a concat_file would generate", "class other { concat_file { '/srv/free': } }", "file { '/srv/free': }", false, "", ""},
 		{"a user a file's owner names", "class other { file { '/srv/o': owner => 'free' } }", "user { 'free': }", false, "", ""},

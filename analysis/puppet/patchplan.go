@@ -374,7 +374,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	ct := capType(typ)
 	names := map[string]bool{}
 	for _, at := range r.Bodies[0].Attrs {
-		if at.Op != "=>" || at.Name == "*" || names[at.Name] || !literalValue(at.Value, text, false) {
+		if at.Op != "=>" || at.Name == "*" || names[at.Name] || !literalValue(at.Value, text, false) && (readAttrs[at.Name] || !contentCall(at.Value, text)) {
 			return a.noPlan(14)
 		}
 		if readAttrs[at.Name] {
@@ -516,6 +516,28 @@ func (a *analyzer) removedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte)
 		return nil
 	}
 	return r
+}
+
+// contentCall: a file's content read by a function of Puppet's that
+// reads nothing of the catalog or the scope (template, epp, file) from
+// literal paths. Evaluation gives an unknown string and no diagnostic,
+// and no rule reads the attribute.
+func contentCall(v pp.Node, text []byte) bool {
+	c, ok := v.(*pp.Call)
+	if !ok || c.Lambda != nil || len(c.Args) == 0 {
+		return false
+	}
+	switch c.Name {
+	case "template", "epp", "file":
+	default:
+		return false
+	}
+	for _, a := range c.Args {
+		if _, isStr := a.(*pp.Str); !isStr || !literalValue(a, text, false) {
+			return false
+		}
+	}
+	return true
 }
 
 // plainDecl: a declaration of one resource of a built-in type with a
