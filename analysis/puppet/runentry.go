@@ -28,7 +28,16 @@ func (a *analyzer) newRun(name, entry string) *run {
 		// through 17 rehashes).
 		hint = len(fi.src.Text) / 100
 	}
-	r := &run{a: a, name: name, entry: entry, byKey: make(map[string]*res, hint), aliases: map[string]*res{}, classes: map[string]*res{}, stages: map[string]*res{}, strict: a.strict}
+	r := &run{a: a, name: name, entry: entry, stages: map[string]*res{}, strict: a.strict}
+	if sc := a.scratch; sc != nil && sc.byKey != nil && hint == 0 {
+		r.byKey, r.aliases, r.classes = sc.byKey, sc.aliases, sc.classes
+		sc.byKey, sc.aliases, sc.classes = nil, nil, nil
+		clear(r.byKey)
+		clear(r.aliases)
+		clear(r.classes)
+	} else {
+		r.byKey, r.aliases, r.classes = make(map[string]*res, hint), map[string]*res{}, map[string]*res{}
+	}
 	if !a.strict {
 		r.deps = map[depKey]string{}
 	}
