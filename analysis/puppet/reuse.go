@@ -32,6 +32,7 @@ type runScratch struct {
 	// one rehash after the other was 4% of what a `check` of
 	// operations-puppet allocated and 2-3% of its CPU
 	byKey, aliases, classes map[string]*res
+	resources               []*res // (grown by appending: 20 MB of a check)
 }
 
 // keepMaps takes a built run's catalog maps for the next run on the
@@ -42,6 +43,8 @@ func (sc *runScratch) keepMaps(r *run) {
 		return
 	}
 	sc.byKey, sc.aliases, sc.classes = r.byKey, r.aliases, r.classes
+	sc.resources = r.resources[:cap(r.resources)]
+	clear(sc.resources) // (what it held may be garbage)
 }
 
 // reuse is s emptied, or a new slice when s cannot hold n.

@@ -35,6 +35,8 @@ func (a *analyzer) newRun(name, entry string) *run {
 		clear(r.byKey)
 		clear(r.aliases)
 		clear(r.classes)
+		r.resources = sc.resources[:0]
+		sc.resources = nil
 	} else {
 		r.byKey, r.aliases, r.classes = make(map[string]*res, hint), map[string]*res{}, map[string]*res{}
 	}
