@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -34,8 +37,14 @@ type Input struct {
 // workspace roots, the Input's Paths and the open documents. It reads only
 // the first bytes of candidate files; the server caches its answer and
 // re-runs it when files are created or deleted.
+//
+// The walk lists the paths first and asks the systems about them on every
+// CPU: a command line's analysis waits for it with the other cores idle
+// (operations-puppet: 10,809 files, heads of its Ruby and JSON files read,
+// 135-255 ms on one core before anything else starts). Each path's owner
+// depends on the path alone, so the lists are those a single goroutine
+// makes, in the walk's order.
 func Discover(systems []System, in Input) map[System][]string {
-	out := map[System][]string{}
 	ws := in.Workspace
 	headOf := func(p string) func() []byte {
 		return func() []byte {
@@ -52,30 +61,51 @@ func Discover(systems []System, in Input) map[System][]string {
 			return buf[:n]
 		}
 	}
+	var paths []string
 	ws.Walk(func(p string) bool {
-		h := headOf(p)
+		paths = append(paths, p)
+		return true
+	}, in.Paths...)
+	owners := make([]System, len(paths))
+	eachParallel(len(paths), func(i int) {
+		h := headOf(paths[i])
 		for _, s := range systems {
-			if s.Owns(p, h) {
-				out[s] = append(out[s], p)
-				return true
+			if s.Owns(paths[i], h) {
+				owners[i] = s
+				return
 			}
 		}
-		return false
-	}, in.Paths...)
+	})
+	out := map[System][]string{}
+	for i, p := range paths {
+		if s := owners[i]; s != nil {
+			out[s] = append(out[s], p)
+		}
+	}
 	return out
 }
 
 // Load reads the discovered paths (open documents win over the disk) and
 // adds open documents that have no local path (untitled:) to the system
-// that owns their name.
+// that owns their name. Files are read on every CPU (as Discover asks).
 func Load(systems []System, in Input, paths map[System][]string) map[System][]*source.File {
 	out := map[System][]*source.File{}
 	ws := in.Workspace
+	type job struct {
+		s System
+		p string
+	}
+	var jobs []job
 	for s, ps := range paths {
 		for _, p := range ps {
-			if f := ws.Lookup(p); f != nil {
-				out[s] = append(out[s], f)
-			}
+			jobs = append(jobs, job{s, p})
+		}
+	}
+	got := make([]*source.File, len(jobs))
+	eachParallel(len(jobs), func(i int) { got[i] = ws.Lookup(jobs[i].p) })
+	for i, j := range jobs {
+		if f := got[i]; f != nil {
+			out[j.s] = append(out[j.s], f)
 		}
 	}
 	for _, f := range ws.Overlays() {
@@ -87,6 +117,34 @@ func Load(systems []System, in Input, paths map[System][]string) map[System][]*s
 		}
 	}
 	return out
+}
+
+// eachParallel calls f(0..n-1) on GOMAXPROCS goroutines (on the caller's
+// alone for a few calls).
+func eachParallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/64)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // Files is Discover followed by Load.

@@ -191,7 +191,7 @@ func (a *analyzer) prevSnap(name string) *runSnap {
 // snapshot records a run freshly built on a forked analyzer: everything
 // in the fork's graph is the run's own.
 func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, declared, patterns []string) {
-	if a.strict || r.deps == nil || a.canceled() {
+	if a.strict || a.canceled() {
 		return // a canceled run may be partial: never reuse it
 	}
 	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, unknownIncludes: r.unknownIncludes, synthetic: r.synthetic,

@@ -216,6 +216,11 @@ type defEntry struct {
 	plainScope map[*scope]bool
 	plainRes   []bool  // attributes and parameters
 	contIdx    []int32 // the template's container among the templates (-1: another)
+	// tmplIdx: every template res and scope carries its index (res.tmpl,
+	// scope.tmpl), so a replay finds it without the maps above
+	tmplIdx     bool
+	tscopeList  []*scope
+	plainScopes []bool
 }
 
 func (a *analyzer) defs() *defMemo {
@@ -642,9 +647,13 @@ func (r *run) endRec(rc *defRec, ret *res) *defEntry {
 		}
 	}
 	en.tscopes, en.plainScope = map[*scope]bool{}, map[*scope]bool{}
-	for _, s := range en.scopesOf() {
+	en.tscopeList = en.scopesOf()
+	en.plainScopes = make([]bool, len(en.tscopeList))
+	for i, s := range en.tscopeList {
 		en.tscopes[s] = true
 		en.plainScope[s] = plainVars(&s.vars) && plainDefaults(s.defaults)
+		en.plainScopes[i] = en.plainScope[s]
 	}
+	en.indexTemplates()
 	return en
 }

@@ -42,6 +42,7 @@ type res struct {
 	attrs      []attr
 	decl       source.Span
 	full       span   // the whole declaration (a 32-byte source.Span made res 288 bytes, not 256)
+	tmpl       int32  // a recording's template: its index in defEntry.res + 1 (tmplIdx), in full's padding
 	scope      *scope // the scope it was declared in
 	inner      *scope // for containers: the scope of its body
 	container  *res   // lexical container
@@ -147,6 +148,7 @@ type scope struct {
 	defaults map[string][]attr
 	owner    *res
 	name     string // class name, for $name::var
+	tmpl     int32  // a recording's template: its index in defEntry.tscopeList + 1 (tmplIdx)
 }
 
 func newScope(parent, dyn *scope, owner *res, name string) *scope {

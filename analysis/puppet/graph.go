@@ -531,7 +531,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		return analysis.Run{Name: r.name, Entry: r.entry}
 	}
 	// Order.
-	order, stuck := g.toposort()
+	order, stuck := g.toposort(!a.listsUnread())
 	run := analysis.Run{Name: r.name, Entry: r.entry, Alone: r.synthetic}
 	steps := [2][]*analysis.Node{order, stuck}
 	if a.diagsOnly() && !a.strict {

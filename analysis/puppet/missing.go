@@ -22,15 +22,8 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 	for _, r := range a.allRuns {
 		open = open || r.absent
 	}
+	a.indexDeclared()
 	for _, r := range a.allRuns {
-		if len(r.missing) > 0 && a.declaredLater != nil {
-			for _, ks := range a.declaredLater {
-				for _, k := range ks {
-					a.declaredKeys[k] = k
-				}
-			}
-			a.declaredLater = nil
-		}
 		for _, m := range r.missing {
 			rf := m.ref
 			key := refString(rf.typ, canonTitle(rf.typ, rf.title))
@@ -103,6 +96,33 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 			a.addDiag(d)
 		}
 	}
+}
+
+// indexDeclared puts in declaredKeys, of what the runs declare, the keys
+// some run's missing target names (only they are looked up): indexing
+// every declared key of operations-puppet's 1,129 runs was ~60 ms at the
+// end of a check with the other core idle, to look up a few hundred.
+func (a *analyzer) indexDeclared() {
+	if a.declaredLater == nil {
+		return
+	}
+	want := map[string]bool{}
+	for _, r := range a.allRuns {
+		for _, m := range r.missing {
+			want[refString(m.ref.typ, canonTitle(m.ref.typ, m.ref.title))] = true
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	for _, ks := range a.declaredLater {
+		for _, k := range ks {
+			if want[k] {
+				a.declaredKeys[k] = k
+			}
+		}
+	}
+	a.declaredLater = nil
 }
 
 // debugRuns (ORDERING_LSP_DEBUG_RUNS=1) names the run of each missing

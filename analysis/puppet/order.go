@@ -259,8 +259,12 @@ func puppetPath(c []*analysis.Edge, j *adjacency) []*analysis.Edge {
 }
 
 // toposort is analysis.Toposort (Kahn, lowest priority first) on the
-// run's positions: no maps keyed by node on the hot path.
-func (g *runGraph) toposort() (order, stuck []*analysis.Node) {
+// run's positions: no maps keyed by node on the hot path. Without order
+// (a check's runs, whose steps nobody reads) it lists only what is stuck,
+// which is the same set whatever the order Kahn takes nodes in, sorted
+// the same way: a stack, not the heap of priorities (its pushes and pops
+// were half of the toposorts of a check of operations-puppet).
+func (g *runGraph) toposort(withOrder bool) (order, stuck []*analysis.Node) {
 	n := len(g.nodes)
 	indeg := g.sc.intBuf(0, n)
 	head := g.sc.intBuf(1, n)
@@ -288,24 +292,43 @@ func (g *runGraph) toposort() (order, stuck []*analysis.Node) {
 			h.items = append(h.items, int32(i))
 		}
 	}
-	h.init()
-	order = make([]*analysis.Node, 0, n)
 	done := reuse(g.sc.done, n)[:n]
 	clear(done)
 	g.sc.done = done
-	for len(h.items) > 0 {
-		v := h.pop()
-		done[v] = true
-		order = append(order, g.nodes[v])
-		for k := head[v]; k >= 0; k = next[k] {
-			t := to[k]
-			indeg[t]--
-			if indeg[t] == 0 {
-				h.push(t)
+	emitted := 0
+	if withOrder {
+		h.init()
+		order = make([]*analysis.Node, 0, n)
+		for len(h.items) > 0 {
+			v := h.pop()
+			done[v] = true
+			order = append(order, g.nodes[v])
+			for k := head[v]; k >= 0; k = next[k] {
+				t := to[k]
+				indeg[t]--
+				if indeg[t] == 0 {
+					h.push(t)
+				}
+			}
+		}
+		emitted = len(order)
+	} else {
+		queue := h.items
+		for len(queue) > 0 {
+			v := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			done[v] = true
+			emitted++
+			for k := head[v]; k >= 0; k = next[k] {
+				t := to[k]
+				indeg[t]--
+				if indeg[t] == 0 {
+					queue = append(queue, t)
+				}
 			}
 		}
 	}
-	if len(order) < n {
+	if emitted < n {
 		var idx []int32
 		for i := range g.nodes {
 			if !done[i] {

@@ -45,12 +45,73 @@ type copier struct {
 	dpoint   int32
 }
 
+// indexTemplates numbers the templates in the objects themselves: a
+// replay looked each one up in the entry's maps (resIdx, tscopes,
+// plainScope), whose memory no other replay of the run had touched,
+// ~2% of a check of operations-puppet. Only when every template is new
+// to numbering and listed once (a template of two lists would carry one
+// index) does the entry use the numbers; otherwise its maps.
+func (en *defEntry) indexTemplates() {
+	for _, y := range en.res {
+		if y.tmpl != 0 {
+			return
+		}
+		y.tmpl = -1
+	}
+	for _, s := range en.tscopeList {
+		if s.tmpl != 0 {
+			return
+		}
+		s.tmpl = -1
+	}
+	for i, y := range en.res {
+		y.tmpl = int32(i + 1)
+	}
+	for i, s := range en.tscopeList {
+		s.tmpl = int32(i + 1)
+	}
+	en.tmplIdx = true
+}
+
+// templateRes is x's index among a replayed entry's templates.
+func (cp *copier) templateRes(x *res) (int32, bool) {
+	en := cp.en
+	if en.tmplIdx {
+		i := x.tmpl - 1
+		if i >= 0 && int(i) < len(en.res) && en.res[i] == x {
+			return i, true
+		}
+		return 0, false
+	}
+	i, ok := en.resIdx[x]
+	return i, ok
+}
+
+// tmplOf is templateRes's index, 0 when x is none (as resIdx[x]).
+func (cp *copier) tmplOf(x *res) int32 {
+	i, _ := cp.templateRes(x)
+	return i
+}
+
+// internalScope: s is one of the body's scopes (a replay: a template),
+// and whether its variables and defaults hold none of the body's objects.
+func (cp *copier) internalScope(s *scope) (internal, plain bool) {
+	if en := cp.en; en != nil && en.tmplIdx {
+		i := s.tmpl - 1
+		if i >= 0 && int(i) < len(en.tscopeList) && en.tscopeList[i] == s {
+			return true, en.plainScopes[i]
+		}
+		return false, false
+	}
+	return cp.internalScopes[s], cp.en != nil && cp.en.plainScope[s]
+}
+
 func (cp *copier) resPtr(x *res) *res {
 	if x == nil {
 		return nil
 	}
 	if cp.en != nil {
-		if i, ok := cp.en.resIdx[x]; ok {
+		if i, ok := cp.templateRes(x); ok {
 			return cp.news[i]
 		}
 	} else if y, ok := cp.from[x]; ok {
@@ -67,6 +128,7 @@ func (cp *copier) resPtr(x *res) *res {
 // templates (-1 recording).
 func (cp *copier) copyRes(y, x *res, i int) {
 	*y = *x
+	y.tmpl = 0
 	y.prio = x.prio + cp.dprio
 	y.cond = cp.cond(x.cond)
 	plain := false
@@ -236,7 +298,8 @@ func (cp *copier) scope(s *scope) *scope {
 	if cp.keepScopes[s] {
 		return cp.scope1[s]
 	}
-	if !cp.internalScopes[s] || len(s.under) > 0 {
+	internal, plain := cp.internalScope(s)
+	if !internal || len(s.under) > 0 {
 		cp.bad = true
 		return nil
 	}
@@ -246,7 +309,6 @@ func (cp *copier) scope(s *scope) *scope {
 	y.dyn = cp.scope(s.dyn)
 	y.owner = cp.resPtr(s.owner)
 	// the same representation, in the same order
-	plain := cp.en != nil && cp.en.plainScope[s]
 	if plain {
 		y.vars = s.vars
 	} else if s.vars.m != nil {
@@ -494,10 +556,10 @@ func (r *run) replay(x *res, sc *scope, c *cond, en *defEntry) []*res {
 		x.inner = cp.scope(en.inner)
 	}
 	for _, w := range en.classes {
-		r.classes[w.name] = cp.news[en.resIdx[w.x]]
+		r.classes[w.name] = cp.news[cp.tmplOf(w.x)]
 	}
 	for _, w := range en.aliases {
-		r.aliases[w.key] = cp.news[en.resIdx[w.x]]
+		r.aliases[w.key] = cp.news[cp.tmplOf(w.x)]
 	}
 	for _, i := range en.pend {
 		r.pending = append(r.pending, cp.news[i])
@@ -807,9 +869,9 @@ func (r *run) replayed(en *defEntry, cp *copier) {
 		r.recScope(s)
 	}
 	for _, w := range en.classes {
-		r.recClass(w.name, cp.news[en.resIdx[w.x]])
+		r.recClass(w.name, cp.news[cp.tmplOf(w.x)])
 	}
 	for _, w := range en.aliases {
-		r.recAlias(w.key, cp.news[en.resIdx[w.x]])
+		r.recAlias(w.key, cp.news[cp.tmplOf(w.x)])
 	}
 }

@@ -151,6 +151,7 @@ func (w *analyzer) compute(sp *runSpec) *runOut {
 	w.releaseSyntax(r)
 	w.resumeGC()
 	w.buildRun(r)
+	w.scratch.keepMaps(r)
 	if w.lastSnap == nil || w.wantLoad {
 		return nil
 	}
