@@ -40,7 +40,7 @@ type runSnap struct {
 	defs            []*analysis.Node // definition nodes links point at
 	declared        []string
 	aliases         []uint64 // hashes of the keys the run's resources answer to besides their own (addAliases), sorted
-	probes          []uint64 // hashes of the keys it looked for (run.lookup2) and of its resources not in the catalog (virtual, exported), sorted
+	probes          []uint32 // hashes (probeHash) of the keys it looked for (run.lookup2) and of its resources not in the catalog (virtual, exported), sorted
 	patRefs         []string // its references with titles we cannot read (run.patRefs)
 	cols            []colSnap
 	patterns        []string
@@ -209,12 +209,14 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 		if !x.inCatalog() && !x.pat && r.probing {
 			// (virtual or exported: a resource of its key declared
 			// later is a duplicate)
-			r.probes = append(r.probes, keyHash(x.key))
+			r.probes = append(r.probes, probeHash(x.key))
 		}
 	}
 	if len(r.probes) > 0 {
+		// (a copy: the array appends grew holds every lookup, repeats too)
 		slices.Sort(r.probes)
-		s.probes = slices.Clip(slices.Compact(r.probes))
+		s.probes = slices.Clone(slices.Compact(r.probes))
+		r.probes = nil
 	}
 	s.patRefs = r.patRefs
 	if r.probing {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"strings"
+	"unique"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
@@ -129,7 +130,7 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl source.
 	}
 	prev := r.byKey[x.key]
 	if r.rec != nil {
-		r.observe('k', x.key, prev)
+		r.observe1(obs{m: 'k', key: x.key, dup: true}, prev, prev != nil)
 	}
 	if prev == nil {
 		prev = r.aliases[x.key]
@@ -138,7 +139,7 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl source.
 		}
 	}
 	if prev != nil && r.probing {
-		r.probes = append(r.probes, keyHash(x.key)) // (as lookup2: ensure_resource found it)
+		r.probes = append(r.probes, probeHash(x.key)) // (as lookup2: ensure_resource found it)
 	}
 	if prev != nil && r.rec != nil {
 		// The catalog had it before the body: one more site of it, and
@@ -249,7 +250,7 @@ func (r *run) lookupRef(rf *ref) *res {
 func (r *run) lookup2(typ, title string) *res {
 	x := r.lookup2Key(typ, title)
 	if r.probing && (x == nil || !r.building) {
-		r.probes = append(r.probes, maphash.Bytes(keySeed, r.kbuf))
+		r.probes = append(r.probes, uint32(maphash.Bytes(keySeed, r.kbuf)))
 	}
 	return x
 }
@@ -293,7 +294,7 @@ func (r *run) resolvePattern(rf *ref) []*res {
 	out := r.matchPattern(rf)
 	r.byPattern[k] = out
 	if r.probing {
-		r.patRefs = append(r.patRefs, refString(rf.typ, rf.title))
+		r.patRefs = append(r.patRefs, unique.Make(refString(rf.typ, rf.title)).Value()) // (runs share them)
 	}
 	return out
 }

@@ -100,6 +100,7 @@ type obs struct {
 	key     string
 	title   string
 	present bool
+	dup     bool // 'k': a declaration asking whether its key was taken (not a lookup)
 }
 
 type varRead struct {

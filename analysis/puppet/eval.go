@@ -232,7 +232,7 @@ type run struct {
 	typeTags   map[string]typeTags      // selfTagBits' answers for types
 	replayCp   *copier                  // replay's maps, reused (replayCopier)
 	aliases    map[string]*res
-	probes     []uint64 // keyHash of keys looked for (runSnap.probes: a patch asks whether a key was)
+	probes     []uint32 // probeHash of keys looked for (runSnap.probes: a patch asks whether a key was)
 	probing    bool     // (a snapshot is kept for patches)
 	building   bool     // the catalog is evaluated: buildRun's lookups
 	patRefs    []string // the references whose titles we cannot read, "Type[glob]", asked for their targets (resolvePattern)

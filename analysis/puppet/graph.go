@@ -957,7 +957,7 @@ func (a *analyzer) generatedFile(g *runGraph, x *res, h string) {
 	}
 	if g.r.find("File", p) != nil {
 		if g.r.probing { // (taken out, it would be generated: kept as if not found)
-			g.r.probes = append(g.r.probes, maphash.Bytes(keySeed, g.r.kbuf))
+			g.r.probes = append(g.r.probes, uint32(maphash.Bytes(keySeed, g.r.kbuf)))
 		}
 		return
 	}

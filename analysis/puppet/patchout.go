@@ -23,7 +23,7 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	if _, alias := slices.BinarySearch(s.aliases, keyHash(p.key)); alias {
 		return a.refuse(41)
 	}
-	if _, probed := slices.BinarySearch(s.probes, keyHash(p.key)); probed || p.patternNames(s) {
+	if _, probed := slices.BinarySearch(s.probes, probeHash(p.key)); probed || p.patternNames(s) {
 		return a.refuse(53) // (found by defined(), by a concat_file that generates its file unless it is declared...)
 	}
 	if p.collected(s) {

@@ -485,8 +485,10 @@ func (en *defEntry) matches(r *run) bool {
 	}
 	for _, o := range en.obs {
 		var present bool
-		if r.probing && (o.m == 'k' || o.m == 'a' || o.m == 's') {
-			r.probes = append(r.probes, keyHash(o.key)) // (as lookup2 would)
+		if r.probing && (o.m == 'k' && (!o.dup || o.present) || o.m == 'a' || o.m == 's') {
+			// (as lookup2 and declare would: a declaration of a key not
+			// taken is the run's declared key, not a lookup)
+			r.probes = append(r.probes, probeHash(o.key))
 		}
 		switch o.m {
 		case 'k':

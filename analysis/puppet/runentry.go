@@ -31,10 +31,7 @@ func (a *analyzer) newRun(name, entry string) *run {
 	r := &run{a: a, name: name, entry: entry, stages: map[string]*res{}, strict: a.strict}
 	if sc := a.scratch; sc != nil && sc.byKey != nil && hint == 0 {
 		r.byKey, r.aliases, r.classes = sc.byKey, sc.aliases, sc.classes
-		sc.byKey, sc.aliases, sc.classes = nil, nil, nil
-		clear(r.byKey)
-		clear(r.aliases)
-		clear(r.classes)
+		sc.byKey, sc.aliases, sc.classes = nil, nil, nil // (cleared: keepMaps)
 		r.resources = sc.resources[:0]
 		sc.resources = nil
 	} else {
