@@ -2,7 +2,6 @@ package puppet
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -23,21 +22,8 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	if _, alias := slices.BinarySearch(s.aliases, keyHash(p.key)); alias {
 		return a.refuse(41)
 	}
-	if _, probed := slices.BinarySearch(s.probes, probeHash(p.key)); probed || p.patternNames(s) {
-		return a.refuse(53) // (found by defined(), by a concat_file that generates its file unless it is declared...)
-	}
-	if p.collected(s) {
-		return a.refuse(54)
-	}
-	for _, d := range s.diags {
-		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
-			return a.refuse(42)
-		}
-	}
-	for _, md := range s.missing {
-		if len(md.d.Members) > 0 || strings.Contains(md.d.Message, p.display) {
-			return a.refuse(43)
-		}
+	if why := p.runSees(s); why > 0 { // (found by defined(), by a concat_file that generates its file unless it is declared...)
+		return a.refuse([...]int{0, 53, 54, 42, 43}[why])
 	}
 	o := s.order
 	np := &nodePos{}
@@ -141,15 +127,9 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 		if e.From == rn || e.To == rn {
 			continue
 		}
-		from, to := node(e.From), node(e.To)
-		eat, ok := m.Span(e.At)
+		e, ok := moved.edge(e, m)
 		if !ok {
 			return a.refuse(27)
-		}
-		if from != e.From || to != e.To || eat != e.At {
-			c := *e
-			c.From, c.To, c.At = from, to, eat
-			e = &c
 		}
 		ns.edges = append(ns.edges, e)
 	}
@@ -171,17 +151,7 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 			no.ordered[j>>6] |= 1 << (j & 63)
 		}
 	}
-	bump := func(pairs []int32) []int32 {
-		if pairs == nil {
-			return nil
-		}
-		out := make([]int32, len(pairs))
-		for i, v := range pairs {
-			out[i] = drop(v)
-		}
-		return out
-	}
-	no.locals, no.shared = bump(o.locals), bump(o.shared)
+	no.locals, no.shared = renumbered(o.locals, drop), renumbered(o.shared, drop)
 	if len(o.ends) > 0 {
 		no.ends = make([]int32, len(o.ends))
 		for k := 0; k+2 < len(o.ends); k += 3 {

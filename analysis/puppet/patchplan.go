@@ -434,13 +434,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 // its resource goes (after the declaration before it, or at the body's
 // end); nil when it cannot be patched in.
 func (a *analyzer) addedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *pp.Resource {
-	k := len(b0.Body)
-	for i := range b0.Body {
-		if !sameTrees(reflect.ValueOf(b0.Body[i]), reflect.ValueOf(b1.Body[i])) {
-			k = i
-			break
-		}
-	}
+	k := firstDiff(b0.Body, b1.Body)
 	if k < 1 {
 		a.noPlan(7) // first in the body: where it goes is not one declaration's place
 		return nil
@@ -491,17 +485,22 @@ func (a *analyzer) addedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *
 	return r
 }
 
+// firstDiff is the place of the first statement of short that long does
+// not have there (len(short): none).
+func firstDiff(short, long []pp.Node) int {
+	for i := range short {
+		if !sameTrees(reflect.ValueOf(short[i]), reflect.ValueOf(long[i])) {
+			return i
+		}
+	}
+	return len(short)
+}
+
 // removedPlan reads which statement of b0's body b1 lost and the text
 // the edit took with it (the longest texts the versions share before it
 // and after it); nil when it cannot be patched out.
 func (a *analyzer) removedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *pp.Resource {
-	k := len(b1.Body)
-	for i := range b1.Body {
-		if !sameTrees(reflect.ValueOf(b0.Body[i]), reflect.ValueOf(b1.Body[i])) {
-			k = i
-			break
-		}
-	}
+	k := firstDiff(b1.Body, b0.Body)
 	p.at = k
 	r, ok := b0.Body[k].(*pp.Resource)
 	if !ok {

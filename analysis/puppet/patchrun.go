@@ -75,25 +75,12 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	}
 	// Nobody here looked for it (an autorequire, a generated file), and
 	// nothing it looks for by itself is here.
-	if _, probed := slices.BinarySearch(s.probes, probeHash(p.key)); probed || p.patternNames(s) {
-		return a.refuse(33)
-	}
-	if p.collected(s) {
-		return a.refuse(35)
+	if why := p.runSees(s); why > 0 {
+		return a.refuse([...]int{0, 33, 35, 9, 10}[why])
 	}
 	for _, k := range p.ownProbes {
 		if _, alias := slices.BinarySearch(s.aliases, keyHash(k)); alias || slices.Contains(s.declared, k) {
 			return a.refuse(34)
-		}
-	}
-	for _, d := range s.diags {
-		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
-			return a.refuse(9)
-		}
-	}
-	for _, md := range s.missing {
-		if len(md.d.Members) > 0 || strings.Contains(md.d.Message, p.display) {
-			return a.refuse(10)
 		}
 	}
 	// The class's anchors; where the resource goes: after the
@@ -284,15 +271,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		if e.From == s.nodes[begin].n && e.To == s.nodes[end].n && e.Reason == "contains" {
 			continue // the class held nothing: now it holds the resource
 		}
-		from, to := node(e.From), node(e.To)
-		eat, ok := m.Span(e.At)
+		e, ok := moved.edge(e, m)
 		if !ok {
 			return a.refuse(27)
-		}
-		if from != e.From || to != e.To || eat != e.At {
-			c := *e
-			c.From, c.To, c.At = from, to, eat
-			e = &c
 		}
 		ns.edges = append(ns.edges, e)
 	}
@@ -319,20 +300,13 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 			no.ordered[i>>6] |= 1 << (i & 63)
 		}
 	}
-	bump := func(pairs []int32) []int32 {
-		if pairs == nil {
-			return nil
+	bump := func(v int32) int32 {
+		if v >= int32(ins) {
+			v++
 		}
-		out := make([]int32, len(pairs))
-		for i, v := range pairs {
-			if v >= int32(ins) {
-				v++
-			}
-			out[i] = v
-		}
-		return out
+		return v
 	}
-	no.locals, no.shared = bump(o.locals), bump(o.shared)
+	no.locals, no.shared = renumbered(o.locals, bump), renumbered(o.shared, bump)
 	// The classes whose bodies hold the new resource (the class and the
 	// ones around it: begun before it) end one node and one key later.
 	if len(o.ends) > 0 {
@@ -421,6 +395,22 @@ func (mv movedSet) of(n *analysis.Node) *analysis.Node {
 		return c
 	}
 	return n
+}
+
+// edge is e between the nodes as they are now, at its place moved by m
+// (a copy when that changed anything); false when its place is gone.
+func (mv movedSet) edge(e *analysis.Edge, m analysis.Shift) (*analysis.Edge, bool) {
+	from, to := mv.of(e.From), mv.of(e.To)
+	at, ok := m.Span(e.At)
+	if !ok {
+		return nil, false
+	}
+	if from != e.From || to != e.To || at != e.At {
+		c := *e
+		c.From, c.To, c.At = from, to, at
+		e = &c
+	}
+	return e, true
 }
 
 // movedResult puts into ns the diagnostics, the missing targets' and the
@@ -535,6 +525,42 @@ func (a *analyzer) refuse(why int) *runSnap {
 	m.refusals[why]++
 	m.planMu.Unlock()
 	return nil
+}
+
+// renumbered is places (nil: nil) through f.
+func renumbered(places []int32, f func(int32) int32) []int32 {
+	if places == nil {
+		return nil
+	}
+	out := make([]int32, len(places))
+	for i, v := range places {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// runSees says why the run of s may see the plan's resource, 0 when it
+// does not: it looked for its key or a reference's pattern matches its
+// title (1), a collector would collect it (2), a diagnostic names it or
+// holds a cycle (3), a missing target's does (4).
+func (p *patchPlan) runSees(s *runSnap) int {
+	if _, probed := slices.BinarySearch(s.probes, probeHash(p.key)); probed || p.patternNames(s) {
+		return 1
+	}
+	if p.collected(s) {
+		return 2
+	}
+	for _, d := range s.diags {
+		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
+			return 3
+		}
+	}
+	for _, md := range s.missing {
+		if len(md.d.Members) > 0 || strings.Contains(md.d.Message, p.display) {
+			return 4
+		}
+	}
+	return 0
 }
 
 // patternNames: whether a reference of the run whose title we cannot
