@@ -176,31 +176,6 @@ type env struct {
 	cond *cond // the undecided branches being evaluated (see cond.go)
 }
 
-type collector struct {
-	fixed    []val // realize(): the resources it names (Puppet's FixedCollector)
-	typ      string
-	exported bool
-	query    pp.Node
-	env      *env
-	attrs    []attr
-	at       source.Span
-	matched  []*res
-	scanned  int // r.resources[:scanned] have been matched against the query
-	done     bool
-	values   map[pp.Node]val // query values, evaluated once in the collector's scope
-	// the last tag the query compared and its run.tagID + 1 (0: none):
-	// a query compares the same tag for every resource
-	tagText string
-	tagN    int
-}
-
-type override struct {
-	target val
-	attrs  []attr
-	env    *env
-	at     source.Span
-}
-
 type relation struct {
 	op                string
 	left, right       val

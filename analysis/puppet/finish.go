@@ -19,6 +19,35 @@ import (
 
 // ---- collectors ----
 
+// collector is a collector or a realize() of a run, evaluated round after
+// round at the end of it (collect).
+type collector struct {
+	fixed    []val // realize(): the resources it names (Puppet's FixedCollector)
+	typ      string
+	exported bool
+	query    pp.Node
+	env      *env
+	attrs    []attr
+	at       source.Span
+	matched  []*res
+	scanned  int // r.resources[:scanned] have been matched against the query
+	done     bool
+	values   map[pp.Node]val // query values, evaluated once in the collector's scope
+	// the last tag the query compared and its run.tagID + 1 (0: none):
+	// a query compares the same tag for every resource
+	tagText string
+	tagN    int
+}
+
+// override is a reference's override block (`File['x'] { ... }`), applied
+// after the last round.
+type override struct {
+	target val
+	attrs  []attr
+	env    *env
+	at     source.Span
+}
+
 func (r *run) collect(c *collector) bool {
 	changed := false
 	realize := func(x *res) {
