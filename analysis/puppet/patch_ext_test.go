@@ -156,7 +156,8 @@ func TestPatchEditsEqualFresh(t *testing.T) {
 
 // patchEdit puts a resource line after a line of the class body that
 // ends a statement (or before its closing brace), or changes a blank, or
-// takes out a line that is a whole statement of the body.
+// takes out a line that is a whole statement of the body, or types a
+// letter into the first string of one.
 func patchEdit(rng *rand.Rand, text []byte, n int) []byte {
 	lines := strings.SplitAfter(string(text), "\n")
 	// the class's last closing brace
@@ -180,6 +181,16 @@ func patchEdit(rng *rand.Rand, text []byte, n int) []byte {
 	if len(whole) > 0 && rng.IntN(3) == 0 { // one taken out
 		i := whole[rng.IntN(len(whole))]
 		return []byte(strings.Join(append(lines[:i:i], lines[i+1:]...), ""))
+	}
+	if len(whole) > 0 && rng.IntN(3) == 0 { // its first string typed over (a title, mostly)
+		i := whole[rng.IntN(len(whole))]
+		if q := strings.IndexByte(lines[i], '\''); q >= 0 {
+			if e := strings.IndexByte(lines[i][q+1:], '\''); e >= 0 {
+				out := append([]string(nil), lines...)
+				out[i] = lines[i][:q+1+e] + "y" + lines[i][q+1+e:]
+				return []byte(strings.Join(out, ""))
+			}
+		}
 	}
 	at = append(at, end)
 	pos := at[rng.IntN(len(at))]
@@ -387,6 +398,47 @@ func TestPatchedRemovals(t *testing.T) {
 		{"class profile::base {\n  # the end\n}\n", 0},                      // a file: autorequire; and the class empty
 		{"class profile::base {\n  # the end\n  service { 's3': }\n}\n", 0}, // (added first in the body)
 		{"class profile::base {\n  # the end\n}\n", 0},                      // the class left empty
+	}
+	for i, ed := range edits {
+		ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(ed.text)))
+		got := dump(analyze(long))
+		want := dump(analyze(puppet.New()))
+		if got != want {
+			t.Fatalf("edit %d: the patched result differs from a fresh one\n%s", i, lineDiff(want, got))
+		}
+		if n := long.(*puppet.System).Patched; n != ed.patched {
+			t.Errorf("edit %d: %d runs patched, want %d (refused by test: %v)", i, n, ed.patched, long.(*puppet.System).PatchRefused)
+		}
+	}
+}
+
+// TestPatchedReplacements: a resource whose title (or a value) is typed
+// over is taken out of the runs and the new one put in its place, edit
+// after edit; one something sees, or the first of its class's body, is
+// built again.
+func TestPatchedReplacements(t *testing.T) {
+	ws, dir := patchWorkspace(t, map[string]string{
+		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
+		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n",
+		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
+		"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n  notify { 'n': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h': ip => '10.0.0.1' }\n}\n",
+	})
+	analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
+	long := puppet.New()
+	analyze(long)
+	base := filepath.Join(dir, "modules/profile/manifests/base.pp")
+	edits := []struct {
+		text    string
+		patched int
+	}{
+		{"class profile::base {\n  package { 'p1': }\n  notify { 'n2': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h': ip => '10.0.0.1' }\n}\n", 3},   // a title typed
+		{"class profile::base {\n  package { 'p1': }\n  notify { 'n23': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h': ip => '10.0.0.1' }\n}\n", 3},  // again
+		{"class profile::base {\n  package { 'p1': }\n  notify { 'n23': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h2': ip => '10.0.0.1' }\n}\n", 3}, // the last one
+		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h2': ip => '10.0.0.1' }\n}\n", 3},           // another type
+		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 3},           // (a host, not role::a's package)
+		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 0},           // role::b requires it; a relationship
+		{"class profile::base {\n  package { 'p1': }\n  package { 'ra': }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 2},                  // a duplicate in role::a
+		{"class profile::base {\n  package { 'p0': }\n  package { 'ra': }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 0},                  // the first statement
 	}
 	for i, ed := range edits {
 		ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(ed.text)))

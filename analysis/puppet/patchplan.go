@@ -256,6 +256,7 @@ type patchPlan struct {
 	display, key        string
 	decl, full          source.Span // the new resource's, now (removed: the old one's, then)
 	removed             bool        // the resource was taken out (decl, full: its places in the old text)
+	then                *patchPlan  // removed: the resource put in its place (replaced), through no move
 	at                  int         // its statement's place in the class's body (the longer one)
 	atEnd               bool        // it ends the class's body
 	prevDecl            source.Span // else the declaration before it: its title, in the old text
@@ -307,7 +308,8 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		return a.noPlan(4)
 	}
 	p := &patchPlan{uri: old.uri, oldID: oldID, newID: newID}
-	// One class whose body gained or lost one statement.
+	// One class whose body gained or lost one statement, or (none such)
+	// had one replaced.
 	var b0, b1 *pp.ClassDef
 	for i := range t0.Stmts {
 		c0, ok0 := t0.Stmts[i].(*pp.ClassDef)
@@ -319,10 +321,10 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 			b0, b1 = c0, c1
 		}
 	}
-	if b0 == nil {
-		return a.noPlan(6)
-	}
 	ot, nt := old.text, fi.src.Text
+	if b0 == nil {
+		return a.replacedPlan(p, t0, t1, ot, nt)
+	}
 	var r *pp.Resource
 	if p.removed = len(b0.Body) > len(b1.Body); p.removed {
 		if r = a.removedPlan(p, b0, b1, ot, nt); r == nil {
@@ -332,56 +334,81 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		return nil
 	}
 	// The rest the same, at the places the edit moves them to.
+	if !a.sameRest(p, t0, t1, b0, b1, func(i int) int {
+		if i < p.at {
+			return i
+		}
+		if p.removed {
+			return i - 1 // (the old body's statement i is the new one's i-1)
+		}
+		return i + 1
+	}) {
+		return nil
+	}
+	text := nt
+	if p.removed {
+		text = ot
+	}
+	if !a.judge(p, r, text, b1) {
+		return nil
+	}
+	return p
+}
+
+// sameRest: every statement of the file but the class, its header, and
+// every statement of its body but the one at p.at, the same at the places
+// the edit moves them to; newAt is where the old body's statement i is in
+// the new one.
+func (a *analyzer) sameRest(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, newAt func(int) int) bool {
 	for i := range t0.Stmts {
 		if t0.Stmts[i] == pp.Node(b0) {
 			continue
 		}
 		if !p.sameMoved(t0.Stmts[i], t1.Stmts[i]) {
-			return a.noPlan(9)
+			a.noPlan(9)
+			return false
 		}
 	}
 	if b0.Name != b1.Name || !p.sameMoved(&pp.ClassDef{Loc: b0.Loc, Name: b0.Name, NameLoc: b0.NameLoc, Params: b0.Params, Parent: b0.Parent, ParentLoc: b0.ParentLoc},
 		&pp.ClassDef{Loc: b1.Loc, Name: b1.Name, NameLoc: b1.NameLoc, Params: b1.Params, Parent: b1.Parent, ParentLoc: b1.ParentLoc}) {
-		return a.noPlan(10)
+		a.noPlan(10)
+		return false
 	}
-	short, long := b0, b1 // the body without the statement, with it
-	if p.removed {
-		short, long = b1, b0
-	}
-	for i := range short.Body {
-		j := i
-		if i >= p.at {
-			j = i + 1
+	for i := range b0.Body {
+		if i == p.at && (p.removed || p.then != nil) {
+			continue // (taken out, or replaced)
 		}
-		x, y := short.Body[i], long.Body[j]
-		if p.removed {
-			x, y = y, x
-		}
-		if !p.sameMoved(x, y) {
-			return a.noPlan(11)
+		if j := newAt(i); j < 0 || j >= len(b1.Body) || !p.sameMoved(b0.Body[i], b1.Body[j]) {
+			a.noPlan(11)
+			return false
 		}
 	}
-	// The resource: one of a type nobody reads, literal values no rule
-	// reads (in the text that holds it).
-	text := nt
-	if p.removed {
-		text = ot
-	}
+	return true
+}
+
+// judge: the resource r (written in text, in the class b1) is one of a
+// type nobody reads, with literal values no rule reads, and no file
+// whose code could see it defines functions; it fills in what patches
+// ask of it.
+func (a *analyzer) judge(p *patchPlan, r *pp.Resource, text []byte, b1 *pp.ClassDef) bool {
 	typ, title, ok := plainDecl(r)
 	if !ok || autorequiring[typ] || !inertType(typ) {
-		return a.noPlan(13)
+		a.noPlan(13)
+		return false
 	}
 	ct := capType(typ)
 	names := map[string]bool{}
 	for _, at := range r.Bodies[0].Attrs {
 		if at.Op != "=>" || at.Name == "*" || names[at.Name] || !literalValue(at.Value, text, false) && (readAttrs[at.Name] || !contentCall(at.Value, text)) {
-			return a.noPlan(14)
+			a.noPlan(14)
+			return false
 		}
 		if readAttrs[at.Name] {
 			// (a file's owner and group: what it requires by itself, below)
 			s, isStr := at.Value.(*pp.Str)
 			if ct != "File" || at.Name != "owner" && at.Name != "group" || !isStr || s.Value == "" {
-				return a.noPlan(14)
+				a.noPlan(14)
+				return false
 			}
 			p.ownProbes = append(p.ownProbes, ownerKey(at.Name, s.Value))
 		}
@@ -412,7 +439,8 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 		if u.defaults[typ] || u.defaults["*"] || u.refs["*\x00*"] || u.refs[typ+"\x00"+title] ||
 			u.named[typ] {
 			if u.functions {
-				return a.noPlan(17)
+				a.noPlan(17)
+				return false
 			}
 			p.seenIn[f.uri] = true
 		}
@@ -427,7 +455,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	p.full = source.Span{URI: p.uri, Start: r.Bodies[0].Loc.Pos, End: r.Bodies[0].Loc.End}
 	p.classDisplay = refString("Class", classDisplay(b1.Name))
 	p.mentions = map[string]bool{}
-	return p
+	return true
 }
 
 // addedPlan reads where the statement added to b1's body is, and where
@@ -459,21 +487,28 @@ func (a *analyzer) addedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *
 		a.noPlan(12)
 		return nil
 	}
-	// Where it goes: after the declaration before it, or after what the
-	// body made (patchSnap).
-	if k == len(b0.Body) {
-		p.atEnd = true
-		return r
+	if !a.placeAfter(p, b0.Body[k-1], k == len(b0.Body)) {
+		return nil
 	}
-	prev, ok := b0.Body[k-1].(*pp.Resource)
+	return r
+}
+
+// placeAfter says where the resource added goes: after the declaration
+// prev before it, or after what the body made (atEnd; patchSnap).
+func (a *analyzer) placeAfter(p *patchPlan, prev pp.Node, atEnd bool) bool {
+	if atEnd {
+		p.atEnd = true
+		return true
+	}
+	r, ok := prev.(*pp.Resource)
 	if !ok {
 		a.noPlan(15)
-		return nil
+		return false
 	}
-	ptyp, ptitle, pl, ok := lastDecl(prev)
+	ptyp, ptitle, pl, ok := lastDecl(r)
 	if !ok || ptyp == "concat_file" || ptyp == "stage" {
 		a.noPlan(16)
-		return nil
+		return false
 	}
 	pct := capType(ptyp)
 	p.prevKey = refString(pct, canonTitle(pct, ptitle))
@@ -482,7 +517,52 @@ func (a *analyzer) addedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *
 		p.prevDisplay = p.prevKey
 	}
 	p.prevDecl = source.Span{URI: p.uri, Start: pl.Pos, End: pl.End}
-	return r
+	return true
+}
+
+// replacedPlan: one statement of one class's body replaced by another (a
+// title or a value typed over): the old resource taken out (p), then the
+// new one put in its place (p.then, whose edit moves nothing: by then the
+// places are the new text's). Nil when it cannot be patched.
+func (a *analyzer) replacedPlan(p *patchPlan, t0, t1 *pp.File, ot, nt []byte) *patchPlan {
+	var b0, b1 *pp.ClassDef
+	for i := range t0.Stmts {
+		c0, ok0 := t0.Stmts[i].(*pp.ClassDef)
+		c1, ok1 := t1.Stmts[i].(*pp.ClassDef)
+		if ok0 && ok1 && len(c0.Body) == len(c1.Body) && firstDiff(c0.Body, c1.Body) < len(c0.Body) {
+			if b0 != nil {
+				return a.noPlan(5)
+			}
+			b0, b1 = c0, c1
+		}
+	}
+	if b0 == nil {
+		return a.noPlan(6)
+	}
+	k := firstDiff(b0.Body, b1.Body)
+	r0, ok0 := b0.Body[k].(*pp.Resource)
+	r1, ok1 := b1.Body[k].(*pp.Resource)
+	if !ok0 || !ok1 || k < 1 {
+		return a.noPlan(18) // (first in the body: see addedPlan)
+	}
+	// The edit: the texts' common prefix and suffix, widened to both
+	// statements (an offset of the new text past the edit is the old
+	// one's plus delta).
+	d := analysis.NewShift(p.uri, ot, nt)
+	delta := len(nt) - len(ot)
+	p.pre = min(d.Pre, r0.Loc.Pos, r1.Loc.Pos)
+	p.oldEnd = max(d.OldEnd, r0.Loc.End, r1.Loc.End-delta)
+	p.newEnd = p.oldEnd + delta
+	if p.oldEnd > len(ot) || p.newEnd > len(nt) || !bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
+		return a.noPlan(8)
+	}
+	in := &patchPlan{uri: p.uri, oldID: p.oldID, newID: p.newID, at: k}
+	p.removed, p.at, p.then = true, k, in
+	if !a.sameRest(p, t0, t1, b0, b1, func(i int) int { return i }) || !a.judge(p, r0, ot, b1) || !a.judge(in, r1, nt, b1) ||
+		!a.placeAfter(in, b1.Body[k-1], k == len(b1.Body)-1) {
+		return nil
+	}
+	return p
 }
 
 // firstDiff is the place of the first statement of short that long does

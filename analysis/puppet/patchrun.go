@@ -44,11 +44,13 @@ func (a *analyzer) patched(name string) *runSnap {
 		return a.refuse(5)
 	}
 	for k, v := range s.deps {
-		if plan.readsSeen(k, v) {
-			return a.refuse(6)
-		}
-		if k.kind == 'p' && a.dataMentions(plan, k.name) {
-			return a.refuse(7)
+		for p := plan; p != nil; p = p.then {
+			if p.readsSeen(k, v) {
+				return a.refuse(6)
+			}
+			if k.kind == 'p' && a.dataMentions(p, k.name) {
+				return a.refuse(7)
+			}
 		}
 	}
 	patch := a.patchSnap
@@ -56,6 +58,9 @@ func (a *analyzer) patched(name string) *runSnap {
 		patch = a.unpatchSnap
 	}
 	ns := patch(s, plan, deps)
+	if ns != nil && plan.then != nil { // (replaced: the new one put in)
+		ns = a.patchSnap(ns, plan.then, deps)
+	}
 	if ns != nil {
 		a.main.nPatched.Add(1)
 	}
