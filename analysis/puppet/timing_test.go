@@ -137,6 +137,21 @@ func TestWorkspaceTiming(t *testing.T) {
 				t.Errorf("edit %s: the result differs from a fresh analysis's\n%s", rel, lineDiff(want, got))
 			}
 		}
+		// Its title typed over (a replacement: patched too).
+		retitled := bytes.Replace(edited, []byte("timing-probe"), []byte("timing-probe-2"), 1)
+		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, retitled))
+		runtime.ReadMemStats(&m0)
+		res, wall, cpu = analyze()
+		runtime.ReadMemStats(&m1)
+		t.Logf("edit %s retitled: %v wall, %v CPU, %d MB allocated, %d patched; not patched, by test: %v", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), (m1.TotalAlloc-m0.TotalAlloc)>>20, ps.Patched, ps.PatchRefused)
+		if os.Getenv("PUPPET_TIMING_FRESH") != "" {
+			got := dump(res)
+			in := analysis.Input{Ctx: context.Background(), Workspace: ws, Settings: analysis.Settings{}}
+			fresh := puppet.New()
+			if want := dump(analysis.Analyze(fresh, in, analysis.Files([]analysis.System{fresh}, in)[fresh])); got != want {
+				t.Errorf("edit %s retitled: the result differs from a fresh analysis's\n%s", rel, lineDiff(want, got))
+			}
+		}
 		// The probe taken out again (a removal: patched too).
 		ws.DropOverlay(source.PathToURI(p))
 		runtime.ReadMemStats(&m0)
