@@ -17,7 +17,8 @@ import (
 // patched into their runs (analysis/puppet patchrun.go) instead of
 // building them again, through the server's focused and complete
 // analyses; its diagnostics, lenses and hovers are a fresh server's,
-// its own hover included; cut again, it is patched out (patchout.go)
+// its own hover included; a letter typed into its title replaces it
+// (patchplan.go replacedPlan); cut again, it is patched out (patchout.go)
 // and the file's answers are the first text's.
 func TestResourcePastedAndCutIsPatched(t *testing.T) {
 	root := t.TempDir()
@@ -46,9 +47,19 @@ func TestResourcePastedAndCutIsPatched(t *testing.T) {
 		t.Errorf("hover of the pasted package: %s", h)
 	}
 
+	// a letter typed into its title: one edit
+	sys.n.Store(0)
+	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 2, Character: 15}, End: lsptest.Position{Line: 2, Character: 15}}, "x")
+	text = strings.Replace(text, "'p2'", "'p2x'", 1)
+	c.Settle(uri)
+	if sys.n.Load() == 0 {
+		t.Errorf("no run was patched after the title was typed (refused by test: %v)", sys.PatchRefused)
+	}
+	same(t, c, root, uri, text, "the title typed")
+
 	// cut again: one edit
 	sys.n.Store(0)
-	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 2, Character: 0}, End: lsptest.Position{Line: 3, Character: 0}}, "")
+	c.Edit(uri, 4, lsptest.Range{Start: lsptest.Position{Line: 2, Character: 0}, End: lsptest.Position{Line: 3, Character: 0}}, "")
 	c.Settle(uri)
 	if sys.n.Load() == 0 {
 		t.Errorf("no run was patched after the cut (refused by test: %v)", sys.PatchRefused)
