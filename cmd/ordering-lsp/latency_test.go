@@ -388,7 +388,8 @@ func valueEdits(t *testing.T, srv *lspProc, uri, text string) {
 // a class's resources one after the other: when nothing else reads it,
 // the runs that read the class are patched, not built again
 // (analysis/puppet patchrun.go). The first change (to text) is analysed
-// as any edit.
+// as any edit. Then a letter is typed into the last one's title, as many
+// times (a replacement: patched too).
 func resourceEdits(t *testing.T, srv *lspProc, uri, text string) {
 	n, _ := strconv.Atoi(os.Getenv("ORDERING_LATENCY_RESOURCES"))
 	if n <= 0 {
@@ -424,6 +425,27 @@ func resourceEdits(t *testing.T, srv *lspProc, uri, text string) {
 	}
 	t.Logf("%d resources added one by one (%s): complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
 		n, res, pct(completes, 50), pct(completes, 95), pct(cpus, 50), pct(cpus, 100))
+	// Then a letter typed into the last one's number, n times (a title
+	// typed over: the runs are patched, the old resource out and the new
+	// one in).
+	completes, cpus = completes[:0], cpus[:0]
+	decl := func(num string) string { return strings.ReplaceAll(res, "%d", num) }
+	cur := fmt.Sprint(n - 1)
+	for k := 0; k < n; k++ {
+		next := cur + "7"
+		added = strings.Replace(added, decl(cur), decl(next), 1)
+		cur = next
+		cpu0 := srv.cpu()
+		t0 := time.Now()
+		srv.change(uri, 4101+k, text[:i]+added+text[i:])
+		waitComplete(t, srv)
+		completes = append(completes, time.Since(t0))
+		cpus = append(cpus, srv.cpu()-cpu0)
+	}
+	if len(completes) > 0 {
+		t.Logf("%d letters typed into the last one's title: complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
+			len(completes), pct(completes, 50), pct(completes, 95), pct(cpus, 50), pct(cpus, 100))
+	}
 }
 
 // editsDuring (ORDERING_LATENCY_DURING=interval) makes the edits while
