@@ -19,43 +19,23 @@ import (
 // TestPatchedRunsAreRebuiltRuns: a resource nothing else sees, added to
 // a class three roles include, is patched into their runs (not built
 // again), and the result is the one a fresh analysis gives, edit after
-// edit.
+// edit (role::c declares the class under a condition nobody decides: the
+// resource's hover says so there).
 func TestPatchedRunsAreRebuiltRuns(t *testing.T) {
-	ws, dir := patchWorkspace(t, map[string]string{
+	patchSequence(t, map[string]string{
 		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
 		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Package['p1'] }\n}\n",
 		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
 		"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': }\n}\n",
 		"modules/other/manifests/init.pp":   "class other {\n  notify { 'x': message => \"Line ${line}\" }\n}\n",
-	})
-	analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
-	long := puppet.New()
-	analyze(long)
-	base := filepath.Join(dir, "modules/profile/manifests/base.pp")
-	edits := []struct {
-		text    string
-		patched int
-	}{
+	}, []patchStep{
 		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n}\n", 3},
 		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n}\n", 3},
 		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n}\n", 2},                       // a duplicate in role::a: the others only
 		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n  file { '/tmp/y': }\n}\n", 3}, // a file: no parent of it declared
 		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n  file { '/tmp/y': }\n  file { '/srv/a/b': }\n}\n", 3},
 		{"class profile::base {\n  package { 'p1': }\n  package { 'new': ensure => installed }\n  file { '/tmp/x': }\n  service { 's1': }\n  package { 'last': }\n  package { 'ra': }\n  file { '/tmp/y': }\n  file { '/srv/a/b': }\n  file { '/srv/a': }\n}\n", 0}, // the parent of a file patched in
-	}
-	for i, ed := range edits {
-		ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(ed.text)))
-		got := dump(analyze(long))
-		want := dump(analyze(puppet.New()))
-		if got != want {
-			t.Fatalf("edit %d: the patched result differs from a fresh one\n%s", i, lineDiff(want, got))
-		}
-		// (role::c declares the class under a condition nobody decides:
-		// the resource's hover says so there)
-		if n := long.(*puppet.System).Patched; n != ed.patched {
-			t.Errorf("edit %d: %d runs patched, want %d", i, n, ed.patched)
-		}
-	}
+	})
 }
 
 // lineDiff shows the first lines where two dumps part.
@@ -329,6 +309,35 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 	}
 }
 
+// patchStep is one text of modules/profile/manifests/base.pp and how
+// many runs its analysis must patch.
+type patchStep struct {
+	text    string
+	patched int
+}
+
+// patchSequence analyses the workspace of files, then each step's text of
+// profile::base one after another with one long-lived system: each result
+// must be a fresh analysis's, with the runs patched the step says.
+func patchSequence(t *testing.T, files map[string]string, steps []patchStep) {
+	t.Helper()
+	ws, dir := patchWorkspace(t, files)
+	analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
+	long := puppet.New()
+	analyze(long)
+	base := filepath.Join(dir, "modules/profile/manifests/base.pp")
+	for i, st := range steps {
+		ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(st.text)))
+		got := dump(analyze(long))
+		if want := dump(analyze(puppet.New())); got != want {
+			t.Fatalf("edit %d: the patched result differs from a fresh one\n%s", i, lineDiff(want, got))
+		}
+		if n := long.(*puppet.System).Patched; n != st.patched {
+			t.Errorf("edit %d: %d runs patched, want %d (refused by test: %v)", i, n, st.patched, long.(*puppet.System).PatchRefused)
+		}
+	}
+}
+
 // patchWorkspace writes files into a new folder: the workspace of a
 // patch test.
 func patchWorkspace(t *testing.T, files map[string]string) (*source.Workspace, string) {
@@ -375,20 +384,12 @@ func TestPatchAfterArrayTitles(t *testing.T) {
 // class three roles include, is patched out of their runs, edit after
 // edit; one something saw, or the last a class held, is not.
 func TestPatchedRemovals(t *testing.T) {
-	ws, dir := patchWorkspace(t, map[string]string{
+	patchSequence(t, map[string]string{
 		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
 		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n",
 		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
 		"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' }\n}\n",
-	})
-	analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
-	long := puppet.New()
-	analyze(long)
-	base := filepath.Join(dir, "modules/profile/manifests/base.pp")
-	edits := []struct {
-		text    string
-		patched int
-	}{
+	}, []patchStep{
 		{"class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' }\n}\n", 3}, // the notify
 		{"class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n}\n", 3},                                    // the last statement
 		{"class profile::base {\n\n  package { 'p1': }\n  file { '/tmp/x': }\n}\n", 0},                                                                                  // a blank line too: two edits
@@ -398,18 +399,7 @@ func TestPatchedRemovals(t *testing.T) {
 		{"class profile::base {\n  # the end\n}\n", 0},                      // a file: autorequire; and the class empty
 		{"class profile::base {\n  # the end\n  service { 's3': }\n}\n", 0}, // (added first in the body)
 		{"class profile::base {\n  # the end\n}\n", 0},                      // the class left empty
-	}
-	for i, ed := range edits {
-		ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(ed.text)))
-		got := dump(analyze(long))
-		want := dump(analyze(puppet.New()))
-		if got != want {
-			t.Fatalf("edit %d: the patched result differs from a fresh one\n%s", i, lineDiff(want, got))
-		}
-		if n := long.(*puppet.System).Patched; n != ed.patched {
-			t.Errorf("edit %d: %d runs patched, want %d (refused by test: %v)", i, n, ed.patched, long.(*puppet.System).PatchRefused)
-		}
-	}
+	})
 }
 
 // TestPatchedReplacements: a resource whose title (or a value) is typed
@@ -417,20 +407,12 @@ func TestPatchedRemovals(t *testing.T) {
 // after edit; one something sees, or the first of its class's body, is
 // built again.
 func TestPatchedReplacements(t *testing.T) {
-	ws, dir := patchWorkspace(t, map[string]string{
+	patchSequence(t, map[string]string{
 		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
 		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n",
 		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
 		"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n  notify { 'n': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h': ip => '10.0.0.1' }\n}\n",
-	})
-	analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
-	long := puppet.New()
-	analyze(long)
-	base := filepath.Join(dir, "modules/profile/manifests/base.pp")
-	edits := []struct {
-		text    string
-		patched int
-	}{
+	}, []patchStep{
 		{"class profile::base {\n  package { 'p1': }\n  notify { 'n2': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h': ip => '10.0.0.1' }\n}\n", 3},   // a title typed
 		{"class profile::base {\n  package { 'p1': }\n  notify { 'n23': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h': ip => '10.0.0.1' }\n}\n", 3},  // again
 		{"class profile::base {\n  package { 'p1': }\n  notify { 'n23': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h2': ip => '10.0.0.1' }\n}\n", 3}, // the last one
@@ -439,16 +421,5 @@ func TestPatchedReplacements(t *testing.T) {
 		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 0},           // role::b requires it; a relationship
 		{"class profile::base {\n  package { 'p1': }\n  package { 'ra': }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 2},                  // a duplicate in role::a
 		{"class profile::base {\n  package { 'p0': }\n  package { 'ra': }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 0},                  // the first statement
-	}
-	for i, ed := range edits {
-		ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(ed.text)))
-		got := dump(analyze(long))
-		want := dump(analyze(puppet.New()))
-		if got != want {
-			t.Fatalf("edit %d: the patched result differs from a fresh one\n%s", i, lineDiff(want, got))
-		}
-		if n := long.(*puppet.System).Patched; n != ed.patched {
-			t.Errorf("edit %d: %d runs patched, want %d (refused by test: %v)", i, n, ed.patched, long.(*puppet.System).PatchRefused)
-		}
-	}
+	})
 }
