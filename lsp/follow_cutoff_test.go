@@ -226,3 +226,61 @@ func startTyping(t *testing.T, class string) typing {
 	}
 	return ts
 }
+
+// TestResourceTypedIsAnalysedOnceItParses: a resource typed into a class
+// key by key, as VS Code sends it (braces and quotes paired), passes
+// through states Puppet refuses (`n` ... `notify`, a bare word without
+// effect; `notify {}`, a resource without a title; `notify { 'x' }`, a
+// syntax error). The class reads as before in each (the parser drops the
+// statement), so none is analysed; the colon that makes it a resource is.
+// Each state's diagnostics, lenses and hovers are a fresh server's.
+func TestResourceTypedIsAnalysedOnceItParses(t *testing.T) {
+	ts := startTyping(t, "class web {\n  file { '/etc/web':\n    ensure => directory,\n  }\n}\n")
+	c, uri, n, typeAt, root := ts.c, ts.uri, ts.n, ts.typeAt, ts.root
+	same := func(when string) {
+		t.Helper()
+		fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
+		fresh.Open(uri, "puppet", *ts.text)
+		fresh.Settle(uri)
+		if got, want := c.Diagnostics(uri), fresh.Diagnostics(uri); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+			t.Errorf("diagnostics %s:\n got %+v\nwant %+v (a fresh server's)", when, got, want)
+		}
+		for _, at := range [][2]int{{1, 10}, {4, 4}, {0, 7}} {
+			if g, w := hoverJSON(t, c, uri, at[0], at[1]), hoverJSON(t, fresh, uri, at[0], at[1]); g != w {
+				t.Errorf("hover at %d:%d %s:\n got %s\nwant %s (a fresh server's)", at[0], at[1], when, g, w)
+			}
+		}
+	}
+	before := n.Load()
+	typeAt(3, 3, "\n  ") // Enter after the file's closing brace
+	for i, ch := range "notify" {
+		typeAt(4, 2+i, string(ch))
+	}
+	same("after a bare word")
+	if len(c.Diagnostics(uri)) != 1 {
+		t.Errorf("a bare word in a class: diagnostics %+v, want Puppet's one error", c.Diagnostics(uri))
+	}
+	typeAt(4, 8, " ")
+	typeAt(4, 9, "{}")
+	same("after a resource without a title")
+	typeAt(4, 10, " ")
+	typeAt(4, 11, "''")
+	for i, ch := range "web" {
+		typeAt(4, 12+i, string(ch))
+	}
+	same("after a title without its colon")
+	if after := n.Load(); after != before {
+		t.Errorf("a resource typed, before it parses, was analysed: %d analyses before, %d after", before, after)
+	}
+	typeAt(4, 16, ":")
+	if !strings.Contains(*ts.text, "  }\n  notify { 'web':}\n}\n") {
+		t.Fatalf("the text typed: %q", *ts.text)
+	}
+	if n.Load() == before {
+		t.Errorf("the colon that makes the resource was not analysed")
+	}
+	same("after the colon")
+	if len(c.Diagnostics(uri)) != 0 {
+		t.Errorf("diagnostics %+v once the resource parses", c.Diagnostics(uri))
+	}
+}

@@ -56,6 +56,9 @@ func TestDroppedEditsMoveResults(t *testing.T) {
 		"  file { '/tmp/typed' \n", "  notify { 'typed': message => \n", "  package { \n",
 		"  exec { 'e': command => '/bin/true' \n", "  $typed = [\n", "  if $typed \n",
 		"  Notify['a'] -> \n", "  include \n", "  user { 'u': groups => ['a', \n", "file { '/top' \n",
+		// states Puppet refuses for having no effect (a resource's first
+		// keystrokes, parser/puppet effects.go)
+		"  notif\n", "  notify {}\n", "  $typed\n", "  File\n",
 	}
 	// ORDERING_DROPPED_EDITS=n: n statements begun per fixture instead of 2
 	n, _ := strconv.Atoi(os.Getenv("ORDERING_DROPPED_EDITS"))

@@ -144,6 +144,8 @@ func (ps *Parser) Parse(src []byte) *File {
 			f.Errors = append(f.Errors, c.nested...)
 		}
 	}
+	// the file's own block: only the whole file knows its last statement
+	f.Errors = append(f.Errors, topLevelEffects(src, f.Stmts)...)
 	ps.prev = newChunkCache(f.Chunks)
 	ps.Reused, ps.Parsed, ps.Decoded = cx.reused, cx.parsed, cx.decoded
 	if len(src) > maxIncrementalLex || !ps.edited {
@@ -370,11 +372,16 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 	// toks[r.b] reads as end of input for this chunk (the parsers never
 	// look past its last token).
 	follow := &toks[r.b]
-	parse := parseChunkGrammar
+	syntax := parseChunkGrammar
 	if cx.hand {
-		parse = handParse
+		syntax = handParse
 	}
-	stmts, err := parse(src, toks[r.a:r.b+1], follow)
+	parse := checkedParse(syntax)
+	stmts, err := syntax(src, toks[r.a:r.b+1], follow)
+	parsed := err == nil
+	if parsed {
+		err = effectsError(src, stmts)
+	}
 	if err == nil {
 		if cx.cache != nil {
 			storeChunk(cx.cache, key, src, pos, end, stmts)
@@ -383,8 +390,10 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 	}
 	// Error recovery: if a later line starts a statement at column 0,
 	// the error is most likely an unclosed bracket before it. Cut there:
-	// the first part keeps its error, the rest is chunked again.
-	if cut := restartPoint(src, toks, r); cut > r.a {
+	// the first part keeps its error, the rest is chunked again. (Not when
+	// the chunk parsed and only a statement without effect is refused: its
+	// brackets are closed.)
+	if cut := restartPoint(src, toks, r); cut > r.a && !parsed {
 		first := cx.chunk(toks, tokRange{r.a, cut})
 		out := first
 		for _, rr := range splitRange(src, toks, cut, r.b) {
@@ -465,10 +474,14 @@ func (cx *chunker) recoverBody(toks []Token, r tokRange, parse func([]byte, []To
 	}
 	var body []Node
 	for _, sr := range splitStatements(cx.src, toks, lb+1, rb, false) {
-		if ss, err := parse(cx.src, toks[sr.a:sr.b+1], &toks[sr.b]); err == nil {
-			body = append(body, ss...)
-		} else if ss := recoverStatement(cx.src, toks, sr, parse); ss != nil {
-			body = append(body, ss...)
+		ss, err := parse(cx.src, toks[sr.a:sr.b+1], &toks[sr.b])
+		if err != nil {
+			ss = recoverStatement(cx.src, toks, sr, parse)
+		}
+		for _, s := range ss {
+			if !droppedFromDefinition(s) { // (the body's own error: effects.go)
+				body = append(body, s)
+			}
 		}
 	}
 	switch d := defs[0].(type) {

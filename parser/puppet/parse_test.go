@@ -48,7 +48,7 @@ class foo($x = 1, Optional[String] $y = undef, *$rest) inherits foo::params {
   unless $x { notice('no') }
   $arr.each |$i| { file { "/tmp/${i}": ensure => file } }
   each($h) |$k, $v| { notify { $k: } }
-  case $x { 'a', 'b': { } /re/: { } default: { } }
+  case $x { 'a', 'b': { } /re/: { } default: { notice('d') } }
   $v = $x ? { 1 => 'one', default => 'other' }
   File['/a'] -> Package['b'] ~> Service['c'] <- Exec['d'] <~ Exec['e']
   Package <| tag == 'x' and (title == 'y' or name != 'z') |> -> Service <| |>
