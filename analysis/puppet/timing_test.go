@@ -36,7 +36,9 @@ import (
 // result after each edit, to diff a speed change's incremental path with
 // the code before it; PUPPET_TIMING_FRESH=1 holds that result to a fresh
 // analysis's there and then. PUPPET_TIMING_PROBE is the resource added
-// (a notify unless set), and then taken out again.
+// (a notify unless set), and then taken out again; PUPPET_TIMING_AFTER
+// puts it on the line after the first that holds this text instead of
+// at the end of the file's last block.
 func TestWorkspaceTiming(t *testing.T) {
 	dir := os.Getenv("PUPPET_TIMING_DIR")
 	if dir == "" {
@@ -86,6 +88,12 @@ func TestWorkspaceTiming(t *testing.T) {
 		i := bytes.LastIndexByte(text, '}')
 		if i < 0 {
 			i = len(text)
+		}
+		if after := os.Getenv("PUPPET_TIMING_AFTER"); after != "" { // the line after the first holding it
+			if j := bytes.Index(text, []byte(after)); j >= 0 {
+				j += len(after)
+				i = j + bytes.IndexByte(text[j:], '\n') + 1
+			}
 		}
 		probe := "  notify { 'timing-probe': }\n"
 		if s := os.Getenv("PUPPET_TIMING_PROBE"); s != "" {
