@@ -137,8 +137,31 @@ func TestPatchEditsEqualFresh(t *testing.T) {
 // patchEdit puts a resource line after a line of the class body that
 // ends a statement (or before its closing brace), or changes a blank, or
 // takes out a line that is a whole statement of the body, or types a
-// letter into the first string of one.
+// letter into the first string of one; and one time in three also puts
+// a comment line elsewhere in the body (the server follows a comment
+// without an analysis: the runs then read the text before both edits).
 func patchEdit(rng *rand.Rand, text []byte, n int) []byte {
+	out := patchEdit1(rng, text, n)
+	if rng.IntN(3) != 0 {
+		return out
+	}
+	lines := strings.SplitAfter(string(out), "\n")
+	var at []int
+	depth := 0
+	for i, l := range lines {
+		depth += strings.Count(l, "{") - strings.Count(l, "}")
+		if depth == 1 && (strings.HasSuffix(strings.TrimSpace(l), "}") || strings.HasSuffix(strings.TrimSpace(l), "{")) {
+			at = append(at, i+1)
+		}
+	}
+	if len(at) == 0 {
+		return out
+	}
+	i := at[rng.IntN(len(at))]
+	return []byte(strings.Join(append(lines[:i:i], append([]string{fmt.Sprintf("  # elsewhere %d\n", n)}, lines[i:]...)...), ""))
+}
+
+func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 	lines := strings.SplitAfter(string(text), "\n")
 	// the class's last closing brace
 	end := len(lines) - 1
@@ -421,5 +444,32 @@ func TestPatchedReplacements(t *testing.T) {
 		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 0},           // role::b requires it; a relationship
 		{"class profile::base {\n  package { 'p1': }\n  package { 'ra': }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 2},                  // a duplicate in role::a
 		{"class profile::base {\n  package { 'p0': }\n  package { 'ra': }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 0},                  // the first statement
+	})
+}
+
+// TestPatchedAfterAnEditElsewhere: a resource added, taken out or typed
+// over while the file also changed elsewhere in a way that moves places
+// only (a comment typed, which the server follows without an analysis,
+// so that the runs still read the text before both edits): the runs are
+// moved, then patched. A value changed elsewhere is no move: built again.
+func TestPatchedAfterAnEditElsewhere(t *testing.T) {
+	patchSequence(t, map[string]string{
+		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
+		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n",
+		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
+		"modules/profile/manifests/base.pp": "# profile::base\nclass profile::base {\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n",
+	}, []patchStep{
+		// a comment line above, a notify added below
+		{"# profile::base\nclass profile::base {\n  # packages\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  notify { 'n2': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n", 3},
+		// the comment typed into, the notify taken out
+		{"# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n", 3},
+		// a title typed over, the comment after the host longer
+		{"# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host, here\n}\n", 3},
+		// a blank line at the top of the file: the class's definition moved
+		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n4': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host, here\n}\n", 0},
+		// a value changed elsewhere is no move
+		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, here\n}\n", 0},
+		// and a resource added after a comment typed at the end
+		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n5': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, there\n}\n", 3},
 	})
 }

@@ -266,6 +266,10 @@ type patchPlan struct {
 	ownProbes           []string        // the keys it looks for by itself (a file's parent directories, owner, group)
 	mentions            map[string]bool // data files (by path): whether they name `Type[`
 	seenIn              map[string]bool // the files (by URI) whose code may see it
+	// before: an edit elsewhere in the file that moved places only, from
+	// the version the runs read to the one the plan starts from (its
+	// places are that version's); nil: none
+	before *analysis.Shift
 }
 
 // shift is the edit as analysis.Shift moves places through it.
@@ -303,6 +307,25 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	if fi == nil || fi.id != newID || fi.ast == nil || fi.src == nil || fi.topLevel {
 		return a.noPlan(3)
 	}
+	if p := a.planFrom(old, fi, oldID, newID); p != nil {
+		return p
+	}
+	// The file changed elsewhere too, in a way that moves places only (a
+	// comment typed, followed without an analysis: lsp/layout_cutoff.go):
+	// the runs are moved first (patchmove.go), then patched from there.
+	mid, m, ok := a.midVersion(old, fi)
+	if !ok {
+		return nil
+	}
+	p := a.planFrom(mid, fi, oldID, newID)
+	if p != nil {
+		p.before = &m
+	}
+	return p
+}
+
+// planFrom is makePlan's plan from the version old of the file to fi's.
+func (a *analyzer) planFrom(old treeText, fi *fileInfo, oldID, newID string) *patchPlan {
 	t0, t1 := old.ast, fi.ast
 	if len(t0.Errors) > 0 || len(t1.Errors) > 0 || len(t0.Stmts) != len(t1.Stmts) {
 		return a.noPlan(4)

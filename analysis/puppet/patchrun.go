@@ -53,6 +53,11 @@ func (a *analyzer) patched(name string) *runSnap {
 			}
 		}
 	}
+	if plan.before != nil { // (another edit that moved places only)
+		if s = a.moveSnap(s, *plan.before); s == nil {
+			return nil
+		}
+	}
 	patch := a.patchSnap
 	if plan.removed {
 		patch = a.unpatchSnap
