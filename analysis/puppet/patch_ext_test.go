@@ -146,16 +146,13 @@ func patchEdit(rng *rand.Rand, text []byte, n int) []byte {
 		return out
 	}
 	lines := strings.SplitAfter(string(out), "\n")
-	var at []int
+	at := []int{0} // (above the class: its definition moves)
 	depth := 0
 	for i, l := range lines {
 		depth += strings.Count(l, "{") - strings.Count(l, "}")
 		if depth == 1 && (strings.HasSuffix(strings.TrimSpace(l), "}") || strings.HasSuffix(strings.TrimSpace(l), "{")) {
 			at = append(at, i+1)
 		}
-	}
-	if len(at) == 0 {
-		return out
 	}
 	i := at[rng.IntN(len(at))]
 	return []byte(strings.Join(append(lines[:i:i], append([]string{fmt.Sprintf("  # elsewhere %d\n", n)}, lines[i:]...)...), ""))
@@ -465,8 +462,9 @@ func TestPatchedAfterAnEditElsewhere(t *testing.T) {
 		{"# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n", 3},
 		// a title typed over, the comment after the host longer
 		{"# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host, here\n}\n", 3},
-		// a blank line at the top of the file: the class's definition moved
-		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n4': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host, here\n}\n", 0},
+		// a blank line at the top of the file: the class's definition
+		// moved too (its node is the analysis's, found by its place)
+		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n4': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host, here\n}\n", 3},
 		// a value changed elsewhere is no move
 		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, here\n}\n", 0},
 		// and a resource added after a comment typed at the end

@@ -110,6 +110,43 @@ func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
 	}
 	ns := *s
 	ns.ids = nil
+	// The definitions links and edges point at that the edit moved (a
+	// comment above the class): moved copies, which the merge takes for
+	// this analysis's definition nodes (defKeyOf: by their place).
+	for i, d := range s.defs {
+		if d.Decl.URI != m.URI && d.Full.URI != m.URI {
+			continue
+		}
+		c := *d
+		if c.Decl, ok = m.Span(d.Decl); !ok {
+			return a.refuse(63)
+		}
+		if c.Full, ok = m.Span(d.Full); !ok {
+			return a.refuse(63)
+		}
+		if c.Facts, ok = analysis.ShiftFacts(d.Facts, m, line); !ok {
+			return a.refuse(63)
+		}
+		if c.Decl == d.Decl && c.Full == d.Full && len(c.Facts) == len(d.Facts) && (len(d.Facts) == 0 || &c.Facts[0] == &d.Facts[0]) {
+			continue
+		}
+		if ns.defs == nil || &ns.defs[0] == &s.defs[0] {
+			ns.defs = append([]*analysis.Node(nil), s.defs...)
+		}
+		ns.defs[i] = &c
+		moved[d] = &c
+	}
+	for _, sn := range s.nodes { // (a node under a moved definition)
+		if n := sn.n; n.Parent != nil && moved[n.Parent] != nil {
+			c := moved[n]
+			if c == nil {
+				cp := *n
+				c = &cp
+				moved[n] = c
+			}
+			c.Parent = moved[n.Parent]
+		}
+	}
 	ns.nodes = make([]snapNode, len(s.nodes))
 	for i, sn := range s.nodes {
 		ns.nodes[i] = snapNode{moved.of(sn.n), sn.kind}
@@ -128,7 +165,9 @@ func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
 			return a.refuse(61)
 		}
 	}
-	if !a.movedResult(s, &ns, p, m, line) {
+	sd := *s
+	sd.defs = nil // (they moved above)
+	if !a.movedResult(&sd, &ns, p, m, line) {
 		return nil
 	}
 	if o := s.order; o != nil && len(o.endFacts) > 0 { // (words that may name lines)

@@ -446,6 +446,46 @@ func resourceEdits(t *testing.T, srv *lspProc, uri, text string) {
 		t.Logf("%d letters typed into the last one's title: complete analysis p50 %v p95 %v; server CPU each p50 %v max %v",
 			len(completes), pct(completes, 50), pct(completes, 95), pct(cpus, 50), pct(cpus, 100))
 	}
+	// A resource typed key by key on a new line, as VS Code sends it
+	// (braces and quotes closed as they open): until the colon, each
+	// state is one Puppet refuses and the parser drops (parser/puppet
+	// effects.go), which the last result follows.
+	base := text[:i] + added
+	var states []string
+	for _, s := range []string{"n", "no", "not", "noti", "notif", "notify", "notify ", "notify {}", "notify { }", "notify { '' }"} {
+		states = append(states, s)
+	}
+	for _, c := range "typed" {
+		last := states[len(states)-1]
+		q := strings.LastIndexByte(last, '\'')
+		states = append(states, last[:q]+string(c)+last[q:])
+	}
+	states = append(states, "notify { 'typed': }")
+	completes, cpus = completes[:0], cpus[:0]
+	cpuAll := srv.cpu()
+	for k, st := range states {
+		cpu0 := srv.cpu()
+		t0 := time.Now()
+		srv.change(uri, 4201+k, base+"  "+st+"\n"+text[i:])
+		waitComplete(t, srv)
+		completes = append(completes, time.Since(t0))
+		cpus = append(cpus, srv.cpu()-cpu0)
+	}
+	t.Logf("a resource typed key by key (%d keys, the last makes it parse): complete analysis p50 %v, after the last key %v; server CPU %v in all, %v for the last key",
+		len(states), pct(completes, 50), completes[len(completes)-1].Round(time.Millisecond), srv.cpu()-cpuAll, cpus[len(cpus)-1])
+	// A letter typed into a comment at the top (followed), then a resource
+	// added at the end: the runs read the text before both edits.
+	typed := base + "  notify { 'typed': }\n"
+	cpu0 := srv.cpu()
+	srv.change(uri, 4301, "# x\n"+typed+text[i:])
+	waitComplete(t, srv)
+	cpuComment := srv.cpu() - cpu0
+	cpu0 = srv.cpu()
+	t0 := time.Now()
+	srv.change(uri, 4302, "# x\n"+typed+"  notify { 'after-comment': }\n"+text[i:])
+	waitComplete(t, srv)
+	t.Logf("a comment line typed at the top (server CPU %v), then a resource added at the end: complete analysis %v, server CPU %v",
+		cpuComment, time.Since(t0).Round(time.Millisecond), srv.cpu()-cpu0)
 }
 
 // editsDuring (ORDERING_LATENCY_DURING=interval) makes the edits while
