@@ -451,23 +451,25 @@ func TestPatchedReplacements(t *testing.T) {
 // moved, then patched. A value changed elsewhere is no move: built again.
 func TestPatchedAfterAnEditElsewhere(t *testing.T) {
 	patchSequence(t, map[string]string{
-		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
-		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n",
-		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
+		"modules/role/manifests/a.pp": "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
+		"modules/role/manifests/b.pp": "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n",
+		"modules/role/manifests/c.pp": "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
+		// a link to the class's definition: its place is role::d's input
+		"modules/role/manifests/d.pp":       "class role::d {\n  include profile::base\n  notify { 'd': require => Class['profile::base'] }\n}\n",
 		"modules/profile/manifests/base.pp": "# profile::base\nclass profile::base {\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n",
 	}, []patchStep{
 		// a comment line above, a notify added below
-		{"# profile::base\nclass profile::base {\n  # packages\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  notify { 'n2': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n", 3},
+		{"# profile::base\nclass profile::base {\n  # packages\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  notify { 'n2': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n", 4},
 		// the comment typed into, the notify taken out
-		{"# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n", 3},
+		{"# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n", 4},
 		// a title typed over, the comment after the host longer
-		{"# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host, here\n}\n", 3},
+		{"# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host, here\n}\n", 4},
 		// a blank line at the top of the file: the class's definition
 		// moved too (its node is the analysis's, found by its place)
-		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n4': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host, here\n}\n", 3},
+		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n4': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host, here\n}\n", 4},
 		// a value changed elsewhere is no move
 		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, here\n}\n", 0},
 		// and a resource added after a comment typed at the end
-		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n5': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, there\n}\n", 3},
+		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n5': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, there\n}\n", 4},
 	})
 }

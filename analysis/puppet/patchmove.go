@@ -2,6 +2,8 @@ package puppet
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
@@ -186,4 +188,37 @@ func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
 		ns.run.Steps[i] = st
 	}
 	return &ns
+}
+
+// movesPlace: whether the edits of p move the class definition's place
+// then (classPlace: "uri:start-end Ref") to now, the same class.
+func (p *patchPlan) movesPlace(then, now string) bool {
+	span := func(s string) (source.Span, string, bool) {
+		at, ref, ok := strings.Cut(s, " ")
+		i := strings.LastIndexByte(at, ':')
+		if !ok || i < 0 {
+			return source.Span{}, "", false
+		}
+		a, b, ok := strings.Cut(at[i+1:], "-")
+		start, err1 := strconv.Atoi(a)
+		end, err2 := strconv.Atoi(b)
+		return source.Span{URI: at[:i], Start: start, End: end}, ref, ok && err1 == nil && err2 == nil
+	}
+	sp, ref0, ok0 := span(then)
+	want, ref1, ok1 := span(now)
+	if !ok0 || !ok1 || ref0 != ref1 || sp.URI != p.uri {
+		return false
+	}
+	var ok bool
+	if p.before != nil {
+		if sp, ok = p.before.Span(sp); !ok {
+			return false
+		}
+	}
+	for q := p; q != nil; q = q.then {
+		if sp, ok = q.shift().Span(sp); !ok {
+			return false
+		}
+	}
+	return sp == want
 }

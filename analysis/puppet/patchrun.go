@@ -22,6 +22,7 @@ func (a *analyzer) patched(name string) *runSnap {
 	// Every input as it was, but the version of one file (deps: their
 	// values now, the patched snapshot's inputs).
 	var plan *patchPlan
+	var moved [][2]string // 'k' inputs whose place changed: [then, now]
 	deps := make(map[depKey]string, len(s.deps))
 	for k, v := range s.deps {
 		cur := a.depValue(k)
@@ -31,6 +32,9 @@ func (a *analyzer) patched(name string) *runSnap {
 		}
 		switch k.kind {
 		case 'f', 'c', 'd':
+		case 'k': // (a class a link points at: moved by the edit, below)
+			moved = append(moved, [2]string{v, cur})
+			continue
 		default:
 			return a.refuse(3)
 		}
@@ -42,6 +46,11 @@ func (a *analyzer) patched(name string) *runSnap {
 	}
 	if plan == nil || a.wantLoad {
 		return a.refuse(5)
+	}
+	for _, k := range moved {
+		if !plan.movesPlace(k[0], k[1]) {
+			return a.refuse(3)
+		}
 	}
 	for k, v := range s.deps {
 		for p := plan; p != nil; p = p.then {

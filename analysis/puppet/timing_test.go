@@ -38,7 +38,9 @@ import (
 // analysis's there and then. PUPPET_TIMING_PROBE is the resource added
 // (a notify unless set), and then taken out again; PUPPET_TIMING_AFTER
 // puts it on the line after the first that holds this text instead of
-// at the end of the file's last block.
+// at the end of the file's last block; PUPPET_TIMING_COMMENT=1 also puts
+// a comment line at the top of the file (two edits: the runs are moved,
+// then patched).
 func TestWorkspaceTiming(t *testing.T) {
 	dir := os.Getenv("PUPPET_TIMING_DIR")
 	if dir == "" {
@@ -100,6 +102,9 @@ func TestWorkspaceTiming(t *testing.T) {
 			probe = "  " + s + "\n"
 		}
 		edited := append(append(append([]byte(nil), text[:i]...), probe...), text[i:]...)
+		if os.Getenv("PUPPET_TIMING_COMMENT") != "" { // a comment line at the top too (as the server follows it first)
+			edited = append([]byte("# timing\n"), edited...)
+		}
 		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, edited))
 		// As the server does: the edited file's runs first, then all.
 		fres, fwall, fcpu := analyze(source.PathToURI(p))
