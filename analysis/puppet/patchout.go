@@ -164,6 +164,8 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 		no.endFacts = o.endFacts
 	}
 	ns.order = no
-	ns.run.Steps = orderOf(ns, ns.edges, a.scratch)
+	if p.then == nil { // (replaced: the patch that puts the new one in orders the run)
+		ns.run.Steps = orderOf(ns, ns.edges, a.scratch)
+	}
 	return ns
 }
