@@ -122,18 +122,8 @@ func TestHalfTypedStatementIsNotAnalysed(t *testing.T) {
 // reads it: autorequire).
 func TestAttributeTypedIsNotAnalysed(t *testing.T) {
 	ts := startTyping(t, "class web {\n  file { '/etc/web':\n    ensure => directory,\n  }\n  notify { 'n': require => File['/etc/web'] }\n}\n")
-	c, uri, n, typeAt, root := ts.c, ts.uri, ts.n, ts.typeAt, ts.root
-	lensLines := func(c *lsptest.Client) []int {
-		var ls []struct{ Range lsptest.Range }
-		if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &ls); err != nil {
-			t.Fatal(err)
-		}
-		var out []int
-		for _, l := range ls {
-			out = append(out, l.Range.Start.Line)
-		}
-		return out
-	}
+	c, uri, n, typeAt := ts.c, ts.uri, ts.n, ts.typeAt
+	lensLines := func(c *lsptest.Client) []int { return lensLinesOf(t, c, uri) }
 	before := n.Load()
 	typeAt(2, 24, "\n    ") // Enter at the end of the ensure line
 	for i, ch := range "mode =>" {
@@ -156,20 +146,7 @@ func TestAttributeTypedIsNotAnalysed(t *testing.T) {
 	}
 	same := func(when string) {
 		t.Helper()
-		fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
-		fresh.Open(uri, "puppet", *ts.text)
-		fresh.Settle(uri)
-		if got, want := c.Diagnostics(uri), fresh.Diagnostics(uri); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
-			t.Errorf("diagnostics %s:\n got %+v\nwant %+v (a fresh server's)", when, got, want)
-		}
-		if got, want := lensLines(c), lensLines(fresh); !reflect.DeepEqual(got, want) {
-			t.Errorf("lenses %s on lines %v, a fresh server's on %v", when, got, want)
-		}
-		for _, at := range [][2]int{{1, 10}, {3, 6}, {4, 2}, {5, 13}, {0, 7}} {
-			if g, w := hoverJSON(t, c, uri, at[0], at[1]), hoverJSON(t, fresh, uri, at[0], at[1]); g != w {
-				t.Errorf("hover at %d:%d %s:\n got %s\nwant %s (a fresh server's)", at[0], at[1], when, g, w)
-			}
-		}
+		ts.sameAsFresh(t, when, [2]int{1, 10}, [2]int{3, 6}, [2]int{4, 2}, [2]int{5, 13}, [2]int{0, 7})
 	}
 	same("after the attribute")
 	// the line taken out whole (selected, deleted)
@@ -236,21 +213,8 @@ func startTyping(t *testing.T, class string) typing {
 // Each state's diagnostics, lenses and hovers are a fresh server's.
 func TestResourceTypedIsAnalysedOnceItParses(t *testing.T) {
 	ts := startTyping(t, "class web {\n  file { '/etc/web':\n    ensure => directory,\n  }\n}\n")
-	c, uri, n, typeAt, root := ts.c, ts.uri, ts.n, ts.typeAt, ts.root
-	same := func(when string) {
-		t.Helper()
-		fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, root, nil)
-		fresh.Open(uri, "puppet", *ts.text)
-		fresh.Settle(uri)
-		if got, want := c.Diagnostics(uri), fresh.Diagnostics(uri); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
-			t.Errorf("diagnostics %s:\n got %+v\nwant %+v (a fresh server's)", when, got, want)
-		}
-		for _, at := range [][2]int{{1, 10}, {4, 4}, {0, 7}} {
-			if g, w := hoverJSON(t, c, uri, at[0], at[1]), hoverJSON(t, fresh, uri, at[0], at[1]); g != w {
-				t.Errorf("hover at %d:%d %s:\n got %s\nwant %s (a fresh server's)", at[0], at[1], when, g, w)
-			}
-		}
-	}
+	c, uri, n, typeAt := ts.c, ts.uri, ts.n, ts.typeAt
+	same := func(when string) { t.Helper(); ts.sameAsFresh(t, when, [2]int{1, 10}, [2]int{4, 4}, [2]int{0, 7}) }
 	before := n.Load()
 	typeAt(3, 3, "\n  ") // Enter after the file's closing brace
 	for i, ch := range "notify" {
@@ -283,4 +247,39 @@ func TestResourceTypedIsAnalysedOnceItParses(t *testing.T) {
 	if len(c.Diagnostics(uri)) != 0 {
 		t.Errorf("diagnostics %+v once the resource parses", c.Diagnostics(uri))
 	}
+}
+
+// sameAsFresh holds the typing server's diagnostics, lenses and hovers
+// (at the lines and characters given) of the class to a fresh server's
+// on the same text.
+func (ts typing) sameAsFresh(t *testing.T, when string, hovers ...[2]int) {
+	t.Helper()
+	fresh, _ := lsptest.Start(t, []analysis.System{puppet.New()}, ts.root, nil)
+	fresh.Open(ts.uri, "puppet", *ts.text)
+	fresh.Settle(ts.uri)
+	c, uri := ts.c, ts.uri
+	if got, want := c.Diagnostics(uri), fresh.Diagnostics(uri); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics %s:\n got %+v\nwant %+v (a fresh server's)", when, got, want)
+	}
+	if got, want := lensLinesOf(t, c, uri), lensLinesOf(t, fresh, uri); !reflect.DeepEqual(got, want) {
+		t.Errorf("lenses %s on lines %v, a fresh server's on %v", when, got, want)
+	}
+	for _, at := range hovers {
+		if g, w := hoverJSON(t, c, uri, at[0], at[1]), hoverJSON(t, fresh, uri, at[0], at[1]); g != w {
+			t.Errorf("hover at %d:%d %s:\n got %s\nwant %s (a fresh server's)", at[0], at[1], when, g, w)
+		}
+	}
+}
+
+// lensLinesOf is the lines of the document's code lenses.
+func lensLinesOf(t *testing.T, c *lsptest.Client, uri string) []int {
+	var ls []struct{ Range lsptest.Range }
+	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &ls); err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, l := range ls {
+		out = append(out, l.Range.Start.Line)
+	}
+	return out
 }

@@ -404,12 +404,9 @@ func TestPatchAfterArrayTitles(t *testing.T) {
 // class three roles include, is patched out of their runs, edit after
 // edit; one something saw, or the last a class held, is not.
 func TestPatchedRemovals(t *testing.T) {
-	patchSequence(t, map[string]string{
-		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
-		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n",
-		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
+	patchSequence(t, withRoles(map[string]string{
 		"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' }\n}\n",
-	}, []patchStep{
+	}), []patchStep{
 		{"class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' }\n}\n", 3}, // the notify
 		{"class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n}\n", 3},                                    // the last statement
 		{"class profile::base {\n\n  package { 'p1': }\n  file { '/tmp/x': }\n}\n", 0},                                                                                  // a blank line too: two edits
@@ -427,12 +424,9 @@ func TestPatchedRemovals(t *testing.T) {
 // after edit; one something sees, or the first of its class's body, is
 // built again.
 func TestPatchedReplacements(t *testing.T) {
-	patchSequence(t, map[string]string{
-		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
-		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n",
-		"modules/role/manifests/c.pp":       "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
+	patchSequence(t, withRoles(map[string]string{
 		"modules/profile/manifests/base.pp": "class profile::base {\n  package { 'p1': }\n  notify { 'n': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h': ip => '10.0.0.1' }\n}\n",
-	}, []patchStep{
+	}), []patchStep{
 		{"class profile::base {\n  package { 'p1': }\n  notify { 'n2': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h': ip => '10.0.0.1' }\n}\n", 3},   // a title typed
 		{"class profile::base {\n  package { 'p1': }\n  notify { 'n23': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h': ip => '10.0.0.1' }\n}\n", 3},  // again
 		{"class profile::base {\n  package { 'p1': }\n  notify { 'n23': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h2': ip => '10.0.0.1' }\n}\n", 3}, // the last one
@@ -450,14 +444,11 @@ func TestPatchedReplacements(t *testing.T) {
 // so that the runs still read the text before both edits): the runs are
 // moved, then patched. A value changed elsewhere is no move: built again.
 func TestPatchedAfterAnEditElsewhere(t *testing.T) {
-	patchSequence(t, map[string]string{
-		"modules/role/manifests/a.pp": "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n",
-		"modules/role/manifests/b.pp": "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n",
-		"modules/role/manifests/c.pp": "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n",
+	patchSequence(t, withRoles(map[string]string{
 		// a link to the class's definition: its place is role::d's input
 		"modules/role/manifests/d.pp":       "class role::d {\n  include profile::base\n  notify { 'd': require => Class['profile::base'] }\n}\n",
 		"modules/profile/manifests/base.pp": "# profile::base\nclass profile::base {\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n",
-	}, []patchStep{
+	}), []patchStep{
 		// a comment line above, a notify added below
 		{"# profile::base\nclass profile::base {\n  # packages\n  package { 'p1': }\n  notify { 'n1': message => 'one' }\n  notify { 'n2': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host\n}\n", 4},
 		// the comment typed into, the notify taken out
@@ -472,4 +463,14 @@ func TestPatchedAfterAnEditElsewhere(t *testing.T) {
 		// and a resource added after a comment typed at the end
 		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n5': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, there\n}\n", 4},
 	})
+}
+
+// withRoles is files with three roles that include profile::base: one
+// plainly, one that requires its service s1, one under a condition
+// nobody decides.
+func withRoles(files map[string]string) map[string]string {
+	files["modules/role/manifests/a.pp"] = "class role::a {\n  include profile::base\n  package { 'ra': }\n}\n"
+	files["modules/role/manifests/b.pp"] = "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n"
+	files["modules/role/manifests/c.pp"] = "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n"
+	return files
 }
