@@ -202,23 +202,8 @@ func (p *lspProc) waitPublish(t *testing.T, uri string, version int) time.Time {
 
 // memory is the server's VmRSS and VmHWM in bytes.
 func (p *lspProc) memory() (rss, hwm int64) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-	if err != nil {
-		return 0, 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			switch f[0] {
-			case "VmRSS:":
-				rss = kb << 10
-			case "VmHWM:":
-				hwm = kb << 10
-			}
-		}
-	}
-	return rss, hwm
+	st := p.status()
+	return st["VmRSS:"], st["VmHWM:"]
 }
 
 // memoryParts is the resident memory of the server's own (anonymous)
@@ -226,23 +211,25 @@ func (p *lspProc) memory() (rss, hwm int64) {
 // drops those pages first, and another process reading the packs shares
 // them).
 func (p *lspProc) memoryParts() (anon, file int64) {
+	st := p.status()
+	return st["RssAnon:"], st["RssFile:"]
+}
+
+// status is the server's /proc status lines in kB, as bytes, by name
+// with its colon; empty once the process is gone.
+func (p *lspProc) status() map[string]int64 {
+	out := map[string]int64{}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
-		return 0, 0
+		return out
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 {
+		if f := strings.Fields(line); len(f) >= 2 {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			switch f[0] {
-			case "RssAnon:":
-				anon = kb << 10
-			case "RssFile:":
-				file = kb << 10
-			}
+			out[f[0]] = kb << 10
 		}
 	}
-	return anon, file
+	return out
 }
 
 func (p *lspProc) stop() {
