@@ -31,7 +31,8 @@ import (
 // each of those analyses (prefix-before.prof, prefix-after.prof; compare
 // with `go tool pprof -sample_index=alloc_space -base before after`).
 // PUPPET_TIMING_PROF=file writes a CPU profile of the first analysis,
-// PUPPET_TIMING_EDITPROF=file one of the complete analysis after an edit;
+// PUPPET_TIMING_EDITPROF=file one of the complete analysis after an edit,
+// PUPPET_TIMING_RETITLEPROF=file one after its probe's title is typed over;
 // PUPPET_TIMING_DUMP=dir writes the strict dump (dump_test.go) of the
 // result after each edit, to diff a speed change's incremental path with
 // the code before it; PUPPET_TIMING_FRESH=1 holds that result to a fresh
@@ -154,7 +155,16 @@ func TestWorkspaceTiming(t *testing.T) {
 		retitled := bytes.Replace(edited, []byte("timing-probe"), []byte("timing-probe-2"), 1)
 		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, retitled))
 		runtime.ReadMemStats(&m0)
+		if f := os.Getenv("PUPPET_TIMING_RETITLEPROF"); f != "" { // (a CPU profile of this analysis)
+			if pf, err := os.Create(f); err == nil {
+				pprof.StartCPUProfile(pf)
+				defer pf.Close()
+			}
+		}
 		res, wall, cpu = analyze()
+		if os.Getenv("PUPPET_TIMING_RETITLEPROF") != "" {
+			pprof.StopCPUProfile()
+		}
 		runtime.ReadMemStats(&m1)
 		t.Logf("edit %s retitled: %v wall, %v CPU, %d MB allocated, %d patched; not patched, by test: %v", rel, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), (m1.TotalAlloc-m0.TotalAlloc)>>20, ps.Patched, ps.PatchRefused)
 		if os.Getenv("PUPPET_TIMING_FRESH") != "" {
