@@ -1,8 +1,6 @@
 package puppet
 
-import (
-	"strings"
-)
+import "strings"
 
 // Statements without effect. Puppet's validator (Checker4_0's idem
 // checks) refuses a manifest where a statement produces a value nobody
@@ -15,7 +13,8 @@ import (
 //     value-producing expression without other effect");
 //   - any but the last of any other block (an `if` or `case` branch, a
 //     lambda, a function, the file itself: the last is the block's value);
-//   - `notify { }` or `notify { message => 'x' }` anywhere.
+//   - `notify { }` or `notify { message => 'x' }` anywhere (the grammar
+//     refuses the second already, in its own words).
 //
 // These are the states a resource passes through while it is typed into a
 // class (`n`, `notify`, `notify {}`): reporting them as syntax errors is
