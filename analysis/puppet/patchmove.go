@@ -102,7 +102,8 @@ func (a *analyzer) midVersion(old treeText, fi *fileInfo) (treeText, analysis.Sh
 
 // moveSnap is s with its places moved through m, an edit of its file that
 // moves places only (midVersion): nodes, facts, edges, diagnostics,
-// missing targets, links and steps; nil when a place lies in the edit.
+// missing targets and links; nil when a place lies in the edit. It has no
+// steps: it is only ever patched next (patched), and the patch orders it.
 func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
 	p := &patchPlan{uri: m.URI}
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
@@ -182,11 +183,7 @@ func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
 		}
 		ns.order = &no
 	}
-	ns.run.Steps = make([]analysis.Step, len(s.run.Steps))
-	for i, st := range s.run.Steps {
-		st.Node = moved.of(st.Node)
-		ns.run.Steps[i] = st
-	}
+	ns.run.Steps = nil // (the patch that follows orders the run)
 	return &ns
 }
 
