@@ -214,6 +214,7 @@ type run struct {
 	classes    map[string]*res
 	pending    []*res
 	cols       []*collector
+	chains     map[*collector][]colChain // the chains collectors are operands of (noteChain)
 	overrides  []*override
 	rels       []*relation
 	diags      []analysis.Diagnostic

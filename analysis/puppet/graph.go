@@ -498,6 +498,9 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		if rel.op == "require()" {
 			reason = "require (function)"
 		}
+		if r.probing && (rel.left.k == vCollect || rel.right.k == vCollect || rel.left.k == vArr || rel.right.k == vArr) {
+			r.noteChain(rel, kind, reason, left, right)
+		}
 		for _, s := range src {
 			for _, d := range dst {
 				e := a.relEdge(g, s.last(), d.first(), kind, reason, rel.at)

@@ -132,11 +132,14 @@ func (a *analyzer) keepOrder(g *runGraph) {
 // orderOf computes the steps of the run of s again from its nodes, its
 // edges and its snapOrder, as buildRun's toposort does: Kahn's algorithm,
 // the lowest place first; the nodes left (a cycle) after, by place.
-// Nil when the snapshot kept no order.
-func orderOf(s *runSnap, edges []*analysis.Edge, sc *runScratch) []analysis.Step {
+// Nil when the snapshot kept no order. onCycle: whether the node at
+// place probe (-1: none) is on a cycle (a run may hold cycles nobody
+// reports: their edges are made under conditions no node meets at once;
+// cycles, feasibleCycles).
+func orderOf(s *runSnap, edges []*analysis.Edge, sc *runScratch, probe int) (steps []analysis.Step, onCycle bool) {
 	o := s.order
 	if o == nil {
-		return nil
+		return nil, false
 	}
 	n := len(s.nodes)
 	// (a merged snapshot's nodes are the analysis's, numbered there: they
@@ -222,7 +225,6 @@ func orderOf(s *runSnap, edges []*analysis.Edge, sc *runScratch) []analysis.Step
 	done := reuse(sc.done, n)[:n]
 	clear(done)
 	sc.done = done
-	var steps []analysis.Step
 	emit := func(i int32) {
 		if x := s.nodes[i].n; !x.Hidden {
 			steps = append(steps, analysis.Step{Node: x, Label: x.Ref})
@@ -245,7 +247,25 @@ func orderOf(s *runSnap, edges []*analysis.Edge, sc *runScratch) []analysis.Step
 			emit(int32(i))
 		}
 	}
-	return steps
+	if probe >= 0 && probe < n && !done[probe] {
+		// (left over: on a cycle, or after one; a cycle through it is
+		// made of nodes left over alone, which done now marks as seen)
+		stack := []int32{int32(probe)}
+		for len(stack) > 0 && !onCycle {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for k := head[v]; k >= 0; k = next[k] {
+				switch t := to[k]; {
+				case t == int32(probe):
+					onCycle = true
+				case !done[t]:
+					done[t] = true
+					stack = append(stack, t)
+				}
+			}
+		}
+	}
+	return steps, onCycle
 }
 
 // minHeap of node places.

@@ -233,7 +233,13 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 		outPatched         string // "yes", "no": taken out, when not as patched
 	}{
 		{"nothing sees it", "class other { }", "package { 'free': }", true, "", ""},
-		{"a collector of its type", "class other { service { 's': } Package <| |> -> Service['s'] }", "package { 'free': }", false, "", ""},
+		{"a collector of its type", "class other { service { 's': } Package <| |> -> Service['s'] }", "package { 'free': }", true, "", ""}, // (its edge drawn: patchcols.go)
+		{"a collector of its type after a resource", "class other { service { 's': } Service['s'] -> Package <| |> }", "package { 'free': }", true, "", ""},
+		{"a collector of its type between two", "class other { service { 's': } notify { 'n': } Service['s'] -> Package <| |> -> Notify['n'] }", "package { 'free': }", true, "", ""},
+		{"a collector of its type with an override", "class other { Package <| |> { ensure => latest } }", "package { 'free': }", false, "", ""},
+		{"a collector of its type that refreshes", "class other { service { 's': } Package <| |> ~> Service['s'] }", "package { 'free': }", false, "", ""},
+		{"a collector of its type in an array", "class other { service { 's': } [Package <| |>, Service['s']] -> Notify['n'] notify { 'n': } }", "package { 'free': }", false, "", ""},
+		{"two collectors of its type chained", "class other { Package <| |> -> Package <| |> }", "package { 'free': }", false, "", ""},
 		{"a class refreshed", "class other { service { 's': } Service['s'] ~> Class['profile::base'] }", "package { 'free': }", false, "", "yes"}, // (its node goes with its facts)
 		{"a class contained in a class refreshed", "class other { service { 's': } Service['s'] ~> Class['wrap'] }\nclass wrap { contain profile::base }", "package { 'free': }", false, "include wrap", "yes"},
 		{"a class ordered after another", "class other { service { 's': } Service['s'] -> Class['profile::base'] }", "package { 'free': }", true, "", ""},
@@ -352,6 +358,7 @@ func patchSequence(t *testing.T, files map[string]string, steps []patchStep) {
 		if want := dump(analyze(puppet.New())); got != want {
 			t.Fatalf("edit %d: the patched result differs from a fresh one\n%s", i, lineDiff(want, got))
 		}
+		t.Logf("edit %d: %d patched, refused by test %v", i, long.(*puppet.System).Patched, long.(*puppet.System).PatchRefused)
 		if n := long.(*puppet.System).Patched; n != st.patched {
 			t.Errorf("edit %d: %d runs patched, want %d (refused by test: %v)", i, n, st.patched, long.(*puppet.System).PatchRefused)
 		}
@@ -462,6 +469,35 @@ func TestPatchedAfterAnEditElsewhere(t *testing.T) {
 		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, here\n}\n", 0},
 		// and a resource added after a comment typed at the end
 		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n5': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, there\n}\n", 4},
+	})
+}
+
+// TestPatchedIntoACollectorsChain: a package added to a class while a
+// collector of every package is chained to other resources (the apt
+// idiom `Exec['apt_update'] -> Package <| |>`) is patched in with the
+// chains' edges to it, in catalog order among the other packages', edit
+// after edit; a run where that edge closes a cycle (role::d orders the
+// class before the one that collects) is built again, and says so.
+func TestPatchedIntoACollectorsChain(t *testing.T) {
+	base := func(body string) string {
+		return "class profile::base {\n  notify { 'n1': }\n" + body + "  service { 's1': }\n}\n"
+	}
+	patchSequence(t, map[string]string{
+		"modules/apt/manifests/init.pp":     "class apt {\n  package { 'apt-a': }\n  exec { 'apt_update': command => '/usr/bin/apt-get update' }\n  Exec['apt_update'] -> Package <| |>\n  package { 'apt-z': }\n}\n",
+		"modules/role/manifests/a.pp":       "class role::a {\n  include apt\n  include profile::base\n  package { 'ra': }\n}\n",
+		"modules/role/manifests/b.pp":       "class role::b {\n  package { 'rb': }\n  include profile::base\n  include apt\n  service { 'rb': }\n  Package <| |> -> Service['rb']\n}\n",
+		"modules/role/manifests/c.pp":       "class role::c {\n  notify { 'c1': }\n  notify { 'c2': }\n  package { 'c0': }\n  include profile::base\n  [Notify['c1'], Notify['c2']] -> Package <| |> -> Notify['c3']\n  notify { 'c3': }\n}\n",
+		"modules/role/manifests/d.pp":       "class role::d {\n  include apt\n  include profile::base\n  Class['profile::base'] -> Class['apt']\n}\n",
+		"modules/profile/manifests/base.pp": base(""),
+	}, []patchStep{
+		{base("  package { 'new1': ensure => installed }\n"), 3}, // role::d: a cycle
+		{base("  package { 'new0': }\n  package { 'new1': ensure => installed }\n"), 3},
+		{base("  package { 'new0': }\n  notify { 'n2': }\n  package { 'new1': ensure => installed }\n"), 3},
+		{base("  package { 'new0': }\n  notify { 'n2': }\n  package { 'new1': ensure => installed }\n  package { 'new2': }\n"), 3},
+		{base("  package { 'new0': }\n  notify { 'n2': }\n  package { 'new2': }\n"), 3},                                         // taken out
+		{base("  package { 'new0': }\n  notify { 'n2': }\n  package { 'new3': }\n"), 3},                                         // typed over
+		{"# the base\n" + base("  package { 'new0': }\n  notify { 'n2': }\n  package { 'new3': }\n  package { 'new4': }\n"), 3}, // after an edit that moves places
+		{base(""), 0}, // (three statements taken out)
 	})
 }
 

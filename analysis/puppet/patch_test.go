@@ -76,7 +76,7 @@ func TestSnapOrderIsTheRunsOrder(t *testing.T) {
 				continue
 			}
 			runs++
-			got := orderOf(s, s.edges, nil)
+			got, _ := orderOf(s, s.edges, nil, -1)
 			if len(got) != len(s.run.Steps) {
 				t.Errorf("%s, run %s: %d steps computed again, %d built", p, name, len(got), len(s.run.Steps))
 				continue
@@ -99,7 +99,7 @@ func TestSnapOrderIsTheRunsOrder(t *testing.T) {
 				continue
 			}
 			runs++
-			got := orderOf(s, s.edges, nil)
+			got, _ := orderOf(s, s.edges, nil, -1)
 			same := len(got) == len(s.run.Steps)
 			for i := 0; same && i < len(got); i++ {
 				same = got[i] == s.run.Steps[i]

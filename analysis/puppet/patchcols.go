@@ -4,7 +4,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ordering-lsp/ordering-lsp/analysis"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 // What a run's collectors would collect, kept in its snapshot so that a
@@ -21,6 +23,57 @@ import (
 type colSnap struct {
 	typ string // as resources have it (File)
 	q   *colQ  // nil: a query a patch does not read
+	// all: it has no query (it collects every resource of the type);
+	// attrs: it has an override block (what it collects gains attributes)
+	all, attrs bool
+	chains     []colChain // the chaining arrows it is an operand of
+}
+
+// colChain is a chaining arrow with a collector as one operand
+// (`Class['apt::update'] -> Package <| |>`, the apt idiom): buildRun made
+// one edge for each pair of the two sides' resources, the source side's
+// outer, in catalog order. A patch that adds or takes out a resource the
+// collector collects adds or takes out its edges (chainEdges).
+type colChain struct {
+	at     source.Span
+	reason string
+	src    bool // the collector's resources are the edges' sources
+	others int  // how many resources the other operand gave
+	// ok: the collector is the whole operand, the other has no collector,
+	// and the arrow orders (a refresh's words are on what it refreshes)
+	ok bool
+}
+
+// noteChain records, for each collector an operand of rel holds, the
+// chain (colChain) buildRun drew for it from left and right (the two
+// operands' resources).
+func (r *run) noteChain(rel *relation, kind analysis.EdgeKind, reason string, left, right []*res) {
+	var lb, rb [1]val
+	li, ri := rel.left.items(&lb), rel.right.items(&rb)
+	hasCol := func(items []val) bool {
+		for _, v := range items {
+			if v.k == vCollect {
+				return true
+			}
+		}
+		return false
+	}
+	back := rel.op == "<-" || rel.op == "<~"
+	side := func(items, other []val, n int, src bool) {
+		for _, v := range items {
+			if v.k != vCollect {
+				continue
+			}
+			ch := colChain{at: rel.at, reason: reason, src: src, others: n,
+				ok: len(items) == 1 && !hasCol(other) && kind == analysis.Order}
+			if r.chains == nil {
+				r.chains = map[*collector][]colChain{}
+			}
+			r.chains[v.x.col] = append(r.chains[v.x.col], ch)
+		}
+	}
+	side(li, ri, len(right), !back)
+	side(ri, li, len(left), back)
 }
 
 // colQ is a query of tag comparisons.
@@ -48,7 +101,7 @@ func (r *run) colSnaps() []colSnap {
 			}
 			listed = true
 		}
-		out = append(out, colSnap{typ: c.typ, q: r.colQuery(c, c.query, classes)})
+		out = append(out, colSnap{typ: c.typ, q: r.colQuery(c, c.query, classes), all: c.query == nil, attrs: len(c.attrs) > 0, chains: r.chains[c]})
 	}
 	return out
 }
@@ -98,15 +151,43 @@ func (r *run) colQuery(c *collector, q pp.Node, classes []*res) *colQ {
 	return nil // (no query: every resource of the type)
 }
 
-// collected: whether a collector of the run would collect the plan's
-// resource (written in the body of p.classDisplay).
-func (p *patchPlan) collected(s *runSnap) bool {
+// collected says what the run's collectors that would collect the plan's
+// resource (written in the body of p.classDisplay) do with it: nothing
+// (a collector realizes virtual resources alone), or draw the chains'
+// edges; false when one does something a patch does not follow (gives
+// it attributes, or is in a chain while its query may or may not match).
+func (p *patchPlan) collected(s *runSnap) ([]colChain, bool) {
+	var chains []colChain
 	for _, c := range s.cols {
-		if strings.EqualFold(c.typ, p.typ) && (c.q == nil || p.matches(c.q)) {
-			return true
+		if !strings.EqualFold(c.typ, p.typ) || c.q != nil && !p.matches(c.q) {
+			continue
+		}
+		if c.attrs || len(c.chains) > 0 && !c.all {
+			return nil, false
+		}
+		for _, ch := range c.chains {
+			if !ch.ok {
+				return nil, false
+			}
+			chains = append(chains, ch)
 		}
 	}
-	return false
+	// Each chain's edges are found by its place: two arrows at one place
+	// (one written in a define with two instances) are not told apart.
+	for _, ch := range chains {
+		n := 0
+		for _, c := range s.cols {
+			for _, o := range c.chains {
+				if o.at == ch.at && o.reason == ch.reason {
+					n++
+				}
+			}
+		}
+		if n > 1 {
+			return nil, false
+		}
+	}
+	return chains, true
 }
 
 func (p *patchPlan) matches(q *colQ) bool {
@@ -120,4 +201,125 @@ func (p *patchPlan) matches(q *colQ) bool {
 		return hasTag(capType(p.typ), q.tag) || hasTag(p.title, q.tag) && validTag(p.title) || slices.Contains(q.classes, p.classDisplay)
 	}
 	return false
+}
+
+// chainEdges are the edges the chains draw to the resource rn a patch
+// puts in at place ins of s's nodes (np), by the place in s.edges they go
+// before (len(s.edges): after the last). buildRun drew a chain's edges
+// one after another, for each resource of the source side, one to each
+// resource of the other, and a collector's resources in catalog order:
+// rn's edges go where its place puts them, from (or to) the resources
+// the other side gave; node gives a node of s as it is after the edit m.
+// False when a chain's edges are not that shape (or there are none: the
+// other side's resources are not known).
+func chainEdges(s *runSnap, np *nodePos, chains []colChain, ins int, rn *analysis.Node, node func(*analysis.Node) *analysis.Node, m analysis.Shift) (map[int][]*analysis.Edge, bool) {
+	if len(chains) == 0 {
+		return nil, true
+	}
+	out := map[int][]*analysis.Edge{}
+	place := func(n *analysis.Node) int {
+		if i, ok := np.of(n); ok {
+			return int(i)
+		}
+		return -1
+	}
+	for _, ch := range chains {
+		first, n := -1, 0
+		for i, e := range s.edges {
+			if e.At != ch.at || e.Reason != ch.reason {
+				continue
+			}
+			if first < 0 {
+				first = i
+			} else if i != first+n {
+				return nil, false
+			}
+			n++
+		}
+		if n == 0 || ch.others <= 0 || n%ch.others != 0 {
+			return nil, false
+		}
+		at, ok := m.Span(ch.at)
+		if !ok {
+			return nil, false
+		}
+		cols, others := n/ch.others, ch.others
+		edge := func(k int) *analysis.Edge { return s.edges[first+k] }
+		mk := func(from, to *analysis.Node) *analysis.Edge {
+			return &analysis.Edge{From: from, To: to, Kind: analysis.Order, Reason: ch.reason, At: at}
+		}
+		before, last := 0, -1 // how many of the collected come before rn
+		if !ch.src {
+			// edge b*cols+j: the other side's b-th -> the j-th collected
+			for j := 0; j < cols; j++ {
+				i := place(edge(j).To)
+				if i <= last {
+					return nil, false
+				}
+				if last = i; i < ins {
+					before++
+				}
+			}
+			for b := 0; b < others; b++ {
+				from := edge(b * cols).From
+				for j := 0; j < cols; j++ {
+					if e := edge(b*cols + j); e.From != from || e.To != edge(j).To || e.Kind != analysis.Order {
+						return nil, false
+					}
+				}
+				k := first + b*cols + before
+				out[k] = append(out[k], mk(node(from), rn))
+			}
+			continue
+		}
+		// edge j*others+b: the j-th collected -> the other side's b-th
+		for j := 0; j < cols; j++ {
+			from := edge(j * others).From
+			i := place(from)
+			if i <= last {
+				return nil, false
+			}
+			if last = i; i < ins {
+				before++
+			}
+			for b := 0; b < others; b++ {
+				if e := edge(j*others + b); e.From != from || e.To != edge(b).To || e.Kind != analysis.Order {
+					return nil, false
+				}
+			}
+		}
+		k := first + before*others
+		for b := 0; b < others; b++ {
+			out[k] = append(out[k], mk(rn, node(edge(b).To)))
+		}
+	}
+	return out, true
+}
+
+// movedCols is cols with its chains' places moved by m (cols itself when
+// none moved); false when one lies in the edit.
+func movedCols(cols []colSnap, m analysis.Shift) ([]colSnap, bool) {
+	var out []colSnap
+	for i, c := range cols {
+		for j, ch := range c.chains {
+			at, ok := m.Span(ch.at)
+			if !ok {
+				return nil, false
+			}
+			if at == ch.at {
+				continue
+			}
+			if out == nil {
+				out = slices.Clone(cols)
+			}
+			if &out[i].chains[0] == &cols[i].chains[0] {
+				out[i].chains = slices.Clone(c.chains)
+			}
+			out[i].chains[j].at = at
+		}
+	}
+	if out == nil {
+		return cols, true
+	}
+	return out, true
 }

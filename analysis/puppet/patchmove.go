@@ -102,7 +102,8 @@ func (a *analyzer) midVersion(old treeText, fi *fileInfo) (treeText, analysis.Sh
 
 // moveSnap is s with its places moved through m, an edit of its file that
 // moves places only (midVersion): nodes, facts, edges, diagnostics,
-// missing targets and links; nil when a place lies in the edit. It has no
+// missing targets, links and the chains of collectors; nil when a place
+// lies in the edit. It has no
 // steps: it is only ever patched next (patched), and the patch orders it.
 func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
 	p := &patchPlan{uri: m.URI}
@@ -113,6 +114,9 @@ func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
 	}
 	ns := *s
 	ns.ids = nil
+	if ns.cols, ok = movedCols(s.cols, m); !ok {
+		return a.refuse(64)
+	}
 	// The definitions links and edges point at that the edit moved (a
 	// comment above the class): moved copies, which the merge takes for
 	// this analysis's definition nodes (defKeyOf: by their place).

@@ -11,8 +11,9 @@ import (
 // body), and the places the edit moved moved: patchSnap undone. Nil when
 // the run is not one the plan can patch: the resource is not there as a
 // plain child of the class (nothing but its two containment edges at
-// it, nothing linking to it or contained in it), something of the run
-// named it, or the class would be left empty (an empty container's edge
+// it but the edges of chains whose collectors collected it, nothing
+// linking to it or contained in it), something of the run named it, or
+// the class would be left empty (an empty container's edge
 // goes where buildRun puts those, which a patch does not know).
 func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *runSnap {
 	m := p.shift()
@@ -24,6 +25,15 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	}
 	if why := p.runSees(s); why > 0 { // (found by defined(), by a concat_file that generates its file unless it is declared...)
 		return a.refuse([...]int{0, 53, 54, 42, 43}[why])
+	}
+	chains, _ := p.collected(s) // (their edges to it go with it)
+	chained := func(e *analysis.Edge) bool {
+		for _, ch := range chains {
+			if e.At == ch.at && e.Reason == ch.reason && e.Kind == analysis.Order {
+				return true
+			}
+		}
+		return false
 	}
 	o := s.order
 	np := &nodePos{}
@@ -65,6 +75,7 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 				return a.refuse(47)
 			}
 			pairs++
+		case (e.From == rn) != (e.To == rn) && chained(e):
 		case e.From == rn || e.To == rn:
 			return a.refuse(47)
 		case e.From == s.nodes[begin].n && e.Reason == "contains":
@@ -93,7 +104,11 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 
 	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
 		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic,
-		probes: s.probes, patRefs: s.patRefs, cols: s.cols} // (what it looked for stays looked for: probes only refuse)
+		probes: s.probes, patRefs: s.patRefs} // (what it looked for stays looked for: probes only refuse)
+	var ok bool
+	if ns.cols, ok = movedCols(s.cols, m); !ok {
+		return a.refuse(55)
+	}
 	moved, ok := a.movedNodes(s, p, m, line, rn)
 	if !ok {
 		return nil
@@ -165,7 +180,7 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	}
 	ns.order = no
 	if p.then == nil { // (replaced: the patch that puts the new one in orders the run)
-		ns.run.Steps = orderOf(ns, ns.edges, a.scratch)
+		ns.run.Steps, _ = orderOf(ns, ns.edges, a.scratch, -1)
 	}
 	return ns
 }

@@ -610,6 +610,22 @@ func (a *analyzer) removedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte)
 		a.noPlan(12)
 		return nil
 	}
+	// The text between the statements around it, when the versions
+	// share what is before and after that: the shortest edit may lie
+	// elsewhere (taking `p { 'a': x => 1 }\n  p { 'b': }` out of
+	// `p { 'a': x => 1 }\n  p { 'b': }\n  p { 'b': }` is, by the texts alone,
+	// the same as taking `a': x => 1 }\n  p { 'b` out), and then a place
+	// the next statement holds would lie in it.
+	if k > 0 {
+		p.pre, p.oldEnd, p.newEnd = b0.Body[k-1].Span().End, b0.Loc.End-1, b1.Loc.End-1 // (the last: up to the closing brace)
+		if k < len(b1.Body) {
+			p.oldEnd, p.newEnd = b0.Body[k+1].Span().Pos, b1.Body[k].Span().Pos
+		}
+		if p.pre <= p.newEnd && p.newEnd <= p.oldEnd && p.oldEnd <= len(ot) && p.newEnd <= len(nt) && len(ot)-p.oldEnd == len(nt)-p.newEnd &&
+			bytes.Equal(ot[:p.pre], nt[:p.pre]) && bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
+			return r
+		}
+	}
 	d := analysis.NewShift(p.uri, ot, nt)
 	p.pre, p.oldEnd = min(d.Pre, r.Loc.Pos), max(d.OldEnd, r.Loc.End)
 	p.newEnd = p.oldEnd - (len(ot) - len(nt))

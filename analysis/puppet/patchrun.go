@@ -84,6 +84,9 @@ func (a *analyzer) patched(name string) *runSnap {
 // patchSnap is s with the plan's resource put in after the declaration
 // before it, and the places the edit moved moved; nil when the run is
 // not one the plan can patch.
+//
+// A collector that collects it (patchcols.go) draws its chains' edges to
+// it too (chainEdges).
 func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *runSnap {
 	m := p.shift()
 	// It is no duplicate here, and nothing here asked for it. (A title
@@ -93,7 +96,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		return a.refuse(8)
 	}
 	// Nobody here looked for it (an autorequire, a generated file), and
-	// nothing it looks for by itself is here.
+	// nothing it looks for by itself is here; the collectors that collect
+	// it do nothing a patch does not follow.
+	chains, _ := p.collected(s)
 	if why := p.runSees(s); why > 0 {
 		return a.refuse([...]int{0, 33, 35, 9, 10}[why])
 	}
@@ -227,7 +232,11 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 
 	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
 		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic,
-		probes: s.probes, patRefs: s.patRefs, cols: s.cols}
+		probes: s.probes, patRefs: s.patRefs}
+	var ok bool
+	if ns.cols, ok = movedCols(s.cols, m); !ok {
+		return a.refuse(37)
+	}
 	if len(p.ownProbes) > 0 { // (what a build would have looked for in vain)
 		ns.probes = slices.Clone(s.probes)
 		for _, k := range p.ownProbes {
@@ -247,6 +256,10 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		parent = s.nodes[prev].n.Parent
 	}
 	rn := &analysis.Node{Kind: "resource", Ref: p.display, Decl: p.decl, Full: p.full, Parent: node(parent), Index: ins, Facts: facts}
+	extra, ok := chainEdges(s, np, chains, ins, rn, node, m)
+	if !ok {
+		return a.refuse(38)
+	}
 	ns.nodes = make([]snapNode, 0, len(s.nodes)+1)
 	for i, sn := range s.nodes {
 		if i == ins {
@@ -287,6 +300,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		if k == put {
 			pair()
 		}
+		ns.edges = append(ns.edges, extra[k]...)
 		if e.From == s.nodes[begin].n && e.To == s.nodes[end].n && e.Reason == "contains" {
 			continue // the class held nothing: now it holds the resource
 		}
@@ -299,6 +313,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	if put == len(s.edges) {
 		pair()
 	}
+	ns.edges = append(ns.edges, extra[len(s.edges)]...)
 	if !a.movedResult(s, ns, p, m, line) {
 		return nil
 	}
@@ -343,7 +358,14 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		no.endFacts = o.endFacts
 	}
 	ns.order = no
-	ns.run.Steps = orderOf(ns, ns.edges, a.scratch)
+	probe := -1 // (a chain's edge to it may close a cycle: its diagnostic is a build's)
+	if len(extra) > 0 {
+		probe = ins
+	}
+	var cycle bool
+	if ns.run.Steps, cycle = orderOf(ns, ns.edges, a.scratch, probe); cycle {
+		return a.refuse(39)
+	}
 	return ns
 }
 
@@ -560,13 +582,14 @@ func renumbered(places []int32, f func(int32) int32) []int32 {
 
 // runSees says why the run of s may see the plan's resource, 0 when it
 // does not: it looked for its key or a reference's pattern matches its
-// title (1), a collector would collect it (2), a diagnostic names it or
-// holds a cycle (3), a missing target's does (4).
+// title (1), a collector would collect it and do what a patch does not
+// follow (2), a diagnostic names it or holds a cycle (3), a missing
+// target's does (4).
 func (p *patchPlan) runSees(s *runSnap) int {
 	if _, probed := slices.BinarySearch(s.probes, probeHash(p.key)); probed || p.patternNames(s) {
 		return 1
 	}
-	if p.collected(s) {
+	if _, ok := p.collected(s); !ok {
 		return 2
 	}
 	for _, d := range s.diags {
