@@ -287,6 +287,17 @@ type snapLinks struct {
 	tgt   []int32 // >= 0: nodes[t]; < 0: defs[-1-t]
 }
 
+// add appends a link at at to node t (the arrays copied first: a
+// patched snapshot shares them with the one it was made from).
+func (l *snapLinks) add(at source.Span, t int32) {
+	if len(l.start) == 0 {
+		l.start = []int32{0}
+	}
+	l.at = append(slices.Clip(l.at), at)
+	l.tgt = append(slices.Clip(l.tgt), t)
+	l.start = append(slices.Clip(l.start), int32(len(l.tgt)))
+}
+
 // snapNode is a node of a snapshot with the kind of its key: the rest of
 // the key is the node's own reference and declaration (and, for a
 // container's anchors, the run's name), so a snapshot does not store it

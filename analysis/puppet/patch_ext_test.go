@@ -205,6 +205,8 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 		"  file { '/etc/%[1]s.conf': ensure => file, owner => 'root', group => 'root', mode => '0444', content => template('profile/%[1]s.erb') }\n",
 		"  user { '%s': uid => 4242 }\n",
 		"  package { '%s': require => Package['zz0'] }\n", // a relationship
+		"  service { '%s': ensure => running, subscribe => Package['zz0'] }\n",
+		"  notify { '%s': before => [Package['zz0'], Notify['zz2']] }\n",
 		"  notify { \"%s-${facts['os']['family']}\": }\n", // a title from a value
 		"  package { 'zz0': }\n  # %s\n",                  // a duplicate after the first edit
 		"\n  # %s: a comment moves the text below\n",      // no statement
@@ -280,7 +282,18 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 		{"a file a default gives a value from a variable", "class other { }", "file { '/srv/free': }", false, "File { mode => $mode }\n  include profile::base", ""},
 		{"a user nobody names", "class other { file { '/srv/o': owner => 'root' } }", "user { 'free': uid => 1000 }", true, "", ""},
 		{"a virtual resource of its title", "class other { @package { 'free': } }", "package { 'free': }", false, "", ""},
-		{"a relationship", "class other { }", "package { 'free': before => Package['p1'] }", false, "", ""},
+		{"a relationship", "class other { }", "package { 'free': before => Package['p1'] }", true, "", ""}, // (its edges drawn: patchmeta.go)
+		{"a relationship to a resource of another class", "class other { service { 's': } }", "package { 'free': require => Service['s'] }", true, "", ""},
+		{"relationships to two resources", "class other { service { 's': } file { '/etc/o': } }", "service { 'free': require => [Package['p1'], File['/etc/o/']], before => Service['s'] }", true, "", ""},
+		{"a subscription", "class other { file { '/etc/o': } }", "service { 'free': subscribe => File['/etc/o'] }", true, "", ""}, // (its hover says what refreshes it)
+		{"a notification", "class other { service { 's': } }", "package { 'free': notify => Service['s'] }", false, "", ""},
+		{"a relationship to a resource nobody declares", "class other { }", "package { 'free': require => Service['s'] }", false, "", ""},
+		{"a relationship to a resource declared under a condition", "class other { if $facts['x'] { service { 's': } } }", "package { 'free': require => Service['s'] }", false, "", "yes"}, // (taken out: its edge and its link go with it) // (taken out: its edge and its link go with it)
+		{"a relationship to a resource of a title from a value", "class other { service { \"s-${facts['x']}\": } }", "package { 'free': require => Service['s-1'] }", false, "", "yes"},     // (taken out: its edge and its link go with it)
+		{"a relationship to an alias", "class other { service { 's': alias => 'the-s' } }", "package { 'free': require => Service['the-s'] }", false, "", "yes"},                            // (taken out: its edge and its link go with it)
+		{"a relationship to a class", "class other { }", "package { 'free': require => Class['other'] }", false, "", ""},
+		{"a relationship with itself", "class other { }", "package { 'free': require => Package['free'] }", false, "", ""},
+		{"a relationship that closes a cycle", "class other { service { 's': require => Class['profile::base'] } }", "package { 'free': require => Service['s'] }", false, "", ""},
 		{"a value read by a rule", "class other { file { '/bin/true': } }", "exec { 'free': command => '/bin/true' }", false, "", ""},
 		{"an interpolated value", "class other { }", "package { 'free': ensure => \"${facts['v']}\" }", false, "", ""},
 		{"a virtual resource", "class other { }", "@package { 'free': }", false, "", ""},
@@ -416,7 +429,7 @@ func TestPatchedRemovals(t *testing.T) {
 	}), []patchStep{
 		{"class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' }\n}\n", 3}, // the notify
 		{"class profile::base {\n  package { 'p1': }\n  file { '/tmp/x': }\n  service { 's1': subscribe => Package['p1'] }\n}\n", 3},                                    // the last statement
-		{"class profile::base {\n\n  package { 'p1': }\n  file { '/tmp/x': }\n}\n", 0},                                                                                  // a blank line too: two edits
+		{"class profile::base {\n\n  package { 'p1': }\n  file { '/tmp/x': }\n}\n", 2},                                                                                  // a blank line too: moved, then patched (role::b requires it)
 		{"class profile::base {\n\n  file { '/tmp/x': }\n}\n", 3},                                                                                                       // the first statement
 		{"class profile::base {\n\n  file { '/tmp/x': }\n  # the end\n  service { 's2': }\n}\n", 3},                                                                     // (added)
 		{"class profile::base {\n\n  file { '/tmp/x': }\n  # the end\n}\n", 3},
@@ -439,7 +452,7 @@ func TestPatchedReplacements(t *testing.T) {
 		{"class profile::base {\n  package { 'p1': }\n  notify { 'n23': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h2': ip => '10.0.0.1' }\n}\n", 3}, // the last one
 		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h2': ip => '10.0.0.1' }\n}\n", 3},           // another type
 		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 3},           // (a host, not role::a's package)
-		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 0},           // role::b requires it; a relationship
+		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 1},           // role::b requires it; role::c: a relationship under a condition nobody decides
 		{"class profile::base {\n  package { 'p1': }\n  package { 'ra': }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 2},                  // a duplicate in role::a
 		{"class profile::base {\n  package { 'p0': }\n  package { 'ra': }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 0},                  // the first statement
 	})

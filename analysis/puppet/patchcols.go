@@ -203,20 +203,16 @@ func (p *patchPlan) matches(q *colQ) bool {
 	return false
 }
 
-// chainEdges are the edges the chains draw to the resource rn a patch
-// puts in at place ins of s's nodes (np), by the place in s.edges they go
-// before (len(s.edges): after the last). buildRun drew a chain's edges
+// chainEdges puts into out the edges the chains draw to the resource rn
+// a patch puts in at place ins of s's nodes (np), by the place in s.edges
+// they go before (len(s.edges): after the last). buildRun drew a chain's edges
 // one after another, for each resource of the source side, one to each
 // resource of the other, and a collector's resources in catalog order:
 // rn's edges go where its place puts them, from (or to) the resources
 // the other side gave; node gives a node of s as it is after the edit m.
 // False when a chain's edges are not that shape (or there are none: the
 // other side's resources are not known).
-func chainEdges(s *runSnap, np *nodePos, chains []colChain, ins int, rn *analysis.Node, node func(*analysis.Node) *analysis.Node, m analysis.Shift) (map[int][]*analysis.Edge, bool) {
-	if len(chains) == 0 {
-		return nil, true
-	}
-	out := map[int][]*analysis.Edge{}
+func chainEdges(s *runSnap, np *nodePos, chains []colChain, ins int, rn *analysis.Node, node func(*analysis.Node) *analysis.Node, m analysis.Shift, out map[int][]*analysis.Edge) bool {
 	place := func(n *analysis.Node) int {
 		if i, ok := np.of(n); ok {
 			return int(i)
@@ -232,16 +228,16 @@ func chainEdges(s *runSnap, np *nodePos, chains []colChain, ins int, rn *analysi
 			if first < 0 {
 				first = i
 			} else if i != first+n {
-				return nil, false
+				return false
 			}
 			n++
 		}
 		if n == 0 || ch.others <= 0 || n%ch.others != 0 {
-			return nil, false
+			return false
 		}
 		at, ok := m.Span(ch.at)
 		if !ok {
-			return nil, false
+			return false
 		}
 		cols, others := n/ch.others, ch.others
 		edge := func(k int) *analysis.Edge { return s.edges[first+k] }
@@ -254,7 +250,7 @@ func chainEdges(s *runSnap, np *nodePos, chains []colChain, ins int, rn *analysi
 			for j := 0; j < cols; j++ {
 				i := place(edge(j).To)
 				if i <= last {
-					return nil, false
+					return false
 				}
 				if last = i; i < ins {
 					before++
@@ -264,7 +260,7 @@ func chainEdges(s *runSnap, np *nodePos, chains []colChain, ins int, rn *analysi
 				from := edge(b * cols).From
 				for j := 0; j < cols; j++ {
 					if e := edge(b*cols + j); e.From != from || e.To != edge(j).To || e.Kind != analysis.Order {
-						return nil, false
+						return false
 					}
 				}
 				k := first + b*cols + before
@@ -277,14 +273,14 @@ func chainEdges(s *runSnap, np *nodePos, chains []colChain, ins int, rn *analysi
 			from := edge(j * others).From
 			i := place(from)
 			if i <= last {
-				return nil, false
+				return false
 			}
 			if last = i; i < ins {
 				before++
 			}
 			for b := 0; b < others; b++ {
 				if e := edge(j*others + b); e.From != from || e.To != edge(b).To || e.Kind != analysis.Order {
-					return nil, false
+					return false
 				}
 			}
 		}
@@ -293,7 +289,7 @@ func chainEdges(s *runSnap, np *nodePos, chains []colChain, ins int, rn *analysi
 			out[k] = append(out[k], mk(rn, node(edge(b).To)))
 		}
 	}
-	return out, true
+	return true
 }
 
 // movedCols is cols with its chains' places moved by m (cols itself when

@@ -33,6 +33,11 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 				return true
 			}
 		}
+		for _, mr := range p.metas { // (its own metaparameters': patchmeta.go)
+			if e.At == mr.at && e.Reason == mr.mp {
+				return true
+			}
+		}
 		return false
 	}
 	o := s.order
@@ -148,10 +153,33 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 		}
 		ns.edges = append(ns.edges, e)
 	}
-	if !a.movedResult(s, ns, p, m, line) {
+	sl := s // (its metaparameters' links go with it)
+	if len(p.metas) > 0 {
+		c := *s
+		c.links, c.ids = snapLinks{}, nil
+		for i := 0; i < s.linkCount(); i++ {
+			at := s.linkAt(i)
+			ours := false
+			for _, mr := range p.metas {
+				ours = ours || at == mr.at
+			}
+			if ours {
+				continue
+			}
+			tg := s.links.tgt[s.links.start[i]:s.links.start[i+1]]
+			if len(c.links.start) == 0 {
+				c.links.start = []int32{0}
+			}
+			c.links.at = append(c.links.at, at)
+			c.links.tgt = append(c.links.tgt, tg...)
+			c.links.start = append(c.links.start, int32(len(c.links.tgt)))
+		}
+		sl = &c
+	}
+	if !a.movedResult(sl, ns, p, m, line) {
 		return nil
 	}
-	for i, t := range s.links.tgt {
+	for i, t := range sl.links.tgt {
 		if t >= 0 {
 			ns.links.tgt[i] = drop(t)
 		}

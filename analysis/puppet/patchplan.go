@@ -266,6 +266,7 @@ type patchPlan struct {
 	ownProbes           []string        // the keys it looks for by itself (a file's parent directories, owner, group)
 	mentions            map[string]bool // data files (by path): whether they name `Type[`
 	seenIn              map[string]bool // the files (by URI) whose code may see it
+	metas               []planMeta      // its relationship metaparameters' targets (patchmeta.go)
 	// before: an edit elsewhere in the file that moved places only, from
 	// the version the runs read to the one the plan starts from (its
 	// places are that version's); nil: none
@@ -421,7 +422,18 @@ func (a *analyzer) judge(p *patchPlan, r *pp.Resource, text []byte, b1 *pp.Class
 	}
 	ct := capType(typ)
 	names := map[string]bool{}
+	p.metas = nil
 	for _, at := range r.Bodies[0].Attrs {
+		if metaPatched[at.Name] && at.Op == "=>" && !names[at.Name] {
+			ms, ok := metaRefs(p.uri, at.Name, at.Value)
+			if !ok {
+				a.noPlan(20)
+				return false
+			}
+			p.metas = append(p.metas, ms...)
+			names[at.Name] = true
+			continue
+		}
 		if at.Op != "=>" || at.Name == "*" || names[at.Name] || !literalValue(at.Value, text, false) && (readAttrs[at.Name] || !contentCall(at.Value, text)) {
 			a.noPlan(14)
 			return false
@@ -470,6 +482,12 @@ func (a *analyzer) judge(p *patchPlan, r *pp.Resource, text []byte, b1 *pp.Class
 	}
 	p.typ, p.title = typ, title
 	p.key = refString(ct, canonTitle(ct, title))
+	for _, mr := range p.metas {
+		if mr.key == p.key {
+			a.noPlan(20) // (a relationship with itself: a cycle)
+			return false
+		}
+	}
 	p.display = refString(ct, title)
 	if canonTitle(ct, title) == title {
 		p.display = p.key

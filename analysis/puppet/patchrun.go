@@ -256,8 +256,24 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		parent = s.nodes[prev].n.Parent
 	}
 	rn := &analysis.Node{Kind: "resource", Ref: p.display, Decl: p.decl, Full: p.full, Parent: node(parent), Index: ins, Facts: facts}
-	extra, ok := chainEdges(s, np, chains, ins, rn, node, m)
+	var tgt []int
+	if len(p.metas) > 0 {
+		if len(facts) > 0 {
+			return a.refuse(56) // (a target may be missing when it is not: absentWhen)
+		}
+		if tgt, ok = metaTargets(s, p); !ok {
+			return a.refuse(57)
+		}
+	}
+	extra := map[int][]*analysis.Edge{}
+	mfacts, ok := a.metaEdges(s, np, p, tgt, ins, rn, node, extra)
 	if !ok {
+		return a.refuse(58)
+	}
+	if len(mfacts) > 0 {
+		rn.Facts, facts = mfacts, mfacts
+	}
+	if !chainEdges(s, np, chains, ins, rn, node, m, extra) {
 		return a.refuse(38)
 	}
 	ns.nodes = make([]snapNode, 0, len(s.nodes)+1)
@@ -322,6 +338,13 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 			ns.links.tgt[i] = t + 1
 		}
 	}
+	for j, mr := range p.metas { // (the references link to their targets)
+		t := int32(tgt[j])
+		if t >= int32(ins) {
+			t++
+		}
+		ns.links.add(mr.at, t)
+	}
 	ns.declared = slices.Insert(slices.Clone(s.declared), declAt, p.key)
 	// The order, computed again.
 	no := &snapOrder{ordered: make([]uint64, (len(ns.nodes)+63)/64)}
@@ -358,7 +381,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		no.endFacts = o.endFacts
 	}
 	ns.order = no
-	probe := -1 // (a chain's edge to it may close a cycle: its diagnostic is a build's)
+	probe := -1 // (an edge to it may close a cycle: its diagnostic is a build's)
 	if len(extra) > 0 {
 		probe = ins
 	}
@@ -373,11 +396,14 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 // out), by node; false when one cannot be moved.
 func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line func(string, int) int, skip *analysis.Node) (movedSet, bool) {
 	moved := movedSet{}
-	type factsKey struct {
-		p *analysis.Fact
-		n int
-	}
 	named := map[factsKey]bool{} // factsName by slice: nodes share their facts
+	if sc := a.scratch; sc != nil {
+		if sc.namedBy != a.main || sc.namedURI != p.uri || sc.factsNamed == nil {
+			sc.factsNamed = map[factsKey]bool{}
+			sc.namedBy, sc.namedURI = a.main, p.uri
+		}
+		named = sc.factsNamed
+	}
 	for _, sn := range s.nodes {
 		n := sn.n
 		if n == skip {
@@ -425,6 +451,12 @@ func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line f
 		}
 	}
 	return moved, true
+}
+
+// factsKey is a slice of facts, which nodes share.
+type factsKey struct {
+	p *analysis.Fact
+	n int
 }
 
 // movedSet: the copies of moved nodes, by node.

@@ -27,6 +27,12 @@ type runScratch struct {
 	res         resArena
 	done        []bool
 	pos         nodePos // orderOf's
+	// factsName's answers for the document namedURI in the analysis
+	// namedBy: the nodes of many runs share their facts, and asking each
+	// run's anew was a fifth of a patch's time in operations-puppet
+	factsNamed map[factsKey]bool
+	namedBy    *analyzer
+	namedURI   string
 	// the catalog's maps of the last run (newRun): a class or define
 	// analysed alone has no size to start them at, and growing byKey
 	// one rehash after the other was 4% of what a `check` of

@@ -599,6 +599,17 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	res.Graph = a.graph
 	res.Runs = runs
 	res.Diags = a.diags
+	// In the order of their places: a patched run has the links it gained
+	// after its others (patchmeta.go), a built one in evaluation order.
+	slices.SortFunc(a.linkArr, func(x, y analysis.Link) int {
+		if c := strings.Compare(x.At.URI, y.At.URI); c != 0 {
+			return c
+		}
+		if c := x.At.Start - y.At.Start; c != 0 {
+			return c
+		}
+		return x.At.End - y.At.End
+	})
 	res.Links = a.linkArr
 	if req.Entry == "" {
 		for _, f := range req.Files {

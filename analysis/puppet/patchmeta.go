@@ -1,0 +1,208 @@
+package puppet
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// A resource added with relationship metaparameters (`service { 'x':
+// require => Package['x'] }`, what a user writes most often when adding
+// one) is patched in with their edges, when every target is a plain
+// resource of a built-in type that the run declares once, unconditionally
+// (else the run would say its target is missing, or missing when), and
+// no edge closes a cycle. `notify` is not followed: it would give its
+// target a hover line (refreshFacts), which the patch does not copy.
+
+// metaPatched: the metaparameters a patch follows.
+var metaPatched = map[string]bool{"require": true, "before": true, "subscribe": true}
+
+// planMeta is one target of a relationship metaparameter of the resource
+// a plan adds.
+type planMeta struct {
+	mp       string      // require, before, subscribe
+	typ, key string      // Package, Package[x]
+	title    string      // as written
+	at       source.Span // the reference (its edge's place, and a link)
+}
+
+// metaRefs reads a metaparameter's value written in the document uri as
+// references of built-in types with literal titles: `Type['t']` or an
+// array of them; false for any other value.
+func metaRefs(uri, mp string, v pp.Node) ([]planMeta, bool) {
+	var out []planMeta
+	one := func(n pp.Node) bool {
+		ac, ok := n.(*pp.Access)
+		if !ok || len(ac.Args) != 1 {
+			return false
+		}
+		tr, ok := ac.X.(*pp.TypeRef)
+		s, isStr := ac.Args[0].(*pp.Str)
+		if !ok || !isStr || s.Interpolated() || s.Value == "" || strings.ContainsAny(s.Value, "*$[]") {
+			return false
+		}
+		typ := strings.ToLower(strings.TrimPrefix(tr.Value, "::"))
+		if typ == "class" || !builtinTypes[typ] || !inertType(typ) {
+			return false
+		}
+		ct := capType(typ)
+		out = append(out, planMeta{mp: mp, typ: ct, key: refString(ct, canonTitle(ct, s.Value)), title: s.Value,
+			at: source.Span{URI: uri, Start: ac.Loc.Pos, End: ac.Loc.End}})
+		return true
+	}
+	switch t := v.(type) {
+	case *pp.Access:
+		return out, one(t)
+	case *pp.Array:
+		for _, e := range t.Elems {
+			if !one(e) {
+				return nil, false
+			}
+		}
+		return out, len(out) > 0
+	}
+	return nil, false
+}
+
+// metaTargets finds, in the run of s, the node of each metaparameter
+// target of p: declared once, by no alias nor pattern, unconditionally.
+func metaTargets(s *runSnap, p *patchPlan) ([]int, bool) {
+	out := make([]int, len(p.metas))
+	for k, mr := range p.metas {
+		if n := countKey(s.declared, mr.key); n != 1 {
+			return nil, false
+		}
+		if aliasOf(s, mr.key) || patternOf(s, mr.typ, mr.title) {
+			return nil, false
+		}
+		found := -1
+		prefix := mr.typ + "["
+		for i, sn := range s.nodes {
+			n := sn.n
+			if sn.kind != 'R' || !strings.HasPrefix(n.Ref, prefix) || !strings.HasSuffix(n.Ref, "]") {
+				continue
+			}
+			title := n.Ref[len(prefix) : len(n.Ref)-1]
+			if refString(mr.typ, canonTitle(mr.typ, title)) != mr.key {
+				continue
+			}
+			if found >= 0 {
+				return nil, false
+			}
+			found = i
+		}
+		if found < 0 {
+			return nil, false
+		}
+		for _, f := range s.nodes[found].n.Facts {
+			if f.Condition != "" || f.Label == "title" {
+				return nil, false // (declared only under a condition, or a pattern)
+			}
+		}
+		out[k] = found
+	}
+	return out, true
+}
+
+func countKey(keys []string, k string) int {
+	n := 0
+	for _, x := range keys {
+		if x == k {
+			n++
+		}
+	}
+	return n
+}
+
+func aliasOf(s *runSnap, key string) bool {
+	h := keyHash(key)
+	for _, a := range s.aliases {
+		if a == h {
+			return true
+		}
+	}
+	return false
+}
+
+// patternOf: whether a resource of the run with a title we cannot read
+// may be the one typ[title] names.
+func patternOf(s *runSnap, typ, title string) bool {
+	for _, pr := range s.patterns {
+		t, glob, _ := strings.Cut(pr, "[")
+		if strings.EqualFold(t, typ) && globMatch(strings.TrimSuffix(glob, "]"), title) {
+			return true
+		}
+	}
+	return false
+}
+
+// metaEdges puts into out (edges by the place in s.edges they go
+// before) the edges p's metaparameters draw between the resource rn put
+// in at place ins and their targets tgt (places of s), where buildRun
+// draws them: after the metaparameters' edges of the resources before
+// it in catalog order; and the words its hover gets for what refreshes
+// it. False when s's metaparameter edges are not that shape.
+func (a *analyzer) metaEdges(s *runSnap, np *nodePos, p *patchPlan, tgt []int, ins int, rn *analysis.Node, node func(*analysis.Node) *analysis.Node, out map[int][]*analysis.Edge) ([]analysis.Fact, bool) {
+	if len(p.metas) == 0 {
+		return nil, true
+	}
+	// The metaparameters' edges follow the containment ones, each made
+	// by a resource at the place of its end (before, notify) or its
+	// start (require, subscribe), in catalog order.
+	f := len(s.edges)
+	for i, e := range s.edges {
+		if e.Reason != "contains" && e.Reason != "generated" {
+			f = i
+			break
+		}
+	}
+	k, last := f, -1
+	for ; k < len(s.edges); k++ {
+		e := s.edges[k]
+		owner := e.To
+		switch e.Reason {
+		case "before", "notify":
+			owner = e.From
+		case "require", "subscribe":
+		default:
+			goto placed
+		}
+		i, ok := np.of(owner)
+		if !ok || int(i) < last {
+			return nil, false
+		}
+		last = int(i)
+		if int(i) >= ins {
+			break
+		}
+	}
+placed:
+	var facts []analysis.Fact
+	for _, mp := range metaNames {
+		for j, mr := range p.metas {
+			if mr.mp != mp {
+				continue
+			}
+			t := node(s.nodes[tgt[j]].n)
+			e := &analysis.Edge{From: t, To: rn, Kind: metaparams[mp], Reason: mp, At: mr.at} // (the plan's places are the new text's)
+			if mp == "before" {
+				e.From, e.To = rn, t
+			}
+			out[k] = append(out[k], e)
+			if e.Kind == analysis.Refresh {
+				tx := fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))
+				dup := false
+				for _, x := range facts {
+					dup = dup || x.Template == tx
+				}
+				if !dup {
+					facts = append(facts, analysis.Fact{Label: "refreshed by", Value: a.lines(tx), Template: tx})
+				}
+			}
+		}
+	}
+	return facts, true
+}
