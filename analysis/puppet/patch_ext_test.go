@@ -291,6 +291,8 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 		{"a relationship to a resource declared under a condition", "class other { if $facts['x'] { service { 's': } } }", "package { 'free': require => Service['s'] }", false, "", "yes"}, // (taken out: its edge and its link go with it) // (taken out: its edge and its link go with it)
 		{"a relationship to a resource of a title from a value", "class other { service { \"s-${facts['x']}\": } }", "package { 'free': require => Service['s-1'] }", false, "", "yes"},     // (taken out: its edge and its link go with it)
 		{"a relationship to an alias", "class other { service { 's': alias => 'the-s' } }", "package { 'free': require => Service['the-s'] }", false, "", "yes"},                            // (taken out: its edge and its link go with it)
+		{"a relationship in a class declared under a condition to a resource of it", "class other { }", "service { 'free': require => Package['p1'] }", true, "if $facts['x'] == 'y' { include profile::base }", ""},
+		{"a relationship in a class declared under a condition to one declared under another", "class other { if $facts['z'] { service { 's': } } }", "package { 'free': require => Service['s'] }", false, "if $facts['x'] == 'y' { include profile::base }", "yes"},
 		{"a relationship to a class", "class other { }", "package { 'free': require => Class['other'] }", false, "", ""},
 		{"a relationship with itself", "class other { }", "package { 'free': require => Package['free'] }", false, "", ""},
 		{"a relationship that closes a cycle", "class other { service { 's': require => Class['profile::base'] } }", "package { 'free': require => Service['s'] }", false, "", ""},
@@ -452,7 +454,7 @@ func TestPatchedReplacements(t *testing.T) {
 		{"class profile::base {\n  package { 'p1': }\n  notify { 'n23': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h2': ip => '10.0.0.1' }\n}\n", 3}, // the last one
 		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h2': ip => '10.0.0.1' }\n}\n", 3},           // another type
 		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 3},           // (a host, not role::a's package)
-		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 1},           // role::b requires it; role::c: a relationship under a condition nobody decides
+		{"class profile::base {\n  package { 'p1': }\n  user { 'n23': uid => 7 }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 2},           // role::b requires it
 		{"class profile::base {\n  package { 'p1': }\n  package { 'ra': }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 2},                  // a duplicate in role::a
 		{"class profile::base {\n  package { 'p0': }\n  package { 'ra': }\n  service { 's2': subscribe => Package['p1'] }\n  host { 'ra': ip => '10.0.0.1' }\n}\n", 0},                  // the first statement
 	})

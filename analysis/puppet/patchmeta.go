@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -68,16 +69,21 @@ func metaRefs(uri, mp string, v pp.Node) ([]planMeta, bool) {
 }
 
 // metaTargets finds, in the run of s, the node of each metaparameter
-// target of p: declared once, by no alias nor pattern, unconditionally.
-func metaTargets(s *runSnap, p *patchPlan) ([]int, bool) {
+// target of p: declared once, by no alias, and under the
+// conditions the resource added is (facts: its hover lines), or none
+// (else the run may say the target is missing when they differ:
+// absentWhen, which a patch does not follow).
+func metaTargets(s *runSnap, p *patchPlan, facts []analysis.Fact) ([]int, bool) {
 	out := make([]int, len(p.metas))
 	for k, mr := range p.metas {
 		if n := countKey(s.declared, mr.key); n != 1 {
 			return nil, false
 		}
-		if aliasOf(s, mr.key) || patternOf(s, mr.typ, mr.title) {
+		if aliasOf(s, mr.key) {
 			return nil, false
 		}
+		// (a resource of a title we cannot read that may be it matters
+		// only when none has its key: resolveBoth)
 		found := -1
 		prefix := mr.typ + "["
 		for i, sn := range s.nodes {
@@ -97,14 +103,34 @@ func metaTargets(s *runSnap, p *patchPlan) ([]int, bool) {
 		if found < 0 {
 			return nil, false
 		}
-		for _, f := range s.nodes[found].n.Facts {
-			if f.Condition != "" || f.Label == "title" {
-				return nil, false // (declared only under a condition, or a pattern)
-			}
+		if !sameConditions(s.nodes[found].n.Facts, facts) {
+			return nil, false
 		}
 		out[k] = found
 	}
 	return out, true
+}
+
+// sameConditions: a target with the hover lines tf is declared under no
+// condition nobody decides, or under the ones of the resource added
+// (lines of, as whenText words them); and is no pattern's.
+func sameConditions(tf, of []analysis.Fact) bool {
+	var want []string
+	for _, f := range of {
+		if f.Condition != "" {
+			want = append(want, f.Condition)
+		}
+	}
+	var have []string
+	for _, f := range tf {
+		if f.Label == "title" {
+			return false
+		}
+		if f.Condition != "" {
+			have = append(have, f.Condition)
+		}
+	}
+	return len(have) == 0 || slices.Equal(have, want)
 }
 
 func countKey(keys []string, k string) int {
@@ -121,18 +147,6 @@ func aliasOf(s *runSnap, key string) bool {
 	h := keyHash(key)
 	for _, a := range s.aliases {
 		if a == h {
-			return true
-		}
-	}
-	return false
-}
-
-// patternOf: whether a resource of the run with a title we cannot read
-// may be the one typ[title] names.
-func patternOf(s *runSnap, typ, title string) bool {
-	for _, pr := range s.patterns {
-		t, glob, _ := strings.Cut(pr, "[")
-		if strings.EqualFold(t, typ) && globMatch(strings.TrimSuffix(glob, "]"), title) {
 			return true
 		}
 	}

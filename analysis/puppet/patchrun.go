@@ -258,10 +258,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	rn := &analysis.Node{Kind: "resource", Ref: p.display, Decl: p.decl, Full: p.full, Parent: node(parent), Index: ins, Facts: facts}
 	var tgt []int
 	if len(p.metas) > 0 {
-		if len(facts) > 0 {
-			return a.refuse(56) // (a target may be missing when it is not: absentWhen)
-		}
-		if tgt, ok = metaTargets(s, p); !ok {
+		if tgt, ok = metaTargets(s, p, facts); !ok {
 			return a.refuse(57)
 		}
 	}
@@ -271,7 +268,8 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		return a.refuse(58)
 	}
 	if len(mfacts) > 0 {
-		rn.Facts, facts = mfacts, mfacts
+		rn.Facts = append(slices.Clip(facts), mfacts...)
+		facts = rn.Facts
 	}
 	if !chainEdges(s, np, chains, ins, rn, node, m, extra) {
 		return a.refuse(38)
