@@ -516,6 +516,25 @@ func TestPatchedIntoACollectorsChain(t *testing.T) {
 	})
 }
 
+// TestPatchedBeforeTheNextDeclaration: a resource added after a
+// statement whose resources a patch does not know (an include, a class
+// declared like a resource) goes before the declaration after it.
+func TestPatchedBeforeTheNextDeclaration(t *testing.T) {
+	base := func(body string) string { return "class profile::base {\n" + body + "}\n" }
+	patchSequence(t, withRoles(map[string]string{
+		"modules/other/manifests/init.pp":   "class other {\n  package { 'o1': }\n  notify { 'o2': }\n}\n",
+		"modules/third/manifests/init.pp":   "class third {\n  file { '/srv/third': }\n}\n",
+		"modules/profile/manifests/base.pp": base("  include other\n  package { 'p1': }\n  class { 'third': }\n  service { 's1': }\n"),
+	}), []patchStep{
+		{base("  include other\n  notify { 'n0': }\n  package { 'p1': }\n  class { 'third': }\n  service { 's1': }\n"), 3},
+		{base("  include other\n  notify { 'n0': }\n  package { 'p1': }\n  class { 'third': }\n  package { 'n1': }\n  service { 's1': }\n"), 3},
+		{base("  include other\n  notify { 'n0': }\n  package { 'p1': }\n  class { 'third': }\n  package { 'n1': }\n  service { 's1': }\n  include third\n  host { 'h': }\n"), 0}, // (an include added)
+		{base("  include other\n  notify { 'n0': }\n  package { 'p1': }\n  class { 'third': }\n  package { 'n1': }\n  service { 's1': }\n  include third\n  notify { 'n3': }\n  host { 'h': }\n"), 3},
+		{base("  include other\n  notify { 'n0': }\n  package { 'p1': }\n  class { 'third': }\n  package { 'n1': }\n  service { 's1': }\n  include third\n  notify { 'n3': }\n  include other\n  host { 'h': }\n"), 0},
+		{base("  include other\n  notify { 'n0': }\n  package { 'p1': }\n  class { 'third': }\n  package { 'n1': }\n  service { 's1': }\n  include third\n  notify { 'n3': }\n  include other\n  service { 'n4': require => Package['o1'] }\n  host { 'h': }\n"), 3},
+	})
+}
+
 // withRoles is files with three roles that include profile::base: one
 // plainly, one that requires its service s1, one under a condition
 // nobody decides.

@@ -262,6 +262,7 @@ type patchPlan struct {
 	prevDecl            source.Span // else the declaration before it: its title, in the old text
 	prevDisplay         string
 	prevKey             string
+	next                bool // prev* name the declaration after it instead (placeAfter)
 	classDisplay        string
 	ownProbes           []string        // the keys it looks for by itself (a file's parent directories, owner, group)
 	mentions            map[string]bool // data files (by path): whether they name `Type[`
@@ -528,36 +529,51 @@ func (a *analyzer) addedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *
 		a.noPlan(12)
 		return nil
 	}
-	if !a.placeAfter(p, b0.Body[k-1], k == len(b0.Body)) {
+	var next pp.Node // (the statement after it, in the old text: the snapshots' places)
+	if k < len(b0.Body) {
+		next = b0.Body[k]
+	}
+	if !a.placeAfter(p, b0.Body[k-1], next, k == len(b0.Body)) {
 		return nil
 	}
 	return r
 }
 
 // placeAfter says where the resource added goes: after the declaration
-// prev before it, or after what the body made (atEnd; patchSnap).
-func (a *analyzer) placeAfter(p *patchPlan, prev pp.Node, atEnd bool) bool {
+// prev before it, or after what the body made (atEnd; patchSnap); or,
+// when prev is no plain declaration (an include, a class, a define
+// instance: what it made is not known), before the declaration next
+// after it (p.next), as nothing is evaluated between the two.
+func (a *analyzer) placeAfter(p *patchPlan, prev, next pp.Node, atEnd bool) bool {
 	if atEnd {
 		p.atEnd = true
 		return true
 	}
-	r, ok := prev.(*pp.Resource)
-	if !ok {
-		a.noPlan(15)
-		return false
+	var typ, title string
+	var at *pp.Loc
+	ok := false
+	if r, isRes := prev.(*pp.Resource); isRes {
+		typ, title, at, ok = lastDecl(r)
 	}
-	ptyp, ptitle, pl, ok := lastDecl(r)
-	if !ok || ptyp == "concat_file" || ptyp == "stage" {
-		a.noPlan(16)
-		return false
+	if !ok || typ == "concat_file" || typ == "stage" {
+		r, isRes := next.(*pp.Resource)
+		if !isRes {
+			a.noPlan(15)
+			return false
+		}
+		if typ, title, at, ok = firstDecl(r); !ok || typ == "concat_file" || typ == "stage" {
+			a.noPlan(16)
+			return false
+		}
+		p.next = true
 	}
-	pct := capType(ptyp)
-	p.prevKey = refString(pct, canonTitle(pct, ptitle))
-	p.prevDisplay = refString(pct, ptitle)
-	if canonTitle(pct, ptitle) == ptitle {
+	ct := capType(typ)
+	p.prevKey = refString(ct, canonTitle(ct, title))
+	p.prevDisplay = refString(ct, title)
+	if canonTitle(ct, title) == title {
 		p.prevDisplay = p.prevKey
 	}
-	p.prevDecl = source.Span{URI: p.uri, Start: pl.Pos, End: pl.End}
+	p.prevDecl = source.Span{URI: p.uri, Start: at.Pos, End: at.End}
 	return true
 }
 
@@ -600,7 +616,7 @@ func (a *analyzer) replacedPlan(p *patchPlan, t0, t1 *pp.File, ot, nt []byte) *p
 	in := &patchPlan{uri: p.uri, oldID: p.oldID, newID: p.newID, at: k}
 	p.removed, p.at, p.then = true, k, in
 	if !a.sameRest(p, t0, t1, b0, b1, func(i int) int { return i }) || !a.judge(p, r0, ot, b1) || !a.judge(in, r1, nt, b1) ||
-		!a.placeAfter(in, b1.Body[k-1], k == len(b1.Body)-1) {
+		!a.placeAfter(in, b1.Body[k-1], nextOf(b1.Body, k), k == len(b1.Body)-1) {
 		return nil
 	}
 	return p
@@ -691,6 +707,34 @@ func plainDecl(r *pp.Resource) (typ, title string, ok bool) {
 		return "", "", false
 	}
 	return typ, s.Value, true
+}
+
+// nextOf is the statement after body[k], nil when none.
+func nextOf(body []pp.Node, k int) pp.Node {
+	if k+1 < len(body) {
+		return body[k+1]
+	}
+	return nil
+}
+
+// firstDecl is lastDecl's first resource: the first one a plain
+// declaration makes.
+func firstDecl(r *pp.Resource) (typ, title string, at *pp.Loc, ok bool) {
+	if typ, title, ok = plainDecl(r); ok {
+		return typ, title, r.Bodies[0].Title.Span(), true
+	}
+	if r.TypeExpr != nil || r.Virtual || r.Exported || len(r.Bodies) != 1 {
+		return "", "", nil, false
+	}
+	arr, isArr := r.Bodies[0].Title.(*pp.Array)
+	if typ = strings.ToLower(r.Type); !isArr || len(arr.Elems) == 0 || typ == "class" || !builtinTypes[typ] {
+		return "", "", nil, false
+	}
+	if _, _, _, ok = lastDecl(r); !ok { // (every title one we read)
+		return "", "", nil, false
+	}
+	s := arr.Elems[0].(*pp.Str)
+	return typ, s.Value, &s.Loc, true
 }
 
 // lastDecl is the last resource a plain declaration of a built-in type

@@ -162,6 +162,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		ins, declAt = int(o.ends[3*cls+1]), int(o.ends[3*cls+2])
 	} else if prev >= 0 && o.has(prev) {
 		ins = prev + 1
+		if p.next { // (before the declaration after it)
+			ins = prev
+		}
 	}
 	if ins < 0 || ins > len(s.nodes) {
 		return a.refuse(16)
@@ -177,6 +180,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 			return a.refuse(17)
 		}
 		declAt = i + 1
+		if p.next {
+			declAt = i
+		}
 	}
 	if declAt < 0 || declAt > len(s.declared) {
 		return a.refuse(18)
