@@ -1,6 +1,7 @@
 package puppet
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,6 +35,67 @@ type snapOrder struct {
 	// decides it)
 	ends     []int32
 	endFacts [][]analysis.Fact
+	// the undecided conditionals' arms under which a node is declared
+	// (condSets.res; a class's for each of ends: what a resource at the
+	// top of its body has), as branchKeys: a patch asks whether the
+	// target of a relationship it adds may be missing (absentWhen)
+	conds    []nodeConds
+	endConds [][]uint64
+}
+
+// nodeConds: the branches of s.nodes[i] (sorted by i in snapOrder.conds).
+type nodeConds struct {
+	i  int32
+	br []uint64
+}
+
+// branchKeys packs branches as (point, arm) pairs; keys memoises them
+// by slice (nodes share their sets).
+func branchKeys(bs []*branch, keys map[branchSlice][]uint64) []uint64 {
+	if len(bs) == 0 {
+		return nil
+	}
+	k := branchSlice{&bs[0], len(bs)}
+	if out, ok := keys[k]; ok {
+		return out
+	}
+	out := make([]uint64, len(bs))
+	for i, b := range bs {
+		out[i] = packBranch(b)
+	}
+	keys[k] = out
+	return out
+}
+
+// branchSlice is a slice of branches by its first element and length.
+type branchSlice struct {
+	p *(*branch)
+	n int
+}
+
+// condsOf is the branches of s.nodes[i] (none: declared under no
+// undecided conditional).
+func (o *snapOrder) condsOf(i int) []uint64 {
+	k, ok := slices.BinarySearchFunc(o.conds, int32(i), func(c nodeConds, i int32) int { return int(c.i - i) })
+	if !ok {
+		return nil
+	}
+	return o.conds[k].br
+}
+
+func packBranch(b *branch) uint64 { return uint64(uint32(b.point))<<32 | uint64(uint32(b.arm)) }
+
+// armsConflict: whether two sets of branches take different arms of one
+// conditional (absentWhen's test).
+func armsConflict(have, need []uint64) bool {
+	for _, h := range have {
+		for _, n := range need {
+			if h>>32 == n>>32 && h != n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (o *snapOrder) has(i int) bool { return o.ordered[i>>6]&(1<<(i&63)) != 0 }
@@ -45,6 +107,7 @@ func (a *analyzer) keepOrder(g *runGraph) {
 		return // (a one-shot analysis keeps no snapshot for the next)
 	}
 	o := &snapOrder{ordered: make([]uint64, (len(s.nodes)+63)/64)}
+	keys := map[branchSlice][]uint64{}
 	in := func(n *analysis.Node) (int, bool) {
 		i := n.Index
 		return i, i >= 0 && i < len(s.nodes) && s.nodes[i].n == n
@@ -81,8 +144,19 @@ func (a *analyzer) keepOrder(g *runGraph) {
 				fs = g.condFact(a, x) // (what buildRun gives such a resource)
 			}
 			o.endFacts = append(o.endFacts, fs)
+			var br []uint64
+			if g.r.points > 0 {
+				br = branchKeys(g.conds.res(x), keys)
+			}
+			o.endConds = append(o.endConds, br)
+		}
+		if x := g.owner[k]; x != nil && g.r.points > 0 && x.node == n && !x.containerish() {
+			if br := branchKeys(g.conds.res(x), keys); len(br) > 0 {
+				o.conds = append(o.conds, nodeConds{int32(i), br})
+			}
 		}
 	}
+	slices.SortFunc(o.conds, func(x, y nodeConds) int { return int(x.i - y.i) })
 	o.locals = make([]int32, 0, 2*len(g.locals))
 	for _, e := range g.locals {
 		f, okf := in(e.From)

@@ -288,11 +288,12 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 		{"a subscription", "class other { file { '/etc/o': } }", "service { 'free': subscribe => File['/etc/o'] }", true, "", ""}, // (its hover says what refreshes it)
 		{"a notification", "class other { service { 's': } }", "package { 'free': notify => Service['s'] }", false, "", ""},
 		{"a relationship to a resource nobody declares", "class other { }", "package { 'free': require => Service['s'] }", false, "", ""},
-		{"a relationship to a resource declared under a condition", "class other { if $facts['x'] { service { 's': } } }", "package { 'free': require => Service['s'] }", false, "", "yes"}, // (taken out: its edge and its link go with it) // (taken out: its edge and its link go with it)
-		{"a relationship to a resource of a title from a value", "class other { service { \"s-${facts['x']}\": } }", "package { 'free': require => Service['s-1'] }", false, "", "yes"},     // (taken out: its edge and its link go with it)
-		{"a relationship to an alias", "class other { service { 's': alias => 'the-s' } }", "package { 'free': require => Service['the-s'] }", false, "", "yes"},                            // (taken out: its edge and its link go with it)
+		{"a relationship to a resource declared under a condition", "class other { if $facts['x'] { service { 's': } } }", "package { 'free': require => Service['s'] }", true, "", ""}, // (taken out: its edge and its link go with it)
+		{"a relationship to a resource of a title from a value", "class other { service { \"s-${facts['x']}\": } }", "package { 'free': require => Service['s-1'] }", false, "", "yes"}, // (taken out: its edge and its link go with it)
+		{"a relationship to an alias", "class other { service { 's': alias => 'the-s' } }", "package { 'free': require => Service['the-s'] }", false, "", "yes"},                        // (taken out: its edge and its link go with it)
 		{"a relationship in a class declared under a condition to a resource of it", "class other { }", "service { 'free': require => Package['p1'] }", true, "if $facts['x'] == 'y' { include profile::base }", ""},
-		{"a relationship in a class declared under a condition to one declared under another", "class other { if $facts['z'] { service { 's': } } }", "package { 'free': require => Service['s'] }", false, "if $facts['x'] == 'y' { include profile::base }", "yes"},
+		{"a relationship in a class declared under a condition to one declared under another", "class other { if $facts['z'] { service { 's': } } }", "package { 'free': require => Service['s'] }", true, "if $facts['x'] == 'y' { include profile::base }", ""},
+		{"a relationship in a class declared under a condition to one declared under its other arm", "class other { }", "package { 'free': require => Service['s'] }", false, "if $facts['x'] == 'y' { include profile::base } else { service { 's': } }", ""},
 		{"a relationship to a class", "class other { }", "package { 'free': require => Class['other'] }", false, "", ""},
 		{"a relationship with itself", "class other { }", "package { 'free': require => Package['free'] }", false, "", ""},
 		{"a relationship that closes a cycle", "class other { service { 's': require => Class['profile::base'] } }", "package { 'free': require => Service['s'] }", false, "", ""},
@@ -532,6 +533,26 @@ func TestPatchedBeforeTheNextDeclaration(t *testing.T) {
 		{base("  include other\n  notify { 'n0': }\n  package { 'p1': }\n  class { 'third': }\n  package { 'n1': }\n  service { 's1': }\n  include third\n  notify { 'n3': }\n  host { 'h': }\n"), 3},
 		{base("  include other\n  notify { 'n0': }\n  package { 'p1': }\n  class { 'third': }\n  package { 'n1': }\n  service { 's1': }\n  include third\n  notify { 'n3': }\n  include other\n  host { 'h': }\n"), 0},
 		{base("  include other\n  notify { 'n0': }\n  package { 'p1': }\n  class { 'third': }\n  package { 'n1': }\n  service { 's1': }\n  include third\n  notify { 'n3': }\n  include other\n  service { 'n4': require => Package['o1'] }\n  host { 'h': }\n"), 3},
+	})
+}
+
+// TestPatchedRelationshipsUnderConditions: a relationship to a resource
+// on the other arm of the conditional its class is declared under is
+// built again (the run says the target may be missing), also after
+// patches that moved the target's place in the run.
+func TestPatchedRelationshipsUnderConditions(t *testing.T) {
+	base := func(body string) string { return "class profile::base {\n  notify { 'n1': }\n" + body + "}\n" }
+	other := "  package { 'x': require => Service['other-arm'] }\n"
+	patchSequence(t, map[string]string{
+		"modules/role/manifests/a.pp":       "class role::a {\n  if $facts['x'] == 'y' { include profile::base } else { service { 'other-arm': } }\n  service { 'any': }\n}\n",
+		"modules/profile/manifests/base.pp": base(""),
+	}, []patchStep{
+		{base("  notify { 'a1': }\n"), 1},
+		{base("  notify { 'a1': }\n" + other), 0},
+		{base("  notify { 'a1': }\n"), 0},
+		{base(""), 1},
+		{base(other), 0},
+		{base("  package { 'y': require => Service['any'] }\n"), 0}, // (the one replaced had a diagnostic)
 	})
 }
 

@@ -2,7 +2,6 @@ package puppet
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -69,11 +68,10 @@ func metaRefs(uri, mp string, v pp.Node) ([]planMeta, bool) {
 }
 
 // metaTargets finds, in the run of s, the node of each metaparameter
-// target of p: declared once, by no alias, and under the
-// conditions the resource added is (facts: its hover lines), or none
-// (else the run may say the target is missing when they differ:
-// absentWhen, which a patch does not follow).
-func metaTargets(s *runSnap, p *patchPlan, facts []analysis.Fact) ([]int, bool) {
+// target of p: declared once, by no alias, by no pattern, and not on
+// another arm of a conditional the resource added is on (need: its
+// branches; else the run says the target is missing when: absentWhen).
+func metaTargets(s *runSnap, p *patchPlan, need []uint64) ([]int, bool) {
 	out := make([]int, len(p.metas))
 	for k, mr := range p.metas {
 		if n := countKey(s.declared, mr.key); n != 1 {
@@ -103,34 +101,17 @@ func metaTargets(s *runSnap, p *patchPlan, facts []analysis.Fact) ([]int, bool) 
 		if found < 0 {
 			return nil, false
 		}
-		if !sameConditions(s.nodes[found].n.Facts, facts) {
+		for _, f := range s.nodes[found].n.Facts {
+			if f.Label == "title" {
+				return nil, false // (a pattern's node)
+			}
+		}
+		if armsConflict(s.order.condsOf(found), need) {
 			return nil, false
 		}
 		out[k] = found
 	}
 	return out, true
-}
-
-// sameConditions: a target with the hover lines tf is declared under no
-// condition nobody decides, or under the ones of the resource added
-// (lines of, as whenText words them); and is no pattern's.
-func sameConditions(tf, of []analysis.Fact) bool {
-	var want []string
-	for _, f := range of {
-		if f.Condition != "" {
-			want = append(want, f.Condition)
-		}
-	}
-	var have []string
-	for _, f := range tf {
-		if f.Label == "title" {
-			return false
-		}
-		if f.Condition != "" {
-			have = append(have, f.Condition)
-		}
-	}
-	return len(have) == 0 || slices.Equal(have, want)
 }
 
 func countKey(keys []string, k string) int {
@@ -185,6 +166,9 @@ func (a *analyzer) metaEdges(s *runSnap, np *nodePos, p *patchPlan, tgt []int, i
 			goto placed
 		}
 		i, ok := np.of(owner)
+		if ok && s.nodes[i].kind == 'Z' {
+			i-- // (a container's anchors are side by side: its place is its start's)
+		}
 		if !ok || int(i) < last {
 			return nil, false
 		}

@@ -204,7 +204,12 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 			}
 			no.ends[k], no.ends[k+1], no.ends[k+2] = drop(c), at, d
 		}
-		no.endFacts = o.endFacts
+		no.endFacts, no.endConds = o.endFacts, o.endConds
+	}
+	for _, c := range o.conds {
+		if c.i != int32(out) {
+			no.conds = append(no.conds, nodeConds{drop(c.i), c.br})
+		}
 	}
 	ns.order = no
 	if p.then == nil { // (replaced: the patch that puts the new one in orders the run)
