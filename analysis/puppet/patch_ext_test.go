@@ -207,6 +207,7 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 		"  package { '%s': require => Package['zz0'] }\n", // a relationship
 		"  service { '%s': ensure => running, subscribe => Package['zz0'] }\n",
 		"  notify { '%s': before => [Package['zz0'], Notify['zz2']] }\n",
+		"  package { '%s': notify => [Service['zz1']] }\n",
 		"  notify { \"%s-${facts['os']['family']}\": }\n", // a title from a value
 		"  package { 'zz0': }\n  # %s\n",                  // a duplicate after the first edit
 		"\n  # %s: a comment moves the text below\n",      // no statement
@@ -286,7 +287,10 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 		{"a relationship to a resource of another class", "class other { service { 's': } }", "package { 'free': require => Service['s'] }", true, "", ""},
 		{"relationships to two resources", "class other { service { 's': } file { '/etc/o': } }", "service { 'free': require => [Package['p1'], File['/etc/o/']], before => Service['s'] }", true, "", ""},
 		{"a subscription", "class other { file { '/etc/o': } }", "service { 'free': subscribe => File['/etc/o'] }", true, "", ""}, // (its hover says what refreshes it)
-		{"a notification", "class other { service { 's': } }", "package { 'free': notify => Service['s'] }", false, "", ""},
+		{"a notification", "class other { service { 's': } }", "package { 'free': notify => Service['s'] }", true, "", ""},        // (its target's hover says so)
+		{"a notification of a resource refreshed already", "class other { service { 's': subscribe => File['/etc/o'] } file { '/etc/o': } exec { 'e': command => '/bin/true', notify => Service['s'] } }", "package { 'free': notify => Service['s'], before => File['/etc/o'] }", true, "", ""},
+		{"a notification of a resource a refreshed class holds", "class other { service { 's': } }\nclass wrap { include other }\nclass trig { notify { 't': } Notify['t'] ~> Class['other'] }", "package { 'free': notify => Service['s'] }", true, "include profile::base\n  include other\n  include wrap\n  include trig", ""},
+		{"a notification of a class", "class other { }", "package { 'free': notify => Class['other'] }", false, "", ""},
 		{"a relationship to a resource nobody declares", "class other { }", "package { 'free': require => Service['s'] }", false, "", ""},
 		{"a relationship to a resource declared under a condition", "class other { if $facts['x'] { service { 's': } } }", "package { 'free': require => Service['s'] }", true, "", ""}, // (taken out: its edge and its link go with it)
 		{"a relationship to a resource of a title from a value", "class other { service { \"s-${facts['x']}\": } }", "package { 'free': require => Service['s-1'] }", false, "", "yes"}, // (taken out: its edge and its link go with it)

@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -12,13 +13,15 @@ import (
 // A resource added with relationship metaparameters (`service { 'x':
 // require => Package['x'] }`, what a user writes most often when adding
 // one) is patched in with their edges, when every target is a plain
-// resource of a built-in type that the run declares once, unconditionally
-// (else the run would say its target is missing, or missing when), and
-// no edge closes a cycle. `notify` is not followed: it would give its
-// target a hover line (refreshFacts), which the patch does not copy.
+// resource of a built-in type that the run declares once, not on another
+// arm of a conditional than the resource added (else the run would say
+// its target is missing, or missing when), and no edge closes a cycle.
+// What refreshes a resource is on its hover (refreshFacts): the resource
+// added says what it subscribes to, and a target it notifies gets a line
+// (refreshedFacts).
 
 // metaPatched: the metaparameters a patch follows.
-var metaPatched = map[string]bool{"require": true, "before": true, "subscribe": true}
+var metaPatched = map[string]bool{"require": true, "before": true, "subscribe": true, "notify": true}
 
 // planMeta is one target of a relationship metaparameter of the resource
 // a plan adds.
@@ -186,11 +189,11 @@ placed:
 			}
 			t := node(s.nodes[tgt[j]].n)
 			e := &analysis.Edge{From: t, To: rn, Kind: metaparams[mp], Reason: mp, At: mr.at} // (the plan's places are the new text's)
-			if mp == "before" {
+			if mp == "before" || mp == "notify" {
 				e.From, e.To = rn, t
 			}
 			out[k] = append(out[k], e)
-			if e.Kind == analysis.Refresh {
+			if e.Kind == analysis.Refresh && e.To == rn {
 				tx := fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))
 				dup := false
 				for _, x := range facts {
@@ -203,4 +206,87 @@ placed:
 		}
 	}
 	return facts, true
+}
+
+// refreshedFacts is what the hover of node n of a patched run says (was:
+// its facts before the patch, at the new places; edges: the run's edges
+// now, added: the patch's edges): the lines it was made with, then one
+// "refreshed by" line for each refresh edge into it in edge order, then
+// the lines its containers' refreshes give, each once (refreshFacts).
+func (a *analyzer) refreshedFacts(was []analysis.Fact, n *analysis.Node, edges []*analysis.Edge, added map[*analysis.Edge]bool) []analysis.Fact {
+	const label = "refreshed by"
+	var out []analysis.Fact
+	for _, f := range was {
+		if f.Label != label {
+			out = append(out, f)
+		}
+	}
+	old := map[string]bool{} // (the templates of the edges it had)
+	var direct []analysis.Fact
+	for _, e := range edges {
+		if e.Kind != analysis.Refresh || e.To != n {
+			continue
+		}
+		tx := fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))
+		if !added[e] {
+			old[tx] = true
+		}
+		direct = append(direct, analysis.Fact{Label: label, Value: a.lines(tx), Template: tx})
+	}
+	var via []analysis.Fact
+	for _, f := range was {
+		if f.Label == label && !old[f.Template] {
+			via = append(via, f)
+		}
+	}
+	for _, nf := range append(direct, via...) {
+		dup := false
+		for _, f := range out {
+			dup = dup || f.Label == label && f.Template == nf.Template
+		}
+		if !dup {
+			out = append(out, nf)
+		}
+	}
+	return out
+}
+
+// notified gives each target the resource added notifies its new
+// "refreshed by" line in ns.facts (tgt: places in s; ins: the new
+// node's); false when a target's words cannot be made.
+func (a *analyzer) notified(s, ns *runSnap, p *patchPlan, tgt []int, ins int, extra map[int][]*analysis.Edge, node func(*analysis.Node) *analysis.Node) bool {
+	var added map[*analysis.Edge]bool
+	for j, mr := range p.metas {
+		if mr.mp != "notify" {
+			continue
+		}
+		if added == nil {
+			added = map[*analysis.Edge]bool{}
+			for _, es := range extra {
+				for _, e := range es {
+					added[e] = true
+				}
+			}
+		}
+		i := int32(tgt[j])
+		if i >= int32(ins) {
+			i++
+		}
+		n := node(s.nodes[tgt[j]].n)
+		k, found := slices.BinarySearchFunc(ns.facts, i, func(f nodeFacts, i int32) int { return int(f.i - i) })
+		var was []analysis.Fact
+		if found {
+			was = ns.facts[k].facts
+		}
+		fs := a.refreshedFacts(was, n, ns.edges, added)
+		if len(fs) == 0 {
+			return false
+		}
+		if found {
+			ns.facts[k].facts = fs
+		} else {
+			ns.facts = slices.Insert(ns.facts, k, nodeFacts{i, fs})
+		}
+	}
+	return true
 }

@@ -108,7 +108,7 @@ func (a *analyzer) midVersion(old treeText, fi *fileInfo) (treeText, analysis.Sh
 func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
 	p := &patchPlan{uri: m.URI}
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
-	moved, ok := a.movedNodes(s, p, m, line, nil)
+	moved, ok := a.movedNodes(s, p, m, line, nil, nil)
 	if !ok {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package puppet
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -114,7 +115,17 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	if ns.cols, ok = movedCols(s.cols, m); !ok {
 		return a.refuse(55)
 	}
-	moved, ok := a.movedNodes(s, p, m, line, rn)
+	// The lines what it notified had for it go with it.
+	var gone map[string]bool
+	for _, e := range s.edges {
+		if e.From == rn && e.Kind == analysis.Refresh {
+			if gone == nil {
+				gone = map[string]bool{}
+			}
+			gone[fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))] = true
+		}
+	}
+	moved, ok := a.movedNodes(s, p, m, line, rn, gone)
 	if !ok {
 		return nil
 	}
@@ -135,6 +146,12 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	for _, f := range s.facts {
 		if int(f.i) == out {
 			continue
+		}
+		if gone != nil {
+			f.facts = slices.DeleteFunc(slices.Clone(f.facts), func(x analysis.Fact) bool { return x.Label == "refreshed by" && gone[x.Template] })
+			if len(f.facts) == 0 {
+				continue
+			}
 		}
 		fs, ok := analysis.ShiftFacts(f.facts, m, line)
 		if !ok {

@@ -252,7 +252,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		ns.probes = slices.Compact(ns.probes)
 	}
 	// Nodes: the moved ones copied, the new one put in.
-	moved, ok := a.movedNodes(s, p, m, line, nil)
+	moved, ok := a.movedNodes(s, p, m, line, nil, nil)
 	if !ok {
 		return nil
 	}
@@ -337,6 +337,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	if !a.movedResult(s, ns, p, m, line) {
 		return nil
 	}
+	if !a.notified(s, ns, p, tgt, ins, extra, node) {
+		return a.refuse(59)
+	}
 	for i, t := range s.links.tgt {
 		if t >= int32(ins) {
 			ns.links.tgt[i] = t + 1
@@ -414,8 +417,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 }
 
 // movedNodes copies the nodes of s the edit moves (skip: one it takes
-// out), by node; false when one cannot be moved.
-func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line func(string, int) int, skip *analysis.Node) (movedSet, bool) {
+// out; gone: the templates of the facts that go with it), by node; false
+// when one cannot be moved.
+func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line func(string, int) int, skip *analysis.Node, gone map[string]bool) (movedSet, bool) {
 	moved := movedSet{}
 	named := map[factsKey]bool{} // factsName by slice: nodes share their facts
 	if sc := a.scratch; sc != nil {
@@ -454,7 +458,11 @@ func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line f
 			a.refuse(24)
 			return nil, false
 		}
-		if c.Facts, ok = analysis.ShiftFacts(n.Facts, m, line); !ok {
+		fs := n.Facts
+		if gone != nil { // (lines of refreshes taken out: unpatchSnap)
+			fs = slices.DeleteFunc(slices.Clone(fs), func(x analysis.Fact) bool { return x.Label == "refreshed by" && gone[x.Template] })
+		}
+		if c.Facts, ok = analysis.ShiftFacts(fs, m, line); !ok {
 			a.refuse(25)
 			return nil, false
 		}
