@@ -3,10 +3,12 @@ package puppet
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 // Server runs (no entry file) are independent compilations: each is
@@ -331,3 +333,22 @@ func (a *analyzer) runParallel(specs []*runSpec, workers int, out *[]analysis.Ru
 // envList names the files of the environment's main manifest folder (the
 // set is an input of its runs: a file added there changes them).
 func (a *analyzer) envList() string { return a.main.envKey }
+
+// nameNodeRuns gives the runs of node definitions of one name (`node
+// default` written in several files of manifests/, which Puppet refuses)
+// names of their own: a run's name keys its snapshot, and two runs of one
+// name restored each other's (nyudlts/puppet-control-repo: a second
+// analysis of an unchanged workspace gave other orders).
+func (a *analyzer) nameNodeRuns(specs []*runSpec) {
+	n := make(map[string]int, len(specs))
+	for _, sp := range specs {
+		n[sp.name]++
+	}
+	for _, sp := range specs {
+		if n[sp.name] < 2 || sp.sel == nil || sp.sel.def == nil || sp.sel.file == nil {
+			continue
+		}
+		at := source.Span{URI: sp.sel.file.uri, Start: sp.sel.def.Loc.Pos}
+		sp.name = strings.TrimSuffix(sp.name, ")") + fmt.Sprintf(" at %s:%d)", a.displayPath(at.URI), a.line(at))
+	}
+}

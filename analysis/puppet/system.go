@@ -491,6 +491,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				specs = append(specs, &runSpec{name: name, files: []*fileInfo{fi}})
 			}
 		}
+		a.nameNodeRuns(specs)
 		a.uniqueRuns = true
 		seen := make(map[string]bool, len(specs))
 		for _, sp := range specs {
