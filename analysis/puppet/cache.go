@@ -621,6 +621,12 @@ func (a *analyzer) merge(name string, s *runSnap, own, patched bool) analysis.Ru
 			next.ids = kept.kept()
 			next.links.at = nil // (linkAt: the table has them)
 		}
+		if a.nextCache[name] != nil { // (two runs of one name: neither is kept)
+			if a.dupRuns == nil {
+				a.dupRuns = map[string]bool{}
+			}
+			a.dupRuns[name] = true
+		}
 		a.nextCache[name] = &next
 	}
 	if a.ownsPrev {

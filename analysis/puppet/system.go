@@ -315,6 +315,7 @@ type analyzer struct {
 	prevMu                sync.Mutex
 	ownsPrev              bool // prevCache is this analysis's to empty (see merge)
 	nextCache             map[string]*runSnap
+	dupRuns               map[string]bool // names two runs had: not cached (nameNodeRuns)
 	defNodes              map[nodeKey]*analysis.Node
 	byURI                 map[string]*fileInfo
 	restored              int
@@ -566,6 +567,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 					a.nextCache[k] = v
 				}
 			}
+		}
+		for name := range a.dupRuns { // (a snapshot is found by its run's name)
+			delete(a.nextCache, name)
 		}
 		s.cache, s.cacheSettings = a.nextCache, sk
 		s.Restored = a.restored - int(a.nPatched.Load())
