@@ -1,11 +1,14 @@
 package puppet_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 // TestNodeRunsOfOneName: `node default` written in two files of
@@ -30,5 +33,32 @@ func TestNodeRunsOfOneName(t *testing.T) {
 	}
 	if fresh := dump(analyzeIn(ws, puppet.New(), analysis.Settings{})); fresh != first {
 		t.Errorf("a fresh result differs\n%s", lineDiff(fresh, first))
+	}
+}
+
+// TestRestoredEqualsBuiltCorpus: for each repository under
+// $ORDERING_RESTORE_CORPUS (a folder of them), a second analysis of the
+// unchanged workspace, every run restored from its snapshot, gives the
+// first one's result (how the run-name collision above was found).
+func TestRestoredEqualsBuiltCorpus(t *testing.T) {
+	root := os.Getenv("ORDERING_RESTORE_CORPUS")
+	if root == "" {
+		t.Skip("set ORDERING_RESTORE_CORPUS to a folder of repositories")
+	}
+	dirs, _ := os.ReadDir(root)
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		ws := source.NewWorkspace(filepath.Join(root, d.Name()))
+		long := puppet.New()
+		first := dump(analyzeIn(ws, long, analysis.Settings{}))
+		again := dump(analyzeIn(ws, long, analysis.Settings{}))
+		restored := long.(*puppet.System).Restored
+		if again != first {
+			t.Errorf("%s: the restored result differs\n%s", d.Name(), lineDiff(first, again))
+			continue
+		}
+		t.Logf("%s: %d runs restored, the same result", d.Name(), restored)
 	}
 }
