@@ -717,49 +717,49 @@ func nextOf(body []pp.Node, k int) pp.Node {
 	return nil
 }
 
-// firstDecl is lastDecl's first resource: the first one a plain
-// declaration makes.
-func firstDecl(r *pp.Resource) (typ, title string, at *pp.Loc, ok bool) {
-	if typ, title, ok = plainDecl(r); ok {
-		return typ, title, r.Bodies[0].Title.Span(), true
-	}
-	if r.TypeExpr != nil || r.Virtual || r.Exported || len(r.Bodies) != 1 {
-		return "", "", nil, false
-	}
-	arr, isArr := r.Bodies[0].Title.(*pp.Array)
-	if typ = strings.ToLower(r.Type); !isArr || len(arr.Elems) == 0 || typ == "class" || !builtinTypes[typ] {
-		return "", "", nil, false
-	}
-	if _, _, _, ok = lastDecl(r); !ok { // (every title one we read)
-		return "", "", nil, false
-	}
-	s := arr.Elems[0].(*pp.Str)
-	return typ, s.Value, &s.Loc, true
-}
-
-// lastDecl is the last resource a plain declaration of a built-in type
+// declTitles: the resources a plain declaration of a built-in type
 // makes (plainDecl, or titles written as an array of strings: one
-// resource each, in order, each declared at its own title), and where
-// its title is written.
-func lastDecl(r *pp.Resource) (typ, title string, at *pp.Loc, ok bool) {
-	if typ, title, ok = plainDecl(r); ok {
-		return typ, title, r.Bodies[0].Title.Span(), true
+// resource each, in order, each declared at its own title): its type and
+// their titles.
+func declTitles(r *pp.Resource) (typ string, titles []*pp.Str, ok bool) {
+	if typ, _, ok = plainDecl(r); ok {
+		return typ, []*pp.Str{r.Bodies[0].Title.(*pp.Str)}, true
 	}
 	if r.TypeExpr != nil || r.Virtual || r.Exported || len(r.Bodies) != 1 {
-		return "", "", nil, false
+		return "", nil, false
 	}
 	arr, isArr := r.Bodies[0].Title.(*pp.Array)
 	if typ = strings.ToLower(r.Type); !isArr || len(arr.Elems) == 0 || typ == "class" || !builtinTypes[typ] {
-		return "", "", nil, false
+		return "", nil, false
 	}
 	for _, e := range arr.Elems {
 		s, isStr := e.(*pp.Str)
 		if !isStr || s.Interpolated() || s.Value == "" || strings.ContainsAny(s.Value, "*$") {
-			return "", "", nil, false
+			return "", nil, false
 		}
-		title, at = s.Value, &s.Loc
+		titles = append(titles, s)
 	}
-	return typ, title, at, true
+	return typ, titles, true
+}
+
+// firstDecl is the first resource a plain declaration of a built-in type
+// makes (declTitles), and where its title is written.
+func firstDecl(r *pp.Resource) (typ, title string, at *pp.Loc, ok bool) {
+	typ, ts, ok := declTitles(r)
+	if !ok {
+		return "", "", nil, false
+	}
+	return typ, ts[0].Value, &ts[0].Loc, true
+}
+
+// lastDecl is firstDecl's last resource.
+func lastDecl(r *pp.Resource) (typ, title string, at *pp.Loc, ok bool) {
+	typ, ts, ok := declTitles(r)
+	if !ok {
+		return "", "", nil, false
+	}
+	t := ts[len(ts)-1]
+	return typ, t.Value, &t.Loc, true
 }
 
 // sameMoved: two trees that are the same but for their places, each
