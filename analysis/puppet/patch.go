@@ -37,34 +37,36 @@ type snapOrder struct {
 	endFacts [][]analysis.Fact
 	// the undecided conditionals' arms under which a node is declared
 	// (condSets.res; a class's for each of ends: what a resource at the
-	// top of its body has), as branchKeys: a patch asks whether the
-	// target of a relationship it adds may be missing (absentWhen)
+	// top of its body has), as (point, arm) pairs: a patch asks whether
+	// the target of a relationship it adds may be missing (absentWhen).
+	// Nodes share their sets: each set is kept once (a node's entry is 8
+	// bytes: operations-puppet's runs hold ~450k conditional nodes).
 	conds    []nodeConds
-	endConds [][]uint64
+	endConds []int32 // for each of ends: 1 + its set's place in condSets (0: none)
+	condSets [][]uint64
 }
 
-// nodeConds: the branches of s.nodes[i] (sorted by i in snapOrder.conds).
-type nodeConds struct {
-	i  int32
-	br []uint64
-}
+// nodeConds: the set of branches of s.nodes[i] (sorted by i in
+// snapOrder.conds), a place in condSets.
+type nodeConds struct{ i, set int32 }
 
-// branchKeys packs branches as (point, arm) pairs; keys memoises them
-// by slice (nodes share their sets).
-func branchKeys(bs []*branch, keys map[branchSlice][]uint64) []uint64 {
+// condSetOf is the place in o.condSets of the branches bs (added when
+// new; keys: by slice, as nodes share their sets), -1 for none.
+func (o *snapOrder) condSetOf(bs []*branch, keys map[branchSlice]int32) int32 {
 	if len(bs) == 0 {
-		return nil
+		return -1
 	}
 	k := branchSlice{&bs[0], len(bs)}
-	if out, ok := keys[k]; ok {
-		return out
+	if at, ok := keys[k]; ok {
+		return at
 	}
 	out := make([]uint64, len(bs))
 	for i, b := range bs {
 		out[i] = packBranch(b)
 	}
-	keys[k] = out
-	return out
+	o.condSets = append(o.condSets, out)
+	keys[k] = int32(len(o.condSets) - 1)
+	return keys[k]
 }
 
 // branchSlice is a slice of branches by its first element and length.
@@ -80,7 +82,15 @@ func (o *snapOrder) condsOf(i int) []uint64 {
 	if !ok {
 		return nil
 	}
-	return o.conds[k].br
+	return o.condSets[o.conds[k].set]
+}
+
+// endCondsOf is the branches of the class of ends entry cls.
+func (o *snapOrder) endCondsOf(cls int) []uint64 {
+	if cls >= len(o.endConds) || o.endConds[cls] == 0 {
+		return nil
+	}
+	return o.condSets[o.endConds[cls]-1]
 }
 
 func packBranch(b *branch) uint64 { return uint64(uint32(b.point))<<32 | uint64(uint32(b.arm)) }
@@ -107,7 +117,7 @@ func (a *analyzer) keepOrder(g *runGraph) {
 		return // (a one-shot analysis keeps no snapshot for the next)
 	}
 	o := &snapOrder{ordered: make([]uint64, (len(s.nodes)+63)/64)}
-	keys := map[branchSlice][]uint64{}
+	keys := map[branchSlice]int32{}
 	in := func(n *analysis.Node) (int, bool) {
 		i := n.Index
 		return i, i >= 0 && i < len(s.nodes) && s.nodes[i].n == n
@@ -144,15 +154,15 @@ func (a *analyzer) keepOrder(g *runGraph) {
 				fs = g.condFact(a, x) // (what buildRun gives such a resource)
 			}
 			o.endFacts = append(o.endFacts, fs)
-			var br []uint64
+			set := int32(-1)
 			if g.r.points > 0 {
-				br = branchKeys(g.conds.res(x), keys)
+				set = o.condSetOf(g.conds.res(x), keys)
 			}
-			o.endConds = append(o.endConds, br)
+			o.endConds = append(o.endConds, set+1)
 		}
 		if x := g.owner[k]; x != nil && g.r.points > 0 && x.node == n && !x.containerish() {
-			if br := branchKeys(g.conds.res(x), keys); len(br) > 0 {
-				o.conds = append(o.conds, nodeConds{int32(i), br})
+			if set := o.condSetOf(g.conds.res(x), keys); set >= 0 {
+				o.conds = append(o.conds, nodeConds{int32(i), set})
 			}
 		}
 	}

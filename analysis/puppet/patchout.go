@@ -223,9 +223,10 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 		}
 		no.endFacts, no.endConds = o.endFacts, o.endConds
 	}
+	no.condSets = o.condSets
 	for _, c := range o.conds {
 		if c.i != int32(out) {
-			no.conds = append(no.conds, nodeConds{drop(c.i), c.br})
+			no.conds = append(no.conds, nodeConds{drop(c.i), c.set})
 		}
 	}
 	ns.order = no

@@ -264,7 +264,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	rn := &analysis.Node{Kind: "resource", Ref: p.display, Decl: p.decl, Full: p.full, Parent: node(parent), Index: ins, Facts: facts}
 	var tgt []int
 	if len(p.metas) > 0 {
-		if tgt, ok = metaTargets(s, p, o.endConds[cls]); !ok {
+		if tgt, ok = metaTargets(s, p, o.endCondsOf(cls)); !ok {
 			return a.refuse(57)
 		}
 	}
@@ -387,22 +387,22 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		}
 		no.endFacts, no.endConds = o.endFacts, o.endConds
 	}
-	if len(o.conds) > 0 || len(o.endConds[cls]) > 0 { // (the new node's: its class's)
+	no.condSets = o.condSets
+	if len(o.conds) > 0 || o.endConds[cls] > 0 { // (the new node's: its class's)
 		no.conds = make([]nodeConds, 0, len(o.conds)+1)
+		put := func() {
+			if set := o.endConds[cls] - 1; set >= 0 && (len(no.conds) == 0 || no.conds[len(no.conds)-1].i < int32(ins)) {
+				no.conds = append(no.conds, nodeConds{int32(ins), set})
+			}
+		}
 		for _, c := range o.conds {
 			if c.i >= int32(ins) {
-				if len(no.conds) == 0 || no.conds[len(no.conds)-1].i < int32(ins) {
-					if br := o.endConds[cls]; len(br) > 0 {
-						no.conds = append(no.conds, nodeConds{int32(ins), br})
-					}
-				}
+				put()
 				c.i++
 			}
 			no.conds = append(no.conds, c)
 		}
-		if br := o.endConds[cls]; len(br) > 0 && (len(no.conds) == 0 || no.conds[len(no.conds)-1].i < int32(ins)) {
-			no.conds = append(no.conds, nodeConds{int32(ins), br})
-		}
+		put()
 	}
 	ns.order = no
 	probe := -1 // (an edge to it may close a cycle: its diagnostic is a build's)
