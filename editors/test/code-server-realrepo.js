@@ -11,7 +11,8 @@
 //              (Ctrl+K Ctrl+I, retried while empty) on the title at the cursor; the status bar
 //              items over time; settled = no spinner in the status bar and the server idle 1.5 s
 //   keystroke  one character typed in a comment -> mouse hover on another resource answered
-//   new-line   a line `notify { 'x': }` inserted (one edit, as a paste) -> a lens above it; mouse
+//   new-line   a line `notify { 'x': }` inserted (one edit, as a paste; REALREPO_LINE another
+//              line: `package { 'x': ensure => installed }`) -> a lens above it; mouse
 //              hovers every second until the server settles: when the hover first said what it
 //              says settled (the edit adds a step to the runs it names)
 //   burst      `notify { 'burst': }` typed on a new line, 20 keys 100 ms apart; mouse hovers after
@@ -34,6 +35,7 @@ const HZ = 100; // USER_HZ of /proc/<pid>/stat
 const res = { url, file, steps: {}, timeline: [] };
 let failed = 0;
 const t0 = Date.now();
+const NEW_LINE = process.env.REALREPO_LINE || "notify { 'x': }"; // (what the new-line step pastes)
 
 function report(name, ok, detail) {
   res.steps[name] = { ok, detail };
@@ -372,7 +374,7 @@ const busy = (ms) => { // server CPU seconds over the last ms
       await page.mouse.move(5, 300);
       const cpu0 = cpuNow(); const tEdit = Date.now();
       await page.keyboard.press('Enter');
-      await page.keyboard.insertText("notify { 'x': }");
+      await page.keyboard.insertText(NEW_LINE);
       let lensMs = null; let lensText = null;
       const dl = Date.now() + 60000;
       while (Date.now() < dl) {
@@ -387,7 +389,7 @@ const busy = (ms) => { // server CPU seconds over the last ms
       res.new_line = { lens_ms: lensMs, lens: lensText, lens_settled: lensSettled, hover_before: hBefore, hovers: hv.hovers.map((x) => [x.at, x.ms, tail(x.h)]),
         hover_settled: hv.final, hover_settled_from_ms: hv.fresh_ms, hover_changed: hv.final !== hBefore, settled_ms: settled, cpu_s: +(cpuNow() - cpu0).toFixed(2) };
       const first = hv.hovers.find((x) => x.ms != null);
-      console.log(`# new line notify { 'x': }: its lens ${fmt(lensMs)} (${JSON.stringify(lensText)}, settled ${JSON.stringify(lensSettled)}); hover on ${other[1]}: first answer ${first ? `${first.ms} ms after the mouse, ${first.at} ms after the edit` : 'never'}, its settled text from ${fmt(hv.fresh_ms)} after the edit (changed by the edit: ${res.new_line.hover_changed}); settled ${fmt(settled)}; server CPU ${res.new_line.cpu_s} s`);
+      console.log(`# new line ${NEW_LINE}: its lens ${fmt(lensMs)} (${JSON.stringify(lensText)}, settled ${JSON.stringify(lensSettled)}); hover on ${other[1]}: first answer ${first ? `${first.ms} ms after the mouse, ${first.at} ms after the edit` : 'never'}, its settled text from ${fmt(hv.fresh_ms)} after the edit (changed by the edit: ${res.new_line.hover_changed}); settled ${fmt(settled)}; server CPU ${res.new_line.cpu_s} s`);
       console.log(`#   hover before: …${JSON.stringify(tail(hBefore))}`);
       for (const h of hv.hovers) console.log(`#   hover at +${h.at} ms: ${fmt(h.ms)} …${JSON.stringify(tail(h.h))}`);
       report('new-line', lensMs != null && hv.fresh_ms != null, `lens ${fmt(lensMs)}, settled hover from ${fmt(hv.fresh_ms)}`);

@@ -15,6 +15,7 @@
 #                            i.e. a first start, as a new user has)
 #   ORDERING_REALREPO_TRACE  ordering.trace.server (default off, as a user has; "messages" logs
 #                            every LSP message in the Ordering Trace output, which costs time)
+#   REALREPO_LINE            the line the new-line step pastes (default `notify { 'x': }`)
 # Example (from the repository root):
 #   go build -o /tmp/olsp ./cmd/ordering-lsp
 #   (cd editors/vscode && npm ci && npx vsce package --no-dependencies --skip-license -o /tmp/o.vsix)
