@@ -100,3 +100,55 @@ func (c patchCounted) Analyze(r *analysis.Request) *analysis.Result {
 	c.n.Add(int64(c.System.Patched))
 	return res
 }
+
+// A resource pasted with its relationships (analysis/puppet patchmeta.go):
+// a service that subscribes to a package of the class and a file that
+// notifies the service are patched in; the server's answers are a fresh
+// server's, the service's hover says what refreshes it, and the
+// reference in the pasted line goes to the package.
+func TestResourceWithRelationshipsPastedIsPatched(t *testing.T) {
+	root := t.TempDir()
+	base := "class profile::base {\n  package { 'p1': }\n  service { 's1': }\n}\n"
+	writeFiles(t, root, map[string]string{
+		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n}\n",
+		"modules/role/manifests/b.pp":       "class role::b {\n  notify { 'b': }\n  include profile::base\n}\n",
+		"modules/profile/manifests/base.pp": base,
+	})
+	uri := source.PathToURI(filepath.Join(root, "modules/profile/manifests/base.pp"))
+	sys := patchCounted{System: puppet.New().(*puppet.System), n: &atomic.Int64{}}
+	c, _ := lsptest.Start(t, []analysis.System{sys}, root, nil)
+	c.Open(uri, "puppet", base)
+	c.Settle(uri)
+
+	line := "  service { 's2': subscribe => Package['p1'] }\n"
+	c.Edit(uri, 2, lsptest.Range{Start: lsptest.Position{Line: 3, Character: 0}, End: lsptest.Position{Line: 3, Character: 0}}, line)
+	text := base[:strings.LastIndex(base, "}")] + line + "}\n"
+	c.Settle(uri)
+	if sys.n.Load() == 0 {
+		t.Errorf("no run was patched (refused by test: %v)", sys.PatchRefused)
+	}
+	same(t, c, root, uri, text, "the service pasted")
+	if h := hoverJSON(t, c, uri, 3, 13); !strings.Contains(h, "refreshed by") || !strings.Contains(h, "Package[p1]") {
+		t.Errorf("hover of the pasted service says nothing of what refreshes it: %s", h)
+	}
+	var locs []lsptest.Location
+	if err := c.Call("textDocument/definition", lsptest.Pos(uri, 3, 42), &locs); err != nil {
+		t.Fatal(err)
+	}
+	if len(locs) != 1 || locs[0].URI != uri || locs[0].Range.Start.Line != 1 {
+		t.Errorf("definition from Package['p1'] in the pasted line = %+v, want the package on line 2", locs)
+	}
+
+	sys.n.Store(0)
+	line2 := "  file { '/etc/s1.conf': ensure => file, notify => Service['s1'] }\n"
+	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 4, Character: 0}, End: lsptest.Position{Line: 4, Character: 0}}, line2)
+	text = text[:strings.LastIndex(text, "}")] + line2 + "}\n"
+	c.Settle(uri)
+	if sys.n.Load() == 0 {
+		t.Errorf("no run was patched after the file (refused by test: %v)", sys.PatchRefused)
+	}
+	same(t, c, root, uri, text, "the file pasted")
+	if h := hoverJSON(t, c, uri, 2, 13); !strings.Contains(h, "File[/etc/s1.conf]") {
+		t.Errorf("hover of the notified service does not say the file refreshes it: %s", h)
+	}
+}
