@@ -21,18 +21,8 @@ import (
 // (patchplan.go replacedPlan); cut again, it is patched out (patchout.go)
 // and the file's answers are the first text's.
 func TestResourcePastedAndCutIsPatched(t *testing.T) {
-	root := t.TempDir()
 	base := "class profile::base {\n  package { 'p1': }\n  service { 's1': require => Package['p1'] }\n}\n"
-	writeFiles(t, root, map[string]string{
-		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n  notify { 'a': require => Class['profile::base'] }\n}\n",
-		"modules/role/manifests/b.pp":       "class role::b {\n  notify { 'b': }\n  include profile::base\n}\n",
-		"modules/profile/manifests/base.pp": base,
-	})
-	uri := source.PathToURI(filepath.Join(root, "modules/profile/manifests/base.pp"))
-	sys := patchCounted{System: puppet.New().(*puppet.System), n: &atomic.Int64{}}
-	c, _ := lsptest.Start(t, []analysis.System{sys}, root, nil)
-	c.Open(uri, "puppet", base)
-	c.Settle(uri)
+	c, sys, root, uri := patchServer(t, base, "  notify { 'a': require => Class['profile::base'] }\n")
 
 	// pasted after the package: one edit
 	c.Edit(uri, 2, lsptest.Range{Start: lsptest.Position{Line: 2, Character: 0}, End: lsptest.Position{Line: 2, Character: 0}}, "  package { 'p2': ensure => installed }\n")
@@ -65,6 +55,24 @@ func TestResourcePastedAndCutIsPatched(t *testing.T) {
 		t.Errorf("no run was patched after the cut (refused by test: %v)", sys.PatchRefused)
 	}
 	same(t, c, root, uri, base, "the cut")
+}
+
+// patchServer starts a server on a workspace where two roles include
+// profile::base (its text base; roleA: more of role::a's body), with
+// the class's file open and analysed.
+func patchServer(t *testing.T, base, roleA string) (c *lsptest.Client, sys patchCounted, root, uri string) {
+	root = t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n" + roleA + "}\n",
+		"modules/role/manifests/b.pp":       "class role::b {\n  notify { 'b': }\n  include profile::base\n}\n",
+		"modules/profile/manifests/base.pp": base,
+	})
+	uri = source.PathToURI(filepath.Join(root, "modules/profile/manifests/base.pp"))
+	sys = patchCounted{System: puppet.New().(*puppet.System), n: &atomic.Int64{}}
+	c, _ = lsptest.Start(t, []analysis.System{sys}, root, nil)
+	c.Open(uri, "puppet", base)
+	c.Settle(uri)
+	return c, sys, root, uri
 }
 
 // same: the server's diagnostics, lenses and hovers of uri are a fresh
@@ -107,18 +115,8 @@ func (c patchCounted) Analyze(r *analysis.Request) *analysis.Result {
 // server's, the service's hover says what refreshes it, and the
 // reference in the pasted line goes to the package.
 func TestResourceWithRelationshipsPastedIsPatched(t *testing.T) {
-	root := t.TempDir()
 	base := "class profile::base {\n  package { 'p1': }\n  service { 's1': }\n}\n"
-	writeFiles(t, root, map[string]string{
-		"modules/role/manifests/a.pp":       "class role::a {\n  include profile::base\n}\n",
-		"modules/role/manifests/b.pp":       "class role::b {\n  notify { 'b': }\n  include profile::base\n}\n",
-		"modules/profile/manifests/base.pp": base,
-	})
-	uri := source.PathToURI(filepath.Join(root, "modules/profile/manifests/base.pp"))
-	sys := patchCounted{System: puppet.New().(*puppet.System), n: &atomic.Int64{}}
-	c, _ := lsptest.Start(t, []analysis.System{sys}, root, nil)
-	c.Open(uri, "puppet", base)
-	c.Settle(uri)
+	c, sys, root, uri := patchServer(t, base, "")
 
 	line := "  service { 's2': subscribe => Package['p1'] }\n"
 	c.Edit(uri, 2, lsptest.Range{Start: lsptest.Position{Line: 3, Character: 0}, End: lsptest.Position{Line: 3, Character: 0}}, line)
