@@ -851,8 +851,7 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 		}
 		facts = facts[:0]
 		for _, e := range into[x.node] {
-			t := fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))
-			facts = append(facts, analysis.Fact{Label: "refreshed by", Value: a.lines(t), Template: t})
+			facts = append(facts, a.refreshedBy(e))
 		}
 		seen := seenBuf[:0]
 		for c := x.container; c != nil && !slices.Contains(seen, c); c = c.container {
@@ -874,6 +873,13 @@ func (a *analyzer) refreshFacts(g *runGraph, live []*res) {
 			}
 		}
 	}
+}
+
+// refreshedBy is the hover line a refresh edge e gives what it refreshes
+// (patches write the same: patchmeta.go).
+func (a *analyzer) refreshedBy(e *analysis.Edge) analysis.Fact {
+	t := fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))
+	return analysis.Fact{Label: "refreshed by", Value: a.lines(t), Template: t}
 }
 
 // localEdge orders the run without entering the shared graph.

@@ -1,7 +1,6 @@
 package puppet
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -128,13 +127,8 @@ func countKey(keys []string, k string) int {
 }
 
 func aliasOf(s *runSnap, key string) bool {
-	h := keyHash(key)
-	for _, a := range s.aliases {
-		if a == h {
-			return true
-		}
-	}
-	return false
+	_, found := slices.BinarySearch(s.aliases, keyHash(key))
+	return found
 }
 
 // metaEdges puts into out (edges by the place in s.edges they go
@@ -158,6 +152,7 @@ func (a *analyzer) metaEdges(s *runSnap, np *nodePos, p *patchPlan, tgt []int, i
 		}
 	}
 	k, last := f, -1
+scan:
 	for ; k < len(s.edges); k++ {
 		e := s.edges[k]
 		owner := e.To
@@ -166,7 +161,7 @@ func (a *analyzer) metaEdges(s *runSnap, np *nodePos, p *patchPlan, tgt []int, i
 			owner = e.From
 		case "require", "subscribe":
 		default:
-			goto placed
+			break scan // (the chains' edges)
 		}
 		i, ok := np.of(owner)
 		if ok && s.nodes[i].kind == 'Z' {
@@ -180,7 +175,6 @@ func (a *analyzer) metaEdges(s *runSnap, np *nodePos, p *patchPlan, tgt []int, i
 			break
 		}
 	}
-placed:
 	var facts []analysis.Fact
 	for _, mp := range metaNames {
 		for j, mr := range p.metas {
@@ -194,13 +188,13 @@ placed:
 			}
 			out[k] = append(out[k], e)
 			if e.Kind == analysis.Refresh && e.To == rn {
-				tx := fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))
+				f := a.refreshedBy(e)
 				dup := false
 				for _, x := range facts {
-					dup = dup || x.Template == tx
+					dup = dup || x.Template == f.Template
 				}
 				if !dup {
-					facts = append(facts, analysis.Fact{Label: "refreshed by", Value: a.lines(tx), Template: tx})
+					facts = append(facts, f)
 				}
 			}
 		}
@@ -227,11 +221,11 @@ func (a *analyzer) refreshedFacts(was []analysis.Fact, n *analysis.Node, edges [
 		if e.Kind != analysis.Refresh || e.To != n {
 			continue
 		}
-		tx := fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))
+		f := a.refreshedBy(e)
 		if !added[e] {
-			old[tx] = true
+			old[f.Template] = true
 		}
-		direct = append(direct, analysis.Fact{Label: label, Value: a.lines(tx), Template: tx})
+		direct = append(direct, f)
 	}
 	var via []analysis.Fact
 	for _, f := range was {

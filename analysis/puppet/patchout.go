@@ -1,7 +1,6 @@
 package puppet
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -122,7 +121,7 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 			if gone == nil {
 				gone = map[string]bool{}
 			}
-			gone[fmt.Sprintf("%s (%s at %s)", e.From.Ref, e.Reason, a.where(e.At))] = true
+			gone[a.refreshedBy(e).Template] = true
 		}
 	}
 	moved, ok := a.movedNodes(s, p, m, line, rn, gone)
