@@ -510,9 +510,9 @@ func TestPatchedIntoACollectorsChain(t *testing.T) {
 		"modules/role/manifests/d.pp":       "class role::d {\n  include apt\n  include profile::base\n  Class['profile::base'] -> Class['apt']\n}\n",
 		"modules/profile/manifests/base.pp": base(""),
 	}, []patchStep{
-		{base("  package { 'new1': ensure => installed }\n"), 3}, // role::d: a cycle
+		{base("  package { 'new1': ensure => installed }\n"), 3}, // role::d: on its cycle
 		{base("  package { 'new0': }\n  package { 'new1': ensure => installed }\n"), 3},
-		{base("  package { 'new0': }\n  notify { 'n2': }\n  package { 'new1': ensure => installed }\n"), 3},
+		{base("  package { 'new0': }\n  notify { 'n2': }\n  package { 'new1': ensure => installed }\n"), 4}, // (role::d too: off its cycle)
 		{base("  package { 'new0': }\n  notify { 'n2': }\n  package { 'new1': ensure => installed }\n  package { 'new2': }\n"), 3},
 		{base("  package { 'new0': }\n  notify { 'n2': }\n  package { 'new2': }\n"), 3},                                         // taken out
 		{base("  package { 'new0': }\n  notify { 'n2': }\n  package { 'new3': }\n"), 3},                                         // typed over
@@ -568,4 +568,25 @@ func withRoles(files map[string]string) map[string]string {
 	files["modules/role/manifests/b.pp"] = "class role::b {\n  package { 'rb': }\n  include profile::base\n  service { 'rb': require => Service['s1'] }\n}\n"
 	files["modules/role/manifests/c.pp"] = "class role::c {\n  if $facts['os']['family'] == 'Debian' { include profile::base }\n}\n"
 	return files
+}
+
+// TestPatchedBesideACycle: a resource added to a class whose runs hold a
+// cycle is patched when it is on none (the cycle's diagnostic, its
+// members and path stay, moved with the text); one that closes a path
+// through the cycle, and a removal from a run with a cycle, are built
+// again.
+func TestPatchedBesideACycle(t *testing.T) {
+	cyc := "  notify { 'cycle-a': require => Notify['cycle-b'] }\n  notify { 'cycle-b': require => Notify['cycle-a'] }\n"
+	base := func(body string) string { return "class profile::base {\n  service { 's1': }\n" + cyc + body + "}\n" }
+	patchSequence(t, withRoles(map[string]string{
+		"modules/profile/manifests/base.pp": base(""),
+	}), []patchStep{
+		{base("  package { 'p1': }\n"), 3},
+		{"# moved\n" + base("  package { 'p1': }\n  file { '/srv/p2': }\n"), 3}, // (moved, then patched)
+		{"# moved\n" + base("  package { 'p1': }\n  file { '/srv/p2': }\n  notify { 'c3': require => Notify['cycle-a'], before => Notify['cycle-b'] }\n"), 0},
+		{"# moved\n" + base("  package { 'p1': }\n  file { '/srv/p2': }\n"), 0}, // (the cycle named it)
+		{"# moved\n" + base("  package { 'p1': }\n  file { '/srv/p2': }\n  host { 'h': }\n"), 3},
+		{"# moved\n" + base("  package { 'p1': }\n  host { 'h': }\n"), 0}, // taken out
+		{"# moved again\n" + base("  package { 'p1': }\n  host { 'h': }\n  host { 'h2': }\n"), 3},
+	})
 }

@@ -174,7 +174,7 @@ func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
 	}
 	sd := *s
 	sd.defs = nil // (they moved above)
-	if !a.movedResult(&sd, &ns, p, m, line) {
+	if !a.movedResult(&sd, &ns, p, m, line, moved) {
 		return nil
 	}
 	if o := s.order; o != nil && len(o.endFacts) > 0 { // (words that may name lines)

@@ -26,6 +26,13 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	if why := p.runSees(s); why > 0 { // (found by defined(), by a concat_file that generates its file unless it is declared...)
 		return a.refuse([...]int{0, 53, 54, 42, 43}[why])
 	}
+	for _, d := range s.diags {
+		if len(d.Members) > 0 {
+			// (on a cycle's component, it may be on the path found
+			// through it, or decide the branches the cycle needs)
+			return a.refuse(65)
+		}
+	}
 	chains, _ := p.collected(s) // (their edges to it go with it)
 	chained := func(e *analysis.Edge) bool {
 		for _, ch := range chains {
@@ -192,7 +199,7 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 		}
 		sl = &c
 	}
-	if !a.movedResult(sl, ns, p, m, line) {
+	if !a.movedResult(sl, ns, p, m, line, moved) {
 		return nil
 	}
 	for i, t := range sl.links.tgt {

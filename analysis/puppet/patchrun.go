@@ -102,6 +102,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	if why := p.runSees(s); why > 0 {
 		return a.refuse([...]int{0, 33, 35, 9, 10}[why])
 	}
+	if cycleTie(s) {
+		return a.refuse(66)
+	}
 	for _, k := range p.ownProbes {
 		if _, alias := slices.BinarySearch(s.aliases, keyHash(k)); alias || slices.Contains(s.declared, k) {
 			return a.refuse(34)
@@ -334,7 +337,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		pair()
 	}
 	ns.edges = append(ns.edges, extra[len(s.edges)]...)
-	if !a.movedResult(s, ns, p, m, line) {
+	if !a.movedResult(s, ns, p, m, line, moved) {
 		return nil
 	}
 	if !a.notified(s, ns, p, tgt, ins, extra, node) {
@@ -405,12 +408,11 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		put()
 	}
 	ns.order = no
-	probe := -1 // (an edge to it may close a cycle: its diagnostic is a build's)
-	if len(extra) > 0 {
-		probe = ins
-	}
+	// A cycle through it (its relationships' edges may close one, and a
+	// class whose anchors are on a cycle puts it on that cycle) is a
+	// build's to report.
 	var cycle bool
-	if ns.run.Steps, cycle = orderOf(ns, ns.edges, a.scratch, probe); cycle {
+	if ns.run.Steps, cycle = orderOf(ns, ns.edges, a.scratch, ins); cycle {
 		return a.refuse(39)
 	}
 	return ns
@@ -518,13 +520,21 @@ func (mv movedSet) edge(e *analysis.Edge, m analysis.Shift) (*analysis.Edge, boo
 // movedResult puts into ns the diagnostics, the missing targets' and the
 // links' places of s, moved by the edit (the links' targets as in s);
 // false when one cannot be moved, or a definition a link points at was.
-func (a *analyzer) movedResult(s, ns *runSnap, p *patchPlan, m analysis.Shift, line func(string, int) int) bool {
+// A cycle's diagnostic names its resources (Members) as they are now.
+func (a *analyzer) movedResult(s, ns *runSnap, p *patchPlan, m analysis.Shift, line func(string, int) int, moved movedSet) bool {
 	ns.diags = make([]analysis.Diagnostic, len(s.diags))
 	for i, d := range s.diags {
 		var ok bool
 		if d, ok = analysis.ShiftDiagnostic(d, m, line); !ok {
 			a.refuse(28)
 			return false
+		}
+		if len(d.Members) > 0 {
+			ms := make([]*analysis.Node, len(d.Members))
+			for j, x := range d.Members {
+				ms[j] = moved.of(x)
+			}
+			d.Members = ms
 		}
 		ns.diags[i] = d
 	}
@@ -654,16 +664,37 @@ func (p *patchPlan) runSees(s *runSnap) int {
 		return 2
 	}
 	for _, d := range s.diags {
-		if len(d.Members) > 0 || strings.Contains(d.Message, p.display) {
+		if strings.Contains(d.Message, p.display) {
 			return 3
 		}
 	}
 	for _, md := range s.missing {
-		if len(md.d.Members) > 0 || strings.Contains(md.d.Message, p.display) {
+		if strings.Contains(md.d.Message, p.display) {
 			return 4
 		}
 	}
 	return 0
+}
+
+// cycleTie: whether a cycle of the run starts at a node whose Ref another
+// node of the run has. A cycle is printed from its component's lowest
+// node by Ref (analysis.Cycles); a resource added off every cycle
+// (orderOf's probe) leaves components and paths as they were, but a tie
+// for the lowest is broken by the order a walk met the nodes in, which
+// the new node may change.
+func cycleTie(s *runSnap) bool {
+	for _, d := range s.diags {
+		if len(d.Members) == 0 {
+			continue
+		}
+		first := d.Members[0]
+		for _, sn := range s.nodes {
+			if sn.n != first && sn.n.Ref == first.Ref {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // patternNames: whether a reference of the run whose title we cannot

@@ -32,7 +32,8 @@ import (
 // with `go tool pprof -sample_index=alloc_space -base before after`).
 // PUPPET_TIMING_PROF=file writes a CPU profile of the first analysis,
 // PUPPET_TIMING_EDITPROF=file one of the complete analysis after an edit,
-// PUPPET_TIMING_RETITLEPROF=file one after its probe's title is typed over;
+// PUPPET_TIMING_RETITLEPROF=file one after its probe's title is typed over,
+// PUPPET_TIMING_FOCUSPROF=file one of the focused analysis before it;
 // PUPPET_TIMING_DUMP=dir writes the strict dump (dump_test.go) of the
 // result after each edit, to diff a speed change's incremental path with
 // the code before it; PUPPET_TIMING_FRESH=1 holds that result to a fresh
@@ -41,7 +42,8 @@ import (
 // puts it on the line after the first that holds this text instead of
 // at the end of the file's last block; PUPPET_TIMING_COMMENT=1 also puts
 // a comment line at the top of the file (two edits: the runs are moved,
-// then patched).
+// then patched). PUPPET_TIMING_BEFORE (\n: a line break) is put at the
+// probe's place and analysed first: the state the probe is added to.
 func TestWorkspaceTiming(t *testing.T) {
 	dir := os.Getenv("PUPPET_TIMING_DIR")
 	if dir == "" {
@@ -102,20 +104,38 @@ func TestWorkspaceTiming(t *testing.T) {
 		if s := os.Getenv("PUPPET_TIMING_PROBE"); s != "" {
 			probe = "  " + s + "\n"
 		}
+		if b := os.Getenv("PUPPET_TIMING_BEFORE"); b != "" { // lines analysed first, the probe after them
+			b = strings.ReplaceAll(b, `\n`, "\n") + "\n"
+			text = append(append(append([]byte(nil), text[:i]...), b...), text[i:]...)
+			i += len(b)
+			ws.SetOverlay(source.NewFile(source.PathToURI(p), p, text))
+			_, bwall, _ := analyze()
+			t.Logf("edit %s: the lines before the probe analysed in %v", rel, bwall.Round(time.Millisecond))
+		}
 		edited := append(append(append([]byte(nil), text[:i]...), probe...), text[i:]...)
 		if os.Getenv("PUPPET_TIMING_COMMENT") != "" { // a comment line at the top too (as the server follows it first)
 			edited = append([]byte("# timing\n"), edited...)
 		}
 		ws.SetOverlay(source.NewFile(source.PathToURI(p), p, edited))
 		// As the server does: the edited file's runs first, then all.
+		if f := os.Getenv("PUPPET_TIMING_FOCUSPROF"); f != "" { // (a CPU profile of the focused analysis)
+			if pf, err := os.Create(f); err == nil {
+				pprof.StartCPUProfile(pf)
+				defer pf.Close()
+			}
+		}
 		fres, fwall, fcpu := analyze(source.PathToURI(p))
+		if os.Getenv("PUPPET_TIMING_FOCUSPROF") != "" {
+			pprof.StopCPUProfile()
+		}
 		nd := 0
 		for _, d := range fres.Diags {
 			if d.At.URI == source.PathToURI(p) {
 				nd++
 			}
 		}
-		t.Logf("edit %s, focused: %v wall, %v CPU, %d runs, %d diagnostics in the file", rel, fwall.Round(time.Millisecond), fcpu.Round(time.Millisecond), len(fres.Runs), nd)
+		fps := sys.(*puppet.System)
+		t.Logf("edit %s, focused: %v wall, %v CPU, %d runs, %d diagnostics in the file; %d patched, not patched by test %v", rel, fwall.Round(time.Millisecond), fcpu.Round(time.Millisecond), len(fres.Runs), nd, fps.Patched, fps.PatchRefused)
 		allocProf(t, "before")
 		var m0 runtime.MemStats
 		runtime.ReadMemStats(&m0)
