@@ -79,6 +79,13 @@ type snapshotter struct {
 	// notifications makes one analysis, not one per batch.
 	settle time.Time
 
+	// edited: when the last document change came; alone: it came more
+	// than typingGap after the one before (a paste, a quick fix, a
+	// keystroke after a pause), so no more are expected soon
+	edited time.Time
+	alone  bool
+	now    func() time.Time // (nil: time.Now; tests set their own clock)
+
 	published map[string]string // URI -> fingerprint of the diagnostics last sent
 	// everything: the version of the last change to everything (settings:
 	// the node picker's choice): a snapshot older than it answers nothing
@@ -91,6 +98,12 @@ const settleDelay = 100 * time.Millisecond
 // typingPause: how long no edit must come after an edit's focused
 // diagnostics before the complete analysis starts.
 const typingPause = 250 * time.Millisecond
+
+// typingGap: an edit that comes this long after the one before is not
+// part of a burst of typing, and its complete analysis starts at once
+// (waiting typingPause for keystrokes that will not come made every
+// paste settle a quarter of a second later).
+const typingGap = time.Second
 
 func newSnapshotter(s *Server) *snapshotter {
 	sn := &snapshotter{s: s, wake: make(chan struct{}, 1), published: map[string]string{}}
@@ -109,6 +122,9 @@ func (sn *snapshotter) invalidate(uri string) {
 			sn.focus = map[string]bool{}
 		}
 		sn.focus[uri] = true
+		now := sn.clock()
+		sn.alone = now.Sub(sn.edited) > typingGap
+		sn.edited = now
 	}
 	sn.version++
 	if uri == "" {
@@ -293,12 +309,28 @@ func (sn *snapshotter) firstDiagnostics(ctx context.Context, v uint64, focus []s
 	return true, true
 }
 
+// typing: whether version v is an edit of a burst of typing (see
+// typingGap), or not the newest any more.
+func (sn *snapshotter) typing(v uint64) bool {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	return !sn.alone || sn.version != v
+}
+
+func (sn *snapshotter) clock() time.Time {
+	if sn.now != nil {
+		return sn.now()
+	}
+	return time.Now()
+}
+
 // pause is the wait before the complete analysis of version v:
 // typingPause after a partial first analysis, none after a complete one
-// (its diagnostics are not out yet). False when a newer change came (the
+// (its diagnostics are not out yet) or after an edit that came alone
+// (typingGap). False when a newer change came (the
 // loop's next turn handles it) or ctx ended.
 func (sn *snapshotter) pause(ctx context.Context, v uint64, partial bool) bool {
-	if !partial {
+	if !partial || !sn.typing(v) {
 		return true
 	}
 	timer := time.NewTimer(typingPause)
