@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"unicode/utf8"
 
@@ -29,7 +30,12 @@ func (s *Server) publishDiagnostics(results []*analysis.Result, only map[string]
 				byURI[u] = []protocol.Diagnostic{}
 			}
 		}
-		for _, d := range r.Diags {
+		// By place: the order the analysis found them in (runs,
+		// evaluation) is no answer, and an incremental analysis may find
+		// them in another.
+		ds := slices.Clone(r.Diags)
+		analysis.SortDiagnostics(ds)
+		for _, d := range ds {
 			if only == nil || only[d.At.URI] {
 				byURI[d.At.URI] = append(byURI[d.At.URI], conv.diagnostic(d))
 			}

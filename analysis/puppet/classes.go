@@ -227,12 +227,28 @@ func (r *run) illegalClassName(e *env, title string, at source.Span) bool {
 }
 
 func (r *run) unknownClass(name string, at source.Span, e *env) {
-	msg := "Could not find class ::" + name + r.a.forCert()
-	spec := e.spec && !r.strict
-	known := r.strict || r.a.moduleKnown(name)
-	if known && !spec {
-		r.diag(at, analysis.Error, "unknown-class", msg)
-		return
+	var when func() string
+	if e.spec && !r.strict {
+		when = func() string { return r.specWhen(e) }
+	}
+	d := r.a.classMissing(name, r.strict, when)
+	if d.Severity == analysis.Hint {
+		r.absent = true
+	}
+	r.diag(at, d.Severity, d.Code, d.Message, d.Related...)
+}
+
+// classMissing is the diagnostic of a class declared that no code
+// defines (no place yet): an error when its module is known (Puppet fails
+// every node), else what the module's absence makes of it (a hint when
+// code outside the workspace may define it). when words the branch the
+// declaration is evaluated under when nobody decides it (nil: every run
+// reaches it): Puppet fails only the nodes that take it.
+func (a *analyzer) classMissing(name string, strict bool, when func() string) analysis.Diagnostic {
+	msg := "Could not find class ::" + name + a.forCert()
+	known := strict || a.moduleKnown(name)
+	if known && when == nil {
+		return analysis.Diagnostic{Severity: analysis.Error, Code: "unknown-class", Message: msg}
 	}
 	mod := name
 	if i := strings.Index(mod, "::"); i >= 0 {
@@ -240,29 +256,25 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 	}
 	sev, why, rel, code := analysis.Warning, "", []analysis.Related(nil), "unknown-class"
 	if !known {
-		sev, why, rel = r.a.absentModule(mod)
-		if r.a.notInstalled(mod) {
+		sev, why, rel = a.absentModule(mod)
+		if a.notInstalled(mod) {
 			code = codeNotInstalled
 		}
 	}
-	if spec && sev != analysis.Hint {
+	if when != nil && sev != analysis.Hint {
 		// Puppet fails only on the nodes that take this branch. The test is
 		// named as written (one message per place, whatever instance of a
 		// define or class evaluated it). A hint depends on the absent
 		// module, whatever the branch: one message for both.
-		when := r.specWhen(e)
 		if why != "" {
 			why += "; "
 		}
-		why += when
+		why += when()
 		if sev == analysis.Error {
 			sev = analysis.Warning
 		}
 	}
-	if sev == analysis.Hint {
-		r.absent = true
-	}
-	r.diag(at, sev, code, msg+" ("+why+")", rel...)
+	return analysis.Diagnostic{Severity: sev, Code: code, Message: msg + " (" + why + ")", Related: rel}
 }
 
 // specWhen words when Puppet reaches a place evaluated under a condition

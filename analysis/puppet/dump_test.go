@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 )
 
 // dump renders a Result strictly: every run's steps in order, every
-// diagnostic in order with its related entries, every link in order with
+// diagnostic with its related entries (by place, as clients are given
+// them: the order runs emitted them in is no answer), every link in order with
 // its targets, every node of the graph in order with its facts and
 // parent, every edge in order. Two analyses that dump the same text gave
 // the client the same answers.
@@ -34,7 +36,9 @@ func dump(res *analysis.Result) string {
 			fmt.Fprintf(&b, "  %s %s %s\n", s.Label, nref(s.Node), s.Note)
 		}
 	}
-	for _, d := range res.Diags {
+	diags := slices.Clone(res.Diags)
+	analysis.SortDiagnostics(diags)
+	for _, d := range diags {
 		fmt.Fprintf(&b, "diag %s %s %s %q\n", sp(d.At), d.Severity, d.Code, d.Message)
 		for _, r := range d.Related {
 			fmt.Fprintf(&b, "  rel %s %q\n", sp(r.At), r.Message)
