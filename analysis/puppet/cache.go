@@ -298,6 +298,17 @@ func (l *snapLinks) add(at source.Span, t int32) {
 	l.start = append(slices.Clip(l.start), int32(len(l.tgt)))
 }
 
+// addAll appends a link at at to the nodes ts (none: a link without
+// target), as add does.
+func (l *snapLinks) addAll(at source.Span, ts []int32) {
+	if len(l.start) == 0 {
+		l.start = []int32{0}
+	}
+	l.at = append(slices.Clip(l.at), at)
+	l.tgt = append(slices.Clip(l.tgt), ts...)
+	l.start = append(slices.Clip(l.start), int32(len(l.tgt)))
+}
+
 // snapNode is a node of a snapshot with the kind of its key: the rest of
 // the key is the node's own reference and declaration (and, for a
 // container's anchors, the run's name), so a snapshot does not store it

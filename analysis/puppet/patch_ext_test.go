@@ -170,7 +170,8 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 	depth := 0
 	for i, l := range lines[:end] {
 		opens, closes := strings.Count(l, "{"), strings.Count(l, "}")
-		if depth == 1 && opens > 0 && opens == closes && strings.HasSuffix(strings.TrimSpace(l), "}") {
+		if depth == 1 && opens > 0 && opens == closes && strings.HasSuffix(strings.TrimSpace(l), "}") ||
+			depth == 1 && opens == 0 && closes == 0 && strings.HasPrefix(strings.TrimSpace(l), "include ") {
 			whole = append(whole, i)
 		}
 		depth += opens - closes
@@ -211,6 +212,9 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 		"  notify { \"%s-${facts['os']['family']}\": }\n", // a title from a value
 		"  package { 'zz0': }\n  # %s\n",                  // a duplicate after the first edit
 		"\n  # %s: a comment moves the text below\n",      // no statement
+		"  include 'nowhere_%s'\n",                        // a class nobody defines (patchincl.go)
+		"  contain profile::%s\n",                         // ... of a module the workspace may hold
+		"  include stdlib\n  # %s\n",                      // one that may exist
 	}
 	k := kinds[rng.IntN(len(kinds))]
 	if !strings.Contains(k, "%s") && !strings.Contains(k, "%[1]s") {
@@ -589,4 +593,65 @@ func TestPatchedBesideACycle(t *testing.T) {
 		{"# moved\n" + base("  package { 'p1': }\n  host { 'h': }\n"), 0}, // taken out
 		{"# moved again\n" + base("  package { 'p1': }\n  host { 'h': }\n  host { 'h2': }\n"), 3},
 	})
+}
+
+// TestPatchedIncludeOfNoClass: an include of a class no code defines,
+// added to a class's body, typed over and taken out, is patched: each run
+// gains or loses the "Could not find class" diagnostic (a hint for a
+// module the workspace does not hold, an error for one it does, which
+// refuses the run), its link, and the hint's effect on the run's missing
+// targets (code outside the workspace may declare them). Built again: an
+// error in a run that evaluates the class under a condition nobody
+// decides (its words name the condition), a hint taken out that was the
+// run's only one, an include of a class that exists.
+func TestPatchedIncludeOfNoClass(t *testing.T) {
+	base := func(body string) string {
+		return "class profile::base {\n  service { 's1': }\n" + body + "  notify { 'last': }\n}\n"
+	}
+	files := withRoles(map[string]string{
+		"modules/profile/manifests/base.pp":  base(""),
+		"modules/profile/manifests/other.pp": "class profile::other {\n  notify { 'other': }\n}\n",
+	})
+	files["modules/role/manifests/a.pp"] = "class role::a {\n  include profile::base\n  notify { 'ra': require => Package['nowhere'] }\n}\n"
+	patchSequence(t, files, []patchStep{
+		{base("  include nowhere_a\n"), 3},
+		{base("  include nowhere_ab\n"), 3},                        // typed over
+		{base("  include nowhere_ab\n  contain ::nowhere_c\n"), 3}, // a second
+		{"# moved\n" + base("  include nowhere_ab\n  contain ::nowhere_c\n  require 'nowhere_d'\n"), 3},
+		{"# moved\n" + base("  include nowhere_ab\n  contain ::nowhere_c\n"), 3},             // taken out (other hints stay)
+		{"# moved\n" + base("  include nowhere_ab\n  contain profile::nothere\n"), 2},        // an error: role::c decides nothing
+		{"# moved\n" + base("  include nowhere_ab\n  contain profile::nothere_either\n"), 2}, // (its error typed over)
+		{"# moved\n" + base("  include nowhere_ab\n"), 3},                                    // taken out: no error left
+		{"# moved\n" + base(""), 0},                                                          // the only hint taken out
+		{"# moved\n" + base("  include profile::other\n"), 0},                                // a class that exists
+		{"# moved\n" + base("  include profile::other\n  include profile::gone\n"), 2},
+	})
+}
+
+// TestPatchedIncludeReadsTheClass: a run patched with an include of a
+// class nobody defined reads that class: once a file defines it, the run
+// is built again (with the class's resources), not restored.
+func TestPatchedIncludeReadsTheClass(t *testing.T) {
+	base := func(body string) string { return "class profile::base {\n  service { 's1': }\n" + body + "}\n" }
+	ws, dir := patchWorkspace(t, withRoles(map[string]string{"modules/profile/manifests/base.pp": base("")}))
+	long := puppet.New()
+	analyzeIn(ws, long, analysis.Settings{})
+	p := filepath.Join(dir, "modules/profile/manifests/base.pp")
+	ws.SetOverlay(source.NewFile(source.PathToURI(p), p, []byte(base("  include later\n"))))
+	analyzeIn(ws, long, analysis.Settings{})
+	if n := long.(*puppet.System).Patched; n != 3 {
+		t.Fatalf("%d runs patched, want 3", n)
+	}
+	later := filepath.Join(dir, "modules/later/manifests/init.pp")
+	os.MkdirAll(filepath.Dir(later), 0o755)
+	if err := os.WriteFile(later, []byte("class later {\n  notify { 'later': }\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := dump(analyzeIn(ws, long, analysis.Settings{}))
+	if want := dump(analyzeIn(ws, puppet.New(), analysis.Settings{})); got != want {
+		t.Fatalf("after the class was written: the result differs from a fresh one\n%s", lineDiff(want, got))
+	}
+	if !strings.Contains(got, "Notify[later]") {
+		t.Errorf("the class's resource is not in the result")
+	}
 }

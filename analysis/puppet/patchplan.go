@@ -268,6 +268,7 @@ type patchPlan struct {
 	mentions            map[string]bool // data files (by path): whether they name `Type[`
 	seenIn              map[string]bool // the files (by URI) whose code may see it
 	metas               []planMeta      // its relationship metaparameters' targets (patchmeta.go)
+	incl                *inclEdit       // not a resource: an include of a class nobody defines (patchincl.go)
 	// before: an edit elsewhere in the file that moved places only, from
 	// the version the runs read to the one the plan starts from (its
 	// places are that version's); nil: none
@@ -350,6 +351,16 @@ func (a *analyzer) planFrom(old treeText, fi *fileInfo, oldID, newID string) *pa
 	if b0 == nil {
 		return a.replacedPlan(p, t0, t1, ot, nt)
 	}
+	// (an include of a class nobody defines: patchincl.go)
+	longer, shorter := b1.Body, b0.Body
+	if len(b0.Body) > len(b1.Body) {
+		longer, shorter = b0.Body, b1.Body
+	}
+	if k := firstDiff(shorter, longer); k < len(longer) {
+		if _, _, _, ok := classCall(longer[k]); ok {
+			return a.inclPlan(p, t0, t1, b0, b1, k, ot, nt)
+		}
+	}
 	var r *pp.Resource
 	if p.removed = len(b0.Body) > len(b1.Body); p.removed {
 		if r = a.removedPlan(p, b0, b1, ot, nt); r == nil {
@@ -400,7 +411,7 @@ func (a *analyzer) sameRest(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, 
 		return false
 	}
 	for i := range b0.Body {
-		if i == p.at && (p.removed || p.then != nil) {
+		if i == p.at && (p.removed || p.then != nil || p.incl != nil && p.incl.oldName != "") {
 			continue // (taken out, or replaced)
 		}
 		if j := newAt(i); j < 0 || j >= len(b1.Body) || !p.sameMoved(b0.Body[i], b1.Body[j]) {
@@ -597,6 +608,10 @@ func (a *analyzer) replacedPlan(p *patchPlan, t0, t1 *pp.File, ot, nt []byte) *p
 		return a.noPlan(6)
 	}
 	k := firstDiff(b0.Body, b1.Body)
+	_, _, _, in0 := classCall(b0.Body[k])
+	if _, _, _, in1 := classCall(b1.Body[k]); in0 && in1 {
+		return a.inclPlan(p, t0, t1, b0, b1, k, ot, nt)
+	}
 	r0, ok0 := b0.Body[k].(*pp.Resource)
 	r1, ok1 := b1.Body[k].(*pp.Resource)
 	if !ok0 || !ok1 || k < 1 {

@@ -57,7 +57,7 @@ func (a *analyzer) patched(name string) *runSnap {
 			if p.readsSeen(k, v) {
 				return a.refuse(6)
 			}
-			if k.kind == 'p' && a.dataMentions(p, k.name) {
+			if k.kind == 'p' && p.incl == nil && a.dataMentions(p, k.name) {
 				return a.refuse(7)
 			}
 		}
@@ -68,7 +68,10 @@ func (a *analyzer) patched(name string) *runSnap {
 		}
 	}
 	patch := a.patchSnap
-	if plan.removed {
+	switch {
+	case plan.incl != nil:
+		patch = a.inclSnap
+	case plan.removed:
 		patch = a.unpatchSnap
 	}
 	ns := patch(s, plan, deps)
