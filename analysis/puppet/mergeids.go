@@ -271,8 +271,11 @@ func (t *mergeIDs) number(name string, s, like *runSnap) *snapIDs {
 // number, skipped) beside the numbers old of the same list in the run's
 // previous snapshot: item i takes old[j], the next old one, when same(i,
 // j) says it is that one, else look(i) looks it up in the table. An item
-// the old list lacks keeps the place; an old one the new list lacks is
-// stepped over when the one after it is the new item.
+// the old list lacks keeps the place; old ones the new list lacks (up to
+// alongSkip in a row: a title typed over replaces a resource's two
+// containment edges) are stepped over when the item looked up is the one
+// after them. (Stepping over one only, a retitled resource looked every
+// edge after it up: 1.1M of operations-puppet's 1.3M, 0.4 s.)
 func along(out, old []int32, same func(i, j int) bool, look func(i int) int32) {
 	j := 0
 	for i := range out {
@@ -285,11 +288,16 @@ func along(out, old []int32, same func(i, j int) bool, look func(i int) int32) {
 			continue
 		}
 		out[i] = look(i)
-		if j+1 < len(old) && old[j+1] == out[i] {
-			j += 2
+		for d := 1; d <= alongSkip && j+d < len(old); d++ {
+			if old[j+d] == out[i] {
+				j += d + 1
+				break
+			}
 		}
 	}
 }
+
+const alongSkip = 8
 
 // mergeState is what one analysis has merged, by number: the node made
 // for each node key (and the definition node of each definition key),

@@ -31,6 +31,7 @@ import (
 // each of those analyses (prefix-before.prof, prefix-after.prof; compare
 // with `go tool pprof -sample_index=alloc_space -base before after`).
 // PUPPET_TIMING_PROF=file writes a CPU profile of the first analysis,
+// PUPPET_TIMING_SAMEPROF=file one of the second (nothing changed),
 // PUPPET_TIMING_EDITPROF=file one of the complete analysis after an edit,
 // PUPPET_TIMING_RETITLEPROF=file one after its probe's title is typed over,
 // PUPPET_TIMING_FOCUSPROF=file one of the focused analysis before it;
@@ -79,7 +80,16 @@ func TestWorkspaceTiming(t *testing.T) {
 		}
 	}
 	t.Logf("first analysis: %v wall, %v CPU, %d runs, %d nodes", wall.Round(time.Millisecond), cpu.Round(time.Millisecond), len(res.Runs), len(res.Graph.Nodes))
+	if f := os.Getenv("PUPPET_TIMING_SAMEPROF"); f != "" { // (a CPU profile of the analysis that restores every run)
+		if pf, err := os.Create(f); err == nil {
+			pprof.StartCPUProfile(pf)
+			defer pf.Close()
+		}
+	}
 	_, wall, cpu = analyze()
+	if os.Getenv("PUPPET_TIMING_SAMEPROF") != "" {
+		pprof.StopCPUProfile()
+	}
 	t.Logf("nothing changed: %v wall, %v CPU, %d runs restored", wall.Round(time.Millisecond), cpu.Round(time.Millisecond), sys.(*puppet.System).Restored)
 	for _, rel := range strings.Split(os.Getenv("PUPPET_TIMING_EDIT"), ",") {
 		if rel == "" {
