@@ -577,8 +577,8 @@ func withRoles(files map[string]string) map[string]string {
 // TestPatchedBesideACycle: a resource added to a class whose runs hold a
 // cycle is patched when it is on none (the cycle's diagnostic, its
 // members and path stay, moved with the text); one that closes a path
-// through the cycle, and a removal from a run with a cycle, are built
-// again.
+// through the cycle is built again, and so is one taken out that was on
+// it (TestPatchedIntoACollectorsChain).
 func TestPatchedBesideACycle(t *testing.T) {
 	cyc := "  notify { 'cycle-a': require => Notify['cycle-b'] }\n  notify { 'cycle-b': require => Notify['cycle-a'] }\n"
 	base := func(body string) string { return "class profile::base {\n  service { 's1': }\n" + cyc + body + "}\n" }
@@ -590,7 +590,7 @@ func TestPatchedBesideACycle(t *testing.T) {
 		{"# moved\n" + base("  package { 'p1': }\n  file { '/srv/p2': }\n  notify { 'c3': require => Notify['cycle-a'], before => Notify['cycle-b'] }\n"), 0},
 		{"# moved\n" + base("  package { 'p1': }\n  file { '/srv/p2': }\n"), 0}, // (the cycle named it)
 		{"# moved\n" + base("  package { 'p1': }\n  file { '/srv/p2': }\n  host { 'h': }\n"), 3},
-		{"# moved\n" + base("  package { 'p1': }\n  host { 'h': }\n"), 0}, // taken out
+		{"# moved\n" + base("  package { 'p1': }\n  host { 'h': }\n"), 3}, // taken out (off the cycle too)
 		{"# moved again\n" + base("  package { 'p1': }\n  host { 'h': }\n  host { 'h2': }\n"), 3},
 	})
 }

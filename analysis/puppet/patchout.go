@@ -26,13 +26,6 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	if why := p.runSees(s); why > 0 { // (found by defined(), by a concat_file that generates its file unless it is declared...)
 		return a.refuse([...]int{0, 53, 54, 42, 43}[why])
 	}
-	for _, d := range s.diags {
-		if len(d.Members) > 0 {
-			// (on a cycle's component, it may be on the path found
-			// through it, or decide the branches the cycle needs)
-			return a.refuse(65)
-		}
-	}
 	chains, _ := p.collected(s) // (their edges to it go with it)
 	chained := func(e *analysis.Edge) bool {
 		for _, ch := range chains {
@@ -77,6 +70,17 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 		return a.refuse(46)
 	}
 	rn := s.nodes[out].n
+	// Beside a cycle: a resource on none takes nothing from the cycles'
+	// components, their paths or the branches they need (patchSnap's
+	// reasoning, the other way).
+	for _, d := range s.diags {
+		if len(d.Members) > 0 {
+			if cycleTie(s) || onCycle(s, np, out) {
+				return a.refuse(65)
+			}
+			break
+		}
+	}
 	// Its edges: the class's begin -> it -> the class's end, and the
 	// class holds something else.
 	pairs, others := 0, 0

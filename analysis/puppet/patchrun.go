@@ -700,6 +700,46 @@ func cycleTie(s *runSnap) bool {
 	return false
 }
 
+// onCycle: whether the node s.nodes[x] reaches itself by ordering edges
+// (the run's, and those only its order reads: snapOrder's locals and
+// shared), found by a walk from it.
+func onCycle(s *runSnap, np *nodePos, x int) bool {
+	out := make([][]int32, len(s.nodes))
+	for _, e := range s.edges {
+		if !e.Kind.Orders() {
+			continue
+		}
+		f, okf := np.of(e.From)
+		t, okt := np.of(e.To)
+		if okf && okt {
+			out[f] = append(out[f], t)
+		}
+	}
+	if o := s.order; o != nil {
+		for _, pairs := range [2][]int32{o.locals, o.shared} {
+			for k := 0; k+1 < len(pairs); k += 2 {
+				out[pairs[k]] = append(out[pairs[k]], pairs[k+1])
+			}
+		}
+	}
+	seen := make([]bool, len(s.nodes))
+	stack := []int32{int32(x)}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, t := range out[v] {
+			if int(t) == x {
+				return true
+			}
+			if !seen[t] {
+				seen[t] = true
+				stack = append(stack, t)
+			}
+		}
+	}
+	return false
+}
+
 // patternNames: whether a reference of the run whose title we cannot
 // read may name the plan's resource (its links would gain or lose it).
 func (p *patchPlan) patternNames(s *runSnap) bool {
