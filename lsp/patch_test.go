@@ -150,3 +150,40 @@ func TestResourceWithRelationshipsPastedIsPatched(t *testing.T) {
 		t.Errorf("hover of the notified service does not say the file refreshes it: %s", h)
 	}
 }
+
+// An include typed key by key names, at each key, a class nobody defines
+// (analysis/puppet patchincl.go): after the first letter each state is
+// patched into the runs (the diagnostic moves to the new name), and the
+// server's answers are a fresh server's; the hint says the module is not
+// in the workspace.
+func TestIncludeTypedIsPatched(t *testing.T) {
+	base := "class profile::base {\n  package { 'p1': }\n}\n"
+	c, sys, root, uri := patchServer(t, base, "")
+	at := func(col int) lsptest.Range {
+		p := lsptest.Position{Line: 2, Character: col}
+		return lsptest.Range{Start: p, End: p}
+	}
+	c.Edit(uri, 2, at(0), "  include n\n")
+	c.Settle(uri)
+	var text string
+	v := 3
+	for i, k := range "owhere" {
+		sys.n.Store(0)
+		c.Edit(uri, v, at(11+i), string(k))
+		v++
+		text = strings.TrimSuffix(base, "}\n") + "  include n" + "owhere"[:i+1] + "\n}\n"
+		c.Settle(uri)
+		if sys.n.Load() == 0 {
+			t.Errorf("key %q: no run was patched (refused by test: %v)", k, sys.PatchRefused)
+		}
+	}
+	if !strings.Contains(text, "include nowhere\n") {
+		t.Fatalf("the test typed %q", text)
+	}
+	same(t, c, root, uri, text, "the include typed")
+	ds := c.Diagnostics(uri)
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, "Could not find class ::nowhere") || ds[0].Severity != 4 ||
+		ds[0].Range.Start.Line != 2 || ds[0].Range.Start.Character != 10 {
+		t.Errorf("diagnostics of the include typed: %+v", ds)
+	}
+}
