@@ -179,6 +179,14 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 			at = append(at, i+1)
 		}
 	}
+	if len(whole) > 0 && rng.IntN(5) == 0 { // an attribute nobody reads put in one (patchmove.go's movePlan)
+		i := whole[rng.IntN(len(whole))]
+		if q := strings.Index(lines[i], "': "); q >= 0 {
+			out := append([]string(nil), lines...)
+			out[i] = lines[i][:q+3] + "backup => false, " + lines[i][q+3:]
+			return []byte(strings.Join(out, ""))
+		}
+	}
 	if len(whole) > 0 && rng.IntN(3) == 0 { // one taken out
 		i := whole[rng.IntN(len(whole))]
 		return []byte(strings.Join(append(lines[:i:i], lines[i+1:]...), ""))
@@ -654,4 +662,33 @@ func TestPatchedIncludeReadsTheClass(t *testing.T) {
 	if !strings.Contains(got, "Notify[later]") {
 		t.Errorf("the class's resource is not in the result")
 	}
+}
+
+// TestPatchedAttributeNobodyReads: an attribute no rule reads, added to
+// a resource or taken out of it (the server follows such an edit without
+// an analysis), moves the runs: the body's end moves past the edit; and a
+// resource added after it is patched from the text before both. An
+// attribute a collector queries, or one a rule reads, is built again.
+func TestPatchedAttributeNobodyReads(t *testing.T) {
+	base := func(attrs, more string) string {
+		return "class profile::base {\n  file { '/srv/a':\n    ensure => file," + attrs + "\n  }\n  service { 's1': }\n" + more + "}\n"
+	}
+	files := withRoles(map[string]string{"modules/profile/manifests/base.pp": base("", "")})
+	files["modules/other/manifests/init.pp"] = "class other {\n  user { 'root': }\n  service { 'other': }\n  File <| provider == 'x' |> -> Service['other']\n}\n"
+	files["modules/role/manifests/a.pp"] = "class role::a {\n  include other\n  include profile::base\n}\n"
+	s5 := "\n    backup => false,\n    checksum => [md5],\n    mode => '0600',"
+	patchSequence(t, files, []patchStep{
+		{base("\n    mode => '0644',", ""), 3},                      // the body's end moves
+		{base("\n    mode => '0644',\n    backup => false", ""), 3}, // (a bare word ends it)
+		{base("\n    backup => false", ""), 3},                      // taken out
+		{base("\n    backup => false,\n    checksum => [md5]", ""), 3},
+		{base("\n    backup => false,\n    checksum => [md5]", "  notify { 'n': }\n"), 3}, // a resource after it
+		{base(s5, "  notify { 'n2': }\n"), 3},                                             // both at once (the server follows the first)
+		{base(s5+"\n    provider => 'x',", "  notify { 'n2': }\n"), 0},                    // a collector queries it
+		{base(s5, "  notify { 'n2': }\n"), 0},                                             // (taken out)
+		{base(s5+"\n    owner => 'root',", "  notify { 'n2': }\n"), 0},                    // a rule reads it (autorequire)
+		{base(s5, "  notify { 'n2': }\n"), 0},
+		{base(s5+"\n    links => \"${x}\",", "  notify { 'n2': }\n"), 0},               // not a literal
+		{"# moved\n" + base(s5+"\n    links => \"${x}\",", "  notify { 'n2': }\n"), 3}, // a comment alone
+	})
 }

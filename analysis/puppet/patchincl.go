@@ -229,7 +229,7 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 		}
 		sd.links, sd.ids = ls, nil
 	}
-	ns := a.moveSnap(&sd, p.shift())
+	ns := a.moveSnap(&sd, p.shift(), nil)
 	if ns == nil {
 		return nil
 	}
@@ -256,7 +256,6 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 		}
 	}
 	ns.run.Refused = errs > 0
-	ns.run.Steps, _ = orderOf(ns, ns.edges, a.scratch, -1)
 	return ns
 }
 

@@ -25,13 +25,15 @@ import (
 // edit), the runs are moved to it (moveSnap), then patched from there.
 
 // midVersion is the text of fi with the one statement of one class body
-// that an edit added, took out or replaced given back its old text, and
-// the move from old's text to it; false when there is no such statement,
-// or old's tree does not become its tree by a move of places alone.
-func (a *analyzer) midVersion(old treeText, fi *fileInfo) (treeText, analysis.Shift, bool) {
+// that an edit added, took out or replaced given back its old text, the
+// move from old's text to it and the bodies' ends it moves (movesOnly);
+// false when there is no such statement, or old's tree does not become
+// its tree by a move of places alone (but for an attribute no rule
+// reads: the server follows both without an analysis).
+func (a *analyzer) midVersion(old treeText, fi *fileInfo) (treeText, analysis.Shift, map[source.Span]source.Span, bool) {
 	t0, t1 := old.ast, fi.ast
 	if len(t0.Errors) > 0 || len(t1.Errors) > 0 || len(t0.Stmts) != len(t1.Stmts) {
-		return treeText{}, analysis.Shift{}, false
+		return treeText{}, analysis.Shift{}, nil, false
 	}
 	var b0, b1 *pp.ClassDef
 	for i := range t0.Stmts {
@@ -43,22 +45,42 @@ func (a *analyzer) midVersion(old treeText, fi *fileInfo) (treeText, analysis.Sh
 		n0, n1 := len(c0.Body), len(c1.Body)
 		if n0 == n1+1 || n1 == n0+1 || n0 == n1 && firstDiff(c0.Body, c1.Body) < n0 {
 			if b0 != nil {
-				return treeText{}, analysis.Shift{}, false
+				return treeText{}, analysis.Shift{}, nil, false
 			}
 			b0, b1 = c0, c1
 		}
 	}
 	if b0 == nil {
-		return treeText{}, analysis.Shift{}, false
+		return treeText{}, analysis.Shift{}, nil, false
 	}
 	short, long := b0.Body, b1.Body
 	if len(short) > len(long) {
 		short, long = long, short
 	}
+	// The statement edited is the first that differs or, when an
+	// attribute typed before it was followed too, the last (counted from
+	// the end).
 	k := firstDiff(short, long)
-	if k < 1 {
-		return treeText{}, analysis.Shift{}, false
+	t := 0
+	for t < len(short) && sameTrees(reflect.ValueOf(short[len(short)-1-t]), reflect.ValueOf(long[len(long)-1-t])) {
+		t++
 	}
+	tried := false
+	for _, k := range []int{k, len(long) - 1 - t} {
+		if k < 1 || k >= len(long) || tried && k == firstDiff(short, long) {
+			continue
+		}
+		tried = true
+		if mid, m, ends, ok := a.midAt(old, fi, b0, b1, k); ok {
+			return mid, m, ends, true
+		}
+	}
+	return treeText{}, analysis.Shift{}, nil, false
+}
+
+// midAt is midVersion with statement k of the class body (b0 in old, b1
+// in fi) given back its old text.
+func (a *analyzer) midAt(old treeText, fi *fileInfo, b0, b1 *pp.ClassDef, k int) (treeText, analysis.Shift, map[source.Span]source.Span, bool) {
 	// [a0, e0) of the old text is [a1, e1) of the new: from the end of the
 	// statement before to the start of the first one after (or to the
 	// class's closing brace)
@@ -80,33 +102,114 @@ func (a *analyzer) midVersion(old treeText, fi *fileInfo) (treeText, analysis.Sh
 	}
 	ot, nt := old.text, fi.src.Text
 	if a0 > e0 || e0 > len(ot) || a1 > e1 || e1 > len(nt) {
-		return treeText{}, analysis.Shift{}, false
+		return treeText{}, analysis.Shift{}, nil, false
 	}
 	mid := make([]byte, 0, a1+(e0-a0)+len(nt)-e1)
 	mid = append(append(append(mid, nt[:a1]...), ot[a0:e0]...), nt[e1:]...)
 	m := analysis.NewShift(old.uri, ot, mid)
 	if m.Pre == len(ot) && m.Pre == len(mid) {
-		return treeText{}, analysis.Shift{}, false // (nothing else changed: the plan failed for another reason)
+		return treeText{}, analysis.Shift{}, nil, false // (nothing else changed: the plan failed for another reason)
 	}
 	mt := pp.Parse(mid)
 	if len(mt.Errors) > 0 {
-		return treeText{}, analysis.Shift{}, false
+		return treeText{}, analysis.Shift{}, nil, false
 	}
-	w := &treePair{m: m}
-	if !w.same(reflect.ValueOf(t0.Stmts), reflect.ValueOf(mt.Stmts)) || len(w.ends) > 0 {
+	ends, ok := a.movesOnly(pp.Parse(ot), mt, m, ot, mid) // (parsed again: see movePlan)
+	if !ok {
 		a.noPlan(19)
-		return treeText{}, analysis.Shift{}, false
+		return treeText{}, analysis.Shift{}, nil, false
 	}
-	return treeText{uri: old.uri, ast: mt, text: mid}, m, true
+	return treeText{uri: old.uri, ast: mt, text: mid}, m, ends, true
+}
+
+// movesOnly: the tree t1 (text nt) is t0 (text ot) with its places moved
+// through m, but for one attribute added or taken that no rule reads
+// (followattr.go's judgement, as a result follows it without an
+// analysis); ends: the new spans of the resource bodies whose end moved
+// past the edit.
+func (a *analyzer) movesOnly(t0, t1 *pp.File, m analysis.Shift, ot, nt []byte) (map[source.Span]source.Span, bool) {
+	w := &treePair{m: m, attr: true}
+	if !w.same(reflect.ValueOf(t0.Stmts), reflect.ValueOf(t1.Stmts)) {
+		return nil, false
+	}
+	if w.extra != nil {
+		text := ot
+		if w.added {
+			text = nt
+		}
+		if !a.attrJudge().attrFollows(w, text) {
+			return nil, false
+		}
+	}
+	return w.ends, true
+}
+
+// attrJudge is what decides whether an attribute is read, for this
+// analysis's plans: the attribute names the workspace's collectors query
+// (follow.go). Under planMu (planFor holds it).
+func (a *analyzer) attrJudge() *followJudge {
+	m := a.main
+	if m.attrJ != nil {
+		return m.attrJ
+	}
+	j := &followJudge{sys: a.sys, queried: map[string]bool{}}
+	a.sys.mu.Lock()
+	for _, fi := range a.order {
+		if fi.ast == nil {
+			j.anyAttr = true // (let go: not known)
+			continue
+		}
+		q, ok := a.sys.queries[fi.ast]
+		if !ok {
+			q = queriesOf(fi.ast)
+		}
+		for _, n := range q.names {
+			j.queried[n] = true
+		}
+		j.anyAttr = j.anyAttr || q.any
+	}
+	a.sys.mu.Unlock()
+	m.attrJ = j
+	return j
+}
+
+// movePlan is the plan for runs whose file changed by moves only, or by
+// one attribute no rule reads besides (movesOnly): an edit the server
+// follows without an analysis (a comment, an attribute line), which the
+// next analysis finds between the runs' text and the new one. Each run
+// is moved (movedOnly).
+func (a *analyzer) movePlan(old treeText, fi *fileInfo, oldID, newID string) *patchPlan {
+	t0, t1 := old.ast, fi.ast
+	if len(t0.Errors) > 0 || len(t1.Errors) > 0 || len(t0.Stmts) != len(t1.Stmts) {
+		return nil
+	}
+	m := analysis.NewShift(old.uri, old.text, fi.src.Text)
+	// (both texts parsed again: a tree an edit only moved is the one the
+	// parser keeps for the new text, its places already moved)
+	ends, ok := a.movesOnly(pp.Parse(old.text), pp.Parse(fi.src.Text), m, old.text, fi.src.Text)
+	if !ok {
+		return a.noPlan(22)
+	}
+	return &patchPlan{uri: old.uri, oldID: oldID, newID: newID, pre: m.Pre, oldEnd: m.OldEnd, newEnd: m.CurEnd, moveOnly: true, ends: ends}
+}
+
+// movedOnly is s moved through the plan's edit (movePlan).
+func (a *analyzer) movedOnly(s *runSnap, p *patchPlan, deps map[depKey]string) *runSnap {
+	ns := a.moveSnap(s, p.shift(), p.ends)
+	if ns == nil {
+		return nil
+	}
+	ns.deps = deps
+	return ns
 }
 
 // moveSnap is s with its places moved through m, an edit of its file that
 // moves places only (midVersion): nodes, facts, edges, diagnostics,
-// missing targets, links and the chains of collectors; nil when a place
-// lies in the edit. It has no
-// steps: it is only ever patched next (patched), and the patch orders it.
-func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
-	p := &patchPlan{uri: m.URI}
+// missing targets, links, the chains of collectors and the steps; nil
+// when a place lies in the edit. ends gives the new full spans of bodies
+// whose end moved past the edit (treePair).
+func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift, ends map[source.Span]source.Span) *runSnap {
+	p := &patchPlan{uri: m.URI, ends: ends}
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
 	moved, ok := a.movedNodes(s, p, m, line, nil, nil)
 	if !ok {
@@ -187,7 +290,12 @@ func (a *analyzer) moveSnap(s *runSnap, m analysis.Shift) *runSnap {
 		}
 		ns.order = &no
 	}
-	ns.run.Steps = nil // (the patch that follows orders the run)
+	// (the order as it was: a patch after it orders the run again)
+	ns.run.Steps = make([]analysis.Step, len(s.run.Steps))
+	for i, st := range s.run.Steps {
+		st.Node = moved.of(st.Node)
+		ns.run.Steps[i] = st
+	}
 	return &ns
 }
 

@@ -273,6 +273,12 @@ type patchPlan struct {
 	// the version the runs read to the one the plan starts from (its
 	// places are that version's); nil: none
 	before *analysis.Shift
+	// moveOnly: the edit moves places only, but for one attribute no
+	// rule reads (patchmove.go); ends, beforeEnds: the new spans of the
+	// resource bodies whose end the edit (before) moves past itself
+	// (treePair.ends), by their old ones
+	moveOnly         bool
+	ends, beforeEnds map[source.Span]source.Span
 }
 
 // shift is the edit as analysis.Shift moves places through it.
@@ -313,16 +319,19 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	if p := a.planFrom(old, fi, oldID, newID); p != nil {
 		return p
 	}
+	if p := a.movePlan(old, fi, oldID, newID); p != nil {
+		return p
+	}
 	// The file changed elsewhere too, in a way that moves places only (a
 	// comment typed, followed without an analysis: lsp/layout_cutoff.go):
 	// the runs are moved first (patchmove.go), then patched from there.
-	mid, m, ok := a.midVersion(old, fi)
+	mid, m, ends, ok := a.midVersion(old, fi)
 	if !ok {
 		return nil
 	}
 	p := a.planFrom(mid, fi, oldID, newID)
 	if p != nil {
-		p.before = &m
+		p.before, p.beforeEnds = &m, ends
 	}
 	return p
 }
@@ -824,6 +833,9 @@ func (s *System) keepUses(a *analyzer) {
 func (a *analyzer) dataMentions(p *patchPlan, path string) bool {
 	a.main.planMu.Lock()
 	defer a.main.planMu.Unlock()
+	if p.mentions == nil {
+		return false // (no resource added: nothing a data file may name)
+	}
 	if v, ok := p.mentions[path]; ok {
 		return v
 	}

@@ -63,12 +63,14 @@ func (a *analyzer) patched(name string) *runSnap {
 		}
 	}
 	if plan.before != nil { // (another edit that moved places only)
-		if s = a.moveSnap(s, *plan.before); s == nil {
+		if s = a.moveSnap(s, *plan.before, plan.beforeEnds); s == nil {
 			return nil
 		}
 	}
 	patch := a.patchSnap
 	switch {
+	case plan.moveOnly:
+		patch = a.movedOnly
 	case plan.incl != nil:
 		patch = a.inclSnap
 	case plan.removed:
@@ -459,7 +461,9 @@ func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line f
 			a.refuse(23)
 			return nil, false
 		}
-		if c.Full, ok = m.Span(n.Full); !ok {
+		if f, set := p.ends[n.Full]; set { // (a body whose end moved past the edit: treePair)
+			c.Full = f
+		} else if c.Full, ok = m.Span(n.Full); !ok {
 			a.refuse(24)
 			return nil, false
 		}

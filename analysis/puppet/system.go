@@ -296,6 +296,7 @@ type analyzer struct {
 	lastSnap              *runSnap         // the run a fork built
 	planMu                sync.Mutex
 	plans                 map[string]*patchPlan // by the old version's id (patchplan.go)
+	attrJ                 *followJudge          // what the workspace's collectors query, for plans (patchmove.go)
 	refusals              map[int]int
 	nPatched              atomic.Int64
 	workers               int

@@ -45,6 +45,8 @@ import (
 // a comment line at the top of the file (two edits: the runs are moved,
 // then patched). PUPPET_TIMING_BEFORE (\n: a line break) is put at the
 // probe's place and analysed first: the state the probe is added to.
+// PUPPET_TIMING_FROM and PUPPET_TIMING_TO (\n: a line break) replace the
+// first text FROM of the file with TO instead of adding the probe.
 func TestWorkspaceTiming(t *testing.T) {
 	dir := os.Getenv("PUPPET_TIMING_DIR")
 	if dir == "" {
@@ -123,6 +125,10 @@ func TestWorkspaceTiming(t *testing.T) {
 			t.Logf("edit %s: the lines before the probe analysed in %v", rel, bwall.Round(time.Millisecond))
 		}
 		edited := append(append(append([]byte(nil), text[:i]...), probe...), text[i:]...)
+		if from := os.Getenv("PUPPET_TIMING_FROM"); from != "" { // an edit of the text instead of the probe
+			to := strings.ReplaceAll(os.Getenv("PUPPET_TIMING_TO"), `\n`, "\n")
+			edited = bytes.Replace(text, []byte(strings.ReplaceAll(from, `\n`, "\n")), []byte(to), 1)
+		}
 		if os.Getenv("PUPPET_TIMING_COMMENT") != "" { // a comment line at the top too (as the server follows it first)
 			edited = append([]byte("# timing\n"), edited...)
 		}
