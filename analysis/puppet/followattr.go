@@ -61,6 +61,12 @@ type treePair struct {
 	res        *pp.Resource
 	body       *pp.ResourceBody
 	resA, resB *pp.Resource // the resources being walked in each tree
+	// vals: one attribute may have another value in the new tree (the
+	// same name and operator; patchmove.go judges it): valOld, valNew,
+	// with valRes, the new tree's resource
+	vals           bool
+	valOld, valNew *pp.Attr
+	valRes         *pp.Resource
 }
 
 var (
@@ -154,8 +160,22 @@ func (w *treePair) same(a, b reflect.Value) bool {
 // same, or (once in the trees) one more in one of them.
 func (w *treePair) attrs(a, b reflect.Value, ba, bb *pp.ResourceBody) bool {
 	d := b.Len() - a.Len()
-	if d == 0 {
+	if d == 0 && !w.vals {
 		return w.same(a, b)
+	}
+	if d == 0 {
+		for i := 0; i < a.Len(); i++ {
+			if w.same(a.Index(i), b.Index(i)) {
+				continue
+			}
+			x, y := a.Index(i).Interface().(*pp.Attr), b.Index(i).Interface().(*pp.Attr)
+			if w.valOld != nil || w.extra != nil || w.resB == nil || x.Name != y.Name || x.Op != y.Op ||
+				!w.place(x.NameLoc, y.NameLoc, false) {
+				return false
+			}
+			w.valOld, w.valNew, w.valRes = x, y, w.resB
+		}
+		return true
 	}
 	if !w.attr || w.extra != nil || d != 1 && d != -1 || w.resA == nil {
 		return false

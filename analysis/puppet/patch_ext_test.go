@@ -179,6 +179,14 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 			at = append(at, i+1)
 		}
 	}
+	if len(whole) > 0 && rng.IntN(6) == 0 { // a literal value typed over (patchmove.go's movePlan)
+		i := whole[rng.IntN(len(whole))]
+		if q := strings.Index(lines[i], "=> '"); q >= 0 {
+			out := append([]string(nil), lines...)
+			out[i] = lines[i][:q+4] + "v" + lines[i][q+4:]
+			return []byte(strings.Join(out, ""))
+		}
+	}
 	if len(whole) > 0 && rng.IntN(5) == 0 { // an attribute nobody reads put in one (patchmove.go's movePlan)
 		i := whole[rng.IntN(len(whole))]
 		if q := strings.Index(lines[i], "': "); q >= 0 {
@@ -497,8 +505,8 @@ func TestPatchedAfterAnEditElsewhere(t *testing.T) {
 		// a blank line at the top of the file: the class's definition
 		// moved too (its node is the analysis's, found by its place)
 		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n4': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.1' } # the host, here\n}\n", 4},
-		// a value changed elsewhere is no move
-		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, here\n}\n", 0},
+		// a literal value nobody reads changed elsewhere moves too (treePair.vals)
+		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, here\n}\n", 4},
 		// and a resource added after a comment typed at the end
 		{"\n# profile::base\nclass profile::base {\n  # packages!\n  package { 'p1': }\n  notify { 'n3': message => 'one' }\n  notify { 'n5': }\n  service { 's1': subscribe => Package['p1'] }\n  host { 'h1': ip => '10.0.0.2' } # the host, there\n}\n", 4},
 	})
@@ -665,10 +673,11 @@ func TestPatchedIncludeReadsTheClass(t *testing.T) {
 }
 
 // TestPatchedAttributeNobodyReads: an attribute no rule reads, added to
-// a resource or taken out of it (the server follows such an edit without
-// an analysis), moves the runs: the body's end moves past the edit; and a
-// resource added after it is patched from the text before both. An
-// attribute a collector queries, or one a rule reads, is built again.
+// a resource or taken out of it, or its literal value typed over (the
+// server follows such edits without an analysis), moves the runs: the
+// body's end moves past the edit; and a resource added after it is
+// patched from the text before both. An attribute a collector queries,
+// one a rule reads, a value that is no literal, are built again.
 func TestPatchedAttributeNobodyReads(t *testing.T) {
 	base := func(attrs, more string) string {
 		return "class profile::base {\n  file { '/srv/a':\n    ensure => file," + attrs + "\n  }\n  service { 's1': }\n" + more + "}\n"
@@ -677,6 +686,8 @@ func TestPatchedAttributeNobodyReads(t *testing.T) {
 	files["modules/other/manifests/init.pp"] = "class other {\n  user { 'root': }\n  service { 'other': }\n  File <| provider == 'x' |> -> Service['other']\n}\n"
 	files["modules/role/manifests/a.pp"] = "class role::a {\n  include other\n  include profile::base\n}\n"
 	s5 := "\n    backup => false,\n    checksum => [md5],\n    mode => '0600',"
+	s13 := strings.Replace(s5, "0600", "0444", 1)
+	s14 := strings.Replace(s13, "[md5]", "[sha256, md5]", 1)
 	patchSequence(t, files, []patchStep{
 		{base("\n    mode => '0644',", ""), 3},                      // the body's end moves
 		{base("\n    mode => '0644',\n    backup => false", ""), 3}, // (a bare word ends it)
@@ -688,7 +699,13 @@ func TestPatchedAttributeNobodyReads(t *testing.T) {
 		{base(s5, "  notify { 'n2': }\n"), 0},                                             // (taken out)
 		{base(s5+"\n    owner => 'root',", "  notify { 'n2': }\n"), 0},                    // a rule reads it (autorequire)
 		{base(s5, "  notify { 'n2': }\n"), 0},
-		{base(s5+"\n    links => \"${x}\",", "  notify { 'n2': }\n"), 0},               // not a literal
-		{"# moved\n" + base(s5+"\n    links => \"${x}\",", "  notify { 'n2': }\n"), 3}, // a comment alone
+		{base(s5+"\n    links => \"${x}\",", "  notify { 'n2': }\n"), 0},                                                                       // not a literal
+		{"# moved\n" + base(s5+"\n    links => \"${x}\",", "  notify { 'n2': }\n"), 3},                                                         // a comment alone
+		{"# moved\n" + base(strings.Replace(s5, "0600", "0640", 1)+"\n    links => \"${x}\",", "  notify { 'n2': }\n"), 3},                     // a value typed over
+		{"# moved\n" + base(strings.Replace(s5, "0600", "0444", 1)+"\n    links => \"${x}\",", "  notify { 'n2': }\n  notify { 'n3': }\n"), 3}, // and a resource after it, at once
+		{"# moved\n" + base(strings.Replace(s13, "[md5]", "[sha256, md5]", 1)+"\n    links => \"${x}\",", "  notify { 'n2': }\n  notify { 'n3': }\n"), 3},
+		{"# moved\n" + base(s14+"\n    links => \"${x}\",\n    owner => 'root',", "  notify { 'n2': }\n  notify { 'n3': }\n"), 0},
+		{"# moved\n" + base(s14+"\n    links => \"${x}\",\n    owner => 'daemon',", "  notify { 'n2': }\n  notify { 'n3': }\n"), 0}, // a value a rule reads
+		{"# moved\n" + base(s14+"\n    links => \"${y}\",\n    owner => 'daemon',", "  notify { 'n2': }\n  notify { 'n3': }\n"), 0}, // no literal
 	})
 }

@@ -123,13 +123,16 @@ func (a *analyzer) midAt(old treeText, fi *fileInfo, b0, b1 *pp.ClassDef, k int)
 }
 
 // movesOnly: the tree t1 (text nt) is t0 (text ot) with its places moved
-// through m, but for one attribute added or taken that no rule reads
-// (followattr.go's judgement, as a result follows it without an
-// analysis); ends: the new spans of the resource bodies whose end moved
-// past the edit.
+// through m, but for one attribute added or taken, or one literal value
+// typed over, that no rule reads (followattr.go's and inert.go's
+// judgements, as a result follows them without an analysis); ends: the
+// new spans of the resource bodies whose end moved past the edit.
 func (a *analyzer) movesOnly(t0, t1 *pp.File, m analysis.Shift, ot, nt []byte) (map[source.Span]source.Span, bool) {
-	w := &treePair{m: m, attr: true}
+	w := &treePair{m: m, attr: true, vals: true}
 	if !w.same(reflect.ValueOf(t0.Stmts), reflect.ValueOf(t1.Stmts)) {
+		return nil, false
+	}
+	if w.valOld != nil && (w.extra != nil || !a.attrJudge().valueFollows(w, ot, nt)) {
 		return nil, false
 	}
 	if w.extra != nil {
@@ -142,6 +145,17 @@ func (a *analyzer) movesOnly(t0, t1 *pp.File, m analysis.Shift, ot, nt []byte) (
 		}
 	}
 	return w.ends, true
+}
+
+// valueFollows: the attribute whose value an edit changed (treePair.vals)
+// is one no rule reads, of a resource whose values the cutoff may skip,
+// its value a literal before and after (ot, nt: the texts).
+func (j *followJudge) valueFollows(w *treePair, ot, nt []byte) bool {
+	r := w.valRes
+	if r == nil || r.TypeExpr != nil || !inertType(strings.ToLower(r.Type)) || !j.mayTake(w.valOld) || !j.mayTake(w.valNew) {
+		return false
+	}
+	return w.valOld.Op == "=>" && literalValue(w.valOld.Value, ot, true) && literalValue(w.valNew.Value, nt, true)
 }
 
 // attrJudge is what decides whether an attribute is read, for this
