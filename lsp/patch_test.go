@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -185,5 +186,44 @@ func TestIncludeTypedIsPatched(t *testing.T) {
 	if len(ds) != 1 || !strings.Contains(ds[0].Message, "Could not find class ::nowhere") || ds[0].Severity != 4 ||
 		ds[0].Range.Start.Line != 2 || ds[0].Range.Start.Character != 10 {
 		t.Errorf("diagnostics of the include typed: %+v", ds)
+	}
+}
+
+// A value nobody reads typed over, or an attribute line added (the
+// server follows either without an analysis), then a resource pasted: the
+// runs, which may read the text before both, are moved and patched
+// (analysis/puppet patchmove.go), not built again; the answers are a
+// fresh server's.
+func TestResourcePastedAfterFollowedEditsIsPatched(t *testing.T) {
+	base := "class profile::base {\n  package { 'p1':\n    ensure => installed,\n  }\n  service { 's1': }\n}\n"
+	c, sys, root, uri := patchServer(t, base, "")
+	pos := func(line, col int) lsptest.Range {
+		p := lsptest.Position{Line: line, Character: col}
+		return lsptest.Range{Start: p, End: p}
+	}
+	text := base
+	for i, followed := range []struct {
+		edit lsptest.Range
+		with string
+	}{
+		{lsptest.Range{Start: lsptest.Position{Line: 2, Character: 14}, End: lsptest.Position{Line: 2, Character: 23}}, "latest"},
+		{pos(3, 0), "    provider => apt,\n"},
+	} {
+		sys.n.Store(0)
+		c.Edit(uri, 2+2*i, followed.edit, followed.with)
+		c.Settle(uri)
+		line := strings.Count(text, "\n") - 1 + i // (before the closing brace, after the attribute line)
+		c.Edit(uri, 3+2*i, pos(line, 0), fmt.Sprintf("  notify { 'pasted%d': }\n", i))
+		c.Settle(uri)
+		if i == 0 {
+			text = strings.Replace(text, "installed", "latest", 1)
+		} else {
+			text = strings.Replace(text, "latest,\n", "latest,\n    provider => apt,\n", 1)
+		}
+		text = strings.TrimSuffix(text, "}\n") + fmt.Sprintf("  notify { 'pasted%d': }\n}\n", i)
+		if sys.n.Load() == 0 {
+			t.Errorf("%s: no run was patched (refused by test: %v)", followed.with, sys.PatchRefused)
+		}
+		same(t, c, root, uri, text, "the paste after "+followed.with)
 	}
 }
