@@ -45,6 +45,7 @@ type runSnap struct {
 	cols            []colSnap
 	patterns        []string
 	absent          bool
+	absentElse      bool // (absent for another reason than a class's hint: patchincl.go)
 	unknownIncludes bool
 	synthetic       bool
 	ids             *snapIDs // numbers of its nodes, edges, links (mergeids.go); nil: none yet
@@ -194,7 +195,7 @@ func (a *analyzer) snapshot(r *run, run analysis.Run, links []snapLinkSrc, decla
 	if a.strict || a.canceled() {
 		return // a canceled run may be partial: never reuse it
 	}
-	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, unknownIncludes: r.unknownIncludes, synthetic: r.synthetic,
+	s := &runSnap{deps: r.deps, run: run, diags: r.diags, missing: r.missing, absent: r.absent, absentElse: r.absentElse, unknownIncludes: r.unknownIncludes, synthetic: r.synthetic,
 		declared: declared, patterns: patterns, edges: a.graph.Edges, nodes: a.firstKeys}
 	if len(r.aliases) > 0 {
 		// (hashes: a patch only asks whether a key may be one, and a

@@ -165,7 +165,7 @@ type defRec struct {
 	// the run's counters and list lengths when the body started
 	prio, points, steps, depth                                 int
 	nres, npend, npat, ndiag, nlink, ncol, nover, nrel, loaded int
-	flags                                                      [4]bool
+	flags                                                      [5]bool
 }
 
 // defEntry is a recorded body: what it read and a template of what it did.
@@ -202,7 +202,7 @@ type defEntry struct {
 	hkeys    []hieraKeyW
 	sites    []siteEff
 	alts     []altEff
-	flags    [4]bool
+	flags    [5]bool
 	dprio    int
 	dpoints  int32
 	dsteps   int
@@ -487,8 +487,8 @@ func (r *run) startRec(x *res, sc *scope, c *cond) *defRec {
 		prio: r.prio, points: int(r.points), steps: r.steps, depth: r.depth,
 		nres: len(r.resources), npend: len(r.pending), npat: len(r.patterns), ndiag: len(r.diags), nlink: len(r.links),
 		ncol: len(r.cols), nover: len(r.overrides), nrel: len(r.rels), loaded: len(r.a.main.order),
-		flags: [4]bool{r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr}, outer: r.rec, maxDepth: r.maxDepth}
-	r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr = false, false, false, false
+		flags: [5]bool{r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr, r.absentElse}, outer: r.rec, maxDepth: r.maxDepth}
+	r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr, r.absentElse = false, false, false, false, false
 	r.maxDepth = r.depth
 	r.rec = rc
 	return rc
@@ -500,8 +500,9 @@ func (r *run) endRec(rc *defRec, ret *res) *defEntry {
 	r.rec = rc.outer
 	reached := r.maxDepth
 	r.maxDepth = max(r.maxDepth, rc.maxDepth)
-	flags := [4]bool{r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr}
+	flags := [5]bool{r.absent, r.classByUnknownName, r.unknownIncludes, r.compileErr, r.absentElse}
 	r.absent = r.absent || rc.flags[0]
+	r.absentElse = r.absentElse || rc.flags[4]
 	r.classByUnknownName = r.classByUnknownName || rc.flags[1]
 	r.unknownIncludes = r.unknownIncludes || rc.flags[2]
 	r.compileErr = r.compileErr || rc.flags[3]

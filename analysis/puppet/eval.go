@@ -245,6 +245,9 @@ type run struct {
 	// list of classes only the node has): any class, of any module, may be
 	// declared, and may declare what a relationship names.
 	unknownIncludes bool
+	// absentElse: absent for a reason other than a class's hint
+	// (classMissing), which a patch that takes such a hint out reads
+	absentElse bool
 	// hieraKeys: the Hiera key an unknown value was looked up by (by the
 	// lookup's span), for an include of it (classification data).
 	hieraKeys map[source.Span]string
@@ -365,7 +368,7 @@ func (r *run) stmts(e *env, ns []pp.Node) {
 		if c, ok := n.(*pp.Call); ok && !knownFunctions[c.Name] && r.a.defineFor(r, c.Name) == nil {
 			// A function called for its effect that we do not know (a
 			// site's role() helper, hiera_include...) may declare classes.
-			r.absent = true
+			r.absent, r.absentElse = true, true
 		}
 		// A resource statement's value (what it declared, for a chain)
 		// is dropped here: resource need not make it.

@@ -618,8 +618,8 @@ func TestPatchedBesideACycle(t *testing.T) {
 // refuses the run), its link, and the hint's effect on the run's missing
 // targets (code outside the workspace may declare them). Built again: an
 // error in a run that evaluates the class under a condition nobody
-// decides (its words name the condition), a hint taken out that was the
-// run's only one, an include of a class that exists.
+// decides (its words name the condition), an include of a class that
+// exists and the run does not hold.
 func TestPatchedIncludeOfNoClass(t *testing.T) {
 	base := func(body string) string {
 		return "class profile::base {\n  service { 's1': }\n" + body + "  notify { 'last': }\n}\n"
@@ -638,7 +638,7 @@ func TestPatchedIncludeOfNoClass(t *testing.T) {
 		{"# moved\n" + base("  include nowhere_ab\n  contain profile::nothere\n"), 2},        // an error: role::c decides nothing
 		{"# moved\n" + base("  include nowhere_ab\n  contain profile::nothere_either\n"), 2}, // (its error typed over)
 		{"# moved\n" + base("  include nowhere_ab\n"), 3},                                    // taken out: no error left
-		{"# moved\n" + base(""), 0},                                                          // the only hint taken out
+		{"# moved\n" + base(""), 3},                                                          // the only hint taken out (the run is absent no more)
 		{"# moved\n" + base("  include profile::other\n"), 0},                                // a class that exists
 		{"# moved\n" + base("  include profile::other\n  include profile::gone\n"), 2},
 	})
@@ -707,5 +707,34 @@ func TestPatchedAttributeNobodyReads(t *testing.T) {
 		{"# moved\n" + base(s14+"\n    links => \"${x}\",\n    owner => 'root',", "  notify { 'n2': }\n  notify { 'n3': }\n"), 0},
 		{"# moved\n" + base(s14+"\n    links => \"${x}\",\n    owner => 'daemon',", "  notify { 'n2': }\n  notify { 'n3': }\n"), 0}, // a value a rule reads
 		{"# moved\n" + base(s14+"\n    links => \"${y}\",\n    owner => 'daemon',", "  notify { 'n2': }\n  notify { 'n3': }\n"), 0}, // no literal
+	})
+}
+
+// TestPatchedIncludeOfADeclaredClass: an include of a class the run
+// declared before, outside any conditional, adds only a link to the
+// class (and reads the class): patched there. Built again: a run that
+// declares the class later (the include would evaluate it first), one
+// that does not hold it, one that holds it under a conditional.
+func TestPatchedIncludeOfADeclaredClass(t *testing.T) {
+	base := func(body string) string {
+		return "class profile::base {\n  service { 's1': }\n" + body + "  notify { 'last': }\n}\n"
+	}
+	patchSequence(t, map[string]string{
+		"modules/other/manifests/init.pp":   "class other {\n  notify { 'o': }\n}\n",
+		"modules/third/manifests/init.pp":   "class third {\n  notify { 't': }\n}\n",
+		"modules/role/manifests/a.pp":       "class role::a {\n  include other\n  include profile::base\n}\n",
+		"modules/role/manifests/b.pp":       "class role::b {\n  include profile::base\n  include other\n}\n",
+		"modules/role/manifests/c.pp":       "class role::c {\n  include profile::base\n}\n",
+		"modules/role/manifests/d.pp":       "class role::d {\n  if $facts['x'] == 'y' { include other }\n  include profile::base\n}\n",
+		"modules/profile/manifests/base.pp": base(""),
+	}, []patchStep{
+		{base("  include other\n"), 1},                    // role::a only
+		{base("  include nowhere_x\n"), 1},                // typed over into a class nobody defines (role::d: its first site is conditional)
+		{base("  include other\n"), 1},                    // and back
+		{base("  include third\n"), 0},                    // no run declared it
+		{base("  include other\n"), 0},                    // (third was declared by this include)
+		{base("  include other\n  include ::other\n"), 1}, // twice
+		{base("  include ::other\n"), 1},                  // one taken out
+		{base(""), 1},
 	})
 }

@@ -27,10 +27,30 @@ import (
 
 // inclEdit is the include an edit put in (name, at: the new text's) or
 // took out (oldName, oldAt: the old text's); "" where there is none.
+// known, oldKnown: the class is defined (then the function is include,
+// and a run patches it only where the class was declared before, outside
+// any conditional: no node, a link to the class, the class as input).
 type inclEdit struct {
-	name, oldName string
-	at, oldAt     source.Span
-	how, oldHow   string // include, contain or require
+	name, oldName   string
+	at, oldAt       source.Span
+	how, oldHow     string // include, contain or require
+	known, oldKnown bool
+}
+
+// inclSide judges one side of an include edit: a class nobody defines
+// (any of the three functions), or one some code defines (include only:
+// contain and require draw edges).
+func (a *analyzer) inclSide(n pp.Node) (how, name string, at pp.Loc, known, ok bool) {
+	how, name, at, ok = classCall(n)
+	switch {
+	case !ok:
+		return
+	case a.classNowhere(name):
+		return how, name, at, false, true
+	case how == "include" && a.lookupClass(name) != nil:
+		return how, name, at, true, true
+	}
+	return how, name, at, false, false
 }
 
 // classCall is the class a statement `include NAME` (contain, require)
@@ -86,31 +106,49 @@ func (a *analyzer) inclPlan(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, 
 		n0, n1 = b0.Body[k], b1.Body[k]
 	}
 	if n0 != nil {
-		how, name, at, ok := classCall(n0)
-		if !ok || !a.classNowhere(name) {
+		how, name, at, known, ok := a.inclSide(n0)
+		if !ok {
 			return nil
 		}
-		ie.oldHow, ie.oldName, ie.oldAt = how, name, source.Span{URI: p.uri, Start: at.Pos, End: at.End}
+		ie.oldHow, ie.oldName, ie.oldAt, ie.oldKnown = how, name, source.Span{URI: p.uri, Start: at.Pos, End: at.End}, known
 	}
 	if n1 != nil {
-		how, name, at, ok := classCall(n1)
-		if !ok || !a.classNowhere(name) {
+		how, name, at, known, ok := a.inclSide(n1)
+		if !ok {
 			return nil
 		}
-		ie.how, ie.name, ie.at = how, name, source.Span{URI: p.uri, Start: at.Pos, End: at.End}
+		ie.how, ie.name, ie.at, ie.known = how, name, source.Span{URI: p.uri, Start: at.Pos, End: at.End}, known
 	}
-	// The edit: the texts' common prefix and suffix, widened to the
-	// statements (everything else is the same at the places it moves).
-	d := analysis.NewShift(p.uri, ot, nt)
+	// The edit: from the end of the statement before to the start of the
+	// one after (the shortest textual edit may cut into a neighbour:
+	// `include other` taken out before `include ::other`); first in the
+	// body, the texts' common prefix and suffix widened to the statements.
 	delta := len(nt) - len(ot)
-	p.pre, p.oldEnd = d.Pre, d.OldEnd
-	if n0 != nil {
-		p.pre, p.oldEnd = min(p.pre, n0.Span().Pos), max(p.oldEnd, n0.Span().End)
+	next := func(b *pp.ClassDef, i int) int {
+		if i < len(b.Body) {
+			return b.Body[i].Span().Pos
+		}
+		return b.Loc.End - 1
 	}
-	if n1 != nil {
-		p.pre, p.oldEnd = min(p.pre, n1.Span().Pos), max(p.oldEnd, n1.Span().End-delta)
+	if k >= 1 {
+		p.pre = b0.Body[k-1].Span().End
+		if n0 != nil {
+			p.oldEnd = next(b0, k+1)
+		} else {
+			p.oldEnd = next(b0, k)
+		}
+		p.newEnd = p.oldEnd + delta
+	} else {
+		d := analysis.NewShift(p.uri, ot, nt)
+		p.pre, p.oldEnd = d.Pre, d.OldEnd
+		if n0 != nil {
+			p.pre, p.oldEnd = min(p.pre, n0.Span().Pos), max(p.oldEnd, n0.Span().End)
+		}
+		if n1 != nil {
+			p.pre, p.oldEnd = min(p.pre, n1.Span().Pos), max(p.oldEnd, n1.Span().End-delta)
+		}
+		p.newEnd = p.oldEnd + delta
 	}
-	p.newEnd = p.oldEnd + delta
 	if p.pre < 0 || p.oldEnd > len(ot) || p.newEnd > len(nt) || p.newEnd < p.pre ||
 		!bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
 		return a.noPlan(21)
@@ -162,9 +200,9 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 	}
 	spec := len(o.endFacts[cls]) > 0
 	// What the run says of itself reads as what its diagnostics say: it
-	// is refused when one is an error, and an absent module's hint
-	// (classMissing) is the only thing that made it "absent" or one
-	// other such hint stays.
+	// is refused when one is an error, and "absent" when a class's hint
+	// (classMissing) says a module is not in the workspace, or for
+	// another reason it kept (absentElse).
 	errs, hints := 0, 0
 	old := -1
 	for i, d := range s.diags {
@@ -174,21 +212,32 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 		if missingClassHint(d) {
 			hints++
 		}
-		if ie.oldName != "" && d.At == ie.oldAt && strings.HasPrefix(d.Message, "Could not find class ::"+ie.oldName) {
+		if ie.oldName != "" && !ie.oldKnown && d.At == ie.oldAt && strings.HasPrefix(d.Message, "Could not find class ::"+ie.oldName) {
 			if old >= 0 {
 				return a.refuse(73)
 			}
 			old = i
 		}
 	}
-	if s.run.Refused != (errs > 0) || ie.oldName != "" && old < 0 {
+	if ie.oldKnown && !declaredBefore(s, ie.oldName, begin) {
+		return a.refuse(79) // (it was the one that declared it)
+	}
+	if s.run.Refused != (errs > 0) || s.absent != (s.absentElse || hints > 0) || ie.oldName != "" && !ie.oldKnown && old < 0 {
 		return a.refuse(74)
 	}
 	if fi := a.byURI[s.run.Entry]; fi != nil && fi.ast != nil && len(fi.ast.Errors) > 0 {
 		return a.refuse(74) // (refused for its main manifest's syntax too: buildRun)
 	}
 	var put analysis.Diagnostic
-	if ie.name != "" {
+	var def *analysis.Node // the class a known include links to
+	switch {
+	case ie.name != "" && ie.known:
+		ci := a.lookupClass(ie.name)
+		if ci == nil || ci.node == nil || !declaredBefore(s, ie.name, begin) {
+			return a.refuse(79)
+		}
+		def = ci.node
+	case ie.name != "":
 		put = a.classMissing(ie.name, false, nil)
 		put.At = ie.at
 		if spec && put.Severity != analysis.Hint {
@@ -204,14 +253,16 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 		}
 		if missingClassHint(gone) {
 			hints--
-			if s.absent && hints == 0 && put.Severity != analysis.Hint {
-				return a.refuse(75) // (absent for another reason, or not at all: a build knows)
-			}
 		}
-		// its link (no target) goes with it
+	}
+	if ie.oldName != "" {
+		// its link (to the class, or to nothing) goes with it
 		j := -1
 		for i := 0; i < s.linkCount(); i++ {
-			if s.linkAt(i) == ie.oldAt && s.links.start[i] == s.links.start[i+1] {
+			if s.linkAt(i) == ie.oldAt && (s.links.start[i+1]-s.links.start[i] == 1) == ie.oldKnown {
+				if j >= 0 {
+					return a.refuse(76)
+				}
 				j = i
 			}
 		}
@@ -234,8 +285,29 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 		return nil
 	}
 	ns.deps = deps
-	ns.absent = s.absent && (old < 0 || !missingClassHint(s.diags[old]) || hints > 0)
-	if ie.name != "" {
+	ns.absent = s.absentElse || hints > 0
+	if def != nil {
+		t := -1
+		k, _ := defKeyOf(def)
+		for i, d := range ns.defs {
+			if dk, ok := defKeyOf(d); ok && dk == k {
+				t = i
+			}
+		}
+		if t < 0 {
+			ns.defs = append(slices.Clip(ns.defs), def)
+			t = len(ns.defs) - 1
+		}
+		ns.links.addAll(ie.at, []int32{int32(-1 - t)})
+		ns.deps = make(map[depKey]string, len(deps)+1)
+		for k, v := range deps {
+			ns.deps[k] = v
+		}
+		if k := (depKey{'c', ie.name}); ns.deps[k] == "" {
+			ns.deps[k] = a.depValue(k)
+		}
+	}
+	if ie.name != "" && def == nil {
 		ns.diags = append(slices.Clip(ns.diags), put)
 		if put.Severity == analysis.Error {
 			errs++
@@ -257,6 +329,35 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 	}
 	ns.run.Refused = errs > 0
 	return ns
+}
+
+// declaredBefore: the run declared class name before the class whose
+// begin anchor is s.nodes[begin] (an include there is no first
+// declaration: nothing evaluated), first outside any conditional nobody
+// decides (x.spec: no "declared only when" fact), so that the class's
+// branches, the intersection of its sites' (condSets.class), are none
+// whatever sites an include adds or takes.
+func declaredBefore(s *runSnap, name string, begin int) bool {
+	o := s.order
+	ref := refString("Class", classDisplay(name))
+	at := -1
+	for i, sn := range s.nodes {
+		if sn.kind == 'A' && sn.n.Ref == ref {
+			if at >= 0 {
+				return false
+			}
+			at = i
+		}
+	}
+	if at < 0 || at >= begin {
+		return false
+	}
+	for k := 0; k+2 < len(o.ends); k += 3 {
+		if int(o.ends[k]) == at {
+			return o.endCondsOf(k/3) == nil && len(o.endFacts[k/3]) == 0
+		}
+	}
+	return false
 }
 
 // missingClassHint: d is classMissing's hint that a class may be in a

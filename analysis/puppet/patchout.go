@@ -119,7 +119,7 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
 
 	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
-		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic,
+		patterns: s.patterns, aliases: s.aliases, absent: s.absent, absentElse: s.absentElse, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic,
 		probes: s.probes, patRefs: s.patRefs} // (what it looked for stays looked for: probes only refuse)
 	var ok bool
 	if ns.cols, ok = movedCols(s.cols, m); !ok {

@@ -245,7 +245,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
 
 	ns := &runSnap{deps: deps, run: s.run, missing: s.missing, links: s.links, defs: s.defs,
-		patterns: s.patterns, aliases: s.aliases, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic,
+		patterns: s.patterns, aliases: s.aliases, absent: s.absent, absentElse: s.absentElse, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic,
 		probes: s.probes, patRefs: s.patRefs}
 	var ok bool
 	if ns.cols, ok = movedCols(s.cols, m); !ok {

@@ -621,6 +621,7 @@ func (r *run) replay(x *res, sc *scope, c *cond, en *defEntry) []*res {
 		r.hieraKeys[h.at] = h.key
 	}
 	r.absent = r.absent || en.flags[0]
+	r.absentElse = r.absentElse || en.flags[4]
 	r.classByUnknownName = r.classByUnknownName || en.flags[1]
 	r.unknownIncludes = r.unknownIncludes || en.flags[2]
 	r.compileErr = r.compileErr || en.flags[3]
