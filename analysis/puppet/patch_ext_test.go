@@ -712,9 +712,12 @@ func TestPatchedAttributeNobodyReads(t *testing.T) {
 
 // TestPatchedIncludeOfADeclaredClass: an include of a class the run
 // declared before, outside any conditional, adds only a link to the
-// class (and reads the class): patched there. Built again: a run that
+// class (and reads the class): patched there, and where both classes are
+// declared under the same undecided conditional. Built again: a run that
 // declares the class later (the include would evaluate it first), one
-// that does not hold it, one that holds it under a conditional.
+// that does not hold it, one that holds it under a conditional its class
+// is not under, an include taken out of a class first declared under a
+// conditional.
 func TestPatchedIncludeOfADeclaredClass(t *testing.T) {
 	base := func(body string) string {
 		return "class profile::base {\n  service { 's1': }\n" + body + "  notify { 'last': }\n}\n"
@@ -726,14 +729,15 @@ func TestPatchedIncludeOfADeclaredClass(t *testing.T) {
 		"modules/role/manifests/b.pp":       "class role::b {\n  include profile::base\n  include other\n}\n",
 		"modules/role/manifests/c.pp":       "class role::c {\n  include profile::base\n}\n",
 		"modules/role/manifests/d.pp":       "class role::d {\n  if $facts['x'] == 'y' { include other }\n  include profile::base\n}\n",
+		"modules/role/manifests/e.pp":       "class role::e {\n  if $facts['x'] == 'y' {\n    include other\n    include profile::base\n  }\n}\n",
 		"modules/profile/manifests/base.pp": base(""),
 	}, []patchStep{
-		{base("  include other\n"), 1},                    // role::a only
+		{base("  include other\n"), 2},                    // role::a, role::e (both under one conditional)
 		{base("  include nowhere_x\n"), 1},                // typed over into a class nobody defines (role::d: its first site is conditional)
-		{base("  include other\n"), 1},                    // and back
+		{base("  include other\n"), 2},                    // and back
 		{base("  include third\n"), 0},                    // no run declared it
 		{base("  include other\n"), 0},                    // (third was declared by this include)
-		{base("  include other\n  include ::other\n"), 1}, // twice
+		{base("  include other\n  include ::other\n"), 2}, // twice
 		{base("  include ::other\n"), 1},                  // one taken out
 		{base(""), 1},
 	})

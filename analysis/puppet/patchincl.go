@@ -219,7 +219,7 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 			old = i
 		}
 	}
-	if ie.oldKnown && !declaredBefore(s, ie.oldName, begin) {
+	if ie.oldKnown && !declaredBefore(s, ie.oldName, begin, nil) {
 		return a.refuse(79) // (it was the one that declared it)
 	}
 	if s.run.Refused != (errs > 0) || s.absent != (s.absentElse || hints > 0) || ie.oldName != "" && !ie.oldKnown && old < 0 {
@@ -233,7 +233,7 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 	switch {
 	case ie.name != "" && ie.known:
 		ci := a.lookupClass(ie.name)
-		if ci == nil || ci.node == nil || !declaredBefore(s, ie.name, begin) {
+		if ci == nil || ci.node == nil || !declaredBefore(s, ie.name, begin, o.endCondsOf(cls)) {
 			return a.refuse(79)
 		}
 		def = ci.node
@@ -336,8 +336,10 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 // declaration: nothing evaluated), first outside any conditional nobody
 // decides (x.spec: no "declared only when" fact), so that the class's
 // branches, the intersection of its sites' (condSets.class), are none
-// whatever sites an include adds or takes.
-func declaredBefore(s *runSnap, name string, begin int) bool {
+// whatever sites an include adds or takes. An include added (site: the
+// branches of the class it is written in) may also add a site under
+// branches that hold the class's own: the intersection stays.
+func declaredBefore(s *runSnap, name string, begin int, site []uint64) bool {
 	o := s.order
 	ref := refString("Class", classDisplay(name))
 	at := -1
@@ -354,7 +356,16 @@ func declaredBefore(s *runSnap, name string, begin int) bool {
 	}
 	for k := 0; k+2 < len(o.ends); k += 3 {
 		if int(o.ends[k]) == at {
-			return o.endCondsOf(k/3) == nil && len(o.endFacts[k/3]) == 0
+			set := o.endCondsOf(k / 3)
+			if set == nil {
+				return len(o.endFacts[k/3]) == 0
+			}
+			for _, b := range set {
+				if !slices.Contains(site, b) {
+					return false
+				}
+			}
+			return site != nil
 		}
 	}
 	return false
