@@ -29,9 +29,7 @@ func TestResourcePastedAndCutIsPatched(t *testing.T) {
 	c.Edit(uri, 2, lsptest.Range{Start: lsptest.Position{Line: 2, Character: 0}, End: lsptest.Position{Line: 2, Character: 0}}, "  package { 'p2': ensure => installed }\n")
 	text := strings.Replace(base, "  service", "  package { 'p2': ensure => installed }\n  service", 1)
 	c.Settle(uri)
-	if sys.n.Load() == 0 {
-		t.Errorf("no run was patched (refused by test: %v)", sys.PatchRefused)
-	}
+	sys.wantPatched(t, "the edit")
 
 	same(t, c, root, uri, text, "the paste")
 	if h := hoverJSON(t, c, uri, 2, 13); !strings.Contains(h, "p2") {
@@ -43,18 +41,14 @@ func TestResourcePastedAndCutIsPatched(t *testing.T) {
 	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 2, Character: 15}, End: lsptest.Position{Line: 2, Character: 15}}, "x")
 	text = strings.Replace(text, "'p2'", "'p2x'", 1)
 	c.Settle(uri)
-	if sys.n.Load() == 0 {
-		t.Errorf("no run was patched after the title was typed (refused by test: %v)", sys.PatchRefused)
-	}
+	sys.wantPatched(t, "the title was typed")
 	same(t, c, root, uri, text, "the title typed")
 
 	// cut again: one edit
 	sys.n.Store(0)
 	c.Edit(uri, 4, lsptest.Range{Start: lsptest.Position{Line: 2, Character: 0}, End: lsptest.Position{Line: 3, Character: 0}}, "")
 	c.Settle(uri)
-	if sys.n.Load() == 0 {
-		t.Errorf("no run was patched after the cut (refused by test: %v)", sys.PatchRefused)
-	}
+	sys.wantPatched(t, "the cut")
 	same(t, c, root, uri, base, "the cut")
 }
 
@@ -104,6 +98,15 @@ type patchCounted struct {
 	n *atomic.Int64
 }
 
+// wantPatched fails the test when no run was patched since n was last
+// reset.
+func (c patchCounted) wantPatched(t *testing.T, after string) {
+	t.Helper()
+	if c.n.Load() == 0 {
+		t.Errorf("no run was patched after %s (refused by test: %v)", after, c.PatchRefused)
+	}
+}
+
 func (c patchCounted) Analyze(r *analysis.Request) *analysis.Result {
 	res := c.System.Analyze(r)
 	c.n.Add(int64(c.System.Patched))
@@ -123,9 +126,7 @@ func TestResourceWithRelationshipsPastedIsPatched(t *testing.T) {
 	c.Edit(uri, 2, lsptest.Range{Start: lsptest.Position{Line: 3, Character: 0}, End: lsptest.Position{Line: 3, Character: 0}}, line)
 	text := base[:strings.LastIndex(base, "}")] + line + "}\n"
 	c.Settle(uri)
-	if sys.n.Load() == 0 {
-		t.Errorf("no run was patched (refused by test: %v)", sys.PatchRefused)
-	}
+	sys.wantPatched(t, "the edit")
 	same(t, c, root, uri, text, "the service pasted")
 	if h := hoverJSON(t, c, uri, 3, 13); !strings.Contains(h, "refreshed by") || !strings.Contains(h, "Package[p1]") {
 		t.Errorf("hover of the pasted service says nothing of what refreshes it: %s", h)
@@ -143,9 +144,7 @@ func TestResourceWithRelationshipsPastedIsPatched(t *testing.T) {
 	c.Edit(uri, 3, lsptest.Range{Start: lsptest.Position{Line: 4, Character: 0}, End: lsptest.Position{Line: 4, Character: 0}}, line2)
 	text = text[:strings.LastIndex(text, "}")] + line2 + "}\n"
 	c.Settle(uri)
-	if sys.n.Load() == 0 {
-		t.Errorf("no run was patched after the file (refused by test: %v)", sys.PatchRefused)
-	}
+	sys.wantPatched(t, "the file")
 	same(t, c, root, uri, text, "the file pasted")
 	if h := hoverJSON(t, c, uri, 2, 13); !strings.Contains(h, "File[/etc/s1.conf]") {
 		t.Errorf("hover of the notified service does not say the file refreshes it: %s", h)
@@ -174,9 +173,7 @@ func TestIncludeTypedIsPatched(t *testing.T) {
 		v++
 		text = strings.TrimSuffix(base, "}\n") + "  include n" + "owhere"[:i+1] + "\n}\n"
 		c.Settle(uri)
-		if sys.n.Load() == 0 {
-			t.Errorf("key %q: no run was patched (refused by test: %v)", k, sys.PatchRefused)
-		}
+		sys.wantPatched(t, fmt.Sprintf("key %q", k))
 	}
 	if !strings.Contains(text, "include nowhere\n") {
 		t.Fatalf("the test typed %q", text)
@@ -221,9 +218,7 @@ func TestResourcePastedAfterFollowedEditsIsPatched(t *testing.T) {
 			text = strings.Replace(text, "latest,\n", "latest,\n    provider => apt,\n", 1)
 		}
 		text = strings.TrimSuffix(text, "}\n") + fmt.Sprintf("  notify { 'pasted%d': }\n}\n", i)
-		if sys.n.Load() == 0 {
-			t.Errorf("%s: no run was patched (refused by test: %v)", followed.with, sys.PatchRefused)
-		}
+		sys.wantPatched(t, followed.with)
 		same(t, c, root, uri, text, "the paste after "+followed.with)
 	}
 }
