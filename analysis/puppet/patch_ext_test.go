@@ -742,3 +742,19 @@ func TestPatchedIncludeOfADeclaredClass(t *testing.T) {
 		{base(""), 1},
 	})
 }
+
+// TestPatchedClassFollowedByAnother: a class with another statement after
+// it in its file is patched: the parser reuses the chunk of the statement
+// after the edit and moves its places in place, so the tree kept for the
+// old version held the new places, and no plan compared equal.
+func TestPatchedClassFollowedByAnother(t *testing.T) {
+	base := func(body string) string {
+		return "class profile::base {\n  service { 's1': }\n" + body + "  notify { 'last': }\n}\nclass profile::base::extra {\n  notify { 'x': }\n}\n"
+	}
+	patchSequence(t, withRoles(map[string]string{"modules/profile/manifests/base.pp": base("")}), []patchStep{
+		{base("  package { 'p1': }\n"), 3},
+		{base("  package { 'p1': }\n  include nowhere_p\n"), 3},
+		{base("  package { 'p2': }\n  include nowhere_p\n"), 3},
+		{base("  include nowhere_p\n"), 3},
+	})
+}

@@ -114,7 +114,7 @@ func (a *analyzer) midAt(old treeText, fi *fileInfo, b0, b1 *pp.ClassDef, k int)
 	if len(mt.Errors) > 0 {
 		return treeText{}, analysis.Shift{}, nil, false
 	}
-	ends, ok := a.movesOnly(pp.Parse(ot), mt, m, ot, mid) // (parsed again: see movePlan)
+	ends, ok := a.movesOnly(old.ast, mt, m, ot, mid)
 	if !ok {
 		a.noPlan(19)
 		return treeText{}, analysis.Shift{}, nil, false
@@ -198,9 +198,7 @@ func (a *analyzer) movePlan(old treeText, fi *fileInfo, oldID, newID string) *pa
 		return nil
 	}
 	m := analysis.NewShift(old.uri, old.text, fi.src.Text)
-	// (both texts parsed again: a tree an edit only moved is the one the
-	// parser keeps for the new text, its places already moved)
-	ends, ok := a.movesOnly(pp.Parse(old.text), pp.Parse(fi.src.Text), m, old.text, fi.src.Text)
+	ends, ok := a.movesOnly(t0, t1, m, old.text, fi.src.Text)
 	if !ok {
 		return a.noPlan(22)
 	}

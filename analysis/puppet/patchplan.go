@@ -312,6 +312,12 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	if !ok {
 		return a.noPlan(2)
 	}
+	// The old text parsed again: the parser reuses the chunks of a text
+	// that did not change in the next version and moves their places in
+	// place (parser/puppet shiftChunk), so the tree kept for the old
+	// version may hold the new version's places after the edit (a class
+	// followed by another in its file was never patched).
+	old.ast = pp.Parse(old.text)
 	fi := a.byURI[old.uri]
 	if fi == nil || fi.id != newID || fi.ast == nil || fi.src == nil || fi.topLevel {
 		return a.noPlan(3)
