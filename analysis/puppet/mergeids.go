@@ -414,6 +414,20 @@ func (s *runSnap) linkCount() int {
 	return max(0, len(s.links.start)-1)
 }
 
+// linksWithout is the snapshot's links but those drop says go.
+func (s *runSnap) linksWithout(drop func(i int) bool) snapLinks {
+	nl := s.linkCount()
+	ls := snapLinks{at: make([]source.Span, 0, nl), start: make([]int32, 1, nl+1), tgt: make([]int32, 0, len(s.links.tgt))}
+	for i := 0; i < nl; i++ {
+		if !drop(i) {
+			ls.at = append(ls.at, s.linkAt(i))
+			ls.tgt = append(ls.tgt, s.links.tgt[s.links.start[i]:s.links.start[i+1]]...)
+			ls.start = append(ls.start, int32(len(ls.tgt)))
+		}
+	}
+	return ls
+}
+
 // linkAt is where a snapshot's link i is: in the snapshot until it is
 // numbered, then in the table that numbered it (-1: a zero span).
 func (s *runSnap) linkAt(i int) source.Span {

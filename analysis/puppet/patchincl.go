@@ -269,16 +269,7 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 		if j < 0 {
 			return a.refuse(76)
 		}
-		nl := s.linkCount()
-		ls := snapLinks{at: make([]source.Span, 0, nl-1), start: make([]int32, 1, nl), tgt: make([]int32, 0, len(s.links.tgt))}
-		for i := 0; i < nl; i++ {
-			if i != j {
-				ls.at = append(ls.at, s.linkAt(i))
-				ls.tgt = append(ls.tgt, s.links.tgt[s.links.start[i]:s.links.start[i+1]]...)
-				ls.start = append(ls.start, int32(len(ls.tgt)))
-			}
-		}
-		sd.links, sd.ids = ls, nil
+		sd.links, sd.ids = s.linksWithout(func(i int) bool { return i == j }), nil
 	}
 	ns := a.moveSnap(&sd, p.shift(), nil)
 	if ns == nil {
@@ -299,13 +290,7 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 			t = len(ns.defs) - 1
 		}
 		ns.links.addAll(ie.at, []int32{int32(-1 - t)})
-		ns.deps = make(map[depKey]string, len(deps)+1)
-		for k, v := range deps {
-			ns.deps[k] = v
-		}
-		if k := (depKey{'c', ie.name}); ns.deps[k] == "" {
-			ns.deps[k] = a.depValue(k)
-		}
+		a.addDeps(ns.deps, depKey{'c', ie.name}) // (classFor)
 	}
 	if ie.name != "" && def == nil {
 		ns.diags = append(slices.Clip(ns.diags), put)
@@ -316,19 +301,20 @@ func (a *analyzer) inclSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *r
 			ns.absent = true
 		}
 		ns.links.addAll(ie.at, nil)
-		// the inputs a build reads (classFor, moduleKnown)
-		ns.deps = make(map[depKey]string, len(deps)+2)
-		for k, v := range deps {
-			ns.deps[k] = v
-		}
-		for _, k := range []depKey{{'c', ie.name}, {'m', ie.name}} {
-			if _, ok := ns.deps[k]; !ok {
-				ns.deps[k] = a.depValue(k)
-			}
-		}
+		a.addDeps(ns.deps, depKey{'c', ie.name}, depKey{'m', ie.name}) // (classFor, moduleKnown)
 	}
 	ns.run.Refused = errs > 0
 	return ns
+}
+
+// addDeps adds to a run's inputs deps (patched makes them for the run)
+// the inputs ks a build reads too, at their values now.
+func (a *analyzer) addDeps(deps map[depKey]string, ks ...depKey) {
+	for _, k := range ks {
+		if _, ok := deps[k]; !ok {
+			deps[k] = a.depValue(k)
+		}
+	}
 }
 
 // declaredBefore: the run declared class name before the class whose

@@ -183,24 +183,11 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	sl := s // (its metaparameters' links go with it)
 	if len(p.metas) > 0 {
 		c := *s
-		c.links, c.ids = snapLinks{}, nil
-		for i := 0; i < s.linkCount(); i++ {
+		c.links = s.linksWithout(func(i int) bool {
 			at := s.linkAt(i)
-			ours := false
-			for _, mr := range p.metas {
-				ours = ours || at == mr.at
-			}
-			if ours {
-				continue
-			}
-			tg := s.links.tgt[s.links.start[i]:s.links.start[i+1]]
-			if len(c.links.start) == 0 {
-				c.links.start = []int32{0}
-			}
-			c.links.at = append(c.links.at, at)
-			c.links.tgt = append(c.links.tgt, tg...)
-			c.links.start = append(c.links.start, int32(len(c.links.tgt)))
-		}
+			return slices.ContainsFunc(p.metas, func(mr planMeta) bool { return at == mr.at })
+		})
+		c.ids = nil
 		sl = &c
 	}
 	if !a.movedResult(sl, ns, p, m, line, moved) {

@@ -57,7 +57,7 @@ func (a *analyzer) patched(name string) *runSnap {
 			if p.readsSeen(k, v) {
 				return a.refuse(6)
 			}
-			if k.kind == 'p' && p.incl == nil && a.dataMentions(p, k.name) {
+			if k.kind == 'p' && a.dataMentions(p, k.name) {
 				return a.refuse(7)
 			}
 		}
