@@ -3,7 +3,6 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"unicode/utf8"
 
@@ -33,12 +32,15 @@ func (s *Server) publishDiagnostics(results []*analysis.Result, only map[string]
 		// By place: the order the analysis found them in (runs,
 		// evaluation) is no answer, and an incremental analysis may find
 		// them in another.
-		ds := slices.Clone(r.Diags)
+		ds := make([]analysis.Diagnostic, 0, len(r.Diags))
+		for _, d := range r.Diags {
+			if only == nil || only[d.At.URI] {
+				ds = append(ds, d)
+			}
+		}
 		analysis.SortDiagnostics(ds)
 		for _, d := range ds {
-			if only == nil || only[d.At.URI] {
-				byURI[d.At.URI] = append(byURI[d.At.URI], conv.diagnostic(d))
-			}
+			byURI[d.At.URI] = append(byURI[d.At.URI], conv.diagnostic(d))
 		}
 	}
 	for u, d := range s.noticeDiagnostics() {
