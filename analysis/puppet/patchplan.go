@@ -36,7 +36,12 @@ import (
 // run's snapshot by its title's place, not speculative there (no facts).
 
 // treeText is a version of a file an analysis read, by its tree's id
-// (fileInfo.id): what a snapshot's inputs name.
+// (fileInfo.id): what a snapshot's inputs name. Its text only is kept:
+// the parser reuses the chunks of a text that did not change in the next
+// version and moves their places in place (parser/puppet shiftChunk), so
+// the analysis's tree of an old version may hold a newer version's
+// places (a class followed by another in its file was never patched); a
+// plan parses the old text again (makePlan), once per analysis.
 type treeText struct {
 	uri  string
 	ast  *pp.File
@@ -55,7 +60,7 @@ func (s *System) keepTrees(a *analyzer, complete bool) {
 	}
 	for _, fi := range a.order {
 		if fi.ast != nil && fi.src != nil && fi.id != "" {
-			s.trees[fi.id] = treeText{uri: fi.uri, ast: fi.ast, text: fi.src.Text}
+			s.trees[fi.id] = treeText{uri: fi.uri, text: fi.src.Text}
 		}
 	}
 }
@@ -312,12 +317,7 @@ func (a *analyzer) makePlan(oldID, newID string) *patchPlan {
 	if !ok {
 		return a.noPlan(2)
 	}
-	// The old text parsed again: the parser reuses the chunks of a text
-	// that did not change in the next version and moves their places in
-	// place (parser/puppet shiftChunk), so the tree kept for the old
-	// version may hold the new version's places after the edit (a class
-	// followed by another in its file was never patched).
-	old.ast = pp.Parse(old.text)
+	old.ast = pp.Parse(old.text) // (see treeText)
 	fi := a.byURI[old.uri]
 	if fi == nil || fi.id != newID || fi.ast == nil || fi.src == nil || fi.topLevel {
 		return a.noPlan(3)
