@@ -181,6 +181,9 @@ func (t *mergeIDs) number(name string, s, like *runSnap) *snapIDs {
 		old = *like.ids
 	}
 	along(ids.node, old.node, func(i, j int) bool {
+		if s.nodes[i] == like.nodes[j] { // (a patched run keeps the nodes nothing moved)
+			return true
+		}
 		k, _ := anchorKey(s.nodes[i].key(name))
 		lk, _ := anchorKey(like.nodes[j].key(name))
 		return k == lk
@@ -242,6 +245,9 @@ func (t *mergeIDs) number(name string, s, like *runSnap) *snapIDs {
 		return edgeID{id(ids.from[i]), id(ids.to[i]), s.edges[i].Kind, s.edges[i].At}
 	}
 	along(ids.edge, old.edge, func(i, j int) bool {
+		if s.edges[i] == like.edges[j] { // (the same ends: the same numbers)
+			return true
+		}
 		k, le := key(i), like.edges[j]
 		return t.ends[old.edge[j]] == [2]int32{k.from, k.to} && le.Kind == k.kind && le.At == k.at
 	}, func(i int) int32 { return t.edge(key(i)) })
@@ -262,6 +268,10 @@ func (t *mergeIDs) number(name string, s, like *runSnap) *snapIDs {
 		func(i int) int32 { return t.declared(s.declared[i]) })
 	ids.def = make([]int32, len(s.defs))
 	for i, d := range s.defs {
+		if i < len(old.def) && like.defs[i] == d {
+			ids.def[i] = old.def[i]
+			continue
+		}
 		ids.def[i] = -1 - ref(d)
 	}
 	return ids
