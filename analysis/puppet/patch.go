@@ -44,6 +44,11 @@ type snapOrder struct {
 	conds    []nodeConds
 	endConds []int32 // for each of ends: 1 + its set's place in condSets (0: none)
 	condSets [][]uint64
+	// seq: the places in the order Kahn's algorithm took them, once
+	// orderOf computed it (packSeq; nodes left over on a cycle are not in
+	// it); nil: not known (a run built, or one whose order a patch did
+	// not compute)
+	seq []byte
 }
 
 // nodeConds: the set of branches of s.nodes[i] (sorted by i in
@@ -314,9 +319,11 @@ func orderOf(s *runSnap, edges []*analysis.Edge, sc *runScratch, probe int) (ste
 			steps = append(steps, analysis.Step{Node: x, Label: x.Ref})
 		}
 	}
+	seq := sc.seq[:0] // (kept for the next patch: patchorder.go)
 	for len(h) > 0 {
 		v := h.pop()
 		done[v] = true
+		seq = append(seq, v)
 		emit(v)
 		for k := head[v]; k >= 0; k = next[k] {
 			t := to[k]
@@ -326,6 +333,8 @@ func orderOf(s *runSnap, edges []*analysis.Edge, sc *runScratch, probe int) (ste
 			}
 		}
 	}
+	sc.seq = seq
+	o.seq = packSeq(seq)
 	for i := 0; i < n; i++ {
 		if o.has(i) && !done[i] {
 			emit(int32(i))

@@ -416,10 +416,14 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	// A cycle through it (its relationships' edges may close one, and a
 	// class whose anchors are on a cycle puts it on that cycle) is a
 	// build's to report.
-	var cycle bool
-	if ns.run.Steps, cycle = orderOf(ns, ns.edges, a.scratch, ins); cycle {
-		return a.refuse(39)
+	steps, ok := insertOrder(ns, o.seq, ins, rn, a.scratch)
+	if !ok {
+		var cycle bool
+		if steps, cycle = orderOf(ns, ns.edges, a.scratch, ins); cycle {
+			return a.refuse(39)
+		}
 	}
+	ns.run.Steps = steps
 	return ns
 }
 

@@ -24,6 +24,7 @@ type runScratch struct {
 	orderEdges  []*analysis.Edge
 	links       []snapLinkSrc
 	ints        [4][]int32 // toposort's
+	seq         []int32    // orderOf's sequence
 	res         resArena
 	done        []bool
 	pos         nodePos // orderOf's
