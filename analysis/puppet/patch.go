@@ -49,6 +49,9 @@ type snapOrder struct {
 	// it); nil: not known (a run built, or one whose order a patch did
 	// not compute)
 	seq []byte
+	// hole: a resource taken out to be replaced; only in the snapshot
+	// between the two patches (patchorder.go)
+	hole *seqHole
 }
 
 // nodeConds: the set of branches of s.nodes[i] (sorted by i in

@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 )
@@ -52,37 +53,43 @@ func unpackSeq(b []byte, buf []int32) ([]int32, bool) {
 	return buf, true
 }
 
-// insertOrder is the order of ns, the snapshot a patch made by putting
-// the node rn in at place ins of a snapshot whose order took the
-// sequence seq (its places); false when orderOf must sort it again.
-// It keeps the new sequence in ns.order.
-func insertOrder(ns *runSnap, seq []byte, ins int, rn *analysis.Node, sc *runScratch) ([]analysis.Step, bool) {
-	o := ns.order
-	n := len(ns.nodes)
-	if o == nil || seq == nil || ins < 0 || ins >= n || ns.nodes[ins].n != rn || !o.has(ins) {
-		return nil, false
-	}
-	// v's ordering edges: the other ends, as the new snapshot's places.
+// seqHole is what a resource taken out to be replaced (a title typed
+// over: patchout.go, then patchSnap) leaves for the order: the sequence
+// before, the place it had, and its ordering edges' other ends there
+// (orderEnds). A node put in at that place with the same ends makes the
+// same graph with the same places, so the same order.
+type seqHole struct {
+	seq  []byte
+	out  int
+	ends []int32
+}
+
+// orderEnds lists the other ends of the ordering edges at the node v at
+// place at of s, as 2*place (a predecessor) or 2*place+1 (a successor),
+// sorted; ends not in the order are left out (orderOf ignores their
+// edges). False when an end is at two ordered places (orderOf reads
+// o.shared then), or v itself is.
+func orderEnds(s *runSnap, o *snapOrder, at int, v *analysis.Node) ([]int32, bool) {
 	type end struct {
 		x    *analysis.Node
 		pred bool
-		at   int // its place; -1: none ordered (the edge orders nothing)
+		at   int // its place; -1: none ordered
 	}
 	var ends []end
-	for _, e := range ns.edges {
+	for _, e := range s.edges {
 		if !e.Kind.Orders() || e.From == e.To {
 			continue
 		}
 		switch {
-		case e.To == rn:
+		case e.To == v:
 			ends = append(ends, end{x: e.From, pred: true, at: -1})
-		case e.From == rn:
+		case e.From == v:
 			ends = append(ends, end{x: e.To, at: -1})
 		}
 	}
-	for i, sn := range ns.nodes {
-		if i == ins || !o.has(i) {
-			if sn.n == rn && i != ins {
+	for i, sn := range s.nodes {
+		if i == at || !o.has(i) {
+			if sn.n == v && i != at {
 				return nil, false // (twice)
 			}
 			continue
@@ -92,15 +99,59 @@ func insertOrder(ns *runSnap, seq []byte, ins int, rn *analysis.Node, sc *runScr
 				continue
 			}
 			if ends[k].at >= 0 && ends[k].at != i {
-				return nil, false // two ordered places: orderOf reads o.shared
+				return nil, false
 			}
 			ends[k].at = i
 		}
 	}
+	out := make([]int32, 0, len(ends))
+	for _, e := range ends {
+		if e.at >= 0 {
+			q := int32(2 * e.at)
+			if !e.pred {
+				q++
+			}
+			out = append(out, q)
+		}
+	}
+	slices.Sort(out)
+	return out, true
+}
+
+// insertOrder is the order of ns, the snapshot a patch made by putting
+// the node rn in at place ins of a snapshot whose order was prev (its
+// sequence, or the hole a replaced resource left); false when orderOf
+// must sort it again. It keeps the new sequence in ns.order.
+func insertOrder(ns *runSnap, prev *snapOrder, ins int, rn *analysis.Node, sc *runScratch) ([]analysis.Step, bool) {
+	o := ns.order
+	n := len(ns.nodes)
+	if o == nil || prev == nil || ins < 0 || ins >= n || ns.nodes[ins].n != rn || !o.has(ins) {
+		return nil, false
+	}
+	ends, ok := orderEnds(ns, o, ins, rn)
+	if !ok {
+		return nil, false
+	}
 	if sc == nil {
 		sc = &runScratch{}
 	}
-	old, ok := unpackSeq(seq, sc.intBuf(0, 0))
+	if h := prev.hole; h != nil {
+		// (the places of both are the new snapshot's: the one taken out
+		// was where the new one is)
+		if h.out != ins || !slices.Equal(h.ends, ends) {
+			return nil, false
+		}
+		seq, ok := unpackSeq(h.seq, sc.intBuf(0, 0))
+		if !ok {
+			return nil, false
+		}
+		sc.ints[0] = seq
+		return orderSteps(ns, o, seq, h.seq, sc), true
+	}
+	if prev.seq == nil {
+		return nil, false
+	}
+	old, ok := unpackSeq(prev.seq, sc.intBuf(0, 0))
 	if !ok || len(old)+1 > n {
 		return nil, false
 	}
@@ -124,8 +175,8 @@ func insertOrder(ns *runSnap, seq []byte, ins int, rn *analysis.Node, sc *runScr
 	}
 	ready := 0
 	for _, e := range ends {
-		if e.pred && e.at >= 0 {
-			k := int(pos[oldAt(e.at)])
+		if e&1 == 0 {
+			k := int(pos[oldAt(int(e/2))])
 			if k < 0 {
 				return nil, false // a predecessor left over: v is too
 			}
@@ -137,8 +188,8 @@ func insertOrder(ns *runSnap, seq []byte, ins int, rn *analysis.Node, sc *runScr
 		at++
 	}
 	for _, e := range ends {
-		if !e.pred && e.at >= 0 {
-			if k := int(pos[oldAt(e.at)]); k >= 0 && k < at {
+		if e&1 == 1 {
+			if k := int(pos[oldAt(int(e/2))]); k >= 0 && k < at {
 				return nil, false // a successor taken before v is
 			}
 		}
@@ -158,6 +209,14 @@ func insertOrder(ns *runSnap, seq []byte, ins int, rn *analysis.Node, sc *runScr
 		put(q)
 	}
 	sc.ints[2] = seqNew
+	return orderSteps(ns, o, seqNew, nil, sc), true
+}
+
+// orderSteps is the run's steps from the sequence Kahn's process took
+// (then the nodes left over, by place), keeping the sequence in o
+// (packed: its bytes when known).
+func orderSteps(ns *runSnap, o *snapOrder, seqNew []int32, packed []byte, sc *runScratch) []analysis.Step {
+	n := len(ns.nodes)
 	done := reuse(sc.done, n)[:n]
 	clear(done)
 	sc.done = done
@@ -176,6 +235,9 @@ func insertOrder(ns *runSnap, seq []byte, ins int, rn *analysis.Node, sc *runScr
 			emit(int32(i))
 		}
 	}
-	o.seq = packSeq(seqNew)
-	return steps, true
+	if packed == nil {
+		packed = packSeq(seqNew)
+	}
+	o.seq = packed
+	return steps
 }

@@ -55,7 +55,7 @@ func TestInsertOrderIsOrderOf(t *testing.T) {
 			return o
 		}
 		ns.order = newOrder()
-		got, ok := insertOrder(ns, seq, ins, rn, &runScratch{})
+		got, ok := insertOrder(ns, s.order, ins, rn, &runScratch{})
 		fresh := &runSnap{run: s.run, nodes: ns.nodes, edges: ns.edges, order: newOrder()}
 		want, cyc := orderOf(fresh, fresh.edges, nil, ins)
 		if !ok {
@@ -109,4 +109,76 @@ func labels(steps []analysis.Step) []string {
 		out[i] = st.Label
 	}
 	return out
+}
+
+// TestReplacedOrderIsOrderOf: a resource replaced by one with the same
+// ordering edges at its place (a title typed over) keeps the order;
+// insertOrder answers so from the hole the first left, and declines when
+// the new one's edges differ. Checked against orderOf on random runs.
+func TestReplacedOrderIsOrderOf(t *testing.T) {
+	rng := rand.New(rand.NewSource(26))
+	same, other := 0, 0
+	for round := 0; round < 2000; round++ {
+		n := 2 + rng.Intn(40)
+		s := randomSnap(rng, n)
+		orderOf(s, s.edges, nil, -1)
+		out := rng.Intn(n)
+		v := s.nodes[out].n
+		if !s.order.has(out) {
+			continue
+		}
+		ends, ok := orderEnds(s, s.order, out, v)
+		if !ok {
+			t.Fatalf("round %d: no ends", round)
+		}
+		rn := &analysis.Node{Ref: "New[v]", Index: out}
+		ns := &runSnap{run: s.run, nodes: slices.Clone(s.nodes)}
+		ns.nodes[out] = snapNode{rn, 'R'}
+		keep := rng.Intn(2) == 0
+		for _, e := range s.edges {
+			switch {
+			case e.From == v && e.To == v:
+			case e.From == v:
+				if keep {
+					ns.edges = append(ns.edges, &analysis.Edge{From: rn, To: e.To, Kind: e.Kind})
+				}
+			case e.To == v:
+				if keep {
+					ns.edges = append(ns.edges, &analysis.Edge{From: e.From, To: rn, Kind: e.Kind})
+				}
+			default:
+				ns.edges = append(ns.edges, e)
+			}
+		}
+		if !keep {
+			for k := rng.Intn(3); k > 0; k-- {
+				ns.edges = append(ns.edges, &analysis.Edge{From: s.nodes[rng.Intn(n)].n, To: rn, Kind: analysis.Order})
+			}
+		}
+		ns.order = &snapOrder{ordered: slices.Clone(s.order.ordered)}
+		hole := &snapOrder{hole: &seqHole{seq: s.order.seq, out: out, ends: ends}}
+		got, ok := insertOrder(ns, hole, out, rn, &runScratch{})
+		if !ok {
+			if keep {
+				t.Fatalf("round %d: the same edges at the same place, declined", round)
+			}
+			continue
+		}
+		fresh := &runSnap{run: s.run, nodes: ns.nodes, edges: ns.edges, order: &snapOrder{ordered: slices.Clone(s.order.ordered)}}
+		want, _ := orderOf(fresh, fresh.edges, nil, -1)
+		if g, w := labels(got), labels(want); !slices.Equal(g, w) {
+			t.Fatalf("round %d (n %d, out %d, same edges %v):\n got  %v\n want %v", round, n, out, keep, g, w)
+		}
+		if !slices.Equal(ns.order.seq, fresh.order.seq) {
+			t.Fatalf("round %d: sequence kept differs from orderOf's", round)
+		}
+		if keep {
+			same++
+		} else {
+			other++
+		}
+	}
+	if same < 500 {
+		t.Fatalf("only %d replacements answered", same)
+	}
 }

@@ -416,7 +416,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	// A cycle through it (its relationships' edges may close one, and a
 	// class whose anchors are on a cycle puts it on that cycle) is a
 	// build's to report.
-	steps, ok := insertOrder(ns, o.seq, ins, rn, a.scratch)
+	steps, ok := insertOrder(ns, o, ins, rn, a.scratch)
 	if !ok {
 		var cycle bool
 		if steps, cycle = orderOf(ns, ns.edges, a.scratch, ins); cycle {
