@@ -629,7 +629,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	a.runsBuilt++
 	a.cur = nil
 	a.snapshot(r, run, linkSrcs, runDeclared, runPats)
-	a.keepOrder(g)
+	a.keepOrder(g, order)
 	sc.keep(g, live, linkSrcs)
 	return run
 }

@@ -118,8 +118,9 @@ func armsConflict(have, need []uint64) bool {
 
 func (o *snapOrder) has(i int) bool { return o.ordered[i>>6]&(1<<(i&63)) != 0 }
 
-// keepOrder records the run's snapOrder in the snapshot just made.
-func (a *analyzer) keepOrder(g *runGraph) {
+// keepOrder records the run's snapOrder in the snapshot just made; seq
+// is the order toposort took g's nodes in (nil: none computed).
+func (a *analyzer) keepOrder(g *runGraph, seq []*analysis.Node) {
 	s := a.lastSnap
 	if s == nil || a.ordering != "manifest" || a.req.Once {
 		return // (a one-shot analysis keeps no snapshot for the next)
@@ -216,6 +217,23 @@ func (a *analyzer) keepOrder(g *runGraph) {
 			if okf && okt && (twice[f] || twice[t]) {
 				o.shared = append(o.shared, int32(f), int32(t))
 			}
+		}
+	}
+	// The sequence as places: orderOf's on the snapshot, which the next
+	// patch puts its node into (TestSnapOrderIsTheRunsOrder holds both
+	// to be the same).
+	if seq != nil {
+		places := make([]int32, len(seq))
+		for k, n := range seq {
+			i, ok := in(n)
+			if !ok {
+				places = nil
+				break
+			}
+			places[k] = int32(i)
+		}
+		if places != nil {
+			o.seq = packSeq(places)
 		}
 	}
 	s.order = o

@@ -1,6 +1,7 @@
 package puppet
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -76,7 +77,14 @@ func TestSnapOrderIsTheRunsOrder(t *testing.T) {
 				continue
 			}
 			runs++
-			got, _ := orderOf(s, s.edges, nil, -1)
+			built := s.order.seq
+			c := *s
+			o := *s.order
+			c.order = &o
+			got, _ := orderOf(&c, s.edges, nil, -1)
+			if !bytes.Equal(built, o.seq) {
+				t.Errorf("%s, run %s: the sequence kept is not the one orderOf takes", p, name)
+			}
 			if len(got) != len(s.run.Steps) {
 				t.Errorf("%s, run %s: %d steps computed again, %d built", p, name, len(got), len(s.run.Steps))
 				continue
@@ -99,7 +107,14 @@ func TestSnapOrderIsTheRunsOrder(t *testing.T) {
 				continue
 			}
 			runs++
-			got, _ := orderOf(s, s.edges, nil, -1)
+			built := s.order.seq
+			c := *s
+			o := *s.order
+			c.order = &o
+			got, _ := orderOf(&c, s.edges, nil, -1)
+			if !bytes.Equal(built, o.seq) {
+				t.Errorf("%s, run %s: the sequence kept is not the one orderOf takes", dir, name)
+			}
 			same := len(got) == len(s.run.Steps)
 			for i := 0; same && i < len(got); i++ {
 				same = got[i] == s.run.Steps[i]
