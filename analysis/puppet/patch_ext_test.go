@@ -758,3 +758,21 @@ func TestPatchedClassFollowedByAnother(t *testing.T) {
 		{base("  include nowhere_p\n"), 3},
 	})
 }
+
+// TestPatchedMovesADefinesInstances: an edit that moves a define's
+// definition (a line above it) moves the instances whose parent it is,
+// in the run that analyses the define alone too: they kept the old
+// definition as parent, which the merge then found nowhere (a seeded
+// edit on puppetlabs-seteam/control-repo's pe_postgresql_mock.pp).
+func TestPatchedMovesADefinesInstances(t *testing.T) {
+	file := func(top, body string) string {
+		return top + "class profile::base {\n  package { 'p0': }\n" + body + "}\ndefine profile::thing() {\n  notify { \"t-${title}\": }\n}\n"
+	}
+	patchSequence(t, withRoles(map[string]string{
+		"modules/profile/manifests/base.pp": file("", ""),
+	}), []patchStep{
+		{file("# moved\n", ""), 4},
+		{file("# moved\n", "  package { 'p1': }\n"), 3}, // (the define's run holds no class to patch: built)
+		{file("# moved\n# again\n", "  package { 'p1': }\n  include 'nowhere'\n"), 3},
+	})
+}

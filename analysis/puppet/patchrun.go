@@ -481,8 +481,29 @@ func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line f
 		}
 		moved[n] = &c
 	}
+	// A definition the edit moved (a define's, the parent of its
+	// instances): a moved copy, which the merge takes for this analysis's
+	// by its place (defKeyOf).
+	defs := map[*analysis.Node]*analysis.Node{}
+	movedDef := func(d *analysis.Node) *analysis.Node {
+		if _, isDef := defKeyOf(d); !isDef || d.Decl.URI != p.uri && d.Full.URI != p.uri {
+			return nil
+		}
+		if c := defs[d]; c != nil {
+			return c
+		}
+		c := *d
+		var ok1, ok2 bool
+		c.Decl, ok1 = m.Span(d.Decl)
+		c.Full, ok2 = m.Span(d.Full)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		defs[d] = &c
+		return &c
+	}
 	for _, sn := range s.nodes { // a node whose parent moved is one too
-		if n := sn.n; moved[n] == nil && n.Parent != nil && moved[n.Parent] != nil {
+		if n := sn.n; moved[n] == nil && n.Parent != nil && (moved[n.Parent] != nil || movedDef(n.Parent) != nil) {
 			c := *n
 			moved[n] = &c
 		}
@@ -490,6 +511,8 @@ func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line f
 	for _, c := range moved {
 		if p := moved[c.Parent]; p != nil {
 			c.Parent = p
+		} else if d := movedDef(c.Parent); d != nil {
+			c.Parent = d
 		}
 	}
 	return moved, true
