@@ -165,19 +165,50 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 	for end > 0 && strings.TrimSpace(lines[end]) != "}" {
 		end--
 	}
-	var at []int    // lines after which a statement may go
-	var whole []int // lines that are a statement of the body
+	var at []int              // lines after which a statement may go
+	var whole []int           // lines that are a statement of the body
+	var armAt, armWhole []int // the same in an arm of a conditional of the body (patcharm.go)
 	depth := 0
+	arms := []bool{} // each open block: an arm of a conditional
 	for i, l := range lines[:end] {
 		opens, closes := strings.Count(l, "{"), strings.Count(l, "}")
-		if depth == 1 && opens > 0 && opens == closes && strings.HasSuffix(strings.TrimSpace(l), "}") ||
-			depth == 1 && opens == 0 && closes == 0 && strings.HasPrefix(strings.TrimSpace(l), "include ") {
+		tl := strings.TrimSpace(l)
+		inArm := depth > 1 && len(arms) > 0 && arms[len(arms)-1]
+		if depth == 1 && opens > 0 && opens == closes && strings.HasSuffix(tl, "}") ||
+			depth == 1 && opens == 0 && closes == 0 && strings.HasPrefix(tl, "include ") {
 			whole = append(whole, i)
 		}
+		if inArm && opens > 0 && opens == closes && strings.HasSuffix(tl, "}") && !strings.HasPrefix(tl, "}") {
+			armWhole = append(armWhole, i)
+		}
+		for k := 0; k < closes && len(arms) > 0; k++ {
+			arms = arms[:len(arms)-1]
+		}
+		for k := 0; k < opens; k++ {
+			arms = append(arms, strings.HasPrefix(tl, "if ") || strings.HasPrefix(tl, "unless ") || strings.HasPrefix(tl, "} else") || strings.HasPrefix(tl, "else"))
+		}
 		depth += opens - closes
-		if depth == 1 && (strings.HasSuffix(strings.TrimSpace(l), "}") || strings.HasSuffix(strings.TrimSpace(l), "{")) {
+		if depth == 1 && (strings.HasSuffix(tl, "}") || strings.HasSuffix(tl, "{")) {
 			at = append(at, i+1)
 		}
+		if depth > 1 && len(arms) > 0 && arms[len(arms)-1] && (strings.HasSuffix(tl, "}") && opens == closes || opens > closes && strings.HasSuffix(tl, "{")) {
+			armAt = append(armAt, i+1)
+		}
+	}
+	if len(armWhole) > 0 && rng.IntN(8) == 0 { // one taken out of an arm
+		i := armWhole[rng.IntN(len(armWhole))]
+		return []byte(strings.Join(append(lines[:i:i], lines[i+1:]...), ""))
+	}
+	if len(armAt) > 0 && rng.IntN(4) == 0 { // one put into an arm
+		pos := armAt[rng.IntN(len(armAt))]
+		ind := strings.Repeat("  ", 2)
+		if pos > 0 {
+			ind = lines[pos-1][:len(lines[pos-1])-len(strings.TrimLeft(lines[pos-1], " \t"))] + "  "
+		}
+		add := []string{"package { 'zz%d': }", "notify { 'zz%d': message => 'x' }", "service { 'zz%d': ensure => running }", "file { '/tmp/zz%d': ensure => file }"}
+		out := append([]string(nil), lines[:pos]...)
+		out = append(out, ind+fmt.Sprintf(add[rng.IntN(len(add))], n)+"\n")
+		return []byte(strings.Join(append(out, lines[pos:]...), ""))
 	}
 	if len(whole) > 0 && rng.IntN(6) == 0 { // a literal value typed over (patchmove.go's movePlan)
 		i := whole[rng.IntN(len(whole))]
@@ -756,6 +787,55 @@ func TestPatchedClassFollowedByAnother(t *testing.T) {
 		{base("  package { 'p1': }\n  include nowhere_p\n"), 3},
 		{base("  package { 'p2': }\n  include nowhere_p\n"), 3},
 		{base("  include nowhere_p\n"), 3},
+	})
+}
+
+// TestPatchedInsideAConditional: a resource put into or taken out of an
+// arm of a conditional of the class's body (patcharm.go): the runs that
+// took the arm are patched as for a resource of the body, those that did
+// not are moved; an arm nobody decides (a fact's) is built again, and so
+// is a run that names the resource.
+func TestPatchedInsideAConditional(t *testing.T) {
+	base := func(then, els string) string {
+		return "class profile::base {\n  $manage = true\n  package { 'p0': }\n  if $manage {\n    package { 'a1': }\n" + then +
+			"  } elsif $facts['os']['family'] == 'RedHat' {\n    package { 'r1': }\n  } else {\n    package { 'b1': }\n" + els +
+			"  }\n  if $facts['virtual'] == 'physical' {\n    package { 'u1': }\n  } else {\n    package { 'v1': }\n  }\n  service { 's1': }\n}\n"
+	}
+	nested := "    if $manage {\n      notify { 'n1': }\n    }\n"
+	patchSequence(t, withRoles(map[string]string{
+		"modules/profile/manifests/base.pp": base("", ""),
+	}), []patchStep{
+		{base("    package { 'a2': }\n", ""), 3},                        // taken: patched
+		{base("    package { 'a2': }\n", "    package { 'b2': }\n"), 3}, // not taken: moved
+		{base("    package { 'a2': }\n    file { '/srv/a3': }\n", "    package { 'b2': }\n"), 3},
+		{base("    package { 'a2': }\n", "    package { 'b2': }\n"), 3},                                                    // taken out of a taken arm
+		{base("    package { 'a2': }\n", ""), 3},                                                                           // ... of one not taken
+		{base("    package { 'a2': }\n"+nested, ""), 0},                                                                    // (a conditional added)
+		{base("    package { 'a2': }\n"+strings.Replace(nested, "    }\n", "      notify { 'n2': }\n    }\n", 1), ""), 3},  // nested
+		{strings.Replace(base("", ""), "    package { 'u1': }\n", "    package { 'u1': }\n    package { 'u2': }\n", 1), 0}, // (two edits)
+	})
+	patchSequence(t, withRoles(map[string]string{
+		"modules/profile/manifests/base.pp": base("", ""),
+	}), []patchStep{
+		{strings.Replace(base("", ""), "    package { 'u1': }\n", "    package { 'u1': }\n    package { 'u2': }\n", 1), 3}, // an arm nobody decides: its branch, its condition
+		{strings.Replace(strings.Replace(base("", ""), "    package { 'u1': }\n", "    package { 'u1': }\n    package { 'u2': }\n", 1),
+			"    package { 'v1': }\n", "    package { 'v1': }\n    service { 'v2': require => Package['u2'] }\n", 1), 0}, // (its target on the other arm)
+		{strings.Replace(base("", ""), "    package { 'u1': }\n", "    package { 'u1': }\n    package { 'u2': }\n", 1), 0}, // (the run had a diagnostic)
+		{strings.Replace(strings.Replace(base("", ""), "    package { 'u1': }\n", "    package { 'u1': }\n    package { 'u2': }\n", 1),
+			"    package { 'r1': }\n", "    package { 'r1': }\n    package { 'r2': }\n", 1), 3}, // after one decided: not taken
+		{strings.Replace(base("", ""), "    package { 'u1': }\n", "    package { 'u1': }\n    package { 'u2': }\n", 1), 3},
+		{strings.Replace(base("", "    service { 'b3': }\n"), "    package { 'u1': }\n", "    package { 'u1': }\n    package { 'u2': }\n", 1), 3},
+		{base("", "    service { 'b3': }\n"), 3}, // taken out of it
+		{strings.Replace(base("", "    service { 'b3': }\n"), "    package { 'r1': }\n", "    package { 'r1': }\n    service { 'r3': require => Package['u1'] }\n", 1), 3},
+		{strings.Replace(strings.Replace(base("", "    service { 'b3': }\n"), "    package { 'r1': }\n", "    package { 'r1': }\n    service { 'r3': require => Package['u1'] }\n", 1),
+			"    package { 'u1': }\n", "    package { 'u1': }\n    service { 'u3': require => Package['p0'], before => Package['u1'] }\n", 1), 3},
+	})
+	// A run that names it is built again, taken or not.
+	files := withRoles(map[string]string{"modules/profile/manifests/base.pp": base("", "")})
+	files["modules/role/manifests/b.pp"] = "class role::b {\n  package { 'rb': require => Package['b2'] }\n  include profile::base\n}\n"
+	patchSequence(t, files, []patchStep{
+		{base("", "    package { 'b2': }\n"), 2},
+		{base("    package { 'a2': }\n", "    package { 'b2': }\n"), 3},
 	})
 }
 

@@ -274,6 +274,7 @@ type patchPlan struct {
 	seenIn              map[string]bool // the files (by URI) whose code may see it
 	metas               []planMeta      // its relationship metaparameters' targets (patchmeta.go)
 	incl                *inclEdit       // not a resource: an include of a class nobody defines (patchincl.go)
+	arm                 *armEdit        // in an arm of a conditional of the body (patcharm.go; at: the conditional's place)
 	// before: an edit elsewhere in the file that moved places only, from
 	// the version the runs read to the one the plan starts from (its
 	// places are that version's); nil: none
@@ -378,10 +379,10 @@ func (a *analyzer) planFrom(old treeText, fi *fileInfo, oldID, newID string) *pa
 	}
 	var r *pp.Resource
 	if p.removed = len(b0.Body) > len(b1.Body); p.removed {
-		if r = a.removedPlan(p, b0, b1, ot, nt); r == nil {
+		if r = a.removedPlan(p, b0.Body, b1.Body, b0.Loc.End-1, b1.Loc.End-1, ot, nt); r == nil {
 			return nil
 		}
-	} else if r = a.addedPlan(p, b0, b1, ot, nt); r == nil {
+	} else if r = a.addedPlan(p, b0.Body, b1.Body, b0.Loc.End-1, b1.Loc.End-1, ot, nt); r == nil {
 		return nil
 	}
 	// The rest the same, at the places the edit moves them to.
@@ -426,6 +427,13 @@ func (a *analyzer) sameRest(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, 
 		return false
 	}
 	for i := range b0.Body {
+		if i == p.at && p.arm != nil { // (patcharm.go)
+			if !p.sameArm(p.arm, b0.Body[i], b1.Body[i]) {
+				a.noPlan(11)
+				return false
+			}
+			continue
+		}
 		if i == p.at && (p.removed || p.then != nil || p.incl != nil && p.incl.oldName != "") {
 			continue // (taken out, or replaced)
 		}
@@ -529,8 +537,8 @@ func (a *analyzer) judge(p *patchPlan, r *pp.Resource, text []byte, b1 *pp.Class
 // addedPlan reads where the statement added to b1's body is, and where
 // its resource goes (after the declaration before it, or at the body's
 // end); nil when it cannot be patched in.
-func (a *analyzer) addedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *pp.Resource {
-	k := firstDiff(b0.Body, b1.Body)
+func (a *analyzer) addedPlan(p *patchPlan, body0, body1 []pp.Node, close0, close1 int, ot, nt []byte) *pp.Resource {
+	k := firstDiff(body0, body1)
 	if k < 1 {
 		a.noPlan(7) // first in the body: where it goes is not one declaration's place
 		return nil
@@ -539,27 +547,27 @@ func (a *analyzer) addedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *
 	// The edit: the text between the statement before and the one after
 	// (or the class's closing brace); the texts before and after it are
 	// the same in both versions.
-	p.pre = b0.Body[k-1].Span().End
-	if k < len(b0.Body) {
-		p.oldEnd, p.newEnd = b0.Body[k].Span().Pos, b1.Body[k+1].Span().Pos
+	p.pre = body0[k-1].Span().End
+	if k < len(body0) {
+		p.oldEnd, p.newEnd = body0[k].Span().Pos, body1[k+1].Span().Pos
 	} else {
-		p.oldEnd, p.newEnd = b0.Loc.End-1, b1.Loc.End-1
+		p.oldEnd, p.newEnd = close0, close1
 	}
 	if p.pre > p.oldEnd || p.oldEnd > len(ot) || p.newEnd > len(nt) || p.pre > len(nt) || p.newEnd-p.pre <= p.oldEnd-p.pre ||
 		!bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
 		a.noPlan(8)
 		return nil
 	}
-	r, ok := b1.Body[k].(*pp.Resource)
+	r, ok := body1[k].(*pp.Resource)
 	if !ok || r.Loc.Pos < p.pre || r.Loc.End > p.newEnd {
 		a.noPlan(12)
 		return nil
 	}
 	var next pp.Node // (the statement after it, in the old text: the snapshots' places)
-	if k < len(b0.Body) {
-		next = b0.Body[k]
+	if k < len(body0) {
+		next = body0[k]
 	}
-	if !a.placeAfter(p, b0.Body[k-1], next, k == len(b0.Body)) {
+	if !a.placeAfter(p, body0[k-1], next, k == len(body0) && p.arm == nil) {
 		return nil
 	}
 	return r
@@ -627,6 +635,9 @@ func (a *analyzer) replacedPlan(p *patchPlan, t0, t1 *pp.File, ot, nt []byte) *p
 	if _, _, _, in1 := classCall(b1.Body[k]); in0 && in1 {
 		return a.inclPlan(p, t0, t1, b0, b1, k, ot, nt)
 	}
+	if _, isIf := b0.Body[k].(*pp.If); isIf {
+		return a.armPlan(p, t0, t1, b0, b1, k, ot, nt)
+	}
 	r0, ok0 := b0.Body[k].(*pp.Resource)
 	r1, ok1 := b1.Body[k].(*pp.Resource)
 	if !ok0 || !ok1 || k < 1 {
@@ -666,10 +677,10 @@ func firstDiff(short, long []pp.Node) int {
 // removedPlan reads which statement of b0's body b1 lost and the text
 // the edit took with it (the longest texts the versions share before it
 // and after it); nil when it cannot be patched out.
-func (a *analyzer) removedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte) *pp.Resource {
-	k := firstDiff(b1.Body, b0.Body)
+func (a *analyzer) removedPlan(p *patchPlan, body0, body1 []pp.Node, close0, close1 int, ot, nt []byte) *pp.Resource {
+	k := firstDiff(body1, body0)
 	p.at = k
-	r, ok := b0.Body[k].(*pp.Resource)
+	r, ok := body0[k].(*pp.Resource)
 	if !ok {
 		a.noPlan(12)
 		return nil
@@ -681,9 +692,9 @@ func (a *analyzer) removedPlan(p *patchPlan, b0, b1 *pp.ClassDef, ot, nt []byte)
 	// the same as taking `a': x => 1 }\n  p { 'b` out), and then a place
 	// the next statement holds would lie in it.
 	if k > 0 {
-		p.pre, p.oldEnd, p.newEnd = b0.Body[k-1].Span().End, b0.Loc.End-1, b1.Loc.End-1 // (the last: up to the closing brace)
-		if k < len(b1.Body) {
-			p.oldEnd, p.newEnd = b0.Body[k+1].Span().Pos, b1.Body[k].Span().Pos
+		p.pre, p.oldEnd, p.newEnd = body0[k-1].Span().End, close0, close1 // (the last: up to the closing brace)
+		if k < len(body1) {
+			p.oldEnd, p.newEnd = body0[k+1].Span().Pos, body1[k].Span().Pos
 		}
 		if p.pre <= p.newEnd && p.newEnd <= p.oldEnd && p.oldEnd <= len(ot) && p.newEnd <= len(nt) && len(ot)-p.oldEnd == len(nt)-p.newEnd &&
 			bytes.Equal(ot[:p.pre], nt[:p.pre]) && bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {

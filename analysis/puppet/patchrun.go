@@ -69,6 +69,8 @@ func (a *analyzer) patched(name string) *runSnap {
 	}
 	patch := a.patchSnap
 	switch {
+	case plan.arm != nil:
+		patch = a.armSnap
 	case plan.moveOnly:
 		patch = a.movedOnly
 	case plan.incl != nil:
@@ -165,7 +167,22 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	if cls < 0 {
 		return a.refuse(15)
 	}
-	facts := o.endFacts[cls]
+	// What a resource at its place is declared under: its class's
+	// branches and facts, or in an arm nobody decides, the declaration's
+	// beside it in the arm (patcharm.go).
+	facts, set, conds := o.endFacts[cls], o.endConds[cls]-1, o.endCondsOf(cls)
+	if p.arm != nil {
+		if prev < 0 {
+			return a.refuse(82)
+		}
+		if !o.armConds(prev, begin) {
+			var ok bool
+			if facts, ok = armFacts(s, prev); !ok {
+				return a.refuse(82)
+			}
+			set, conds = o.condSet(prev), o.condsOf(prev)
+		}
+	}
 	if p.atEnd {
 		ins, declAt = int(o.ends[3*cls+1]), int(o.ends[3*cls+2])
 	} else if prev >= 0 && o.has(prev) {
@@ -272,7 +289,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	rn := &analysis.Node{Kind: "resource", Ref: p.display, Decl: p.decl, Full: p.full, Parent: node(parent), Index: ins, Facts: facts}
 	var tgt []int
 	if len(p.metas) > 0 {
-		if tgt, ok = metaTargets(s, p, o.endCondsOf(cls)); !ok {
+		if tgt, ok = metaTargets(s, p, conds); !ok {
 			return a.refuse(57)
 		}
 	}
@@ -396,10 +413,10 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		no.endFacts, no.endConds = o.endFacts, o.endConds
 	}
 	no.condSets = o.condSets
-	if len(o.conds) > 0 || o.endConds[cls] > 0 { // (the new node's: its class's)
+	if len(o.conds) > 0 || set >= 0 { // (the new node's: its class's, or its arm's)
 		no.conds = make([]nodeConds, 0, len(o.conds)+1)
 		put := func() {
-			if set := o.endConds[cls] - 1; set >= 0 && (len(no.conds) == 0 || no.conds[len(no.conds)-1].i < int32(ins)) {
+			if set >= 0 && (len(no.conds) == 0 || no.conds[len(no.conds)-1].i < int32(ins)) {
 				no.conds = append(no.conds, nodeConds{int32(ins), set})
 			}
 		}

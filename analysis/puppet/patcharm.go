@@ -1,0 +1,257 @@
+package puppet
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+)
+
+// A resource put into, or taken out of, an arm of a conditional of a
+// class's body (issue 25): `if $manage { package { 'x': } }`.
+//
+// A class body's statements are mostly under conditionals, and each such
+// edit built every run of the class again (300 for profile::base of
+// operations-puppet: 5.7 s, 11 CPU-s). A run that evaluated the class
+// took the arm or did not. Taken, the resource is a child of the class
+// like one written in its body (a conditional contains nothing), after
+// the declaration before it in the arm (or before the one after it), and
+// the patch is patchSnap's (unpatchSnap's for one taken out). Not taken,
+// the edit moves places only (movedOnly). Which it was is read from the
+// run: the arm's declaration the new resource is placed by (the one
+// taken out, for a removal) is in the run's nodes, or it is not, and
+// nothing else makes or drops such a node in a run without an error.
+// Under a conditional nobody decides (speculation), the arm's nodes hold
+// the branch, which a patch does not give: such runs are built again.
+
+// armEdit is where the edited statement list is: the conditionals from
+// the class's body down, each by its place in its list and its arm.
+type armEdit struct {
+	path []armStep
+	k    int // the statement's place in the arm (the longer list)
+}
+
+type armStep struct {
+	at  int
+	els bool // the else arm (an elsif is an else holding one If)
+}
+
+// armLists follows e's path from the class bodies b0, b1 down to the
+// edited arm's statements in each version.
+func (e *armEdit) lists(b0, b1 []pp.Node) (l0, l1 []pp.Node) {
+	l0, l1 = b0, b1
+	for _, st := range e.path {
+		i0, i1 := l0[st.at].(*pp.If), l1[st.at].(*pp.If)
+		l0, l1 = i0.Then, i1.Then
+		if st.els {
+			l0, l1 = i0.Else, i1.Else
+		}
+	}
+	return l0, l1
+}
+
+// armPlan: the statement at place j of the class b0's body (b1's now) is
+// a conditional, and one arm of it, or of conditionals within it, gained
+// or lost one plain resource. Nil when it cannot be patched.
+func (a *analyzer) armPlan(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, j int, ot, nt []byte) *patchPlan {
+	e := &armEdit{}
+	l0, l1 := b0.Body, b1.Body
+	at := j
+	for len(l0) == len(l1) {
+		i0, ok0 := l0[at].(*pp.If)
+		i1, ok1 := l1[at].(*pp.If)
+		if !ok0 || !ok1 {
+			return a.noPlan(23) // (a statement of an arm replaced)
+		}
+		st := armStep{at: at}
+		if sameTrees(reflect.ValueOf(i0.Then), reflect.ValueOf(i1.Then)) {
+			st.els = true
+			l0, l1 = i0.Else, i1.Else
+		} else {
+			l0, l1 = i0.Then, i1.Then
+		}
+		e.path = append(e.path, st)
+		if len(l0) == len(l1) {
+			if at = firstDiff(l0, l1); at == len(l0) {
+				return a.noPlan(23)
+			}
+		}
+	}
+	p.arm = e
+	var r *pp.Resource
+	if p.removed = len(l0) > len(l1); p.removed {
+		close0, close1 := -1, -1 // (up to the arm's closing brace: known when the last one was not taken out)
+		if k := firstDiff(l1, l0); k == len(l1) && k > 0 {
+			close0, close1 = closingBrace(ot, l0[k].Span().End), closingBrace(nt, l1[k-1].Span().End)
+		}
+		r = a.removedPlan(p, l0, l1, close0, close1, ot, nt)
+	} else {
+		close0, close1 := -1, -1
+		if len(l0) > 0 {
+			close0, close1 = closingBrace(ot, l0[len(l0)-1].Span().End), closingBrace(nt, l1[len(l1)-1].Span().End)
+		}
+		r = a.addedPlan(p, l0, l1, close0, close1, ot, nt)
+	}
+	if r == nil {
+		return nil
+	}
+	e.k, p.at = p.at, j
+	if p.pre < 0 || p.oldEnd < p.pre || p.newEnd < p.pre {
+		return a.noPlan(8)
+	}
+	if !a.sameRest(p, t0, t1, b0, b1, func(i int) int { return i }) {
+		return nil
+	}
+	text := nt
+	if p.removed {
+		text = ot
+	}
+	if !a.judge(p, r, text, b1) {
+		return nil
+	}
+	return p
+}
+
+// closingBrace is the place of the `}` after from in text when only
+// blanks lie between (-1: something else does).
+func closingBrace(text []byte, from int) int {
+	for i := from; i >= 0 && i < len(text); i++ {
+		switch text[i] {
+		case ' ', '\t', '\r', '\n':
+		case '}':
+			return i
+		default:
+			return -1
+		}
+	}
+	return -1
+}
+
+// sameArm: the conditionals n0, n1 (the class body's statement the edit
+// is in) the same at the places the edit moves them to, but for the
+// statement put in or taken out at the end of e's path.
+func (p *patchPlan) sameArm(e *armEdit, n0, n1 pp.Node) bool {
+	x0, x1 := n0, n1
+	for d, st := range e.path {
+		i0, ok0 := x0.(*pp.If)
+		i1, ok1 := x1.(*pp.If)
+		if !ok0 || !ok1 {
+			return false
+		}
+		// the conditional without its edited arm, then the arm
+		c0, c1 := *i0, *i1
+		var l0, l1 []pp.Node
+		if st.els {
+			c0.Else, c1.Else = nil, nil
+			l0, l1 = i0.Else, i1.Else
+		} else {
+			c0.Then, c1.Then = nil, nil
+			l0, l1 = i0.Then, i1.Then
+		}
+		if !p.sameMoved(&c0, &c1) {
+			return false
+		}
+		if d+1 < len(e.path) { // (the conditional further down: at next)
+			next := e.path[d+1].at
+			if len(l0) != len(l1) {
+				return false
+			}
+			for k := range l0 {
+				if k != next && !p.sameMoved(l0[k], l1[k]) {
+					return false
+				}
+			}
+			x0, x1 = l0[next], l1[next]
+			continue
+		}
+		// the edited arm: all but the statement e.k
+		short, long := l0, l1
+		if p.removed {
+			short, long = l1, l0
+		}
+		if len(long) != len(short)+1 || e.k >= len(long) {
+			return false
+		}
+		rest := slices.Delete(slices.Clone(long), e.k, e.k+1)
+		for k := range short {
+			y0, y1 := short[k], rest[k]
+			if p.removed {
+				y0, y1 = rest[k], short[k]
+			}
+			if !p.sameMoved(y0, y1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// armSnap patches a run for a plan in an arm: as patchSnap (or
+// unpatchSnap) when the run took the arm, by moving places when it did
+// not (see above).
+func (a *analyzer) armSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *runSnap {
+	ref := p.prevDecl // (the arm's declaration the new one goes by)
+	if p.removed {
+		ref = p.decl // (the one taken out, in the old text)
+	}
+	taken, class := false, false
+	for _, sn := range s.nodes {
+		switch {
+		case sn.n.Decl == ref:
+			taken = true
+		case sn.kind == 'A' && sn.n.Ref == p.classDisplay:
+			class = true
+		}
+	}
+	switch {
+	case taken && p.removed:
+		return a.unpatchSnap(s, p, deps)
+	case taken:
+		return a.patchSnap(s, p, deps)
+	case !class:
+		return a.refuse(80) // (the class is not evaluated here: nothing to tell the arm by)
+	}
+	if s.run.Refused {
+		return a.refuse(81) // (an error may have kept the arm's node from being made)
+	}
+	for _, d := range s.diags {
+		if d.Severity == analysis.Error {
+			return a.refuse(81)
+		}
+	}
+	return a.movedOnly(s, p, deps)
+}
+
+// armConds: the node at place i of a run has the branches of the class
+// whose begin anchor is at place begin (a conditional decided in the run
+// adds none; one nobody decides adds its own).
+func (o *snapOrder) armConds(i, begin int) bool {
+	for k := 0; k+2 < len(o.ends); k += 3 {
+		if int(o.ends[k]) == begin {
+			return slices.Equal(o.condsOf(i), o.endCondsOf(k/3))
+		}
+	}
+	return false
+}
+
+// condSet is the place in o.condSets of the branches of the node at
+// place i (-1: none).
+func (o *snapOrder) condSet(i int) int32 {
+	k, ok := slices.BinarySearchFunc(o.conds, int32(i), func(c nodeConds, i int32) int { return int(c.i - i) })
+	if !ok {
+		return -1
+	}
+	return o.conds[k].set
+}
+
+// armFacts: the facts a resource declared beside the node at place i of
+// s has from where it is declared: the node's condition (buildRun's
+// condFact, first of its facts), without what it has for itself.
+func armFacts(s *runSnap, i int) ([]analysis.Fact, bool) {
+	k, ok := slices.BinarySearchFunc(s.facts, int32(i), func(f nodeFacts, i int32) int { return int(f.i - i) })
+	if !ok || len(s.facts[k].facts) == 0 || s.facts[k].facts[0].Label != "condition" {
+		return nil, false
+	}
+	return s.facts[k].facts[:1:1], true
+}
