@@ -252,6 +252,7 @@ func allocProf(t *testing.T, which string) {
 		t.Fatal(err)
 	}
 	defer pf.Close()
+	runtime.GC() // (the profile holds what was allocated up to the last collection)
 	if err := pprof.Lookup("allocs").WriteTo(pf, 0); err != nil {
 		t.Fatal(err)
 	}
