@@ -830,6 +830,35 @@ func TestPatchedInsideAConditional(t *testing.T) {
 		{strings.Replace(strings.Replace(base("", "    service { 'b3': }\n"), "    package { 'r1': }\n", "    package { 'r1': }\n    service { 'r3': require => Package['u1'] }\n", 1),
 			"    package { 'u1': }\n", "    package { 'u1': }\n    service { 'u3': require => Package['p0'], before => Package['u1'] }\n", 1), 3},
 	})
+	// First in its arm: placed before the declaration after it.
+	first := func(arm, add string) string {
+		return strings.Replace(base("", ""), "    package { '"+arm+"': }\n", add+"    package { '"+arm+"': }\n", 1)
+	}
+	patchSequence(t, withRoles(map[string]string{
+		"modules/profile/manifests/base.pp": base("", ""),
+	}), []patchStep{
+		{first("a1", "    notify { 'a0': }\n"), 3}, // taken
+		{first("a1", ""), 3},
+		{first("b1", "    notify { 'b0': }\n"), 3}, // not taken
+		{first("b1", ""), 3},
+		{first("u1", "    notify { 'u0': }\n"), 3}, // nobody decides
+		{first("u1", ""), 3},
+	})
+	// A title typed over in an arm.
+	both := func(a2, b2, u2 string) string {
+		return strings.Replace(base("    package { '"+a2+"': }\n", "    package { '"+b2+"': }\n"), "    package { 'u1': }\n", "    package { 'u1': }\n    package { '"+u2+"': }\n", 1)
+	}
+	patchSequence(t, withRoles(map[string]string{
+		"modules/profile/manifests/base.pp": both("a2", "b2", "u2"),
+	}), []patchStep{
+		{both("a2x", "b2", "u2"), 3}, // taken
+		{both("a2xy", "b2", "u2"), 3},
+		{both("a2xy", "b2", "u2") + "# moved\n", 3},   // (moved)
+		{both("a2xy", "b2x", "u2") + "# moved\n", 3},  // not taken
+		{both("a2xy", "b2x", "u2x") + "# moved\n", 3}, // nobody decides
+		{strings.Replace(both("a2xy", "b2x", "u2x"), "'u2x': }", "'u2x': before => Package['p0'] }", 1) + "# moved\n", 3},
+		{strings.Replace(both("a2xy", "b2x", "u2x"), "'u2x': }", "'u2x': before => Package['v1'] }", 1) + "# moved\n", 0}, // (the other arm's)
+	})
 	// A run that names it is built again, taken or not.
 	files := withRoles(map[string]string{"modules/profile/manifests/base.pp": base("", "")})
 	files["modules/role/manifests/b.pp"] = "class role::b {\n  package { 'rb': require => Package['b2'] }\n  include profile::base\n}\n"

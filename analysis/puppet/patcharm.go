@@ -1,6 +1,7 @@
 package puppet
 
 import (
+	"bytes"
 	"reflect"
 	"slices"
 
@@ -62,7 +63,10 @@ func (a *analyzer) armPlan(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, j
 		i0, ok0 := l0[at].(*pp.If)
 		i1, ok1 := l1[at].(*pp.If)
 		if !ok0 || !ok1 {
-			return a.noPlan(23) // (a statement of an arm replaced)
+			if len(e.path) == 0 {
+				return a.noPlan(23)
+			}
+			return a.armReplaced(p, t0, t1, b0, b1, j, e, l0, l1, at, ot, nt)
 		}
 		st := armStep{at: at}
 		if sameTrees(reflect.ValueOf(i0.Then), reflect.ValueOf(i1.Then)) {
@@ -108,6 +112,53 @@ func (a *analyzer) armPlan(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, j
 		text = ot
 	}
 	if !a.judge(p, r, text, b1) {
+		return nil
+	}
+	return p
+}
+
+// openingBrace is the place of the `{` before to in text when only
+// blanks lie between (-1: something else does).
+func openingBrace(text []byte, to int) int {
+	for i := to - 1; i >= 0 && i < len(text); i-- {
+		switch text[i] {
+		case ' ', '\t', '\r', '\n':
+		case '{':
+			return i
+		default:
+			return -1
+		}
+	}
+	return -1
+}
+
+// armReplaced: the statement k of the arm l0 (l1 now) is a resource
+// replaced by another (a title or a value typed over): replacedPlan's
+// plan, in the arm. The run that took the arm has the old one taken out
+// and the new one put in; one that did not is moved.
+func (a *analyzer) armReplaced(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, j int, e *armEdit, l0, l1 []pp.Node, k int, ot, nt []byte) *patchPlan {
+	r0, ok0 := l0[k].(*pp.Resource)
+	r1, ok1 := l1[k].(*pp.Resource)
+	if !ok0 || !ok1 {
+		return a.noPlan(23)
+	}
+	d := analysis.NewShift(p.uri, ot, nt)
+	delta := len(nt) - len(ot)
+	p.pre = min(d.Pre, r0.Loc.Pos, r1.Loc.Pos)
+	p.oldEnd = max(d.OldEnd, r0.Loc.End, r1.Loc.End-delta)
+	p.newEnd = p.oldEnd + delta
+	if p.pre < 0 || p.oldEnd > len(ot) || p.newEnd > len(nt) || !bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
+		return a.noPlan(8)
+	}
+	var prev pp.Node
+	if k > 0 {
+		prev = l1[k-1]
+	}
+	e.k = k
+	in := &patchPlan{uri: p.uri, oldID: p.oldID, newID: p.newID, at: j, arm: e}
+	p.removed, p.at, p.then, p.arm = true, j, in, e
+	if !a.sameRest(p, t0, t1, b0, b1, func(i int) int { return i }) || !a.judge(p, r0, ot, b1) || !a.judge(in, r1, nt, b1) ||
+		!a.placeAfter(in, prev, nextOf(l1, k), false) {
 		return nil
 	}
 	return p
@@ -166,6 +217,17 @@ func (p *patchPlan) sameArm(e *armEdit, n0, n1 pp.Node) bool {
 			continue
 		}
 		// the edited arm: all but the statement e.k
+		if p.then != nil { // (replaced)
+			if len(l0) != len(l1) {
+				return false
+			}
+			for k := range l0 {
+				if k != e.k && !p.sameMoved(l0[k], l1[k]) {
+					return false
+				}
+			}
+			continue
+		}
 		short, long := l0, l1
 		if p.removed {
 			short, long = l1, l0

@@ -539,21 +539,27 @@ func (a *analyzer) judge(p *patchPlan, r *pp.Resource, text []byte, b1 *pp.Class
 // end); nil when it cannot be patched in.
 func (a *analyzer) addedPlan(p *patchPlan, body0, body1 []pp.Node, close0, close1 int, ot, nt []byte) *pp.Resource {
 	k := firstDiff(body0, body1)
-	if k < 1 {
+	var prev pp.Node
+	switch {
+	case k >= 1:
+		prev = body0[k-1]
+		p.pre = prev.Span().End
+	case p.arm != nil && len(body0) > 0: // (first in an arm: before the declaration after it)
+		p.pre = openingBrace(ot, body0[0].Span().Pos) + 1
+	default:
 		a.noPlan(7) // first in the body: where it goes is not one declaration's place
 		return nil
 	}
 	p.at = k
-	// The edit: the text between the statement before and the one after
-	// (or the class's closing brace); the texts before and after it are
-	// the same in both versions.
-	p.pre = body0[k-1].Span().End
+	// The edit: the text between the statement before (or the arm's
+	// opening brace) and the one after (or the closing brace); the texts
+	// before and after it are the same in both versions.
 	if k < len(body0) {
 		p.oldEnd, p.newEnd = body0[k].Span().Pos, body1[k+1].Span().Pos
 	} else {
 		p.oldEnd, p.newEnd = close0, close1
 	}
-	if p.pre > p.oldEnd || p.oldEnd > len(ot) || p.newEnd > len(nt) || p.pre > len(nt) || p.newEnd-p.pre <= p.oldEnd-p.pre ||
+	if p.pre <= 0 || p.pre > p.oldEnd || p.oldEnd > len(ot) || p.newEnd > len(nt) || p.pre > len(nt) || p.newEnd-p.pre <= p.oldEnd-p.pre ||
 		!bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
 		a.noPlan(8)
 		return nil
@@ -567,7 +573,7 @@ func (a *analyzer) addedPlan(p *patchPlan, body0, body1 []pp.Node, close0, close
 	if k < len(body0) {
 		next = body0[k]
 	}
-	if !a.placeAfter(p, body0[k-1], next, k == len(body0) && p.arm == nil) {
+	if !a.placeAfter(p, prev, next, k == len(body0) && p.arm == nil) {
 		return nil
 	}
 	return r

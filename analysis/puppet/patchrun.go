@@ -80,7 +80,11 @@ func (a *analyzer) patched(name string) *runSnap {
 	}
 	ns := patch(s, plan, deps)
 	if ns != nil && plan.then != nil { // (replaced: the new one put in)
-		ns = a.patchSnap(ns, plan.then, deps)
+		if plan.then.arm != nil {
+			ns = a.armSnap(ns, plan.then, deps)
+		} else {
+			ns = a.patchSnap(ns, plan.then, deps)
+		}
 	}
 	if ns != nil {
 		a.main.nPatched.Add(1)
