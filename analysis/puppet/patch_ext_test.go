@@ -185,7 +185,8 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 			arms = arms[:len(arms)-1]
 		}
 		for k := 0; k < opens; k++ {
-			arms = append(arms, strings.HasPrefix(tl, "if ") || strings.HasPrefix(tl, "unless ") || strings.HasPrefix(tl, "} else") || strings.HasPrefix(tl, "else"))
+			arms = append(arms, strings.HasPrefix(tl, "if ") || strings.HasPrefix(tl, "unless ") || strings.HasPrefix(tl, "} else") || strings.HasPrefix(tl, "else") ||
+				strings.HasSuffix(tl, ": {") && !strings.Contains(tl, "=>")) // (a case's option)
 		}
 		depth += opens - closes
 		if depth == 1 && (strings.HasSuffix(tl, "}") || strings.HasSuffix(tl, "{")) {
@@ -858,6 +859,22 @@ func TestPatchedInsideAConditional(t *testing.T) {
 		{both("a2xy", "b2x", "u2x") + "# moved\n", 3}, // nobody decides
 		{strings.Replace(both("a2xy", "b2x", "u2x"), "'u2x': }", "'u2x': before => Package['p0'] }", 1) + "# moved\n", 3},
 		{strings.Replace(both("a2xy", "b2x", "u2x"), "'u2x': }", "'u2x': before => Package['v1'] }", 1) + "# moved\n", 0}, // (the other arm's)
+	})
+	// A case's options: one decided (taken, not taken), one nobody does.
+	cased := func(a, b, c string) string {
+		return "class profile::base {\n  $kind = 'web'\n  package { 'p0': }\n  case $kind {\n    'db': {\n      package { 'd1': }\n" + a +
+			"    }\n    'web', 'proxy': {\n      package { 'w1': }\n" + b + "    }\n    default: { }\n  }\n" +
+			"  case $facts['os']['family'] {\n    'Debian': {\n      package { 'f1': }\n" + c + "    }\n    default: {\n      package { 'g1': }\n    }\n  }\n}\n"
+	}
+	patchSequence(t, withRoles(map[string]string{
+		"modules/profile/manifests/base.pp": cased("", "", ""),
+	}), []patchStep{
+		{cased("", "      package { 'w2': }\n", ""), 3},                                                   // taken
+		{cased("      package { 'd2': }\n", "      package { 'w2': }\n", ""), 3},                          // not taken
+		{cased("      package { 'd2': }\n", "      package { 'w2': }\n", "      package { 'f2': }\n"), 3}, // nobody decides
+		{cased("      package { 'd2': }\n", "      package { 'w2x': }\n", "      package { 'f2': }\n"), 3},
+		{cased("      package { 'd2': }\n", "", "      package { 'f2': }\n"), 3},
+		{strings.Replace(cased("      package { 'd2': }\n", "", "      package { 'f2': }\n"), "'web', 'proxy'", "'web'", 1), 0}, // (an option's values)
 	})
 	// A run that names it is built again, taken or not.
 	files := withRoles(map[string]string{"modules/profile/manifests/base.pp": base("", "")})

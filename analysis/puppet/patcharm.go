@@ -35,21 +35,60 @@ type armEdit struct {
 
 type armStep struct {
 	at  int
-	els bool // the else arm (an elsif is an else holding one If)
+	els bool // an if's else arm (an elsif is an else holding one If)
+	opt int  // a case's option (-1: an if)
 }
 
-// armLists follows e's path from the class bodies b0, b1 down to the
-// edited arm's statements in each version.
-func (e *armEdit) lists(b0, b1 []pp.Node) (l0, l1 []pp.Node) {
-	l0, l1 = b0, b1
-	for _, st := range e.path {
-		i0, i1 := l0[st.at].(*pp.If), l1[st.at].(*pp.If)
-		l0, l1 = i0.Then, i1.Then
+// arm is the statements of the arm st of the conditional n (an if's
+// then or else, a case's option), and a copy of n without them.
+func arm(n pp.Node, st armStep) ([]pp.Node, pp.Node, bool) {
+	switch c := n.(type) {
+	case *pp.If:
+		if st.opt >= 0 {
+			return nil, nil, false
+		}
+		cp := *c
 		if st.els {
-			l0, l1 = i0.Else, i1.Else
+			cp.Else = nil
+			return c.Else, &cp, true
+		}
+		cp.Then = nil
+		return c.Then, &cp, true
+	case *pp.Case:
+		if st.opt < 0 || st.opt >= len(c.Options) {
+			return nil, nil, false
+		}
+		cp := *c
+		cp.Options = slices.Clone(c.Options)
+		cp.Options[st.opt].Body = nil
+		return c.Options[st.opt].Body, &cp, true
+	}
+	return nil, nil, false
+}
+
+// editedArm is the arm of the conditional n0 (n1 now) whose statements
+// the edit changed: the first that differs (those before an edit are
+// the same, places too).
+func editedArm(n0, n1 pp.Node) (armStep, bool) {
+	switch c0 := n0.(type) {
+	case *pp.If:
+		c1, ok := n1.(*pp.If)
+		if !ok {
+			return armStep{}, false
+		}
+		return armStep{opt: -1, els: sameTrees(reflect.ValueOf(c0.Then), reflect.ValueOf(c1.Then))}, true
+	case *pp.Case:
+		c1, ok := n1.(*pp.Case)
+		if !ok || len(c0.Options) != len(c1.Options) {
+			return armStep{}, false
+		}
+		for k := range c0.Options {
+			if !sameTrees(reflect.ValueOf(c0.Options[k].Body), reflect.ValueOf(c1.Options[k].Body)) {
+				return armStep{opt: k}, true
+			}
 		}
 	}
-	return l0, l1
+	return armStep{}, false
 }
 
 // armPlan: the statement at place j of the class b0's body (b1's now) is
@@ -60,21 +99,16 @@ func (a *analyzer) armPlan(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, j
 	l0, l1 := b0.Body, b1.Body
 	at := j
 	for len(l0) == len(l1) {
-		i0, ok0 := l0[at].(*pp.If)
-		i1, ok1 := l1[at].(*pp.If)
-		if !ok0 || !ok1 {
+		st, ok := editedArm(l0[at], l1[at])
+		if !ok {
 			if len(e.path) == 0 {
 				return a.noPlan(23)
 			}
 			return a.armReplaced(p, t0, t1, b0, b1, j, e, l0, l1, at, ot, nt)
 		}
-		st := armStep{at: at}
-		if sameTrees(reflect.ValueOf(i0.Then), reflect.ValueOf(i1.Then)) {
-			st.els = true
-			l0, l1 = i0.Else, i1.Else
-		} else {
-			l0, l1 = i0.Then, i1.Then
-		}
+		st.at = at
+		l0, _, _ = arm(l0[at], st)
+		l1, _, _ = arm(l1[at], st)
 		e.path = append(e.path, st)
 		if len(l0) == len(l1) {
 			if at = firstDiff(l0, l1); at == len(l0) {
@@ -185,22 +219,10 @@ func closingBrace(text []byte, from int) int {
 func (p *patchPlan) sameArm(e *armEdit, n0, n1 pp.Node) bool {
 	x0, x1 := n0, n1
 	for d, st := range e.path {
-		i0, ok0 := x0.(*pp.If)
-		i1, ok1 := x1.(*pp.If)
-		if !ok0 || !ok1 {
-			return false
-		}
 		// the conditional without its edited arm, then the arm
-		c0, c1 := *i0, *i1
-		var l0, l1 []pp.Node
-		if st.els {
-			c0.Else, c1.Else = nil, nil
-			l0, l1 = i0.Else, i1.Else
-		} else {
-			c0.Then, c1.Then = nil, nil
-			l0, l1 = i0.Then, i1.Then
-		}
-		if !p.sameMoved(&c0, &c1) {
+		l0, c0, ok0 := arm(x0, st)
+		l1, c1, ok1 := arm(x1, st)
+		if !ok0 || !ok1 || !p.sameMoved(c0, c1) {
 			return false
 		}
 		if d+1 < len(e.path) { // (the conditional further down: at next)

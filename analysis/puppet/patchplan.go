@@ -641,7 +641,8 @@ func (a *analyzer) replacedPlan(p *patchPlan, t0, t1 *pp.File, ot, nt []byte) *p
 	if _, _, _, in1 := classCall(b1.Body[k]); in0 && in1 {
 		return a.inclPlan(p, t0, t1, b0, b1, k, ot, nt)
 	}
-	if _, isIf := b0.Body[k].(*pp.If); isIf {
+	switch b0.Body[k].(type) {
+	case *pp.If, *pp.Case:
 		return a.armPlan(p, t0, t1, b0, b1, k, ot, nt)
 	}
 	r0, ok0 := b0.Body[k].(*pp.Resource)
