@@ -189,7 +189,7 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 				strings.HasSuffix(tl, ": {") && !strings.Contains(tl, "=>")) // (a case's option)
 		}
 		depth += opens - closes
-		if depth == 1 && (strings.HasSuffix(tl, "}") || strings.HasSuffix(tl, "{")) {
+		if depth == 1 && (strings.HasSuffix(tl, "}") || strings.HasSuffix(tl, "{") || opens == 0 && closes == 0 && (strings.HasPrefix(tl, "include ") || strings.HasPrefix(tl, "contain "))) {
 			at = append(at, i+1)
 		}
 		if depth > 1 && len(arms) > 0 && arms[len(arms)-1] && (strings.HasSuffix(tl, "}") && opens == closes || opens > closes && strings.HasSuffix(tl, "{")) {
@@ -900,5 +900,35 @@ func TestPatchedMovesADefinesInstances(t *testing.T) {
 		{file("# moved\n", ""), 4},
 		{file("# moved\n", "  package { 'p1': }\n"), 3}, // (the define's run holds no class to patch: built)
 		{file("# moved\n# again\n", "  package { 'p1': }\n  include 'nowhere'\n"), 3},
+	})
+}
+
+// TestPatchedAfterIncludes: a resource put in after includes
+// (patchbehind.go) goes after the body of the class the nearest include
+// declared in the run, or, where each was declared before (role::d
+// includes other first) or is nowhere, after the declaration before
+// them; after includes that follow anything else, built again.
+func TestPatchedAfterIncludes(t *testing.T) {
+	base := func(body string) string {
+		return "class profile::base {\n  package { 'p0': }\n  include other\n  include 'nowhere_x'\n" + body + "  include third\n  include empty\n  $v = 1\n}\n"
+	}
+	files := withRoles(map[string]string{
+		"modules/other/manifests/init.pp":   "class other {\n  package { 'o1': }\n  include fourth\n}\n",
+		"modules/fourth/manifests/init.pp":  "class fourth {\n  file { '/srv/fourth': }\n}\n",
+		"modules/third/manifests/init.pp":   "class third {\n  file { '/srv/third': }\n}\n",
+		"modules/empty/manifests/init.pp":   "class empty {\n}\n",
+		"modules/profile/manifests/base.pp": base(""),
+	})
+	files["modules/role/manifests/d.pp"] = "class role::d {\n  include other\n  include profile::base\n}\n"
+	patchSequence(t, files, []patchStep{
+		{base("  notify { 'n1': }\n"), 4},                       // after other's body (role::d: after p0)
+		{base("  notify { 'n1x': }\n"), 4},                      // typed over
+		{base("  notify { 'n1x': }\n  package { 'n2': }\n"), 4}, // after n1x
+		{base("  notify { 'n1x': }\n  package { 'n2': }\n") + "# moved\n", 4},
+		{strings.Replace(base("  notify { 'n1x': }\n  package { 'n2': }\n"), "  $v = 1\n", "  notify { 'n3': }\n  $v = 1\n", 1), 4}, // after an empty class
+		{base("  notify { 'n1x': }\n  package { 'n2': }\n"), 4},                                                                     // taken out
+		{base("  notify { 'n1x': }\n"), 4},
+		{strings.Replace(base("  notify { 'n1x': }\n"), "  package { 'p0': }\n", "  $w = 2\n", 1), 0}, // (a statement replaced)
+		{strings.Replace(strings.Replace(base("  notify { 'n1x': }\n"), "  package { 'p0': }\n", "  $w = 2\n", 1), "  include other\n", "  include other\n  notify { 'n5': }\n", 1), 0}, // after an assignment: built
 	})
 }

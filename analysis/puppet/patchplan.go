@@ -275,6 +275,7 @@ type patchPlan struct {
 	metas               []planMeta      // its relationship metaparameters' targets (patchmeta.go)
 	incl                *inclEdit       // not a resource: an include of a class nobody defines (patchincl.go)
 	arm                 *armEdit        // in an arm of a conditional of the body (patcharm.go; at: the conditional's place)
+	behind              []behindIncl    // after includes (patchbehind.go), nearest first; then prev*, when set
 	// before: an edit elsewhere in the file that moved places only, from
 	// the version the runs read to the one the plan starts from (its
 	// places are that version's); nil: none
@@ -573,7 +574,7 @@ func (a *analyzer) addedPlan(p *patchPlan, body0, body1 []pp.Node, close0, close
 	if k < len(body0) {
 		next = body0[k]
 	}
-	if !a.placeAfter(p, prev, next, k == len(body0) && p.arm == nil) {
+	if !a.placeAfter(p, prev, next, k == len(body0) && p.arm == nil) && (p.arm != nil || k == 0 || !a.placeBehind(p, body0[:k])) {
 		return nil
 	}
 	return r
@@ -664,7 +665,7 @@ func (a *analyzer) replacedPlan(p *patchPlan, t0, t1 *pp.File, ot, nt []byte) *p
 	in := &patchPlan{uri: p.uri, oldID: p.oldID, newID: p.newID, at: k}
 	p.removed, p.at, p.then = true, k, in
 	if !a.sameRest(p, t0, t1, b0, b1, func(i int) int { return i }) || !a.judge(p, r0, ot, b1) || !a.judge(in, r1, nt, b1) ||
-		!a.placeAfter(in, b1.Body[k-1], nextOf(b1.Body, k), k == len(b1.Body)-1) {
+		!a.placeAfter(in, b1.Body[k-1], nextOf(b1.Body, k), k == len(b1.Body)-1) && !a.placeBehind(in, b1.Body[:k]) {
 		return nil
 	}
 	return p

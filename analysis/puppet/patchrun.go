@@ -187,8 +187,26 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 			set, conds = o.condSet(prev), o.condsOf(prev)
 		}
 	}
+	// After includes (patchbehind.go): after the body of the class the
+	// nearest one declared, or, all of them declared before, after the
+	// declaration before them.
+	atEnd := p.atEnd
 	if p.atEnd {
 		ins, declAt = int(o.ends[3*cls+1]), int(o.ends[3*cls+2])
+	}
+	if len(p.behind) > 0 {
+		if p.prevDisplay != "" && (prev < 0 || !o.has(prev)) {
+			return a.refuse(83)
+		}
+		bi, bd, ok := p.placeBehind(s, begin, prev)
+		switch {
+		case !ok || bi < 0 && prev < 0:
+			return a.refuse(83)
+		case bi >= 0:
+			atEnd, ins, declAt = true, bi, bd
+		}
+	}
+	if atEnd {
 	} else if prev >= 0 && o.has(prev) {
 		ins = prev + 1
 		if p.next { // (before the declaration after it)
@@ -203,7 +221,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	// new resource's pair goes before the first pair of a node made
 	// after it. With a declaration before it, that one's pair is in the
 	// class.
-	if !p.atEnd {
+	if !atEnd {
 		i := slices.Index(s.declared, p.prevKey)
 		if i < 0 {
 			return a.refuse(17)
@@ -244,7 +262,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		if !ok {
 			return a.refuse(19)
 		}
-		if !p.atEnd && int(i) == prev {
+		if !atEnd && int(i) == prev {
 			if from, _ := np.of(e.From); e.To == pn(s, prev) && int(from) != begin {
 				return a.refuse(20)
 			}
@@ -260,7 +278,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	if put < 0 {
 		put = len(s.edges)
 	}
-	if !p.atEnd && sawPrev != 2 {
+	if !atEnd && sawPrev != 2 {
 		return a.refuse(22)
 	}
 	line := func(uri string, off int) int { return a.line(source.Span{URI: uri, Start: off}) }
@@ -287,7 +305,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	}
 	node := moved.of
 	parent := s.nodes[begin].n.Parent // (the class's node)
-	if !p.atEnd {
+	if !atEnd {
 		parent = s.nodes[prev].n.Parent
 	}
 	rn := &analysis.Node{Kind: "resource", Ref: p.display, Decl: p.decl, Full: p.full, Parent: node(parent), Index: ins, Facts: facts}
