@@ -77,12 +77,8 @@ func TestSnapOrderIsTheRunsOrder(t *testing.T) {
 				continue
 			}
 			runs++
-			built := s.order.seq
-			c := *s
-			o := *s.order
-			c.order = &o
-			got, _ := orderOf(&c, s.edges, nil, -1)
-			if !bytes.Equal(built, o.seq) {
+			got, sameSeq := orderAgain(s)
+			if !sameSeq {
 				t.Errorf("%s, run %s: the sequence kept is not the one orderOf takes", p, name)
 			}
 			if len(got) != len(s.run.Steps) {
@@ -107,12 +103,8 @@ func TestSnapOrderIsTheRunsOrder(t *testing.T) {
 				continue
 			}
 			runs++
-			built := s.order.seq
-			c := *s
-			o := *s.order
-			c.order = &o
-			got, _ := orderOf(&c, s.edges, nil, -1)
-			if !bytes.Equal(built, o.seq) {
+			got, sameSeq := orderAgain(s)
+			if !sameSeq {
 				t.Errorf("%s, run %s: the sequence kept is not the one orderOf takes", dir, name)
 			}
 			same := len(got) == len(s.run.Steps)
@@ -144,4 +136,14 @@ func TestSnapOrderIsTheRunsOrder(t *testing.T) {
 		t.Fatal("no run kept its order")
 	}
 	t.Logf("%d runs", runs)
+}
+
+// orderAgain is the run's order computed again from its snapshot (on a
+// copy of its snapOrder, which orderOf writes its sequence into), and
+// whether that sequence is the one the snapshot kept.
+func orderAgain(s *runSnap) ([]analysis.Step, bool) {
+	c, o := *s, *s.order
+	c.order = &o
+	got, _ := orderOf(&c, s.edges, nil, -1)
+	return got, bytes.Equal(s.order.seq, o.seq)
 }

@@ -141,14 +141,7 @@ func (a *analyzer) armPlan(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, j
 	if !a.sameRest(p, t0, t1, b0, b1, func(i int) int { return i }) {
 		return nil
 	}
-	text := nt
-	if p.removed {
-		text = ot
-	}
-	if !a.judge(p, r, text, b1) {
-		return nil
-	}
-	return p
+	return a.judged(p, r, ot, nt, b1)
 }
 
 // openingBrace is the place of the `{` before to in text when only

@@ -398,6 +398,12 @@ func (a *analyzer) planFrom(old treeText, fi *fileInfo, oldID, newID string) *pa
 	}) {
 		return nil
 	}
+	return a.judged(p, r, ot, nt, b1)
+}
+
+// judged is p once judge accepts the resource r it puts in (the new text
+// holds it) or takes out (the old one does).
+func (a *analyzer) judged(p *patchPlan, r *pp.Resource, ot, nt []byte, b1 *pp.ClassDef) *patchPlan {
 	text := nt
 	if p.removed {
 		text = ot
