@@ -235,6 +235,13 @@ type condSets struct {
 	// class's sites, which its first computation fixed (every edge a
 	// class's resource makes asked it again, a slice each time).
 	classes map[*res][]*branch
+	// cuts counts the answers a class included from its own body cut
+	// short (class1): a set computed under such a cut is the answer for
+	// the class that started it, not for the condition alone, and is not
+	// kept (kept, the order resources were asked in changed their
+	// conditions: a resource put before psick::admin::user's `if $manage`
+	// took `$manage (in Class[Psick::Admin])` out of the later ones')
+	cuts int
 }
 
 func (s *condSets) of(c *cond) []*branch {
@@ -247,6 +254,7 @@ func (s *condSets) of(c *cond) []*branch {
 	if s.memo == nil {
 		s.memo = map[*cond][]*branch{}
 	}
+	top, cuts := len(s.busy) == 0, s.cuts
 	var bs []*branch
 	switch {
 	case c.root != nil:
@@ -254,7 +262,9 @@ func (s *condSets) of(c *cond) []*branch {
 	default:
 		bs = addBranches(slices.Clone(s.of(c.parent)), []*branch{c.br})
 	}
-	s.memo[c] = bs
+	if top || s.cuts == cuts {
+		s.memo[c] = bs
+	}
 	return bs
 }
 
@@ -277,6 +287,7 @@ func (s *condSets) class(c *res) []*branch {
 
 func (s *condSets) class1(c *res) []*branch {
 	if s.busy[c] {
+		s.cuts++
 		return nil // a class included from its own body: no more than that
 	}
 	if s.busy == nil {

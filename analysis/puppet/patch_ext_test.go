@@ -419,11 +419,17 @@ type patchStep struct {
 // must be a fresh analysis's, with the runs patched the step says.
 func patchSequence(t *testing.T, files map[string]string, steps []patchStep) {
 	t.Helper()
+	patchSequenceIn(t, files, "modules/profile/manifests/base.pp", steps)
+}
+
+// patchSequenceIn is patchSequence typing into the file rel.
+func patchSequenceIn(t *testing.T, files map[string]string, rel string, steps []patchStep) {
+	t.Helper()
 	ws, dir := patchWorkspace(t, files)
 	analyze := func(sys analysis.System) *analysis.Result { return analyzeIn(ws, sys, analysis.Settings{}) }
 	long := puppet.New()
 	analyze(long)
-	base := filepath.Join(dir, "modules/profile/manifests/base.pp")
+	base := filepath.Join(dir, rel)
 	for i, st := range steps {
 		ws.SetOverlay(source.NewFile(source.PathToURI(base), base, []byte(st.text)))
 		got := dump(analyze(long))
@@ -930,5 +936,27 @@ func TestPatchedAfterIncludes(t *testing.T) {
 		{base("  notify { 'n1x': }\n"), 4},
 		{strings.Replace(base("  notify { 'n1x': }\n"), "  package { 'p0': }\n", "  $w = 2\n", 1), 0}, // (a statement replaced)
 		{strings.Replace(strings.Replace(base("  notify { 'n1x': }\n"), "  package { 'p0': }\n", "  $w = 2\n", 1), "  include other\n", "  include other\n  notify { 'n5': }\n", 1), 0}, // after an assignment: built
+	})
+}
+
+// TestPatchedInAnIncludeCycle: two classes that declare each other under
+// conditions nobody decides (puppet-psick's psick::admin and
+// psick::admin::user, a seeded edit): a resource put at the top of one
+// and taken out again. The conditions of the other resources do not
+// depend on it: they did (cond.go kept sets a cycle had cut short), and
+// the patch kept what the build with it had said.
+func TestPatchedInAnIncludeCycle(t *testing.T) {
+	user := func(top string) string {
+		return "class a::user (Boolean $manage = $facts['n']) {\n" + top + "  if $manage {\n    include a\n    user { 'admin': }\n    file { '/home/admin': }\n  }\n}\n"
+	}
+	files := map[string]string{
+		"modules/a/manifests/init.pp": "class a (Boolean $manage = $facts['m']) {\n  if $manage {\n    contain a::user\n  }\n}\n",
+		"modules/a/manifests/user.pp": user(""),
+		"modules/role/manifests/r.pp": "class role::r {\n  include a\n}\n",
+	}
+	patchSequenceIn(t, files, "modules/a/manifests/user.pp", []patchStep{
+		{user("  file { '/etc/zz1.conf': }\n"), 0}, // (first in the body: built)
+		{user(""), 1},
+		{user("  file { '/etc/zz1.conf': }\n"), 0},
 	})
 }
