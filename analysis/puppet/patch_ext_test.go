@@ -882,6 +882,16 @@ func TestPatchedInsideAConditional(t *testing.T) {
 		{cased("      package { 'd2': }\n", "", "      package { 'f2': }\n"), 3},
 		{strings.Replace(cased("      package { 'd2': }\n", "", "      package { 'f2': }\n"), "'web', 'proxy'", "'web'", 1), 0}, // (an option's values)
 	})
+	// Two arms nobody decides that declare one resource make one node, the
+	// first's: the second declaration made none, which says nothing of
+	// its arm (mergwyn/control-repo's unison.pp, seeded).
+	twice := strings.Replace(base("", ""), "    package { 'v1': }\n", "    package { 'u1': ensure => absent }\n", 1)
+	patchSequence(t, withRoles(map[string]string{
+		"modules/profile/manifests/base.pp": twice,
+	}), []patchStep{
+		{strings.Replace(twice, "    package { 'u1': ensure", "    notify { 'v0': }\n    package { 'u1': ensure", 1), 0},
+		{twice, 3}, // (taken out: its own node)
+	})
 	// A run that names it is built again, taken or not.
 	files := withRoles(map[string]string{"modules/profile/manifests/base.pp": base("", "")})
 	files["modules/role/manifests/b.pp"] = "class role::b {\n  package { 'rb': require => Package['b2'] }\n  include profile::base\n}\n"

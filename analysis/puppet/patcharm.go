@@ -21,10 +21,13 @@ import (
 // the patch is patchSnap's (unpatchSnap's for one taken out). Not taken,
 // the edit moves places only (movedOnly). Which it was is read from the
 // run: the arm's declaration the new resource is placed by (the one
-// taken out, for a removal) is in the run's nodes, or it is not, and
-// nothing else makes or drops such a node in a run without an error.
-// Under a conditional nobody decides (speculation), the arm's nodes hold
-// the branch, which a patch does not give: such runs are built again.
+// taken out, for a removal) is in the run's nodes, or it is not: only
+// evaluating it makes a node declared there, and only an error or the
+// same key declared elsewhere keeps it from making one (two arms nobody
+// decides that declare one resource make one node, the first's): such
+// runs are built again. Under a conditional nobody decides
+// (speculation), the new node takes the branches and the condition of
+// the declaration beside it.
 
 // armEdit is where the edited statement list is: the conditionals from
 // the class's body down, each by its place in its list and its arm.
@@ -268,9 +271,9 @@ func (p *patchPlan) sameArm(e *armEdit, n0, n1 pp.Node) bool {
 // unpatchSnap) when the run took the arm, by moving places when it did
 // not (see above).
 func (a *analyzer) armSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *runSnap {
-	ref := p.prevDecl // (the arm's declaration the new one goes by)
+	ref, key := p.prevDecl, p.prevKey // (the arm's declaration the new one goes by)
 	if p.removed {
-		ref = p.decl // (the one taken out, in the old text)
+		ref, key = p.decl, p.key // (the one taken out, in the old text)
 	}
 	taken, class := false, false
 	for _, sn := range s.nodes {
@@ -288,6 +291,11 @@ func (a *analyzer) armSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *ru
 		return a.patchSnap(s, p, deps)
 	case !class:
 		return a.refuse(80) // (the class is not evaluated here: nothing to tell the arm by)
+	case slices.Contains(s.declared, key):
+		// The run declares its key elsewhere: in another arm nobody
+		// decides, the two declarations are one resource, whose node is
+		// the first's (condSets' alternatives), and this one makes none.
+		return a.refuse(84)
 	}
 	if s.run.Refused {
 		return a.refuse(81) // (an error may have kept the arm's node from being made)
