@@ -1,7 +1,6 @@
 package puppet
 
 import (
-	"bytes"
 	"reflect"
 	"slices"
 
@@ -149,11 +148,18 @@ func (a *analyzer) armPlan(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDef, j
 
 // openingBrace is the place of the `{` before to in text when only
 // blanks lie between (-1: something else does).
-func openingBrace(text []byte, to int) int {
-	for i := to - 1; i >= 0 && i < len(text); i-- {
+func openingBrace(text []byte, to int) int { return braceBeside(text, to-1, -1, '{') }
+
+// closingBrace is the place of the `}` after from in text when only
+// blanks lie between (-1: something else does).
+func closingBrace(text []byte, from int) int { return braceBeside(text, from, 1, '}') }
+
+// braceBeside walks text from i by step over blanks to the brace b.
+func braceBeside(text []byte, i, step int, b byte) int {
+	for ; i >= 0 && i < len(text); i += step {
 		switch text[i] {
 		case ' ', '\t', '\r', '\n':
-		case '{':
+		case b:
 			return i
 		default:
 			return -1
@@ -172,12 +178,7 @@ func (a *analyzer) armReplaced(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDe
 	if !ok0 || !ok1 {
 		return a.noPlan(23)
 	}
-	d := analysis.NewShift(p.uri, ot, nt)
-	delta := len(nt) - len(ot)
-	p.pre = min(d.Pre, r0.Loc.Pos, r1.Loc.Pos)
-	p.oldEnd = max(d.OldEnd, r0.Loc.End, r1.Loc.End-delta)
-	p.newEnd = p.oldEnd + delta
-	if p.pre < 0 || p.oldEnd > len(ot) || p.newEnd > len(nt) || !bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
+	if !replacedRegion(p, r0, r1, ot, nt) {
 		return a.noPlan(8)
 	}
 	var prev pp.Node
@@ -192,21 +193,6 @@ func (a *analyzer) armReplaced(p *patchPlan, t0, t1 *pp.File, b0, b1 *pp.ClassDe
 		return nil
 	}
 	return p
-}
-
-// closingBrace is the place of the `}` after from in text when only
-// blanks lie between (-1: something else does).
-func closingBrace(text []byte, from int) int {
-	for i := from; i >= 0 && i < len(text); i++ {
-		switch text[i] {
-		case ' ', '\t', '\r', '\n':
-		case '}':
-			return i
-		default:
-			return -1
-		}
-	}
-	return -1
 }
 
 // sameArm: the conditionals n0, n1 (the class body's statement the edit

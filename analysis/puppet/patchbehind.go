@@ -24,16 +24,11 @@ import (
 // before them (or the body's start) on. Anything else before them (a
 // resource-like class, a define, a function called) refuses.
 
-// behindIncl is an include before the resource: its class's anchors' Ref.
-type behindIncl struct {
-	display string
-}
-
 // placeBehind fills p.behind with the includes before the resource in
 // its body (in the order written), after a plain declaration (p.prev*)
 // or the body's start; false when a statement before them is neither.
 func (a *analyzer) placeBehind(p *patchPlan, before []pp.Node) bool {
-	var rev []behindIncl
+	var rev []string // (the classes' anchors' Ref)
 	p.prevKey, p.prevDisplay, p.prevDecl, p.next = "", "", source.Span{}, false
 	k := len(before) - 1
 	for ; k >= 0; k-- {
@@ -41,7 +36,7 @@ func (a *analyzer) placeBehind(p *patchPlan, before []pp.Node) bool {
 		if !ok {
 			break
 		}
-		rev = append(rev, behindIncl{refString("Class", classDisplay(name))})
+		rev = append(rev, refString("Class", classDisplay(name)))
 	}
 	if len(rev) == 0 {
 		a.noPlan(15)
@@ -58,7 +53,7 @@ func (a *analyzer) placeBehind(p *patchPlan, before []pp.Node) bool {
 			return false
 		}
 	}
-	p.behind = make([]behindIncl, len(rev))
+	p.behind = make([]string, len(rev))
 	for i, b := range rev {
 		p.behind[len(rev)-1-i] = b
 	}
@@ -80,7 +75,7 @@ func (p *patchPlan) placeBehind(s *runSnap, begin, prev int) (ins, declAt int, o
 	for _, b := range p.behind {
 		at := -1
 		for i, sn := range s.nodes {
-			if sn.kind == 'A' && sn.n.Ref == b.display {
+			if sn.kind == 'A' && sn.n.Ref == b {
 				if at >= 0 {
 					return 0, 0, false
 				}

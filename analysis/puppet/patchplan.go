@@ -275,7 +275,7 @@ type patchPlan struct {
 	metas               []planMeta      // its relationship metaparameters' targets (patchmeta.go)
 	incl                *inclEdit       // not a resource: an include of a class nobody defines (patchincl.go)
 	arm                 *armEdit        // in an arm of a conditional of the body (patcharm.go; at: the conditional's place)
-	behind              []behindIncl    // after includes (patchbehind.go), nearest first; then prev*, when set
+	behind              []string        // after includes (patchbehind.go): their classes' Ref, in the order written; prev*: the declaration before them, when one is
 	// before: an edit elsewhere in the file that moved places only, from
 	// the version the runs read to the one the plan starts from (its
 	// places are that version's); nil: none
@@ -657,15 +657,7 @@ func (a *analyzer) replacedPlan(p *patchPlan, t0, t1 *pp.File, ot, nt []byte) *p
 	if !ok0 || !ok1 || k < 1 {
 		return a.noPlan(18) // (first in the body: see addedPlan)
 	}
-	// The edit: the texts' common prefix and suffix, widened to both
-	// statements (an offset of the new text past the edit is the old
-	// one's plus delta).
-	d := analysis.NewShift(p.uri, ot, nt)
-	delta := len(nt) - len(ot)
-	p.pre = min(d.Pre, r0.Loc.Pos, r1.Loc.Pos)
-	p.oldEnd = max(d.OldEnd, r0.Loc.End, r1.Loc.End-delta)
-	p.newEnd = p.oldEnd + delta
-	if p.oldEnd > len(ot) || p.newEnd > len(nt) || !bytes.Equal(ot[:p.pre], nt[:p.pre]) || !bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:]) {
+	if !replacedRegion(p, r0, r1, ot, nt) {
 		return a.noPlan(8)
 	}
 	in := &patchPlan{uri: p.uri, oldID: p.oldID, newID: p.newID, at: k}
@@ -675,6 +667,19 @@ func (a *analyzer) replacedPlan(p *patchPlan, t0, t1 *pp.File, ot, nt []byte) *p
 		return nil
 	}
 	return p
+}
+
+// replacedRegion sets p's edit for the resource r0 replaced by r1: the
+// texts' common prefix and suffix, widened to both statements (an offset
+// of the new text past the edit is the old one's plus delta); false when
+// the texts differ outside it.
+func replacedRegion(p *patchPlan, r0, r1 *pp.Resource, ot, nt []byte) bool {
+	d := analysis.NewShift(p.uri, ot, nt)
+	delta := len(nt) - len(ot)
+	p.pre = min(d.Pre, r0.Loc.Pos, r1.Loc.Pos)
+	p.oldEnd = max(d.OldEnd, r0.Loc.End, r1.Loc.End-delta)
+	p.newEnd = p.oldEnd + delta
+	return p.pre >= 0 && p.oldEnd <= len(ot) && p.newEnd <= len(nt) && bytes.Equal(ot[:p.pre], nt[:p.pre]) && bytes.Equal(ot[p.oldEnd:], nt[p.newEnd:])
 }
 
 // firstDiff is the place of the first statement of short that long does
