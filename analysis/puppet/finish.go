@@ -154,7 +154,12 @@ func (r *run) queryMatch(c *collector, q pp.Node, x *res) bool {
 // resource (its type, title, classes), which `==` looks at. A value we do
 // not know matches nothing, as with `==`.
 func neMatch(name string, want val, x *res) bool {
-	eq, known := equal(queried(name, x), want)
+	return neVal(queried(name, x), want)
+}
+
+// neVal is neMatch's answer for the value written, have.
+func neVal(have, want val) bool {
+	eq, known := equal(have, want)
 	return known && !eq
 }
 
@@ -164,7 +169,11 @@ func neMatch(name string, want val, x *res) bool {
 // the language's equality (strings without case, a number never a
 // string: `message == '1'` does not match `message => 1`).
 func eqMatch(name string, want val, x *res) bool {
-	have := queried(name, x)
+	return eqVal(queried(name, x), want)
+}
+
+// eqVal is eqMatch's answer for the value written, have.
+func eqVal(have, want val) bool {
 	if have.k == vArr {
 		for _, e := range have.arr {
 			if eq, known := equal(e, want); known && eq {

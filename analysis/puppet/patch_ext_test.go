@@ -307,7 +307,18 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 		{"a collector of its type's tag", "class other { service { 's': } Package <| tag == 'package' |> -> Service['s'] }", "package { 'free': }", false, "", ""},
 		{"a collector of either of two tags", "class other { service { 's': } Package <| tag == 'web' or tag == 'base' |> -> Service['s'] }", "package { 'free': }", false, "", ""},
 		{"a collector of both of two tags", "class other { service { 's': } Package <| tag == 'base' and tag == 'web' |> -> Service['s'] }", "package { 'free': }", true, "", ""},
-		{"a collector of an attribute's value", "class other { service { 's': } Package <| ensure == 'latest' |> -> Service['s'] }", "package { 'free': }", false, "", ""},
+		{"a collector of an attribute's value it has not", "class other { service { 's': } Package <| ensure == 'latest' |> -> Service['s'] }", "package { 'free': }", true, "", ""},
+		{"a collector of an attribute's value it has", "class other { service { 's': } Package <| ensure == 'latest' |> -> Service['s'] }", "package { 'free': ensure => latest }", false, "", ""},
+		{"a collector of another value than its", "class other { service { 's': } Package <| ensure == 'latest' |> -> Service['s'] }", "package { 'free': ensure => 'installed' }", true, "", ""},
+		{"a collector of an array's element", "class other { service { 's': } Package <| install_options == 'x' |> -> Service['s'] }", "package { 'free': install_options => ['x'] }", false, "", ""},
+		{"a collector of its title", "class other { service { 's': } Package <| title == 'free' |> -> Service['s'] }", "package { 'free': }", false, "", ""},
+		{"a collector of another title", "class other { service { 's': } Package <| title == 'other' |> -> Service['s'] }", "package { 'free': }", true, "", ""},
+		{"a collector of a value it lacks, negated", "class other { service { 's': } Package <| ensure != 'latest' |> -> Service['s'] }", "package { 'free': }", false, "", ""},
+		{"a collector of its value, negated", "class other { service { 's': } Package <| ensure != 'latest' |> -> Service['s'] }", "package { 'free': ensure => 'latest' }", true, "", ""},
+		{"a collector of a value nobody knows", "class other { service { 's': } Package <| ensure == $facts['x'] |> -> Service['s'] }", "package { 'free': }", true, "", ""},
+		{"a collector of a number, written as a string", "class other { service { 's': } file { '/opt/o': } File <| mode == '0644' |> -> Service['s'] }", "file { '/srv/free': mode => 0644 }", true, "", ""},
+		{"a collector of a template's text", "class other { service { 's': } file { '/opt/o': } File <| content == 'x' |> -> Service['s'] }", "file { '/srv/free': content => template('m/x.erb') }", false, "", ""},
+		{"a collector of one tag and an attribute", "class other { service { 's': } Package <| tag == 'base' and ensure == 'latest' |> -> Service['s'] }", "package { 'free': }", true, "", ""},
 		{"a default of its type", "class other { service { 's': } Package { before => Service['s'] } }", "package { 'free': }", false, "", ""},
 		{"a reference to it", "class other { notify { 'o': require => Package['free'] } }", "package { 'free': }", false, "", ""},
 		{"a reference with a title from a value nobody knows", "class other { notify { 'o': require => Package[$facts['x']] } }", "package { 'free': }", true, "", ""},
@@ -722,7 +733,7 @@ func TestPatchedAttributeNobodyReads(t *testing.T) {
 	}
 	files := withRoles(map[string]string{"modules/profile/manifests/base.pp": base("", "")})
 	files["modules/other/manifests/init.pp"] = "class other {\n  user { 'root': }\n  service { 'other': }\n  File <| provider == 'x' |> -> Service['other']\n}\n"
-	files["modules/role/manifests/a.pp"] = "class role::a {\n  include other\n  include profile::base\n}\n"
+	files["modules/role/manifests/a.pp"] = "class role::a {\n  include profile::base\n  include other\n}\n"
 	s5 := "\n    backup => false,\n    checksum => [md5],\n    mode => '0600',"
 	s13 := strings.Replace(s5, "0600", "0444", 1)
 	s14 := strings.Replace(s13, "[md5]", "[sha256, md5]", 1)

@@ -16,8 +16,12 @@ import (
 // otherwise refuse every patch of that type. A query made of `tag ==`
 // comparisons is kept with, for each tag, the classes whose bodies give
 // their resources that tag (their names, their `tag`s, and those of the
-// bodies that declared them: bodyTagged); any other query is taken to
-// collect every resource of its type.
+// bodies that declared them: bodyTagged); comparisons of an attribute
+// with a string, number, boolean or undef (`Package <| provider == 'apt'
+// |>` in operations-puppet's realm.pp, chained after Class['profile::apt']:
+// every package patched into a node's run was refused there) with the
+// value, which the plan's literal attributes answer as eqMatch does; any
+// other query is taken to collect every resource of its type.
 
 // colSnap is one collector of a run.
 type colSnap struct {
@@ -76,12 +80,14 @@ func (r *run) noteChain(rel *relation, kind analysis.EdgeKind, reason string, le
 	side(ri, li, len(left), back)
 }
 
-// colQ is a query of tag comparisons.
+// colQ is a query of tag and attribute comparisons.
 type colQ struct {
-	op      byte // '&', '|', 't' (tag ==), '0' (matches nothing: a value we do not know)
+	op      byte // '&', '|', 't' (tag ==), '=' and '!' (attr == and != want), '0' (matches nothing: a value we do not know)
 	l, r    *colQ
 	tag     string
 	classes []string // 't': the displays of the classes whose bodies have the tag
+	attr    string   // '=', '!': the attribute (or title) compared
+	want    val      // '=', '!': with what (a string, number, boolean or undef)
 }
 
 // colSnaps: the run's collectors of built-in types (a patch adds no other).
@@ -122,7 +128,7 @@ func (r *run) colQuery(c *collector, q pp.Node, classes []*res) *colQ {
 				op = '|'
 			}
 			return &colQ{op: op, l: l, r: rr}
-		case "==":
+		case "==", "!=":
 			name := ""
 			switch l := t.Left.(type) {
 			case *pp.Name:
@@ -131,8 +137,25 @@ func (r *run) colQuery(c *collector, q pp.Node, classes []*res) *colQ {
 				name = l.Value
 			}
 			want, done := c.values[t.Right]
-			if name != "tag" || !done {
+			if name == "" || !done {
 				return nil // (a value never evaluated: no resource of the type was looked at)
+			}
+			if name != "tag" || t.Op == "!=" {
+				// (as eqMatch and neMatch: the value written; a scalar
+				// kept, the query read as collecting everything else)
+				switch want.k {
+				case vStr, vNum, vBool, vUndef, vUnknown:
+				default:
+					return nil
+				}
+				if !want.known() {
+					return &colQ{op: '0'} // (matches nothing, with either operator)
+				}
+				op := byte('=')
+				if t.Op == "!=" {
+					op = '!'
+				}
+				return &colQ{op: op, attr: name, want: val{k: want.k, pat: want.pat, s: want.s}}
 			}
 			ws, ok := want.text()
 			if !ok {
@@ -199,8 +222,32 @@ func (p *patchPlan) matches(q *colQ) bool {
 	case 't':
 		// (as run.tagged: its type, its title when tag-like, its class's body)
 		return hasTag(capType(p.typ), q.tag) || hasTag(p.title, q.tag) && validTag(p.title) || slices.Contains(q.classes, p.classDisplay)
+	case '=', '!':
+		have, ok := p.queried(q.attr)
+		if !ok {
+			return true // (a value judge did not read: it may)
+		}
+		if q.op == '!' {
+			return neVal(have, q.want)
+		}
+		return eqVal(have, q.want)
 	}
 	return false
+}
+
+// queried is what a query comparing attr reads of the plan's resource,
+// as queried does of a run's: its title, an attribute's literal value,
+// undef for one not written; false for a value judge did not read
+// (a template's text, a relationship).
+func (p *patchPlan) queried(attr string) (val, bool) {
+	if attr == "title" {
+		return str(p.title, source.Span{}), true
+	}
+	v, ok := p.vals[attr]
+	if !ok {
+		return val{k: vUndef}, true
+	}
+	return v, v.k != vUnknown
 }
 
 // chainEdges puts into out the edges the chains draw to the resource rn

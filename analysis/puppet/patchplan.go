@@ -5,6 +5,7 @@ import (
 	"path"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -275,6 +276,7 @@ type patchPlan struct {
 	metas               []planMeta      // its relationship metaparameters' targets (patchmeta.go)
 	incl                *inclEdit       // not a resource: an include of a class nobody defines (patchincl.go)
 	arm                 *armEdit        // in an arm of a conditional of the body (patcharm.go; at: the conditional's place)
+	vals                map[string]val  // its attributes' values (judge: literals; unknown, any other)
 	behind              []string        // after includes (patchbehind.go): their classes' Ref, in the order written; prev*: the declaration before them, when one is
 	// before: an edit elsewhere in the file that moved places only, from
 	// the version the runs read to the one the plan starts from (its
@@ -464,8 +466,9 @@ func (a *analyzer) judge(p *patchPlan, r *pp.Resource, text []byte, b1 *pp.Class
 	}
 	ct := capType(typ)
 	names := map[string]bool{}
-	p.metas = nil
+	p.metas, p.vals = nil, map[string]val{}
 	for _, at := range r.Bodies[0].Attrs {
+		p.vals[at.Name] = litVal(at.Value) // (what a collector's query reads: patchcols.go)
 		if metaPatched[at.Name] && at.Op == "=>" && !names[at.Name] {
 			ms, ok := metaRefs(p.uri, at.Name, at.Value)
 			if !ok {
@@ -728,6 +731,24 @@ func (a *analyzer) removedPlan(p *patchPlan, body0, body1 []pp.Node, close0, clo
 		return nil
 	}
 	return r
+}
+
+// litVal is the value of a literal (one judge accepts: literalValue) as
+// the evaluator makes it; unknown for anything else.
+func litVal(v pp.Node) val {
+	switch t := v.(type) {
+	case *pp.Str:
+		if !t.Interpolated() {
+			return str(t.Value, source.Span{})
+		}
+	case *pp.Name:
+		return str(t.Value, source.Span{})
+	case *pp.Num:
+		return val{k: vNum, s: t.Text}
+	case *pp.Bool:
+		return val{k: vBool, s: strconv.FormatBool(t.Value)}
+	}
+	return val{k: vUnknown}
 }
 
 // contentCall: a file's content read by a function of Puppet's that
