@@ -59,6 +59,9 @@ type followJudge struct {
 	// definitions (their own runs refuse to run on a syntax error)
 	order    map[string]int
 	topLevel map[string]bool
+	// manifests: the texts of the files the analysis read, where a
+	// variable may be read (followassign.go); nil: not known
+	manifests []*source.File
 	// the tree of the text the result read, kept between keystrokes
 	mu      sync.Mutex
 	oldFile *source.File
@@ -72,7 +75,8 @@ func (s *System) followJudge(a *analyzer) func(*analysis.Result, *source.File, *
 	if a.strict || a.req.Once || a.partial || !a.loadedAll || a.canceled() {
 		return nil
 	}
-	j := &followJudge{sys: s, queried: map[string]bool{}, order: make(map[string]int, len(a.order)), topLevel: map[string]bool{}}
+	j := &followJudge{sys: s, queried: map[string]bool{}, order: make(map[string]int, len(a.order)), topLevel: map[string]bool{},
+		manifests: manifestsOf(a.order)}
 	for i, fi := range a.order {
 		j.order[fi.uri] = i
 		if fi.topLevel {
@@ -230,7 +234,7 @@ func (j *followJudge) droppedTrees(old, cur *source.File, m analysis.Shift) (*tr
 		return nil, nil
 	}
 	of := j.tree(old)
-	if !untouched(of.Stmts, m.Pre, m.OldEnd, j.mayTake) {
+	if !untouched(of.Stmts, m.Pre, m.OldEnd, j.mayTouch) {
 		return nil, nil // before the new text is parsed: most edits end here
 	}
 	cf := pp.Parse(cur.Text)
@@ -238,8 +242,12 @@ func (j *followJudge) droppedTrees(old, cur *source.File, m analysis.Shift) (*tr
 		return nil, nil
 	}
 	// the same trees but for places, or for one attribute (followattr.go)
-	w := &treePair{m: m, attr: true}
+	// or one assignment (followassign.go)
+	w := &treePair{m: m, attr: true, assign: true}
 	if !w.same(reflect.ValueOf(of.Stmts), reflect.ValueOf(cf.Stmts)) {
+		return nil, nil
+	}
+	if (w.asgOld != nil || w.asgNew != nil) && !j.assignFollows(w, uri, old.Text, cur.Text) {
 		return nil, nil
 	}
 	if w.extra != nil {
@@ -251,7 +259,7 @@ func (j *followJudge) droppedTrees(old, cur *source.File, m analysis.Shift) (*tr
 			return nil, nil
 		}
 	}
-	skip := func(a *pp.Attr) bool { return a == w.extra }
+	skip := w.isChange
 	if !untouched(of.Stmts, m.Pre, m.OldEnd, skip) || !untouched(cf.Stmts, m.Pre, m.CurEnd, skip) {
 		return nil, nil
 	}
@@ -263,13 +271,16 @@ func (j *followJudge) droppedTrees(old, cur *source.File, m analysis.Shift) (*tr
 // a definition's body between the statements kept there, or inside a
 // resource declaration between its words (`file{}` typed `file { }`, a
 // comma after the last attribute).
-func untouched(stmts []pp.Node, from, to int, skip func(*pp.Attr) bool) bool {
+//
+// skip names the attributes and statements the edit may touch (the one
+// added, taken or typed over: followattr.go, followassign.go).
+func untouched(stmts []pp.Node, from, to int, skip func(pp.Node) bool) bool {
 	// an edit that only touches a node's ends leaves its text as it was:
 	// what it adds or takes there is outside it, or the tree differs
 	off := func(l pp.Loc) bool { return to <= l.Pos || from >= l.End }
 	for _, s := range stmts {
 		l := s.Span()
-		if off(*l) {
+		if off(*l) || skip != nil && skip(s) {
 			continue
 		}
 		var body []pp.Node

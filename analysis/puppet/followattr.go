@@ -67,6 +67,11 @@ type treePair struct {
 	vals           bool
 	valOld, valNew *pp.Attr
 	valRes         *pp.Resource
+	// assign: a body may hold one assignment more than the other's, or
+	// one of another value (followassign.go): asgOld, asgNew, the
+	// statement in each tree that has it
+	assign         bool
+	asgOld, asgNew *pp.Binary
 }
 
 var (
@@ -127,8 +132,13 @@ func (w *treePair) same(a, b reflect.Value) bool {
 			return w.place(a.Interface().(pp.Loc), b.Interface().(pp.Loc), false)
 		}
 		isBody := a.Type() == bodyType
+		stmts, hasStmts := bodyFields[a.Type()]
 		for i := 0; i < a.NumField(); i++ {
 			switch {
+			case w.assign && hasStmts && i == stmts:
+				if !w.stmts(a.Field(i), b.Field(i)) {
+					return false
+				}
 			case isBody && i == bodyLocType:
 				if !w.place(a.Field(i).Interface().(pp.Loc), b.Field(i).Interface().(pp.Loc), true) {
 					return false
@@ -207,6 +217,17 @@ func (w *treePair) attrs(a, b reflect.Value, ba, bb *pp.ResourceBody) bool {
 	return true
 }
 
+// isChange: n is the attribute or the assignment the trees differ by.
+func (w *treePair) isChange(n pp.Node) bool {
+	switch t := n.(type) {
+	case *pp.Attr:
+		return t == w.extra
+	case *pp.Binary:
+		return t == w.asgOld || t == w.asgNew
+	}
+	return false
+}
+
 // attrFollows is the judgement of the attribute one tree has more (see
 // above); text is the text of the tree that has it.
 func (j *followJudge) attrFollows(w *treePair, text []byte) bool {
@@ -249,6 +270,16 @@ func literalValue(v pp.Node, text []byte, array bool) bool {
 	}
 	l := v.Span()
 	return l.Pos >= 0 && l.Pos < l.End && l.End <= len(text) && oneLiteral(text[l.Pos:l.End])
+}
+
+// mayTouch is mayTake for the nodes untouched meets: an attribute, or a
+// statement that may be an assignment nobody reads (followassign.go).
+func (j *followJudge) mayTouch(n pp.Node) bool {
+	if a, ok := n.(*pp.Attr); ok {
+		return j.mayTake(a)
+	}
+	b, _ := plainAssign(n)
+	return b != nil
 }
 
 // mayTake reports whether a may be the attribute an edit takes (its

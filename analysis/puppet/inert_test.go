@@ -92,3 +92,33 @@ func TestAttrEditsMoveResults(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("ORDERING_ATTR_EDITS"))
 	analysistest.CheckAttrEdits(t, puppet.New, paths, lines, read, max(n, 8))
 }
+
+// An assignment of a literal to a variable nobody reads, added to a body
+// or taken out (whole, or typed as an editor that pairs quotes sends
+// it), or its value typed over, moves the last result instead of
+// analysing again (followassign.go). One whose value reads a variable,
+// or that assigns a variable Puppet sets, must be analysed.
+func TestAssignEditsMoveResults(t *testing.T) {
+	var paths []string
+	for _, g := range []string{"testdata/*.txtar", "testdata/nodes/*.txtar", "testdata/oracle/*.pp", "testdata/inert/*.txtar"} {
+		m, _ := filepath.Glob(g)
+		paths = append(paths, m...)
+	}
+	lines := []analysistest.AssignLine{
+		{Name: "typed_dir", Value: "'/srv/typed'"}, {Name: "typed_port", Value: "8080"}, {Name: "typed_flag", Value: "true"},
+		{Name: "typed_list", Value: "['a', 'b']"}, {Name: "typed_word", Value: "present"}, {Name: "typed_msg", Value: `"typed"`},
+		{Name: "typed_ref", Value: "$x", Never: true}, {Name: "typed_str", Value: `"${x}"`, Never: true},
+		{Name: "title", Value: "'t'", Never: true}, {Name: "facts", Value: "'f'", Never: true},
+		{Name: "typed_call", Value: "'a'.upcase", Never: true},
+		// names the fixtures read: followed only where nothing does
+		{Name: "mode", Value: "'0600'"}, {Name: "flavor", Value: "'typed'"}, {Name: "ensure", Value: "absent"},
+		{Name: "x", Value: "'typed'"}, {Name: "pkg", Value: "'typed'"}, {Name: "docroot", Value: "'/typed'"}, {Name: "on", Value: "false"},
+	}
+	// ORDERING_ASSIGN_EDITS=n: n edits per fixture instead of 6
+	n, _ := strconv.Atoi(os.Getenv("ORDERING_ASSIGN_EDITS"))
+	// where the names above are read: every body, many times over
+	for i := 0; i < 12; i++ {
+		paths = append(paths, "testdata/inert/assignments.txtar")
+	}
+	analysistest.CheckAssignEdits(t, puppet.New, paths, lines, max(n, 6))
+}

@@ -981,3 +981,38 @@ func TestPatchedInAnIncludeCycle(t *testing.T) {
 		{user("  file { '/etc/zz1.conf': }\n"), 0},
 	})
 }
+
+// TestPatchedAssignmentNobodyReads: an assignment of a literal to a
+// variable no manifest names elsewhere, added to a class, typed over or
+// taken out, moves the runs (followassign.go); one whose variable is
+// read, or named in a title, one of another value than a literal, one to
+// a variable Puppet sets, and two statements at once are built again.
+func TestPatchedAssignmentNobodyReads(t *testing.T) {
+	base := func(body string) string {
+		return "class profile::base(String $port = '80') {\n  file { '/srv/a': ensure => file }\n" + body + "  service { 's1': }\n}\n"
+	}
+	files := withRoles(map[string]string{"modules/profile/manifests/base.pp": base("")})
+	files["modules/other/manifests/init.pp"] = "class other {\n  notify { \"${profile::base::read_dir}\": }\n  notify { 'typed_word': }\n}\n"
+	files["modules/role/manifests/a.pp"] = "class role::a {\n  include profile::base\n  include other\n}\n"
+	patchSequence(t, files, []patchStep{
+		{base("  $typed_dir = '/srv'\n"), 3},           // added
+		{base("  $typed_dir = '/srv/b'\n"), 3},         // its value typed over
+		{base("  $typed_dir = ['/srv/b', 8080]\n"), 3}, // an array of literals
+		{base(""), 3},               // taken out
+		{"# moved\n" + base(""), 3}, // a comment
+		{"# moved\n" + base("  $typed_dir = true\n"), 3},        // a boolean, after it
+		{"# moved\n" + base("  $read_dir = '/srv'\n"), 0},       // read by other
+		{"# moved\n" + base(""), 0},                             // (taken out again)
+		{"# moved\n" + base("  $typed_word = 'x'\n"), 0},        // a word of a title
+		{"# moved\n" + base(""), 0},                             //
+		{"# moved\n" + base("  $port = '8080'\n"), 0},           // a parameter's name: Puppet refuses it
+		{"# moved\n" + base(""), 0},                             //
+		{"# moved\n" + base("  $title = 'x'\n"), 0},             // a variable Puppet sets
+		{"# moved\n" + base(""), 0},                             //
+		{"# moved\n" + base("  $typed_dir = \"${port}\"\n"), 0}, // not a literal
+		{"# moved\n" + base("  $typed_dir = '/srv'\n"), 0},      // (from a value that reads)
+		{"# moved\n" + base("  $typed_dir = '/srv/c'\n"), 3},    // a literal again
+		{"# moved\n" + base("  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n"), 3},
+		{"# moved\n" + base("  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n  $third = 1\n  $fourth = 2\n"), 0}, // two at once
+	})
+}

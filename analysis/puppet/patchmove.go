@@ -128,8 +128,11 @@ func (a *analyzer) midAt(old treeText, fi *fileInfo, b0, b1 *pp.ClassDef, k int)
 // judgements, as a result follows them without an analysis); ends: the
 // new spans of the resource bodies whose end moved past the edit.
 func (a *analyzer) movesOnly(t0, t1 *pp.File, m analysis.Shift, ot, nt []byte) (map[source.Span]source.Span, bool) {
-	w := &treePair{m: m, attr: true, vals: true}
+	w := &treePair{m: m, attr: true, vals: true, assign: true}
 	if !w.same(reflect.ValueOf(t0.Stmts), reflect.ValueOf(t1.Stmts)) {
+		return nil, false
+	}
+	if (w.asgOld != nil || w.asgNew != nil) && !a.attrJudge().assignFollows(w, m.URI, ot, nt) {
 		return nil, false
 	}
 	if w.valOld != nil && (w.extra != nil || !a.attrJudge().valueFollows(w, ot, nt)) {
@@ -166,7 +169,7 @@ func (a *analyzer) attrJudge() *followJudge {
 	if m.attrJ != nil {
 		return m.attrJ
 	}
-	j := &followJudge{sys: a.sys, queried: map[string]bool{}}
+	j := &followJudge{sys: a.sys, queried: map[string]bool{}, manifests: manifestsOf(a.order)}
 	a.sys.mu.Lock()
 	for _, fi := range a.order {
 		if fi.ast == nil {

@@ -1,0 +1,213 @@
+package puppet
+
+import (
+	"bytes"
+	"reflect"
+
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// An assignment nobody reads, added, taken out or given another literal
+// value (follow.go's dropped judgement and patchmove.go's moves, widened
+// once more). A variable is typed before the code that uses it:
+// `$ssl_dir = ''` is an assignment as soon as the editor pairs the quotes,
+// and every key typed into its value after that is another one. Each was
+// a complete analysis of every run that includes the class (operations-
+// puppet's profile::base: 300 runs built again, ~5 s) that learnt only
+// where things moved: what the analysis makes of an assignment is the
+// variable's value in its scope, and a value nobody looks up is in no
+// node, edge, step, diagnostic or link. So the result follows the edit
+// when the old and new trees are the same but for places and for one
+// statement of a class, define or node body that is, in the tree that has
+// it (in both, for a value typed over),
+//   - `$name = literal` (oneLiteral, or an array of such: evaluating it
+//     reads nothing and cannot fail), name a plain local name: not
+//     qualified (Puppet refuses `$a::b = 1`), not a number ($1 is a
+//     match), not one Puppet sets itself ($title, $name, $facts,
+//     $trusted, $server_facts, $module_name, $caller_module_name:
+//     assigning them is an error);
+//   - and the name, as a word, is written nowhere else in the
+//     workspace's manifests (the file outside the assignment, every other
+//     file the analysis read): no `$name`, `$class::name`, `"${name}"`,
+//     `getvar('…::name')` or `defined('$name')` can read it, no other
+//     assignment makes it a reassignment, and no parameter of the body
+//     has the name. A word in a title or a comment keeps the rule from
+//     applying too (it is a text search): the edit is then analysed.
+// Templates are not read by the analysis (template() is a value it does
+// not compute), so what an .erb or .epp file reads does not change a
+// result. analysistest.CheckAssignEdits holds it to a fresh analysis,
+// typing such assignments into every fixture.
+
+// plainAssign is n as an assignment to a plain local variable (see
+// above): the statement and the variable's name; nil if it is not one.
+func plainAssign(n pp.Node) (*pp.Binary, string) {
+	b, ok := n.(*pp.Binary)
+	if !ok || b.Op != "=" {
+		return nil, ""
+	}
+	v, ok := b.Left.(*pp.Var)
+	if !ok || !plainVarName(v.Name) || builtinVars[v.Name] {
+		return nil, ""
+	}
+	return b, v.Name
+}
+
+// plainVarName: a local variable's name Puppet lets a body assign
+// (lower case letters, digits and underscores, not starting with a
+// digit).
+func plainVarName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// bodyFields finds the Body of the definitions whose statements may gain
+// or lose an assignment (treePair.stmts): the struct type -> field index.
+var bodyFields = map[reflect.Type]int{
+	reflect.TypeOf(pp.ClassDef{}):  fieldIndex(reflect.TypeOf(pp.ClassDef{}), "Body"),
+	reflect.TypeOf(pp.DefineDef{}): fieldIndex(reflect.TypeOf(pp.DefineDef{}), "Body"),
+	reflect.TypeOf(pp.NodeDef{}):   fieldIndex(reflect.TypeOf(pp.NodeDef{}), "Body"),
+}
+
+// stmts compares two bodies' statements: the same, or (once in the
+// trees, with assign set) one assignment more in one of them, or one
+// assignment of one name with another value (asgOld, asgNew: the
+// statement in the old tree and in the new).
+func (w *treePair) stmts(a, b reflect.Value) bool {
+	d := b.Len() - a.Len()
+	if d == 0 {
+		for i := 0; i < a.Len(); i++ {
+			x, y := a.Index(i).Interface().(pp.Node), b.Index(i).Interface().(pp.Node)
+			bx, nx := plainAssign(x)
+			by, ny := plainAssign(y)
+			if bx == nil || by == nil || nx != ny || sameTrees(a.Index(i), b.Index(i)) {
+				if !w.same(a.Index(i), b.Index(i)) {
+					return false
+				}
+				continue
+			}
+			if w.asgOld != nil || w.asgNew != nil || !w.place(bx.Left.(*pp.Var).Loc, by.Left.(*pp.Var).Loc, false) {
+				return false
+			}
+			w.asgOld, w.asgNew = bx, by
+		}
+		return true
+	}
+	if d != 1 && d != -1 || w.asgOld != nil || w.asgNew != nil {
+		return false
+	}
+	short, long := a, b
+	if d == -1 {
+		short, long = b, a
+	}
+	k := 0 // the extra one: the first that is not its counterpart
+	for k < short.Len() && sameTrees(short.Index(k), long.Index(k)) {
+		k++
+	}
+	extra, _ := plainAssign(long.Index(k).Interface().(pp.Node))
+	if extra == nil {
+		return false
+	}
+	if d == 1 {
+		w.asgNew = extra
+	} else {
+		w.asgOld = extra
+	}
+	for i := 0; i < short.Len(); i++ {
+		j := i
+		if i >= k {
+			j = i + 1
+		}
+		x, y := short.Index(i), long.Index(j)
+		if d == -1 {
+			x, y = y, x
+		}
+		if !w.same(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// assignFollows is the judgement of the assignment the trees differ by
+// (treePair.stmts; see above): ot and nt are the texts of the old and
+// new tree, uri their file's.
+func (j *followJudge) assignFollows(w *treePair, uri string, ot, nt []byte) bool {
+	if w.extra != nil || w.valOld != nil || j.manifests == nil {
+		return false // (one change at a time; the workspace's texts not known)
+	}
+	name := ""
+	for _, s := range []struct {
+		b    *pp.Binary
+		text []byte
+	}{{w.asgOld, ot}, {w.asgNew, nt}} {
+		if s.b == nil {
+			continue
+		}
+		_, n := plainAssign(s.b)
+		if n == "" || name != "" && n != name || !literalValue(s.b.Right, s.text, true) {
+			return false
+		}
+		name = n
+	}
+	if name == "" {
+		return false
+	}
+	// Nowhere else: in the file, but for the assignment (the new one's
+	// text, or the old one's when it was taken out: elsewhere the two are
+	// the same text), and in every other manifest.
+	at, text := w.asgNew, nt
+	if at == nil {
+		at, text = w.asgOld, ot
+	}
+	if wordAt(text[:at.Pos], name) || wordAt(text[at.End:], name) {
+		return false
+	}
+	for _, f := range j.manifests {
+		if f.URI != uri && wordAt(f.Text, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordAt reports whether text holds w as a word: not inside a longer
+// name (letters, digits, underscores around it).
+func wordAt(text []byte, w string) bool {
+	ident := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+	}
+	for off := 0; ; {
+		i := bytes.Index(text[off:], []byte(w))
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(w)
+		if (i == 0 || !ident(text[i-1])) && (end == len(text) || !ident(text[end])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// manifestsOf lists the texts of the files an analysis read (nil when
+// one of them was let go: not known).
+func manifestsOf(order []*fileInfo) []*source.File {
+	out := make([]*source.File, 0, len(order))
+	for _, fi := range order {
+		if fi.src == nil {
+			return nil
+		}
+		out = append(out, fi.src)
+	}
+	return out
+}
