@@ -170,6 +170,54 @@ func TestAttributeTypedIsNotAnalysed(t *testing.T) {
 	}
 }
 
+// TestAssignmentTypedIsNotAnalysed: a variable assigned a literal typed
+// into a class before any code reads it, as VS Code sends it (Enter,
+// the name, the quotes paired, the value): `$ssl_dir =` alone does not
+// parse (the class reads as before), the quotes make an assignment
+// nobody reads (followassign.go), the value is typed over: none of it
+// is analysed, and every answer is a fresh server's; taking the line out
+// is not analysed either. The same typed where the class reads the name
+// is.
+func TestAssignmentTypedIsNotAnalysed(t *testing.T) {
+	ts := startTyping(t, "class web {\n  file { '/etc/web':\n    ensure => directory,\n  }\n  notify { \"n ${port}\": require => File['/etc/web'] }\n}\n")
+	c, uri, n, typeAt := ts.c, ts.uri, ts.n, ts.typeAt
+	before := n.Load()
+	typeAt(4, 53, "\n  ") // Enter at the end of the notify's line
+	for i, ch := range "$ssl_dir = " {
+		typeAt(5, 2+i, string(ch))
+	}
+	typeAt(5, 13, "''")
+	for i, ch := range "/srv" {
+		typeAt(5, 14+i, string(ch))
+	}
+	if after := n.Load(); after != before {
+		t.Errorf("an assignment nobody reads typed into a class was analysed: %d analyses before, %d after", before, after)
+	}
+	if !strings.Contains(*ts.text, "File['/etc/web'] }\n  $ssl_dir = '/srv'\n}") {
+		t.Fatalf("the text typed: %q", *ts.text)
+	}
+	ts.sameAsFresh(t, "after the assignment", [2]int{1, 10}, [2]int{4, 13}, [2]int{5, 4})
+	*ts.version++
+	c.Edit(uri, *ts.version, lsptest.Range{Start: lsptest.Position{Line: 5, Character: 0}, End: lsptest.Position{Line: 6, Character: 0}}, "")
+	*ts.text = strings.Replace(*ts.text, "  $ssl_dir = '/srv'\n", "", 1)
+	c.Settle(uri)
+	if after := n.Load(); after != before {
+		t.Errorf("an assignment nobody reads taken out was analysed: %d analyses before, %d after", before, after)
+	}
+	ts.sameAsFresh(t, "after the line was taken", [2]int{1, 10}, [2]int{4, 13})
+	// $port, before the notify whose title reads it
+	typeAt(0, 11, "\n  ")
+	for i, ch := range "$port = " {
+		typeAt(1, 2+i, string(ch))
+	}
+	before = n.Load()
+	typeAt(1, 10, "''")
+	if n.Load() == before {
+		t.Errorf("the quotes that assign a variable the class reads were not analysed")
+	}
+	ts.sameAsFresh(t, "after an assignment read", [2]int{2, 10}, [2]int{5, 13})
+}
+
 // typing is a server (its Puppet analyses counted) on a workspace whose
 // class web (modules/web/manifests/init.pp, open) holds class, and a way
 // to type into it as an editor does, one insertion at a time, each
