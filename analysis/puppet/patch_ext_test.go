@@ -196,6 +196,27 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 			armAt = append(armAt, i+1)
 		}
 	}
+	if len(at) > 0 && rng.IntN(7) == 0 { // an assignment (followassign.go): of a name nobody reads, or one a class may
+		names := []string{"zz_var%d", "zz_var%d", "zz_var%d", "ensure", "service_name", "package_name", "config_dir"}
+		values := []string{"'v'", "true", "8080", "['a', 'b']", "\"${facts['os']['family']}\""}
+		pos := at[rng.IntN(len(at))]
+		out := append([]string(nil), lines[:pos]...)
+		out = append(out, "  $"+fmt.Sprintf(names[rng.IntN(len(names))], n)+" = "+values[rng.IntN(len(values))]+"\n")
+		return []byte(strings.Join(append(out, lines[pos:]...), ""))
+	}
+	for i, l := range lines[:end] { // one taken out, or typed over
+		if strings.HasPrefix(l, "  $zz_var") && rng.IntN(2) == 0 {
+			if rng.IntN(2) == 0 {
+				return []byte(strings.Join(append(lines[:i:i], lines[i+1:]...), ""))
+			}
+			out := append([]string(nil), lines...)
+			out[i] = strings.TrimRight(l, "\n") + "\n"
+			if q := strings.Index(l, "= '"); q >= 0 {
+				out[i] = l[:q+3] + "w" + l[q+3:]
+			}
+			return []byte(strings.Join(out, ""))
+		}
+	}
 	if len(armWhole) > 0 && rng.IntN(8) == 0 { // one taken out of an arm
 		i := armWhole[rng.IntN(len(armWhole))]
 		return []byte(strings.Join(append(lines[:i:i], lines[i+1:]...), ""))
