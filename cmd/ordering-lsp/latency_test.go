@@ -124,6 +124,12 @@ func TestLatency(t *testing.T) {
 		editsDuring(t, srv, uri, withProbe, edits, d)
 		return
 	}
+	if a := os.Getenv("ORDERING_LATENCY_ASSIGN"); a != "" {
+		waitComplete(t, srv)
+		t.Logf("open %s: complete analysis %v", rel, time.Since(t0).Round(time.Millisecond))
+		assignTyping(t, srv, uri, withProbe("open"), a)
+		return
+	}
 	if a := os.Getenv("ORDERING_LATENCY_ATTR"); a != "" {
 		waitComplete(t, srv)
 		t.Logf("open %s: complete analysis %v", rel, time.Since(t0).Round(time.Millisecond))
@@ -305,6 +311,45 @@ func attrTyping(t *testing.T, srv *lspProc, uri, text, line string) {
 	}
 	start := m[1]
 	keys = append(keys, text[:start]+text[cursor:]) // the line taken out
+	timeKeys(t, srv, uri, keys, start, line)
+}
+
+// assignTyping (ORDERING_LATENCY_ASSIGN=`$name = 'value'`) types an
+// assignment on a line of its own before the file's last closing brace
+// (its class's), as an editor that pairs quotes sends it: Enter and the
+// indentation, "$name = " a character at a time, the quotes with their
+// pair, the value inside them; then takes the line out whole. Timed as
+// attrTyping (an assignment nobody reads is followed, not analysed:
+// analysis/puppet/followassign.go).
+func assignTyping(t *testing.T, srv *lspProc, uri, text, line string) {
+	brace := strings.LastIndex(text, "\n}")
+	lhs, value, ok := strings.Cut(line, " = ")
+	if brace < 0 || !ok || len(value) < 2 || value[0] != '\'' || value[len(value)-1] != '\'' {
+		t.Fatalf("no closing brace at the start of a line, or ORDERING_LATENCY_ASSIGN=%q is not `$name = 'value'`", line)
+	}
+	start, cursor := brace, brace
+	var keys []string // each state of the text
+	key := func(ins string, move int) {
+		text = text[:cursor] + ins + text[cursor:]
+		keys = append(keys, text)
+		cursor += len(ins) + move
+	}
+	key("\n  ", 0)
+	for _, c := range lhs + " = " {
+		key(string(c), 0)
+	}
+	key("''", -1)
+	for _, c := range value[1 : len(value)-1] {
+		key(string(c), 0)
+	}
+	keys = append(keys, text[:start]+text[cursor+1:]) // the line taken out
+	timeKeys(t, srv, uri, keys, start, line)
+}
+
+// timeKeys sends each state of the text in keys as one edit, and logs the
+// time to the complete analysis of each and the server's CPU until then;
+// start is where the typed line begins, line what it reads.
+func timeKeys(t *testing.T, srv *lspProc, uri string, keys []string, start int, line string) {
 	var completes, cpus []time.Duration
 	var each []string
 	for k, edited := range keys {
