@@ -174,6 +174,12 @@ func (j *followJudge) dropped(r *analysis.Result, old, cur *source.File, m analy
 	at := j.order[uri]
 	w, cf := j.droppedTrees(old, cur, m)
 	if w == nil {
+		if l := lineStart(m, old.Text, cur.Text); l != m {
+			w, cf = j.droppedTrees(old, cur, l)
+			m = l
+		}
+	}
+	if w == nil {
 		return nil, false
 	}
 	// The file's syntax errors are read again: a fresh analysis reports

@@ -1035,5 +1035,8 @@ func TestPatchedAssignmentNobodyReads(t *testing.T) {
 		{"# moved\n" + base("  $typed_dir = '/srv/c'\n"), 3},    // a literal again
 		{"# moved\n" + base("  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n"), 3},
 		{"# moved\n" + base("  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n  $third = 1\n  $fourth = 2\n"), 0}, // two at once
+		{"# moved\n" + base("  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n  $third = 1\n  $fourth = 2\n  $fifth = 'a'\n  package { 'p5': }\n"), 3},                                                                              // an assignment and a resource (the server followed the first)
+		{"# moved\n" + base("  package { 'p6': }\n  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n  $third = 1\n  $fourth = 2\n  $sixth = 'b'\n  $fifth = 'a'\n  package { 'p5': }\n"), 3},                                         // a resource, then an assignment after it
+		{"# moved\n" + base("  package { 'p6': }\n  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n  $third = 1\n  $fourth = 2\n  $sixth = 'b'\n  $fifth = 'a'\n  package { 'p5': }\n  $read_dir = 'r'\n  package { 'p7': }\n"), 0}, // with one read
 	})
 }

@@ -43,7 +43,7 @@ func (a *analyzer) midVersion(old treeText, fi *fileInfo) (treeText, analysis.Sh
 			continue
 		}
 		n0, n1 := len(c0.Body), len(c1.Body)
-		if n0 == n1+1 || n1 == n0+1 || n0 == n1 && firstDiff(c0.Body, c1.Body) < n0 {
+		if n0 == n1+1 || n1 == n0+1 || n1 == n0+2 || n0 == n1 && firstDiff(c0.Body, c1.Body) < n0 {
 			if b0 != nil {
 				return treeText{}, analysis.Shift{}, nil, false
 			}
@@ -71,6 +71,12 @@ func (a *analyzer) midVersion(old treeText, fi *fileInfo) (treeText, analysis.Sh
 			continue
 		}
 		tried = true
+		if len(b1.Body) == len(b0.Body)+2 { // (and an assignment followed before: followassign.go)
+			if mid, m, ends, ok := a.midWithout(old, fi, b1, k); ok {
+				return mid, m, ends, true
+			}
+			continue
+		}
 		if mid, m, ends, ok := a.midAt(old, fi, b0, b1, k); ok {
 			return mid, m, ends, true
 		}
@@ -106,6 +112,28 @@ func (a *analyzer) midAt(old treeText, fi *fileInfo, b0, b1 *pp.ClassDef, k int)
 	}
 	mid := make([]byte, 0, a1+(e0-a0)+len(nt)-e1)
 	mid = append(append(append(mid, nt[:a1]...), ot[a0:e0]...), nt[e1:]...)
+	return a.midFrom(old, mid)
+}
+
+// midWithout is midVersion with statement k of the class body (b1 in
+// fi), one the old text does not have, taken out with the text between
+// it and the statement before: where the body gained two statements, one
+// of them an assignment the server followed (followassign.go), the other
+// the statement a plan puts in.
+func (a *analyzer) midWithout(old treeText, fi *fileInfo, b1 *pp.ClassDef, k int) (treeText, analysis.Shift, map[source.Span]source.Span, bool) {
+	nt := fi.src.Text
+	a1, e1 := b1.Body[k-1].Span().End, b1.Body[k].Span().End
+	if a1 > e1 || e1 > len(nt) {
+		return treeText{}, analysis.Shift{}, nil, false
+	}
+	mid := make([]byte, 0, len(nt)-(e1-a1))
+	return a.midFrom(old, append(append(mid, nt[:a1]...), nt[e1:]...))
+}
+
+// midFrom is the version between of the text mid: old's text becomes it
+// by a move alone (movesOnly), with the bodies' ends the move gives.
+func (a *analyzer) midFrom(old treeText, mid []byte) (treeText, analysis.Shift, map[source.Span]source.Span, bool) {
+	ot := old.text
 	m := analysis.NewShift(old.uri, ot, mid)
 	if m.Pre == len(ot) && m.Pre == len(mid) {
 		return treeText{}, analysis.Shift{}, nil, false // (nothing else changed: the plan failed for another reason)
@@ -114,7 +142,7 @@ func (a *analyzer) midAt(old treeText, fi *fileInfo, b0, b1 *pp.ClassDef, k int)
 	if len(mt.Errors) > 0 {
 		return treeText{}, analysis.Shift{}, nil, false
 	}
-	ends, ok := a.movesOnly(old.ast, mt, m, ot, mid)
+	m, ends, ok := a.movesOnlyAt(old.ast, mt, m, ot, mid)
 	if !ok {
 		a.noPlan(19)
 		return treeText{}, analysis.Shift{}, nil, false
@@ -148,6 +176,40 @@ func (a *analyzer) movesOnly(t0, t1 *pp.File, m analysis.Shift, ot, nt []byte) (
 		}
 	}
 	return w.ends, true
+}
+
+// movesOnlyAt is movesOnly through m, or through m slid to the start of
+// its line (lineStart), with the one it took.
+func (a *analyzer) movesOnlyAt(t0, t1 *pp.File, m analysis.Shift, ot, nt []byte) (analysis.Shift, map[source.Span]source.Span, bool) {
+	if ends, ok := a.movesOnly(t0, t1, m, ot, nt); ok {
+		return m, ends, true
+	}
+	if l := lineStart(m, ot, nt); l != m {
+		if ends, ok := a.movesOnly(t0, t1, l, ot, nt); ok {
+			return l, ends, true
+		}
+	}
+	return m, nil, false
+}
+
+// lineStart slides an edit that only puts text in (or only takes text
+// out) to the left while the character before it is the last of that
+// text, up to the start of its line: the same edit of the same texts.
+// NewShift takes the longest common prefix, so `  $b = 1\n` put before
+// `  $a = 2` reads as `b = 1\n  $` put after the `$` of `$a`, inside a
+// statement that must be found unmoved (followassign.go).
+func lineStart(m analysis.Shift, ot, nt []byte) analysis.Shift {
+	switch {
+	case m.Pre == m.OldEnd && m.CurEnd > m.Pre: // nt[Pre:CurEnd] put in
+		for m.Pre > 0 && ot[m.Pre-1] != '\n' && ot[m.Pre-1] == nt[m.CurEnd-1] {
+			m.Pre, m.OldEnd, m.CurEnd = m.Pre-1, m.OldEnd-1, m.CurEnd-1
+		}
+	case m.Pre == m.CurEnd && m.OldEnd > m.Pre: // ot[Pre:OldEnd] taken out
+		for m.Pre > 0 && nt[m.Pre-1] != '\n' && nt[m.Pre-1] == ot[m.OldEnd-1] {
+			m.Pre, m.OldEnd, m.CurEnd = m.Pre-1, m.OldEnd-1, m.CurEnd-1
+		}
+	}
+	return m
 }
 
 // valueFollows: the attribute whose value an edit changed (treePair.vals)
@@ -200,8 +262,7 @@ func (a *analyzer) movePlan(old treeText, fi *fileInfo, oldID, newID string) *pa
 	if len(t0.Errors) > 0 || len(t1.Errors) > 0 || len(t0.Stmts) != len(t1.Stmts) {
 		return nil
 	}
-	m := analysis.NewShift(old.uri, old.text, fi.src.Text)
-	ends, ok := a.movesOnly(t0, t1, m, old.text, fi.src.Text)
+	m, ends, ok := a.movesOnlyAt(t0, t1, analysis.NewShift(old.uri, old.text, fi.src.Text), old.text, fi.src.Text)
 	if !ok {
 		return a.noPlan(22)
 	}
