@@ -21,8 +21,10 @@ import (
 // when the old and new trees are the same but for places and for one
 // statement of a class, define or node body that is, in the tree that has
 // it (in both, for a value typed over),
-//   - `$name = literal` (oneLiteral, or an array of such: evaluating it
-//     reads nothing and cannot fail), name a plain local name: not
+//   - `$name = value`, a value whose evaluation reads values and does
+//     nothing else, and cannot fail (readsOnly: a literal, a variable,
+//     an element of one, a string interpolating such, arrays and hashes
+//     of them; no call, no operator), name a plain local name: not
 //     qualified (Puppet refuses `$a::b = 1`), not a number ($1 is a
 //     match), not one Puppet sets itself ($title, $name, $facts,
 //     $trusted, $server_facts, $module_name, $caller_module_name:
@@ -153,7 +155,7 @@ func (j *followJudge) assignFollows(w *treePair, uri string, ot, nt []byte) bool
 			continue
 		}
 		_, n := plainAssign(s.b)
-		if n == "" || name != "" && n != name || !literalValue(s.b.Right, s.text, true) {
+		if n == "" || name != "" && n != name || !readsOnly(s.b.Right, s.text) {
 			return false
 		}
 		name = n
@@ -177,6 +179,52 @@ func (j *followJudge) assignFollows(w *treePair, uri string, ot, nt []byte) bool
 		}
 	}
 	return true
+}
+
+// readsOnly: evaluating v (written in text) reads values and does
+// nothing else: a literal (literalValue), a variable, an element of one
+// (`$facts['os']['family']`: keys that are literals), a string that
+// interpolates such, an array or a hash of such. No call (a function may
+// declare, fail, or be one nobody defines), no operator, no selector.
+func readsOnly(v pp.Node, text []byte) bool {
+	switch t := v.(type) {
+	case *pp.Var:
+		return true
+	case *pp.Access:
+		if _, isType := t.X.(*pp.TypeRef); isType || len(t.Args) != 1 || !literalValue(t.Args[0], text, false) {
+			return false
+		}
+		switch t.X.(type) {
+		case *pp.Var, *pp.Access:
+			return readsOnly(t.X, text)
+		}
+		return false
+	case *pp.Str:
+		if !t.Interpolated() {
+			return literalValue(t, text, false)
+		}
+		for _, p := range t.Parts {
+			if p.Expr != nil && !readsOnly(p.Expr, text) {
+				return false
+			}
+		}
+		return true
+	case *pp.Array:
+		for _, e := range t.Elems {
+			if !readsOnly(e, text) {
+				return false
+			}
+		}
+		return true
+	case *pp.Hash:
+		for _, e := range t.Entries {
+			if !readsOnly(e.Key, text) || !readsOnly(e.Value, text) {
+				return false
+			}
+		}
+		return true
+	}
+	return literalValue(v, text, false)
 }
 
 // wordAt reports whether text holds w as a word: not inside a longer

@@ -96,7 +96,8 @@ func TestAttrEditsMoveResults(t *testing.T) {
 // An assignment of a literal to a variable nobody reads, added to a body
 // or taken out (whole, or typed as an editor that pairs quotes sends
 // it), or its value typed over, moves the last result instead of
-// analysing again (followassign.go). One whose value reads a variable,
+// analysing again (followassign.go), its value a literal or one that
+// only reads variables. One whose value calls a function or computes,
 // or that assigns a variable Puppet sets, must be analysed.
 func TestAssignEditsMoveResults(t *testing.T) {
 	var paths []string
@@ -107,7 +108,10 @@ func TestAssignEditsMoveResults(t *testing.T) {
 	lines := []analysistest.AssignLine{
 		{Name: "typed_dir", Value: "'/srv/typed'"}, {Name: "typed_port", Value: "8080"}, {Name: "typed_flag", Value: "true"},
 		{Name: "typed_list", Value: "['a', 'b']"}, {Name: "typed_word", Value: "present"}, {Name: "typed_msg", Value: `"typed"`},
-		{Name: "typed_ref", Value: "$x", Never: true}, {Name: "typed_str", Value: `"${x}"`, Never: true},
+		{Name: "typed_ref", Value: "$x"}, {Name: "typed_str", Value: `"${x}/${facts['os']['family']}"`},
+		{Name: "typed_hash", Value: "{ 'a' => $x, 'b' => [1, $facts['x']] }"},
+		{Name: "typed_lookup", Value: "lookup('x')", Never: true}, {Name: "typed_sum", Value: "$x + 1", Never: true},
+		{Name: "typed_sel", Value: "$x ? { 'a' => 1, default => 2 }", Never: true}, {Name: "typed_arr", Value: "[$x, foo()]", Never: true},
 		{Name: "title", Value: "'t'", Never: true}, {Name: "facts", Value: "'f'", Never: true},
 		{Name: "typed_call", Value: "'a'.upcase", Never: true},
 		// names the fixtures read: followed only where nothing does

@@ -1030,9 +1030,12 @@ func TestPatchedAssignmentNobodyReads(t *testing.T) {
 		{"# moved\n" + base(""), 0},                             //
 		{"# moved\n" + base("  $title = 'x'\n"), 0},             // a variable Puppet sets
 		{"# moved\n" + base(""), 0},                             //
-		{"# moved\n" + base("  $typed_dir = \"${port}\"\n"), 0}, // not a literal
-		{"# moved\n" + base("  $typed_dir = '/srv'\n"), 0},      // (from a value that reads)
-		{"# moved\n" + base("  $typed_dir = '/srv/c'\n"), 3},    // a literal again
+		{"# moved\n" + base("  $typed_dir = \"${port}\"\n"), 3}, // reads a variable
+		{"# moved\n" + base("  $typed_dir = \"${port}/${facts['os']['family']}\"\n"), 3},
+		{"# moved\n" + base("  $typed_dir = lookup('x')\n"), 0},      // a call
+		{"# moved\n" + base("  $typed_dir = include('other')\n"), 0}, // one that declares
+		{"# moved\n" + base("  $typed_dir = '/srv'\n"), 0},           // (from a value that reads)
+		{"# moved\n" + base("  $typed_dir = '/srv/c'\n"), 3},         // a literal again
 		{"# moved\n" + base("  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n"), 3},
 		{"# moved\n" + base("  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n  $third = 1\n  $fourth = 2\n"), 0}, // two at once
 		{"# moved\n" + base("  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n  $third = 1\n  $fourth = 2\n  $fifth = 'a'\n  package { 'p5': }\n"), 3},                                                                              // an assignment and a resource (the server followed the first)
