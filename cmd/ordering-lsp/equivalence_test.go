@@ -143,6 +143,10 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) i
 	// quotes sends them, or taken out whole (analysis/puppet
 	// followattr.go): a quarter of the other bursts
 	att := rand.New(rand.NewSource(seed ^ 0xa77e))
+	// assignments typed before a statement of a body or its closing
+	// brace, or taken out whole (analysis/puppet followassign.go): a
+	// fifth of the bursts that type no attribute line
+	asg := rand.New(rand.NewSource(seed ^ 0xa551))
 	// a resource line put after a statement of a class body, alone in
 	// its burst: a resource nothing else sees is patched into the runs
 	// that read the class (analysis/puppet patchrun.go), not built again
@@ -184,6 +188,9 @@ func equivRun(t *testing.T, root string, rels []string, edits int, seed int64) i
 		var keys []equivKey
 		if !valueBurst && att.Intn(4) == 0 {
 			keys = attrKeys(att, uris, texts)
+		}
+		if keys == nil && !valueBurst && asg.Intn(5) == 0 {
+			keys = assignKeys(asg, uris, texts)
 		}
 		if keys != nil {
 			// up to a random keystroke of the line: the settle falls before
@@ -312,6 +319,70 @@ func attrKeys(rng *rand.Rand, uris []string, texts map[string]string) []equivKey
 			keys = append(keys, equivKey{uri: u, a: cursor, b: cursor, ins: k.ins})
 		}
 		cursor += len(k.ins) + k.move
+	}
+	return keys
+}
+
+// equivStmtLine is a line that begins a statement of a body, or closes
+// one (1: its indentation).
+var equivStmtLine = regexp.MustCompile(`(?m)^([ \t]+)(?:include|contain|notify|file|package|service|exec|\$[a-z_][a-z0-9_]*[ \t]*=)[ \t{(']|^([ \t]*)\}[ \t]*$`)
+
+// equivAssigns are the assignments assignKeys types: most of names
+// nobody reads, one of a name many code reads, one whose value calls.
+var equivAssigns = []string{"$typed_dir = '/srv/typed'", "$typed_flag = 'yes'", "$typed_path = \"${typed_dir}/x\"",
+	"$ensure = 'absent'", "$typed_call = 'a'.upcase"}
+
+// assignKeys picks a line that begins or closes a body in a Puppet
+// document: it takes out an assignment line typed before (a third of the
+// time, when there is one), or lists the keystrokes of an assignment
+// typed on a new line before it as an editor that pairs quotes sends
+// them (the indentation and a line break, then the rest a character at
+// a time, a quote with its pair, the value inside them). Nil when the
+// documents have no such line.
+func assignKeys(rng *rand.Rand, uris []string, texts map[string]string) []equivKey {
+	var pp []string
+	for _, u := range uris {
+		if strings.HasSuffix(u, ".pp") && equivStmtLine.MatchString(texts[u]) {
+			pp = append(pp, u)
+		}
+	}
+	if len(pp) == 0 {
+		return nil
+	}
+	u := pp[rng.Intn(len(pp))]
+	text := texts[u]
+	if rng.Intn(3) == 0 {
+		if i := strings.Index(text, "  $typed_"); i >= 0 && (i == 0 || text[i-1] == '\n') {
+			if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+				return []equivKey{{uri: u, a: i, b: i + j + 1}}
+			}
+		}
+	}
+	ms := equivStmtLine.FindAllStringSubmatchIndex(text, -1)
+	m := ms[rng.Intn(len(ms))]
+	indent := ""
+	if m[2] >= 0 {
+		indent = text[m[2]:m[3]]
+	} else {
+		indent = text[m[4]:m[5]] + "  "
+	}
+	line := equivAssigns[rng.Intn(len(equivAssigns))]
+	cursor := m[0]
+	keys := []equivKey{{uri: u, a: cursor, b: cursor, ins: indent + "\n"}}
+	cursor += len(indent)
+	lhs, value, _ := strings.Cut(line, " = ")
+	for _, c := range lhs + " = " {
+		keys = append(keys, equivKey{uri: u, a: cursor, b: cursor, ins: string(c)})
+		cursor++
+	}
+	if q := value[:1]; (q == "'" || q == `"`) && strings.HasSuffix(value, q) {
+		keys = append(keys, equivKey{uri: u, a: cursor, b: cursor, ins: q + q})
+		cursor++
+		value = value[1 : len(value)-1]
+	}
+	for _, c := range value {
+		keys = append(keys, equivKey{uri: u, a: cursor, b: cursor, ins: string(c)})
+		cursor += len(string(c))
 	}
 	return keys
 }
