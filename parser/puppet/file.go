@@ -577,7 +577,11 @@ func splitRange(src []byte, toks []Token, a, b int) []tokRange {
 
 // splitStatements cuts toks[a:b] where a statement ends and the next
 // begins: after a closing brace, or at a new line (at column 0 only, for
-// top-level statements: a statement in a body is indented).
+// top-level statements: a statement in a body is indented). A line that
+// ends in a token the lexer could not read (`$` typed before a name) ends
+// its statement too: the statement after it is not read as its tail (a
+// class body lost every statement while `$` was the only key typed on a
+// new line above them).
 func splitStatements(src []byte, toks []Token, a, b int, column0 bool) []tokRange {
 	var out []tokRange
 	start := a
@@ -601,7 +605,7 @@ func splitStatements(src []byte, toks []Token, a, b int, column0 bool) []tokRang
 		cut := false
 		if t.Kind == TPunct && t.Val == "}" && startsStatement(n) {
 			cut = true
-		} else if endsExpr(t) && n.NL && (!column0 || atLineStart(src, n.Pos)) && startsStatement(n) {
+		} else if (endsExpr(t) || t.Kind == TIllegal) && n.NL && (!column0 || atLineStart(src, n.Pos)) && startsStatement(n) {
 			cut = true
 		}
 		if cut {

@@ -175,7 +175,8 @@ func TestRecovery(t *testing.T) {
 // the chunk's error kept, in a class body and at the top level. A
 // statement with two broken lines is still dropped, and no line that
 // opens or closes more than it closes or opens goes: a broken `} els {`
-// is not read as one branch (the `if` before it stands alone).
+// is not read as one branch (the `if` before it stands alone). A `$`
+// typed on a line of its own ends there: the statement after it stays.
 func TestRecoverStatement(t *testing.T) {
 	cases := []struct {
 		src  string
@@ -189,6 +190,9 @@ func TestRecoverStatement(t *testing.T) {
 		{"class web {\n  if $x {\n    notify { 'a': }\n    notify { 'b' }\n  }\n  notify { 'n': }\n}\n", "a:; n:"},
 		{"class web {\n  if $x {\n    notify { 'a': }\n  } els {\n    notify { 'b': }\n  }\n  notify { 'n': }\n}\n", "a:; n:"}, // the if stands, its broken else goes
 		{"notify { 'a':\n  message => 'x',\n} els {\n  notify { 'b': }\n}\n", "a: message"},
+		{"class web {\n  $\n  file { '/etc/web': ensure => directory }\n  notify { 'n': }\n}\n", "/etc/web: ensure; n:"}, // `$` typed on a line of its own
+		{"class web {\n  notify { 'a': }\n  $\n  file { '/etc/web': ensure => directory }\n}\n", "a:; /etc/web: ensure"},
+		{"$\nnotify { 'n': }\n", "n:"},
 	}
 	for _, c := range cases {
 		f := Parse([]byte(c.src))
