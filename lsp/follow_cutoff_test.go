@@ -205,6 +205,24 @@ func TestAssignmentTypedIsNotAnalysed(t *testing.T) {
 		t.Errorf("an assignment nobody reads taken out was analysed: %d analyses before, %d after", before, after)
 	}
 	ts.sameAsFresh(t, "after the line was taken", [2]int{1, 10}, [2]int{4, 13})
+	// before the file: `$` and the name are dropped as the class is read
+	// (parser/puppet: the line ends its statement); from "=" until the
+	// quotes, `$ssl_dir = file { ... }` assigns the resource (what Puppet
+	// reads too), and is analysed
+	typeAt(0, 11, "\n  ")
+	for i, ch := range "$ssl_dir = " {
+		n0 := n.Load()
+		typeAt(1, 2+i, string(ch))
+		if n.Load() != n0 && i < len("$ssl_dir ") {
+			t.Errorf("%q typed before a resource was analysed (the class reads as before it)", lineOf(*ts.text, 1))
+		}
+	}
+	typeAt(1, 13, "''") // (analysed: the result it would follow is the one that assigned the resource)
+	ts.sameAsFresh(t, "after an assignment before a resource", [2]int{2, 10}, [2]int{5, 13})
+	*ts.version++
+	c.Edit(uri, *ts.version, lsptest.Range{Start: lsptest.Position{Line: 0, Character: 11}, End: lsptest.Position{Line: 1, Character: 15}}, "")
+	*ts.text = strings.Replace(*ts.text, "\n  $ssl_dir = ''", "", 1)
+	c.Settle(uri)
 	// $port, before the notify whose title reads it
 	typeAt(0, 11, "\n  ")
 	for i, ch := range "$port = " {
@@ -330,4 +348,13 @@ func lensLinesOf(t *testing.T, c *lsptest.Client, uri string) []int {
 		out = append(out, l.Range.Start.Line)
 	}
 	return out
+}
+
+// lineOf is line i of text.
+func lineOf(text string, i int) string {
+	lines := strings.Split(text, "\n")
+	if i < len(lines) {
+		return lines[i]
+	}
+	return ""
 }
