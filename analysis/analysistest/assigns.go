@@ -109,44 +109,21 @@ func typeAssign(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 		s = values[rnd.Intn(len(values))]
 	}
 	old := s.f
-	prev, ws, oldText := out.Result, out.WS, old.Text
-	var failed bool
-	clean := false
-	edit := func(at, to int, with string) bool {
-		text := splice(oldText, at, to, []byte(with))
-		before := source.NewFile(old.URI, old.Path, oldText)
-		cur := source.NewFile(old.URI, old.Path, text)
-		next := ws.Fork(cur)
-		m := analysis.NewShift(old.URI, oldText, text)
-		fresh := freshAnalysis(newSystem, out, next)
-		got, ok := prev.FollowEdit(before, cur, m, linesOf(next))
-		clean = noSyntaxErrors(prev, old.URI) && noSyntaxErrors(fresh, old.URI)
-		if ok {
-			if g, w := Dump(got), Dump(fresh); g != w {
-				t.Errorf("%s: %s: %q -> %q at byte %d (the line now reads %q): the followed result is not a fresh analysis's\n%s",
-					name, old.Path, oldText[m.Pre:m.OldEnd], text[m.Pre:m.CurEnd], m.Pre, lineAt(text, m.Pre), FirstDifference(w, g, "fresh", "followed"))
-				failed = true
-			}
-			prev = got
-		} else {
-			prev = fresh
-		}
-		oldText, ws = text, next
-		return ok
-	}
+	ty := newTypist(t, newSystem, out, name, old)
+	edit := ty.edit
 	l := lines[rnd.Intn(len(lines))]
 	line := s.indent + "$" + l.Name + " = " + l.Value + "\n"
 	switch {
 	case k < 3: // a line added whole, then taken out again
 		if edit(s.at, s.at, line) {
 			st.added++
-			if l.Never && clean {
+			if l.Never && ty.clean {
 				t.Errorf("%s: %s: %q added at byte %d was followed: it must be analysed", name, old.Path, line, s.at)
 				return false
 			}
 		} else {
 			st.addRefused++
-			if l.Never && clean {
+			if l.Never && ty.clean {
 				st.mustRefuse++
 			}
 		}
@@ -161,7 +138,7 @@ func typeAssign(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 		}
 		if edit(s.at, s.at+len(line), "") {
 			st.deleted++
-			if l.Never && clean {
+			if l.Never && ty.clean {
 				t.Errorf("%s: %s: %q taken out was followed: it must be analysed", name, old.Path, line)
 				return false
 			}
@@ -206,5 +183,5 @@ func typeAssign(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 			}
 		}
 	}
-	return !failed
+	return !ty.failed
 }

@@ -152,47 +152,20 @@ func typeAttr(t *testing.T, newSystem func() analysis.System, out *Outcome, name
 		s.f = w.f
 	}
 	old := s.f
-	prev, ws, oldText := out.Result, out.WS, old.Text
-	// edit applies one edit and holds a followed result to a fresh
-	// analysis; it says whether the result followed
-	var failed bool
-	// clean: the file parsed before and after the last edit (a line typed
-	// into text the parser drops adds no attribute: it may be followed)
-	clean := false
-	edit := func(at, to int, with string) bool {
-		text := splice(oldText, at, to, []byte(with))
-		before := source.NewFile(old.URI, old.Path, oldText)
-		cur := source.NewFile(old.URI, old.Path, text)
-		next := ws.Fork(cur)
-		m := analysis.NewShift(old.URI, oldText, text)
-		fresh := freshAnalysis(newSystem, out, next)
-		got, ok := prev.FollowEdit(before, cur, m, linesOf(next))
-		clean = noSyntaxErrors(prev, old.URI) && noSyntaxErrors(fresh, old.URI)
-		if ok {
-			if g, w := Dump(got), Dump(fresh); g != w {
-				t.Errorf("%s: %s: %q -> %q at byte %d (the line now reads %q): the followed result is not a fresh analysis's\n%s",
-					name, old.Path, oldText[m.Pre:m.OldEnd], text[m.Pre:m.CurEnd], m.Pre, lineAt(text, m.Pre), FirstDifference(w, g, "fresh", "followed"))
-				failed = true
-			}
-			prev = got
-		} else {
-			prev = fresh
-		}
-		oldText, ws = text, next
-		return ok
-	}
+	ty := newTypist(t, newSystem, out, name, old)
+	edit := ty.edit
 	l := lines[rnd.Intn(len(lines))]
 	switch {
 	case k < 2: // a line added whole
 		if edit(s.at, s.at, s.open+l.Name+" => "+l.Value+s.end) {
 			st.added++
-			if l.Never && clean {
+			if l.Never && ty.clean {
 				t.Errorf("%s: %s: %s => %s added at byte %d was followed: it must be analysed", name, old.Path, l.Name, l.Value, s.at)
 				return false
 			}
 		} else {
 			st.addRefused++
-			if l.Never && clean {
+			if l.Never && ty.clean {
 				st.mustRefuse++
 			}
 		}
@@ -203,25 +176,25 @@ func typeAttr(t *testing.T, newSystem func() analysis.System, out *Outcome, name
 		}
 		if edit(w.start, w.end, "") {
 			st.deleted++
-			if isRead && clean {
+			if isRead && ty.clean {
 				t.Errorf("%s: %s: %q taken was followed: it must be analysed", name, old.Path, old.Text[w.start:w.end])
 				return false
 			}
 		} else {
 			st.delRefused++
-			if isRead && clean {
+			if isRead && ty.clean {
 				st.mustRefuseDel++
 			}
 		}
 	case k < 5: // a copy after it: a duplicate attribute
 		if edit(w.end, w.end, string(old.Text[w.start:w.end])) {
-			if clean {
+			if ty.clean {
 				t.Errorf("%s: %s: %q written twice was followed: Puppet refuses a duplicate attribute", name, old.Path, old.Text[w.start:w.end])
 				return false
 			}
 		} else {
 			st.addRefused++
-			if clean {
+			if ty.clean {
 				st.mustRefuse++
 			}
 		}
@@ -262,11 +235,11 @@ func typeAttr(t *testing.T, newSystem func() analysis.System, out *Outcome, name
 		if s.end != "" {
 			key(s.end)
 		}
-		if want := l.Name + " => " + l.Value + s.end; !strings.HasSuffix(string(oldText[:cursor]), want) {
-			panic(fmt.Sprintf("typed %q, the text before the cursor reads %q", want, lineAt(oldText, cursor-1)))
+		if want := l.Name + " => " + l.Value + s.end; !strings.HasSuffix(string(ty.text[:cursor]), want) {
+			panic(fmt.Sprintf("typed %q, the text before the cursor reads %q", want, lineAt(ty.text, cursor-1)))
 		}
 	}
-	return !failed
+	return !ty.failed
 }
 
 // noSyntaxErrors reports whether r reports no syntax error in the file

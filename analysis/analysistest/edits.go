@@ -68,3 +68,51 @@ func freshAnalysis(newSystem func() analysis.System, out *Outcome, ws *source.Wo
 	sys := newSystem()
 	return analysis.Analyze(sys, in, analysis.Files([]analysis.System{sys}, in)[sys])
 }
+
+// typist makes edits to one file of a fixture, each on the text the last
+// left, and holds the previous result's follow of each (when the system
+// gives one) to a fresh analysis of the new text (attrs.go, assigns.go).
+type typist struct {
+	t         *testing.T
+	newSystem func() analysis.System
+	out       *Outcome
+	name      string       // the fixture's, for messages
+	old       *source.File // the file edited, as the fixture has it
+	prev      *analysis.Result
+	ws        *source.Workspace
+	text      []byte // the file's text now
+	failed    bool   // a followed result was not a fresh analysis's
+	// clean: the file had no syntax error before and after the last edit
+	clean bool
+}
+
+func newTypist(t *testing.T, newSystem func() analysis.System, out *Outcome, name string, f *source.File) *typist {
+	return &typist{t: t, newSystem: newSystem, out: out, name: name, old: f, prev: out.Result, ws: out.WS, text: f.Text}
+}
+
+// edit replaces the text [at, to) with with; it says whether the result
+// followed the edit.
+func (ty *typist) edit(at, to int, with string) bool {
+	t, old := ty.t, ty.old
+	t.Helper()
+	text := splice(ty.text, at, to, []byte(with))
+	before := source.NewFile(old.URI, old.Path, ty.text)
+	cur := source.NewFile(old.URI, old.Path, text)
+	next := ty.ws.Fork(cur)
+	m := analysis.NewShift(old.URI, ty.text, text)
+	fresh := freshAnalysis(ty.newSystem, ty.out, next)
+	got, ok := ty.prev.FollowEdit(before, cur, m, linesOf(next))
+	ty.clean = noSyntaxErrors(ty.prev, old.URI) && noSyntaxErrors(fresh, old.URI)
+	if ok {
+		if g, w := Dump(got), Dump(fresh); g != w {
+			t.Errorf("%s: %s: %q -> %q at byte %d (the line now reads %q): the followed result is not a fresh analysis's\n%s",
+				ty.name, old.Path, ty.text[m.Pre:m.OldEnd], text[m.Pre:m.CurEnd], m.Pre, lineAt(text, m.Pre), FirstDifference(w, g, "fresh", "followed"))
+			ty.failed = true
+		}
+		ty.prev = got
+	} else {
+		ty.prev = fresh
+	}
+	ty.text, ty.ws = text, next
+	return ok
+}

@@ -110,10 +110,7 @@ func (w *treePair) stmts(a, b reflect.Value) bool {
 	if d == -1 {
 		short, long = b, a
 	}
-	k := 0 // the extra one: the first that is not its counterpart
-	for k < short.Len() && sameTrees(short.Index(k), long.Index(k)) {
-		k++
-	}
+	k := firstUnlike(short, long) // the extra one
 	extra, _ := plainAssign(long.Index(k).Interface().(pp.Node))
 	if extra == nil {
 		return false
@@ -123,20 +120,7 @@ func (w *treePair) stmts(a, b reflect.Value) bool {
 	} else {
 		w.asgOld = extra
 	}
-	for i := 0; i < short.Len(); i++ {
-		j := i
-		if i >= k {
-			j = i + 1
-		}
-		x, y := short.Index(i), long.Index(j)
-		if d == -1 {
-			x, y = y, x
-		}
-		if !w.same(x, y) {
-			return false
-		}
-	}
-	return true
+	return w.sameBut(short, long, k, d == -1)
 }
 
 // assignFollows is the judgement of the assignment the trees differ by

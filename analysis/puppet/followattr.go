@@ -196,18 +196,31 @@ func (w *treePair) attrs(a, b reflect.Value, ba, bb *pp.ResourceBody) bool {
 		short, long = b, a
 		w.res, w.body = w.resA, ba
 	}
-	k := 0 // the extra one: the first that is not its counterpart
+	k := firstUnlike(short, long) // the extra one
+	w.extra = long.Index(k).Interface().(*pp.Attr)
+	return w.sameBut(short, long, k, d == -1)
+}
+
+// firstUnlike is the first element of short (a list one shorter than
+// long) that is not long's at the same index, but for places.
+func firstUnlike(short, long reflect.Value) int {
+	k := 0
 	for k < short.Len() && sameTrees(short.Index(k), long.Index(k)) {
 		k++
 	}
-	w.extra = long.Index(k).Interface().(*pp.Attr)
+	return k
+}
+
+// sameBut compares short with long but for long's element k (w.same);
+// old says long is the old tree's.
+func (w *treePair) sameBut(short, long reflect.Value, k int, old bool) bool {
 	for i := 0; i < short.Len(); i++ {
 		j := i
 		if i >= k {
 			j = i + 1
 		}
 		x, y := short.Index(i), long.Index(j)
-		if d == -1 {
+		if old {
 			x, y = y, x
 		}
 		if !w.same(x, y) {
