@@ -153,16 +153,7 @@ func typeAssign(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 		}
 	default: // typed as an editor sends it
 		cursor := s.at
-		key := func(with string) bool {
-			ok := edit(cursor, cursor, with)
-			cursor += len(with)
-			if ok {
-				st.typed++
-			} else {
-				st.typedRefused++
-			}
-			return ok
-		}
+		key := func(with string) bool { return ty.key(&cursor, with, &st.typed, &st.typedRefused) }
 		key(s.indent + "\n")
 		cursor-- // (before the line break)
 		for _, c := range "$" + l.Name + " = " {

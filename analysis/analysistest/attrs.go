@@ -200,16 +200,7 @@ func typeAttr(t *testing.T, newSystem func() analysis.System, out *Outcome, name
 		}
 	default: // typed as an editor sends it
 		cursor := s.at
-		key := func(with string) bool {
-			ok := edit(cursor, cursor, with)
-			cursor += len(with)
-			if ok {
-				st.typed++
-			} else {
-				st.typedRefused++
-			}
-			return ok
-		}
+		key := func(with string) bool { return ty.key(&cursor, with, &st.typed, &st.typedRefused) }
 		if strings.HasPrefix(s.open, ",") {
 			key(",")
 		}

@@ -116,3 +116,16 @@ func (ty *typist) edit(at, to int, with string) bool {
 	ty.text, ty.ws = text, next
 	return ok
 }
+
+// key types with at *cursor, moving the cursor past it, and counts the
+// keystroke as followed or refused.
+func (ty *typist) key(cursor *int, with string, followed, refused *int) bool {
+	ok := ty.edit(*cursor, *cursor, with)
+	*cursor += len(with)
+	if ok {
+		*followed++
+	} else {
+		*refused++
+	}
+	return ok
+}
