@@ -599,9 +599,16 @@ func codeLines(toks []Token, f *source.File, a, b int) ([][]byte, bool) {
 // FollowEdit is r moved through the edit m of a document from old to cur
 // by its system (Result.Follow): false when the system has no such
 // judgement, r is a focused analysis's, or the edit must be analysed.
-func (r *Result) FollowEdit(old, cur *source.File, m Shift, line func(uri string, off int) int) (*Result, bool) {
+func (r *Result) FollowEdit(old, cur *source.File, m Shift, line func(uri string, off int) int) (res *Result, ok bool) {
 	if r == nil || r.Follow == nil || r.Partial {
 		return nil, false
 	}
+	// A system's bug in judging an edit costs an analysis, not the
+	// server: the edit is analysed instead.
+	defer func() {
+		if recover() != nil {
+			res, ok = nil, false
+		}
+	}()
 	return r.Follow(r, old, cur, m, line)
 }

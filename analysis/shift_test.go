@@ -150,3 +150,15 @@ func TestShiftResultMovesWhatPointsAtTheEdit(t *testing.T) {
 		}
 	}
 }
+
+// A Follow that panics is an edit the result does not follow: the
+// caller analyses it instead.
+func TestFollowEditSurvivesAPanic(t *testing.T) {
+	r := &Result{Follow: func(*Result, *source.File, *source.File, Shift, func(string, int) int) (*Result, bool) {
+		panic("a bug in a judgement")
+	}}
+	f := source.NewFile("file:///x.pp", "/x.pp", []byte("x"))
+	if got, ok := r.FollowEdit(f, f, Shift{URI: f.URI}, nil); ok || got != nil {
+		t.Errorf("FollowEdit after a panic: %v, %v; want nil, false", got, ok)
+	}
+}
