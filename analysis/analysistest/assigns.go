@@ -51,8 +51,8 @@ func CheckAssignEdits(t *testing.T, newSystem func() analysis.System, paths []st
 		}
 	}
 	t.Logf("assignments: %d added whole followed, %d refused (%d of them to be refused); %d taken whole followed, %d refused; "+
-		"typed: %d keystrokes followed (%d of them the paired quotes that make the assignment parse), %d refused; %d values typed over followed, %d refused",
-		st.added, st.addRefused, st.mustRefuse, st.deleted, st.delRefused, st.typed, st.quotes, st.typedRefused, st.over, st.overRefused)
+		"typed: %d keystrokes followed (%d of them the paired quotes that make the assignment parse), %d refused; %d values typed over followed, %d refused; %d parameters among the lines added",
+		st.added, st.addRefused, st.mustRefuse, st.deleted, st.delRefused, st.typed, st.quotes, st.typedRefused, st.over, st.overRefused, st.params)
 	if st.added == 0 || st.deleted == 0 || st.quotes == 0 || st.over == 0 {
 		t.Fatalf("no assignment added whole, taken whole, made by its quotes or typed over was followed: nothing checked")
 	}
@@ -63,6 +63,7 @@ type assignStats struct {
 	deleted, delRefused           int
 	typed, quotes, typedRefused   int
 	over, overRefused             int
+	params                        int // lines added to parameter lists
 }
 
 var (
@@ -72,6 +73,8 @@ var (
 	// `$x = ` typed before a statement is the assignment of that
 	// statement's value, before a brace a line the parser drops
 	closeLineRE = regexp.MustCompile(`(?m)^([ \t]*)\}[ \t]*$`)
+	// a parameter on a line of its own (1: its indentation)
+	paramLineRE = regexp.MustCompile(`(?m)^([ \t]+)(?:[A-Z][A-Za-z0-9_:\[\], ]*[ \t]+)?\$[a-z_][a-z0-9_]*[^\n]*,[ \t]*$`)
 	// an assignment's quoted value, inside its quotes (1)
 	assignValueRE = regexp.MustCompile(`(?m)^[ \t]+\$[a-z_][a-z0-9_]*[ \t]*=[ \t]*'([^'\n]*)'[ \t]*$`)
 )
@@ -85,13 +88,16 @@ func typeAssign(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 		at     int
 		indent string
 	}
-	var sites, values []site
+	var sites, values, params []site
 	for _, f := range resultFiles(out) {
 		for _, m := range stmtLineRE.FindAllSubmatchIndex(f.Text, -1) {
 			sites = append(sites, site{f: f, at: m[0], indent: string(f.Text[m[2]:m[3]])})
 		}
 		for _, m := range closeLineRE.FindAllSubmatchIndex(f.Text, -1) {
 			sites = append(sites, site{f: f, at: m[0], indent: string(f.Text[m[2]:m[3]]) + "  "})
+		}
+		for _, m := range paramLineRE.FindAllSubmatchIndex(f.Text, -1) {
+			params = append(params, site{f: f, at: m[0], indent: string(f.Text[m[2]:m[3]])})
 		}
 		for _, m := range assignValueRE.FindAllSubmatchIndex(f.Text, -1) {
 			values = append(values, site{f: f, at: m[2] + rnd.Intn(m[3]-m[2]+1)})
@@ -108,11 +114,20 @@ func typeAssign(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 		}
 		s = values[rnd.Intn(len(values))]
 	}
+	if k == 2 && len(params) > 0 { // a parameter instead (followassign.go: the same judgement)
+		s = params[rnd.Intn(len(params))]
+	}
 	old := s.f
 	ty := newTypist(t, newSystem, out, name, old)
 	edit := ty.edit
 	l := lines[rnd.Intn(len(lines))]
 	line := s.indent + "$" + l.Name + " = " + l.Value + "\n"
+	if k == 2 && len(params) > 0 {
+		line = s.indent + "$" + l.Name + " = " + l.Value + ",\n"
+		if !l.Never && l.Name != "" {
+			st.params++
+		}
+	}
 	switch {
 	case k < 3: // a line added whole, then taken out again
 		if edit(s.at, s.at, line) {

@@ -253,7 +253,7 @@ func (j *followJudge) droppedTrees(old, cur *source.File, m analysis.Shift) (*tr
 	if !w.same(reflect.ValueOf(of.Stmts), reflect.ValueOf(cf.Stmts)) {
 		return nil, nil
 	}
-	if (w.asgOld != nil || w.asgNew != nil) && !j.assignFollows(w, uri, old.Text, cur.Text) {
+	if w.changed() && !j.assignFollows(w, uri, old.Text, cur.Text) {
 		return nil, nil
 	}
 	if w.extra != nil {
@@ -312,14 +312,18 @@ func untouched(stmts []pp.Node, from, to int, skip func(pp.Node) bool) bool {
 			continue
 		case *pp.ClassDef:
 			body, head = d.Body, max(d.NameLoc.End, d.ParentLoc.End)
-			for _, p := range d.Params {
-				head = max(head, p.End)
+			h, ok := paramsHead(d.Params, head, from, to, skip)
+			if !ok {
+				return false
 			}
+			head = h
 		case *pp.DefineDef:
 			body, head = d.Body, d.NameLoc.End
-			for _, p := range d.Params {
-				head = max(head, p.End)
+			h, ok := paramsHead(d.Params, head, from, to, skip)
+			if !ok {
+				return false
 			}
+			head = h
 		case *pp.NodeDef:
 			body = d.Body
 			for _, mt := range d.Matches {
@@ -337,6 +341,27 @@ func untouched(stmts []pp.Node, from, to int, skip func(pp.Node) bool) bool {
 		}
 	}
 	return true
+}
+
+// paramsHead is where a definition's header ends for untouched: after
+// its name and parent (head) and its parameters. An edit between or of
+// parameters touching none but the one skip names (followassign.go) is
+// inside the definition: head is then where the name ends. False: it
+// touches the name, the parent or another parameter.
+func paramsHead(params []*pp.Param, head, from, to int, skip func(pp.Node) bool) (int, bool) {
+	end := head
+	for _, p := range params {
+		end = max(end, p.End)
+	}
+	if from > end || from <= head {
+		return end, true // (after the header, or on the name: as before)
+	}
+	for _, p := range params {
+		if !(to <= p.Pos || from >= p.End) && (skip == nil || !skip(p)) {
+			return head, false
+		}
+	}
+	return head, true
 }
 
 var locType = reflect.TypeOf(pp.Loc{})

@@ -41,6 +41,28 @@ import (
 // result. analysistest.CheckAssignEdits holds it to a fresh analysis,
 // typing such assignments into every fixture.
 
+// A parameter nobody reads is the same kind of binding: a class's or a
+// define's parameter added, taken out, or its default typed over, whose
+// name is written nowhere else in the workspace's manifests (no body
+// reads it, no `class { 'x': name => ... }` or instance passes it), whose
+// default is none or one that only reads values, and whose name Puppet
+// does not keep for itself (builtinVars, the metaparameters): its value
+// (from a declaration, Hiera's automatic lookup, or the default) is in
+// no node, edge, step, diagnostic or link. The edit may then lie in the
+// definition's header, touching no other parameter (untouched).
+
+// plainParam is n as a parameter of a plain name a definition may have.
+func plainParam(n pp.Node) (*pp.Param, string) {
+	p, ok := n.(*pp.Param)
+	if !ok || p.Splat || !plainVarName(p.Name) || builtinVars[p.Name] || otherMetaparams[p.Name] {
+		return nil, ""
+	}
+	if _, meta := metaparams[p.Name]; meta {
+		return nil, ""
+	}
+	return p, p.Name
+}
+
 // plainAssign is n as an assignment to a plain local variable (see
 // above): the statement and the variable's name; nil if it is not one.
 func plainAssign(n pp.Node) (*pp.Binary, string) {
@@ -71,6 +93,60 @@ func plainVarName(s string) bool {
 	return true
 }
 
+// paramFields finds the Params of the definitions whose parameters may
+// be added, taken out or given another default (treePair.params).
+var paramFields = map[reflect.Type]int{
+	reflect.TypeOf(pp.ClassDef{}):  fieldIndex(reflect.TypeOf(pp.ClassDef{}), "Params"),
+	reflect.TypeOf(pp.DefineDef{}): fieldIndex(reflect.TypeOf(pp.DefineDef{}), "Params"),
+}
+
+// params compares two definitions' parameters: the same, or (once in the
+// trees) one parameter more in one of them, or one of one name with
+// another default (parOld, parNew).
+func (w *treePair) params(a, b reflect.Value) bool {
+	d := b.Len() - a.Len()
+	if d == 0 {
+		for i := 0; i < a.Len(); i++ {
+			x, nx := plainParam(a.Index(i).Interface().(*pp.Param))
+			y, ny := plainParam(b.Index(i).Interface().(*pp.Param))
+			if x == nil || y == nil || nx != ny || sameTrees(a.Index(i), b.Index(i)) || !sameTrees(reflect.ValueOf(&x.Type).Elem(), reflect.ValueOf(&y.Type).Elem()) {
+				if !w.same(a.Index(i), b.Index(i)) {
+					return false
+				}
+				continue
+			}
+			if w.changed() || !w.place(x.NameLoc, y.NameLoc, false) {
+				return false
+			}
+			w.parOld, w.parNew = x, y
+		}
+		return true
+	}
+	if d != 1 && d != -1 || w.changed() {
+		return false
+	}
+	short, long := a, b
+	if d == -1 {
+		short, long = b, a
+	}
+	k := firstUnlike(short, long)
+	extra, _ := plainParam(long.Index(k).Interface().(*pp.Param))
+	if extra == nil {
+		return false
+	}
+	if d == 1 {
+		w.parNew = extra
+	} else {
+		w.parOld = extra
+	}
+	return w.sameBut(short, long, k, d == -1)
+}
+
+// changed: the walk met the one binding the trees may differ by.
+func (w *treePair) changed() bool {
+	return w.asgOld != nil || w.asgNew != nil || w.parOld != nil || w.parNew != nil
+}
+
 // bodyFields finds the Body of the definitions whose statements may gain
 // or lose an assignment (treePair.stmts): the struct type -> field index.
 var bodyFields = map[reflect.Type]int{
@@ -96,14 +172,14 @@ func (w *treePair) stmts(a, b reflect.Value) bool {
 				}
 				continue
 			}
-			if w.asgOld != nil || w.asgNew != nil || !w.place(bx.Left.(*pp.Var).Loc, by.Left.(*pp.Var).Loc, false) {
+			if w.changed() || !w.place(bx.Left.(*pp.Var).Loc, by.Left.(*pp.Var).Loc, false) {
 				return false
 			}
 			w.asgOld, w.asgNew = bx, by
 		}
 		return true
 	}
-	if d != 1 && d != -1 || w.asgOld != nil || w.asgNew != nil {
+	if d != 1 && d != -1 || w.changed() {
 		return false
 	}
 	short, long := a, b
@@ -132,14 +208,26 @@ func (j *followJudge) assignFollows(w *treePair, uri string, ot, nt []byte) bool
 	}
 	name := ""
 	for _, s := range []struct {
-		b    *pp.Binary
+		n    pp.Node
 		text []byte
-	}{{w.asgOld, ot}, {w.asgNew, nt}} {
-		if s.b == nil {
-			continue
+	}{{w.asgOld, ot}, {w.asgNew, nt}, {w.parOld, ot}, {w.parNew, nt}} {
+		var n string
+		var value pp.Node
+		switch b := s.n.(type) {
+		case *pp.Binary:
+			if b == nil {
+				continue
+			}
+			_, n = plainAssign(b)
+			value = b.Right
+		case *pp.Param:
+			if b == nil {
+				continue
+			}
+			_, n = plainParam(b)
+			value = b.Default
 		}
-		_, n := plainAssign(s.b)
-		if n == "" || name != "" && n != name || !readsOnly(s.b.Right, s.text) {
+		if n == "" || name != "" && n != name || value != nil && !readsOnly(value, s.text) {
 			return false
 		}
 		name = n
@@ -147,12 +235,20 @@ func (j *followJudge) assignFollows(w *treePair, uri string, ot, nt []byte) bool
 	if name == "" {
 		return false
 	}
-	// Nowhere else: in the file, but for the assignment (the new one's
+	// Nowhere else: in the file, but for the binding (the new one's
 	// text, or the old one's when it was taken out: elsewhere the two are
 	// the same text), and in every other manifest.
-	at, text := w.asgNew, nt
-	if at == nil {
-		at, text = w.asgOld, ot
+	var at *pp.Loc
+	text := nt
+	switch {
+	case w.asgNew != nil:
+		at = w.asgNew.Span()
+	case w.parNew != nil:
+		at = w.parNew.Span()
+	case w.asgOld != nil:
+		at, text = w.asgOld.Span(), ot
+	default:
+		at, text = w.parOld.Span(), ot
 	}
 	if wordAt(text[:at.Pos], name) || wordAt(text[at.End:], name) {
 		return false
@@ -166,13 +262,13 @@ func (j *followJudge) assignFollows(w *treePair, uri string, ot, nt []byte) bool
 }
 
 // readsOnly: evaluating v (written in text) reads values and does
-// nothing else: a literal (literalValue), a variable, an element of one
+// nothing else: a literal (literalValue), undef, a variable, an element of one
 // (`$facts['os']['family']`: keys that are literals), a string that
 // interpolates such, an array or a hash of such. No call (a function may
 // declare, fail, or be one nobody defines), no operator, no selector.
 func readsOnly(v pp.Node, text []byte) bool {
 	switch t := v.(type) {
-	case *pp.Var:
+	case *pp.Var, *pp.Undef:
 		return true
 	case *pp.Access:
 		if _, isType := t.X.(*pp.TypeRef); isType || len(t.Args) != 1 || !literalValue(t.Args[0], text, false) {

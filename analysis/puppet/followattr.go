@@ -72,6 +72,7 @@ type treePair struct {
 	// statement in each tree that has it
 	assign         bool
 	asgOld, asgNew *pp.Binary
+	parOld, parNew *pp.Param // (a parameter, likewise)
 }
 
 var (
@@ -133,10 +134,15 @@ func (w *treePair) same(a, b reflect.Value) bool {
 		}
 		isBody := a.Type() == bodyType
 		stmts, hasStmts := bodyFields[a.Type()]
+		params, hasParams := paramFields[a.Type()]
 		for i := 0; i < a.NumField(); i++ {
 			switch {
 			case w.assign && hasStmts && i == stmts:
 				if !w.stmts(a.Field(i), b.Field(i)) {
+					return false
+				}
+			case w.assign && hasParams && i == params:
+				if !w.params(a.Field(i), b.Field(i)) {
 					return false
 				}
 			case isBody && i == bodyLocType:
@@ -237,6 +243,8 @@ func (w *treePair) isChange(n pp.Node) bool {
 		return t == w.extra
 	case *pp.Binary:
 		return t == w.asgOld || t == w.asgNew
+	case *pp.Param:
+		return t == w.parOld || t == w.parNew
 	}
 	return false
 }
@@ -291,8 +299,11 @@ func (j *followJudge) mayTouch(n pp.Node) bool {
 	if a, ok := n.(*pp.Attr); ok {
 		return j.mayTake(a)
 	}
-	b, _ := plainAssign(n)
-	return b != nil
+	if b, _ := plainAssign(n); b != nil {
+		return true
+	}
+	p, _ := plainParam(n)
+	return p != nil
 }
 
 // mayTake reports whether a may be the attribute an edit takes (its

@@ -1043,3 +1043,32 @@ func TestPatchedAssignmentNobodyReads(t *testing.T) {
 		{"# moved\n" + base("  package { 'p6': }\n  $typed_dir = '/srv/c'\n  $more_dir = 'y'\n  $third = 1\n  $fourth = 2\n  $sixth = 'b'\n  $fifth = 'a'\n  package { 'p5': }\n  $read_dir = 'r'\n  package { 'p7': }\n"), 0}, // with one read
 	})
 }
+
+// TestPatchedParameterNobodyReads: a class parameter no manifest names
+// elsewhere, added, its default typed over or taken out, moves the runs
+// (followassign.go); one a body reads, one a declaration passes, one with
+// a default that calls, a metaparameter's name, and one next to an edit
+// of the class's name are built again.
+func TestPatchedParameterNobodyReads(t *testing.T) {
+	base := func(params string) string {
+		return "class profile::base(\n  String $port = '80',\n" + params + ") {\n  file { '/srv/a': ensure => file }\n  notify { \"p ${port}\": }\n}\n"
+	}
+	files := withRoles(map[string]string{"modules/profile/manifests/base.pp": base("")})
+	files["modules/role/manifests/d.pp"] = "class role::d {\n  class { 'profile::base': passed_in => 1 }\n}\n"
+	patchSequence(t, files, []patchStep{
+		{base("  String $typed_dir = '/srv',\n"), 4},                            // added (role::d's run too)
+		{base("  String $typed_dir = '/srv/b',\n"), 4},                          // its default typed over
+		{base("  Optional[String] $typed_dir = undef,\n  Integer $more,\n"), 0}, // (two at once)
+		{base("  Optional[String] $typed_dir = undef,\n"), 4},                   // one taken out
+		{base("  Optional[String] $typed_dir = $facts['x'],\n"), 4},             // a default that reads
+		{base("  Optional[String] $typed_dir = lookup('x'),\n"), 0},             // one that calls
+		{base(""), 0},                            //
+		{base("  Integer $passed_in = 1,\n"), 0}, // a declaration passes it
+		{base(""), 0},                            //
+		{base("  String $stage = 'x',\n"), 0},    // a metaparameter's name
+		{base(""), 0},                            //
+		{strings.Replace(base("  String $typed_dir = 'a',\n"), "  String $port = '80',\n", "  String $port = '80', String $port2 = '8',\n", 1), 0}, // two parameters at once
+		{base("  String $typed_dir = 'a',\n"), 4},                                     // one taken out
+		{strings.Replace(base("  String $typed_dir = 'a',\n"), "'80'", "'81'", 1), 0}, // the default of one a body reads
+	})
+}

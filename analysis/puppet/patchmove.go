@@ -160,7 +160,7 @@ func (a *analyzer) movesOnly(t0, t1 *pp.File, m analysis.Shift, ot, nt []byte) (
 	if !w.same(reflect.ValueOf(t0.Stmts), reflect.ValueOf(t1.Stmts)) {
 		return nil, false
 	}
-	if (w.asgOld != nil || w.asgNew != nil) && !a.attrJudge().assignFollows(w, m.URI, ot, nt) {
+	if w.changed() && !a.attrJudge().assignFollows(w, m.URI, ot, nt) {
 		return nil, false
 	}
 	if w.valOld != nil && (w.extra != nil || !a.attrJudge().valueFollows(w, ot, nt)) {
