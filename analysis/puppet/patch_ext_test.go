@@ -204,6 +204,28 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 		out = append(out, "  $"+fmt.Sprintf(names[rng.IntN(len(names))], n)+" = "+values[rng.IntN(len(values))]+"\n")
 		return []byte(strings.Join(append(out, lines[pos:]...), ""))
 	}
+	if rng.IntN(8) == 0 { // a parameter (followassign.go): put in after one of the class's, or taken out
+		var params []int
+		for i, l := range lines[:end] {
+			tl := strings.TrimSpace(l)
+			if strings.HasPrefix(tl, ") {") || strings.HasSuffix(tl, "{") {
+				break
+			}
+			if strings.Contains(tl, "$") && strings.HasSuffix(tl, ",") && !strings.HasPrefix(tl, "class ") {
+				params = append(params, i)
+			}
+		}
+		if len(params) > 0 {
+			i := params[rng.IntN(len(params))]
+			if strings.Contains(lines[i], "$zz_param") {
+				return []byte(strings.Join(append(lines[:i:i], lines[i+1:]...), ""))
+			}
+			values := []string{"", " = 'v'", " = undef", " = $facts['x']", " = lookup('zz')"}
+			out := append([]string(nil), lines[:i+1]...)
+			out = append(out, fmt.Sprintf("  Optional[String] $zz_param%d%s,\n", n, values[rng.IntN(len(values))]))
+			return []byte(strings.Join(append(out, lines[i+1:]...), ""))
+		}
+	}
 	for i, l := range lines[:end] { // one taken out, or typed over
 		if strings.HasPrefix(l, "  $zz_var") && rng.IntN(2) == 0 {
 			if rng.IntN(2) == 0 {
