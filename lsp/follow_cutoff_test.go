@@ -236,6 +236,46 @@ func TestAssignmentTypedIsNotAnalysed(t *testing.T) {
 	ts.sameAsFresh(t, "after an assignment read", [2]int{2, 10}, [2]int{5, 13})
 }
 
+// TestParameterTypedIsNotAnalysed: a class parameter nobody reads typed
+// into the class's parameter list as VS Code sends it (Enter, the type
+// and name, " = ", the quotes paired, the default) is not analysed
+// (followassign.go), nor is taking it out; every answer is a fresh
+// server's. The default of a parameter the body reads, typed over, is.
+func TestParameterTypedIsNotAnalysed(t *testing.T) {
+	ts := startTyping(t, "class web (\n  String $port = '80',\n) {\n  notify { \"n ${port}\": }\n}\n")
+	c, uri, n, typeAt := ts.c, ts.uri, ts.n, ts.typeAt
+	before := n.Load()
+	typeAt(1, 22, "\n  ")                     // Enter at the end of the port's line
+	for i, ch := range "String $ssl_dir = " { // (`String $s` is a parameter, each key of its name another)
+		typeAt(2, 2+i, string(ch))
+	}
+	typeAt(2, 20, "''")
+	for i, ch := range "/srv" {
+		typeAt(2, 21+i, string(ch))
+	}
+	typeAt(2, 26, ",")
+	if after := n.Load(); after != before {
+		t.Errorf("a parameter nobody reads typed into a class was analysed: %d analyses before, %d after", before, after)
+	}
+	if !strings.Contains(*ts.text, "  String $port = '80',\n  String $ssl_dir = '/srv',\n) {") {
+		t.Fatalf("the text typed: %q", *ts.text)
+	}
+	ts.sameAsFresh(t, "after the parameter", [2]int{4, 12})
+	*ts.version++
+	c.Edit(uri, *ts.version, lsptest.Range{Start: lsptest.Position{Line: 2, Character: 0}, End: lsptest.Position{Line: 3, Character: 0}}, "")
+	*ts.text = strings.Replace(*ts.text, "  String $ssl_dir = '/srv',\n", "", 1)
+	c.Settle(uri)
+	if after := n.Load(); after != before {
+		t.Errorf("a parameter nobody reads taken out was analysed: %d analyses before, %d after", before, after)
+	}
+	ts.sameAsFresh(t, "after the parameter was taken", [2]int{3, 12})
+	typeAt(1, 18, "8") // '808': the notify's title reads it
+	if n.Load() == before {
+		t.Errorf("the default of a parameter the class reads, typed over, was not analysed")
+	}
+	ts.sameAsFresh(t, "after the default of one read", [2]int{3, 12})
+}
+
 // typing is a server (its Puppet analyses counted) on a workspace whose
 // class web (modules/web/manifests/init.pp, open) holds class, and a way
 // to type into it as an editor does, one insertion at a time, each

@@ -109,13 +109,14 @@ func (w *treePair) params(a, b reflect.Value) bool {
 		for i := 0; i < a.Len(); i++ {
 			x, nx := plainParam(a.Index(i).Interface().(*pp.Param))
 			y, ny := plainParam(b.Index(i).Interface().(*pp.Param))
-			if x == nil || y == nil || nx != ny || sameTrees(a.Index(i), b.Index(i)) || !sameTrees(reflect.ValueOf(&x.Type).Elem(), reflect.ValueOf(&y.Type).Elem()) {
+			if x == nil || y == nil || sameTrees(a.Index(i), b.Index(i)) || !sameTrees(reflect.ValueOf(&x.Type).Elem(), reflect.ValueOf(&y.Type).Elem()) {
 				if !w.same(a.Index(i), b.Index(i)) {
 					return false
 				}
 				continue
 			}
-			if w.changed() || !w.place(x.NameLoc, y.NameLoc, false) {
+			// (a name typed over: the old parameter gone, the new one there)
+			if w.changed() || nx == ny && !w.place(x.NameLoc, y.NameLoc, false) || !w.place(pp.Loc{Pos: x.Pos, End: x.Pos}, pp.Loc{Pos: y.Pos, End: y.Pos}, false) {
 				return false
 			}
 			w.parOld, w.parNew = x, y
@@ -206,59 +207,46 @@ func (j *followJudge) assignFollows(w *treePair, uri string, ot, nt []byte) bool
 	if w.extra != nil || w.valOld != nil || j.manifests == nil {
 		return false // (one change at a time; the workspace's texts not known)
 	}
-	name := ""
+	// Each binding the trees differ by (the old one in the old text, the
+	// new in the new: a name typed over is one of each) binds a name
+	// written nowhere else: in its file but for itself, and in no other
+	// manifest.
+	seen := false
 	for _, s := range []struct {
 		n    pp.Node
 		text []byte
 	}{{w.asgOld, ot}, {w.asgNew, nt}, {w.parOld, ot}, {w.parNew, nt}} {
-		var n string
+		var name string
 		var value pp.Node
 		switch b := s.n.(type) {
 		case *pp.Binary:
 			if b == nil {
 				continue
 			}
-			_, n = plainAssign(b)
+			_, name = plainAssign(b)
 			value = b.Right
 		case *pp.Param:
 			if b == nil {
 				continue
 			}
-			_, n = plainParam(b)
+			_, name = plainParam(b)
 			value = b.Default
 		}
-		if n == "" || name != "" && n != name || value != nil && !readsOnly(value, s.text) {
+		if name == "" || value != nil && !readsOnly(value, s.text) {
 			return false
 		}
-		name = n
-	}
-	if name == "" {
-		return false
-	}
-	// Nowhere else: in the file, but for the binding (the new one's
-	// text, or the old one's when it was taken out: elsewhere the two are
-	// the same text), and in every other manifest.
-	var at *pp.Loc
-	text := nt
-	switch {
-	case w.asgNew != nil:
-		at = w.asgNew.Span()
-	case w.parNew != nil:
-		at = w.parNew.Span()
-	case w.asgOld != nil:
-		at, text = w.asgOld.Span(), ot
-	default:
-		at, text = w.parOld.Span(), ot
-	}
-	if wordAt(text[:at.Pos], name) || wordAt(text[at.End:], name) {
-		return false
-	}
-	for _, f := range j.manifests {
-		if f.URI != uri && wordAt(f.Text, name) {
+		at := s.n.Span()
+		if wordAt(s.text[:at.Pos], name) || wordAt(s.text[at.End:], name) {
 			return false
 		}
+		for _, f := range j.manifests {
+			if f.URI != uri && wordAt(f.Text, name) {
+				return false
+			}
+		}
+		seen = true
 	}
-	return true
+	return seen
 }
 
 // readsOnly: evaluating v (written in text) reads values and does

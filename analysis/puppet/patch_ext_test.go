@@ -1090,7 +1090,10 @@ func TestPatchedParameterNobodyReads(t *testing.T) {
 		{base("  String $stage = 'x',\n"), 0},    // a metaparameter's name
 		{base(""), 0},                            //
 		{strings.Replace(base("  String $typed_dir = 'a',\n"), "  String $port = '80',\n", "  String $port = '80', String $port2 = '8',\n", 1), 0}, // two parameters at once
-		{base("  String $typed_dir = 'a',\n"), 4},                                     // one taken out
-		{strings.Replace(base("  String $typed_dir = 'a',\n"), "'80'", "'81'", 1), 0}, // the default of one a body reads
+		{base("  String $typed_dir = 'a',\n"), 4},                                                       // one taken out
+		{base("  String $typed_dirs = 'a',\n"), 4},                                                      // its name typed over
+		{strings.Replace(base("  String $typed_dirs = 'a',\n"), "$port = '80'", "$portx = '80'", 1), 0}, // the name of one a body reads
+		{base("  String $typed_dirs = 'a',\n"), 0},                                                      // (and back)
+		{strings.Replace(base("  String $typed_dirs = 'a',\n"), "'80'", "'81'", 1), 0},                  // the default of one a body reads
 	})
 }
