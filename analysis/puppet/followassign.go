@@ -101,8 +101,8 @@ var paramFields = map[reflect.Type]int{
 }
 
 // params compares two definitions' parameters: the same, or (once in the
-// trees) one parameter more in one of them, or one of one name with
-// another default (parOld, parNew).
+// trees) one parameter more in one of them, or one with another default
+// or name (parOld, parNew).
 func (w *treePair) params(a, b reflect.Value) bool {
 	d := b.Len() - a.Len()
 	if d == 0 {
@@ -123,6 +123,26 @@ func (w *treePair) params(a, b reflect.Value) bool {
 		}
 		return true
 	}
+	return w.oneMore(a, b, func(v reflect.Value, old bool) bool {
+		p, _ := plainParam(v.Interface().(*pp.Param))
+		if p == nil {
+			return false
+		}
+		if old {
+			w.parOld = p
+		} else {
+			w.parNew = p
+		}
+		return true
+	})
+}
+
+// oneMore compares two lists of which one is one element longer, but for
+// that element, which bind takes as the binding the trees differ by (old:
+// it is the old tree's) or refuses; false when the lengths differ
+// otherwise, or the walk met a binding before.
+func (w *treePair) oneMore(a, b reflect.Value, bind func(v reflect.Value, old bool) bool) bool {
+	d := b.Len() - a.Len()
 	if d != 1 && d != -1 || w.changed() {
 		return false
 	}
@@ -131,16 +151,7 @@ func (w *treePair) params(a, b reflect.Value) bool {
 		short, long = b, a
 	}
 	k := firstUnlike(short, long)
-	extra, _ := plainParam(long.Index(k).Interface().(*pp.Param))
-	if extra == nil {
-		return false
-	}
-	if d == 1 {
-		w.parNew = extra
-	} else {
-		w.parOld = extra
-	}
-	return w.sameBut(short, long, k, d == -1)
+	return bind(long.Index(k), d == -1) && w.sameBut(short, long, k, d == -1)
 }
 
 // changed: the walk met the one binding the trees may differ by.
@@ -180,24 +191,18 @@ func (w *treePair) stmts(a, b reflect.Value) bool {
 		}
 		return true
 	}
-	if d != 1 && d != -1 || w.changed() {
-		return false
-	}
-	short, long := a, b
-	if d == -1 {
-		short, long = b, a
-	}
-	k := firstUnlike(short, long) // the extra one
-	extra, _ := plainAssign(long.Index(k).Interface().(pp.Node))
-	if extra == nil {
-		return false
-	}
-	if d == 1 {
-		w.asgNew = extra
-	} else {
-		w.asgOld = extra
-	}
-	return w.sameBut(short, long, k, d == -1)
+	return w.oneMore(a, b, func(v reflect.Value, old bool) bool {
+		x, _ := plainAssign(v.Interface().(pp.Node))
+		if x == nil {
+			return false
+		}
+		if old {
+			w.asgOld = x
+		} else {
+			w.asgNew = x
+		}
+		return true
+	})
 }
 
 // assignFollows is the judgement of the assignment the trees differ by
