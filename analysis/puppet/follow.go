@@ -174,14 +174,9 @@ func (j *followJudge) dropped(r *analysis.Result, old, cur *source.File, m analy
 	at := j.order[uri]
 	w, cf := j.droppedTrees(old, cur, m)
 	if w == nil {
-		if l := lineStart(m, old.Text, cur.Text); l != m {
-			w, cf = j.droppedTrees(old, cur, l)
-			m = l
-		}
-	}
-	if w == nil {
 		return nil, false
 	}
+	m = w.m // (perhaps slid to its line's start)
 	// The file's syntax errors are read again: a fresh analysis reports
 	// every file's after all its other diagnostics, file by file in load
 	// order (Analyze). A result laid out otherwise is analysed.
@@ -229,8 +224,10 @@ func (j *followJudge) dropped(r *analysis.Result, old, cur *source.File, m analy
 
 // droppedTrees judges the trees of the texts before and after the edit m
 // (see above and followattr.go): the pair walked (with the spans of
-// resource bodies that do not move as m says, and the attribute added
-// or taken) and the new tree, or nil when only an analysis knows.
+// resource bodies that do not move as m says, the attribute or binding
+// added or taken, and the edit, m or m slid to its line's start:
+// lineStart) and the new tree, or nil when only an analysis knows. The
+// new text is parsed once for both.
 func (j *followJudge) droppedTrees(old, cur *source.File, m analysis.Shift) (*treePair, *pp.File) {
 	uri := cur.URI
 	if !strings.HasSuffix(cur.Path, ".pp") && !strings.HasSuffix(uri, ".pp") {
@@ -240,21 +237,38 @@ func (j *followJudge) droppedTrees(old, cur *source.File, m analysis.Shift) (*tr
 		return nil, nil
 	}
 	of := j.tree(old)
-	if !untouched(of.Stmts, m.Pre, m.OldEnd, j.mayTouch) {
-		return nil, nil // before the new text is parsed: most edits end here
+	var cf *pp.File
+	edits := []analysis.Shift{m}
+	if l := lineStart(m, old.Text, cur.Text); l != m {
+		edits = append(edits, l)
 	}
-	cf := pp.Parse(cur.Text)
-	if j.topLevel[uri] && (len(of.Errors) > 0) != (len(cf.Errors) > 0) {
-		return nil, nil
+	for _, m := range edits {
+		if !untouched(of.Stmts, m.Pre, m.OldEnd, j.mayTouch) {
+			continue // before the new text is parsed: most edits end here
+		}
+		if cf == nil {
+			cf = pp.Parse(cur.Text)
+			if j.topLevel[uri] && (len(of.Errors) > 0) != (len(cf.Errors) > 0) {
+				return nil, nil
+			}
+		}
+		if w := j.treesFollow(of, cf, old, cur, m); w != nil {
+			return w, cf
+		}
 	}
-	// the same trees but for places, or for one attribute (followattr.go)
-	// or one assignment (followassign.go)
+	return nil, nil
+}
+
+// treesFollow is droppedTrees' judgement of the trees through the edit m:
+// the same but for places, or for one attribute (followattr.go) or one
+// binding (followassign.go) that follows.
+func (j *followJudge) treesFollow(of, cf *pp.File, old, cur *source.File, m analysis.Shift) *treePair {
 	w := &treePair{m: m, attr: true, assign: true}
 	if !w.same(reflect.ValueOf(of.Stmts), reflect.ValueOf(cf.Stmts)) {
-		return nil, nil
+		return nil
 	}
-	if w.changed() && !j.assignFollows(w, uri, old.Text, cur.Text) {
-		return nil, nil
+	if w.changed() && !j.assignFollows(w, cur.URI, old.Text, cur.Text) {
+		return nil
 	}
 	if w.extra != nil {
 		text := old.Text
@@ -262,14 +276,14 @@ func (j *followJudge) droppedTrees(old, cur *source.File, m analysis.Shift) (*tr
 			text = cur.Text
 		}
 		if !j.attrFollows(w, text) {
-			return nil, nil
+			return nil
 		}
 	}
 	skip := w.isChange
 	if !untouched(of.Stmts, m.Pre, m.OldEnd, skip) || !untouched(cf.Stmts, m.Pre, m.CurEnd, skip) {
-		return nil, nil
+		return nil
 	}
-	return w, cf
+	return w
 }
 
 // untouched reports whether the edit [from, to] touches no node of the

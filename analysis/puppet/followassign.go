@@ -306,8 +306,9 @@ func wordAt(text []byte, w string) bool {
 	ident := func(c byte) bool {
 		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 	}
+	word := []byte(w)
 	for off := 0; ; {
-		i := bytes.Index(text[off:], []byte(w))
+		i := bytes.Index(text[off:], word)
 		if i < 0 {
 			return false
 		}
