@@ -33,7 +33,8 @@ import (
 
 // cfgRoots is what the repository's configuration says about file roots.
 type cfgRoots struct {
-	paths []string // every absolute file root named, in order, once
+	scopes []string // the folders whose configuration counts (repoScopes)
+	paths  []string // every absolute file root named, in order, once
 	// local: those inside the workspace (file roots it holds);
 	// external: those outside it
 	local, external []string
@@ -451,7 +452,7 @@ func (src *cfgSource) where(ws *source.Workspace, n *sp.Node) string {
 // readConfigRoots reads the file roots and the git fileserver the
 // configuration in scopes names.
 func (s *System) readConfigRoots(ws *source.Workspace, scopes []string, sig string, files []*source.File) *cfgRoots {
-	c := &cfgRoots{}
+	c := &cfgRoots{scopes: scopes}
 	inside := func(p string) bool {
 		for _, r := range scopes {
 			if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) {
@@ -526,8 +527,15 @@ func (s *System) readConfigRoots(ws *source.Workspace, scopes []string, sig stri
 					}
 					for _, it := range env.Items {
 						p, ok := it.Str()
-						if !ok || strings.Contains(p, sp.Unknown) || !filepath.IsAbs(p) {
+						if !ok || strings.Contains(p, sp.Unknown) {
 							continue
+						}
+						if !filepath.IsAbs(p) {
+							base := s.saltfileDir(ws, src)
+							if base == "" {
+								continue // (relative to where Salt runs, which nothing here says)
+							}
+							p = filepath.Join(base, p)
 						}
 						p = filepath.Clean(p)
 						if c.rootsWhere == "" {
@@ -539,9 +547,17 @@ func (s *System) readConfigRoots(ws *source.Workspace, scopes []string, sig stri
 						}
 						seen[p] = true
 						c.paths = append(c.paths, p)
-						if inside(p) {
+						if inside(p) && ws.Exists(p) && !emptyDir(p) {
 							c.local = append(c.local, p)
 							continue
+						}
+						// outside the workspace, or a folder of it whose
+						// files are not there (a git submodule not checked out)
+						if sm := submoduleOf(ws, scopes, p); sm != "" {
+							if c.submodule == nil {
+								c.submodule = map[string]string{}
+							}
+							c.submodule[p] = sm
 						}
 						c.external = append(c.external, p)
 						if c.where == "" {
@@ -796,9 +812,8 @@ func mapGet(m *sp.Node, key string) *sp.Node {
 }
 
 // configNote says, in a missing include's message, where else the SLS
-// may come from.
+// may come from: the external roots named after package top, else all.
 func (c *cfgRoots) configNote(top string) string {
-	roots := c.external
 	var named []string
 	for _, r := range c.external {
 		if remoteNamedFor(filepath.Base(r), top) {
@@ -806,16 +821,56 @@ func (c *cfgRoots) configNote(top string) string {
 		}
 	}
 	if len(named) > 0 {
-		roots = named
+		return c.rootsNote(named)
 	}
+	return c.rootsNote(c.external)
+}
+
+// splitRoots lists the file roots of saltenv env that may hold a file of
+// package top, which the workspace has too, though their files are not
+// here: Salt looks for each file in every root in turn
+// (salt/fileserver/roots.py find_file), so a package may be split between
+// roots. wlanslovenija/servers-salt-states keeps its own docker/init.sls
+// in states/ and takes docker/base.sls from the states repository it
+// checks out beside it as a git submodule (tozd-states): such a root is
+// the repository's choice, its files only missing from this clone. A
+// root outside the repository (a folder of formulas the master has) is
+// not presumed to hold a file of the repository's own packages, nor is a
+// formula's root (named after another package: it holds its own).
+func (c *cfgRoots) splitRoots(env, top string) []string {
+	var out []string
+	for _, r := range c.externalOf(env) {
+		b := strings.ToLower(filepath.Base(r))
+		formula := strings.HasSuffix(b, "-formula") || strings.HasSuffix(b, "_formula")
+		if c.submodule[r] != "" && (!formula || remoteNamedFor(b, top)) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// rootsNote names external file roots a missing file may come from, and
+// how to make one known.
+func (c *cfgRoots) rootsNote(roots []string) string {
 	var out []string
 	for _, r := range roots {
-		if sm := c.submodule[r]; sm != "" {
-			r += " (" + sm + " of this repository, a git submodule not checked out: `git submodule update --init " + sm + "` to have it read)"
+		shown := r
+		for _, sc := range c.scopes {
+			if rel, err := filepath.Rel(sc, r); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				shown = filepath.ToSlash(rel) + "/"
+				break
+			}
 		}
-		out = append(out, r)
+		if sm := c.submodule[r]; sm != "" {
+			if shown == sm+"/" {
+				shown += " (a git submodule of this repository not checked out: `git submodule update --init " + sm + "` to have it read)"
+			} else {
+				shown += " (" + sm + " of this repository, a git submodule not checked out: `git submodule update --init " + sm + "` to have it read)"
+			}
+		}
+		out = append(out, shown)
 	}
-	if len(named) == 1 {
+	if len(out) == 1 {
 		return "the repository's master configuration (" + c.where + ") serves the file root " + out[0] + ", which is not in the workspace: it may come from there"
 	}
 	return "the repository's master configuration (" + c.where + ") serves the file roots " +
@@ -838,6 +893,66 @@ func gitmodulePaths(text []byte) []string {
 func emptyDir(p string) bool {
 	ents, err := os.ReadDir(p)
 	return err == nil && len(ents) == 0
+}
+
+// saltfileDir is the folder a relative file root of src is read from:
+// Salt keeps file_roots as written, and the fileserver joins a relative
+// root to the working directory of the process (salt/fileserver/roots.py),
+// which only a Saltfile tells. salt-ssh reads the Saltfile of the folder
+// it runs in, whose config_dir (relative to that folder) holds the master
+// configuration (wlanslovenija/servers-salt-states: `salt-ssh: config_dir:
+// config`, and config/master serves ./states and ./tozd-states). "" when
+// no Saltfile of the repository names src's folder.
+func (s *System) saltfileDir(ws *source.Workspace, src *cfgSource) string {
+	if src.via != "" || src.f.Path == "" {
+		return "" // (a configuration installed elsewhere, or salt-formula's pillar)
+	}
+	dir := filepath.Dir(src.f.Path)
+	for d := dir; d == src.scope || strings.HasPrefix(d, src.scope+string(filepath.Separator)); d = filepath.Dir(d) {
+		if sf := ws.Lookup(filepath.Join(d, "Saltfile")); sf != nil {
+			pf := s.cache.parse(sf.Text, nil)
+			for _, e := range pf.Entries {
+				if e.Val == nil || e.Val.Kind != sp.Map {
+					continue
+				}
+				cd, ok := mapGet(e.Val, "config_dir").Str()
+				if !ok || cd == "" || strings.Contains(cd, sp.Unknown) {
+					continue
+				}
+				if !filepath.IsAbs(cd) {
+					cd = filepath.Join(d, cd)
+				}
+				if filepath.Clean(cd) == dir {
+					return d
+				}
+			}
+		}
+		if d == src.scope {
+			break
+		}
+	}
+	return ""
+}
+
+// submoduleOf is the path of the git submodule (as .gitmodules of a
+// scope names it) that folder p is or lies in, "" when none.
+func submoduleOf(ws *source.Workspace, scopes []string, p string) string {
+	for _, sc := range scopes {
+		rel, err := filepath.Rel(sc, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		gm := ws.Lookup(filepath.Join(sc, ".gitmodules"))
+		if gm == nil {
+			continue
+		}
+		for _, m := range gitmodulePaths(gm.Text) {
+			if rel == m || strings.HasPrefix(rel, m+string(filepath.Separator)) {
+				return filepath.ToSlash(m)
+			}
+		}
+	}
+	return ""
 }
 
 // mapDeployed recognises file roots that are the repository's own

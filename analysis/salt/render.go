@@ -185,6 +185,13 @@ func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond 
 		// still this root's problem)
 		p.sev = 3
 		p.msg += fmt.Sprintf(" (%s; %s)", nothing, cfg.configNote(top))
+	case !missingTop && len(cfg.splitRoots(env, top)) > 0:
+		// a file of a package the workspace has, and the saltenv
+		// also has file roots whose files are not here: Salt takes
+		// each file from the first root holding it, the package may be
+		// split between them
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (no %s in %s; %s)", slsFiles(sls), t.displayAll(), cfg.rootsNote(cfg.splitRoots(env, top)))
 	case len(others) > 0:
 		p.sev = 3
 		p.msg += fmt.Sprintf(" (%s; %s)", nothing, remotesNote(others))
@@ -246,6 +253,12 @@ func relInclude(sls string, init bool, name string) (string, bool) {
 	}
 	name = strings.Join(append(append([]string{}, comps[:len(comps)-levels]...), rest), ".")
 	return strings.TrimSuffix(name, "."), true
+}
+
+// slsFiles names the files an SLS may be: NAME.sls, NAME/init.sls.
+func slsFiles(sls string) string {
+	p := strings.ReplaceAll(sls, ".", "/")
+	return p + ".sls or " + p + "/init.sls"
 }
 
 // anotherRootHint ends the message of an include whose package the file
