@@ -72,6 +72,18 @@ type Arm struct {
 	Arm   int32
 	Tests []ArmTest
 	Text  string // for messages: "salt['pillar.get']('x')", "not (...)"
+	Loop  bool   // the body (or else) of a for over an unknown iterable, not an if's branch
+}
+
+// IfAlts reports whether some branch of an undecidable if was rendered
+// beside the others (a loop's body renders once whatever its arm).
+func (r *Rendered) IfAlts() bool {
+	for _, a := range r.Arms {
+		if !a.Loop {
+			return true
+		}
+	}
+	return false
 }
 
 // ArmTest: the expression Subj is truthy (Pos) or falsy.
@@ -128,6 +140,15 @@ func armOf(x jIf, i, j int, point int32) Arm {
 	}
 	a.Text = strings.Join(words, " and ")
 	return a
+}
+
+// loopArm describes the body of a loop over an iterable nobody can know
+// here: it renders where the iterable has items (is truthy, as a list,
+// a mapping or a string with items is).
+func loopArm(x jFor, point int32) Arm {
+	subj, pos := condSubject(x.iterText)
+	return Arm{Span: x.bodySpan, Point: point, Tests: []ArmTest{{Subj: subj, Pos: pos}},
+		Text: strings.TrimSpace(x.iterText) + " has items", Loop: true}
 }
 
 // condSubject strips leading `not`s (each flips the test) and spaces.
@@ -391,8 +412,11 @@ type (
 	jFor struct {
 		targets    []string
 		iter       expr
+		iterText   string // the iterable's source, for messages
 		cond       expr
 		body, els  []jnode
+		bodySpan   Span // source of the body (to its else or endfor)
+		elsSpan    Span // source of the else branch
 		start, end int
 	}
 	jSet struct {
@@ -715,12 +739,30 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 				inner.set("loop", unknownVal)
 				// One pass with the loop variables unknown: what the body
 				// declares becomes patterns; how often what it appends
-				// to a list is appended is unknown.
+				// to a list is appended is unknown. The body renders only
+				// where the iterable has items, which nobody can decide
+				// here: it is a branch of that condition, as an `if`
+				// over it would be (a requisite written in it fails only
+				// there).
+				*r.points++
+				arm := loopArm(x, *r.points)
+				r.alts = append(r.alts, x.bodySpan)
+				r.arms = append(r.arms, arm)
+				r.ctx.arms = append(r.ctx.arms, arm)
 				r.ctx.loops++
 				r.render(x.body, inner, depth+1)
 				r.ctx.loops--
-				if len(x.els) > 0 {
+				r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-1]
+				if len(x.els) > 0 { // (where it has none)
+					els := Arm{Span: x.elsSpan, Point: arm.Point, Arm: 1, Text: "not (" + strings.TrimSpace(x.iterText) + " has items)", Loop: true}
+					for _, t := range arm.Tests {
+						els.Tests = append(els.Tests, ArmTest{Subj: t.Subj, Pos: !t.Pos})
+					}
+					r.alts = append(r.alts, x.elsSpan)
+					r.arms = append(r.arms, els)
+					r.ctx.arms = append(r.ctx.arms, els)
 					r.render(x.els, sc, depth+1)
+					r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-1]
 				}
 				continue
 			}

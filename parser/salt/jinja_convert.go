@@ -197,6 +197,8 @@ func shiftNodes(ns []jnode, d int) []jnode {
 			y := x
 			y.body, y.els = shiftNodes(x.body, d), shiftNodes(x.els, d)
 			y.start, y.end = x.start+d, x.end+d
+			y.bodySpan = Span{x.bodySpan.Start + d, x.bodySpan.End + d}
+			y.elsSpan = Span{x.elsSpan.Start + d, x.elsSpan.End + d}
 			out[i] = y
 		case jSetBlock:
 			out[i] = jSetBlock{x.name, shiftNodes(x.body, d)}
@@ -249,9 +251,13 @@ func (cv *jconv) stmt(open lexer.Token, s *jgStmt) jnode {
 			n.cond = cv.expr(f.Cond)
 		}
 		n.body = cv.nodes(f.Body)
+		n.bodySpan = Span{tokEnd(f.Close), f.End.Pos.Offset}
 		if f.Else != nil {
 			n.els = cv.nodes(f.Else.Body)
+			n.bodySpan.End = f.Else.Open.Pos.Offset
+			n.elsSpan = Span{tokEnd(f.Else.Close), f.End.Pos.Offset}
 		}
+		n.iterText = cv.textBetween(f.Iter.Pos.Offset, f.Iter.EndPos.Offset)
 		return n
 	case s.Set != nil:
 		st := s.Set

@@ -219,8 +219,10 @@ type jgTuple struct {
 // jgOrTuple is jgTuple without conditional expressions (a for loop's
 // iterable, where `if` starts the loop's filter).
 type jgOrTuple struct {
-	Items []*jgOr `parser:"@@ ( ',' @@ )*"`
-	Comma bool    `parser:"@','?"`
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Items  []*jgOr `parser:"@@ ( ',' @@ )*"`
+	Comma  bool    `parser:"@','?"`
 }
 
 // jgExpr is a conditional expression: `a if cond else b`.

@@ -318,7 +318,7 @@ func Parse(src []byte, vars map[string]string, cache *Cache) *File {
 		f.Errors = append(f.Errors, f.R.Errors...)
 		f.Opaque = append(f.Opaque, f.R.Opaque...)
 		f.readYAML(cache)
-		if len(f.R.Alts) > 0 && f.yamlErrors() > 0 {
+		if f.R.IfAlts() && f.yamlErrors() > 0 { // (a loop's body renders once: nothing to retry)
 			f.retryBranches(src, vars, cache)
 		}
 	} else {
@@ -537,7 +537,7 @@ func (f *File) firstRenderError() {
 	keep := firstJinja
 	if keep < 0 {
 		keep = firstYAML
-		if len(f.R.Alts) == 0 {
+		if !f.R.IfAlts() {
 			if e, ok := f.wholeDocError(); ok {
 				f.Errors[keep] = e
 			}
