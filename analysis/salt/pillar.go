@@ -217,8 +217,18 @@ func entryInAlt(e *reqEntry) bool {
 func armsText(bs []analysis.Branch) string {
 	var words []string
 	for _, b := range bs {
-		if x, ok := b.(arm); ok && x.a.Text != "" && !slices.Contains(words, x.a.Text) {
-			words = append(words, x.a.Text)
+		if x, ok := b.(arm); ok && x.a.Text != "" {
+			// (a condition written over several lines reads as one)
+			if w := strings.Join(strings.Fields(x.a.Text), " "); !slices.Contains(words, w) {
+				words = append(words, w)
+			}
+		}
+	}
+	if len(words) > 1 {
+		for i, w := range words { // `a and b or c` would read as (a and b) or c
+			if sp.OrOutside(w) {
+				words[i] = "(" + w + ")"
+			}
 		}
 	}
 	return strings.Join(words, " and ")

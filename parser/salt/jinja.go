@@ -133,8 +133,10 @@ func armOf(x jIf, i, j int, point int32) Arm {
 		if k < j {
 			pos = !pos
 			words = append(words, "not ("+strings.TrimSpace(x.texts[k])+")")
+		} else if w := strings.TrimSpace(x.texts[k]); len(words) > 0 && OrOutside(w) {
+			words = append(words, "("+w+")")
 		} else {
-			words = append(words, strings.TrimSpace(x.texts[k]))
+			words = append(words, w)
 		}
 		a.Tests = append(a.Tests, ArmTest{Subj: subj, Pos: pos})
 	}
@@ -149,6 +151,33 @@ func loopArm(x jFor, point int32) Arm {
 	subj, pos := condSubject(x.iterText)
 	return Arm{Span: x.bodySpan, Point: point, Tests: []ArmTest{{Subj: subj, Pos: pos}},
 		Text: strings.TrimSpace(x.iterText) + " has items", Loop: true}
+}
+
+// OrOutside: expression text x has an `or` outside brackets and quotes
+// (joined to other conditions with `and`, it needs brackets).
+func OrOutside(x string) bool {
+	depth := 0
+	var quote byte
+	for i := 0; i < len(x); i++ {
+		c := x[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case depth == 0 && strings.HasPrefix(x[i:], " or "):
+			return true
+		}
+	}
+	return false
 }
 
 // condSubject strips leading `not`s (each flips the test) and spaces.
