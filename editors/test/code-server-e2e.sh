@@ -35,7 +35,7 @@ trap 'kill $CSPID 2>/dev/null; wait $CSPID 2>/dev/null; rm -rf "$TMP"' EXIT
 trap 'exit 124' INT TERM   # (timeout) still runs the EXIT trap: no code-server left behind
 for i in $(seq 1 150); do curl -fsS -o /dev/null http://127.0.0.1:$PORT/healthz 2>/dev/null && break; sleep 0.2; done
 t3=$(now_ms); echo "# code-server up: $((t3-t2)) ms"
-SETTINGS_JSON="$UD/User/settings.json" NODE_PATH="$PW_DIR/node_modules" node "$HERE/code-server-drive.js" "http://127.0.0.1:$PORT/?folder=$WS" "$WS" "$OUT" | tee "$OUT/drive.log"
+SETTINGS_JSON="$UD/User/settings.json" NODE_PATH="$PW_DIR/node_modules" node "$HERE/code-server-drive.js" "http://127.0.0.1:$PORT/?folder=$(urlq "$WS")" "$WS" "$OUT" | tee "$OUT/drive.log"
 rc=${PIPESTATUS[0]}
 t4=$(now_ms); echo "# browser part: $((t4-t3)) ms; code-server e2e total: $((t4-t0)) ms"
 # the extension's own log, for failures

@@ -55,7 +55,7 @@ for i in $(seq 1 150); do curl -fsS -o /dev/null http://127.0.0.1:$PORT/healthz 
 echo "# machine: $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# repository: $REPO ($(find "$REPO" -type f -not -path '*/.git/*' | wc -l) files); file: $FILE; cache: $ORDERING_CACHE_DIR"
 CS_PID=$CSPID SERVER="$SERVER" NODE_PATH="$PW_DIR/node_modules" \
-  node "$HERE/code-server-realrepo.js" "http://127.0.0.1:$PORT/?folder=$REPO" "$REPO" "$FILE" "$OUT" | tee "$OUT/drive.log"
+  node "$HERE/code-server-realrepo.js" "http://127.0.0.1:$PORT/?folder=$(urlq "$REPO")" "$REPO" "$FILE" "$OUT" | tee "$OUT/drive.log"
 rc=${PIPESTATUS[0]}
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg); total $(( $(now_ms) - t0 )) ms"
 find "$UD/logs" -name '*Ordering*' -exec cp {} "$OUT/" \; 2>/dev/null

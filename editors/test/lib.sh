@@ -55,3 +55,6 @@ cs_settings() {
   "workbench.colorTheme": "Default Light Modern", "editor.minimap.enabled": false, "git.enabled": false }
 JSON
 }
+
+# urlq: a path as a URL query value (a folder named a+b is not "a b": code-server reads + as a space)
+urlq() { node -e 'process.stdout.write(encodeURIComponent(process.argv[1]))' "$1"; }
