@@ -166,6 +166,9 @@ func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond 
 		}
 	}
 	nothing := fmt.Sprintf("nothing named '%s' in %s", top, t.displayAll())
+	if missingTop && t.hasFolder(top) {
+		nothing = fmt.Sprintf("%s/ in %s holds no SLS", top, t.displayAll())
+	}
 	switch {
 	case env != "base" && from.f != nil && from.f.top && !knownEnv:
 		// a top file's environment other than base: its file

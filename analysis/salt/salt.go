@@ -223,14 +223,36 @@ func (t *tree) rootList() []string {
 	return t.roots
 }
 
-// hasPkg reports whether some root of the tree holds package top (a
-// folder or top.sls).
+// hasFolder reports whether some root of the tree has a folder top.
+func (t *tree) hasFolder(top string) bool {
+	for _, r := range t.rootList() {
+		if t.ws.Exists(filepath.Join(r, top)) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPkg reports whether some root of the tree holds package top (top.sls,
+// or a folder holding SLS files).
 func (t *tree) hasPkg(top string) bool {
 	if t.mount != "" {
 		return top == t.mount
 	}
 	for _, r := range t.rootList() {
-		if t.ws.Exists(filepath.Join(r, top)) || t.ws.Exists(filepath.Join(r, top+".sls")) {
+		if t.ws.Exists(filepath.Join(r, top+".sls")) {
+			return true
+		}
+	}
+	if !t.hasFolder(top) {
+		return false
+	}
+	// a folder of the root is a package when it holds SLS files; one of
+	// files only (certificates, a salt/files/minion.d/ that states serve
+	// from salt://) is not: ugns/salt-states has cert/ and salt/ so, and
+	// its top file's cert and salt.minion come from other roots
+	for _, n := range t.avail() {
+		if n == top || strings.HasPrefix(n, top+".") {
 			return true
 		}
 	}
