@@ -105,6 +105,11 @@ type problem struct {
 	onlyInfo  bool
 	target    string // the ID an extend names
 	targetMod string
+	// a missing include: of a package no root holds (otherRoot), or of a
+	// package a root holds only add-ons of (addOn, the words said when
+	// settleAddOns makes it a warning: no NAME.sls, no NAME/init.sls)
+	otherRoot bool
+	addOn     string
 }
 
 type relatedSpan struct {

@@ -335,6 +335,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	if a.req.Canceled() {
 		return false
 	}
+	c.settleAddOns()
 	seenURI := map[string]bool{}
 	for _, f := range c.files {
 		if !seenURI[f.file.URI] {

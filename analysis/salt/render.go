@@ -213,13 +213,43 @@ func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond 
 	case missingTop:
 		// another formula, most likely in another file root
 		p.sev = 2
+		p.otherRoot = true
 		p.msg += fmt.Sprintf(" (%s: %s)", nothing, anotherRootHint)
+	case cfg == nil && p.sev == 1 && !t.ownsPkg(top):
+		p.addOn = fmt.Sprintf("no %s in %s, whose %s/ has no %s.sls or %s/init.sls of its own, and this run includes packages no root here holds: %s",
+			slsFiles(sls), t.displayAll(), top, top, top, anotherRootHint) // (settleAddOns)
 	}
 	// Salt refuses the run when the SLS is nowhere; when it may come from
 	// outside the workspace (information), the run goes on with states we
 	// cannot see, so the order of the others is still what runs.
 	p.refuses = p.sev != 3
 	return p
+}
+
+// settleAddOns decides the missing includes of packages the workspace
+// holds only add-ons of (no NAME.sls, no NAME/init.sls), once the run's
+// every include is known. When the run also includes packages no root
+// here holds at all, the master evidently serves other file roots, and
+// Salt takes each file from the first root holding it: the package
+// itself may be another formula's (ugns/salt-states applies postfix.config
+// and fail2ban.config of postfix-formula and fail2ban-formula beside its
+// own postfix/antispam.sls and fail2ban/blacklist.sls). A warning then;
+// without such evidence (a repository's own namespace folders, as
+// wuxxin/salt-shared's desktop/ and kernel/), still an error.
+func (c *compiler) settleAddOns() {
+	evidence := false
+	for _, p := range c.problems {
+		evidence = evidence || p.otherRoot
+	}
+	if !evidence {
+		return
+	}
+	for _, p := range c.problems {
+		if p.addOn != "" && p.sev == 1 {
+			p.sev = 2
+			p.msg += " (" + p.addOn + ")"
+		}
+	}
 }
 
 // remotesNote names the gitfs remotes that may serve an SLS and how to

@@ -223,6 +223,20 @@ func (t *tree) rootList() []string {
 	return t.roots
 }
 
+// ownsPkg reports whether a root holds package top's own SLS (top.sls
+// or top/init.sls), not only files under its folder.
+func (t *tree) ownsPkg(top string) bool {
+	if t.mount != "" {
+		return top == t.mount
+	}
+	for _, r := range t.rootList() {
+		if t.ws.Exists(filepath.Join(r, top+".sls")) || t.ws.Exists(filepath.Join(r, top, "init.sls")) {
+			return true
+		}
+	}
+	return false
+}
+
 // hasFolder reports whether some root of the tree has a folder top.
 func (t *tree) hasFolder(top string) bool {
 	for _, r := range t.rootList() {
