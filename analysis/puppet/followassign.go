@@ -95,10 +95,7 @@ func plainVarName(s string) bool {
 
 // paramFields finds the Params of the definitions whose parameters may
 // be added, taken out or given another default (treePair.params).
-var paramFields = map[reflect.Type]int{
-	reflect.TypeOf(pp.ClassDef{}):  fieldIndex(reflect.TypeOf(pp.ClassDef{}), "Params"),
-	reflect.TypeOf(pp.DefineDef{}): fieldIndex(reflect.TypeOf(pp.DefineDef{}), "Params"),
-}
+var paramFields = fieldsNamed("Params", pp.ClassDef{}, pp.DefineDef{})
 
 // params compares two definitions' parameters: the same, or (once in the
 // trees) one parameter more in one of them, or one with another default
@@ -161,11 +158,7 @@ func (w *treePair) changed() bool {
 
 // bodyFields finds the Body of the definitions whose statements may gain
 // or lose an assignment (treePair.stmts): the struct type -> field index.
-var bodyFields = map[reflect.Type]int{
-	reflect.TypeOf(pp.ClassDef{}):  fieldIndex(reflect.TypeOf(pp.ClassDef{}), "Body"),
-	reflect.TypeOf(pp.DefineDef{}): fieldIndex(reflect.TypeOf(pp.DefineDef{}), "Body"),
-	reflect.TypeOf(pp.NodeDef{}):   fieldIndex(reflect.TypeOf(pp.NodeDef{}), "Body"),
-}
+var bodyFields = fieldsNamed("Body", pp.ClassDef{}, pp.DefineDef{}, pp.NodeDef{})
 
 // stmts compares two bodies' statements: the same, or (once in the
 // trees, with assign set) one assignment more in one of them, or one

@@ -83,6 +83,17 @@ var (
 	bodyLocType = fieldIndex(bodyType, "Loc")
 )
 
+// fieldsNamed maps each of the types of structs to the index of its field
+// name.
+func fieldsNamed(name string, structs ...any) map[reflect.Type]int {
+	m := make(map[reflect.Type]int, len(structs))
+	for _, x := range structs {
+		t := reflect.TypeOf(x)
+		m[t] = fieldIndex(t, name)
+	}
+	return m
+}
+
 func fieldIndex(t reflect.Type, name string) int {
 	f, ok := t.FieldByName(name)
 	if !ok || len(f.Index) != 1 {

@@ -3,6 +3,7 @@ package salt
 import (
 	"bytes"
 	"hash/maphash"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -503,6 +504,7 @@ func (s *System) readConfigRoots(ws *source.Workspace, scopes []string, sig stri
 	// several configurations add up (master plus master.d/*.conf do)
 	seen := map[string]bool{}
 	for _, src := range srcs {
+		srcBase, srcBaseRead := "", false // (saltfileDir, read at the first relative root)
 		gitRoot, gitMount := "", ""
 		for i, k := range src.keys {
 			v := src.vals[i]
@@ -531,7 +533,10 @@ func (s *System) readConfigRoots(ws *source.Workspace, scopes []string, sig stri
 							continue
 						}
 						if !filepath.IsAbs(p) {
-							base := s.saltfileDir(ws, src)
+							if !srcBaseRead {
+								srcBase, srcBaseRead = s.saltfileDir(ws, src), true
+							}
+							base := srcBase
 							if base == "" {
 								continue // (relative to where Salt runs, which nothing here says)
 							}
@@ -891,8 +896,13 @@ func gitmodulePaths(text []byte) []string {
 // emptyDir: a folder with nothing in it (a git submodule not checked
 // out).
 func emptyDir(p string) bool {
-	ents, err := os.ReadDir(p)
-	return err == nil && len(ents) == 0
+	d, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(1) // (one entry tells: a root's folder may hold hundreds)
+	return len(ents) == 0 && err == io.EOF
 }
 
 // saltfileDir is the folder a relative file root of src is read from:

@@ -216,8 +216,8 @@ func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond 
 		p.otherRoot = true
 		p.msg += fmt.Sprintf(" (%s: %s)", nothing, anotherRootHint)
 	case cfg == nil && p.sev == 1 && !t.ownsPkg(top):
-		p.addOn = fmt.Sprintf("no %s in %s, whose %s/ has no %s.sls or %s/init.sls of its own, and this run includes packages no root here holds: %s",
-			slsFiles(sls), t.displayAll(), top, top, top, anotherRootHint) // (settleAddOns)
+		p.addOn = fmt.Sprintf("no %s in %s, whose %s/ has no %s of its own, and this run includes packages no root here holds: %s",
+			slsFiles(sls), t.displayAll(), top, slsFiles(top), anotherRootHint) // (settleAddOns)
 	}
 	// Salt refuses the run when the SLS is nowhere; when it may come from
 	// outside the workspace (information), the run goes on with states we

@@ -229,9 +229,11 @@ func (t *tree) ownsPkg(top string) bool {
 	if t.mount != "" {
 		return top == t.mount
 	}
-	for _, r := range t.rootList() {
-		if t.ws.Exists(filepath.Join(r, top+".sls")) || t.ws.Exists(filepath.Join(r, top, "init.sls")) {
-			return true
+	for _, p := range t.slsPaths(top) {
+		for _, r := range t.rootList() {
+			if t.ws.Exists(filepath.Join(r, p)) {
+				return true
+			}
 		}
 	}
 	return false
@@ -253,10 +255,8 @@ func (t *tree) hasPkg(top string) bool {
 	if t.mount != "" {
 		return top == t.mount
 	}
-	for _, r := range t.rootList() {
-		if t.ws.Exists(filepath.Join(r, top+".sls")) {
-			return true
-		}
+	if t.ownsPkg(top) {
+		return true
 	}
 	if !t.hasFolder(top) {
 		return false
