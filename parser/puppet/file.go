@@ -651,9 +651,19 @@ func startsStatement(t *Token) bool {
 	return false
 }
 
+// endsExpr: an expression may end with t. The keywords that join two
+// operands (`and`, `or`, `in`) and `inherits` wait for what follows, on
+// the next line too, even at column 0 (raj-andy1/control-repo's
+// `class cis (...) inherits` with `cis::params {` below it).
 func endsExpr(t *Token) bool {
 	switch t.Kind {
-	case TName, TTypeName, TVar, TString, TIString, TNumber, TRegex:
+	case TName:
+		switch t.Val {
+		case "and", "or", "in", "inherits":
+			return false
+		}
+		return true
+	case TTypeName, TVar, TString, TIString, TNumber, TRegex:
 		return true
 	case TPunct:
 		return t.Val == ")" || t.Val == "]" || t.Val == "}"

@@ -87,6 +87,26 @@ Stage['pre'] -> Stage['main']
 	}
 }
 
+// A line that ends in `inherits`, `and`, `or` or `in` goes on on the next,
+// even where that starts at column 0 (puppet-order: Notify[v 1], then
+// Notify[in]; raj-andy1/control-repo writes `) inherits` above
+// `cis::params {`). Cut there, the class was a syntax error.
+func TestOperatorEndsNoLine(t *testing.T) {
+	src := "class p { $v = 1 }\nclass c inherits\np {\n  notify { \"v ${v}\": }\n  $b = true and\nfalse\n  if 'x' in\n['x'] { notify { 'in': } }\n}\ninclude c\n"
+	for _, f := range []*File{mustParse(t, src), (&Parser{}).Parse([]byte(src))} {
+		if len(f.Errors) > 0 || len(f.Stmts) != 3 {
+			t.Fatalf("%d statements, errors %v; want 3 and none", len(f.Stmts), f.Errors)
+		}
+		c, ok := f.Stmts[1].(*ClassDef)
+		if !ok || c.Parent != "p" || len(c.Body) != 3 {
+			t.Fatalf("second statement %T %+v; want class c inherits p with 3 statements", f.Stmts[1], f.Stmts[1])
+		}
+	}
+	if g := Parse([]byte("$a = 1 and\n-1\n")); len(g.Errors) > 0 || len(g.Stmts) != 1 {
+		t.Errorf("`$a = 1 and` then `-1`: %d statements, errors %v; want one", len(g.Stmts), g.Errors)
+	}
+}
+
 // A type reference before titled bodies declares resources, as Puppet
 // reads it (voxpupuli/puppet-rabbitmq writes `Exec { 'name': ... }`);
 // before attributes alone it sets defaults.
