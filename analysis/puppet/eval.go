@@ -483,6 +483,7 @@ func (r *run) eval1(e *env, n pp.Node) val {
 			if b, ok := x.truth(); ok {
 				return val{k: vBool, s: strconv.FormatBool(!b), at: at}
 			}
+			return unknownBool(at)
 		case "-":
 			if x.k == vNum {
 				if f, ok := numVal(x.s); ok {
@@ -857,24 +858,36 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 		if rk && t.Op == "or" && rb {
 			return val{k: vBool, s: "true", at: at}
 		}
-		return unknown(at)
+		return unknownBool(at)
 	}
 	l := r.eval(e, t.Left)
 	rv := r.eval(e, t.Right)
+	v := r.operate(t.Op, l, rv, at)
+	if v.k == vUnknown {
+		switch t.Op {
+		case "==", "!=", "=~", "!~", "in", "<", ">", "<=", ">=":
+			v.boolean = true
+		}
+	}
+	return v
+}
+
+// operate applies the operator op to the operands l and rv.
+func (r *run) operate(op string, l, rv val, at source.Span) val {
 	boolv := func(b bool) val { return val{k: vBool, s: strconv.FormatBool(b), at: at} }
-	switch t.Op {
+	switch op {
 	case "==", "!=":
 		eq, ok := equal(l, rv)
 		if !ok {
 			return unknown(at)
 		}
-		return boolv(eq == (t.Op == "=="))
+		return boolv(eq == (op == "=="))
 	case "=~", "!~":
 		m, ok := r.matches(l, rv)
 		if !ok {
 			return unknown(at)
 		}
-		return boolv(m == (t.Op == "=~"))
+		return boolv(m == (op == "=~"))
 	case "in":
 		// x in array (an element equals, or matches a regex/type), in a
 		// hash (a key), in a string (a substring).
@@ -921,7 +934,7 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 			return mergeHash(l, rv, at)
 		}
 	case "-", "*", "/", "%":
-		if t.Op == "-" && (l.k == vHash || l.k == vArr) {
+		if op == "-" && (l.k == vHash || l.k == vArr) {
 			if v, ok := subtract(l, rv, at); ok {
 				return v
 			}
@@ -929,7 +942,7 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 		if l.k == vNum && rv.k == vNum {
 			a, _ := numVal(l.s)
 			b, _ := numVal(rv.s)
-			switch t.Op {
+			switch op {
 			case "-":
 				return val{k: vNum, s: fmtNum(a - b), at: at}
 			case "*":
@@ -949,7 +962,7 @@ func (r *run) binary(e *env, t *pp.Binary, at source.Span) val {
 			a, _ := numVal(l.s)
 			b, _ := numVal(rv.s)
 			var res bool
-			switch t.Op {
+			switch op {
 			case "<":
 				res = a < b
 			case ">":

@@ -34,11 +34,16 @@ const (
 type val struct {
 	k   vkind
 	pat bool // (next to k: 96 bytes instead of 104)
-	s   string
-	arr []val
-	ref *ref
-	x   *valX // hash keys, declared resources, collector
-	at  source.Span
+	// boolean: an unknown value that is a Boolean (`!$x`, a comparison):
+	// it equals no String, Number or other kind of value, as Puppet
+	// compares (`!$facts['os']['name'] == 'RedHat'` is false everywhere:
+	// `!` binds tighter than `==`; puppetlabs-seteam/control-repo)
+	boolean bool
+	s       string
+	arr     []val
+	ref     *ref
+	x       *valX // hash keys, declared resources, collector
+	at      source.Span
 }
 
 // valX holds what only some values carry, keeping val small.
@@ -75,6 +80,8 @@ type ref struct {
 }
 
 func unknown(at source.Span) val { return val{k: vUnknown, at: at} }
+
+func unknownBool(at source.Span) val { return val{k: vUnknown, boolean: true, at: at} }
 func str(s string, at source.Span) val {
 	return val{k: vStr, s: s, at: at}
 }
@@ -267,6 +274,9 @@ func fmtNum(f float64) string {
 // equal compares two known values the way Puppet's == does (strings
 // case-insensitively).
 func equal(a, b val) (bool, bool) {
+	if a.boolean && b.k != vUnknown && b.k != vBool || b.boolean && a.k != vUnknown && a.k != vBool {
+		return false, true
+	}
 	if !a.known() || !b.known() {
 		return false, false
 	}
