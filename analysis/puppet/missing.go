@@ -22,6 +22,21 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 	for _, r := range a.allRuns {
 		open = open || r.absent
 	}
+	// A relationship to a class of a module the workspace does not hold
+	// (`require => Class['apache::mod::shib']`) says the same as an
+	// include of it: wherever the run compiles, a node declares that
+	// class, and its module may declare what else the run refers to
+	// (greynolds123/control-repo's shibboleth notifying Service['httpd']).
+	refsAbsent := map[*run]string{}
+	for _, r := range a.allRuns {
+		for _, m := range r.missing {
+			if mod, ok := a.absentClassModule(m.ref); ok {
+				refsAbsent[r] = mod
+				open = true
+				break
+			}
+		}
+	}
 	a.indexDeclared()
 	for _, r := range a.allRuns {
 		for _, m := range r.missing {
@@ -68,6 +83,9 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 				// an absent module, a site function like role()).
 				d.Severity = analysis.Hint
 				d.Message += " (it may be declared by code that is not in the workspace)"
+			case refsAbsent[r] != "":
+				d.Severity = analysis.Hint
+				d.Message += fmt.Sprintf(" (module '%s', whose class this refers to, is not in the workspace and may declare it)", refsAbsent[r])
 			case r.unknownIncludes:
 				// classes the run includes by names only known on the
 				// node (a Hiera list: `lookup('classes').include`)
@@ -96,6 +114,24 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 			a.addDiag(d)
 		}
 	}
+}
+
+// absentClassModule: rf is a class no file of the workspace defines, of
+// a module it does not hold, which may be had (a hint: absentModule); the
+// module's name.
+func (a *analyzer) absentClassModule(rf *ref) (string, bool) {
+	if rf.typ != "Class" {
+		return "", false
+	}
+	name := canonTitle("Class", rf.title)
+	if a.lookupClass(name) != nil || a.moduleKnown(name) {
+		return "", false
+	}
+	mod, _, _ := strings.Cut(name, "::")
+	if sev, _, _ := a.absentModule(mod); sev != analysis.Hint {
+		return "", false
+	}
+	return mod, true
 }
 
 // indexDeclared puts in declaredKeys, of what the runs declare, the keys
