@@ -74,6 +74,7 @@ func (a *analyzer) setupModulePath() {
 			a.rootMods[moduleName(r)] = r
 		}
 	}
+	a.world.readModuleDeps(a.ws, a.modpath)
 }
 
 func moduleName(root string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -94,6 +95,45 @@ func readWorld(ws *source.Workspace, roots []string) *moduleWorld {
 	}
 	w.key = key.String()
 	return w
+}
+
+// readModuleDeps adds the dependencies the metadata.json of each module
+// in the module path declares, when no Puppetfile lists the modules: a
+// repository that vendors its modules (greynolds123/control-repo: a
+// module path of module folders, no Puppetfile) gets the ones it does not
+// hold from elsewhere (the base module path), and what a module expects
+// of them (sbadia-gitlab notifies Service['nginx'] of the jfryman/nginx
+// it depends on) may be there. With a Puppetfile, what it does not list
+// is not installed: r10k does not follow dependencies.
+func (w *moduleWorld) readModuleDeps(ws *source.Workspace, modpath []string) {
+	if w.puppetfile != "" {
+		return
+	}
+	var key strings.Builder
+	for _, d := range modpath {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			f := ws.Lookup(filepath.Join(d, e.Name(), "metadata.json"))
+			if f == nil {
+				continue
+			}
+			deps := parseMetadataDeps(f)
+			if len(deps) == 0 {
+				continue
+			}
+			fmt.Fprintf(&key, "%s=%d:%x\x00", f.Path, len(f.Text), maphash.Bytes(contentSeed, f.Text))
+			for _, m := range deps {
+				w.add(m)
+			}
+		}
+	}
+	w.key += key.String()
 }
 
 func (w *moduleWorld) add(m *declaredModule) {
