@@ -39,6 +39,7 @@ func (a *analyzer) settleMissing(runs []analysis.Run) {
 	}
 	a.indexDeclared()
 	for _, r := range a.allRuns {
+		a.curRun = r.name
 		for _, m := range r.missing {
 			rf := m.ref
 			key := refString(rf.typ, canonTitle(rf.typ, rf.title))

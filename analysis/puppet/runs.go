@@ -92,7 +92,9 @@ func takeSlab[T any](mu *sync.Mutex, free, own *[][]T, size int) []T {
 // the merge adopted its nodes and edges (the first run built).
 func (a *analyzer) mergeOut(name string, o *runOut) analysis.Run {
 	adopted := !o.restored && a.runsBuilt == 0 && !a.diagsOnly()
+	a.mergingRun(name)
 	run := a.merge(name, o.snap, !o.restored, o.patched)
+	a.curRun = ""
 	if o.slabs != nil && !o.restored && !adopted {
 		if a.sys != nil && a.sys.PoisonFreed {
 			poison(o.slabs)

@@ -282,56 +282,61 @@ type analyzer struct {
 	strict                bool
 	runsBuilt             int
 	diagKeys              map[string]bool
-	diags                 []analysis.Diagnostic
-	links                 map[linkKey]int32 // link -> position in linkArr
-	linkArr               []analysis.Link
-	declared              map[string]bool // classes/defines declared somewhere in the workspace
-	memo                  *memo
-	main                  *analyzer        // the analyzer a fork was made from (itself for the main one)
-	frozen                bool             // a fork running beside others: it must not load files
-	scratch               *runScratch      // buffers of the worker building this fork's run (graph.go)
-	seqScratch            *runScratch      // the main analyzer's, for runs built one at a time
-	newsBuf               []*analysis.Node // merge's (cache.go)
-	wantLoad              bool             // a frozen fork needed a file loaded
-	lastSnap              *runSnap         // the run a fork built
-	planMu                sync.Mutex
-	plans                 map[string]*patchPlan // by the old version's id (patchplan.go)
-	attrJ                 *followJudge          // what the workspace's collectors query, for plans (patchmove.go)
-	refusals              map[int]int
-	nPatched              atomic.Int64
-	workers               int
-	uniqueRuns            bool   // run names are unique: anchors need no index
-	envKey                string // the files of the environment's main manifest folder
-	allRuns               []*run
-	edgeSlab              []analysis.Edge
-	nodeSlab              []analysis.Node
-	slabs                 *slabSet // a fork's slabs, when they are recycled (see recycle)
-	freeSlabs             slabSet  // the main analyzer's: slabs merged runs gave back (under freeMu)
-	freeMu                sync.Mutex
-	linkSeen              map[int32]map[*analysis.Node]bool // by index into linkArr
-	ms                    *mergeState                       // what merge shares, by number (mergeids.go)
-	cur                   *run
-	loadedAll             bool                // every file of the request was loaded (System.loadedAll)
-	prevCache             map[string]*runSnap // read by forks: under prevMu once runs start
-	prevMu                sync.Mutex
-	ownsPrev              bool // prevCache is this analysis's to empty (see merge)
-	nextCache             map[string]*runSnap
-	dupRuns               map[string]bool // names two runs had: not cached (nameNodeRuns)
-	defNodes              map[nodeKey]*analysis.Node
-	byURI                 map[string]*fileInfo
-	restored              int
-	firstKeys             []snapNode // the nodes of the run built here, in creation order
-	facts                 map[string]any
-	factsFile             string // the file a.facts were read from
-	trustedVal            val    // $trusted of the node: every key there is
-	enc                   *encOutput
-	encFile               string
-	forNode               string // ordering.node: one node's view, classified as Puppet would
-	unpicked              int    // fact sets the folder holds when no node is chosen (conditions stay open)
-	factsVal              val
-	declaredKeys          map[string]string // declared key -> its first string
-	declaredLater         [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
-	declaredPats          []string
+	// node runs (nodeblocks.go): the run being merged, the problems each
+	// node run reports
+	nodeRuns      map[string]nodeRun
+	curRun        string
+	diagRuns      map[string]map[string]bool
+	diags         []analysis.Diagnostic
+	links         map[linkKey]int32 // link -> position in linkArr
+	linkArr       []analysis.Link
+	declared      map[string]bool // classes/defines declared somewhere in the workspace
+	memo          *memo
+	main          *analyzer        // the analyzer a fork was made from (itself for the main one)
+	frozen        bool             // a fork running beside others: it must not load files
+	scratch       *runScratch      // buffers of the worker building this fork's run (graph.go)
+	seqScratch    *runScratch      // the main analyzer's, for runs built one at a time
+	newsBuf       []*analysis.Node // merge's (cache.go)
+	wantLoad      bool             // a frozen fork needed a file loaded
+	lastSnap      *runSnap         // the run a fork built
+	planMu        sync.Mutex
+	plans         map[string]*patchPlan // by the old version's id (patchplan.go)
+	attrJ         *followJudge          // what the workspace's collectors query, for plans (patchmove.go)
+	refusals      map[int]int
+	nPatched      atomic.Int64
+	workers       int
+	uniqueRuns    bool   // run names are unique: anchors need no index
+	envKey        string // the files of the environment's main manifest folder
+	allRuns       []*run
+	edgeSlab      []analysis.Edge
+	nodeSlab      []analysis.Node
+	slabs         *slabSet // a fork's slabs, when they are recycled (see recycle)
+	freeSlabs     slabSet  // the main analyzer's: slabs merged runs gave back (under freeMu)
+	freeMu        sync.Mutex
+	linkSeen      map[int32]map[*analysis.Node]bool // by index into linkArr
+	ms            *mergeState                       // what merge shares, by number (mergeids.go)
+	cur           *run
+	loadedAll     bool                // every file of the request was loaded (System.loadedAll)
+	prevCache     map[string]*runSnap // read by forks: under prevMu once runs start
+	prevMu        sync.Mutex
+	ownsPrev      bool // prevCache is this analysis's to empty (see merge)
+	nextCache     map[string]*runSnap
+	dupRuns       map[string]bool // names two runs had: not cached (nameNodeRuns)
+	defNodes      map[nodeKey]*analysis.Node
+	byURI         map[string]*fileInfo
+	restored      int
+	firstKeys     []snapNode // the nodes of the run built here, in creation order
+	facts         map[string]any
+	factsFile     string // the file a.facts were read from
+	trustedVal    val    // $trusted of the node: every key there is
+	enc           *encOutput
+	encFile       string
+	forNode       string // ordering.node: one node's view, classified as Puppet would
+	unpicked      int    // fact sets the folder holds when no node is chosen (conditions stay open)
+	factsVal      val
+	declaredKeys  map[string]string // declared key -> its first string
+	declaredLater [][]string        // runs' declared keys not yet in declaredKeys (mergeDiagnostics)
+	declaredPats  []string
 	// What the runs not analysed alone declare (speaksAlone): their
 	// declared keys; of those indexed so far, the class names and the
 	// resource types (true: a define of the workspace).
@@ -494,6 +499,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			}
 		}
 		a.nameNodeRuns(specs)
+		a.planNodeRuns(specs)
 		a.uniqueRuns = true
 		seen := make(map[string]bool, len(specs))
 		for _, sp := range specs {
@@ -594,6 +600,8 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	if req.Entry == "" {
 		s.loadedAll = a.loadedAll
 		a.settleMissing(runs)
+		a.curRun = ""
+		a.settleNodeBlocks()
 	}
 	// Syntax errors of every parsed file.
 	for _, fi := range a.order {
@@ -839,7 +847,8 @@ func (a *analyzer) displayPath(uri string) string {
 }
 
 func (a *analyzer) addDiag(d analysis.Diagnostic) {
-	k := d.At.URI + "\x00" + itoa(d.At.Start) + "\x00" + itoa(d.At.End) + "\x00" + d.Message
+	k := diagKey(d)
+	a.noteDiagRun(k)
 	if a.diagKeys[k] {
 		return
 	}

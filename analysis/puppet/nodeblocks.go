@@ -1,0 +1,183 @@
+package puppet
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+)
+
+// Node blocks. A main manifest with several node definitions configures
+// each node with one of them (the runs named "(node ...)"). Severity is a
+// promise about the nodes a repository configures: a problem that only
+// some blocks' runs have fails only the nodes those blocks match, a
+// warning that names them (nyudlts/puppet-control-repo: `node /fedora/ {
+// include roles::fedora3 }` of a class nobody defines was an error for
+// every node). One that every block's run has stays an error, as does
+// any problem when two definitions have the same name: Puppet refuses to
+// load them, whatever the node.
+
+// nodeGroup is the node runs of one main manifest.
+type nodeGroup struct {
+	merged int  // its runs merged by this analysis
+	dup    bool // two of its definitions have the same name
+}
+
+// nodeRun is what the analysis knows of a run of one node block.
+type nodeRun struct {
+	group *nodeGroup
+	label string // "node /fedora/"
+}
+
+// planNodeRuns records the node runs of specs, and reports node
+// definitions of one run that share a name.
+func (a *analyzer) planNodeRuns(specs []*runSpec) {
+	groups := map[string]*nodeGroup{}
+	for _, sp := range specs {
+		if sp.sel == nil || sp.sel.def == nil {
+			continue
+		}
+		var key strings.Builder
+		for _, fi := range sp.files {
+			key.WriteString(fi.uri + "\x00")
+		}
+		g := groups[key.String()]
+		if g == nil {
+			g = &nodeGroup{}
+			groups[key.String()] = g
+			var nodes []*nodeInfo
+			for _, fi := range sp.files {
+				nodes = append(nodes, fi.nodes...)
+			}
+			g.dup = a.dupNodes(nodes)
+		}
+		if a.nodeRuns == nil {
+			a.nodeRuns = map[string]nodeRun{}
+		}
+		a.nodeRuns[sp.name] = nodeRun{group: g, label: "node " + sp.sel.name}
+	}
+}
+
+// dupNodes adds Puppet's error for each node definition whose name an
+// earlier one has (nodes in the order Puppet loads them), and reports
+// whether there was one.
+func (a *analyzer) dupNodes(nodes []*nodeInfo) bool {
+	type first struct {
+		fi   *fileInfo
+		line int
+	}
+	seen := map[string]first{}
+	dup := false
+	for _, n := range nodes {
+		for _, m := range n.def.Matches {
+			k, ok := nodeKeyOf(m)
+			if !ok {
+				continue
+			}
+			at := a.span(n.file, *m.Span())
+			if f, ok := seen[k]; ok {
+				dup = true
+				a.addDiag(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "duplicate-node",
+					Message: fmt.Sprintf("Node '%s' is already defined (file: %s, line: %d); cannot redefine", k, a.displayPath(f.fi.uri), f.line)})
+				continue
+			}
+			seen[k] = first{n.file, a.line(at)}
+		}
+	}
+	return dup
+}
+
+// nodeKeyOf is the name Puppet keeps a node definition under: a name in
+// lower case, `default`, or for a regex "__node_regexp__" and its source
+// in lower case without the characters a name cannot hold or leading
+// dots (/a.*(c)?/ and /a.*c/ are both __node_regexp__a.c, which Puppet
+// refuses to define twice).
+func nodeKeyOf(m pp.Node) (string, bool) {
+	switch t := m.(type) {
+	case *pp.Str:
+		if len(t.Parts) > 0 {
+			return "", false
+		}
+		return strings.ToLower(t.Value), true
+	case *pp.Name:
+		return strings.ToLower(t.Value), true
+	case *pp.Default:
+		return "default", true
+	case *pp.Regex:
+		s := nodeRegexDrop.ReplaceAllString(strings.ToLower(t.Value), "")
+		return "__node_regexp__" + strings.TrimLeft(s, "."), true
+	}
+	return "", false
+}
+
+var nodeRegexDrop = regexp.MustCompile(`[^-\w:.]`)
+
+// noteDiagRun records that the run being merged (a.curRun) reports the
+// problem keyed k.
+func (a *analyzer) noteDiagRun(k string) {
+	if a.nodeRuns == nil {
+		return
+	}
+	if a.diagRuns == nil {
+		a.diagRuns = map[string]map[string]bool{}
+	}
+	rs := a.diagRuns[k]
+	if rs == nil {
+		rs = map[string]bool{}
+		a.diagRuns[k] = rs
+	}
+	rs[a.curRun] = true
+}
+
+// mergingRun sets the run whose problems are added next.
+func (a *analyzer) mergingRun(name string) {
+	a.curRun = name
+	if nr, ok := a.nodeRuns[name]; ok {
+		nr.group.merged++
+	}
+}
+
+// settleNodeBlocks makes an error that some of a main manifest's node
+// runs report, and not all of those this analysis merged, a warning
+// naming the blocks whose nodes it fails.
+func (a *analyzer) settleNodeBlocks() {
+	for i := range a.diags {
+		d := &a.diags[i]
+		if d.Severity != analysis.Error {
+			continue
+		}
+		rs := a.diagRuns[diagKey(*d)]
+		if len(rs) == 0 {
+			continue
+		}
+		var g *nodeGroup
+		var labels []string
+		for name := range rs {
+			nr, ok := a.nodeRuns[name]
+			if !ok || g != nil && nr.group != g {
+				g = nil
+				break
+			}
+			g = nr.group
+			labels = append(labels, nr.label)
+		}
+		if g == nil || g.dup || len(rs) >= g.merged {
+			continue
+		}
+		sort.Strings(labels)
+		d.Severity = analysis.Warning
+		verb := "matches"
+		if len(labels) > 1 {
+			verb = "match"
+		}
+		d.Message += fmt.Sprintf(" (only on the nodes that %s %s)", strings.Join(labels, " or "), verb)
+	}
+}
+
+// diagKey is what addDiag tells problems apart by.
+func diagKey(d analysis.Diagnostic) string {
+	return d.At.URI + "\x00" + itoa(d.At.Start) + "\x00" + itoa(d.At.End) + "\x00" + d.Message
+}
