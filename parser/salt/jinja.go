@@ -75,11 +75,12 @@ type Arm struct {
 	Loop  bool   // the body (or else) of a for over an unknown iterable, not an if's branch
 }
 
-// IfAlts reports whether some branch of an undecidable if was rendered
-// beside the others (a loop's body renders once whatever its arm).
+// IfAlts reports whether some branch of an undecidable if, or the else
+// of a loop over an unknown iterable, was rendered beside the others (a
+// loop without else renders its body once whatever its arm).
 func (r *Rendered) IfAlts() bool {
 	for _, a := range r.Arms {
-		if !a.Loop {
+		if !a.Loop || a.Arm == 1 {
 			return true
 		}
 	}
@@ -778,11 +779,18 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 				r.alts = append(r.alts, x.bodySpan)
 				r.arms = append(r.arms, arm)
 				r.ctx.arms = append(r.ctx.arms, arm)
-				r.ctx.loops++
-				r.render(x.body, inner, depth+1)
-				r.ctx.loops--
+				// With an else, body and else are alternatives as an if's
+				// branches are: a retry after a YAML error renders the
+				// body only (modeFirst), then the else only (modeLast)
+				// (irtnog/salt-states: `- names:` over a body of items or
+				// an else of `[]` is YAML only one at a time).
+				if len(x.els) == 0 || r.mode != modeLast {
+					r.ctx.loops++
+					r.render(x.body, inner, depth+1)
+					r.ctx.loops--
+				}
 				r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-1]
-				if len(x.els) > 0 { // (where it has none)
+				if len(x.els) > 0 && r.mode != modeFirst { // (where it has none)
 					els := Arm{Span: x.elsSpan, Point: arm.Point, Arm: 1, Text: "not (" + strings.TrimSpace(x.iterText) + " has items)", Loop: true}
 					for _, t := range arm.Tests {
 						els.Tests = append(els.Tests, ArmTest{Subj: t.Subj, Pos: !t.Pos})
