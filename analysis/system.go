@@ -100,6 +100,11 @@ type Flag struct {
 	Key  string // settings key: "puppet.modulepath"
 	Help string
 	Bool bool
+	// Path: the value names files or folders (colon-separated when
+	// several). A relative one is the command line's current folder's
+	// (made absolute there); the server's settings read it against the
+	// first workspace folder.
+	Path bool
 }
 
 // Settings are user options keyed "system.option" (from the editor's

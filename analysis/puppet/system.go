@@ -145,11 +145,11 @@ func (s *System) Reads(path string) bool {
 
 func (s *System) Flags() []analysis.Flag {
 	return []analysis.Flag{
-		{Name: "modulepath", Key: "puppet.modulepath", Help: "colon-separated module directories (default: a modules/ folder next to or above the file, and the workspace roots)"},
+		{Name: "modulepath", Key: "puppet.modulepath", Help: "colon-separated module directories (default: a modules/ folder next to or above the file, and the workspace roots)", Path: true},
 		{Name: "certname", Key: "puppet.certname", Help: "node name used to pick a node definition, named in messages as Puppet does (\"Could not find class ::x for NAME\"); unset: node blocks are matched with the placeholder puppet-order, which no message names"},
 		{Name: "ordering", Key: "puppet.ordering", Help: "manifest (default) | title-hash | random: pre-Puppet-6 orderings"},
-		{Name: "facts", Key: "puppet.facts", Help: "facts of the node to compile for (facter -j/-y, puppet facts), or a folder of fact sets / a PuppetDB export (check: every node; --node picks one); decides fact-dependent branches and Hiera levels"},
-		{Name: "enc", Key: "puppet.enc", Help: "an ENC's answers: a folder of <certname>.yaml (default: the environment's enc/) or one file, read for --node"},
+		{Name: "facts", Key: "puppet.facts", Help: "facts of the node to compile for (facter -j/-y, puppet facts), or a folder of fact sets / a PuppetDB export (check: every node; --node picks one); decides fact-dependent branches and Hiera levels", Path: true},
+		{Name: "enc", Key: "puppet.enc", Help: "an ENC's answers: a folder of <certname>.yaml (default: the environment's enc/) or one file, read for --node", Path: true},
 	}
 }
 

@@ -128,11 +128,11 @@ func (s *System) Reads(path string) bool {
 
 func (s *System) Flags() []analysis.Flag {
 	return []analysis.Flag{{Name: "salt-facts", Key: "salt.facts",
-		Help: "YAML/JSON file of the minion's data, {grains: {...}, pillar: {...}}: decides the Jinja conditions on them, as `order` shows that minion's run"},
+		Help: "YAML/JSON file of the minion's data, {grains: {...}, pillar: {...}}: decides the Jinja conditions on them, as `order` shows that minion's run", Path: true},
 		{Name: "minions", Key: "salt.minions",
-			Help: "folder of minion data, DIR/<minion id>/grains.json + pillar.json (salt-call --local grains.items / pillar.items --out json) or DIR/<minion id>.json {grains, pillar}: check reports each problem with the minions it occurs on; with --node, that minion's highstate"},
+			Help: "folder of minion data, DIR/<minion id>/grains.json + pillar.json (salt-call --local grains.items / pillar.items --out json) or DIR/<minion id>.json {grains, pillar}: check reports each problem with the minions it occurs on; with --node, that minion's highstate", Path: true},
 		{Name: "file-root", Key: "salt.fileRoot",
-			Help: "Salt file_roots folder (default: the nearest folder above the file holding top.sls, else the folder where the SLS names the file writes resolve, else above its init.sls packages, else the file's folder)"}}
+			Help: "Salt file_roots folder (default: the nearest folder above the file holding top.sls, else the folder where the SLS names the file writes resolve, else above its init.sls packages, else the file's folder)", Path: true}}
 }
 
 // tree is one file root.

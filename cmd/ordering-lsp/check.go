@@ -40,17 +40,38 @@ func analyzeFor(paths []string, entry string, settings analysis.Settings, diagsO
 			return nil, nil, err
 		}
 	}
-	ws := source.NewWorkspace()
+	abs, err := absPaths(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws := source.NewWorkspace(folders(abs)...)
+	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: abs, Entry: entry, Settings: settings, Once: true, DiagnosticsOnly: diagsOnly}
+	return ws, analysis.AnalyzeAll(newSystems(), in), nil
+}
+
+func absPaths(paths []string) ([]string, error) {
 	var abs []string
 	for _, p := range paths {
 		a, err := filepath.Abs(p)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		abs = append(abs, a)
 	}
-	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: abs, Entry: entry, Settings: settings, Once: true, DiagnosticsOnly: diagsOnly}
-	return ws, analysis.AnalyzeAll(newSystems(), in), nil
+	return abs, nil
+}
+
+// folders are the folders among paths: the command line's workspace
+// folders, as an editor's are the server's (a control repository's
+// manifests/ folder is then its main manifest, as the server reads it).
+func folders(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // analyzeMatrix is analyzeFor(paths, "", settings, true) for check, but a
@@ -63,15 +84,11 @@ func analyzeMatrix(paths []string, settings analysis.Settings) (*source.Workspac
 			return nil, nil, nil, err
 		}
 	}
-	ws := source.NewWorkspace()
-	var abs []string
-	for _, p := range paths {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		abs = append(abs, a)
+	abs, err := absPaths(paths)
+	if err != nil {
+		return nil, nil, nil, err
 	}
+	ws := source.NewWorkspace(folders(abs)...)
 	in := analysis.Input{Ctx: context.Background(), Workspace: ws, Paths: abs, Settings: settings, Once: true, DiagnosticsOnly: true}
 	systems := newSystems()
 	files := analysis.Files(systems, in)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -37,11 +38,25 @@ func systemFlags(fs *flag.FlagSet, settings analysis.Settings) {
 			key := f.Key
 			if f.Bool {
 				fs.BoolFunc(f.Name, f.Help, func(v string) error { settings[key] = v; return nil })
+			} else if f.Path {
+				fs.Func(f.Name, f.Help, func(v string) error { settings[key] = absList(v); return nil })
 			} else {
 				fs.Func(f.Name, f.Help, func(v string) error { settings[key] = v; return nil })
 			}
 		}
 	}
+}
+
+// absList makes each of the colon-separated paths v absolute against
+// the current folder.
+func absList(v string) string {
+	ps := filepath.SplitList(v)
+	for i, p := range ps {
+		if a, err := filepath.Abs(p); err == nil && p != "" {
+			ps[i] = a
+		}
+	}
+	return strings.Join(ps, string(filepath.ListSeparator))
 }
 
 // analyseOne analyses a file or folder with the system that owns it (a
