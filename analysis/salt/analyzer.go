@@ -196,6 +196,11 @@ func (a *analyzer) fileDiags(f *sfile) {
 				diag.Code = "conflicting-id"
 				diag.Related = []analysis.Related{{At: f.span(d.dupOf.key), Message: "first declared here"}}
 			}
+			if d.dupKey != nil && d.dupOf == nil {
+				diag.At = f.span(d.dupKey)
+				diag.Code = "conflicting-id"
+				diag.Related = []analysis.Related{{At: f.span(d.firstKey), Message: "first declared here"}}
+			}
 			a.diag(diag)
 		}
 	}

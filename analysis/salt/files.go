@@ -64,6 +64,9 @@ type idDecl struct {
 	decls []*stDecl
 	bad   string  // structural problem in Salt's words, "" if fine
 	dupOf *idDecl // the first declaration of a duplicated ID
+	// dupKey, firstKey: a key the ID's mapping has twice, where bad is
+	// reported, and its first place
+	dupKey, firstKey *sp.Node
 	// hidden: state declarations of the same module in another branch
 	// of an undecidable condition, which the first one stands for in
 	// the model (their requisites are still checked)
@@ -485,11 +488,25 @@ func dropNil(l []*stDecl) []*stDecl {
 func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 	var out []*stDecl
 	seen := map[string]bool{}
+	seenKey := map[string]*sp.Node{}
 	for i, k := range m.Keys {
 		key := k.Value
 		if strings.HasPrefix(key, "_") {
 			continue
 		}
+		// The same key twice (`module.run:` twice under one ID): Salt's
+		// YAML loader refuses the mapping, so the SLS does not render
+		// (irtnog/salt-states patch/windows.sls); the second one's
+		// requisites are never read (no recursive requisite of the ID on
+		// itself).
+		if first := seenKey[key]; first != nil && !f.p.InAltNode(k) && !strings.Contains(key, sp.Unknown) {
+			if owner != nil && owner.dupKey == nil {
+				owner.bad = fmt.Sprintf("Rendering SLS 'base:%s' failed: found conflicting ID '%s'", f.sls, key)
+				owner.dupKey, owner.firstKey = k, first
+			}
+			continue
+		}
+		seenKey[key] = k
 		v := m.Vals[i]
 		d := &stDecl{module: key, modNode: k}
 		if mod, fun, ok := strings.Cut(key, "."); ok {
