@@ -2,6 +2,8 @@ package salt
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
@@ -210,6 +212,12 @@ func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond 
 	case missingTop && cfg != nil && len(cfg.others) > 0:
 		p.sev = 3
 		p.msg += fmt.Sprintf(" (%s; the repository's master configuration (%s) also serves files through the %s fileserver backend, which is not read here: it may come from there)", nothing, cfg.backendWhere, strings.Join(cfg.others, ", "))
+	case missingTop && t.linkedSubmodule(top) != "":
+		// the root links the package into a formula checked out as a
+		// git submodule, and the submodule is not
+		p.sev = 3
+		sm := t.linkedSubmodule(top)
+		p.msg += fmt.Sprintf(" (%s: %s links into %s, a git submodule that is not checked out: `git submodule update --init %s` puts it there)", nothing, top, sm, sm)
 	case missingTop:
 		// another formula, most likely in another file root
 		p.sev = 2
@@ -224,6 +232,41 @@ func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond 
 	// cannot see, so the order of the others is still what runs.
 	p.refuses = p.sev != 3
 	return p
+}
+
+// linkedSubmodule is the git submodule a root's link named pkg (or
+// pkg.sls) points into when the link leads nowhere: the formula is a
+// submodule not checked out (sjlu/salt-states links apache to
+// .apache-formula/apache, as saltstack-formulas suggest for a local
+// tree). "" otherwise.
+func (t *tree) linkedSubmodule(pkg string) string {
+	roots := t.roots
+	if len(roots) == 0 {
+		roots = []string{t.root}
+	}
+	for _, r := range roots {
+		for _, name := range []string{pkg, pkg + ".sls"} {
+			p := filepath.Join(r, name)
+			st, err := os.Lstat(p)
+			if err != nil || st.Mode()&os.ModeSymlink == 0 {
+				continue
+			}
+			if _, err := os.Stat(p); err == nil {
+				continue // it leads somewhere
+			}
+			dest, err := os.Readlink(p)
+			if err != nil {
+				continue
+			}
+			if !filepath.IsAbs(dest) {
+				dest = filepath.Join(r, dest)
+			}
+			if sm := submoduleOf(t.ws, t.scopes, filepath.Clean(dest)); sm != "" {
+				return sm
+			}
+		}
+	}
+	return ""
 }
 
 // settleAddOns decides the missing includes of packages the workspace
