@@ -18,7 +18,7 @@
 #   REALREPO_LINE            the line the new-line step pastes (default `notify { 'x': }`)
 # Example (from the repository root):
 #   go build -o /tmp/olsp ./cmd/ordering-lsp
-#   (cd editors/vscode && npm ci && npx vsce package --no-dependencies --skip-license -o /tmp/o.vsix)
+#   (cd editors/vscode && npm ci && npx vsce package --no-dependencies --skip-license --no-rewrite-relative-links -o /tmp/o.vsix)
 #   editors/test/code-server-realrepo.sh /tmp/o.vsix /tmp/olsp /work/corpus/puppet/operations-puppet /tmp/rr
 # Prints "# ..." lines with every figure (milliseconds from the moment the file is chosen in Quick
 # Open, server CPU seconds per phase, RSS), one "ok - ..." / "not ok - ..." per measured step (not
