@@ -8,6 +8,7 @@ import (
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 // Node blocks. A main manifest with several node definitions configures
@@ -68,6 +69,7 @@ func (a *analyzer) dupNodes(nodes []*nodeInfo) bool {
 	type first struct {
 		fi   *fileInfo
 		line int
+		at   source.Span
 	}
 	seen := map[string]first{}
 	dup := false
@@ -81,10 +83,11 @@ func (a *analyzer) dupNodes(nodes []*nodeInfo) bool {
 			if f, ok := seen[k]; ok {
 				dup = true
 				a.addDiag(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "duplicate-node",
-					Message: fmt.Sprintf("Node '%s' is already defined (file: %s, line: %d); cannot redefine", k, a.displayPath(f.fi.uri), f.line)})
+					Message: fmt.Sprintf("Node '%s' is already defined (file: %s, line: %d); cannot redefine", k, a.displayPath(f.fi.uri), f.line),
+					Related: []analysis.Related{{At: f.at, Message: "first defined here"}}})
 				continue
 			}
-			seen[k] = first{n.file, a.line(at)}
+			seen[k] = first{n.file, a.line(at), at}
 		}
 	}
 	return dup
