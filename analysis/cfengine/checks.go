@@ -30,6 +30,12 @@ var bodyLvals = map[string]bool{
 // bundleLvals name a bundle: lval -> bundle type ("" = agent or common).
 var bundleLvals = map[string]string{"usebundle": "", "edit_line": "edit_line", "edit_xml": "edit_xml", "home_bundle": "", "then": ""}
 
+// together: every host that runs the policy loads both files (one file:
+// always).
+func (pol *policy) together(x, y *fileInfo) bool {
+	return x == y || pol.certain == nil || pol.certain[x] && pol.certain[y]
+}
+
 // checkPolicy reports what cf-promises (and cf-agent) would say about one
 // policy, and what they silently skip.
 func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
@@ -45,6 +51,9 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 			continue // only its syntax error is reported
 		}
 		if first, ok := seen[k]; ok {
+			if !pol.together(first.file, b.file) {
+				continue
+			}
 			a.diag(analysis.Diagnostic{At: a.span(b.file, b.block.Name.Span), Severity: analysis.Error, Code: "duplicate",
 				Message: fmt.Sprintf("Duplicate definition of bundle %s with type %s", b.block.Name.Text, b.block.Type.Text),
 				Related: []analysis.Related{{At: first.node.Decl, Message: "first defined here"}}})
@@ -59,6 +68,9 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 				continue
 			}
 			if first, ok := seenBody[k]; ok {
+				if !pol.together(first.file, bo.file) {
+					continue
+				}
 				a.diag(analysis.Diagnostic{At: a.span(bo.file, bo.block.Name.Span), Severity: analysis.Error, Code: "duplicate",
 					Message: fmt.Sprintf("Duplicate definition of body %s with type %s", bo.block.Name.Text, bo.block.Type.Text),
 					Related: []analysis.Related{{At: first.node.Decl, Message: "first defined here"}}})
@@ -89,7 +101,7 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 				continue
 			}
 			if first, ok := handles[p.handle]; ok {
-				if first.p.Context == p.p.Context {
+				if first.p.Context == p.p.Context && pol.together(first.bundle.file, b.file) {
 					h := p.p.Get("handle")
 					a.diag(analysis.Diagnostic{At: a.span(b.file, h.Rval.Span), Severity: analysis.Error, Code: "duplicate",
 						Message: fmt.Sprintf("Duplicate promise handle %s found", p.handle),

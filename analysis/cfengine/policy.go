@@ -423,6 +423,13 @@ type policy struct {
 	// ev is the evaluator inputs were expanded with; valid for the
 	// policy's final file set.
 	ev *evaluator
+	// certain: the files every host that runs the policy loads (the
+	// entry, and inputs named unconditionally, by one value, by a file
+	// itself certain). Two definitions of one name are cf-promises'
+	// error only when both files are: inputs in branches of classes
+	// that exclude each other (cfengine_3_4:: and !cfengine_3_4::) are
+	// never loaded together (jameswhite/masterfiles, itoed's lib/3.5).
+	certain map[*fileInfo]bool
 	// unresolved is true when some inputs could not be computed
 	// statically: missing-definition diagnostics are then not given.
 	unresolved bool
@@ -724,10 +731,13 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		pol.missing = false
 		pol.ignoreMissing = ignoreMissingInputs(pol, ev)
 		pol.missingDiags = pol.missingDiags[:0]
+		pol.certain = map[*fileInfo]bool{entry: true}
 		for _, in := range extraInputs {
 			for _, v := range ev.expand(in, scope{dir: entry.dir}).vals {
 				if !strings.Contains(v, "$(") {
-					a.addInput(pol, v, entry.dir, nil)
+					if fi := a.addInput(pol, v, entry.dir, nil); fi != nil {
+						pol.certain[fi] = true
+					}
 				}
 			}
 		}
@@ -781,6 +791,9 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 							}
 							if in := a.addInput(pol, v, base, missingAt); in != nil {
 								targets = append(targets, source.Span{URI: in.src.URI})
+								if at.Context == "any" && pol.certain[fi] && vs.resolved && len(vs.vals) == 1 {
+									pol.certain[in] = true
+								}
 							}
 						}
 						if len(targets) > 0 {
