@@ -424,10 +424,21 @@ func (a *analyzer) resolveRBInclude(u *unit, inc *pchef.Include, depth int) {
 			if a.lookup(target) == nil {
 				alt := filepath.Join(abs, "Policyfile.lock.json")
 				msg := fmt.Sprintf("Expected to find file %s.lock.json inside %s. If the file name is different than this, provide the file name as part of the path.", in.name, path)
+				rb := filepath.Join(abs, in.name+".rb")
 				if a.lookup(alt) != nil {
 					report(analysis.Error, "missing-include", msg+" (there is a Policyfile.lock.json there: name it in the path; it is used here so the rest can be checked)", in.pathAt,
 						analysis.Related{At: source.Span{URI: source.PathToURI(alt)}, Message: "Policyfile.lock.json in that folder"})
 					target = alt
+				} else if a.lookup(rb) != nil {
+					// the lock `chef install NAME.rb` builds there, not
+					// committed (tdg5/chef-repo ignores policyfiles/*.lock.json),
+					// as for a path naming the lock itself
+					name := rb
+					if r, err := filepath.Rel(u.dir, rb); err == nil {
+						name = r
+					}
+					report(analysis.Hint, "lock-not-built", fmt.Sprintf("%s.lock.json is not in %s (`chef install %s` builds it): the included policy is read from %s", in.name, path, name, name), in.pathAt,
+						analysis.Related{At: source.Span{URI: source.PathToURI(rb)}, Message: "the Policyfile of the included policy"})
 				} else {
 					report(analysis.Error, "missing-include", msg, in.pathAt)
 					return
