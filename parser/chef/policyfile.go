@@ -198,7 +198,16 @@ func (p *Parser) Parse(src []byte) *File {
 					msg = fmt.Sprintf("this `%s` statement is Ruby the Policyfile reader does not understand (stopped at `%s`); it is skipped", word, src[start:end])
 				}
 			}
-			f.Diags = append(f.Diags, Diag{Start: start, End: end, Severity: Warning, Code: "unsupported", Message: msg})
+			// An attribute's value the reader cannot read (valid Ruby:
+			// tdg5/chef-repo's `default[...] = vols.map { |v| ... }`) changes
+			// no order: the reader's limit, information. A skipped
+			// run_list, include_policy or cookbook may change the order
+			// shown: a warning.
+			sev := Warning
+			if word == "default" || word == "override" {
+				sev = Info
+			}
+			f.Diags = append(f.Diags, Diag{Start: start, End: end, Severity: sev, Code: "unsupported", Message: msg})
 			continue
 		}
 		cv := &conv{src: src[c.Start:c.End], base: c.Start}
