@@ -258,6 +258,12 @@ func (ev *evaluator) expand(s string, sc scope) *valueSet {
 		return &valueSet{vals: []string{s}, resolved: true}
 	}
 	results := []string{""}
+	// picks[k]: the value each variable took in results[k]: a variable
+	// written twice in one string has one value on a host (and one
+	// element per iteration), so "$(g.d)/$(g.d).cf" is a/a.cf or b/b.cf,
+	// never a/b.cf (atsaloli/cf3-tutorial); only its first place
+	// multiplies the results
+	var picks [][]pick
 	resolved := true
 	for i := 0; i < len(s); {
 		if s[i] == '$' && i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{') {
@@ -280,16 +286,26 @@ func (ev *evaluator) expand(s string, sc scope) *valueSet {
 				for k := range results {
 					results[k] += s[i : end+1]
 				}
+			} else if picks != nil && picked(picks[0], inner) >= 0 {
+				for k := range results {
+					results[k] += vs.vals[picked(picks[k], inner)]
+				}
 			} else {
 				var next []string
-				for _, r := range results {
-					for _, v := range vs.vals {
+				var nextPicks [][]pick
+				for k, r := range results {
+					for vi, v := range vs.vals {
 						if len(next) < maxValues {
 							next = append(next, r+v)
+							var pk []pick
+							if picks != nil {
+								pk = picks[k]
+							}
+							nextPicks = append(nextPicks, append(pk[:len(pk):len(pk)], pick{inner, vi}))
 						}
 					}
 				}
-				results = next
+				results, picks = next, nextPicks
 			}
 			i = end + 1
 			continue
@@ -307,6 +323,23 @@ func (ev *evaluator) expand(s string, sc scope) *valueSet {
 		i = j
 	}
 	return &valueSet{vals: results, resolved: resolved}
+}
+
+// pick is the value (by index in its values) a variable took in one
+// expansion of a string.
+type pick struct {
+	name string
+	i    int
+}
+
+// picked is the index of the value name took in ps, -1 if none yet.
+func picked(ps []pick, name string) int {
+	for _, p := range ps {
+		if p.name == name {
+			return p.i
+		}
+	}
+	return -1
 }
 
 func matchClose(s string, open int) int {
