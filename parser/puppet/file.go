@@ -139,7 +139,7 @@ func (ps *Parser) Parse(src []byte) *File {
 	if !validated {
 		// validate(f.Stmts), with each chunk's nested definitions found
 		// when it was parsed
-		f.Errors = append(f.Errors, reservedNames(f.Stmts)...)
+		f.Errors = append(f.Errors, topLevelChecks(f.Stmts)...)
 		for _, c := range f.Chunks {
 			f.Errors = append(f.Errors, c.nested...)
 		}

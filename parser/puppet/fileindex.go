@@ -98,7 +98,7 @@ func (cx *chunker) decodeIndexed(f *File, locs []Loc) bool {
 		for _, c := range chunks {
 			f.Stmts = append(f.Stmts, c.Stmts...)
 		}
-		f.Errors = append(f.Errors, reservedNames(f.Stmts)...)
+		f.Errors = append(f.Errors, topLevelChecks(f.Stmts)...)
 		for _, c := range chunks {
 			f.Errors = append(f.Errors, c.nested...)
 		}
@@ -145,7 +145,7 @@ func (cx *chunker) decodeIndexed(f *File, locs []Loc) bool {
 					}
 					stmts = append(stmts, chunks[i].Stmts...)
 				}
-				bt.reserved = reservedNames(stmts)
+				bt.reserved = topLevelChecks(stmts)
 			}
 		}()
 	}

@@ -107,7 +107,7 @@ type gDefineDef struct {
 
 type gNodeDef struct {
 	Kw      plex.Token    `parser:"@'node':DefStart"`
-	Matches []*gNodeMatch `parser:"@@ ( ',' @@ )*"`
+	Matches []*gNodeMatch `parser:"@@ ( ',' @@ )* ','?"`
 	Parent  *gPrimary     `parser:"( 'inherits' @@ )?"`
 	Body    *gBlock       `parser:"@@"`
 }
@@ -118,7 +118,7 @@ type gNodeMatch struct {
 	Tokens  []plex.Token
 	Str     plex.Token `parser:"  @String"`
 	Default plex.Token `parser:"| @'default'"`
-	Host    bool       `parser:"| @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' | Number ) ( '.' ( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' | Number ) )*"`
+	Host    bool       `parser:"| (?! 'inherits' ) @( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' | Number ) ( '.' ( Name | NameBrace | StmtCall | StmtWord | Keyword | DefStart | LitWord | 'and' | 'or' | 'in' | Number ) )*"`
 }
 
 type gFunctionDef struct {

@@ -108,7 +108,7 @@ func (b *parseBatch) parse(src []byte, like *chunker) {
 		}
 	}
 	b.parsed, b.decoded, b.nStmts = cx.parsed, cx.decoded, len(stmts)
-	b.reserved = reservedNames(stmts)
+	b.reserved = topLevelChecks(stmts)
 	for _, ch := range b.chunks {
 		for _, c := range ch {
 			b.nested = append(b.nested, c.nested...)

@@ -73,7 +73,7 @@ class foo($x = 1, Optional[String] $y = undef, *$rest) inherits foo::params {
   realize User['u']
 }
 node default, 'web.example.com', /db/ { include foo }
-node db01.example.com inherits default { }
+node db01.example.com { }
 define x::y(String $a, Array[String] $b = []) { notify { $title: } }
 function mymod::f(Integer $x) >> Integer { $x + 1 }
 type MyType = Variant[String, Integer]
@@ -470,5 +470,37 @@ func TestPlanApply(t *testing.T) {
 	}
 	if msg := diffParsers([]byte(out)); msg != "" {
 		t.Error(msg)
+	}
+}
+
+// Node definitions as Puppet 7 reads them (each checked with `puppet
+// parser validate`): a comma may end the list of names (ppouliot's
+// kvm-compute.pp), `inherits` is parsed but refused at the parent's name,
+// and it is never a node name.
+func TestNodeNames(t *testing.T) {
+	for _, c := range []struct{ src, errAt, msg string }{
+		{"node 'a.example.com',\n  'b',\n  {\n  notify { 'hi': }\n}\n", "", ""},
+		{"node 'a', /^db/, default, {}\n", "", ""},
+		{"node 'a' inherits b {}\n", "b", "Node inheritance is not supported in Puppet >= 4.0.0."},
+		{"node 'a', inherits b {}\n", "b", "Node inheritance is not supported in Puppet >= 4.0.0."},
+		{"node inherits {}\n", "inherits", "Syntax error at 'inherits'"},
+		{"node 'x' , , {}\n", ",", "Syntax error at ','"},
+	} {
+		for _, f := range []*File{Parse([]byte(c.src)), (&Parser{}).Parse([]byte(c.src))} {
+			if c.msg == "" {
+				if len(f.Errors) > 0 {
+					t.Errorf("%q: errors %v, want none", c.src, f.Errors)
+				}
+				continue
+			}
+			if len(f.Errors) != 1 {
+				t.Errorf("%q: errors %v, want one", c.src, f.Errors)
+				continue
+			}
+			e := f.Errors[0]
+			if got := c.src[e.Pos:e.End]; got != c.errAt || !strings.HasPrefix(e.Msg, c.msg) {
+				t.Errorf("%q: %q at %q, want %q at %q", c.src, e.Msg, got, c.msg, c.errAt)
+			}
+		}
 	}
 }

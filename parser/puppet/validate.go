@@ -19,16 +19,24 @@ var reservedTypeNames = map[string]bool{
 // names, then nested definitions. Both look at one top-level statement
 // at a time, so a parallel parse validates its batches on the workers.
 func validate(stmts []Node) []Error {
-	return append(reservedNames(stmts), nestedDefinitions(stmts, true)...)
+	return append(topLevelChecks(stmts), nestedDefinitions(stmts, true)...)
 }
 
-// reservedNames reports classes and defines named after a data type.
-func reservedNames(stmts []Node) []Error {
+// topLevelChecks reports what Puppet's validator refuses in top-level
+// definitions: classes and defines named after a data type, and node
+// inheritance (the grammar still reads `node x inherits y`, Puppet 4 and
+// later refuse it at the parent's name).
+func topLevelChecks(stmts []Node) []Error {
 	var errs []Error
 	for _, s := range stmts {
 		var name, what string
 		var at Loc
 		switch t := s.(type) {
+		case *NodeDef:
+			if t.Parent != nil {
+				errs = append(errs, Error{Loc: *t.Parent.Span(), Msg: "Node inheritance is not supported in Puppet >= 4.0.0. See http://links.puppet.com/puppet-node-inheritance-deprecation"})
+			}
+			continue
 		case *ClassDef:
 			name, what, at = t.Name, "a Host Class Definition", Loc{t.Pos, t.Pos + len("class")}
 		case *DefineDef:
