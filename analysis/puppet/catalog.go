@@ -188,24 +188,148 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl source.
 // namevars by type: a resource can also be referenced by its namevar.
 var namevar = map[string]string{"File": "path", "Exec": "command", "Package": "name", "Service": "name", "User": "name", "Group": "name", "Host": "name", "Mount": "name", "Cron": "name"}
 
+// addAliases makes x answer to its other names, as Puppet's catalog does
+// when it adds a resource: its explicit aliases, and its namevar where
+// that is all its uniqueness key. A package's key is its name and its
+// provider (gem's rspec-puppet and pip's may both be declared), apart
+// from titles: operations-puppet's package 'logstash' named logstash-oss
+// and package 'logstash-old-name' named logstash are both fine. No
+// reference names that key (uniqKey): Package['name'] never finds a
+// package titled otherwise (puppet-order: "Could not find resource" with
+// a provider, "Could not find dependency" when applying without). A key
+// another resource already holds is Puppet's "Cannot alias" error.
 func (r *run) addAliases(x *res) {
 	nv := namevar[x.typ]
 	for _, a := range x.attrs {
-		if a.name == "alias" || (nv != "" && a.name == nv && x.typ != "Exec") {
-			var lbuf [1]val
-			for _, v := range a.v.items(&lbuf) {
-				if s, ok := v.text(); ok && s != "" {
-					k := refString(x.typ, canonTitle(x.typ, s))
-					if k != x.key {
-						r.aliases[k] = x
-						if r.rec != nil {
-							r.recAlias(k, x)
-						}
-					}
+		explicit := a.name == "alias"
+		if !explicit && (nv == "" || a.name != nv || x.typ == "Exec" || x.typ == "Package") {
+			continue
+		}
+		var lbuf [1]val
+		for _, v := range a.v.items(&lbuf) {
+			if s, ok := v.text(); ok && s != "" {
+				c := canonTitle(x.typ, s)
+				shown := rubyInspect(c)
+				if !explicit {
+					shown = "[" + shown + "]"
 				}
+				r.alias(x, refString(x.typ, c), shown, `["`+x.typ+`", `+rubyInspect(c)+`]`)
 			}
 		}
 	}
+	if x.typ == "Package" {
+		name, ok := x.title, !x.pat
+		provider := "nil"
+		for _, a := range x.attrs {
+			switch a.name {
+			case "name":
+				name, ok = a.v.text()
+			case "provider":
+				var p string
+				if p, ok = a.v.text(); ok {
+					provider = rubyInspect(p)
+				}
+			}
+		}
+		if ok && name != "" {
+			r.alias(x, uniqKey(name, provider), pkgKeyShown(name, provider), `["Package", nil, `+rubyInspect(name)+", "+provider+"]")
+		}
+	}
+}
+
+// namedPackage is the package named as rf titles one, when rf is a
+// reference to a package no package is titled so: why it is missing.
+func (r *run) namedPackage(rf *ref) *res {
+	if rf.typ != "Package" {
+		return nil
+	}
+	if x := r.aliases[uniqKey(rf.title, "nil")]; x != nil {
+		return x
+	}
+	prefix := uniqKey(rf.title, "")
+	var first *res // (the first declared of those with a provider)
+	for k, x := range r.aliases {
+		if strings.HasPrefix(k, prefix) && !strings.HasSuffix(k, "\x00!") && (first == nil || x.prio < first.prio) {
+			first = x
+		}
+	}
+	return first
+}
+
+// uniqKey is the key a package answers to by its name and provider (as
+// Ruby prints it, "nil" for none), which no reference names.
+func uniqKey(name, provider string) string {
+	return "Package\x00" + name + "\x00" + provider
+}
+
+// contested marks a key k a second resource asked for (and was refused:
+// "Cannot alias"), so that a patch taking out the first builds the run
+// again (patchout.go).
+func contested(k string) string { return k + "\x00!" }
+
+// pkgKeyShown is a package's uniqueness key as Puppet's messages print it.
+func pkgKeyShown(name, provider string) string {
+	return "[nil, " + rubyInspect(name) + ", " + provider + "]"
+}
+
+// alias makes x answer to k, unless another resource does: then the
+// catalog refuses x, in Puppet's words (shown: the key as Ruby prints
+// it; ref: the catalog's key).
+func (r *run) alias(x *res, k, shown, ref string) {
+	if k == x.key {
+		return
+	}
+	prev := r.byKey[k]
+	if r.rec != nil {
+		r.observe('k', k, prev)
+	}
+	if prev == nil {
+		prev = r.aliases[k]
+		if r.rec != nil {
+			r.observe('a', k, prev)
+		}
+	}
+	if prev == nil || prev == x {
+		r.aliases[k] = x
+		if r.rec != nil {
+			r.recAlias(k, x)
+		}
+		return
+	}
+	r.aliases[contested(k)] = x
+	if r.rec != nil {
+		r.recAlias(contested(k), x)
+		d := prev.decl
+		r.observe1(obs{m: 's', key: k, decl: &d}, prev, prev.spec)
+	}
+	if !x.spec && !prev.spec {
+		r.diagLines(x.decl, analysis.Error, "duplicate",
+			fmt.Sprintf("Cannot alias %s to %s at (file: %s, line: %s); resource %s already declared (file: %s, line: %s)",
+				x.display, shown, r.a.displayPath(x.decl.URI), analysis.LineMark(x.decl), ref, r.a.displayPath(prev.decl.URI), analysis.LineMark(prev.decl)),
+			analysis.Related{At: prev.decl, Message: "first declared here"})
+	}
+}
+
+// rubyInspect is s as Ruby's String#inspect prints it, for the printable
+// names resources have.
+func rubyInspect(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range s {
+		switch c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // resolve finds the catalog resource a reference names; a resource

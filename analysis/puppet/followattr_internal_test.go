@@ -29,7 +29,7 @@ func TestAttrJudgement(t *testing.T) {
 		{"class c {\n  file { '/x':⟦¦ mode => 0644,⟧ ensure => file }\n}\n", "", false, true},
 		{"class c {\n  notify { 'n':⟦¦ withpath => true,⟧ }\n}\n", "", false, true},
 		{"class c {\n  notify { 'n':⟦¦ message => \"plain\",⟧ }\n}\n", "", false, true},
-		{"class c {\n  package { 'p':⟦¦ provider => apt,⟧ }\n}\n", "", false, true},
+		{"class c {\n  package { 'p':⟦¦ install_options => ['-q'],⟧ }\n}\n", "", false, true},
 		{"class c {\n  file { '/x':⟦¦ backup => ['a', 2, true],⟧ }\n}\n", "", false, true},
 		{"class c {\n  @file { '/x':⟦¦ mode => '1',⟧ }\n}\n", "", false, true},
 		{"define d() {\n  file { '/x':⟦¦ mode => '1',⟧ }\n}\n", "", false, true},
@@ -37,6 +37,7 @@ func TestAttrJudgement(t *testing.T) {
 		// refused: what a rule reads
 		{"class c {\n  file { '/x':⟦¦ owner => 'root',⟧ }\n}\n", "", false, false},
 		{"class c {\n  file { '/x':⟦¦ path => '/y',⟧ }\n}\n", "", false, false},
+		{"class c {\n  package { 'p':⟦¦ provider => apt,⟧ }\n}\n", "", false, false}, // (a package's key: addAliases)
 		{"class c {\n  file { '/x':⟦¦ require => File['/y'],⟧ }\n}\n", "", false, false},
 		{"class c {\n  file { '/x':⟦¦ tag => 'a',⟧ }\n}\n", "", false, false},
 		{"class c {\n  file { '/x':⟦ require => File['/y'],¦⟧ }\n}\n", "", false, false},

@@ -452,7 +452,11 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 										r.diag(v.at, analysis.Error, "missing-target", msg)
 									}
 								} else {
-									r.missingWhen(v.at, v.ref, fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp), when)
+									msg := fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp)
+									if p := r.namedPackage(v.ref); p != nil {
+										msg += fmt.Sprintf(" (%s is named %s, but a package is found by its title only)", p.display, v.ref.title)
+									}
+									r.missingWhen(v.at, v.ref, msg, when)
 								}
 							}
 							continue

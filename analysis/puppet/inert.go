@@ -39,6 +39,7 @@ var readAttrs = map[string]bool{
 	// relationships and what decides which resource a reference names
 	"before": true, "require": true, "notify": true, "subscribe": true,
 	"stage": true, "tag": true, "alias": true, "title": true, "name": true,
+	"provider": true, // (a package's uniqueness key: addAliases)
 	// autorequire (autorequire.go, graph.go's generated files)
 	"path": true, "target": true, "owner": true, "group": true, "gid": true,
 	"groups": true, "cwd": true, "user": true, "command": true,

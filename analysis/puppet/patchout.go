@@ -23,6 +23,13 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	if _, alias := slices.BinarySearch(s.aliases, keyHash(p.key)); alias {
 		return a.refuse(41)
 	}
+	// (another resource was refused its key: it is not once this one
+	// is out)
+	for _, k := range []string{p.key, p.uniq()} {
+		if _, c := slices.BinarySearch(s.aliases, keyHash(contested(k))); c {
+			return a.refuse(41)
+		}
+	}
 	if why := p.runSees(s); why > 0 { // (found by defined(), by a concat_file that generates its file unless it is declared...)
 		return a.refuse([...]int{0, 53, 54, 42, 43}[why])
 	}

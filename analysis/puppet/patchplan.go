@@ -291,6 +291,16 @@ type patchPlan struct {
 }
 
 // shift is the edit as analysis.Shift moves places through it.
+// uniq is the key the plan's resource holds besides its title (a
+// package's name and provider: addAliases), "" when none: what it
+// answers to is a plain declaration's, with no name and no provider.
+func (p *patchPlan) uniq() string {
+	if p.typ != "package" {
+		return ""
+	}
+	return uniqKey(p.title, "nil")
+}
+
 func (p *patchPlan) shift() analysis.Shift {
 	return analysis.Shift{URI: p.uri, Pre: p.pre, OldEnd: p.oldEnd, CurEnd: p.newEnd}
 }

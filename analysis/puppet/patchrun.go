@@ -106,6 +106,9 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	if _, alias := slices.BinarySearch(s.aliases, keyHash(p.key)); slices.Contains(s.declared, p.key) || alias {
 		return a.refuse(8)
 	}
+	if _, taken := slices.BinarySearch(s.aliases, keyHash(p.uniq())); taken { // (a package named so)
+		return a.refuse(8)
+	}
 	// Nobody here looked for it (an autorequire, a generated file), and
 	// nothing it looks for by itself is here; the collectors that collect
 	// it do nothing a patch does not follow.
