@@ -284,10 +284,15 @@ type missingDiag struct {
 // missingWhen is a missing target in runs that take the branches when:
 // a warning that names them (Puppet refuses only those runs).
 func (r *run) missingWhen(at source.Span, rf *ref, msg string, when []*branch) {
+	r.missingAs(at, rf, "missing-target", msg, when)
+}
+
+// missingAs is missingWhen with the diagnostic's code.
+func (r *run) missingAs(at source.Span, rf *ref, code, msg string, when []*branch) {
 	if rf != nil && rf.typ == "Class" && r.classByUnknownName {
 		return
 	}
-	d := analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-target", Message: msg}
+	d := analysis.Diagnostic{At: at, Severity: analysis.Error, Code: code, Message: msg}
 	if len(when) > 0 {
 		d.Severity = analysis.Warning
 		d.Message += "\nwhen " + whenText(when)

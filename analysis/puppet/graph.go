@@ -368,7 +368,14 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			st := r.stages[x.stage]
 			if st == nil || !st.inCatalog() {
 				if x.stage != "main" {
-					r.diag(x.decl, analysis.Error, "unknown-stage", fmt.Sprintf("Could not find stage %s specified by %s", x.stage, x.display))
+					// Puppet's error at the declaration; settled as a missing
+					// target (a module not in the workspace may declare
+					// the stage: stdlib::stages)
+					at := x.site
+					if at.IsZero() {
+						at = x.decl
+					}
+					r.missingAs(at, &ref{typ: "Stage", title: x.stage, at: at}, "unknown-stage", fmt.Sprintf("Could not find stage %s specified by %s", x.stage, x.display), nil)
 				}
 				st = r.stages["main"]
 			}
