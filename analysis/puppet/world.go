@@ -56,6 +56,25 @@ type moduleWorld struct {
 	// those the workspace does not hold may hold any module.
 	external []string
 	key      string // the contents read, for the run cache's settings key
+	// moduleRoots: the roots that are a module's own repository (a
+	// metadata.json beside the code): its classes and defines are its
+	// users' to declare
+	moduleRoots []string
+}
+
+// ownModule says whether path is a manifest of a module whose own
+// repository the workspace is (a control repository may have a
+// metadata.json too: its modules are in folders of their own).
+func (w *moduleWorld) ownModule(path string) bool {
+	if w == nil {
+		return false
+	}
+	for _, r := range w.moduleRoots {
+		if strings.HasPrefix(path, filepath.Join(r, "manifests")+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // readWorld reads the Puppetfile, environment.conf, .fixtures.yml and
@@ -91,6 +110,7 @@ func readWorld(ws *source.Workspace, roots []string) *moduleWorld {
 			for _, m := range parseMetadataDeps(f) {
 				w.add(m)
 			}
+			w.moduleRoots = append(w.moduleRoots, r)
 		}
 	}
 	w.key = key.String()
