@@ -34,6 +34,9 @@ type fileInfo struct {
 	varIdx, arrIdx map[string][]varLoc
 	// facts about the file's blocks
 	hasControl, hasMain, hasAgent bool
+	// nsMain: the namespace of a bundle main outside the default one (cf-agent
+	// does not find it for the default bundlesequence)
+	nsMain string
 	// outcomes caches what the file's classes bodies set, by body and
 	// arguments (only for bodies that use nothing but their parameters).
 	// It lives in the template: valid while the file is unchanged.
@@ -197,6 +200,8 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 			switch {
 			case bi.key == "main" || b.Name.Text == "__main__":
 				fi.hasMain = true
+			case b.Name.Text == "main" && fi.nsMain == "":
+				fi.nsMain = b.Namespace
 			}
 			if b.Type.Text == "agent" {
 				fi.hasAgent = true

@@ -347,8 +347,15 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			pol.unresolved = true
 			a.checkPolicy(pol, nil, false)
 			if len(entries) == 0 && hasAgentBundle(fi) {
-				a.diag(analysis.Diagnostic{At: source.Span{URI: fi.src.URI}, Severity: analysis.Warning, Code: "no-bundlesequence",
-					Message: "no body common control and no bundle main: run alone, cf-agent says Bundle 'main' listed in the bundlesequence is not a defined bundle"})
+				// A library, a service file, a cfbs module: the policy that
+				// loads it is elsewhere (masterfiles' promises.cf, a
+				// project's def.json), and only run alone does it fail.
+				said := "cf-promises says Bundle 'main' listed in the bundlesequence is not a defined bundle"
+				if fi.nsMain != "" {
+					said = fmt.Sprintf("cf-agent says Bundle 'main' listed in the bundlesequence was not found (this file's main is %s:main)", fi.nsMain)
+				}
+				a.diag(analysis.Diagnostic{At: source.Span{URI: fi.src.URI}, Severity: analysis.Info, Code: "no-bundlesequence",
+					Message: "no body common control and no bundle main in the workspace: the policy that loads this file is elsewhere (open it with this folder to analyse them together); run alone, " + said})
 			}
 		}
 	}
