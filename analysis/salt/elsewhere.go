@@ -72,6 +72,19 @@ func (a *analyzer) declaredElsewhere(c *ctxDiag) (where string, exact bool, disp
 		if roots != nil && !slices.ContainsFunc(roots, func(r string) bool { return strings.HasPrefix(f.file.Path, r+string(filepath.Separator)) }) {
 			continue
 		}
+		if c.mod == "sls" {
+			// `- sls: b`: the SLS itself, which the run does not hold
+			// (dvn7035/homelab-salt-states: state.sls a fails as `- pkg:`
+			// of b's would, state.sls a,b runs)
+			if f.sls == c.target {
+				at := source.Span{URI: f.file.URI}
+				if len(f.ids) > 0 && f.ids[0].key != nil { // (its first state: a place an edit above moves)
+					at = f.span(f.ids[0].key)
+				}
+				return analysis.WhereMark(a.req.Workspace, t.root, at), true, "", f
+			}
+			continue
+		}
 		for _, d := range f.ids {
 			ex, pat, n := declares(d, c.target, c.mod)
 			if ex {
@@ -251,6 +264,9 @@ func (a *analyzer) elsewhereNote(c *ctxDiag) {
 		return
 	}
 	what := "'" + c.target + "' is declared in " + where
+	if c.mod == "sls" {
+		what = "SLS '" + c.target + "' is " + where
+	}
 	if !exact {
 		what = "'" + c.target + "' may be declared by `" + disp + "` at " + where + " (a template whose data the machine decides)"
 		if declFile != nil && declFile.p.Skipped {
