@@ -503,18 +503,27 @@ func (s *System) readConfigRoots(ws *source.Workspace, scopes []string, sig stri
 	// file_roots, fileserver_backend and gitfs options, in file order;
 	// several configurations add up (master plus master.d/*.conf do)
 	seen := map[string]bool{}
+	// gitfs_root and gitfs_mountpoint are options of the master, wherever
+	// its configuration says them (master.d/fileserver.conf beside
+	// gitfs_remotes, one source per top-level entry): the last said of a
+	// scope counts for every remote without its own
+	type gitOpts struct{ root, mount string }
+	scopeGit := map[string]gitOpts{}
 	for _, src := range srcs {
-		srcBase, srcBaseRead := "", false // (saltfileDir, read at the first relative root)
-		gitRoot, gitMount := "", ""
 		for i, k := range src.keys {
-			v := src.vals[i]
+			o := scopeGit[src.scope]
 			switch k.Value {
 			case "gitfs_root":
-				gitRoot, _ = v.Str()
+				o.root, _ = src.vals[i].Str()
 			case "gitfs_mountpoint":
-				gitMount, _ = v.Str()
+				o.mount, _ = src.vals[i].Str()
 			}
+			scopeGit[src.scope] = o
 		}
+	}
+	for _, src := range srcs {
+		srcBase, srcBaseRead := "", false // (saltfileDir, read at the first relative root)
+		gitRoot, gitMount := scopeGit[src.scope].root, scopeGit[src.scope].mount
 		for i, k := range src.keys {
 			v := src.vals[i]
 			switch k.Value {
