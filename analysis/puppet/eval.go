@@ -624,7 +624,7 @@ func (r *run) eval1(e *env, n pp.Node) val {
 }
 
 func (r *run) lookup(e *env, name string, at source.Span) val {
-	name = strings.TrimPrefix(name, "::")
+	name, top := strings.CutPrefix(name, "::")
 	if i := strings.LastIndex(name, "::"); i >= 0 {
 		cls := name[:i]
 		if c := r.classes[cls]; c != nil && c.inner != nil {
@@ -661,10 +661,15 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 		v.at = at
 		return v
 	}
-	if v, ok := r.a.fact(name); ok && facts[name] {
-		return toVal(v, at)
+	if r.a.nodeFact(name) {
+		if v, ok := r.a.fact(name); ok {
+			return toVal(v, at)
+		}
+		return unknown(at)
 	}
-	if facts[name] {
+	if top {
+		// `$::x` nobody in the workspace set: a variable of the node (an
+		// external fact on it, an ENC's parameter), not known here
 		return unknown(at)
 	}
 	// Puppet 7 (strict_variables off): an unknown variable is undef.

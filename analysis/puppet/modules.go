@@ -75,6 +75,7 @@ func (a *analyzer) setupModulePath() {
 		}
 	}
 	a.world.readModuleDeps(a.ws, a.modpath)
+	a.world.readCustomFacts(a.ws, a.modpath)
 }
 
 func moduleName(root string) string {

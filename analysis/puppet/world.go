@@ -60,6 +60,9 @@ type moduleWorld struct {
 	// metadata.json beside the code): its classes and defines are its
 	// users' to declare
 	moduleRoots []string
+	// customFacts: the facts the modules' lib/facter and facts.d add
+	// (customfacts.go)
+	customFacts map[string]bool
 }
 
 // ownModule says whether path is a manifest of a module whose own
