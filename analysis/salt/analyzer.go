@@ -186,6 +186,22 @@ func (a *analyzer) fileDiags(f *sfile) {
 		}
 		a.diag(analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code, Message: e.Msg})
 	}
+	if f.p.R != nil && !a.templates[f.file.URI] {
+		// (a template another file includes or imports may print what
+		// its includer binds)
+		named := a.named(f)
+		for _, e := range f.p.R.Undefined {
+			d := analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: "undefined-variable",
+				Message: fmt.Sprintf("Rendering SLS 'base:%s' failed: %s", f.sls, e.Msg)}
+			if !named {
+				// applied alone only (jgmize/salt-states' docsim.sls,
+				// "included by user's extended state" elsewhere)
+				d.Severity = analysis.Info
+				d.Message += " (applied alone; nothing in the repository includes this SLS or targets it from a top file, and what renders it may bind that name)"
+			}
+			a.diag(d)
+		}
+	}
 	if a.topFrag[f.file.URI] {
 		return // top data: what states would make wrong is not wrong here
 	}

@@ -65,6 +65,10 @@ type evalCtx struct {
 	arms    []Arm
 	loops   int
 	mutated bool // the last `do` changed a list it knows
+	// track: names looked up and bound nowhere are noted in undef (while
+	// an output expression is evaluated: undefinedNames)
+	track bool
+	undef []string
 }
 
 func (s *scope) context() *evalCtx {
@@ -164,7 +168,12 @@ func eval1(e expr, sc *scope, depth int) val {
 	case eLit:
 		return x.v
 	case eName:
-		v, _ := sc.lookup(x.name)
+		v, ok := sc.lookup(x.name)
+		if !ok && !renderGlobals[x.name] {
+			if c := sc.context(); c != nil && c.track {
+				c.undef = append(c.undef, x.name)
+			}
+		}
 		return v
 	case eList:
 		l := make([]val, len(x.items))
@@ -559,7 +568,15 @@ func sortKeys(d *dict) {
 }
 
 func filter(x eFilter, sc *scope, depth int) val {
-	v := eval(x.x, sc, depth)
+	var v val
+	if c := sc.context(); c != nil && c.track && (x.name == "default" || x.name == "d") {
+		// (an undefined name is what default is for)
+		c.track = false
+		v = eval(x.x, sc, depth)
+		c.track = true
+	} else {
+		v = eval(x.x, sc, depth)
+	}
 	args := evalArgs(x.args, sc, depth)
 	// arg is the i-th positional argument or the keyword argument name
 	arg := func(i int, name string) (val, bool) {

@@ -44,6 +44,10 @@ type Rendered struct {
 	// is printed or looped over.
 	Conds  []CondOut
 	Errors []Error
+	// Undefined: names an output prints that nothing binds (Salt's
+	// StrictUndefined fails the render): the caller, which knows whether
+	// the file is also a template another includes, reports them
+	Undefined []Error
 }
 
 // CondOut is rendered text [R, End) that exists only in the renders that
@@ -488,12 +492,13 @@ type renderer struct {
 	limit  int
 	mode   int
 	ctx    *evalCtx
+	undef  *[]Error // undefined names printed (jinja_undefined.go), shared with sub-renderers
 }
 
 // sub is a renderer for text that goes elsewhere (a skipped branch, a
 // set block), sharing the evaluation context.
 func (r *renderer) sub() *renderer {
-	return &renderer{src: r.src, limit: r.limit - r.steps, mode: r.mode, points: r.points, ctx: r.ctx}
+	return &renderer{src: r.src, limit: r.limit - r.steps, mode: r.mode, points: r.points, ctx: r.ctx, undef: r.undef}
 }
 
 // alternatives renders, in place of the branches of an undecidable
@@ -669,7 +674,12 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 		case jText:
 			r.lit(x.start, x.end)
 		case jExpr:
+			r.ctx.track, r.ctx.undef = true, r.ctx.undef[:0]
 			v := eval(x.e, sc, 0)
+			r.ctx.track = false
+			if len(r.ctx.undef) > 0 {
+				r.noteUndefined(x.start, x.end, r.ctx.undef)
+			}
 			// Python repr is what Jinja prints for lists and dicts; YAML
 			// reads it as flow.
 			text, marks := v.printed()
@@ -1007,12 +1017,13 @@ func renderJinja(src []byte, vars map[string]string, mode int) *Rendered {
 		}
 		root.set(k, strVal(v))
 	}
-	r := &renderer{src: src, limit: 200000, mode: mode, points: new(int32), ctx: root.ctx}
+	r := &renderer{src: src, limit: 200000, mode: mode, points: new(int32), ctx: root.ctx, undef: new([]Error)}
 	r.render(tree, root, 0)
 	if r.steps > r.limit {
 		errs = append(errs, Error{Span: Span{0, 0}, Severity: 3, Msg: "template expansion stopped early: too many loop iterations"})
 	}
-	return &Rendered{Text: r.out, Segs: r.segs, Opaque: r.opaque, Alts: r.alts, Arms: r.arms, Conds: r.conds, Errors: errs}
+	return &Rendered{Text: r.out, Segs: r.segs, Opaque: r.opaque, Alts: r.alts, Arms: r.arms, Conds: r.conds, Errors: errs,
+		Undefined: undefinedErrors(src, *r.undef)}
 }
 
 // Identity is the "rendering" of a file without a template engine.
