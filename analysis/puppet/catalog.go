@@ -238,13 +238,15 @@ func (r *run) addAliases(x *res) {
 }
 
 // namedPackage is the package named as rf titles one, when rf is a
-// reference to a package no package is titled so: why it is missing.
-func (r *run) namedPackage(rf *ref) *res {
+// reference to a package no package is titled so: why it is missing;
+// provider: it has one (else Puppet finds it while compiling, and fails
+// when applying).
+func (r *run) namedPackage(rf *ref) (_ *res, provider bool) {
 	if rf.typ != "Package" {
-		return nil
+		return nil, false
 	}
 	if x := r.aliases[uniqKey(rf.title, "nil")]; x != nil {
-		return x
+		return x, false
 	}
 	prefix := uniqKey(rf.title, "")
 	var first *res // (the first declared of those with a provider)
@@ -253,7 +255,7 @@ func (r *run) namedPackage(rf *ref) *res {
 			first = x
 		}
 	}
-	return first
+	return first, true
 }
 
 // uniqKey is the key a package answers to by its name and provider (as

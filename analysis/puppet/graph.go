@@ -460,7 +460,11 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 									}
 								} else {
 									msg := fmt.Sprintf("Could not find resource '%s' in parameter '%s'", refString(v.ref.typ, displayTitle(v.ref)), mp)
-									if p := r.namedPackage(v.ref); p != nil {
+									if p, provider := r.namedPackage(v.ref); p != nil {
+										if !provider {
+											// found while compiling by its key, not when applying
+											msg = fmt.Sprintf("Could not find dependency %s for %s", refString(v.ref.typ, displayTitle(v.ref)), x.display)
+										}
 										msg += fmt.Sprintf(" (%s is named %s, but a package is found by its title only)", p.display, v.ref.title)
 									}
 									r.missingWhen(v.at, v.ref, msg, when)
