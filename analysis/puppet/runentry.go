@@ -171,7 +171,8 @@ func pickNode(nodes []*nodeInfo, cert string) *nodeInfo {
 	}
 	for _, n := range nodes {
 		for _, m := range n.def.Matches {
-			if _, ok := m.(*pp.Default); ok {
+			// (node 'default' is the default node too: nodeKeyOf)
+			if k, ok := nodeKeyOf(m); ok && k == "default" {
 				return n
 			}
 		}

@@ -473,7 +473,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			for _, fi := range envFiles {
 				a.envKey += fi.id + "\x00"
 			}
-			name := analysis.Rel(a.root(), filepath.Dir(envFiles[0].path)) + "/"
+			name := analysis.Rel(a.root(), a.envManifestDir(envFiles[0].path)) + "/"
 			if len(envNodes) > 1 && a.forNode == "" {
 				for _, n := range envNodes {
 					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: envFiles, sel: n, env: true})
@@ -961,27 +961,38 @@ func (fi *fileInfo) text(n pp.Node) string {
 
 // envManifest: the file lives in the manifests/ folder of an environment
 // (a workspace root that is not itself a module), e.g. a control repo's
-// manifests/site.pp.
+// manifests/site.pp, or in a folder below it (Puppet reads the main
+// manifest's folder recursively: fuel-infra's manifests/nodes/*.pp).
 func (a *analyzer) envManifest(p string) bool {
+	return a.envManifestDir(p) != ""
+}
+
+// envManifestDir is the environment's manifests/ folder that holds p, or
+// "".
+func (a *analyzer) envManifestDir(p string) string {
 	if p == "" {
-		return false
+		return ""
 	}
-	dir := filepath.Dir(p)
-	if filepath.Base(dir) != "manifests" {
-		return false
-	}
-	env := filepath.Dir(dir)
-	for _, r := range a.ws.Roots() {
-		if r == env {
-			for _, m := range a.rootMods {
-				if m == r {
-					return false
+	for dir := filepath.Dir(p); ; {
+		if filepath.Base(dir) == "manifests" {
+			env := filepath.Dir(dir)
+			for _, r := range a.ws.Roots() {
+				if r == env {
+					for _, m := range a.rootMods {
+						if m == r {
+							return ""
+						}
+					}
+					return dir
 				}
 			}
-			return true
 		}
+		up := filepath.Dir(dir)
+		if up == dir || slices.Contains(a.ws.Roots(), dir) {
+			return ""
+		}
+		dir = up
 	}
-	return false
 }
 
 // isModuleRoot: a module opened at its root (metadata.json, or a
