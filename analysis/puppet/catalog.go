@@ -56,6 +56,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 		}
 		titles := r.eval(e, b.Title)
 		attrs := r.attrs(e, b.Attrs, written)
+		r.sameAttrTwice(e, b.Attrs)
 		if len(bodyDefaults) > 0 {
 			attrs = append(append([]attr(nil), bodyDefaults...), attrs...)
 		}
@@ -75,6 +76,23 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 		})
 	}
 	return out
+}
+
+// sameAttrTwice: an attribute written twice in one body is Puppet's
+// evaluation error (nefarioustim/puppet-manifests: two ensure), here at
+// the second.
+func (r *run) sameAttrTwice(e *env, as []*pp.Attr) {
+	for i, a := range as {
+		if a.Name == "*" {
+			continue
+		}
+		for _, b := range as[:i] {
+			if b.Name == a.Name {
+				r.diag(r.span(e.f, a.NameLoc), analysis.Error, "evaluation", fmt.Sprintf("The attribute '%s' has already been set", a.Name))
+				break
+			}
+		}
+	}
 }
 
 // declare puts one resource (or define instance, or class) into the

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ordering-lsp/ordering-lsp/analysis"
 	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
@@ -301,6 +302,11 @@ func pureFunc(name string, args []val, at source.Span) (val, bool) {
 func (r *run) call(e *env, t *pp.Call, at source.Span) val {
 	nameAt := r.span(e.f, t.NameLoc)
 	switch t.Name {
+	case "import":
+		// Puppet 3's import (oslcat, slillibri): an evaluation error since
+		// Puppet 4, where the statement runs
+		r.diag(nameAt, analysis.Error, "evaluation", "Use of 'import' has been discontinued in favor of a manifest directory. See http://links.puppet.com/puppet-import-deprecation")
+		return val{k: vUndef, at: at}
 	case "include", "contain", "require", "hiera_include":
 		for i, a := range t.Args {
 			v := r.eval(e, a)

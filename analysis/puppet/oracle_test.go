@@ -64,7 +64,7 @@ func orderOf(t testing.TB, path string) (*analysis.Run, []analysis.Diagnostic) {
 var (
 	reFileLine = regexp.MustCompile(` \(file: [^)]*, line: \d+, column: \d+\)`)
 	reOnNode   = regexp.MustCompile(` on node \S+$`)
-	rePrefix   = regexp.MustCompile(`^(Error: )?(Evaluation Error: Error while evaluating a [A-Za-z ]+, |Could not parse for environment \w+: )?`)
+	rePrefix   = regexp.MustCompile(`^(Error: )?(Evaluation Error: Error while evaluating a [A-Za-z ]+, |Evaluation Error: |Could not parse for environment \w+: )?`)
 	reFileAt   = regexp.MustCompile(` \(file: [^)]*, line: \d+\)$`)
 	reDup      = regexp.MustCompile(`^Duplicate declaration: .*?; cannot redeclare \(file: [^)]*, line: \d+\)`)
 )

@@ -319,17 +319,19 @@ func (lx *lexer) word(p int) Token {
 		if i == st {
 			break
 		}
+		// Bare words may contain dashes in some positions (node names are
+		// strings, but `foo-bar` as an attribute value is a Puppet 3
+		// habit): Puppet 7 lexes a name with dashes as a WORD, segments
+		// after it too (`class grid-site::repos`, which its validator
+		// then refuses); accept it as a name.
+		for i < lx.end && s[i] == '-' && i+1 < lx.end && (isIdent(s[i+1])) && !upper {
+			i++
+			for i < lx.end && isIdent(s[i]) {
+				i++
+			}
+		}
 		if !(i+2 < lx.end && s[i] == ':' && s[i+1] == ':' && (isIdentStart(s[i+2]) || isUpper(s[i+2]))) {
 			break
-		}
-	}
-	// Bare words may contain dashes in some positions (node names are
-	// strings, but `foo-bar` as an attribute value is a Puppet 3 habit):
-	// Puppet 7 lexes a name with dashes as a WORD; accept it as a name.
-	for i < lx.end && s[i] == '-' && i+1 < lx.end && (isIdent(s[i+1])) && !upper {
-		i++
-		for i < lx.end && isIdent(s[i]) {
-			i++
 		}
 	}
 	lx.pos = i

@@ -504,3 +504,27 @@ func TestNodeNames(t *testing.T) {
 		}
 	}
 }
+
+// Class and define names Puppet 7's validator refuses (`puppet parser
+// validate`: "Unacceptable name", at the keyword), a hyphenated name
+// with segments after it lexed as one word as Puppet does.
+func TestUnacceptableNames(t *testing.T) {
+	for _, c := range []struct{ src, msg string }{
+		{"class grid-site { }\n", "Unacceptable name. The name 'grid-site' is unacceptable as the name of a Host Class Definition"},
+		{"class grid-site::repos { }\n", "Unacceptable name. The name 'grid-site::repos' is unacceptable as the name of a Host Class Definition"},
+		{"class foo::_bar { }\n", "Unacceptable name. The name 'foo::_bar' is unacceptable as the name of a Host Class Definition"},
+		{"define my-def() { }\n", "Unacceptable name. The name 'my-def' is unacceptable as the name of a 'define' expression"},
+		{"class foo_Bar { }\n", ""},
+		{"class foo::bar_baz { }\n", ""},
+	} {
+		for _, f := range []*File{Parse([]byte(c.src)), (&Parser{}).Parse([]byte(c.src))} {
+			var got []string
+			for _, e := range f.Errors {
+				got = append(got, e.Msg)
+			}
+			if c.msg == "" && len(got) > 0 || c.msg != "" && (len(got) != 1 || got[0] != c.msg || f.Errors[0].Pos != 0) {
+				t.Errorf("%q: errors %q, want %q at 0", c.src, got, c.msg)
+			}
+		}
+	}
+}

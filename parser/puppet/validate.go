@@ -23,7 +23,8 @@ func validate(stmts []Node) []Error {
 }
 
 // topLevelChecks reports what Puppet's validator refuses in top-level
-// definitions: classes and defines named after a data type, and node
+// definitions: classes and defines named after a data type or with a
+// name no class may have (`class grid-site`), and node
 // inheritance (the grammar still reads `node x inherits y`, Puppet 4 and
 // later refuse it at the parent's name).
 func topLevelChecks(stmts []Node) []Error {
@@ -46,6 +47,8 @@ func topLevelChecks(stmts []Node) []Error {
 		}
 		if reservedTypeNames[strings.ToLower(name)] {
 			errs = append(errs, Error{Loc: at, Msg: "The name: '" + name + "' is already defined by Puppet and can not be used as the name of " + what + "."})
+		} else if unacceptableName(name) {
+			errs = append(errs, Error{Loc: at, Msg: "Unacceptable name. The name '" + name + "' is unacceptable as the name of " + what})
 		}
 	}
 	return errs
@@ -95,4 +98,17 @@ func walkNested(n Node, errs *[]Error, skipSelf bool) {
 		*errs = append(*errs, Error{Loc: Loc{at, at + 1}, Msg: "Classes, definitions, and nodes may only appear at toplevel or inside other classes"})
 		return false
 	})
+}
+
+// unacceptableName: a class or define name Puppet's validator refuses
+// (each segment starts with a lower-case letter and holds no hyphen:
+// unicore-life's grid-site, slillibri's ruby-shadow; `puppet parser
+// validate` says "Unacceptable name").
+func unacceptableName(name string) bool {
+	for _, seg := range strings.Split(strings.TrimPrefix(name, "::"), "::") {
+		if strings.HasPrefix(seg, "_") || strings.Contains(seg, "-") {
+			return true
+		}
+	}
+	return false
 }
