@@ -665,6 +665,9 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 		if v, ok := r.a.fact(name); ok {
 			return toVal(v, at)
 		}
+		if stringFacts[name] {
+			return unknownStr(at)
+		}
 		return unknown(at)
 	}
 	if top {
@@ -674,6 +677,18 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 	}
 	// Puppet 7 (strict_variables off): an unknown variable is undef.
 	return val{k: vUndef, at: at}
+}
+
+// stringFacts are the legacy facts whose value is a String wherever the
+// node has them (Facter 3/4's legacy facts: versions and releases too).
+var stringFacts = map[string]bool{
+	"operatingsystem": true, "operatingsystemrelease": true, "operatingsystemmajrelease": true, "osfamily": true,
+	"kernel": true, "kernelrelease": true, "kernelversion": true, "kernelmajversion": true,
+	"architecture": true, "hardwaremodel": true, "hostname": true, "fqdn": true, "domain": true,
+	"lsbdistcodename": true, "lsbdistid": true, "lsbdistrelease": true, "lsbmajdistrelease": true,
+	"ipaddress": true, "ipaddress6": true, "macaddress": true, "virtual": true, "timezone": true,
+	"puppetversion": true, "facterversion": true, "rubyversion": true, "clientcert": true, "certname": true,
+	"memorysize": true, "swapsize": true, "uptime": true, "serialnumber": true, "manufacturer": true, "productname": true, "uuid": true,
 }
 
 // facts are variables facter (or the server) sets at top scope.

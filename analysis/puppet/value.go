@@ -39,11 +39,16 @@ type val struct {
 	// compares (`!$facts['os']['name'] == 'RedHat'` is false everywhere:
 	// `!` binds tighter than `==`; puppetlabs-seteam/control-repo)
 	boolean bool
-	s       string
-	arr     []val
-	ref     *ref
-	x       *valX // hash keys, declared resources, collector
-	at      source.Span
+	// str: an unknown value that is a String when set (a legacy fact such
+	// as operatingsystemmajrelease): it equals no Number or Boolean
+	// (rgbank's `$::operatingsystemmajrelease == 7` holds on no node),
+	// though it may be undef where the fact is absent
+	str bool
+	s   string
+	arr []val
+	ref *ref
+	x   *valX // hash keys, declared resources, collector
+	at  source.Span
 }
 
 // valX holds what only some values carry, keeping val small.
@@ -82,6 +87,7 @@ type ref struct {
 func unknown(at source.Span) val { return val{k: vUnknown, at: at} }
 
 func unknownBool(at source.Span) val { return val{k: vUnknown, boolean: true, at: at} }
+func unknownStr(at source.Span) val  { return val{k: vUnknown, str: true, at: at} }
 func str(s string, at source.Span) val {
 	return val{k: vStr, s: s, at: at}
 }
@@ -275,6 +281,9 @@ func fmtNum(f float64) string {
 // case-insensitively).
 func equal(a, b val) (bool, bool) {
 	if a.boolean && b.k != vUnknown && b.k != vBool || b.boolean && a.k != vUnknown && a.k != vBool {
+		return false, true
+	}
+	if a.str && (b.k == vNum || b.k == vBool) || b.str && (a.k == vNum || a.k == vBool) {
 		return false, true
 	}
 	if !a.known() || !b.known() {
