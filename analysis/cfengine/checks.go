@@ -145,7 +145,14 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 // name only a later CFEngine version knows is a warning naming that
 // version: the policy may be written for it (cfengine.version says which
 // version `@if` macros are evaluated for, not which one the hosts run).
+//
+// A file with a syntax error gets none: cf-promises gives up after a dozen
+// errors, recovers from one its own way, and loads no other file; the
+// syntax error is what to fix first.
 func (a *analyzer) checkAttrs(fi *fileInfo) {
+	if len(fi.parsed.Errors) > 0 {
+		return
+	}
 	version := a.sys.parser.Version
 	for _, u := range fi.parsed.UnknownAttrs(version) {
 		name, b := u.Attr.Lval.Text, u.Block

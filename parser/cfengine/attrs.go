@@ -43,6 +43,21 @@ var newerSyntax = []struct {
 	{"3.29.0", "body", "when", []string{"files_deleted", "meta", "inherit_from"}},
 }
 
+// removedAttrs are attributes cf-promises only warns about ("Removed
+// constraint 'host_licenses_paid' ..."): it accepts them, but its syntax
+// description leaves them out. From libpromises/mod_*.c of 3.21.0 (its
+// SYNTAX_STATUS_REMOVED attributes of the types described), by body type.
+var removedAttrs = map[string][]string{
+	"action": {"value_kept", "value_repaired", "value_notkept"},
+	"report_data_select": {"classes_include", "classes_exclude", "variables_include", "variables_exclude",
+		"promise_notkept_log_include", "promise_notkept_log_exclude", "promise_repaired_log_include",
+		"promise_repaired_log_exclude"},
+	"common": {"host_licenses_paid"},
+	"agent":  {"auditing", "binarypaddingchar", "exclamation", "syslog", "track_value"},
+	"server": {"keycacheTTL"},
+	"hub":    {"export_zenoss"},
+}
+
 // promiseBlockAttrs are the attributes of a custom promise type's block
 // (`promise agent git { path => ...; }`), which the syntax description
 // leaves out (libpromises/mod_custom.c).
@@ -86,6 +101,11 @@ func tables() (bundles, promises, bodies map[string]names) {
 		return out
 	}
 	bundles, promises, bodies = fill(syntaxBundleTypes), fill(syntaxPromiseAttrs), fill(syntaxBodyAttrs)
+	for t, ns := range removedAttrs {
+		for _, n := range ns {
+			bodies[t][n] = ""
+		}
+	}
 	for _, x := range newerSyntax {
 		m := map[string]map[string]names{"bundle": bundles, "promise": promises, "body": bodies}[x.kind]
 		if m[x.typ] == nil {

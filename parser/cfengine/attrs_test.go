@@ -79,6 +79,19 @@ bundle server s {
 }
 bundle monitor m { measurements: "/x" stream_type => "file", bogus_m => "x"; }
 `, []string{"4:bogus_il", "5:select_region", "9:bogus_loc", "11:bogus_cls", "14:bogus_x", "16:bogus_acc", "17:bogus_role", "19:bogus_m"}},
+	// removed attributes pass with a warning; the syntax description
+	// leaves them out
+	{"removed attributes", `
+body common control { bundlesequence => { "main" }; host_licenses_paid => "10"; }
+body agent control { auditing => "true"; binarypaddingchar => "x"; exclamation => "true"; syslog => "true"; track_value => "true"; }
+body server control { keycacheTTL => "1"; }
+body hub control { export_zenoss => "/x"; }
+body action a { value_kept => "1"; value_repaired => "1"; value_notkept => "1"; }
+body report_data_select r { classes_include => { "x" }; classes_exclude => { "x" }; variables_include => { "x" };
+  variables_exclude => { "x" }; promise_notkept_log_include => { "x" }; promise_notkept_log_exclude => { "x" };
+  promise_repaired_log_include => { "x" }; promise_repaired_log_exclude => { "x" }; }
+bundle agent main { vars: "x" string => "y"; }
+`, nil},
 	// cf-promises' skip flag: set by an unknown body attribute (the rest
 	// of the body is skipped), reset by a body or a bundle, not by a
 	// custom promise block
