@@ -176,8 +176,9 @@ type UnknownAttr struct {
 //     unknown attribute or is a removed body: cf-promises' skip flag
 //     carries over, since such a block does not reset it.
 //
-// Names only a later version knows (Since set) do not stop the checks.
-// Blocks with a syntax error have no attributes here.
+// A name only a later version knows (Since set) counts as unknown, as it
+// does to cf-promises of that version. Blocks with a syntax error have no
+// attributes here.
 func (f *File) UnknownAttrs(version string) []UnknownAttr {
 	var out []UnknownAttr
 	skip := false
@@ -214,10 +215,8 @@ func (f *File) UnknownAttrs(version string) []UnknownAttr {
 			for _, c := range b.Attrs {
 				if ok, since := set.lookup(c.Lval.Text, version); !ok {
 					out = append(out, UnknownAttr{Block: b, Attr: c, Since: since})
-					if since == "" {
-						skip = true
-						break
-					}
+					skip = true
+					break
 				}
 			}
 		case "promise":

@@ -117,7 +117,7 @@ bundle agent main {
 }
 bundle edit_line el { replace_patterns: "x" allow_non_convergent => "true"; }
 body fsattrs fa { immutable => "true"; bogus => "x"; }
-body agent control { default_directory_create_mode => "0755"; }
+body agent control { default_directory_create_mode => "0755"; bogus_after => "x"; }
 body common control { bundlesequence => { "main" }; evaluation_order => "top_down"; }
 body mount mt { remount => "true"; }
 bundle watch w { events: "e" anything => "x"; }
@@ -150,10 +150,10 @@ func TestUnknownAttrs(t *testing.T) {
 			newer = unknownAttrLines([]byte(c.src), "3.27.1")
 		}
 	}
-	if want := []string{"4:cancel@3.28.0", "5:timer_policy@3.28.0", "7:allow_non_convergent@3.28.0", "8:bogus", "11:remount@3.29.0"}; !slices.Equal(newer, want) {
+	if want := []string{"4:cancel@3.28.0", "5:timer_policy@3.28.0", "7:allow_non_convergent@3.28.0", "8:bogus", "9:bogus_after", "11:remount@3.29.0"}; !slices.Equal(newer, want) {
 		t.Errorf("3.27.1: got %q, want %q", newer, want)
 	}
-	if got := unknownAttrLines([]byte(attrCases[len(attrCases)-1].src), "3.29"); !slices.Equal(got, []string{"8:bogus", "12:anything"}) {
+	if got := unknownAttrLines([]byte(attrCases[len(attrCases)-1].src), "3.29"); !slices.Equal(got, []string{"8:bogus", "9:bogus_after", "12:anything"}) {
 		t.Errorf("3.29: got %q", got)
 	}
 }
@@ -211,9 +211,8 @@ func TestUnknownAttrsAgainstCfPromises(t *testing.T) {
 			check(c.name, c.src, c.want)
 		}
 	}
-	// the 3.21 half of the newer case (a removed body after a version's
-	// own errors would change nothing: cf-promises 3.21 has no watch
-	// bundles and no fsattrs body)
+	// cf-promises 3.21 rejects the names later versions added, each as
+	// UnknownAttrs reports it (with Since)
 	for _, c := range attrCases {
 		if c.name == "newer versions" {
 			check(c.name, c.src, unknownAttrLines([]byte(c.src), syntaxVersion))
