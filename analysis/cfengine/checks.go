@@ -168,7 +168,8 @@ func (a *analyzer) checkAttrs(fi *fileInfo) {
 			sev = analysis.Warning
 			msg += fmt.Sprintf(": CFEngine %s and later know it; %s (cfengine.version) rejects it", u.Since, version)
 		}
-		a.diag(analysis.Diagnostic{At: a.span(fi, u.Attr.Lval.Span), Severity: sev, Code: "unknown-attribute", Message: msg})
+		// Unresolved: the server offers the nearest known names (attrCompletion)
+		a.diag(analysis.Diagnostic{At: a.span(fi, u.Attr.Lval.Span), Severity: sev, Code: "unknown-attribute", Message: msg, Unresolved: true})
 	}
 }
 

@@ -1,6 +1,9 @@
 package cfengine
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 //go:generate go run gen_attrs.go
 
@@ -258,4 +261,38 @@ func firstOf(a, b string) string {
 func compareVersionLess(a, b string) bool {
 	c, ok := compareVersion(a, b)
 	return ok && c < 0
+}
+
+// AttrNames returns the attribute names CFEngine version knows in a
+// block, sorted: for a promise of type t in a bundle of type bt (kind
+// "bundle"), a body of type t ("body"), a custom promise block
+// ("promise"). Nil where cf-promises checks no names.
+func AttrNames(kind, bt, t, version string) []string {
+	var sets []names
+	switch kind {
+	case "bundle":
+		if own, ok := promiseSyntax[t]; ok && checksType(bt, t, version) {
+			sets = []names{own, commonAttrs}
+		}
+	case "body":
+		if set := bodySyntax[t]; set != nil && set.known(version) && !removedBodyTypes[t] {
+			sets = []names{set}
+		}
+	case "promise":
+		if t == "agent" {
+			return slices.Sorted(maps.Keys(promiseBlockAttrs))
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, set := range sets {
+		for n, since := range set {
+			if !seen[n] && knows(version, since) {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
