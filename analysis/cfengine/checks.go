@@ -113,6 +113,9 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 		}
 	}
 	for _, fi := range pol.files {
+		if !fi.checked {
+			a.checkAttrs(fi)
+		}
 		fi.checked = true
 	}
 	// references: bodies, bundles, handles. A file shared by several
@@ -134,6 +137,39 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 				a.varLinks(pol, p)
 			}
 		}
+	}
+}
+
+// checkAttrs reports the attribute names cf-promises rejects in one file,
+// in its words. Its error makes the whole policy fail on every host. A
+// name only a later CFEngine version knows is a warning naming that
+// version: the policy may be written for it (cfengine.version says which
+// version `@if` macros are evaluated for, not which one the hosts run).
+//
+// A file with a syntax error gets none: cf-promises gives up after a dozen
+// errors, recovers from one its own way, and loads no other file; the
+// syntax error is what to fix first.
+func (a *analyzer) checkAttrs(fi *fileInfo) {
+	if len(fi.parsed.Errors) > 0 {
+		return
+	}
+	version := a.sys.parser.Version
+	for _, u := range fi.parsed.UnknownAttrs(version) {
+		name, b := u.Attr.Lval.Text, u.Block
+		var msg string
+		switch {
+		case u.Section != nil:
+			msg = fmt.Sprintf("Unknown attribute '%s' for promise type '%s' in bundle with type '%s'", name, u.Section.Type.Text, b.Type.Text)
+		default:
+			msg = fmt.Sprintf("Unknown attribute '%s' for '%s %s %s'", name, b.Kind, b.Type.Text, b.Name.Text)
+		}
+		sev := analysis.Error
+		if u.Since != "" {
+			sev = analysis.Warning
+			msg += fmt.Sprintf(": CFEngine %s and later know it; %s (cfengine.version) rejects it", u.Since, version)
+		}
+		// Unresolved: the server offers the nearest known names (attrCompletion)
+		a.diag(analysis.Diagnostic{At: a.span(fi, u.Attr.Lval.Span), Severity: sev, Code: "unknown-attribute", Message: msg, Unresolved: true})
 	}
 }
 

@@ -1,11 +1,13 @@
 package cfengine
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
+	cfp "github.com/ordering-lsp/ordering-lsp/parser/cfengine"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
@@ -40,8 +42,77 @@ func (s *System) Complete(req analysis.CompletionRequest) *analysis.Completion {
 	if m := usebundleRe.FindStringSubmatch(before); m != nil {
 		return &analysis.Completion{Replace: start(m[1]), Items: bundleItems(req.Result, "agent")}
 	}
-	return nil
+	return s.attrCompletion(req)
 }
+
+// attrCompletion offers the attribute names CFEngine knows where one is
+// typed (which also gives an unknown attribute its "Change to create"
+// quick fix): in a promise after its promiser or a comma, in a body or a
+// promise block after `{`, `;` or a class context, or before `=>`.
+func (s *System) attrCompletion(req analysis.CompletionRequest) *analysis.Completion {
+	text, off := req.File.Text, req.Offset
+	if req.Result == nil {
+		return nil
+	}
+	start, end := off, off
+	for start > 0 && isIdentByte(text[start-1]) {
+		start--
+	}
+	for end < len(text) && isIdentByte(text[end]) {
+		end++
+	}
+	if start < len(text) && start < end && text[start] >= '0' && text[start] <= '9' {
+		return nil
+	}
+	prev := start - 1
+	for prev >= 0 && isBlank(text[prev]) {
+		prev--
+	}
+	next := end
+	for next < len(text) && isBlank(text[next]) {
+		next++
+	}
+	arrow := bytes.HasPrefix(text[next:], []byte("=>"))
+	n := req.Result.Enclosing(req.File.URI, off)
+	if n == nil || prev < 0 {
+		return nil
+	}
+	f := strings.Fields(n.Ref)
+	var kind, bt, t string
+	switch {
+	case n.Kind == "promise" && n.Parent != nil: // files: "x"
+		pf := strings.Fields(n.Parent.Ref)
+		if len(pf) < 2 || !(arrow || text[prev] == ',' || prev == n.Decl.End-1) {
+			return nil
+		}
+		kind, bt, t = "bundle", pf[1], strings.TrimSuffix(f[0], ":")
+	case (n.Kind == "body" || n.Kind == "promise") && len(f) >= 2: // body perms m, promise agent x
+		if !(arrow || text[prev] == ';' || text[prev] == '{' || prev > 0 && text[prev] == ':' && text[prev-1] == ':') {
+			return nil
+		}
+		kind, t = n.Kind, f[1]
+	default:
+		return nil
+	}
+	s.verMu.Lock()
+	version := s.version
+	s.verMu.Unlock()
+	names := cfp.AttrNames(kind, bt, t, version)
+	if len(names) == 0 {
+		return nil
+	}
+	items := make([]analysis.CompletionItem, len(names))
+	for i, name := range names {
+		items[i] = analysis.CompletionItem{Label: name, Detail: "attribute"}
+	}
+	return &analysis.Completion{Replace: source.Span{URI: req.File.URI, Start: start, End: off}, Items: items}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // handleItems reads the handle of every promise from its text.
 func handleItems(req analysis.CompletionRequest) []analysis.CompletionItem {

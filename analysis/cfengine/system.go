@@ -140,7 +140,7 @@ func (*System) Flags() []analysis.Flag {
 	return []analysis.Flag{
 		{Name: "bundlesequence", Key: "cfengine.bundlesequence", Help: "comma-separated bundles to run instead of the policy's bundlesequence (like cf-agent -b)"},
 		{Name: "evaluation-order", Key: "cfengine.evaluationOrder", Help: "classic (normal ordering) or top_down, overriding the policy"},
-		{Name: "cfengine-version", Key: "cfengine.version", Help: "CFEngine version @if macros are evaluated for (default " + cfp.DefaultVersion + ")"},
+		{Name: "cfengine-version", Key: "cfengine.version", Help: "CFEngine version @if macros are evaluated for and attribute names are checked against (default " + cfp.DefaultVersion + ")"},
 	}
 }
 
