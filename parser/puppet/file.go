@@ -388,10 +388,19 @@ func (cx *chunker) chunk(toks []Token, r tokRange) []Chunk {
 		}
 		return []Chunk{{Loc: Loc{pos, end}, Stmts: stmts, hash: h, nested: nestedDefinitions(stmts, true)}}
 	}
-	// Error recovery: if a later line starts a statement at column 0,
-	// the error is most likely an unclosed bracket before it. Cut there:
-	// the first part keeps its error, the rest is chunked again. (Not when
-	// the chunk parsed and only a statement without effect is refused: its
+	// Error recovery: a definition whose brackets all close keeps its body,
+	// whatever column its statements start at (fuel-infra's obs::nginx
+	// writes them at column 0 above a real syntax error: cut there, the
+	// class was lost and its body read at top level).
+	if !parsed && bracketsBalance(toks, r) {
+		if body := cx.recoverBody(toks, r, parse); body != nil {
+			return []Chunk{{Loc: Loc{pos, end}, Stmts: body, Err: err, hash: h, nested: nestedDefinitions(body, true)}}
+		}
+	}
+	// If a later line starts a statement at column 0, the error is most
+	// likely an unclosed bracket before it. Cut there: the first part
+	// keeps its error, the rest is chunked again. (Not when the chunk
+	// parsed and only a statement without effect is refused: its
 	// brackets are closed.)
 	if cut := restartPoint(src, toks, r); cut > r.a && !parsed {
 		first := cx.chunk(toks, tokRange{r.a, cut})
@@ -629,6 +638,37 @@ func restartPoint(src []byte, toks []Token, r tokRange) int {
 		}
 	}
 	return -1
+}
+
+// bracketsBalance: every bracket of toks[r.a:r.b] is closed, in order.
+func bracketsBalance(toks []Token, r tokRange) bool {
+	var open []string
+	for i := r.a; i < r.b; i++ {
+		t := &toks[i]
+		if t.Kind != TPunct {
+			continue
+		}
+		switch t.Val {
+		case "{", "[", "(":
+			open = append(open, t.Val)
+		case "}", "]", ")":
+			if len(open) == 0 || open[len(open)-1] != opening(t.Val) {
+				return false
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	return len(open) == 0
+}
+
+func opening(closing string) string {
+	switch closing {
+	case "}":
+		return "{"
+	case "]":
+		return "["
+	}
+	return "("
 }
 
 func atLineStart(src []byte, pos int) bool {

@@ -528,3 +528,20 @@ func TestUnacceptableNames(t *testing.T) {
 		}
 	}
 }
+
+// A definition whose brackets all close keeps its body when a syntax
+// error is in it, even with its statements at column 0 (fuel-infra's
+// obs::nginx): one error, at Puppet's place, and the class with the
+// statements that parse, not a class cut at the first column-0 line.
+func TestRecoverBalancedBody(t *testing.T) {
+	src := "class obs::nginx (\n  $key_file = '/tmp/a.key',\n) {\nfile { $key_file: ensure => file }\nfile { '/x': ensure => file }\nservice { 'nginx': subscribe => File ['/x'] }\n}\n"
+	for _, f := range []*File{Parse([]byte(src)), (&Parser{}).Parse([]byte(src))} {
+		if len(f.Errors) != 1 || src[f.Errors[0].Pos:f.Errors[0].End] != "[" {
+			t.Fatalf("errors %v, want one at '['", f.Errors)
+		}
+		c, ok := f.Stmts[0].(*ClassDef)
+		if len(f.Stmts) != 1 || !ok || c.Name != "obs::nginx" || len(c.Body) < 2 {
+			t.Fatalf("statements %d, first %T; want the class obs::nginx with its two file resources", len(f.Stmts), f.Stmts[0])
+		}
+	}
+}
