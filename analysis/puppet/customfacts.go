@@ -41,45 +41,35 @@ func (a *analyzer) nodeFact(name string) bool {
 
 // readCustomFacts reads the names of the custom and external facts the
 // modules of the module path ship.
-func (w *moduleWorld) readCustomFacts(ws *source.Workspace, modpath []string) {
+func (w *moduleWorld) readCustomFacts(ws *source.Workspace, mods []string) {
 	names := map[string]bool{}
-	for _, d := range modpath {
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			continue
+	for _, mod := range mods {
+		for _, p := range dirFiles(filepath.Join(mod, "lib", "facter"), ".rb") {
+			if f := ws.Lookup(p); f != nil {
+				for _, m := range factAddRe.FindAllSubmatch(f.Text, -1) {
+					names[string(m[1])] = true
+				}
+			}
 		}
-		for _, e := range ents {
-			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		for _, p := range dirFiles(filepath.Join(mod, "facts.d"), "") {
+			f := ws.Lookup(p)
+			if f == nil {
 				continue
 			}
-			mod := filepath.Join(d, e.Name())
-			for _, p := range dirFiles(filepath.Join(mod, "lib", "facter"), ".rb") {
-				if f := ws.Lookup(p); f != nil {
-					for _, m := range factAddRe.FindAllSubmatch(f.Text, -1) {
-						names[string(m[1])] = true
-					}
+			switch filepath.Ext(p) {
+			case ".txt":
+				for _, m := range txtFactRe.FindAllSubmatch(f.Text, -1) {
+					names[string(m[1])] = true
 				}
-			}
-			for _, p := range dirFiles(filepath.Join(mod, "facts.d"), "") {
-				f := ws.Lookup(p)
-				if f == nil {
-					continue
+			case ".yaml", ".yml":
+				for _, m := range yamlFactRe.FindAllSubmatch(f.Text, -1) {
+					names[string(m[1])] = true
 				}
-				switch filepath.Ext(p) {
-				case ".txt":
-					for _, m := range txtFactRe.FindAllSubmatch(f.Text, -1) {
-						names[string(m[1])] = true
-					}
-				case ".yaml", ".yml":
-					for _, m := range yamlFactRe.FindAllSubmatch(f.Text, -1) {
-						names[string(m[1])] = true
-					}
-				case ".json":
-					var top map[string]json.RawMessage
-					if json.Unmarshal(f.Text, &top) == nil {
-						for k := range top {
-							names[k] = true
-						}
+			case ".json":
+				var top map[string]json.RawMessage
+				if json.Unmarshal(f.Text, &top) == nil {
+					for k := range top {
+						names[k] = true
 					}
 				}
 			}

@@ -74,8 +74,9 @@ func (a *analyzer) setupModulePath() {
 			a.rootMods[moduleName(r)] = r
 		}
 	}
-	a.world.readModuleDeps(a.ws, a.modpath)
-	a.world.readCustomFacts(a.ws, a.modpath)
+	mods := moduleDirs(a.modpath)
+	a.world.readModuleDeps(a.ws, mods)
+	a.world.readCustomFacts(a.ws, mods)
 }
 
 func moduleName(root string) string {

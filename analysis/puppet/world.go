@@ -128,35 +128,44 @@ func readWorld(ws *source.Workspace, roots []string) *moduleWorld {
 // of them (sbadia-gitlab notifies Service['nginx'] of the jfryman/nginx
 // it depends on) may be there. With a Puppetfile, what it does not list
 // is not installed: r10k does not follow dependencies.
-func (w *moduleWorld) readModuleDeps(ws *source.Workspace, modpath []string) {
+func (w *moduleWorld) readModuleDeps(ws *source.Workspace, mods []string) {
 	if w.puppetfile != "" {
 		return
 	}
 	var key strings.Builder
+	for _, mod := range mods {
+		f := ws.Lookup(filepath.Join(mod, "metadata.json"))
+		if f == nil {
+			continue
+		}
+		deps := parseMetadataDeps(f)
+		if len(deps) == 0 {
+			continue
+		}
+		fmt.Fprintf(&key, "%s=%d:%x\x00", f.Path, len(f.Text), maphash.Bytes(contentSeed, f.Text))
+		for _, m := range deps {
+			w.add(m)
+		}
+	}
+	w.key += key.String()
+}
+
+// moduleDirs lists the module folders of the module path (one ReadDir
+// of each of its folders, shared by what reads the modules' files).
+func moduleDirs(modpath []string) []string {
+	var out []string
 	for _, d := range modpath {
 		ents, err := os.ReadDir(d)
 		if err != nil {
 			continue
 		}
 		for _, e := range ents {
-			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-				continue
-			}
-			f := ws.Lookup(filepath.Join(d, e.Name(), "metadata.json"))
-			if f == nil {
-				continue
-			}
-			deps := parseMetadataDeps(f)
-			if len(deps) == 0 {
-				continue
-			}
-			fmt.Fprintf(&key, "%s=%d:%x\x00", f.Path, len(f.Text), maphash.Bytes(contentSeed, f.Text))
-			for _, m := range deps {
-				w.add(m)
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				out = append(out, filepath.Join(d, e.Name()))
 			}
 		}
 	}
-	w.key += key.String()
+	return out
 }
 
 func (w *moduleWorld) add(m *declaredModule) {
