@@ -3,6 +3,7 @@ package puppet
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -183,4 +184,43 @@ func (a *analyzer) settleNodeBlocks() {
 // diagKey is what addDiag tells problems apart by.
 func diagKey(d analysis.Diagnostic) string {
 	return d.At.URI + "\x00" + itoa(d.At.Start) + "\x00" + itoa(d.At.End) + "\x00" + d.Message
+}
+
+// mergeDeclaredWhen makes one warning of a class body's problem that the
+// runs declaring the class under different conditions each report
+// (stanchan/puppet-control's profile::openvmtools, included by
+// base_redhat and base_debian under conditions of their own: two warnings
+// on one place), naming every condition, in a stable order.
+func (a *analyzer) mergeDeclaredWhen() {
+	const mark = " is declared when "
+	type key struct {
+		at           source.Span
+		code, prefix string
+	}
+	conds := map[key][]string{}
+	first := map[key]int{}
+	out := a.diags[:0]
+	for _, d := range a.diags {
+		i := strings.LastIndex(d.Message, mark)
+		if d.Severity != analysis.Warning || i < 0 || d.Template != "" || !strings.HasSuffix(d.Message, ")") {
+			out = append(out, d)
+			continue
+		}
+		k := key{d.At, d.Code, d.Message[:i+len(mark)]}
+		c := d.Message[i+len(mark) : len(d.Message)-1]
+		if _, ok := first[k]; !ok {
+			first[k] = len(out)
+			out = append(out, d)
+		}
+		if !slices.Contains(conds[k], c) {
+			conds[k] = append(conds[k], c)
+		}
+	}
+	for k, cs := range conds {
+		if len(cs) > 1 {
+			slices.Sort(cs)
+			out[first[k]].Message = k.prefix + strings.Join(cs, ", or when ") + ")"
+		}
+	}
+	a.diags = out
 }

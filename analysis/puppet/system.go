@@ -602,6 +602,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		a.settleMissing(runs)
 		a.curRun = ""
 		a.settleNodeBlocks()
+		a.mergeDeclaredWhen()
 	}
 	// Syntax errors of every parsed file.
 	for _, fi := range a.order {
