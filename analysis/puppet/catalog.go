@@ -241,12 +241,13 @@ func (r *run) addAliases(x *res) {
 		for _, a := range x.attrs {
 			switch a.name {
 			case "name":
-				name, ok = a.v.text()
+				var known bool
+				name, known = a.v.text()
+				ok = ok && known
 			case "provider":
-				var p string
-				if p, ok = a.v.text(); ok {
-					provider = rubyInspect(p)
-				}
+				p, known := a.v.text()
+				ok = ok && known
+				provider = rubyInspect(p)
 			}
 		}
 		if ok && name != "" {
