@@ -227,33 +227,81 @@ func (r *run) addAliases(x *res) {
 		for _, v := range a.v.items(&lbuf) {
 			if s, ok := v.text(); ok && s != "" {
 				c := canonTitle(x.typ, s)
-				shown := rubyInspect(c)
-				if !explicit {
-					shown = "[" + shown + "]"
+				if k := refString(x.typ, c); k != x.key {
+					r.alias(x, k, r.holder(k), func() (string, string) {
+						shown := rubyInspect(c)
+						if !explicit {
+							shown = "[" + shown + "]"
+						}
+						return shown, `["` + x.typ + `", ` + rubyInspect(c) + `]`
+					})
 				}
-				r.alias(x, refString(x.typ, c), shown, `["`+x.typ+`", `+rubyInspect(c)+`]`)
 			}
 		}
 	}
 	if x.typ == "Package" {
-		name, ok := x.title, !x.pat
-		provider := "nil"
-		for _, a := range x.attrs {
-			switch a.name {
-			case "name":
-				var known bool
-				name, known = a.v.text()
-				ok = ok && known
-			case "provider":
-				p, known := a.v.text()
-				ok = ok && known
-				provider = rubyInspect(p)
-			}
-		}
-		if ok && name != "" {
-			r.alias(x, uniqKey(name, provider), pkgKeyShown(name, provider), `["Package", nil, `+rubyInspect(name)+", "+provider+"]")
+		r.packageKey(x)
+	}
+}
+
+// packageKey gives x the key of a package: its name and its provider. A
+// plain package (no name, no provider: most of them) holds it by its
+// title, as its own key, and is not entered again: a named one looks for
+// it there.
+func (r *run) packageKey(x *res) {
+	name, ok, plain := x.title, !x.pat, true
+	provider := "nil"
+	for _, a := range x.attrs {
+		switch a.name {
+		case "name":
+			var known bool
+			name, known = a.v.text()
+			ok, plain = ok && known, false
+		case "provider":
+			p, known := a.v.text()
+			ok, plain = ok && known, false
+			provider = rubyInspect(p)
 		}
 	}
+	if !ok || name == "" {
+		return
+	}
+	if plain && r.rec == nil {
+		// (most packages: asked without a string of their own)
+		r.kbuf = append(append(append(r.kbuf[:0], "Package\x00"...), name...), "\x00nil"...)
+		if r.aliases[string(r.kbuf)] == nil {
+			return
+		}
+	}
+	k := uniqKey(name, provider)
+	prev := r.holder(k)
+	if prev == nil && provider == "nil" {
+		// a plain package titled so holds it
+		if p := r.byKey[refString("Package", name)]; p != nil && p != x && plainPackage(p) {
+			prev = p
+			if r.rec != nil {
+				d := p.decl
+				r.observe1(obs{m: 's', key: p.key, decl: &d}, p, p.spec)
+			}
+		}
+	}
+	if plain && prev == nil {
+		return
+	}
+	r.alias(x, k, prev, func() (string, string) {
+		return pkgKeyShown(name, provider), `["Package", nil, ` + rubyInspect(name) + ", " + provider + "]"
+	})
+}
+
+// plainPackage: a package with neither a name nor a provider, whose key
+// is its title.
+func plainPackage(p *res) bool {
+	for _, a := range p.attrs {
+		if a.name == "name" || a.name == "provider" {
+			return false
+		}
+	}
+	return true
 }
 
 // namedPackage is the package named as rf titles one, when rf is a
@@ -293,13 +341,9 @@ func pkgKeyShown(name, provider string) string {
 	return "[nil, " + rubyInspect(name) + ", " + provider + "]"
 }
 
-// alias makes x answer to k, unless another resource does: then the
-// catalog refuses x, in Puppet's words (shown: the key as Ruby prints
-// it; ref: the catalog's key).
-func (r *run) alias(x *res, k, shown, ref string) {
-	if k == x.key {
-		return
-	}
+// holder is the resource that answers to k already, by its title or as
+// an alias (nil: none), noted for the class evaluation being recorded.
+func (r *run) holder(k string) *res {
 	prev := r.byKey[k]
 	if r.rec != nil {
 		r.observe('k', k, prev)
@@ -310,6 +354,13 @@ func (r *run) alias(x *res, k, shown, ref string) {
 			r.observe('a', k, prev)
 		}
 	}
+	return prev
+}
+
+// alias makes x answer to k, unless prev (its holder) is another
+// resource: then the catalog refuses x, in Puppet's words (words: the key
+// as Ruby prints it, and the catalog's key).
+func (r *run) alias(x *res, k string, prev *res, words func() (shown, ref string)) {
 	if prev == nil || prev == x {
 		r.aliases[k] = x
 		if r.rec != nil {
@@ -324,6 +375,7 @@ func (r *run) alias(x *res, k, shown, ref string) {
 		r.observe1(obs{m: 's', key: k, decl: &d}, prev, prev.spec)
 	}
 	if !x.spec && !prev.spec {
+		shown, ref := words()
 		r.diagLines(x.decl, analysis.Error, "duplicate",
 			fmt.Sprintf("Cannot alias %s to %s at (file: %s, line: %s); resource %s already declared (file: %s, line: %s)",
 				x.display, shown, r.a.displayPath(x.decl.URI), analysis.LineMark(x.decl), ref, r.a.displayPath(prev.decl.URI), analysis.LineMark(prev.decl)),
