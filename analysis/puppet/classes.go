@@ -246,6 +246,19 @@ func (r *run) unknownClass(name string, at source.Span, e *env) {
 // reaches it): Puppet fails only the nodes that take it.
 func (a *analyzer) classMissing(name string, strict bool, when func() string) analysis.Diagnostic {
 	msg := "Could not find class ::" + name + a.forCert()
+	if fi := a.brokenAutoload(name); fi != nil {
+		// Puppet stops at the file it loads the class from: its syntax
+		// error is the failure (mozilla-cit's unclosed class puppet).
+		// (Not its words nor its place: typing in that file moves the
+		// error, and a result followed through an edit keeps this one.)
+		d := analysis.Diagnostic{Severity: analysis.Error, Code: "unknown-class",
+			Message: fmt.Sprintf("%s: %s, where Puppet loads it from, has a syntax error", msg, a.displayPath(fi.uri))}
+		if when != nil {
+			d.Severity = analysis.Warning
+			d.Message += " (" + when() + ")"
+		}
+		return d
+	}
 	known := strict || a.moduleKnown(name)
 	if known && when == nil {
 		return analysis.Diagnostic{Severity: analysis.Error, Code: "unknown-class", Message: msg}

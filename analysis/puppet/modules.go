@@ -140,6 +140,22 @@ func (a *analyzer) autoload(name string) {
 	m.mu.Unlock()
 }
 
+// brokenAutoload is the file Puppet would load class name from, when
+// the workspace holds it and it has a syntax error (nil otherwise); the
+// run depends on its tree from then on.
+func (a *analyzer) brokenAutoload(name string) *fileInfo {
+	for _, p := range a.autoloadPaths(name) {
+		if fi := a.files[p]; fi != nil {
+			a.dep('f', fi.uri, func() string { return astID(fi) })
+			if len(fi.ast.Errors) > 0 {
+				return fi
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
 func (a *analyzer) classFor(r *run, name string) *classInfo {
 	ci := a.lookupClass(name)
 	if ci == nil {
