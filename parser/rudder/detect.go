@@ -42,7 +42,9 @@ func LooksLikeJSON(head []byte) bool {
 		return false
 	}
 	has := func(s string) bool { return bytes.Contains(head, []byte(s)) }
-	if has(`"techniqueName"`) {
+	// (a directive has its technique's version and a display name too: a
+	// MITRE ATT&CK list of {"techniqueId", "techniqueName"} is no Rudder)
+	if has(`"techniqueName"`) && (has(`"techniqueVersion"`) || has(`"displayName"`)) {
 		return true
 	}
 	list := has(`"rules"`) || has(`"directives"`) || has(`"techniques"`)

@@ -124,7 +124,10 @@ func TestDetect(t *testing.T) {
 		{"t/x/1.0/metadata.xml", `<TECHNIQUE name="x">`, "metadata.xml"},
 		{"t/metadata.xml", `<project>`, ""},
 		{"t/technique.yml", "id: x\nversion: '1.0'\n", "technique.yml"},
-		{"d/x.json", `{"id":"d","techniqueName":"t"}`, "json"},
+		{"d/x.json", `{"id":"d","displayName":"D","techniqueName":"t","techniqueVersion":"1.0"}`, "json"},
+		{"d/y.json", `{"id":"d","techniqueName":"t","techniqueVersion":"1.0"}`, "json"},
+		// a MITRE ATT&CK list (security repositories): no Rudder
+		{"m/ttp.json", `[{"id":"T1190","techniqueId":"T1190","techniqueName":"Exploit Public-Facing Application"}]`, ""},
 	}
 	for _, c := range cases {
 		if got := Detect(c.path, []byte(c.head)); got != c.want {
