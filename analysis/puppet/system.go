@@ -969,31 +969,26 @@ func (a *analyzer) envManifest(p string) bool {
 }
 
 // envManifestDir is the environment's manifests/ folder that holds p, or
-// "".
+// "". (Asked of every file of the workspace at each analysis: most paths
+// hold no manifests folder and are answered without the roots.)
 func (a *analyzer) envManifestDir(p string) string {
-	if p == "" {
+	sep := string(filepath.Separator)
+	if p == "" || !strings.Contains(p, sep+"manifests"+sep) {
 		return ""
 	}
-	for dir := filepath.Dir(p); ; {
-		if filepath.Base(dir) == "manifests" {
-			env := filepath.Dir(dir)
-			for _, r := range a.ws.Roots() {
-				if r == env {
-					for _, m := range a.rootMods {
-						if m == r {
-							return ""
-						}
-					}
-					return dir
-				}
+	for _, r := range a.ws.Roots() {
+		dir := filepath.Join(r, "manifests")
+		if !strings.HasPrefix(p, dir+sep) {
+			continue
+		}
+		for _, m := range a.rootMods {
+			if m == r {
+				return ""
 			}
 		}
-		up := filepath.Dir(dir)
-		if up == dir || slices.Contains(a.ws.Roots(), dir) {
-			return ""
-		}
-		dir = up
+		return dir
 	}
+	return ""
 }
 
 // isModuleRoot: a module opened at its root (metadata.json, or a
