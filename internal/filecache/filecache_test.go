@@ -3,6 +3,7 @@ package filecache
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -337,6 +338,52 @@ func TestDropPages(t *testing.T) {
 	for i := range 64 {
 		if v, ok := n.Get("k", key(fmt.Sprint(i))); !ok || !bytes.Equal(v, val(i)) {
 			t.Fatalf("%d: %v %.20q...", i, ok, v)
+		}
+	}
+}
+
+// TestMergeKeepsRunsTogether: the values one run set lie side by side in
+// whatever pack holds them after merges, in the order they were set, so
+// that the next run reads few pages of a big pack (in key order each
+// value had a page of its own).
+func TestMergeKeepsRunsTogether(t *testing.T) {
+	dir := t.TempDir()
+	const runs, each = 3 * maxPacks, 40
+	for r := range runs {
+		c := reopen(t, dir)
+		for i := range each {
+			c.Set("k", key(fmt.Sprint(r, "/", i)), []byte(fmt.Sprintf("run %d value %d;", r, i)))
+		}
+		c.Flush()
+	}
+	c := reopen(t, dir)
+	if len(c.packs) >= runs {
+		t.Fatalf("%d packs: nothing was merged", len(c.packs))
+	}
+	for r := range runs {
+		var at []uint32
+		var in *pack
+		for i := range each {
+			k := key(fmt.Sprint(r, "/", i))
+			for _, p := range c.packs {
+				if j := p.find("k", &k); j >= 0 {
+					if in != nil && in != p {
+						t.Fatalf("run %d is split between packs", r)
+					}
+					in = p
+					at = append(at, binary.LittleEndian.Uint32(p.entry(j)[36:]))
+					break
+				}
+			}
+		}
+		if len(at) != each {
+			t.Fatalf("run %d: %d values found", r, len(at))
+		}
+		for i := 1; i < each; i++ {
+			want := at[i-1] + uint32(len(fmt.Sprintf("run %d value %d;", r, i-1)))
+			if at[i] != want {
+				t.Fatalf("run %d: value %d at %d, want %d (just after value %d)", r, i, at[i], want, i-1)
+			}
 		}
 	}
 }

@@ -239,8 +239,15 @@ func (p *pack) get(kind string, key *Key) ([]byte, bool) {
 
 // encodePack lays ws out as a pack (sorted, and without duplicates: a
 // key names one value).
-func encodePack(ws []write) ([]byte, error) {
-	ws = append([]write(nil), ws...)
+func encodePack(given []write) ([]byte, error) {
+	type placed struct {
+		write
+		seq int // its place in given
+	}
+	ws := make([]placed, len(given))
+	for i, w := range given {
+		ws[i] = placed{w, i}
+	}
 	kindNum := map[string]int{}
 	var kindList []string
 	for _, w := range ws {
@@ -280,6 +287,22 @@ func encodePack(ws []write) ([]byte, error) {
 	if total > maxPackSize {
 		return nil, errBadPack
 	}
+	// The values lie in the order they were given, not the index's: the
+	// values one run set are read together by the next run, and in key
+	// order (keys are hashes) a merged pack scattered them one a page:
+	// a warm check of the 100k manifest touched 120 MB of a 190 MB pack
+	// for its 9 MB of values.
+	at := make([]int, len(ws))
+	for i := range at {
+		at[i] = i
+	}
+	sort.Slice(at, func(i, j int) bool { return ws[at[i]].seq < ws[at[j]].seq })
+	offs := make([]int, len(ws))
+	off := head + len(ws)*entrySize
+	for _, i := range at {
+		offs[i] = off
+		off += len(ws[i].val)
+	}
 	out := make([]byte, 0, total)
 	out = append(out, packMagic...)
 	out = binary.LittleEndian.AppendUint64(out, uint64(total))
@@ -290,20 +313,18 @@ func encodePack(ws []write) ([]byte, error) {
 		out = append(out, k...)
 	}
 	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
-	off := head + len(ws)*entrySize
-	for _, w := range ws {
+	for i, w := range ws {
 		at := len(out)
 		out = append(out, w.key[:]...)
 		out = binary.LittleEndian.AppendUint16(out, uint16(kindNum[w.kind]))
 		out = binary.LittleEndian.AppendUint16(out, 0)
-		out = binary.LittleEndian.AppendUint32(out, uint32(off))
+		out = binary.LittleEndian.AppendUint32(out, uint32(offs[i]))
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(w.val)))
 		crc := crc32.Update(crc32.ChecksumIEEE(out[at:]), crc32.IEEETable, w.val)
 		out = binary.LittleEndian.AppendUint32(out, crc)
-		off += len(w.val)
 	}
-	for _, w := range ws {
-		out = append(out, w.val...)
+	for _, i := range at {
+		out = append(out, ws[i].val...)
 	}
 	return out, nil
 }
@@ -427,7 +448,16 @@ func liveValues(old []*pack, new []write, limit int64) []write {
 	}
 	var out []write
 	for pi, p := range old {
-		for i := range p.count() {
+		// in the order the values lie, which is the order they were
+		// written in: what one run set stays together (encodePack)
+		byPlace := make([]int, p.count())
+		for i := range byPlace {
+			byPlace[i] = i
+		}
+		sort.Slice(byPlace, func(a, b int) bool {
+			return binary.LittleEndian.Uint32(p.entry(byPlace[a])[36:]) < binary.LittleEndian.Uint32(p.entry(byPlace[b])[36:])
+		})
+		for _, i := range byPlace {
 			e := p.entry(i)
 			k := int(binary.LittleEndian.Uint16(e[32:]))
 			if k >= len(p.kinds) {
