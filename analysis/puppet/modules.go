@@ -71,7 +71,14 @@ func (a *analyzer) setupModulePath() {
 		addDir(r)
 		// A module opened at its root.
 		if isModuleRoot(a.ws, r) {
-			a.rootMods[moduleName(r)] = r
+			name, named := moduleName(r)
+			a.rootMods[name] = r
+			if named {
+				if a.rootNamed == nil {
+					a.rootNamed = map[string]bool{}
+				}
+				a.rootNamed[r] = true
+			}
 		}
 	}
 	mods := moduleDirs(a.modpath)
@@ -79,7 +86,9 @@ func (a *analyzer) setupModulePath() {
 	a.world.readCustomFacts(a.ws, mods)
 }
 
-func moduleName(root string) string {
+// moduleName is the name of the module at root: its metadata's (named),
+// else its folder's.
+func moduleName(root string) (name string, named bool) {
 	if b, err := os.ReadFile(filepath.Join(root, "metadata.json")); err == nil {
 		var m struct {
 			Name string `json:"name"`
@@ -89,10 +98,10 @@ func moduleName(root string) string {
 			if i := strings.LastIndexAny(n, "-/"); i >= 0 {
 				n = n[i+1:]
 			}
-			return strings.ToLower(n)
+			return strings.ToLower(n), true
 		}
 	}
-	return strings.ToLower(filepath.Base(root))
+	return strings.ToLower(filepath.Base(root)), false
 }
 
 // autoloadPaths lists where Puppet would look for a class or define.
@@ -164,6 +173,9 @@ func (a *analyzer) classFor(r *run, name string) *classInfo {
 	}
 	if ci != nil {
 		a.dep('c', name, func() string { return astID(ci.file) })
+		if ci.misplaced {
+			return nil // Puppet never finds it there (location.go; classMissing says where it is)
+		}
 	} else {
 		a.dep('c', name, func() string { return "" })
 	}

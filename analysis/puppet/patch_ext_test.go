@@ -339,7 +339,7 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 		{"a collector of its type in an array", "class other { service { 's': } [Package <| |>, Service['s']] -> Notify['n'] notify { 'n': } }", "package { 'free': }", false, "", ""},
 		{"two collectors of its type chained", "class other { Package <| |> -> Package <| |> }", "package { 'free': }", false, "", ""},
 		{"a class refreshed", "class other { service { 's': } Service['s'] ~> Class['profile::base'] }", "package { 'free': }", false, "", "yes"}, // (its node goes with its facts)
-		{"a class contained in a class refreshed", "class other { service { 's': } Service['s'] ~> Class['wrap'] }\nclass wrap { contain profile::base }", "package { 'free': }", false, "include wrap", "yes"},
+		{"a class contained in a class refreshed", "class other { service { 's': } Service['s'] ~> Class['other::wrap'] }\nclass other::wrap { contain profile::base }", "package { 'free': }", false, "include other::wrap", "yes"},
 		{"a class ordered after another", "class other { service { 's': } Service['s'] -> Class['profile::base'] }", "package { 'free': }", true, "", ""},
 		{"a collector of another type", "class other { Service <| |> }", "package { 'free': }", true, "", ""},
 		{"a collector of a tag it does not have", "class other { service { 's': } Package <| tag == 'web' |> -> Service['s'] }", "package { 'free': }", true, "", ""},
@@ -395,7 +395,7 @@ func TestPatchRefusesWhatOthersSee(t *testing.T) {
 		{"a subscription", "class other { file { '/etc/o': } }", "service { 'free': subscribe => File['/etc/o'] }", true, "", ""}, // (its hover says what refreshes it)
 		{"a notification", "class other { service { 's': } }", "package { 'free': notify => Service['s'] }", true, "", ""},        // (its target's hover says so)
 		{"a notification of a resource refreshed already", "class other { service { 's': subscribe => File['/etc/o'] } file { '/etc/o': } exec { 'e': command => '/bin/true', notify => Service['s'] } }", "package { 'free': notify => Service['s'], before => File['/etc/o'] }", true, "", ""},
-		{"a notification of a resource a refreshed class holds", "class other { service { 's': } }\nclass wrap { include other }\nclass trig { notify { 't': } Notify['t'] ~> Class['other'] }", "package { 'free': notify => Service['s'] }", true, "include profile::base\n  include other\n  include wrap\n  include trig", ""},
+		{"a notification of a resource a refreshed class holds", "class other { service { 's': } }\nclass other::wrap { include other }\nclass other::trig { notify { 't': } Notify['t'] ~> Class['other'] }", "package { 'free': notify => Service['s'] }", true, "include profile::base\n  include other\n  include other::wrap\n  include other::trig", ""},
 		{"a notification of a class", "class other { }", "package { 'free': notify => Class['other'] }", false, "", ""},
 		{"a relationship to a resource nobody declares", "class other { }", "package { 'free': require => Service['s'] }", false, "", ""},
 		{"a relationship to a resource declared under a condition", "class other { if $facts['x'] { service { 's': } } }", "package { 'free': require => Service['s'] }", true, "", ""}, // (taken out: its edge and its link go with it)

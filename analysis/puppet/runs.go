@@ -112,7 +112,7 @@ func (a *analyzer) mergeOut(name string, o *runOut) analysis.Run {
 func (a *analyzer) fork(frozen bool) *analyzer {
 	w := &analyzer{
 		sys: a.sys, req: a.req, ws: a.ws, files: a.files, order: a.order, classes: a.classes, defines: a.defines,
-		modpath: a.modpath, world: a.world, roots: a.roots, rootMods: a.rootMods, certname: a.certname, certnamed: a.certnamed, ordering: a.ordering, strict: a.strict,
+		modpath: a.modpath, world: a.world, roots: a.roots, rootMods: a.rootMods, rootNamed: a.rootNamed, certname: a.certname, certnamed: a.certnamed, ordering: a.ordering, strict: a.strict,
 		declared: a.declared, prevCache: a.prevCache, defNodes: a.defNodes, byURI: a.byURI,
 		facts: a.facts, factsVal: a.factsVal, factsFile: a.factsFile, trustedVal: a.trustedVal, enc: a.enc, encFile: a.encFile, forNode: a.forNode, unpicked: a.unpicked, memo: a.memo, main: a, frozen: frozen, envKey: a.envKey,
 		diagKeys: map[string]bool{}, links: map[linkKey]int32{},

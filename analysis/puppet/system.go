@@ -232,6 +232,8 @@ type fileInfo struct {
 	// definitions of a name, the earlier file's counts.
 	seq int
 	num uint32 // the URI's number for spans (span.go)
+	// misplaced: the definitions the file may not hold (location.go)
+	misplaced []misplacedDef
 }
 
 type classInfo struct {
@@ -242,6 +244,9 @@ type classInfo struct {
 	// dropped: a sole run evaluated the class and let its body go
 	// (oneshot.go, classEvaluated); classDef parses it again if asked.
 	dropped bool
+	// misplaced: its file may not hold it (location.go): Puppet never
+	// finds it there
+	misplaced bool
 }
 
 type defineInfo struct {
@@ -276,6 +281,7 @@ type analyzer struct {
 	world                 *moduleWorld      // what the repository says about modules outside it
 	roots                 []string          // the environments' folders (inferRoots)
 	rootMods              map[string]string // module name -> module root (a module opened at its root)
+	rootNamed             map[string]bool   // the module roots whose metadata names them
 	certname              string            // the node name node blocks are matched with (defaultCertname unless named)
 	certnamed             bool              // the user named the node (puppet.certname, ordering.node): messages say "for" it
 	ordering              string
@@ -531,9 +537,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		// Classes and defines that nothing declares get a run of their own
 		// (as if `include x` / `x { 'title': }` alone), so every resource
 		// has a position to show.
+		// (Not a class Puppet never finds: its file may not hold it.)
 		var names []string
-		for n := range a.classes {
-			if !a.declared[n] {
+		for n, ci := range a.classes {
+			if !a.declared[n] && !ci.misplaced {
 				names = append(names, n)
 			}
 		}
@@ -609,6 +616,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		for _, e := range fi.ast.Errors {
 			a.addDiag(analysis.Diagnostic{At: source.Span{URI: fi.uri, Start: e.Pos, End: e.End}, Severity: analysis.Error, Code: "syntax", Message: e.Msg})
 		}
+		a.locationDiags(fi)
 	}
 	res.Follow = s.followJudge(a)
 	res.Graph = a.graph
@@ -685,8 +693,10 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 				name = prefix + "::" + name
 			}
 			n := a.defNode('C', &analysis.Node{Kind: "class", Ref: refString("Class", classDisplay(name)), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true})
-			if old, dup := a.classes[name]; !dup || fi.seq < old.file.seq {
-				a.classes[name] = &classInfo{name: name, def: t, file: fi, node: n}
+			bad := a.noteMisplaced(fi, name, a.span(fi, t.NameLoc))
+			// of two definitions, one where Puppet finds it wins
+			if old, dup := a.classes[name]; !dup || (old.misplaced && !bad) || (old.misplaced == bad && fi.seq < old.file.seq) {
+				a.classes[name] = &classInfo{name: name, def: t, file: fi, node: n, misplaced: bad}
 			}
 			a.index(fi, t.Body, name, n)
 		case *pp.DefineDef:
@@ -696,6 +706,7 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 			}
 			n := a.defNode('D', &analysis.Node{Kind: "define", Ref: capType(name), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true,
 				Facts: []analysis.Fact{{Label: "defined type", Value: "each instance's body is evaluated after the main code, so its resources enter the catalog late"}}})
+			a.noteMisplaced(fi, name, a.span(fi, t.NameLoc))
 			if old, dup := a.defines[name]; !dup || fi.seq < old.file.seq {
 				a.defines[name] = &defineInfo{name: name, def: t, file: fi, node: n}
 			}

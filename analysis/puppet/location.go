@@ -1,0 +1,111 @@
+package puppet
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// Where a definition may live. Puppet checks every class and define of a
+// module's manifests/ file against the file's place when it parses the
+// file in its environment (checker4_0.rb, internal_check_file_namespace):
+// a definition in M/manifests/a/b.pp must have a name that starts with
+// "m::a::b" ("m" in M/manifests/init.pp), else the file does not parse:
+// "Unacceptable location. The name 'x' is unacceptable in file '...'".
+// Such a class is never found either: autoloading it looks in its own
+// name's files (m/manifests/a/b.pp, then m/manifests/a.pp, then
+// m/manifests/init.pp), and loading the file that holds it fails. A
+// class renamed without its file (or the file without its class) is the
+// usual cause: `puppet parser validate` with the module path says so, a
+// compile says "Could not find class".
+
+// misplacedDef is a definition whose name its file may not hold.
+type misplacedDef struct {
+	name string
+	at   source.Span
+	ns   string // what the file's names must start with
+}
+
+// fileNamespace is what the names a file defines must start with (ok:
+// the file is a module's manifests/ file on the module path; the main
+// manifest, the entry file of a one-file analysis and any other file
+// are not judged). The first folder of the module path that holds the
+// file counts, as in Puppet; a module opened at its root goes by its
+// metadata's name.
+func (a *analyzer) fileNamespace(fi *fileInfo) (string, bool) {
+	p := fi.path
+	sep := string(filepath.Separator)
+	if p == "" || !strings.HasSuffix(p, ".pp") || !strings.Contains(p, sep+"manifests"+sep) || fi.uri == a.req.Entry || a.envManifest(p) {
+		return "", false
+	}
+	rel := ""
+	for mod, r := range a.rootMods {
+		if strings.HasPrefix(p, r+sep) {
+			if !a.rootNamed[r] {
+				return "", false // its folder's name may be any: a clone, a test's
+			}
+			rel = mod + sep + p[len(r)+1:]
+			break
+		}
+	}
+	if rel == "" {
+		for _, d := range a.modpath {
+			if strings.HasPrefix(p, d+sep) {
+				rel = p[len(d)+1:]
+				break
+			}
+		}
+	}
+	parts := strings.Split(strings.ToLower(rel), sep)
+	if len(parts) < 3 || parts[1] != "manifests" {
+		return "", false
+	}
+	names := append([]string{parts[0]}, parts[2:len(parts)-1]...)
+	if file := strings.TrimSuffix(parts[len(parts)-1], ".pp"); len(parts) != 3 || file != "init" {
+		names = append(names, file)
+	}
+	return strings.Join(names, "::"), true
+}
+
+// misplaced says whether a definition named name may not live in fi,
+// and the namespace fi requires.
+func (a *analyzer) misplaced(fi *fileInfo, name string) (string, bool) {
+	ns, ok := a.fileNamespace(fi)
+	if !ok || strings.HasPrefix(name, ns) { // (a string prefix, as Puppet's start_with?)
+		return "", false
+	}
+	return ns, true
+}
+
+// noteMisplaced records a definition its file may not hold, for
+// locationDiags.
+func (a *analyzer) noteMisplaced(fi *fileInfo, name string, at source.Span) bool {
+	ns, bad := a.misplaced(fi, name)
+	if bad {
+		fi.misplaced = append(fi.misplaced, misplacedDef{name: name, at: at, ns: ns})
+	}
+	return bad
+}
+
+// locationDiags are Puppet's errors for the definitions a file may not
+// hold, with where it would look for each.
+func (a *analyzer) locationDiags(fi *fileInfo) {
+	for _, m := range fi.misplaced {
+		a.addDiag(analysis.Diagnostic{At: m.at, Severity: analysis.Error, Code: "location",
+			Message: fmt.Sprintf("Unacceptable location. The name '%s' is unacceptable in file '%s' (this file may only define names under %s; Puppet looks for %s in %s)",
+				m.name, a.displayPath(fi.uri), m.ns, m.name, autoloadFile(m.name))})
+	}
+}
+
+// autoloadFile is the first file Puppet looks for a class or define
+// in, relative to the module path.
+func autoloadFile(name string) string {
+	parts := strings.Split(name, "::")
+	if len(parts) == 1 {
+		return filepath.Join(parts[0], "manifests", "init.pp")
+	}
+	return filepath.Join(parts[0], "manifests", filepath.Join(parts[1:]...)+".pp")
+}
