@@ -775,7 +775,10 @@ func test(x eTest, sc *scope, depth int) val {
 		}
 		r = boolVal(x.name == "defined")
 	default:
-		v := eval(x.x, sc, depth)
+		// a test of a name nothing binds is no error (`x is none`), of
+		// anything more is (`x.y is none`, `x|length is number`)
+		_, bare := x.x.(eName)
+		v := evalMaybe(x.x, sc, depth, !bare)
 		if v.k == kUnknown {
 			return unknownVal
 		}
@@ -813,6 +816,18 @@ func test(x eTest, sc *scope, depth int) val {
 	return r
 }
 
+// evalMaybe is eval of what Jinja evaluates only in some renders (the
+// right of `and` after an unknown left, ...) or without failing on an
+// undefined name: unless surely, the names it finds unbound are not
+// judged (StrictUndefined fails only where they are evaluated).
+func evalMaybe(e expr, sc *scope, depth int, surely bool) val {
+	if c := sc.context(); c != nil && c.track && !surely {
+		c.track = false
+		defer func() { c.track = true }()
+	}
+	return eval(e, sc, depth)
+}
+
 func binary(x eBin, sc *scope, depth int) val {
 	switch x.op {
 	case "and":
@@ -821,7 +836,7 @@ func binary(x eBin, sc *scope, depth int) val {
 		if lok && !lb {
 			return l
 		}
-		r := eval(x.r, sc, depth)
+		r := evalMaybe(x.r, sc, depth, lok)
 		if !lok {
 			if rb, rok := r.truth(); rok && !rb {
 				return boolVal(false)
@@ -835,7 +850,7 @@ func binary(x eBin, sc *scope, depth int) val {
 		if lok && lb {
 			return l
 		}
-		r := eval(x.r, sc, depth)
+		r := evalMaybe(x.r, sc, depth, lok)
 		if !lok {
 			if rb, rok := r.truth(); rok && rb {
 				return boolVal(true)

@@ -220,7 +220,8 @@ type Span struct{ Start, End int }
 type Error struct {
 	Span
 	Msg      string
-	Severity int // 1 error, 2 warning, 3 info
+	Severity int  // 1 error, 2 warning, 3 info
+	tag      bool // an undefined name of an if's or a for's expression (jinja_undefined.go)
 }
 
 // Src maps a rendered offset to the source.
@@ -442,11 +443,13 @@ type (
 		texts  []string // each condition's source ("" for else)
 		bodies [][]jnode
 		spans  []Span // source of each body
+		at     []Span // source of each condition (zero for else)
 	}
 	jFor struct {
 		targets    []string
 		iter       expr
 		iterText   string // the iterable's source, for messages
+		iterAt     Span   // the iterable's source
 		cond       expr
 		body, els  []jnode
 		bodySpan   Span // source of the body (to its else or endfor)
@@ -678,7 +681,7 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			v := eval(x.e, sc, 0)
 			r.ctx.track = false
 			if len(r.ctx.undef) > 0 {
-				r.noteUndefined(x.start, x.end, r.ctx.undef)
+				r.noteUndefined(x.start, x.end, r.ctx.undef, false)
 			}
 			// Python repr is what Jinja prints for lists and dicts; YAML
 			// reads it as flow.
@@ -723,7 +726,7 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 					taken = true
 					break
 				}
-				b, ok := eval(c, sc, 0).truth()
+				b, ok := r.evalJudged(c, x.at[i], sc).truth()
 				if !ok {
 					// Unknown condition: the branch may render; so may the
 					// rest. Render them all (states in any branch exist
@@ -769,7 +772,7 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			}
 			_ = taken
 		case jFor:
-			it := eval(x.iter, sc, 0)
+			it := r.evalJudged(x.iter, x.iterAt, sc)
 			items, ok := it.items()
 			inner := &scope{vars: map[string]val{}, parent: sc}
 			if !ok {

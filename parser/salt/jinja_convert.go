@@ -192,6 +192,12 @@ func shiftNodes(ns []jnode, d int) []jnode {
 			for k, s := range x.spans {
 				y.spans[k] = Span{s.Start + d, s.End + d}
 			}
+			y.at = make([]Span, len(x.at))
+			for k, s := range x.at {
+				if s != (Span{}) { // (an else's)
+					y.at[k] = Span{s.Start + d, s.End + d}
+				}
+			}
 			out[i] = y
 		case jFor:
 			y := x
@@ -199,6 +205,7 @@ func shiftNodes(ns []jnode, d int) []jnode {
 			y.start, y.end = x.start+d, x.end+d
 			y.bodySpan = Span{x.bodySpan.Start + d, x.bodySpan.End + d}
 			y.elsSpan = Span{x.elsSpan.Start + d, x.elsSpan.End + d}
+			y.iterAt = Span{x.iterAt.Start + d, x.iterAt.End + d}
 			out[i] = y
 		case jSetBlock:
 			out[i] = jSetBlock{x.name, shiftNodes(x.body, d)}
@@ -258,6 +265,7 @@ func (cv *jconv) stmt(open lexer.Token, s *jgStmt) jnode {
 			n.elsSpan = Span{tokEnd(f.Else.Close), f.End.Pos.Offset}
 		}
 		n.iterText = cv.textBetween(f.Iter.Pos.Offset, f.Iter.EndPos.Offset)
+		n.iterAt = Span{f.Iter.Pos.Offset, f.Iter.EndPos.Offset}
 		return n
 	case s.Set != nil:
 		st := s.Set
@@ -338,9 +346,11 @@ func (cv *jconv) ifNode(g *jgIf) jnode {
 		if cond != nil {
 			n.conds = append(n.conds, cv.expr(cond))
 			n.texts = append(n.texts, cv.textBetween(cond.Pos.Offset, cond.EndPos.Offset))
+			n.at = append(n.at, Span{cond.Pos.Offset, cond.EndPos.Offset})
 		} else {
 			n.conds = append(n.conds, nil)
 			n.texts = append(n.texts, "")
+			n.at = append(n.at, Span{})
 		}
 		n.bodies = append(n.bodies, cv.nodes(body))
 		n.spans = append(n.spans, Span{from, to})

@@ -8,11 +8,14 @@ import (
 // Undefined variables. Salt renders SLS with Jinja's StrictUndefined
 // (salt/utils/templates.py, unless the master sets allow_undefined):
 // printing a name nothing binds fails the render, "Jinja variable 'psls'
-// is undefined" (khrisrichardson/salt-states' prometheus/init.sls). Only
-// what an output `{{ }}` evaluates is judged, and only names the file
-// never mentions in a statement tag (set, for, macro, import, if ...: a
-// binding this reading may have missed, or a test of it) and that are
-// not the renderer's context.
+// is undefined" (khrisrichardson/salt-states' prometheus/init.sls), and so
+// does testing one in an if or iterating over one in a for. Judged: what
+// an output `{{ }}`, an if's condition or a for's iterable surely
+// evaluates (not the right of `and` after an unknown left, not the
+// subject of a test), and only names that are not the renderer's context
+// and that the file never mentions in a statement tag (set, for, macro,
+// import ...: a binding this reading may have missed), never tests for
+// being defined and never gives a default.
 
 // renderGlobals are the names an SLS's Jinja context holds: the
 // renderer's (salt/renderers/jinja.py), the SLS's paths
@@ -30,10 +33,27 @@ var renderGlobals = map[string]bool{
 	"true": true, "false": true, "none": true, "True": true, "False": true, "None": true,
 }
 
+// evalJudged evaluates an if's condition or a for's iterable, at, and
+// notes the names it finds unbound: StrictUndefined fails the render on
+// its truth, iteration or comparison as on printing it (salt-order:
+// `{% if foo %}` fails with "Jinja variable 'foo' is undefined").
+func (r *renderer) evalJudged(e expr, at Span, sc *scope) val {
+	if at == (Span{}) || r.ctx.track {
+		return eval(e, sc, 0)
+	}
+	r.ctx.track, r.ctx.undef = true, r.ctx.undef[:0]
+	v := eval(e, sc, 0)
+	r.ctx.track = false
+	if len(r.ctx.undef) > 0 {
+		r.noteUndefined(at.Start, at.End, r.ctx.undef, true)
+	}
+	return v
+}
+
 // noteUndefined turns the names the output expression [a, b) looked up
 // and found bound nowhere into errors at the name (warnings in a branch
 // only some renders take).
-func (r *renderer) noteUndefined(a, b int, names []string) {
+func (r *renderer) noteUndefined(a, b int, names []string, tag bool) {
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
@@ -44,7 +64,7 @@ func (r *renderer) noteUndefined(a, b int, names []string) {
 		if !ok {
 			continue
 		}
-		e := Error{Span: at, Severity: 1, Msg: "Jinja variable '" + n + "' is undefined"}
+		e := Error{Span: at, Severity: 1, Msg: "Jinja variable '" + n + "' is undefined", tag: tag}
 		if len(r.ctx.arms) > 0 {
 			e.Severity = 2
 			texts := make([]string, len(r.ctx.arms))
@@ -91,8 +111,15 @@ func identByte(c byte) bool {
 }
 
 // inStatement says whether name is an identifier of some statement tag
-// of src: bound or tested there, never judged undefined.
-func inStatement(src []byte, name string) bool {
+// of src: bound or tested there, never judged undefined. For a name an
+// if's or a for's expression found unbound (conds), the conditions of
+// if and elif tags and the iterables of for tags do not count, but a
+// test of it anywhere does (`x is defined`, `x|default(...)`: the
+// author expects it may be missing, a context may give it).
+func inStatement(src []byte, name string, conds bool) bool {
+	if conds && testedAnywhere(src, name) {
+		return true
+	}
 	for off := 0; ; {
 		i := bytes.Index(src[off:], []byte("{%"))
 		if i < 0 {
@@ -103,7 +130,11 @@ func inStatement(src []byte, name string) bool {
 		if j < 0 {
 			j = len(src) - a
 		}
-		if _, ok := nameIn(src, a, a+j, name); ok {
+		from, to := a, a+j
+		if conds {
+			from, to = bindingPart(src, a+2, a+j)
+		}
+		if _, ok := nameIn(src, from, to, name); ok {
 			return true
 		}
 		off = a + j
@@ -113,16 +144,68 @@ func inStatement(src []byte, name string) bool {
 	}
 }
 
+// bindingPart is the part of the statement tag src[a:b] (after "{%")
+// that may bind or test names: none of an if or elif, the targets of a
+// for, all of any other.
+func bindingPart(src []byte, a, b int) (int, int) {
+	i := a
+	for i < b && (src[i] == '-' || src[i] == '+' || src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
+	}
+	k := i
+	for k < b && identByte(src[k]) {
+		k++
+	}
+	switch string(src[i:k]) {
+	case "if", "elif":
+		return k, k
+	case "for":
+		if in, ok := nameIn(src, k, b, "in"); ok {
+			return k, in.Start
+		}
+	}
+	return a, b
+}
+
+// testedAnywhere: src tests name for being defined, or gives it a
+// default.
+func testedAnywhere(src []byte, name string) bool {
+	for off := 0; off < len(src); {
+		at, ok := nameIn(src, off, len(src), name)
+		if !ok {
+			return false
+		}
+		rest := bytes.TrimLeft(src[at.End:min(len(src), at.End+40)], " \t")
+		for _, t := range [][]byte{[]byte("is defined"), []byte("is not defined"), []byte("is undefined"), []byte("is not undefined")} {
+			if bytes.HasPrefix(rest, t) {
+				return true
+			}
+		}
+		if f, ok := bytes.CutPrefix(rest, []byte("|")); ok {
+			f = bytes.TrimLeft(f, " \t")
+			if bytes.HasPrefix(f, []byte("default")) || bytes.HasPrefix(f, []byte("d(")) || bytes.HasPrefix(f, []byte("d ")) {
+				return true
+			}
+		}
+		off = at.End
+	}
+	return false
+}
+
 // undefinedErrors keeps the undefined names no statement of src names.
 func undefinedErrors(src []byte, errs []Error) []Error {
 	var out []Error
-	judged := map[string]bool{}
+	type judgedKey struct {
+		name  string
+		conds bool
+	}
+	judged := map[judgedKey]bool{}
 	seen := map[Span]bool{}
 	for _, e := range errs {
-		n := string(src[e.Start:e.End])
+		n := judgedKey{string(src[e.Start:e.End]), e.tag}
 		ok, done := judged[n]
 		if !done {
-			ok = !inStatement(src, n)
+			ok = !inStatement(src, n.name, n.conds)
 			judged[n] = ok
 		}
 		if ok && !seen[e.Span] {
