@@ -38,6 +38,9 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 	if typName != "class" {
 		if def := r.a.defineFor(r, typName); def != nil {
 			r.link(linkRec{at: r.span(e.f, t.TypeLoc), def: def.name})
+		} else if d := r.a.defines[typName]; d != nil && d.misplaced {
+			r.misplacedDefine(e, d, r.span(e.f, t.TypeLoc))
+			return out
 		} else if r.strict && !builtinTypes[typName] && !r.a.rubyType(typName) {
 			r.diag(r.span(e.f, t.TypeLoc), analysis.Error, "unknown-type", fmt.Sprintf("Unknown resource type: '%s'", typName))
 			return out

@@ -109,3 +109,18 @@ func autoloadFile(name string) string {
 	}
 	return filepath.Join(parts[0], "manifests", filepath.Join(parts[1:]...)+".pp")
 }
+
+// misplacedDefine is Puppet's error for a resource of a defined type
+// whose file may not hold it: nothing else defines the type, so Puppet
+// does not know it ("Unknown resource type"), on the nodes that reach
+// the declaration.
+func (r *run) misplacedDefine(e *env, d *defineInfo, at source.Span) {
+	msg := fmt.Sprintf("Unknown resource type: '%s' (it is defined in %s, where Puppet does not look for it: it loads %s from %s)",
+		d.name, r.a.displayPath(d.file.uri), d.name, autoloadFile(d.name))
+	sev := analysis.Error
+	if e.spec && !r.strict {
+		msg += " (" + r.specWhen(e) + ")"
+		sev = analysis.Warning
+	}
+	r.diag(at, sev, "unknown-type", msg, analysis.Related{At: d.node.Decl, Message: "defined here, in a file that may not hold it"})
+}

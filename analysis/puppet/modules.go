@@ -193,6 +193,9 @@ func (a *analyzer) defineFor(r *run, name string) *defineInfo {
 	}
 	if d != nil {
 		a.dep('d', name, func() string { return astID(d.file) })
+		if d.misplaced {
+			return nil // Puppet never finds it there (location.go)
+		}
 	} else {
 		a.dep('d', name, func() string { return "" })
 	}

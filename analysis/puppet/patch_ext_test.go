@@ -962,7 +962,7 @@ func TestPatchedInsideAConditional(t *testing.T) {
 // edit on puppetlabs-seteam/control-repo's pe_postgresql_mock.pp).
 func TestPatchedMovesADefinesInstances(t *testing.T) {
 	file := func(top, body string) string {
-		return top + "class profile::base {\n  package { 'p0': }\n" + body + "}\ndefine profile::thing() {\n  notify { \"t-${title}\": }\n}\n"
+		return top + "class profile::base {\n  package { 'p0': }\n" + body + "}\ndefine profile::base::thing() {\n  notify { \"t-${title}\": }\n}\n"
 	}
 	patchSequence(t, withRoles(map[string]string{
 		"modules/profile/manifests/base.pp": file("", ""),

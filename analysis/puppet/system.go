@@ -254,6 +254,8 @@ type defineInfo struct {
 	def  *pp.DefineDef
 	file *fileInfo
 	node *analysis.Node
+	// misplaced: its file may not hold it (location.go)
+	misplaced bool
 }
 
 type nodeInfo struct {
@@ -550,8 +552,8 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			specs = append(specs, &runSpec{name: "class " + n, synth: "class", synthName: n})
 		}
 		names = names[:0]
-		for n := range a.defines {
-			if !a.declared[n] {
+		for n, d := range a.defines {
+			if !a.declared[n] && !d.misplaced {
 				names = append(names, n)
 			}
 		}
@@ -611,12 +613,16 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		a.settleNodeBlocks()
 		a.mergeDeclaredWhen()
 	}
-	// Syntax errors of every parsed file.
+	// Definitions their files may not hold, then the syntax errors of
+	// every parsed file: last, file by file, as a result followed through
+	// an edit lays them out (follow.go).
+	for _, fi := range a.order {
+		a.locationDiags(fi)
+	}
 	for _, fi := range a.order {
 		for _, e := range fi.ast.Errors {
 			a.addDiag(analysis.Diagnostic{At: source.Span{URI: fi.uri, Start: e.Pos, End: e.End}, Severity: analysis.Error, Code: "syntax", Message: e.Msg})
 		}
-		a.locationDiags(fi)
 	}
 	res.Follow = s.followJudge(a)
 	res.Graph = a.graph
@@ -706,9 +712,9 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 			}
 			n := a.defNode('D', &analysis.Node{Kind: "define", Ref: capType(name), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true,
 				Facts: []analysis.Fact{{Label: "defined type", Value: "each instance's body is evaluated after the main code, so its resources enter the catalog late"}}})
-			a.noteMisplaced(fi, name, a.span(fi, t.NameLoc))
-			if old, dup := a.defines[name]; !dup || fi.seq < old.file.seq {
-				a.defines[name] = &defineInfo{name: name, def: t, file: fi, node: n}
+			bad := a.noteMisplaced(fi, name, a.span(fi, t.NameLoc))
+			if old, dup := a.defines[name]; !dup || (old.misplaced && !bad) || (old.misplaced == bad && fi.seq < old.file.seq) {
+				a.defines[name] = &defineInfo{name: name, def: t, file: fi, node: n, misplaced: bad}
 			}
 			a.index(fi, t.Body, prefix, n)
 		case *pp.NodeDef:
