@@ -116,6 +116,25 @@ func TestTechniqueYAML(t *testing.T) {
 	}
 }
 
+// policy_types is what rudderc copies into the metadata.xml's POLICY_TYPES.
+func TestTechniqueYAMLPolicyTypes(t *testing.T) {
+	f := ImportTechniqueYAML("x/technique.yml", []byte("id: x\nversion: '1.0'\npolicy_types:\n  - zz.late\n  - \"rudder.system\"\nitems: []\n"))
+	if len(f.Errors) != 0 || len(f.Techniques) != 1 {
+		t.Fatalf("errors %v", f.Errors)
+	}
+	if got := strings.Join(f.Techniques[0].PolicyTypes, ","); got != "zz.late,rudder.system" {
+		t.Errorf("policy types %q", got)
+	}
+	text := "id: x\nversion: '1.0'\npolicy_types: zz.late\nitems: []\n"
+	f = ImportTechniqueYAML("x/technique.yml", []byte(text))
+	if len(f.Errors) != 1 || f.Errors[0].Code != "shape" || text[f.Errors[0].At.Start:f.Errors[0].At.End] != "zz.late" {
+		t.Errorf("a string instead of a list: %v", f.Errors)
+	}
+	if len(f.Techniques) != 1 || len(f.Techniques[0].PolicyTypes) != 0 {
+		t.Errorf("technique kept without policy types: %+v", f.Techniques)
+	}
+}
+
 func TestDetect(t *testing.T) {
 	cases := []struct{ path, head, want string }{
 		{"a/rules.json", `{"action":"listRules","data":{"rules":[`, "json"},
