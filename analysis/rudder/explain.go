@@ -102,9 +102,16 @@ func (a *analyzer) discardedDiags() {
 			continue
 		}
 		w := winner.discarded
-		a.diag(d.node.Decl, analysis.Warning, "discarded",
-			fmt.Sprintf("directive '%s' is never applied: technique '%s' is unique (not multi-instance) and Rudder keeps '%s' (rule '%s', priority %d) instead: %s",
-				d.Name.Value, d.tech.label(), w.dir.Name.Value, w.rule.Name.Value, w.dir.Priority, winner.why),
+		msg := fmt.Sprintf("directive '%s' is never applied: technique '%s' is unique (not multi-instance) and Rudder keeps '%s' (rule '%s', priority %d) instead: %s",
+			d.Name.Value, d.tech.label(), w.dir.Name.Value, w.rule.Name.Value, w.dir.Priority, winner.why)
+		why, fix := d.tech.assumption()
+		if why != "" {
+			// Only if the technique is unique: nothing to fade.
+			a.diag(d.node.Decl, analysis.Info, "discarded", why+". If it is: "+msg+". "+fix,
+				analysis.Related{At: w.dir.node.Decl, Message: "the directive Rudder would keep"})
+			continue
+		}
+		a.diag(d.node.Decl, analysis.Warning, "discarded", msg,
 			analysis.Related{At: w.dir.node.Decl, Message: "the directive Rudder keeps"})
 		a.res.Diags[len(a.res.Diags)-1].NeverRuns = true
 	}
@@ -301,6 +308,8 @@ func techniqueSummary(t *technique, wantVersion string) string {
 		s += " (assumed from Rudder's standard technique library; export its metadata.xml to be sure)"
 	case t.node == nil:
 		s += " (unknown technique: Rudder's default for a technique without MULTIINSTANCE)"
+	case !t.Known:
+		s += " (an API listing does not say whether it is multi-instance: Rudder's default for a technique without MULTIINSTANCE)"
 	}
 	return s
 }

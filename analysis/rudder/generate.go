@@ -152,9 +152,13 @@ func (a *analyzer) keepUnique(ds []*draft) {
 			discarding = append(discarding, fmt.Sprintf("'%s/%s'", dr.rule.Name.Value, dr.dir.Name.Value))
 			rel = append(rel, analysis.Related{At: dr.dir.node.Decl, Message: fmt.Sprintf("discarded: %s / %s", dr.rule.Name.Value, dr.dir.Name.Value)})
 		}
-		a.diag(keep.dir.node.Decl, analysis.Warning, "non-stable-policy",
-			fmt.Sprintf("Unicity check: NON STABLE POLICY for mono-instance (unique) technique '%s'. Several directives with same priority '%d' are applied. Keeping (rule/directive) '%s/%s', discarding: %s; give them different priorities",
-				t.label(), best, keep.rule.Name.Value, keep.dir.Name.Value, strings.Join(discarding, ", ")), rel...)
+		msg := fmt.Sprintf("Unicity check: NON STABLE POLICY for mono-instance (unique) technique '%s'. Several directives with same priority '%d' are applied. Keeping (rule/directive) '%s/%s', discarding: %s; give them different priorities",
+			t.label(), best, keep.rule.Name.Value, keep.dir.Name.Value, strings.Join(discarding, ", "))
+		sev := analysis.Warning
+		if why, fix := t.assumption(); why != "" {
+			sev, msg = analysis.Info, why+". If it is: "+msg+". "+fix
+		}
+		a.diag(keep.dir.node.Decl, sev, "non-stable-policy", msg, rel...)
 	}
 }
 

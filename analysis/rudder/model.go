@@ -1,6 +1,7 @@
 package rudder
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -78,6 +79,25 @@ func (t *technique) generation() string {
 		return prs.SeparatedWithParameters
 	}
 	return prs.Merged
+}
+
+// assumption says why a unique technique is only assumed unique: its
+// definition is not in the workspace (nor in Rudder's standard library
+// table), or only as an API listing, which says nothing of MULTIINSTANCE;
+// "" when the workspace or the standard library says it. Conclusions drawn
+// from the assumption are information, not warnings (the premise lies
+// outside the workspace); fix tells how to make the technique known.
+func (t *technique) assumption() (why, fix string) {
+	if t == nil || t.Known || t.builtin {
+		return "", ""
+	}
+	const def = "assumed unique (mono-instance), Rudder's default for a technique whose metadata.xml has no MULTIINSTANCE"
+	if t.node == nil {
+		return fmt.Sprintf("technique '%s' is not in the workspace; %s", t.ID.Value, def),
+			"Add the technique's folder (its metadata.xml or technique.yml) or its exported techniques/ID.json to the workspace to make it known"
+	}
+	return fmt.Sprintf("technique '%s' is in the workspace only as an API listing, which does not say whether it is multi-instance; %s", t.label(), def),
+		"Add the technique's folder (its metadata.xml or technique.yml) to the workspace, or \"multiInstance\" on the technique object, to make it known"
 }
 
 func (t *technique) isSystem() bool {

@@ -72,6 +72,15 @@ func (im *importer) walk(v *JSON, hint string, depth int) {
 			return
 		}
 	}
+	if d := v.Get("data"); d != nil && d.Kind == JObject && isNCFTechnique(v) {
+		// {"data": <technique editor JSON>, "type": "ncf_technique",
+		// "version": ...}: rudder-synchronize's techniques/ID.json, the
+		// technique editor's export. "version" is the wrapper's.
+		if d.Closed {
+			im.technique(d)
+		}
+		return
+	}
 	if d := v.Get("data"); d != nil && (d.Kind == JObject || d.Kind == JArray) && (v.Get("action") != nil || v.Get("result") != nil || (v.Get("id") == nil && v.Get("displayName") == nil)) {
 		im.walk(d, hint, depth+1)
 		return
@@ -106,6 +115,12 @@ func (im *importer) walk(v *JSON, hint string, depth int) {
 	case "groups":
 		im.group(v)
 	}
+}
+
+// isNCFTechnique recognises the wrapper of an exported editor technique.
+func isNCFTechnique(v *JSON) bool {
+	t, ok := str(v.Get("type"))
+	return ok && t.Value == "ncf_technique"
 }
 
 func isContainer(v *JSON) bool {
@@ -361,7 +376,7 @@ func (im *importer) technique(v *JSON) {
 		return
 	}
 	t := &Technique{Full: Span{v.Start, v.End}, Source: "api"}
-	t.ID = firstStr(v, "id")
+	t.ID = firstStr(v, "id", "bundle_name")
 	t.Name = firstStr(v, "name")
 	if !t.ID.Set {
 		t.ID = t.Name
@@ -374,10 +389,14 @@ func (im *importer) technique(v *JSON) {
 		t.Name = t.ID
 	}
 	t.Version = firstStr(v, "version")
-	if ps := v.Get("parameters"); ps != nil && ps.Kind == JArray {
-		// The technique editor's rule (rudderc): parameters make a technique
-		// multi-instance, one policy per directive with its parameters;
-		// without parameters it is unique.
+	ps := v.Get("parameters")
+	if ps == nil || ps.Kind != JArray {
+		ps = v.Get("parameter") // the editor's JSON before Rudder 8
+	}
+	if ps != nil && ps.Kind == JArray {
+		// The technique editor's rule (TechniqueWriter, then rudderc):
+		// parameters make a technique multi-instance, one policy per
+		// directive with its parameters; without parameters it is unique.
 		t.Known = true
 		t.MultiInstance = len(ps.Items) > 0
 		g := Separated

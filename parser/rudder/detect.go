@@ -35,7 +35,7 @@ func Detect(path string, head []byte) string {
 
 // LooksLikeJSON is the content test for JSON files: Rudder's words near
 // the start ("techniqueName"; "rules"/"directives"/"techniques" next to
-// "displayName" or an API envelope). ESLint's "rules" alone is not enough.
+// "displayName" or an API envelope; an exported editor technique). ESLint's "rules" alone is not enough.
 func LooksLikeJSON(head []byte) bool {
 	h := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	if len(h) == 0 || (h[0] != '{' && h[0] != '[') {
@@ -45,6 +45,12 @@ func LooksLikeJSON(head []byte) bool {
 	// (a directive has its technique's version and a display name too: a
 	// MITRE ATT&CK list of {"techniqueId", "techniqueName"} is no Rudder)
 	if has(`"techniqueName"`) && (has(`"techniqueVersion"`) || has(`"displayName"`)) {
+		return true
+	}
+	// An exported editor technique {"data": {...}, "type": "ncf_technique"}:
+	// rudder-synchronize sorts keys, so a long technique pushes "type" past
+	// the head, but then its data opens with bundle_args and bundle_name.
+	if has(`"data"`) && (has(`"ncf_technique"`) || (has(`"bundle_name"`) && has(`"bundle_args"`))) {
 		return true
 	}
 	list := has(`"rules"`) || has(`"directives"`) || has(`"techniques"`)

@@ -83,6 +83,35 @@ func TestShapes(t *testing.T) {
 	}
 }
 
+// An exported editor technique: multi-instance (one policy per directive
+// and its parameters) iff it has parameters, as Rudder's TechniqueWriter
+// writes its metadata.xml; the wrapper's "version" is not the technique's.
+func TestNCFTechniqueWrapper(t *testing.T) {
+	cases := []struct {
+		name, text, id, version string
+		multi                   bool
+	}{
+		{"rudder-synchronize", `{"data":{"bundle_args":["p"],"bundle_name":"my_tech","method_calls":[],"name":"My tech","parameter":[{"id":"p1","name":"p"}],"version":"1.0"},"type":"ncf_technique","version":"1"}`, "my_tech", "1.0", true},
+		{"editor export 7", `{"type":"ncf_technique","version":"3.0","data":{"id":"t2","version":"2.0","name":"T2","parameter":[],"calls":[]}}`, "t2", "2.0", false},
+		{"editor export 8", `{"type":"ncf_technique","version":"4.0","data":{"id":"t3","version":"1.1","name":"T3","parameters":[{"id":"x","name":"x"}],"calls":[]}}`, "t3", "1.1", true},
+	}
+	for _, c := range cases {
+		f := ImportJSON([]byte(c.text))
+		if len(f.Errors) != 0 || len(f.Techniques) != 1 || len(f.Directives) != 0 || len(f.Rules) != 0 {
+			t.Errorf("%s: errors %v, %d techniques", c.name, f.Errors, len(f.Techniques))
+			continue
+		}
+		tc := f.Techniques[0]
+		want := Separated
+		if c.multi {
+			want = SeparatedWithParameters
+		}
+		if tc.ID.Value != c.id || tc.Version.Value != c.version || !tc.Known || tc.MultiInstance != c.multi || tc.Generation.Value != want {
+			t.Errorf("%s: technique %+v", c.name, tc)
+		}
+	}
+}
+
 func TestMetadataXML(t *testing.T) {
 	text := "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<!-- c -->\n<TECHNIQUE name=\"Paquets é\">\n  <MULTIINSTANCE>TRUE</MULTIINSTANCE>\n  <POLICYGENERATION> separated </POLICYGENERATION>\n  <SECTIONS><SECTION name=\"x\"><MULTIINSTANCE>false</MULTIINSTANCE></SECTION></SECTIONS>\n</TECHNIQUE>\n"
 	f := ImportMetadataXML("techniques/apps/packageManagement/1.3/metadata.xml", []byte(text))
@@ -116,6 +145,25 @@ func TestTechniqueYAML(t *testing.T) {
 	}
 }
 
+// policy_types is what rudderc copies into the metadata.xml's POLICY_TYPES.
+func TestTechniqueYAMLPolicyTypes(t *testing.T) {
+	f := ImportTechniqueYAML("x/technique.yml", []byte("id: x\nversion: '1.0'\npolicy_types:\n  - zz.late\n  - \"rudder.system\"\nitems: []\n"))
+	if len(f.Errors) != 0 || len(f.Techniques) != 1 {
+		t.Fatalf("errors %v", f.Errors)
+	}
+	if got := strings.Join(f.Techniques[0].PolicyTypes, ","); got != "zz.late,rudder.system" {
+		t.Errorf("policy types %q", got)
+	}
+	text := "id: x\nversion: '1.0'\npolicy_types: zz.late\nitems: []\n"
+	f = ImportTechniqueYAML("x/technique.yml", []byte(text))
+	if len(f.Errors) != 1 || f.Errors[0].Code != "shape" || text[f.Errors[0].At.Start:f.Errors[0].At.End] != "zz.late" {
+		t.Errorf("a string instead of a list: %v", f.Errors)
+	}
+	if len(f.Techniques) != 1 || len(f.Techniques[0].PolicyTypes) != 0 {
+		t.Errorf("technique kept without policy types: %+v", f.Techniques)
+	}
+}
+
 func TestDetect(t *testing.T) {
 	cases := []struct{ path, head, want string }{
 		{"a/rules.json", `{"action":"listRules","data":{"rules":[`, "json"},
@@ -126,6 +174,11 @@ func TestDetect(t *testing.T) {
 		{"t/technique.yml", "id: x\nversion: '1.0'\n", "technique.yml"},
 		{"d/x.json", `{"id":"d","displayName":"D","techniqueName":"t","techniqueVersion":"1.0"}`, "json"},
 		{"d/y.json", `{"id":"d","techniqueName":"t","techniqueVersion":"1.0"}`, "json"},
+		// exported editor techniques: rudder-synchronize (keys sorted, "type"
+		// may lie past the head) and the technique editor's export
+		{"s/techniques/t.json", "{\n  \"data\": {\n    \"bundle_args\": [],\n    \"bundle_name\": \"t\",\n", "json"},
+		{"s/t.json", `{"type":"ncf_technique","version":"3.0","data":{"id":"t"`, "json"},
+		{"s/other.json", `{"data":{"id":"x","type":"metric"},"type":"chart"}`, ""},
 		// a MITRE ATT&CK list (security repositories): no Rudder
 		{"m/ttp.json", `[{"id":"T1190","techniqueId":"T1190","techniqueName":"Exploit Public-Facing Application"}]`, ""},
 	}
@@ -140,6 +193,7 @@ func FuzzImportJSON(f *testing.F) {
 	f.Add([]byte(`{"action":"listRules","data":{"rules":[{"id":"r","displayName":"R","directives":["d"],"targets":[{"include":{"or":["special:all"]},"exclude":{"or":[]}}]}]}}`))
 	f.Add([]byte(`[{"id":"d","techniqueName":"t","parameters":{"section":{"name":"s","vars":[{"var":{"name":"A","value":"b"}}],"sections":[{"section":{"name":"x"}}]}}}]`))
 	f.Add([]byte(`{"rules":[],"directives":[],"techniques":[{"name":"t","versions":["1"]}],"groups":[{"id":"g"}]}`))
+	f.Add([]byte(`{"data":{"bundle_name":"t","parameter":[{"id":"p"}],"version":"1.0"},"type":"ncf_technique","version":"1"}`))
 	f.Add([]byte(`"\ud83d\ude00" [1e5, -0.5, true, null]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file := ImportJSON(b)

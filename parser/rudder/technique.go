@@ -152,7 +152,7 @@ func ImportMetadataXML(filePath string, text []byte) *File {
 }
 
 // ImportTechniqueYAML reads a YAML technique (technique editor / rudderc):
-// id, name, version, params. As rudderc generates its metadata.xml, a
+// id, name, version, policy_types, params. As rudderc generates its metadata.xml, a
 // technique with parameters is multi-instance with one policy per
 // directive and its parameters (separated-with-parameters); without
 // parameters it is unique.
@@ -207,6 +207,24 @@ func ImportTechniqueYAML(filePath string, text []byte) *File {
 		_, v := TechniqueIDFromPath(filePath)
 		t.Version = Str{Value: v, Set: v != ""}
 	}
+	// policy_types (rudderc copies it into the metadata.xml it writes as
+	// POLICY_TYPES): a list of strings; rudderc refuses anything else.
+	if pt := get("policy_types"); pt != nil {
+		if pt.Kind == yaml.SequenceNode {
+			for _, it := range pt.Content {
+				if it.Kind == yaml.ScalarNode && it.Tag != "!!null" {
+					if v := strings.TrimSpace(it.Value); v != "" {
+						t.PolicyTypes = append(t.PolicyTypes, v)
+					}
+					continue
+				}
+				s := ystr(it)
+				f.Errors = append(f.Errors, Error{At: nodeSpan(ls, text, it, s), Code: "shape", Msg: "policy_types: each policy type is a string: rudderc refuses the technique otherwise"})
+			}
+		} else if !(pt.Kind == yaml.ScalarNode && pt.Tag == "!!null") {
+			f.Errors = append(f.Errors, Error{At: nodeSpan(ls, text, pt, ystr(pt)), Code: "shape", Msg: "policy_types must be a list of strings: rudderc refuses the technique otherwise"})
+		}
+	}
 	params := get("params")
 	t.MultiInstance = params != nil && params.Kind == yaml.SequenceNode && len(params.Content) > 0
 	g := Separated
@@ -220,6 +238,16 @@ func ImportTechniqueYAML(filePath string, text []byte) *File {
 	}
 	f.Techniques = append(f.Techniques, t)
 	return f
+}
+
+// nodeSpan is where a YAML node starts: the scalar's text when s is set,
+// else one byte at its line and column.
+func nodeSpan(ls []int, text []byte, n *yaml.Node, s Str) Span {
+	if s.Set && s.At.End > s.At.Start {
+		return s.At
+	}
+	o := yamlOffset(ls, text, n.Line, n.Column)
+	return Span{o, min(o+1, len(text))}
 }
 
 func lineStarts(text []byte) []int {
