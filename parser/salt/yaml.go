@@ -353,6 +353,11 @@ func splitChunks(text []byte) [][2]int {
 		// value of an explicit key (`? long key` then `:`) and the close
 		// of a flow collection
 		top := len(line) > 0 && !isSpace(line[0]) && line[0] != '#' && line[0] != ':' && line[0] != ']' && line[0] != '}'
+		// nor an item of a sequence at its key's indentation (YAML's
+		// indentless sequence: `include:` then `- .mta` at column 0)
+		if top && start >= 0 && line[0] == '-' && (len(line) == 1 || isSpace(line[1])) {
+			top = false
+		}
 		if top && (bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("..."))) {
 			if start >= 0 {
 				out = append(out, [2]int{start, i})
