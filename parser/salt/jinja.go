@@ -691,8 +691,10 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			if opaque && lineStart && r.restOfLineBlank(x.end) {
 				if ind, ok := r.blockScalar(); ok {
 					// `contents: |` then `{{ text|indent(8) }}` at column
-					// 0: the text belongs to the block scalar.
-					r.emit(strings.Repeat(" ", ind)+Unknown, x.start, x.end, true)
+					// 0: the text belongs to the block scalar (indented
+					// as far as its blanks already written do not:
+					// deeper, the scalar's next lines would end it).
+					r.emit(strings.Repeat(" ", max(0, ind-r.blanksBefore()))+Unknown, x.start, x.end, true)
 					continue
 				}
 				r.opaque = append(r.opaque, Span{x.start, x.end})
@@ -917,6 +919,17 @@ func (r *renderer) blockScalar() (int, bool) {
 		ind = len(line) - len(rest)
 	}
 	return ind + 2, true
+}
+
+// blanksBefore is how many blanks the current output line has before the
+// write position.
+func (r *renderer) blanksBefore() int {
+	n := len(r.out)
+	k := n
+	for k > 0 && (r.out[k-1] == ' ' || r.out[k-1] == '\t') {
+		k--
+	}
+	return n - k
 }
 
 // indented reports whether the current output line has blanks before
