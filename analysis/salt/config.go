@@ -62,6 +62,10 @@ type cfgRoots struct {
 	// submodule's path (mapDeployed)
 	deployed  map[string]string
 	submodule map[string]string
+	// absent: external roots under the deployment prefix whose folder
+	// the workspace lacks (git-ignored, generated), by that folder's
+	// path relative to the repository (mapDeployed)
+	absent map[string]string
 	// remotesOff: gitfs_remotes are named but fileserver_backend leaves
 	// git out, so Salt never loads them (salt/fileserver/gitfs.py
 	// __virtual__)
@@ -856,7 +860,10 @@ func (c *cfgRoots) splitRoots(env, top string) []string {
 	for _, r := range c.externalOf(env) {
 		b := strings.ToLower(filepath.Base(r))
 		formula := strings.HasSuffix(b, "-formula") || strings.HasSuffix(b, "_formula")
-		if c.submodule[r] != "" && (!formula || remoteNamedFor(b, top)) {
+		// a submodule not checked out, or a folder of the repository the
+		// workspace lacks (petrows/saltstack-config's git-ignored
+		// secrets/salt holds the *-private SLS of packages salt/ has)
+		if c.submodule[r] != "" && (!formula || remoteNamedFor(b, top)) || c.submodule[r] == "" && c.absent[r] != "" && !formula {
 			out = append(out, r)
 		}
 	}
@@ -874,6 +881,9 @@ func (c *cfgRoots) rootsNote(roots []string) string {
 				shown = filepath.ToSlash(rel) + "/"
 				break
 			}
+		}
+		if a := c.absent[r]; a != "" && c.submodule[r] == "" {
+			shown = r + " (" + a + "/ of this repository, which the workspace does not have: git-ignored or made elsewhere)"
 		}
 		if sm := c.submodule[r]; sm != "" {
 			if shown == sm+"/" {
@@ -1055,6 +1065,15 @@ find:
 			continue
 		}
 		external = append(external, p)
+		// (under a prefix of its own only: /srv/salt-config/secrets/salt
+		// is the repository's, /srv/formulas beside /srv/salt may be
+		// anything)
+		if strings.Count(strings.Trim(filepath.ToSlash(prefix), "/"), "/") >= 1 {
+			if c.absent == nil {
+				c.absent = map[string]string{}
+			}
+			c.absent[p] = filepath.ToSlash(rel)
+		}
 		for _, m := range modules {
 			if rel == m || strings.HasPrefix(rel, m+string(filepath.Separator)) {
 				if c.submodule == nil {
