@@ -3,6 +3,7 @@ package cfengine
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -849,9 +850,41 @@ func ignoreMissingInputs(pol *policy, ev *evaluator) bool {
 	return on
 }
 
+// existsHere: something is at path on this machine (a directory or a
+// device is no policy anywhere: /tmp, /dev/null).
+func existsHere(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// inWorkspace: path lies in a folder of the workspace (that of the entry,
+// when the workspace has none: a file checked alone).
+func (a *analyzer) inWorkspace(path, entryDir string) bool {
+	roots := a.req.Workspace.Roots()
+	if len(roots) == 0 {
+		roots = []string{entryDir}
+	}
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// addInput loads input v of pol (base: the folder it is relative to),
+// reporting at missingAt when it is not there.
 func (a *analyzer) addInput(pol *policy, v, base string, missingAt *source.Span) *fileInfo {
 	p := v
 	tried := ""
+	if rest, ok := strings.CutPrefix(v, "/var/cfengine/inputs/"); ok && !a.inWorkspace(v, pol.entryDir) {
+		// $(sys.inputdir) written out: where the policy this entry
+		// belongs to is deployed
+		if fi := a.load(filepath.Join(pol.entryDir, rest)); fi != nil {
+			pol.add(fi)
+			return fi
+		}
+	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(base, p)
 		if a.load(p) == nil && base != pol.entryDir {
@@ -886,6 +919,14 @@ func (a *analyzer) addInput(pol *policy, v, base string, missingAt *source.Span)
 		// on other hosts: the policy stays unresolved.
 		if missingAt == nil || !pol.ignoreMissing {
 			pol.missing = true
+		}
+		if missingAt != nil && !pol.ignoreMissing && filepath.IsAbs(v) && !a.inWorkspace(v, pol.entryDir) && !existsHere(v) {
+			// a file of the host (/var/cfengine/inputs/lib/stdlib.cf,
+			// /var/cfengine/bin/x.cf): there or not, the workspace cannot
+			// say (Webhuis/CFEngine-Roadshow)
+			pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Info, Code: "host-input",
+				Message: fmt.Sprintf("'%s' comes from the host, outside the workspace: cf-promises fails (\"Can't stat file\") where the host has no such file; names it may define are not reported as undefined (name it relative to this policy, or through $(sys.inputdir), to have the workspace's copy read)", v)})
+			return nil
 		}
 		if missingAt != nil && !pol.ignoreMissing {
 			msg := fmt.Sprintf("Can't stat file '%s' for parsing", v)
