@@ -196,8 +196,13 @@ func (a *analyzer) checkRef(pol *policy, s *scheduler, p *promiseInfo, i int, ns
 		p.emitted[i] = target
 		at := a.span(b.file, r.NameSpan)
 		if target == missingNode {
-			a.diag(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-target",
-				Message: fmt.Sprintf("Undefined body %s with type %s", strings.TrimPrefix(r.Value, "default:"), lv)})
+			d := analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-target",
+				Message: fmt.Sprintf("Undefined body %s with type %s", strings.TrimPrefix(r.Value, "default:"), lv)}
+			if pol.layered != "" {
+				d.Severity = analysis.Info
+				d.Message += fmt.Sprintf(" (run alone, as its bundle __main__ lets cf-promises -c do; %s builds this module into masterfiles, whose library may define it)", pol.layered)
+			}
+			a.diag(d)
 			return
 		}
 		a.linkTo(at, target)

@@ -411,6 +411,10 @@ func (a *analyzer) instantiate(t *fileInfo, src *source.File) *fileInfo {
 type policy struct {
 	entry    *fileInfo
 	entryDir string
+	// layered: the cfbs.json of a module whose __main__ runs it alone; cfbs
+	// builds the module into masterfiles, whose library may define what
+	// the file uses (cfengine/modules: contain => powershell)
+	layered  string
 	files    []*fileInfo
 	inFiles  map[*fileInfo]int // position in files + 1
 	bundles  []*bundleInfo

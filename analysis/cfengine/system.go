@@ -10,6 +10,7 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -330,6 +331,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				return res
 			}
 			pol := a.loadPolicy(fi)
+			pol.layered = a.cfbsOf(fi)
 			policies = append(policies, pol)
 			for _, f := range pol.files {
 				covered[f] = true
@@ -384,6 +386,28 @@ func (a *analyzer) stop() bool {
 		a.canceled = true
 	}
 	return a.canceled
+}
+
+// cfbsOf is the cfbs.json (relative to its root) in fi's folder or
+// above it in the workspace, or "".
+func (a *analyzer) cfbsOf(fi *fileInfo) string {
+	if fi.src.Path == "" {
+		return ""
+	}
+	roots := a.req.Workspace.Roots()
+	for d := filepath.Dir(fi.src.Path); ; d = filepath.Dir(d) {
+		if f := lookupRegular(a.req.Workspace, filepath.Join(d, "cfbs.json")); f != nil {
+			for _, r := range roots {
+				if rel, err := filepath.Rel(r, f.Path); err == nil && !strings.HasPrefix(rel, "..") {
+					return filepath.ToSlash(rel)
+				}
+			}
+			return f.Path
+		}
+		if slices.Contains(roots, d) || filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 func hasCommonControl(fi *fileInfo) bool { return fi.hasControl }
