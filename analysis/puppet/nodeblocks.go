@@ -224,3 +224,42 @@ func (a *analyzer) mergeDeclaredWhen() {
 	}
 	a.diags = out
 }
+
+// dropEchoes drops a hint or information that says at one place what an
+// error or a warning there says more surely: a run that compiles a class
+// for certain fails on its missing target, and the run of a class
+// nothing declares (alone: "the classes its callers include may declare
+// it") must not contradict it at the same characters (AAFC-BICoE's
+// nova::packages: an error and a hint on one reference).
+func (a *analyzer) dropEchoes() {
+	type key struct {
+		at         source.Span
+		code, base string
+	}
+	base := func(m string) string {
+		if i := strings.IndexAny(m, "\n"); i >= 0 {
+			m = m[:i]
+		}
+		if i := strings.Index(m, " ("); i >= 0 {
+			m = m[:i]
+		}
+		return m
+	}
+	sure := map[key]bool{}
+	for _, d := range a.diags {
+		if d.Severity == analysis.Error || d.Severity == analysis.Warning {
+			sure[key{d.At, d.Code, base(d.Message)}] = true
+		}
+	}
+	if len(sure) == 0 {
+		return
+	}
+	out := a.diags[:0]
+	for _, d := range a.diags {
+		if (d.Severity == analysis.Hint || d.Severity == analysis.Info) && sure[key{d.At, d.Code, base(d.Message)}] {
+			continue
+		}
+		out = append(out, d)
+	}
+	a.diags = out
+}

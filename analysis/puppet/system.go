@@ -612,6 +612,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		a.curRun = ""
 		a.settleNodeBlocks()
 		a.mergeDeclaredWhen()
+		a.dropEchoes()
 	}
 	// Definitions their files may not hold, then the syntax errors of
 	// every parsed file: last, file by file, as a result followed through
