@@ -86,6 +86,11 @@ func walkNested(n Node, errs *[]Error, skipSelf bool) {
 		}
 		var at int
 		switch t := m.(type) {
+		case *Var:
+			if e, bad := illegalVarName(t); bad {
+				*errs = append(*errs, e)
+			}
+			return true
 		case *ClassDef:
 			at = t.Pos
 		case *DefineDef:
@@ -98,6 +103,59 @@ func walkNested(n Node, errs *[]Error, skipSelf bool) {
 		*errs = append(*errs, Error{Loc: Loc{at, at + 1}, Msg: "Classes, definitions, and nodes may only appear at toplevel or inside other classes"})
 		return false
 	})
+}
+
+// illegalVarName is Puppet's validation error for a variable whose name
+// breaks its rule (checker4_0.rb check_VariableExpression: VAR_NAME, or
+// a decimal number): "$HOME" in a string (a shell snippet: nthorne's
+// direnv.pp), `$Foo = 1`. The file does not load. (`${USER}` is a type
+// reference, not a variable, and passes.) The walk that finds nested
+// definitions finds them, so class parameters' defaults are not looked at.
+func illegalVarName(v *Var) (Error, bool) {
+	name := v.Name
+	if name == "" {
+		return Error{}, false
+	}
+	if name[0] >= '0' && name[0] <= '9' {
+		if name == "0" || name[0] != '0' && allDigits(name) {
+			return Error{}, false
+		}
+		return Error{Loc: v.Loc, Msg: "Illegal numeric variable name, The given name '" + name + "' must be a decimal value if it starts with a digit 0-9"}, true
+	}
+	if varNameOK(name) {
+		return Error{}, false
+	}
+	return Error{Loc: v.Loc, Msg: "Illegal variable name, The given name '" + name + "' does not conform to the naming rule /^((::)?[a-z]\\w*)*((::)?[a-z_]\\w*)$/"}, true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// varNameOK is Puppet's VAR_NAME: \A(?:::)?(?:[a-z]\w*::)*[a-z_]\w*\z.
+func varNameOK(name string) bool {
+	segs := strings.Split(strings.TrimPrefix(name, "::"), "::")
+	for i, seg := range segs {
+		if seg == "" {
+			return false
+		}
+		c := seg[0]
+		if !(c >= 'a' && c <= 'z' || c == '_' && i == len(segs)-1) {
+			return false
+		}
+		for j := 1; j < len(seg); j++ {
+			c := seg[j]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // unacceptableName: a class or define name Puppet's validator refuses
