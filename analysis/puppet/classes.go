@@ -262,9 +262,8 @@ func (a *analyzer) classMissing(name string, strict bool, when func() string) an
 	if ci := a.classes[name]; ci != nil && ci.misplaced {
 		// defined where Puppet does not look (the file's name or the
 		// class's was changed without the other)
-		d := analysis.Diagnostic{Severity: analysis.Error, Code: "unknown-class",
-			Message: fmt.Sprintf("%s (it is defined in %s, where Puppet does not look for it: it loads %s from %s)", msg, a.displayPath(ci.file.uri), name, autoloadFile(name)),
-			Related: []analysis.Related{{At: ci.node.Decl, Message: "defined here, in a file that may not hold it"}}}
+		note, rel := a.notFoundThere(name, ci.file, ci.node.Decl)
+		d := analysis.Diagnostic{Severity: analysis.Error, Code: "unknown-class", Message: msg + note, Related: []analysis.Related{rel}}
 		if when != nil {
 			d.Severity = analysis.Warning
 			d.Message += " (" + when() + ")"

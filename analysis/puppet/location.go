@@ -100,14 +100,35 @@ func (a *analyzer) locationDiags(fi *fileInfo) {
 	}
 }
 
-// autoloadFile is the first file Puppet looks for a class or define
-// in, relative to the module path.
-func autoloadFile(name string) string {
+// autoloadRel is where Puppet first looks for a class or define: its
+// module, and the file relative to the module's manifests/ folder.
+func autoloadRel(name string) (mod, rel string) {
 	parts := strings.Split(name, "::")
 	if len(parts) == 1 {
-		return filepath.Join(parts[0], "manifests", "init.pp")
+		return parts[0], "init.pp"
 	}
-	return filepath.Join(parts[0], "manifests", filepath.Join(parts[1:]...)+".pp")
+	return parts[0], filepath.Join(parts[1:]...) + ".pp"
+}
+
+// autoloadFile is that file relative to the module path.
+func autoloadFile(name string) string {
+	mod, rel := autoloadRel(name)
+	return filepath.Join(mod, "manifests", rel)
+}
+
+// notFoundThere is what a "Could not find class" or an "Unknown resource
+// type" adds for a definition its file may not hold, and the place it
+// points at.
+func (a *analyzer) notFoundThere(name string, file *fileInfo, decl source.Span) (string, analysis.Related) {
+	return fmt.Sprintf(" (it is defined in %s, where Puppet does not look for it: it loads %s from %s)", a.displayPath(file.uri), name, autoloadFile(name)),
+		analysis.Related{At: decl, Message: "defined here, in a file that may not hold it"}
+}
+
+// preferDef says whether a definition (misplaced: bad, in a file loaded
+// at seq) replaces the one indexed under its name: one where Puppet
+// finds it wins, then the earlier file.
+func preferDef(oldBad bool, oldSeq int, bad bool, seq int) bool {
+	return oldBad && !bad || oldBad == bad && seq < oldSeq
 }
 
 // misplacedDefine is Puppet's error for a resource of a defined type
@@ -115,12 +136,12 @@ func autoloadFile(name string) string {
 // does not know it ("Unknown resource type"), on the nodes that reach
 // the declaration.
 func (r *run) misplacedDefine(e *env, d *defineInfo, at source.Span) {
-	msg := fmt.Sprintf("Unknown resource type: '%s' (it is defined in %s, where Puppet does not look for it: it loads %s from %s)",
-		d.name, r.a.displayPath(d.file.uri), d.name, autoloadFile(d.name))
+	note, rel := r.a.notFoundThere(d.name, d.file, d.node.Decl)
+	msg := fmt.Sprintf("Unknown resource type: '%s'", d.name) + note
 	sev := analysis.Error
 	if e.spec && !r.strict {
 		msg += " (" + r.specWhen(e) + ")"
 		sev = analysis.Warning
 	}
-	r.diag(at, sev, "unknown-type", msg, analysis.Related{At: d.node.Decl, Message: "defined here, in a file that may not hold it"})
+	r.diag(at, sev, "unknown-type", msg, rel)
 }

@@ -106,12 +106,7 @@ func moduleName(root string) (name string, named bool) {
 
 // autoloadPaths lists where Puppet would look for a class or define.
 func (a *analyzer) autoloadPaths(name string) []string {
-	parts := strings.Split(name, "::")
-	mod := parts[0]
-	rel := "init.pp"
-	if len(parts) > 1 {
-		rel = filepath.Join(parts[1:]...) + ".pp"
-	}
+	mod, rel := autoloadRel(name)
 	var out []string
 	if r, ok := a.rootMods[mod]; ok {
 		out = append(out, filepath.Join(r, "manifests", rel))

@@ -934,10 +934,7 @@ func (r *renderer) blanksBefore() int {
 
 // indented reports whether the current output line has blanks before
 // the write position.
-func (r *renderer) indented() bool {
-	n := len(r.out)
-	return n > 0 && (r.out[n-1] == ' ' || r.out[n-1] == '\t')
-}
+func (r *renderer) indented() bool { return r.blanksBefore() > 0 }
 
 // restOfLineBlank reports whether only blanks follow off up to the newline.
 func (r *renderer) restOfLineBlank(off int) bool {
