@@ -267,7 +267,7 @@ type gRPrimary struct {
 	Entries   []*gHashEntry `parser:"  ( @@ ( ',' (?! '}' ) @@ )* ','? )?"`
 	HashEnd   *plex.Token   `parser:"  @'}'"`
 	ArrOpen   *plex.Token   `parser:"| @'[':Punct"`
-	ArrList   *gList        `parser:"  @@"`
+	ArrList   *gAList       `parser:"  @@"`
 	ArrClose  *plex.Token   `parser:"  @']'"`
 	IfKw      *plex.Token   `parser:"| @( 'if' | 'unless' )"`
 	If        *gIfTail      `parser:"  @@"`
@@ -343,7 +343,7 @@ type gPostOp struct {
 
 type gArgs struct {
 	Open  plex.Token `parser:"@'('"`
-	List  gList      `parser:"@@"`
+	List  gAList     `parser:"@@"`
 	Close plex.Token `parser:"@')'"`
 }
 
@@ -352,8 +352,8 @@ type gSelCase struct {
 	Value gExpr2 `parser:"@@"`
 }
 
-// gList is the inside of [...] or (...): values, and `k => v` pairs that
-// together make one hash.
+// gList is the inside of an access's [...]: values, and `k => v` pairs
+// that together make one hash. Puppet reads these as plain expressions.
 type gList struct {
 	Elems []*gElem `parser:"( @@ ( ',' @@ )* ','? )?"`
 }
@@ -361,6 +361,18 @@ type gList struct {
 type gElem struct {
 	X     gExpr2  `parser:"@@"`
 	Value *gExpr2 `parser:"( '=>' @@ )?"`
+}
+
+// gAList is the inside of an array's [...] or a call's (...), which
+// Puppet's grammar reads as assignments: `notice($x = 5)` and
+// `[File['a'] -> File['b']]` parse and evaluate there.
+type gAList struct {
+	Elems []*gAElem `parser:"( @@ ( ',' @@ )* ','? )?"`
+}
+
+type gAElem struct {
+	X     gExpr  `parser:"@@"`
+	Value *gExpr `parser:"( '=>' @@ )?"`
 }
 
 type gLambda struct {
@@ -395,7 +407,7 @@ type gPrimary struct {
 	Entries   []*gHashEntry `parser:"  ( @@ ( ',' (?! '}' ) @@ )* ','? )?"`
 	HashEnd   *plex.Token   `parser:"  @'}'"`
 	ArrOpen   *plex.Token   `parser:"| @'[':Punct"`
-	ArrList   *gList        `parser:"  @@"`
+	ArrList   *gAList       `parser:"  @@"`
 	ArrClose  *plex.Token   `parser:"  @']'"`
 	IfKw      *plex.Token   `parser:"| @( 'if' | 'unless' )"`
 	If        *gIfTail      `parser:"  @@"`
@@ -444,9 +456,10 @@ type gCaseOption struct {
 	Body   *gBlock    `parser:"@@"`
 }
 
+// gHashEntry is a hash's pair: assignments on both sides, as in Puppet.
 type gHashEntry struct {
-	Key   gExpr2 `parser:"@@ '=>'"`
-	Value gExpr2 `parser:"@@"`
+	Key   gExpr `parser:"@@ '=>'"`
+	Value gExpr `parser:"@@"`
 }
 
 // gInterpolation is the expression inside "${...}".
@@ -463,9 +476,9 @@ func (puppetDefinition) Lex(string, io.Reader) (plex.Lexer, error) {
 	return &tokenSource{}, nil
 }
 
-// The grammar's parsers are built when first used: the analysis parses
-// with the hand-written parser, and building them took 4 ms of every
-// start of the program.
+// The grammar's parsers are built when first used: a run that parses no
+// Puppet chunk (a Salt or CFEngine workspace, a warm chunk cache) does
+// not pay the 4 ms building them takes.
 var (
 	manifestParser = sync.OnceValue(func() *participle.Parser[gStatements] {
 		return participle.MustBuild[gStatements](participle.Lexer(puppetDefinition{}), participle.UseLookahead(1))

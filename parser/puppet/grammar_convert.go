@@ -806,7 +806,7 @@ func (c *conv) postOps(x Node, ops []*gPostOp) Node {
 			mc := &MethodCall{Recv: x, Name: nt.Val, NameLoc: Loc{nt.Pos, nt.End}}
 			mc.Pos, mc.End = x.Span().Pos, nt.End
 			if op.MArgs != nil {
-				mc.Args = c.list(&op.MArgs.List)
+				mc.Args = c.alist(&op.MArgs.List)
 				mc.End = c.tok(op.MArgs.Close).End
 			}
 			if op.MLambda != nil {
@@ -832,16 +832,38 @@ func (c *conv) list(g *gList) []Node {
 	if g == nil {
 		return nil
 	}
+	return pairsToHashes(g.Elems, func(e *gElem) (Node, Node) {
+		if e.Value == nil {
+			return c.expr2(&e.X), nil
+		}
+		return c.expr2(&e.X), c.expr2(e.Value)
+	})
+}
+
+func (c *conv) alist(g *gAList) []Node {
+	if g == nil {
+		return nil
+	}
+	return pairsToHashes(g.Elems, func(e *gAElem) (Node, Node) {
+		if e.Value == nil {
+			return c.expr(&e.X), nil
+		}
+		return c.expr(&e.X), c.expr(e.Value)
+	})
+}
+
+// pairsToHashes converts a list's elements: a value alone, and each run
+// of `k => v` pairs one hash.
+func pairsToHashes[E any](elems []E, conv func(E) (x, v Node)) []Node {
 	var out []Node
 	var h *Hash
-	for _, e := range g.Elems {
-		x := c.expr2(&e.X)
-		if e.Value == nil {
+	for _, e := range elems {
+		x, v := conv(e)
+		if v == nil {
 			h = nil
 			out = append(out, x)
 			continue
 		}
-		v := c.expr2(e.Value)
 		if h == nil {
 			h = &Hash{}
 			h.Pos = x.Span().Pos
@@ -866,7 +888,7 @@ func (c *conv) lambda(g *gLambda) *Lambda {
 
 func (c *conv) call(name *Token, args *gArgs, lambda *gLambda) *Call {
 	n := &Call{Name: name.Val, NameLoc: Loc{name.Pos, name.End}, Parens: true}
-	n.Args = c.list(&args.List)
+	n.Args = c.alist(&args.List)
 	n.Pos, n.End = name.Pos, c.tok(args.Close).End
 	if lambda != nil {
 		n.Lambda = c.lambda(lambda)
@@ -955,8 +977,8 @@ func (c *conv) word(t *Token) Node {
 	return &Default{Loc: loc}
 }
 
-func (c *conv) array(open plex.Token, list *gList, cl plex.Token) Node {
-	a := &Array{Elems: c.list(list)}
+func (c *conv) array(open plex.Token, list *gAList, cl plex.Token) Node {
+	a := &Array{Elems: c.alist(list)}
 	a.Pos, a.End = c.tok(open).Pos, c.tok(cl).End
 	return a
 }
@@ -964,7 +986,7 @@ func (c *conv) array(open plex.Token, list *gList, cl plex.Token) Node {
 func (c *conv) hash(open plex.Token, entries []*gHashEntry, cl plex.Token) Node {
 	h := &Hash{}
 	for _, e := range entries {
-		h.Entries = append(h.Entries, HashEntry{Key: c.expr2(&e.Key), Value: c.expr2(&e.Value)})
+		h.Entries = append(h.Entries, HashEntry{Key: c.expr(&e.Key), Value: c.expr(&e.Value)})
 	}
 	h.Pos, h.End = c.tok(open).Pos, c.tok(cl).End
 	return h
