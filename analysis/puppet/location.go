@@ -91,12 +91,45 @@ func (a *analyzer) noteMisplaced(fi *fileInfo, name string, at source.Span) bool
 }
 
 // locationDiags are Puppet's errors for the definitions a file may not
-// hold, with where it would look for each.
+// hold, with where it would look for each: for every file, after the
+// runs. A run that loads the file reported them first (loadedFile), so
+// that only some node blocks' runs doing so makes them warnings naming
+// those blocks (settleNodeBlocks); a file no run loads keeps the error,
+// as a class body's problem in a class nothing declares does.
 func (a *analyzer) locationDiags(fi *fileInfo) {
 	for _, m := range fi.misplaced {
-		a.addDiag(analysis.Diagnostic{At: m.at, Severity: analysis.Error, Code: "location",
-			Message: fmt.Sprintf("Unacceptable location. The name '%s' is unacceptable in file '%s' (this file may only define names under %s; Puppet looks for %s in %s)",
-				m.name, a.displayPath(fi.uri), m.ns, m.name, autoloadFile(m.name))})
+		a.addDiag(a.locationDiag(fi, m))
+	}
+}
+
+func (a *analyzer) locationDiag(fi *fileInfo, m misplacedDef) analysis.Diagnostic {
+	return analysis.Diagnostic{At: m.at, Severity: analysis.Error, Code: "location",
+		Message: fmt.Sprintf("Unacceptable location. The name '%s' is unacceptable in file '%s' (this file may only define names under %s; Puppet looks for %s in %s)",
+			m.name, a.displayPath(fi.uri), m.ns, m.name, autoloadFile(m.name))}
+}
+
+// loadedFile notes that run r made Puppet load fi, where it found a
+// definition it looked for: Puppet validates the whole file then, and
+// each definition fi may not hold fails r's compile (catlee's
+// perl::module::install, loaded only by node centos). Not deduplicated:
+// a class body's recording (defmemo.go) must hold the diagnostics its
+// replays add, and the merge keeps one of each.
+//
+// Looking for a class a::b::c, Puppet loads a's init.pp and a/b.pp on
+// the way (a lookup of foo::bar failed on foo/manifests/init.pp's
+// misplaced class), which the runs do not record: a file whose
+// namespace has classes in other files may be loaded by runs that never
+// looked for what it defines, and keeps the error for every node.
+func (r *run) loadedFile(fi *fileInfo) {
+	ns := fi.misplaced[0].ns
+	for _, c := range r.a.classFamily(ns + "::*") {
+		if ci := r.a.classes[c]; ci != nil && ci.file != fi {
+			return
+		}
+	}
+	for _, m := range fi.misplaced {
+		d := r.a.locationDiag(fi, m)
+		r.diag(d.At, d.Severity, d.Code, d.Message)
 	}
 }
 

@@ -171,6 +171,9 @@ func (a *analyzer) classFor(r *run, name string) *classInfo {
 		if ci.misplaced {
 			return nil // Puppet never finds it there (location.go; classMissing says where it is)
 		}
+		if r != nil && len(ci.file.misplaced) > 0 {
+			r.loadedFile(ci.file)
+		}
 	} else {
 		a.dep('c', name, func() string { return "" })
 	}
@@ -190,6 +193,9 @@ func (a *analyzer) defineFor(r *run, name string) *defineInfo {
 		a.dep('d', name, func() string { return astID(d.file) })
 		if d.misplaced {
 			return nil // Puppet never finds it there (location.go)
+		}
+		if r != nil && len(d.file.misplaced) > 0 {
+			r.loadedFile(d.file)
 		}
 	} else {
 		a.dep('d', name, func() string { return "" })
