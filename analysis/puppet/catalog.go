@@ -41,8 +41,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 		} else if d := r.a.defines[typName]; d != nil && d.misplaced {
 			r.misplacedDefine(e, d, r.span(e.f, t.TypeLoc))
 			return out
-		} else if r.strict && !builtinTypes[typName] && !r.a.rubyType(typName) {
-			r.diag(r.span(e.f, t.TypeLoc), analysis.Error, "unknown-type", fmt.Sprintf("Unknown resource type: '%s'", typName))
+		} else if !builtinTypes[typName] && !r.a.rubyType(typName) && r.unknownType(e, typName, r.span(e.f, t.TypeLoc)) {
 			return out
 		}
 	}

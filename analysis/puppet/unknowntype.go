@@ -1,0 +1,143 @@
+package puppet
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/source"
+)
+
+// unknownType is Puppet's "Unknown resource type" for a type that no
+// define, built-in type or module's lib/puppet/type/ defines: the compile
+// stops there (puppet-order: "Evaluation Error: Error while evaluating a
+// Resource Statement, Unknown resource type: 'fiel'"). An entry's run
+// knows its world is whole. A workspace's is graded as a missing class
+// is: a define under a module the workspace holds is surely missing; a
+// plain name (a Ruby type) is a typo when every module the repository
+// declares is installed; else a module outside the workspace may define
+// it, which the hint says (masumndc1/puppet-infra's vcsrepo, whose
+// module its Puppetfile does not declare, went unreported).
+//
+// It says whether the compile stops there for certain (an entry's run:
+// nothing after it is declared).
+func (r *run) unknownType(e *env, name string, at source.Span) bool {
+	msg := fmt.Sprintf("Unknown resource type: '%s'", name)
+	if r.strict {
+		r.diag(at, analysis.Error, "unknown-type", msg)
+		return true
+	}
+	sev, why, rel, code := r.a.typeAbsent(name)
+	if e.spec && sev != analysis.Hint {
+		if why != "" {
+			why += "; "
+		}
+		why += r.specWhen(e)
+		sev = analysis.Warning
+	}
+	if why != "" {
+		msg += " (" + why + ")"
+	}
+	// The run goes on as before: the resource is declared (references to
+	// it hold where the type exists), and the run is not marked absent
+	// (a Ruby type declares nothing else; an absent module's define may,
+	// which the references to what it declares already allow for).
+	r.diag(at, sev, code, msg, rel...)
+	return false
+}
+
+// typeAbsent grades a type nothing defines by what the workspace knows
+// of the modules outside it (absentModule for a define's module), with
+// the code of a hint that installing the Puppetfile's modules answers.
+func (a *analyzer) typeAbsent(name string) (analysis.Severity, string, []analysis.Related, string) {
+	if mod, _, ok := strings.Cut(name, "::"); ok {
+		if a.moduleKnown(name) {
+			return analysis.Error, "", nil, "unknown-type"
+		}
+		sev, why, rel := a.absentModule(mod)
+		code := "unknown-type"
+		if a.notInstalled(mod) {
+			code = codeNotInstalled
+		}
+		return sev, why, rel, code
+	}
+	sev, why, uninstalled := a.rubyTypeAbsent(name)
+	if near := nearestType(name); near != "" {
+		why = fmt.Sprintf("did you mean '%s'? ", near) + why
+	}
+	code := "unknown-type"
+	if uninstalled {
+		code = codeNotInstalled
+	}
+	return sev, why, nil, code
+}
+
+// rubyTypeAbsent grades a plain type name: modules define those in Ruby
+// (lib/puppet/type/NAME.rb), any module. uninstalled: the Puppetfile's
+// modules, once installed, will say.
+func (a *analyzer) rubyTypeAbsent(name string) (sev analysis.Severity, why string, uninstalled bool) {
+	w := a.world
+	switch {
+	case enterpriseModule(name) && (w == nil || w.basemodulepath || !w.modulepathSet):
+		return analysis.Hint, "no module of the workspace defines it; Puppet Enterprise installs its own modules (pe_*, puppet_enterprise) with their types in /opt/puppetlabs/puppet/modules, which the modulepath reads through $basemodulepath: add that folder to the module path (puppet.modulepath) to analyse it", false
+	case w == nil || w.puppetfile == "":
+		return analysis.Hint, "no module of the workspace defines it in lib/puppet/type/" + name + ".rb, and modules outside it may: add the folder that holds them to the module path (puppet.modulepath) to analyse them", false
+	case w.uninstalled(a):
+		return analysis.Hint, fmt.Sprintf("no installed module defines it; a module %s declares but the module path does not hold may: `r10k puppetfile install` or `g10k -puppetfile` installs them", a.displayPath(source.PathToURI(w.puppetfile))), true
+	}
+	for _, d := range w.external {
+		if !a.ws.IsDir(d) {
+			return analysis.Hint, fmt.Sprintf("no module of the workspace defines it; the modulepath of environment.conf also reads %s, which it does not hold", d), false
+		}
+	}
+	return analysis.Error, fmt.Sprintf("no built-in type, and no module of the module path, all that %s declares, defines it", a.displayPath(source.PathToURI(w.puppetfile))), false
+}
+
+// nearestType is the built-in type one or two edits from name ("fiel":
+// file), if there is one.
+func nearestType(name string) string {
+	best, bestD := "", 3
+	for t := range builtinTypes {
+		if t == "whit" || t == "component" {
+			continue
+		}
+		if d := editDistance(name, t, 3); d < bestD || d == bestD && d < 3 && t < best {
+			best, bestD = t, d
+		}
+	}
+	if bestD > 2 {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, or max when it is
+// at least that.
+func editDistance(a, b string, max int) int {
+	if d := len(a) - len(b); d >= max || -d >= max {
+		return max
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		low := cur[0]
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			c = min(c, prev[j]+1, cur[j-1]+1)
+			cur[j] = c
+			low = min(low, c)
+		}
+		if low >= max {
+			return max
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], max)
+}
