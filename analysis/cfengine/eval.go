@@ -1,6 +1,7 @@
 package cfengine
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -83,12 +84,15 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 		// library is deployed: the workspace's copy when the policy has a
 		// lib/ beside it (masterfiles deploys its lib/ there), else
 		// unknown here
-		if !ev.pol.hostLib {
-			return &valueSet{vals: []string{filepath.Join(ev.pol.entryDir, "lib")}, resolved: true}
+		if sub, ok := libSubdir(ev.pol.a.version()); ok && !ev.pol.hostLib {
+			return &valueSet{vals: []string{filepath.Join(ev.pol.entryDir, sub)}, resolved: true}
 		}
 		return &valueSet{}
 	case "sys.local_libdir":
-		return &valueSet{vals: []string{"lib"}, resolved: true}
+		if sub, ok := libSubdir(ev.pol.a.version()); ok {
+			return &valueSet{vals: []string{sub}, resolved: true}
+		}
+		return &valueSet{}
 	case "const.dirsep":
 		return &valueSet{vals: []string{"/"}, resolved: true}
 	case "const.n":
@@ -424,3 +428,21 @@ func matchClose(s string, open int) int {
 
 // version is the CFEngine version the analysis is for (cfengine.version).
 func (a *analyzer) version() string { return a.sys.parser.Version }
+
+// libSubdir is $(sys.local_libdir) at version, the folder of inputs
+// $(sys.libdir) is: lib/MAJOR.MINOR from 3.6 (where both variables
+// appeared) to 3.7, lib from 3.8 on (libenv/sysinfo.c's DiscoverVersion
+// at each tag); ok is false before 3.6, where neither is defined.
+func libSubdir(version string) (string, bool) {
+	var major, minor int
+	if n, _ := fmt.Sscanf(version, "%d.%d", &major, &minor); n < 2 {
+		return "lib", true
+	}
+	switch {
+	case major < 3 || major == 3 && minor < 6:
+		return "", false
+	case major == 3 && minor < 8:
+		return fmt.Sprintf("lib/%d.%d", major, minor), true
+	}
+	return "lib", true
+}

@@ -2,6 +2,24 @@ package cfengine
 
 import "testing"
 
+// $(sys.local_libdir) by version, as libenv/sysinfo.c sets it at
+// cfengine/core's tags: undefined before 3.6, lib/MAJOR.MINOR in 3.6.x and
+// 3.7.x, lib from 3.8.0 on.
+func TestLibSubdir(t *testing.T) {
+	for v, want := range map[string]string{
+		"3.5.3": "-", "3.6.0": "lib/3.6", "3.6.7": "lib/3.6", "3.7.8": "lib/3.7",
+		"3.8.0": "lib", "3.21.0": "lib", "3.27": "lib", "4.0.0": "lib", "": "lib",
+	} {
+		got, ok := libSubdir(v)
+		if !ok {
+			got = "-"
+		}
+		if got != want {
+			t.Errorf("libSubdir(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 // The cfengine_* hard classes at a version, and class expressions true
 // on every host before anything runs.
 func TestEverywhere(t *testing.T) {

@@ -804,9 +804,9 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 						var targets []source.Span
 						for _, v := range vs.vals {
 							if strings.Contains(v, "$(") || strings.Contains(v, "${") {
-								if pol.hostLib && (strings.Contains(v, "$(sys.libdir)") || strings.Contains(v, "${sys.libdir}")) {
+								if sub, ok := libSubdir(a.version()); ok && pol.hostLib && (strings.Contains(v, "$(sys.libdir)") || strings.Contains(v, "${sys.libdir}")) {
 									a.hostLibNotes = append(a.hostLibNotes, analysis.Diagnostic{At: words, Severity: analysis.Info, Code: "host-input",
-										Message: fmt.Sprintf("'%s' comes from the host: $(sys.libdir) is $(sys.workdir)/inputs/lib, where CFEngine deploys the standard library, and there is no lib/ beside this policy here; names it may define are not reported as undefined", v)})
+										Message: fmt.Sprintf("'%s' comes from the host: $(sys.libdir) is $(sys.workdir)/inputs/%s, where CFEngine deploys the standard library, and there is no lib/ beside this policy here; names it may define are not reported as undefined", v, sub)})
 								}
 								continue
 							}
