@@ -1,5 +1,7 @@
 package cfengine
 
+import "strings"
+
 // Class expressions (`linux.!debian|(a&b)`, the context of a promise or
 // an ifvarclass), read by a small recursive-descent parser over the
 // three-valued classes of the schedule; and canonify, CFEngine's way of
@@ -10,6 +12,8 @@ type exprParser struct {
 	i     int
 	bad   bool
 	sched *scheduler
+	// value, when set, gives the classes instead of sched
+	value func(string) tri
 	depth int
 }
 
@@ -87,7 +91,52 @@ func (p *exprParser) unary() tri {
 	case "false", "nil":
 		return triFalse
 	}
+	if p.value != nil {
+		return p.value(canonify(name))
+	}
 	return p.sched.classValue(canonify(name))
+}
+
+// everywhere evaluates a class expression before anything runs, for
+// every host running CFEngine version: only any, the version's classes
+// (cfengine, cfengine_3, cfengine_3_21, cfengine_3_21_0) and what follows
+// from them are known; any other class may or may not be set.
+func everywhere(expr, version string) tri {
+	p := &exprParser{s: expr, value: func(name string) tri { return versionClass(name, version) }}
+	v := p.or()
+	if p.bad || p.i < len(p.s) {
+		return triMaybe
+	}
+	return v
+}
+
+// versionClass is the value of a cfengine_* hard class at version
+// (sysinfo.c's DiscoverVersion and the cfengine_M_m_p classes).
+func versionClass(name, version string) tri {
+	if name == "cfengine" {
+		return triTrue
+	}
+	rest, ok := strings.CutPrefix(name, "cfengine_")
+	if !ok {
+		return triMaybe
+	}
+	parts := strings.Split(rest, "_")
+	have := strings.Split(version, ".")
+	if len(parts) > 3 {
+		return triMaybe
+	}
+	for i, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return triMaybe
+		}
+		if i >= len(have) {
+			return triMaybe
+		}
+		if h := strings.TrimLeft(have[i], "0123456789"); p != strings.TrimSuffix(have[i], h) {
+			return triFalse
+		}
+	}
+	return triTrue
 }
 
 func isWordByte(c byte) bool {

@@ -1,6 +1,7 @@
 package cfengine
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -30,7 +31,21 @@ type evaluator struct {
 	pol   *policy
 	cache map[string]*valueSet
 	busy  map[string]bool
+	// strict: only what every host running the policy computes is
+	// resolved (a variable defined once, in a file every host loads,
+	// under a context true everywhere, without if/unless); the rest
+	// stays unresolved
+	strict bool
+	// written: the variables naming folders of the checkout
+	// ($(sys.libdir), $(this.promise_dirname)...) are kept as written,
+	// for messages
+	written bool
 }
+
+// pathVars are the variables whose values are folders of the checkout
+// here and of the host there.
+var pathVars = map[string]bool{"this.promise_dirname": true, "sys.policy_entry_dirname": true,
+	"sys.inputdir": true, "sys.masterdir": true, "sys.libdir": true}
 
 func newEvaluator(pol *policy) *evaluator {
 	return &evaluator{pol: pol, cache: map[string]*valueSet{}, busy: map[string]bool{}}
@@ -69,12 +84,15 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 		// library is deployed: the workspace's copy when the policy has a
 		// lib/ beside it (masterfiles deploys its lib/ there), else
 		// unknown here
-		if !ev.pol.hostLib {
-			return &valueSet{vals: []string{filepath.Join(ev.pol.entryDir, "lib")}, resolved: true}
+		if sub, ok := libSubdir(ev.pol.a.version()); ok && !ev.pol.hostLib {
+			return &valueSet{vals: []string{filepath.Join(ev.pol.entryDir, sub)}, resolved: true}
 		}
 		return &valueSet{}
 	case "sys.local_libdir":
-		return &valueSet{vals: []string{"lib"}, resolved: true}
+		if sub, ok := libSubdir(ev.pol.a.version()); ok {
+			return &valueSet{vals: []string{sub}, resolved: true}
+		}
+		return &valueSet{}
 	case "const.dirsep":
 		return &valueSet{vals: []string{"/"}, resolved: true}
 	case "const.n":
@@ -103,6 +121,22 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 		return &valueSet{}
 	}
 	defs := ev.pol.varDefs(key, false)
+	if ev.strict {
+		// one definition whose context holds everywhere, once those no
+		// host has are left out (cfengine_3_5:: at 3.21); def.json's
+		// values are not certain either (a host's host_specific.json
+		// may override them)
+		var live []*varDef
+		for _, d := range defs {
+			if d.promise.VarContext || everywhere(d.promise.Context, ev.pol.a.version()) != triFalse {
+				live = append(live, d)
+			}
+		}
+		if len(live) != 1 || !ev.certainDef(live[0]) {
+			return &valueSet{}
+		}
+		defs = live
+	}
 	if len(defs) == 0 {
 		// augments (def.json) variables live in the def bundle
 		if v, ok := ev.pol.augments[key]; ok {
@@ -147,6 +181,27 @@ func (vs *valueSet) add(vals ...string) {
 	}
 }
 
+// certainDef: d gives its variable its value on every host when inputs
+// are read (strict): PolicyResolve (expand.c) evaluates the vars of every
+// bundle, common or not, before it expands the control bodies' inputs.
+func (ev *evaluator) certainDef(d *varDef) bool {
+	b := d.bundle
+	if !ev.pol.certain[b.file] {
+		return false
+	}
+	p := d.promise
+	if p.VarContext || everywhere(p.Context, ev.pol.a.version()) != triTrue {
+		return false
+	}
+	for _, c := range p.Constraints {
+		switch c.Lval.Text {
+		case "if", "ifvarclass", "unless":
+			return false
+		}
+	}
+	return true
+}
+
 var valueLvals = []string{"string", "slist", "int", "real", "ilist", "rlist", "data"}
 
 func (ev *evaluator) value(d *varDef, sc scope) *valueSet {
@@ -162,6 +217,9 @@ func (ev *evaluator) value(d *varDef, sc scope) *valueSet {
 
 // arrayValues returns the values of every element arr[...] of an array.
 func (ev *evaluator) array(name string, sc scope, keys bool) *valueSet {
+	if ev.strict {
+		return &valueSet{}
+	}
 	key := name
 	if !strings.Contains(name, ".") && sc.bundle != nil {
 		key = sc.bundle.key + "." + name
@@ -280,7 +338,12 @@ func (ev *evaluator) expand(s string, sc scope) *valueSet {
 					inner = e.vals[0]
 				}
 			}
-			vs := ev.lookup(inner, sc)
+			var vs *valueSet
+			if ev.written && pathVars[inner] {
+				vs = &valueSet{vals: []string{s[i : end+1]}, resolved: true}
+			} else {
+				vs = ev.lookup(inner, sc)
+			}
 			if !vs.resolved || len(vs.vals) == 0 {
 				resolved = false
 				for k := range results {
@@ -361,4 +424,25 @@ func matchClose(s string, open int) int {
 		}
 	}
 	return -1
+}
+
+// version is the CFEngine version the analysis is for (cfengine.version).
+func (a *analyzer) version() string { return a.sys.parser.Version }
+
+// libSubdir is $(sys.local_libdir) at version, the folder of inputs
+// $(sys.libdir) is: lib/MAJOR.MINOR from 3.6 (where both variables
+// appeared) to 3.7, lib from 3.8 on (libenv/sysinfo.c's DiscoverVersion
+// at each tag); ok is false before 3.6, where neither is defined.
+func libSubdir(version string) (string, bool) {
+	var major, minor int
+	if n, _ := fmt.Sscanf(version, "%d.%d", &major, &minor); n < 2 {
+		return "lib", true
+	}
+	switch {
+	case major < 3 || major == 3 && minor < 6:
+		return "", false
+	case major == 3 && minor < 8:
+		return fmt.Sprintf("lib/%d.%d", major, minor), true
+	}
+	return "lib", true
 }

@@ -3,6 +3,7 @@ package cfengine
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
@@ -82,4 +83,50 @@ func readBuiltList(a *analyzer, path string) *builtList {
 		}
 	}
 	return bl
+}
+
+// configuredBy returns the configure.ac, in path's folder or above it in
+// the workspace, whose AC_CONFIG_FILES lists path, when path.in exists
+// (configure writes path from it: masterfiles' controls/update_def.cf,
+// update.cf, promises.cf); "" when none does or something is at path.
+func (a *analyzer) configuredBy(path string) string {
+	if _, err := os.Stat(path); err == nil {
+		return ""
+	}
+	if lookupRegular(a.req.Workspace, path+".in") == nil {
+		return ""
+	}
+	roots := a.req.Workspace.Roots()
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		if f := lookupRegular(a.req.Workspace, filepath.Join(d, "configure.ac")); f != nil {
+			rel, err := filepath.Rel(d, path)
+			if err == nil && configFiles(string(f.Text))[filepath.ToSlash(rel)] {
+				return f.Path
+			}
+		}
+		if slices.Contains(roots, d) || filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// configFiles are the files AC_CONFIG_FILES([a b ...]) calls name in a
+// configure.ac.
+func configFiles(text string) map[string]bool {
+	out := map[string]bool{}
+	for {
+		i := strings.Index(text, "AC_CONFIG_FILES(")
+		if i < 0 {
+			return out
+		}
+		text = text[i+len("AC_CONFIG_FILES("):]
+		end := strings.IndexAny(text, "])")
+		if end < 0 {
+			end = len(text)
+		}
+		for _, w := range strings.Fields(strings.TrimPrefix(strings.TrimSpace(text[:end]), "[")) {
+			out[strings.TrimSuffix(w, ":")] = true
+		}
+		text = text[end:]
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -732,6 +733,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 	for round := 0; round < 12; round++ {
 		ev := newEvaluator(pol)
 		pol.ev = ev
+		var strict *evaluator
 		before := len(pol.files)
 		pol.unresolved = false
 		pol.inputLinks = pol.inputLinks[:0] // the last round's are kept
@@ -745,7 +747,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		for _, in := range extraInputs {
 			for _, v := range ev.expand(in, scope{dir: entry.dir}).vals {
 				if !strings.Contains(v, "$(") {
-					if fi := a.addInput(pol, v, entry.dir, nil); fi != nil {
+					if fi := a.addInput(pol, v, v, entry.dir, nil); fi != nil {
 						pol.certain[fi] = true
 					}
 				}
@@ -771,7 +773,8 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 						items = []*cfp.Rval{at.Rval}
 					}
 					for _, it := range items {
-						vs := ev.rval(it, scope{dir: fi.dir})
+						sc := scope{dir: fi.dir}
+						vs := ev.rval(it, sc)
 						if !vs.resolved {
 							pol.unresolved = true
 						}
@@ -779,12 +782,31 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 						if it.Kind == cfp.String {
 							words.Start, words.End = words.Start+1, words.End-1
 						}
+						if !pol.hostLib {
+							a.libHere[words] = true
+						}
+						// A missing file is reported on the item's words
+						// when every host computes that name: written out,
+						// or through variables with one value everywhere
+						// (strict); one a class or a host decides may
+						// exist there only.
+						literal := it.Kind == cfp.String && !strings.ContainsAny(it.Value, "$@")
+						var sure, shown []string
+						if !literal {
+							if strict == nil {
+								strict = newEvaluator(pol)
+								strict.strict = true
+							}
+							if svs := strict.rval(it, sc); svs.resolved {
+								sure = svs.vals
+							}
+						}
 						var targets []source.Span
 						for _, v := range vs.vals {
 							if strings.Contains(v, "$(") || strings.Contains(v, "${") {
-								if pol.hostLib && (strings.Contains(v, "$(sys.libdir)") || strings.Contains(v, "${sys.libdir}")) {
-									a.diag(analysis.Diagnostic{At: words, Severity: analysis.Info, Code: "host-input",
-										Message: fmt.Sprintf("'%s' comes from the host: $(sys.libdir) is $(sys.workdir)/inputs/lib, where CFEngine deploys the standard library, and there is no lib/ beside this policy here; names it may define are not reported as undefined", v)})
+								if sub, ok := libSubdir(a.version()); ok && pol.hostLib && (strings.Contains(v, "$(sys.libdir)") || strings.Contains(v, "${sys.libdir}")) {
+									a.hostLibNotes = append(a.hostLibNotes, analysis.Diagnostic{At: words, Severity: analysis.Info, Code: "host-input",
+										Message: fmt.Sprintf("'%s' comes from the host: $(sys.libdir) is $(sys.workdir)/inputs/%s, where CFEngine deploys the standard library, and there is no lib/ beside this policy here; names it may define are not reported as undefined", v, sub)})
 								}
 								continue
 							}
@@ -792,16 +814,25 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 							if b.Type.Text == "file" {
 								base = fi.dir
 							}
-							// a missing file named in the text is reported
-							// on its words; one from a variable may exist on
-							// other hosts only
 							var missingAt *source.Span
-							if it.Kind == cfp.String {
+							name := v
+							if literal {
 								missingAt = &words
+							} else if k := slices.Index(sure, v); k >= 0 {
+								missingAt = &words
+								if shown == nil {
+									// the same values with the checkout's
+									// folders as written
+									w := &evaluator{pol: pol, cache: map[string]*valueSet{}, busy: map[string]bool{}, strict: true, written: true}
+									shown = w.rval(it, sc).vals
+								}
+								if len(shown) == len(sure) {
+									name = shown[k]
+								}
 							}
-							if in := a.addInput(pol, v, base, missingAt); in != nil {
+							if in := a.addInput(pol, v, name, base, missingAt); in != nil {
 								targets = append(targets, source.Span{URI: in.src.URI})
-								if at.Context == "any" && pol.certain[fi] && vs.resolved && len(vs.vals) == 1 {
+								if at.Context == "any" && pol.certain[fi] && (vs.resolved && len(vs.vals) == 1 || len(sure) > 0 && len(sure) == len(vs.vals)) {
 									pol.certain[in] = true
 								}
 							}
@@ -861,6 +892,21 @@ func existsHere(path string) bool {
 	return err == nil
 }
 
+// relPath is path relative to the workspace folder holding it (to the
+// entry's folder when the workspace has none), else path.
+func (a *analyzer) relPath(path, entryDir string) string {
+	roots := a.req.Workspace.Roots()
+	if len(roots) == 0 {
+		roots = []string{entryDir}
+	}
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return path
+}
+
 // inWorkspace: path lies in a folder of the workspace (that of the entry,
 // when the workspace has none: a file checked alone).
 func (a *analyzer) inWorkspace(path, entryDir string) bool {
@@ -877,8 +923,9 @@ func (a *analyzer) inWorkspace(path, entryDir string) bool {
 }
 
 // addInput loads input v of pol (base: the folder it is relative to),
-// reporting at missingAt when it is not there.
-func (a *analyzer) addInput(pol *policy, v, base string, missingAt *source.Span) *fileInfo {
+// reporting at missingAt when it is not there; name is v as messages
+// quote it (the checkout's folders as written: $(sys.libdir)/x.cf).
+func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source.Span) *fileInfo {
 	p := v
 	tried := ""
 	if rest, ok := strings.CutPrefix(v, "/var/cfengine/inputs/"); ok && !a.inWorkspace(v, pol.entryDir) {
@@ -903,6 +950,16 @@ func (a *analyzer) addInput(pol *policy, v, base string, missingAt *source.Span)
 		for _, c := range []string{filepath.Clean(p), tried} {
 			if c == "" {
 				continue
+			}
+			if conf := a.configuredBy(c); conf != "" {
+				// a configure output (masterfiles' controls/update_def.cf
+				// from update_def.cf.in)
+				pol.missing = true
+				if missingAt != nil {
+					pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Info, Code: "generated-input",
+						Message: fmt.Sprintf("'%s' is made by the build: %s lists %s in AC_CONFIG_FILES, the files configure writes from their .in templates; names it may define are not reported as undefined", name, a.relPath(conf, pol.entryDir), a.relPath(c, pol.entryDir))})
+				}
+				return nil
 			}
 			if mk, list := a.builtBy(c); mk != "" {
 				pol.missing = true
@@ -933,9 +990,11 @@ func (a *analyzer) addInput(pol *policy, v, base string, missingAt *source.Span)
 			return nil
 		}
 		if missingAt != nil && !pol.ignoreMissing {
-			msg := fmt.Sprintf("Can't stat file '%s' for parsing", v)
+			msg := fmt.Sprintf("Can't stat file '%s' for parsing", name)
 			if isDir(filepath.Clean(p)) {
-				msg = fmt.Sprintf("Can't parse directory '%s'.", v)
+				msg = fmt.Sprintf("Can't parse directory '%s'.", name)
+			} else if name != v {
+				msg += fmt.Sprintf(" (the workspace has no %s)", a.relPath(filepath.Clean(p), pol.entryDir))
 			}
 			pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Warning, Code: "missing-input", Message: msg})
 		}

@@ -166,6 +166,12 @@ type analyzer struct {
 	// built caches what each directory's Makefile.am says the build
 	// creates (see builtBy)
 	built map[string]*builtList
+	// hostLibNotes are the notes that an input from $(sys.libdir) comes
+	// from the host, given once every policy is loaded to the words no
+	// policy with a lib/ beside its entry read (libHere): one input, one
+	// diagnostic
+	hostLibNotes []analysis.Diagnostic
+	libHere      map[source.Span]bool
 }
 
 type edgeKey struct {
@@ -262,7 +268,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{Nodes: make([]*analysis.Node, 0, s.last.nodes), Edges: make([]*analysis.Edge, 0, s.last.edges)},
 		files: map[string]*fileInfo{}, seenDiag: map[diagKey]bool{}, seenLink: make(map[source.Span]bool, s.last.links),
 		links: make([]analysis.Link, 0, s.last.links), seenEdge: make(map[edgeKey]bool, s.last.edges),
-		varIndex: map[string][]varHit{}, arrIndex: map[string][]varHit{}}
+		varIndex: map[string][]varHit{}, arrIndex: map[string][]varHit{}, libHere: map[source.Span]bool{}}
 	res := &analysis.Result{}
 	a.res = res
 	defer func() {
@@ -359,6 +365,11 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 				a.diag(analysis.Diagnostic{At: source.Span{URI: fi.src.URI}, Severity: analysis.Info, Code: "no-bundlesequence",
 					Message: "no body common control and no bundle main in the workspace: the policy that loads this file is elsewhere (open it with this folder to analyse them together); run alone, " + said})
 			}
+		}
+	}
+	for _, d := range a.hostLibNotes {
+		if !a.libHere[d.At] {
+			a.diag(d)
 		}
 	}
 	for i, pol := range policies {

@@ -105,6 +105,12 @@ var promiseParser = sync.OnceValue(func() *participle.Parser[gPromise] {
 		participle.UseLookahead(2))
 })
 
+var consParser = sync.OnceValue(func() *participle.Parser[gCons] {
+	return participle.MustBuild[gCons](
+		participle.Lexer(definition{}),
+		participle.UseLookahead(2))
+})
+
 var attrParser = sync.OnceValue(func() *participle.Parser[gAttr] {
 	return participle.MustBuild[gAttr](
 		participle.Lexer(definition{}),

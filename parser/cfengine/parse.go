@@ -171,6 +171,11 @@ func parseBlock(src []byte, at int) (b *Block, broken bool, errs []Error) {
 	}()
 	toks, lerr := lex(src, 0, len(src), nil)
 	if lerr != nil {
+		// cf-promises lexes on demand: a syntax error in the tokens
+		// before the one the lexer cannot read is the error it reports.
+		if e, ok := errorBefore(src, toks, lerr.at); ok {
+			return header(src, toks, at), true, []Error{e}
+		}
 		return header(src, toks, at), true, []Error{{Span: Span{lerr.at, lerr.at + 1}, Message: lerr.msg}}
 	}
 	pl, err := lexer.Upgrade(&tokenStream{text: src, toks: toks, eof: len(src), base: at})
@@ -189,6 +194,25 @@ func parseBlock(src []byte, at int) (b *Block, broken bool, errs []Error) {
 		errs[i].Span = errs[i].Span.shift(-at)
 	}
 	return b, false, errs
+}
+
+// errorBefore parses the tokens lexed before a lexer error at offset
+// stop and returns the syntax error they hold, if the parser stops at one
+// of them rather than at their end (where the lexer error comes first).
+func errorBefore(src []byte, toks []tok, stop int) (Error, bool) {
+	pl, err := lexer.Upgrade(&tokenStream{text: src, toks: toks, eof: stop})
+	if err != nil {
+		return Error{}, false
+	}
+	if _, err = blockParser().ParseFromLexer(pl); err == nil {
+		return Error{}, false
+	}
+	err = refineError(src, toks, err)
+	var ut *participle.UnexpectedTokenError
+	if !errors.As(err, &ut) || ut.Unexpected.Type == lexer.EOF || ut.Unexpected.Pos.Offset >= stop {
+		return Error{}, false
+	}
+	return convertError(src, toks, err), true
 }
 
 // header is the block a chunk with a syntax error starts: its keyword,
@@ -228,16 +252,74 @@ func refineError(src []byte, toks []tok, err error) error {
 	switch toks[k].typ {
 	case tString:
 		if _, e := promiseParser().ParseFromLexer(sub(), participle.AllowTrailing(true)); e != nil {
+			// the promise parser backtracks out of a constraint whose
+			// value is wrong and blames its name: parse the constraint
+			if c := refineConstraint(src, toks, k, e); c != nil {
+				return c
+			}
 			return e
 		}
 	case tIdent:
-		if k+1 < len(toks) && toks[k+1].typ == tFatArrow {
+		// an attribute, when one may start here (after a statement)
+		if k+1 < len(toks) && toks[k+1].typ == tFatArrow && statementStart(src, toks, k) {
 			if _, e := attrParser().ParseFromLexer(sub(), participle.AllowTrailing(true)); e != nil {
 				return e
 			}
 		}
 	}
 	return err
+}
+
+// statementStart tells whether a statement may start at toks[k].
+func statementStart(src []byte, toks []tok, k int) bool {
+	if k == 0 {
+		return true
+	}
+	switch p := toks[k-1]; p.typ {
+	case tClassGuard, tVarClass, tPromiseGuard:
+		return true
+	case tPunct:
+		c := src[p.start]
+		return c == ';' || c == '{'
+	}
+	return false
+}
+
+// refineConstraint re-parses the constraint (lval => rval) whose name err
+// blames, and returns the error inside it, or nil. toks[k] is the
+// promiser. The name is the culprit only when a constraint may start
+// there: the promise up to it, completed by a well-formed constraint,
+// parses (else the name itself is unexpected: `"x" string => "a" comment
+// => ...` lacks a comma).
+func refineConstraint(src []byte, toks []tok, k int, err error) error {
+	var ut *participle.UnexpectedTokenError
+	if !errors.As(err, &ut) {
+		return nil
+	}
+	for i := k + 1; i < len(toks); i++ {
+		t := toks[i]
+		if t.start != ut.Unexpected.Pos.Offset {
+			continue
+		}
+		if t.typ != tIdent || i+1 >= len(toks) || toks[i+1].typ != tFatArrow {
+			return nil
+		}
+		const tail = ` a => "b";`
+		text := append(append([]byte{}, src...), tail...)
+		n := len(src)
+		probe := append(append([]tok{}, toks[k:i]...),
+			tok{tIdent, n + 1, n + 2}, tok{tFatArrow, n + 3, n + 5}, tok{tString, n + 6, n + 9}, tok{tPunct, n + 9, n + 10})
+		pl, _ := lexer.Upgrade(&tokenStream{text: text, toks: probe, eof: len(text)})
+		if _, e := promiseParser().ParseFromLexer(pl); e != nil {
+			return nil
+		}
+		pl, _ = lexer.Upgrade(&tokenStream{text: src, toks: toks[i:], eof: len(src)})
+		if _, e := consParser().ParseFromLexer(pl, participle.AllowTrailing(true)); e != nil {
+			return e
+		}
+		return nil
+	}
+	return nil
 }
 
 func tokenWords(src []byte, t lexer.Token) string {
@@ -268,6 +350,8 @@ func convertError(src []byte, toks []tok, err error) Error {
 		switch {
 		case exp == "":
 			msg = fmt.Sprintf("syntax error, got '%s'", got)
+		case strings.Contains(exp, "GRval"):
+			msg = fmt.Sprintf("Invalid r-value type '%s'", got)
 		case t.Value == "," && strings.Contains(exp, "';'"):
 			msg = fmt.Sprintf("Expected attribute, got '%s' (comma after promiser is not allowed since 3.5.0)", got)
 		case strings.Contains(exp, "';'"):
