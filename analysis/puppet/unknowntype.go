@@ -101,7 +101,7 @@ func nearestType(name string) string {
 		if t == "whit" || t == "component" {
 			continue
 		}
-		if d := editDistance(name, t, 3); d < bestD || d == bestD && d < 3 && t < best {
+		if d := analysis.EditDistance(name, t); d < bestD || d == bestD && d < 3 && t < best {
 			best, bestD = t, d
 		}
 	}
@@ -109,35 +109,4 @@ func nearestType(name string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, or max when it is
-// at least that.
-func editDistance(a, b string, max int) int {
-	if d := len(a) - len(b); d >= max || -d >= max {
-		return max
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		low := cur[0]
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			c = min(c, prev[j]+1, cur[j-1]+1)
-			cur[j] = c
-			low = min(low, c)
-		}
-		if low >= max {
-			return max
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], max)
 }
