@@ -593,6 +593,12 @@ func (a *analyzer) finish() {
 		if c.runs < a.runFiles[c.d.At.URI] {
 			continue
 		}
+		if c.maybeRuns > 0 && c.maybeRuns == c.runs {
+			// every run holding the file has a state whose templated
+			// name or ID may be the target: the usual way a formula
+			// requires its own `name: {{ pkg.name }}`, not reported
+			continue
+		}
 		if a.minion != nil && a.topNamed[c.d.At.URI] && !a.minionFiles[c.d.At.URI] {
 			continue // another minion's SLS: its analysis reports it
 		}
@@ -601,6 +607,9 @@ func (a *analyzer) finish() {
 			a.minionNote(c)
 		case c.target != "":
 			a.elsewhereNote(c)
+		}
+		if c.maybeRuns > 0 {
+			a.patternNote(c)
 		}
 		a.diag(c.d)
 	}
@@ -639,4 +648,32 @@ func (a *analyzer) finish() {
 		}
 	}
 	_ = os.Getenv
+}
+
+// patternNote makes a requisite that some runs holding its file lose,
+// and the others may find only through states whose ID or name is
+// template output (a name merged from pillar), information: whether the
+// target exists depends on the machine's data, which the workspace does
+// not hold. The note names those states and how to have it checked.
+func (a *analyzer) patternNote(c *ctxDiag) {
+	if c.d.Severity < analysis.Info {
+		c.d.Severity = analysis.Info
+	}
+	var names []string
+	for _, r := range c.cands {
+		names = append(names, strings.TrimSuffix(strings.TrimSuffix(r.Message, " may be it"), ","))
+		if len(names) == 3 {
+			break
+		}
+	}
+	more, which := "", "that template"
+	if len(c.cands) > 1 {
+		which = "one of those templates"
+	}
+	if n := len(c.cands) - len(names); n > 0 {
+		more = fmt.Sprintf(" (and %d more)", n)
+	}
+	c.d.Message += fmt.Sprintf("\n(where this SLS is applied with %s%s, the requisite is met only if the minion's pillar or grains make %s '%s'; else Salt fails with the error above. Give them (--salt-facts FILE, setting salt.facts, or --minions DIR) to have it checked)",
+		strings.Join(names, "; "), more, which, c.target)
+	c.d.Related = append(c.d.Related, c.cands...)
 }

@@ -2,6 +2,7 @@ package salt
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,14 +21,29 @@ type ctxDiag struct {
 	target string // the ID a missing requisite or extend names
 	mod    string // its state module ("id" for any)
 	inRun  map[string]bool
+	// maybeRuns: runs where only states with a templated ID or name
+	// could be the target (patternRequisites); cands names them
+	maybeRuns int
+	cands     []analysis.Related
 }
 
 // contextual records a run-dependent diagnostic (once per run).
 func (a *analyzer) contextual(d analysis.Diagnostic, target, mod string) {
+	a.contextualRec(ctxRec{d: d, target: target, mod: mod})
+}
+
+// contextualMaybe records a requisite not found in a run where states
+// whose ID or name the machine's data decides (d.Related) may be it.
+func (a *analyzer) contextualMaybe(d analysis.Diagnostic, target, mod string) {
+	a.contextualRec(ctxRec{d: d, target: target, mod: mod, maybe: true})
+}
+
+func (a *analyzer) contextualRec(r ctxRec) {
 	if a.rec != nil {
-		a.rec.ctx = append(a.rec.ctx, ctxRec{d, target, mod})
+		a.rec.ctx = append(a.rec.ctx, r)
 		return
 	}
+	d := r.d
 	key := fmt.Sprintf("%s|%d|%d|%s", d.At.URI, d.At.Start, d.At.End, d.Message)
 	if a.runSeen[key] {
 		return
@@ -35,11 +51,23 @@ func (a *analyzer) contextual(d analysis.Diagnostic, target, mod string) {
 	a.runSeen[key] = true
 	c := a.ctx[key]
 	if c == nil {
-		c = &ctxDiag{d: d, target: target, mod: mod, inRun: a.curRun}
+		cd := d
+		if r.maybe {
+			cd.Related = nil
+		}
+		c = &ctxDiag{d: cd, target: r.target, mod: r.mod, inRun: a.curRun}
 		a.ctx[key] = c
 		a.ctxOrd = append(a.ctxOrd, key)
 	}
 	c.runs++
+	if r.maybe {
+		c.maybeRuns++
+		for _, x := range d.Related {
+			if !slices.Contains(c.cands, x) {
+				c.cands = append(c.cands, x)
+			}
+		}
+	}
 }
 
 type nodeKey struct {

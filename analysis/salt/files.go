@@ -560,9 +560,15 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 				}
 			}
 		case sp.Scalar:
-			if v.Tag == "!!null" {
+			switch {
+			case v.Tag == "!!null":
 				d.null = true
-			} else {
+			case v.Value == sp.Unknown:
+				// template output nobody knows is the whole value
+				// (`pkgrepo.managed:{{- format_kwargs(x) }}`, a macro
+				// writing the argument lines): the arguments are
+				// unknown, neither missing nor a certain non-list
+			default:
 				d.notList = true
 			}
 		default:

@@ -57,6 +57,7 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 			a.contextual(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod)
 		}
 	}
+	a.patternRequisites(sm)
 	a.hiddenRequisites(c, sm)
 	if sm.crash != nil {
 		a.crashError(sm)
@@ -67,6 +68,61 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 		a.onfailAll(sm)
 	}
 	a.runProblemsRest(c, sm, pos, run)
+}
+
+// patternRequisites records the requisites of the run that name, as
+// written, a state nothing declares, and that only states whose ID or
+// name is template output could be (a `name: {{ vim.pkg }}` merged from
+// pillar): the same words as a requisite not found, kept with those
+// states. The run does not fail them (the machine's data may make the
+// name), so they are reported only when another run holding the file
+// does (finish): stefano-pogliani/salt-states' grafana install requires
+// `pkg: grafana-ensure-aptget-https`, which no state declares, and the
+// highstate that applies it with vim.sls is found only if pillar makes
+// vim's package that name.
+func (a *analyzer) patternRequisites(sm *sim) {
+	if a.master {
+		return
+	}
+	for _, ch := range sm.chunks {
+		for _, k := range pullOrder {
+			for _, e := range ch.reqs.get(k) {
+				if e.bad == "null" {
+					continue
+				}
+				m := sm.match(e)
+				if len(m.chunks) > 0 || !m.patternOnly {
+					continue
+				}
+				at := e.span
+				if e.inFrom != nil {
+					at = e.inFrom.span
+				}
+				var cands []analysis.Related
+				for _, t := range m.maybeChunks {
+					id := t.id
+					if strings.Contains(id, sp.Unknown) {
+						id = "`" + shownAsWritten(t.body.f, t.body.decl.key) + "`"
+					}
+					what := fmt.Sprintf("%s %s, whose name is `%s`,", t.state, id, shownAsWritten(t.nameIn(), t.nameNode))
+					if t.nameNode == nil || !strings.Contains(t.name, sp.Unknown) {
+						what = fmt.Sprintf("%s %s", t.state, id) // the ID is the template
+					}
+					cands = append(cands, analysis.Related{At: a.node(t).Decl, Message: what + " may be it"})
+				}
+				msg := fmt.Sprintf("The following requisites were not found:\n    %s:\n        %s: %s", reqKeyOrder[k], e.mod, e.target)
+				if hint := a.hint(nil, sm, e); hint != "" {
+					msg += "\n" + hint
+				}
+				sev := analysis.Error
+				if e.f != nil && e.inFrom == nil && entryInAlt(e) {
+					sev = analysis.Warning
+					msg += "\n" + branchNote(e)
+				}
+				a.contextualMaybe(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg, Unresolved: true, Related: cands}, e.target, e.mod)
+			}
+		}
+	}
 }
 
 // branchNote says which renders a requisite entry exists in: the
@@ -416,4 +472,13 @@ func chunkStr(ch *chunk) string {
 		return fmt.Sprintf("{'SLS': '%s', 'ID': '%s', 'NAME': '%s'}", ch.sls, ch.id, ch.name)
 	}
 	return fmt.Sprintf("{'SLS': '%s', 'ID': '%s'}", ch.sls, ch.id)
+}
+
+// shownAsWritten is the template text of a node as the user wrote it, on
+// one line.
+func shownAsWritten(f *sfile, n *sp.Node) string {
+	if f == nil || n == nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(f.p.Display(n)), " ")
 }

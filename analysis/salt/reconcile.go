@@ -192,8 +192,14 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 				}
 			}
 			if s.null {
+				// Salt names the key as written (`test.nop`): a null
+				// value is never split into module and function
+				key := s.module
+				if s.decl != nil && s.decl.modNode != nil && s.decl.modNode.Value != "" {
+					key = s.decl.modNode.Value
+				}
 				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
-					msg: fmt.Sprintf("ID '%s' in SLS '%s' contains a short declaration (%s) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.", id, b.sls, s.module)})
+					msg: fmt.Sprintf("ID '%s' in SLS '%s' contains a short declaration (%s) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.", id, b.sls, key)})
 				continue
 			}
 			if s.bad {

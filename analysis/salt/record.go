@@ -71,6 +71,7 @@ func indices(ns []*analysis.Node) []int32 {
 type ctxRec struct {
 	d           analysis.Diagnostic
 	target, mod string
+	maybe       bool // contextualMaybe's
 }
 
 type factRec struct {
@@ -211,7 +212,7 @@ func (a *analyzer) apply(rec *runRecord) {
 	}
 	a.curRoot = nil
 	for _, c := range rec.ctx {
-		a.contextual(c.d, c.target, c.mod)
+		a.contextualRec(c)
 	}
 	for _, f := range rec.facts {
 		a.fact(a.real(rec, int32(f.n.Index)), f.label, f.value)

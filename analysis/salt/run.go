@@ -63,6 +63,9 @@ type match struct {
 	// machine: linked, never ordered.
 	maybeChunks []*chunk
 	maybe       bool // a template could produce the target
+	// patternOnly: a literal target nothing declares, which only states
+	// whose ID or name is template output (maybeChunks) could be
+	patternOnly bool
 }
 
 type sim struct {
@@ -247,6 +250,7 @@ func (s *sim) match(e *reqEntry) *match {
 		}
 		if len(m.maybeChunks) > 0 {
 			m.maybe = true
+			m.patternOnly = !unknown && e.mod != "sls" && !s.generator && !s.shadowNames[val]
 		}
 	}
 	s.matchCache[key] = m

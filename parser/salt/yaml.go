@@ -497,6 +497,9 @@ func (f *File) readYAML(cache *Cache) {
 			}
 			k := conv.node(n.Content[i], 0)
 			v := conv.node(n.Content[i+1], 0)
+			if u := conv.unknownAfterColon(k, n.Content[i+1]); u != nil {
+				v = u
+			}
 			e := *entry
 			e.Key, e.Val = k, v
 			if !first {
@@ -810,6 +813,9 @@ func (c *converter) node(y *yaml.Node, depth int) *Node {
 		for i := 0; i+1 < len(y.Content); i += 2 {
 			k := c.node(y.Content[i], depth+1)
 			v := c.node(y.Content[i+1], depth+1)
+			if u := c.unknownAfterColon(k, y.Content[i+1]); u != nil {
+				v = u
+			}
 			n.Keys = append(n.Keys, k)
 			n.Vals = append(n.Vals, v)
 			n.REnd = max(n.REnd, k.REnd, v.REnd)
@@ -829,6 +835,31 @@ func (c *converter) node(y *yaml.Node, depth int) *Node {
 	}
 	n.Start = c.f.R.Src(n.RStart)
 	n.End = c.f.R.SrcEnd(n.REnd)
+	if n.End < n.Start {
+		n.End = n.Start
+	}
+	return n
+}
+
+// unknownAfterColon returns, for a key whose value YAML reads as an implicit
+// null, the unknown template output glued to the key's colon in the
+// rendered text (`pkgrepo.managed:{{- format_kwargs(x) }}`), which
+// unknownLayout laid out as a line break so that a sibling key after it
+// parses. That output is the value (a macro writing the state's argument
+// lines), not a null: Salt renders it and runs the state
+// (Whyrl35/saltstack firezone/install.sls). Nil when the value is no such
+// null.
+func (c *converter) unknownAfterColon(k *Node, v *yaml.Node) *Node {
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!null" || v.Value != "" || k.Kind != Scalar {
+		return nil
+	}
+	t := c.f.R.Text
+	at := k.REnd
+	if at >= len(t) || t[at] != ':' || !bytes.HasPrefix(t[at+1:], []byte(Unknown)) {
+		return nil
+	}
+	n := &Node{Kind: Scalar, Tag: "!!str", Value: Unknown, RStart: at + 1, REnd: at + 1 + len(Unknown), r: c.f.R}
+	n.Start, n.End = c.f.R.Src(n.RStart), c.f.R.SrcEnd(n.REnd)
 	if n.End < n.Start {
 		n.End = n.Start
 	}
