@@ -18,6 +18,7 @@ import (
 type memo struct {
 	mu              sync.Mutex
 	rubyTypes       map[string]bool
+	rubyTypeFiles   map[string]bool // (rubyTypeFiles: nil until first asked)
 	hieraCache      map[string][]string
 	hieraIncomplete map[string]bool
 	dataCache       map[string]map[string]any
