@@ -673,7 +673,22 @@ func (a *analyzer) patternNote(c *ctxDiag) {
 	if n := len(c.cands) - len(names); n > 0 {
 		more = fmt.Sprintf(" (and %d more)", n)
 	}
-	c.d.Message += fmt.Sprintf("\n(where this SLS is applied with %s%s, the requisite is met only if the minion's pillar or grains make %s '%s'; else Salt fails with the error above. Give them (--salt-facts FILE, setting salt.facts, or --minions DIR) to have it checked)",
-		strings.Join(names, "; "), more, which, c.target)
+	argsOnly := true
+	for _, r := range c.cands {
+		argsOnly = argsOnly && strings.Contains(r.Message, argsOutWords)
+	}
+	if argsOnly {
+		// a macro writes the state's arguments: what it writes was not
+		// computed, whatever data it reads
+		which = "that template's output"
+		if len(c.cands) > 1 {
+			which = "one of those templates' outputs"
+		}
+		c.d.Message += fmt.Sprintf("\n(where this SLS is applied with %s%s, the requisite is met only if %s gives the state the name '%s'; else Salt fails with the error above. The output was not computed here: write that state's name: outside the template, or require it by its ID, to have it checked)",
+			strings.Join(names, "; "), more, which, c.target)
+	} else {
+		c.d.Message += fmt.Sprintf("\n(where this SLS is applied with %s%s, the requisite is met only if the minion's pillar or grains make %s '%s'; else Salt fails with the error above. Give them (--salt-facts FILE, setting salt.facts, or --minions DIR) to have it checked)",
+			strings.Join(names, "; "), more, which, c.target)
+	}
 	c.d.Related = append(c.d.Related, c.cands...)
 }

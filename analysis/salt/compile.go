@@ -37,21 +37,26 @@ type chunk struct {
 	body                 *body
 	hs                   *hstate
 	nameNode             *sp.Node // the name:/names: entry, nil when the name is the ID
-	nameFile             *sfile   // the file nameNode is in (an extend's may be another)
-	nameIndex            int
-	ov                   orderVal
-	order                float64
-	orderHow             string
-	reqs                 reqSet
-	watchArg             *arg // the `watch:` argument, for the watch-as-require note
-	tag                  string
-	tid                  int // index of the first chunk with this tag
-	index                int
-	prereqFlag           bool
-	prerequiredFlag      bool
-	watchAsRequire       []*reqEntry
-	idDisp, nameDisp     string // templated ID and name as written
-	node                 *analysis.Node
+	// argsOut: the state's arguments are template output nobody knows
+	// (`pkgrepo.managed:{{- format_kwargs(x) }}`), so its name may be
+	// anything; nil otherwise
+	argsOut          *sp.Node
+	argsFile         *sfile
+	nameFile         *sfile // the file nameNode is in (an extend's may be another)
+	nameIndex        int
+	ov               orderVal
+	order            float64
+	orderHow         string
+	reqs             reqSet
+	watchArg         *arg // the `watch:` argument, for the watch-as-require note
+	tag              string
+	tid              int // index of the first chunk with this tag
+	index            int
+	prereqFlag       bool
+	prerequiredFlag  bool
+	watchAsRequire   []*reqEntry
+	idDisp, nameDisp string // templated ID and name as written
+	node             *analysis.Node
 }
 
 // compile is State.compile_high_data followed by order_chunks.
@@ -118,6 +123,9 @@ func (c *compiler) compile(h *high) []*chunk {
 			if len(names) == 0 {
 				ch := *base
 				ch.fun = fun
+				if s.decl != nil && s.decl.argsOut != nil && ch.nameNode == nil {
+					ch.argsOut, ch.argsFile = s.decl.argsOut, s.decl.argsFile
+				}
 				chunks = append(chunks, &ch)
 				continue
 			}

@@ -91,6 +91,11 @@ type stDecl struct {
 	args    []*arg
 	null    bool // `pkg.installed:` with nothing after the colon
 	notList bool
+	// argsOut: the whole value is template output nobody knows (a macro
+	// writing the argument lines): the arguments, name: included, are
+	// unknown
+	argsOut  *sp.Node
+	argsFile *sfile
 }
 
 // arg is one `- key: value` argument.
@@ -410,7 +415,13 @@ func (s *System) read(f *sfile) {
 		}
 		switch e.Val.Kind {
 		case sp.Scalar:
-			if v, ok := e.Val.Str(); ok && strings.Contains(v, ".") {
+			if mf, ok := macroArgsAfterColon(e.Val); ok {
+				// `pkgrepo.managed:{{- format_kwargs(x) }}` with nothing
+				// after: YAML reads one scalar, Salt the rendered lines, a
+				// state whose arguments the macro writes
+				mod, fun, _ := strings.Cut(mf, ".")
+				d.decls = []*stDecl{{module: mod, modNode: e.Val, fun: fun, funNode: e.Val, funs: []string{fun}, argsOut: e.Val, argsFile: f}}
+			} else if v, ok := e.Val.Str(); ok && strings.Contains(v, ".") {
 				mod, fun, _ := strings.Cut(v, ".")
 				d.short = true
 				d.decls = []*stDecl{{module: mod, modNode: e.Val, fun: fun, funNode: e.Val, funs: []string{fun}}}
@@ -463,6 +474,22 @@ func hasTopOpaque(f *sfile) bool {
 		}
 	}
 	return false
+}
+
+// macroArgsAfterColon returns `mod.fun` for an ID's scalar value that is
+// a state key with template output glued to its colon
+// (`pkgrepo.managed:{{- format_kwargs(x) }}`): the macro writes the
+// state's argument lines.
+func macroArgsAfterColon(v *sp.Node) (string, bool) {
+	i := strings.Index(v.Value, ":"+sp.Unknown)
+	if i <= 0 {
+		return "", false
+	}
+	mf := v.Value[:i]
+	if !strings.Contains(mf, ".") || strings.ContainsAny(mf, " \t:"+sp.Unknown) {
+		return "", false
+	}
+	return mf, true
 }
 
 func hasNil(l []*stDecl) bool {
@@ -568,6 +595,7 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 				// (`pkgrepo.managed:{{- format_kwargs(x) }}`, a macro
 				// writing the argument lines): the arguments are
 				// unknown, neither missing nor a certain non-list
+				d.argsOut, d.argsFile = v, f
 			default:
 				d.notList = true
 			}

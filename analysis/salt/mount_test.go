@@ -54,7 +54,29 @@ func TestMountedRootEqualsCheckout(t *testing.T) {
 
 	mounted := analyseDir(t, repo, repo, analysis.Settings{})
 	checkout := analyseDir(t, above, filepath.Join(above, "states"), analysis.Settings{"salt.fileRoot": above})
-	norm := func(s string) string { return strings.ReplaceAll(s, "states/", "") }
+	// One difference is expected: an include of a package outside the
+	// prefix (xinetd) is the enclosing root's, which the workspace holds
+	// when it is given (checkout: another formula's file root?, a
+	// warning) and does not when the prefix is inferred (information
+	// saying how to give it), and the run of web is then not refused.
+	const outside = "Specified SLS xinetd"
+	if !strings.Contains(mounted, "info: "+outside) || !strings.Contains(checkout, "warning: "+outside) {
+		t.Errorf("the include of xinetd: want information mounted, a warning in the checkout\nmounted:\n%s\ncheckout:\n%s", mounted, checkout)
+	}
+	norm := func(s string) string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, outside) {
+				l = outside
+			}
+			if strings.HasPrefix(l, "run state.sls states.web ") {
+				// (where it may come from outside, the run goes on)
+				l, _, _ = strings.Cut(l, " refused=")
+			}
+			out = append(out, l)
+		}
+		return strings.ReplaceAll(strings.Join(out, "\n"), "states/", "")
+	}
 	if norm(mounted) != norm(checkout) {
 		t.Errorf("mounted analysis differs from the checkout's\n%s", analysistest.FirstDifference(norm(checkout), norm(mounted), "checkout", "mounted"))
 	}

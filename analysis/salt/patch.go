@@ -180,7 +180,7 @@ func (m *fileMap) decls(o, n []*stDecl) bool {
 	}
 	for i, od := range o {
 		nd := n[i]
-		if od.module != nd.module || od.fun != nd.fun || od.null != nd.null || od.notList != nd.notList ||
+		if od.module != nd.module || od.fun != nd.fun || od.null != nd.null || od.notList != nd.notList || (od.argsOut == nil) != (nd.argsOut == nil) ||
 			len(od.funs) != len(nd.funs) || len(od.args) != len(nd.args) ||
 			m.nodes[od.modNode] != nd.modNode || m.nodes[od.funNode] != nd.funNode {
 			return false

@@ -105,7 +105,10 @@ func (a *analyzer) patternRequisites(sm *sim) {
 						id = "`" + shownAsWritten(t.body.f, t.body.decl.key) + "`"
 					}
 					what := fmt.Sprintf("%s %s, whose name is `%s`,", t.state, id, shownAsWritten(t.nameIn(), t.nameNode))
-					if t.nameNode == nil || !strings.Contains(t.name, sp.Unknown) {
+					switch {
+					case t.argsOut != nil:
+						what = fmt.Sprintf("%s %s, whose arguments%s `%s`,", t.state, id, argsOutWords, strings.TrimPrefix(shownAsWritten(t.argsFile, t.argsOut), t.state+"."+t.fun+":"))
+					case t.nameNode == nil || !strings.Contains(t.name, sp.Unknown):
 						what = fmt.Sprintf("%s %s", t.state, id) // the ID is the template
 					}
 					cands = append(cands, analysis.Related{At: a.node(t).Decl, Message: what + " may be it"})
@@ -482,3 +485,7 @@ func shownAsWritten(f *sfile, n *sp.Node) string {
 	}
 	return strings.Join(strings.Fields(f.p.Display(n)), " ")
 }
+
+// argsOutWords, in a candidate of patternRequisites, says that a state's
+// arguments (its name: among them) are the output of a template.
+const argsOutWords = " (its name: among them) are the output of"

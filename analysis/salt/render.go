@@ -218,6 +218,15 @@ func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond 
 		p.sev = 3
 		sm := t.linkedSubmodule(top)
 		p.msg += fmt.Sprintf(" (%s: %s links into %s, a git submodule that is not checked out: `git submodule update --init %s` puts it there)", nothing, top, sm, sm)
+	case missingTop && t.mount != "" && top != strings.SplitN(t.mount, "/", 2)[0]:
+		// the repository is a folder of a file root it does not hold
+		// (inferMount: its own references say `P.x`), a package
+		// outside P is that root's, or a formula's beside it
+		// (jcu-eresearch/shared-salt-states, cloned as salt/roots/salt/jcu:
+		// `include: - epel`)
+		p.sev = 3
+		p.msg += fmt.Sprintf(" (%s, which is served as %s/ of a file root the workspace does not hold: %s would be another SLS or formula of that root. Check the repository out as %s/ under that root and give it as --file-root, or name the roots in a master configuration, to have it checked)",
+			nothing, t.mount, top, t.mount)
 	case missingTop:
 		// another formula, most likely in another file root
 		p.sev = 2

@@ -149,7 +149,7 @@ func newSim(chunks []*chunk, generator bool) *sim {
 		for _, inc := range ch.includedFrom {
 			s.byInc[inc] = append(s.byInc[inc], ch)
 		}
-		if strings.Contains(ch.id, sp.Unknown) || strings.Contains(ch.name, sp.Unknown) || strings.Contains(ch.state, sp.Unknown) {
+		if strings.Contains(ch.id, sp.Unknown) || strings.Contains(ch.name, sp.Unknown) || strings.Contains(ch.state, sp.Unknown) || ch.argsOut != nil {
 			s.patterns = append(s.patterns, ch)
 		}
 	}
@@ -244,7 +244,7 @@ func (s *sim) match(e *reqEntry) *match {
 			if e.mod == "sls" {
 				continue
 			}
-			if (fnmatch(ch.name, val) || fnmatch(ch.id, val)) && (e.modMatches(ch.state) || strings.Contains(ch.state, sp.Unknown)) {
+			if (fnmatch(ch.name, val) || fnmatch(ch.id, val) || ch.argsOut != nil) && (e.modMatches(ch.state) || strings.Contains(ch.state, sp.Unknown)) {
 				m.maybeChunks = append(m.maybeChunks, ch)
 			}
 		}

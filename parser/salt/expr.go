@@ -570,7 +570,11 @@ func sortKeys(d *dict) {
 func filter(x eFilter, sc *scope, depth int) val {
 	var v val
 	if c := sc.context(); c != nil && c.track && (x.name == "default" || x.name == "d") {
-		// (an undefined name is what default is for)
+		// (an undefined name is what default is for, not an attribute
+		// of one: `foo.bar|default(1)` fails where foo is unbound)
+		if o := strictObject(x.x); o != nil {
+			eval(o, sc, depth)
+		}
 		c.track = false
 		v = eval(x.x, sc, depth)
 		c.track = true
@@ -761,12 +765,55 @@ func filter(x eFilter, sc *scope, depth int) val {
 	return unknownVal
 }
 
+// strictObject is what a test for being defined or a default filter
+// evaluates without StrictUndefined's leniency: the object whose attribute,
+// item or method the subject takes (foo in `foo.bar`, `foo['bar']`,
+// `foo.get('x')`), when it is a plain chain of names, attributes and
+// literal indexes (no call evaluated twice); nil otherwise.
+func strictObject(e expr) expr {
+	var o expr
+	switch x := e.(type) {
+	case eAttr:
+		o = x.x
+	case eIndex:
+		o = x.x
+	case eCall:
+		if a, ok := x.fn.(eAttr); ok {
+			o = a.x
+		}
+	}
+	if o == nil || !pureChain(o) {
+		return nil
+	}
+	return o
+}
+
+func pureChain(e expr) bool {
+	switch x := e.(type) {
+	case eName:
+		return true
+	case eAttr:
+		return pureChain(x.x)
+	case eIndex:
+		_, lit := x.i.(eLit)
+		return lit && pureChain(x.x)
+	}
+	return false
+}
+
 func test(x eTest, sc *scope, depth int) val {
 	var r val
 	switch x.name {
 	case "defined", "undefined":
 		name, isName := x.x.(eName)
 		if !isName {
+			// `foo.bar is defined`: only the last lookup may give an
+			// undefined; the object it is made on is evaluated, and an
+			// unbound name there fails (salt-order: "Jinja variable
+			// 'foo' is undefined")
+			if o := strictObject(x.x); o != nil {
+				eval(o, sc, depth)
+			}
 			return unknownVal
 		}
 		v, ok := sc.lookup(name.name)
