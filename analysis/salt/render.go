@@ -228,10 +228,14 @@ func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond 
 		p.msg += fmt.Sprintf(" (%s, which is served as %s/ of a file root the workspace does not hold: %s would be another SLS or formula of that root. Check the repository out as %s/ under that root and give it as --file-root, or name the roots in a master configuration, to have it checked)",
 			nothing, t.mount, top, t.mount)
 	case missingTop:
-		// another formula, most likely in another file root
-		p.sev = 2
+		// another formula, most likely in another file root, and
+		// nothing in the workspace says which roots the master serves:
+		// that is outside the workspace, information saying how to
+		// make it known (it was a warning that named no minion: 134
+		// on the corpus, wendall911's and Whyrl35's formulas)
+		p.sev = 3
 		p.otherRoot = true
-		p.msg += fmt.Sprintf(" (%s: %s)", nothing, anotherRootHint)
+		p.msg += fmt.Sprintf(" (%s: %s %s)", nothing, anotherRootHint, rootsUnknownNote)
 	case cfg == nil && p.sev == 1 && !t.ownsPkg(top):
 		p.addOn = fmt.Sprintf("no %s in %s, whose %s/ has no %s of its own, and this run includes packages no root here holds: %s",
 			slsFiles(sls), t.displayAll(), top, slsFiles(top), anotherRootHint) // (settleAddOns)
@@ -349,6 +353,9 @@ func slsFiles(sls string) string {
 // anotherRootHint ends the message of an include whose package the file
 // root does not have.
 const anotherRootHint = "another formula's file root?"
+
+// rootsUnknownNote says how to make the file roots known.
+const rootsUnknownNote = "Nothing in the workspace says which file roots the master serves besides these: name them in a master configuration (file_roots, gitfs_remotes), or give them with --file-root (the editor: ordering.salt.fileRoot), to have it checked"
 
 // condIncludeHint ends the message of an include only some renders make.
 const condIncludeHint = "this include is in a branch of a condition decided on the machine"
