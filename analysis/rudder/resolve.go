@@ -288,6 +288,18 @@ func (a *analyzer) duplicate(kind, id, uri string, name, idStr prs.Str, full prs
 		analysis.Related{At: first, Message: "first definition"})
 }
 
+// nearTechnique is the id of a technique of the workspace one or two
+// edits from name ("" none).
+func (a *analyzer) nearTechnique(name string) string {
+	best, bestD := "", 3
+	for id := range a.techByID {
+		if d := analysis.EditDistance(strings.ToLower(name), strings.ToLower(id)); d < bestD || d == bestD && id < best {
+			best, bestD = id, d
+		}
+	}
+	return best
+}
+
 // techniqueOf finds the technique of a directive by name and version.
 func (a *analyzer) techniqueOf(d *directive) {
 	name, version := d.TechniqueName.Value, d.TechniqueVersion.Value
@@ -295,13 +307,22 @@ func (a *analyzer) techniqueOf(d *directive) {
 	cands := a.techByID[name]
 	if len(cands) == 0 {
 		if a.techFiles > 0 && d.TechniqueName.Set {
+			// The server's technique library is outside the workspace
+			// (Rudder's standard techniques, plugins', other
+			// repositories'): information saying what is assumed and how
+			// to make it known, unless the id is a near miss of one the
+			// workspace has (a typo: the directive fails on the server).
 			msg := fmt.Sprintf("unknown technique '%s' for directive '%s' [%s]: no metadata.xml, technique.yml or API technique with this id in the workspace", name, d.Name.Value, d.ID.Value)
+			sev := analysis.Info
 			if b, ok := builtins[name]; ok {
 				msg += "; assuming Rudder's standard technique (" + describeBuiltin(b) + ")"
+			} else if near := a.nearTechnique(name); near != "" {
+				sev = analysis.Warning
+				msg += fmt.Sprintf("; did you mean '%s'? Treated as unique (not multi-instance)", near)
 			} else {
-				msg += "; treated as unique (not multi-instance)"
+				msg += "; treated as unique (not multi-instance): the server's technique library or a plugin may have it; add its metadata.xml or technique.yml to the workspace to have it checked"
 			}
-			a.diag(at, analysis.Warning, "unknown-technique", msg)
+			a.diag(at, sev, "unknown-technique", msg)
 		}
 		d.tech = a.synthetic(name)
 		return
