@@ -747,7 +747,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		for _, in := range extraInputs {
 			for _, v := range ev.expand(in, scope{dir: entry.dir}).vals {
 				if !strings.Contains(v, "$(") {
-					if fi := a.addInput(pol, v, v, entry.dir, nil); fi != nil {
+					if fi := a.addInput(pol, v, v, "", entry.dir, nil); fi != nil {
 						pol.certain[fi] = true
 					}
 				}
@@ -801,6 +801,20 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 								sure = svs.vals
 							}
 						}
+						// values a class decides: reported for the hosts
+						// that compute them
+						var where map[string]string
+						// the inputs attribute under a class (extra::
+						// inputs => ...) names its files there only
+						attrHosts := ""
+						if everywhere(at.Context, a.version()) == triMaybe {
+							if _, w, sat, taut, ok := pol.condCubes([][]condTerm{{{expr: at.Context}}}); ok && sat && !taut {
+								attrHosts = w
+							}
+						}
+						if !literal && sure == nil && pol.certain[fi] {
+							where = a.condInputs(pol, it, sc, at.Context)
+						}
 						var targets []source.Span
 						for _, v := range vs.vals {
 							if strings.Contains(v, "$(") || strings.Contains(v, "${") {
@@ -815,11 +829,17 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 								base = fi.dir
 							}
 							var missingAt *source.Span
-							name := v
-							if literal {
+							name, hosts := v, ""
+							if h, ok := where[v]; ok {
 								missingAt = &words
+								hosts = h
+								name = where["\x00"+v]
+							} else if literal {
+								missingAt = &words
+								hosts = attrHosts
 							} else if k := slices.Index(sure, v); k >= 0 {
 								missingAt = &words
+								hosts = attrHosts
 								if shown == nil {
 									// the same values with the checkout's
 									// folders as written
@@ -830,7 +850,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 									name = shown[k]
 								}
 							}
-							if in := a.addInput(pol, v, name, base, missingAt); in != nil {
+							if in := a.addInput(pol, v, name, hosts, base, missingAt); in != nil {
 								targets = append(targets, source.Span{URI: in.src.URI})
 								if at.Context == "any" && pol.certain[fi] && (vs.resolved && len(vs.vals) == 1 || len(sure) > 0 && len(sure) == len(vs.vals)) {
 									pol.certain[in] = true
@@ -924,8 +944,14 @@ func (a *analyzer) inWorkspace(path, entryDir string) bool {
 
 // addInput loads input v of pol (base: the folder it is relative to),
 // reporting at missingAt when it is not there; name is v as messages
-// quote it (the checkout's folders as written: $(sys.libdir)/x.cf).
-func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source.Span) *fileInfo {
+// quote it (the checkout's folders as written: $(sys.libdir)/x.cf);
+// hosts, when not empty, says on which hosts the item names v ("only on
+// hosts where B is defined").
+func (a *analyzer) addInput(pol *policy, v, name, hosts, base string, missingAt *source.Span) *fileInfo {
+	note := ""
+	if hosts != "" {
+		note = " (" + hosts + ")"
+	}
 	p := v
 	tried := ""
 	if rest, ok := strings.CutPrefix(v, "/var/cfengine/inputs/"); ok && !a.inWorkspace(v, pol.entryDir) {
@@ -957,7 +983,7 @@ func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source
 				pol.missing = true
 				if missingAt != nil {
 					pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Info, Code: "generated-input",
-						Message: fmt.Sprintf("'%s' is made by the build: %s lists %s in AC_CONFIG_FILES, the files configure writes from their .in templates; names it may define are not reported as undefined", name, a.relPath(conf, pol.entryDir), a.relPath(c, pol.entryDir))})
+						Message: fmt.Sprintf("'%s' is made by the build: %s lists %s in AC_CONFIG_FILES, the files configure writes from their .in templates; names it may define are not reported as undefined%s", name, a.relPath(conf, pol.entryDir), a.relPath(c, pol.entryDir), note)})
 				}
 				return nil
 			}
@@ -968,7 +994,7 @@ func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source
 						mk = filepath.Join(filepath.Dir(v), filepath.Base(mk)) // as the input is written
 					}
 					pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Info, Code: "generated-input",
-						Message: fmt.Sprintf("'%s' is made by the build: %s lists %s in %s, the files its make targets create; names it may define are not reported as undefined", v, mk, filepath.Base(c), list)})
+						Message: fmt.Sprintf("'%s' is made by the build: %s lists %s in %s, the files its make targets create; names it may define are not reported as undefined%s", v, mk, filepath.Base(c), list, note)})
 				}
 				return nil
 			}
@@ -986,7 +1012,7 @@ func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source
 			// /var/cfengine/bin/x.cf): there or not, the workspace cannot
 			// say (Webhuis/CFEngine-Roadshow)
 			pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Info, Code: "host-input",
-				Message: fmt.Sprintf("'%s' comes from the host, outside the workspace: cf-promises fails (\"Can't stat file\") where the host has no such file; names it may define are not reported as undefined (name it relative to this policy, or through $(sys.inputdir), to have the workspace's copy read)", v)})
+				Message: fmt.Sprintf("'%s' comes from the host, outside the workspace: cf-promises fails (\"Can't stat file\") where the host has no such file; names it may define are not reported as undefined (name it relative to this policy, or through $(sys.inputdir), to have the workspace's copy read)%s", v, note)})
 			return nil
 		}
 		if missingAt != nil && !pol.ignoreMissing {
@@ -994,8 +1020,13 @@ func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source
 			if isDir(filepath.Clean(p)) {
 				msg = fmt.Sprintf("Can't parse directory '%s'.", name)
 			} else if name != v {
-				msg += fmt.Sprintf(" (the workspace has no %s)", a.relPath(filepath.Clean(p), pol.entryDir))
+				lacks := "the workspace has no " + a.relPath(filepath.Clean(p), pol.entryDir)
+				if hosts != "" {
+					lacks = hosts + "; " + lacks
+				}
+				note = " (" + lacks + ")"
 			}
+			msg += note
 			pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Warning, Code: "missing-input", Message: msg})
 		}
 		return nil
