@@ -869,7 +869,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		}
 		pol.ev = nil
 	}
-	for _, d := range pol.missingDiags {
+	for _, d := range mergeMissing(pol.missingDiags) {
 		a.diag(d)
 	}
 	if pol.missing || pol.brokenInputs {
@@ -1033,4 +1033,51 @@ func (a *analyzer) addInput(pol *policy, v, name, hosts, base string, missingAt 
 	}
 	pol.add(fi)
 	return fi
+}
+
+// mergeMissing gives one warning per inputs item: a list naming several
+// missing files (@{cfengine_stdlib.inputs} = 15 files of lib/) is
+// reported with the first, the one cf-promises names before it stops,
+// and the others listed, in the list's order. Only warnings with the
+// same note (the same hosts) are merged.
+func mergeMissing(diags []analysis.Diagnostic) []analysis.Diagnostic {
+	type group struct {
+		first int
+		names []string
+	}
+	const pre, mid = "Can't stat file '", "' for parsing"
+	groups := map[string]*group{}
+	var out []analysis.Diagnostic
+	for _, d := range diags {
+		name, note, ok := strings.Cut(strings.TrimPrefix(d.Message, pre), mid)
+		if d.Code != "missing-input" || !strings.HasPrefix(d.Message, pre) || !ok || strings.Contains(name, "'") {
+			out = append(out, d)
+			continue
+		}
+		key := fmt.Sprintf("%v\x00%s", d.At, note)
+		if g := groups[key]; g != nil {
+			if !slices.Contains(g.names, name) {
+				g.names = append(g.names, name)
+			}
+			continue
+		}
+		groups[key] = &group{first: len(out), names: []string{name}}
+		out = append(out, d)
+	}
+	for key, g := range groups {
+		if len(g.names) < 2 {
+			continue
+		}
+		_, note, _ := strings.Cut(key, "\x00")
+		more := make([]string, len(g.names)-1)
+		for i, n := range g.names[1:] {
+			more[i] = "'" + n + "'"
+		}
+		files := "files this item names are"
+		if len(more) == 1 {
+			files = "file this item names is"
+		}
+		out[g.first].Message = fmt.Sprintf("%s%s%s (%d more %s missing too: %s)%s", pre, g.names[0], mid, len(more), files, strings.Join(more, ", "), note)
+	}
+	return out
 }
