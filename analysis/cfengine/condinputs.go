@@ -329,6 +329,29 @@ func (c *condEval) expand(s string, sc scope) ([]condVal, bool) {
 // some host / every host meets it. ok is false when it cannot be decided
 // (an expression that does not parse, too many classes).
 func (pol *policy) condCubes(conds [][]condTerm) (expr, words string, sat, taut, ok bool) {
+	defs := pol.classDefs()
+	var key strings.Builder
+	key.WriteString(pol.clsDefsKey)
+	for _, ts := range conds {
+		key.WriteString(termsExpr(ts))
+		key.WriteByte(0)
+	}
+	if r, hit := pol.a.cubes[key.String()]; hit {
+		return r.expr, r.words, r.sat, r.taut, r.ok
+	}
+	expr, words, sat, taut, ok = pol.computeCubes(conds, defs)
+	pol.a.cubes[key.String()] = cubeResult{expr, words, sat, taut, ok}
+	return
+}
+
+// cubeResult is what condCubes gave for some conditions (with the
+// policy's classDefs of the time).
+type cubeResult struct {
+	expr, words   string
+	sat, taut, ok bool
+}
+
+func (pol *policy) computeCubes(conds [][]condTerm, defs map[string]string) (expr, words string, sat, taut, ok bool) {
 	var ors []string
 	for _, ts := range conds {
 		ors = append(ors, termsExpr(ts))
@@ -342,7 +365,6 @@ func (pol *policy) condCubes(conds [][]condTerm) (expr, words string, sat, taut,
 		expr = strings.Join(ors, "|")
 	}
 	version := pol.a.version()
-	defs := pol.classDefs()
 	var atoms []string
 	seen := map[string]bool{}
 	// classOf values a class: the version's, one the policy defines as
@@ -376,29 +398,20 @@ func (pol *policy) condCubes(conds [][]condTerm) (expr, words string, sat, taut,
 	if p.bad || p.i < len(p.s) || len(atoms) > 12 {
 		return "", "", false, false, false
 	}
+	// the truth table of expr over the atoms, all assignments at once
+	tp := &tableParser{s: expr, n: len(atoms), atoms: atoms, defs: defs, version: version, busy: map[string]bool{}}
+	table := tp.or()
+	if tp.bad || tp.i < len(tp.s) {
+		return "", "", false, false, false
+	}
 	taut = true
 	var minterms []uint32
 	for m := 0; m < 1<<len(atoms); m++ {
-		assign := func(name string) tri {
-			for k, a := range atoms {
-				if a == name {
-					if m&(1<<k) != 0 {
-						return triTrue
-					}
-					return triFalse
-				}
-			}
-			return triMaybe
-		}
-		q := &exprParser{s: expr, value: func(n string) tri { return classOf(n, assign, map[string]bool{}) }}
-		switch q.or() {
-		case triTrue:
+		if table[m/64]&(1<<(m%64)) != 0 {
 			sat = true
 			minterms = append(minterms, uint32(m))
-		case triFalse:
+		} else {
 			taut = false
-		default:
-			return "", "", false, false, false
 		}
 	}
 	if sat && !taut {
@@ -414,7 +427,25 @@ func (pol *policy) condCubes(conds [][]condTerm) (expr, words string, sat, taut,
 // evaluates them before it expands inputs, so on a host the class is
 // that expression.
 func (pol *policy) classDefs() map[string]string {
+	if pol.clsDefs != nil && pol.clsDefsN == len(pol.files) {
+		return pol.clsDefs
+	}
 	out := map[string]string{}
+	pol.clsDefs, pol.clsDefsN = out, len(pol.files)
+	defer func() {
+		// the key of these definitions, for condCubes' cache
+		names := make([]string, 0, len(out))
+		for n := range out {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var k strings.Builder
+		for _, n := range names {
+			k.WriteString(n + "=" + out[n] + "\x01")
+		}
+		k.WriteByte(0)
+		pol.clsDefsKey = k.String()
+	}()
 	count := map[string]int{}
 	version := pol.a.version()
 	for _, b := range pol.bundles {
@@ -480,13 +511,14 @@ func noneDefined(names []string, tail string) string {
 // some hosts but not all compute, with those hosts in words, and under
 // "\x00"+value the value as messages quote it; nil when the item cannot
 // be followed. context is the inputs attribute's class context.
-func (a *analyzer) condInputs(pol *policy, it *cfp.Rval, sc scope, context string) map[string]string {
-	c := newCondEval(pol, false)
+// c and cw are the round's evaluators, the second keeping the checkout's
+// folders as written.
+func (a *analyzer) condInputs(pol *policy, c, cw *condEval, it *cfp.Rval, sc scope, context string) map[string]string {
 	vals, ok := c.rval(it, sc)
 	if !ok {
 		return nil
 	}
-	shown, ok := newCondEval(pol, true).rval(it, sc)
+	shown, ok := cw.rval(it, sc)
 	if !ok || len(shown) != len(vals) {
 		return nil
 	}
@@ -663,4 +695,151 @@ func cubeWords(atoms []string, cubes []cube) string {
 		ors[i] = strings.Join(lits, ".")
 	}
 	return "only on hosts where the class expression '" + strings.Join(ors, "|") + "' holds"
+}
+
+// tableParser reads a class expression as exprParser does, computing its
+// truth table over n atoms (bit m of the table: the value when atom k is
+// set iff bit k of m is); a class the policy defines from an expression
+// is that expression's table, the version's classes are constant.
+type tableParser struct {
+	s       string
+	i       int
+	bad     bool
+	n       int
+	atoms   []string
+	defs    map[string]string
+	version string
+	busy    map[string]bool
+	depth   int
+}
+
+type table []uint64
+
+func (p *tableParser) words() int { return (1<<p.n + 63) / 64 }
+
+func (p *tableParser) konst(v bool) table {
+	t := make(table, p.words())
+	if v {
+		for m := 0; m < 1<<p.n; m++ {
+			t[m/64] |= 1 << (m % 64)
+		}
+	}
+	return t
+}
+
+func (p *tableParser) skip() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
+		p.i++
+	}
+}
+
+func (p *tableParser) or() table {
+	v := p.and()
+	for {
+		p.skip()
+		if p.i < len(p.s) && p.s[p.i] == '|' {
+			p.i++
+			if p.i < len(p.s) && p.s[p.i] == '|' {
+				p.i++
+			}
+			w := p.and()
+			for k := range v {
+				v[k] |= w[k]
+			}
+			continue
+		}
+		return v
+	}
+}
+
+func (p *tableParser) and() table {
+	v := p.unary()
+	for {
+		p.skip()
+		if p.i < len(p.s) && (p.s[p.i] == '.' || p.s[p.i] == '&') {
+			p.i++
+			w := p.unary()
+			for k := range v {
+				v[k] &= w[k]
+			}
+			continue
+		}
+		return v
+	}
+}
+
+func (p *tableParser) unary() table {
+	p.skip()
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > 100 || p.i >= len(p.s) {
+		p.bad = true
+		return p.konst(false)
+	}
+	switch c := p.s[p.i]; {
+	case c == '!':
+		p.i++
+		v := p.unary()
+		all := p.konst(true)
+		for k := range v {
+			v[k] = ^v[k] & all[k]
+		}
+		return v
+	case c == '(':
+		p.i++
+		v := p.or()
+		p.skip()
+		if p.i < len(p.s) && p.s[p.i] == ')' {
+			p.i++
+		} else {
+			p.bad = true
+		}
+		return v
+	}
+	j := p.i
+	for j < len(p.s) && (isWordByte(p.s[j]) || p.s[j] == ':') {
+		j++
+	}
+	if j == p.i {
+		p.bad = true
+		return p.konst(false)
+	}
+	name := p.s[p.i:j]
+	p.i = j
+	switch name {
+	case "any", "true":
+		return p.konst(true)
+	case "false", "nil":
+		return p.konst(false)
+	}
+	name = canonify(name)
+	switch versionClass(name, p.version) {
+	case triTrue:
+		return p.konst(true)
+	case triFalse:
+		return p.konst(false)
+	}
+	if e, ok := p.defs[name]; ok && !p.busy[name] {
+		p.busy[name] = true
+		q := &tableParser{s: e, n: p.n, atoms: p.atoms, defs: p.defs, version: p.version, busy: p.busy, depth: p.depth}
+		v := q.or()
+		delete(p.busy, name)
+		if q.bad || q.i < len(q.s) {
+			p.bad = true
+		}
+		return v
+	}
+	for k, a := range p.atoms {
+		if a == name {
+			t := make(table, p.words())
+			for m := 0; m < 1<<p.n; m++ {
+				if m&(1<<k) != 0 {
+					t[m/64] |= 1 << (m % 64)
+				}
+			}
+			return t
+		}
+	}
+	p.bad = true // not an atom: the first pass saw every name
+	return p.konst(false)
 }

@@ -458,6 +458,11 @@ type policy struct {
 	// entry file): inputs from it come from the host
 	hostLib    bool
 	inputLinks []analysis.Link
+	// clsDefs: classDefs of the round, for clsDefsN files
+	clsDefs  map[string]string
+	clsDefsN int
+	// clsDefsKey: clsDefs written out (condCubes' cache key)
+	clsDefsKey string
 }
 
 func (pol *policy) add(fi *fileInfo) {
@@ -734,6 +739,8 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		ev := newEvaluator(pol)
 		pol.ev = ev
 		var strict *evaluator
+		var cond, condW *condEval
+		pol.clsDefs = nil
 		before := len(pol.files)
 		pol.unresolved = false
 		pol.inputLinks = pol.inputLinks[:0] // the last round's are kept
@@ -813,7 +820,10 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 							}
 						}
 						if !literal && sure == nil && pol.certain[fi] {
-							where = a.condInputs(pol, it, sc, at.Context)
+							if cond == nil {
+								cond, condW = newCondEval(pol, false), newCondEval(pol, true)
+							}
+							where = a.condInputs(pol, cond, condW, it, sc, at.Context)
 						}
 						var targets []source.Span
 						for _, v := range vs.vals {
