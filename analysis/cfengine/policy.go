@@ -458,6 +458,11 @@ type policy struct {
 	// entry file): inputs from it come from the host
 	hostLib    bool
 	inputLinks []analysis.Link
+	// clsDefs: classDefs of the round, for clsDefsN files
+	clsDefs  map[string]string
+	clsDefsN int
+	// clsDefsKey: clsDefs written out (condCubes' cache key)
+	clsDefsKey string
 }
 
 func (pol *policy) add(fi *fileInfo) {
@@ -734,6 +739,8 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		ev := newEvaluator(pol)
 		pol.ev = ev
 		var strict *evaluator
+		var cond, condW *condEval
+		pol.clsDefs = nil
 		before := len(pol.files)
 		pol.unresolved = false
 		pol.inputLinks = pol.inputLinks[:0] // the last round's are kept
@@ -747,7 +754,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		for _, in := range extraInputs {
 			for _, v := range ev.expand(in, scope{dir: entry.dir}).vals {
 				if !strings.Contains(v, "$(") {
-					if fi := a.addInput(pol, v, v, entry.dir, nil); fi != nil {
+					if fi := a.addInput(pol, v, v, "", entry.dir, nil); fi != nil {
 						pol.certain[fi] = true
 					}
 				}
@@ -801,6 +808,23 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 								sure = svs.vals
 							}
 						}
+						// values a class decides: reported for the hosts
+						// that compute them
+						var where map[string]string
+						// the inputs attribute under a class (extra::
+						// inputs => ...) names its files there only
+						attrHosts := ""
+						if everywhere(at.Context, a.version()) == triMaybe {
+							if _, w, sat, taut, ok := pol.condCubes([][]condTerm{{{expr: at.Context}}}); ok && sat && !taut {
+								attrHosts = w
+							}
+						}
+						if !literal && sure == nil && pol.certain[fi] {
+							if cond == nil {
+								cond, condW = newCondEval(pol, false), newCondEval(pol, true)
+							}
+							where = a.condInputs(pol, cond, condW, it, sc, at.Context)
+						}
 						var targets []source.Span
 						for _, v := range vs.vals {
 							if strings.Contains(v, "$(") || strings.Contains(v, "${") {
@@ -815,11 +839,17 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 								base = fi.dir
 							}
 							var missingAt *source.Span
-							name := v
-							if literal {
+							name, hosts := v, ""
+							if h, ok := where[v]; ok {
 								missingAt = &words
+								hosts = h
+								name = where["\x00"+v]
+							} else if literal {
+								missingAt = &words
+								hosts = attrHosts
 							} else if k := slices.Index(sure, v); k >= 0 {
 								missingAt = &words
+								hosts = attrHosts
 								if shown == nil {
 									// the same values with the checkout's
 									// folders as written
@@ -830,7 +860,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 									name = shown[k]
 								}
 							}
-							if in := a.addInput(pol, v, name, base, missingAt); in != nil {
+							if in := a.addInput(pol, v, name, hosts, base, missingAt); in != nil {
 								targets = append(targets, source.Span{URI: in.src.URI})
 								if at.Context == "any" && pol.certain[fi] && (vs.resolved && len(vs.vals) == 1 || len(sure) > 0 && len(sure) == len(vs.vals)) {
 									pol.certain[in] = true
@@ -849,7 +879,7 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 		}
 		pol.ev = nil
 	}
-	for _, d := range pol.missingDiags {
+	for _, d := range mergeMissing(pol.missingDiags) {
 		a.diag(d)
 	}
 	if pol.missing || pol.brokenInputs {
@@ -924,8 +954,14 @@ func (a *analyzer) inWorkspace(path, entryDir string) bool {
 
 // addInput loads input v of pol (base: the folder it is relative to),
 // reporting at missingAt when it is not there; name is v as messages
-// quote it (the checkout's folders as written: $(sys.libdir)/x.cf).
-func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source.Span) *fileInfo {
+// quote it (the checkout's folders as written: $(sys.libdir)/x.cf);
+// hosts, when not empty, says on which hosts the item names v ("only on
+// hosts where B is defined").
+func (a *analyzer) addInput(pol *policy, v, name, hosts, base string, missingAt *source.Span) *fileInfo {
+	note := ""
+	if hosts != "" {
+		note = " (" + hosts + ")"
+	}
 	p := v
 	tried := ""
 	if rest, ok := strings.CutPrefix(v, "/var/cfengine/inputs/"); ok && !a.inWorkspace(v, pol.entryDir) {
@@ -957,7 +993,7 @@ func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source
 				pol.missing = true
 				if missingAt != nil {
 					pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Info, Code: "generated-input",
-						Message: fmt.Sprintf("'%s' is made by the build: %s lists %s in AC_CONFIG_FILES, the files configure writes from their .in templates; names it may define are not reported as undefined", name, a.relPath(conf, pol.entryDir), a.relPath(c, pol.entryDir))})
+						Message: fmt.Sprintf("'%s' is made by the build: %s lists %s in AC_CONFIG_FILES, the files configure writes from their .in templates; names it may define are not reported as undefined%s", name, a.relPath(conf, pol.entryDir), a.relPath(c, pol.entryDir), note)})
 				}
 				return nil
 			}
@@ -968,7 +1004,7 @@ func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source
 						mk = filepath.Join(filepath.Dir(v), filepath.Base(mk)) // as the input is written
 					}
 					pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Info, Code: "generated-input",
-						Message: fmt.Sprintf("'%s' is made by the build: %s lists %s in %s, the files its make targets create; names it may define are not reported as undefined", v, mk, filepath.Base(c), list)})
+						Message: fmt.Sprintf("'%s' is made by the build: %s lists %s in %s, the files its make targets create; names it may define are not reported as undefined%s", v, mk, filepath.Base(c), list, note)})
 				}
 				return nil
 			}
@@ -986,7 +1022,7 @@ func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source
 			// /var/cfengine/bin/x.cf): there or not, the workspace cannot
 			// say (Webhuis/CFEngine-Roadshow)
 			pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Info, Code: "host-input",
-				Message: fmt.Sprintf("'%s' comes from the host, outside the workspace: cf-promises fails (\"Can't stat file\") where the host has no such file; names it may define are not reported as undefined (name it relative to this policy, or through $(sys.inputdir), to have the workspace's copy read)", v)})
+				Message: fmt.Sprintf("'%s' comes from the host, outside the workspace: cf-promises fails (\"Can't stat file\") where the host has no such file; names it may define are not reported as undefined (name it relative to this policy, or through $(sys.inputdir), to have the workspace's copy read)%s", v, note)})
 			return nil
 		}
 		if missingAt != nil && !pol.ignoreMissing {
@@ -994,12 +1030,64 @@ func (a *analyzer) addInput(pol *policy, v, name, base string, missingAt *source
 			if isDir(filepath.Clean(p)) {
 				msg = fmt.Sprintf("Can't parse directory '%s'.", name)
 			} else if name != v {
-				msg += fmt.Sprintf(" (the workspace has no %s)", a.relPath(filepath.Clean(p), pol.entryDir))
+				lacks := "the workspace has no " + a.relPath(filepath.Clean(p), pol.entryDir)
+				if hosts != "" {
+					lacks = hosts + "; " + lacks
+				}
+				note = " (" + lacks + ")"
 			}
+			msg += note
 			pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Warning, Code: "missing-input", Message: msg})
 		}
 		return nil
 	}
 	pol.add(fi)
 	return fi
+}
+
+// mergeMissing gives one warning per inputs item: a list naming several
+// missing files (@{cfengine_stdlib.inputs} = 15 files of lib/) is
+// reported with the first, the one cf-promises names before it stops,
+// and the others listed, in the list's order. Only warnings with the
+// same note (the same hosts) are merged.
+func mergeMissing(diags []analysis.Diagnostic) []analysis.Diagnostic {
+	type group struct {
+		first int
+		names []string
+	}
+	const pre, mid = "Can't stat file '", "' for parsing"
+	groups := map[string]*group{}
+	var out []analysis.Diagnostic
+	for _, d := range diags {
+		name, note, ok := strings.Cut(strings.TrimPrefix(d.Message, pre), mid)
+		if d.Code != "missing-input" || !strings.HasPrefix(d.Message, pre) || !ok || strings.Contains(name, "'") {
+			out = append(out, d)
+			continue
+		}
+		key := fmt.Sprintf("%v\x00%s", d.At, note)
+		if g := groups[key]; g != nil {
+			if !slices.Contains(g.names, name) {
+				g.names = append(g.names, name)
+			}
+			continue
+		}
+		groups[key] = &group{first: len(out), names: []string{name}}
+		out = append(out, d)
+	}
+	for key, g := range groups {
+		if len(g.names) < 2 {
+			continue
+		}
+		_, note, _ := strings.Cut(key, "\x00")
+		more := make([]string, len(g.names)-1)
+		for i, n := range g.names[1:] {
+			more[i] = "'" + n + "'"
+		}
+		files := "files this item names are"
+		if len(more) == 1 {
+			files = "file this item names is"
+		}
+		out[g.first].Message = fmt.Sprintf("%s%s%s (%d more %s missing too: %s)%s", pre, g.names[0], mid, len(more), files, strings.Join(more, ", "), note)
+	}
+	return out
 }

@@ -172,6 +172,9 @@ type analyzer struct {
 	// diagnostic
 	hostLibNotes []analysis.Diagnostic
 	libHere      map[source.Span]bool
+	// cubes: condCubes' results, by the policy's classDefs and the
+	// conditions
+	cubes map[string]cubeResult
 }
 
 type edgeKey struct {
@@ -268,7 +271,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	a := &analyzer{sys: s, req: req, graph: &analysis.Graph{Nodes: make([]*analysis.Node, 0, s.last.nodes), Edges: make([]*analysis.Edge, 0, s.last.edges)},
 		files: map[string]*fileInfo{}, seenDiag: map[diagKey]bool{}, seenLink: make(map[source.Span]bool, s.last.links),
 		links: make([]analysis.Link, 0, s.last.links), seenEdge: make(map[edgeKey]bool, s.last.edges),
-		varIndex: map[string][]varHit{}, arrIndex: map[string][]varHit{}, libHere: map[source.Span]bool{}}
+		varIndex: map[string][]varHit{}, arrIndex: map[string][]varHit{}, libHere: map[source.Span]bool{}, cubes: map[string]cubeResult{}}
 	res := &analysis.Result{}
 	a.res = res
 	defer func() {
