@@ -115,10 +115,16 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text, json or sarif")
 	quiet := fs.Bool("quiet", false, "text format: only the errors, one line each, no summary")
+	sevFlag := fs.String("severity", "hint", "the lowest severity reported: error, warning, info or hint (the exit status is 1 on an error all the same)")
 	settings := analysis.Settings{}
 	systemFlags(fs, settings)
 	install := installFlag(fs)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	lowest, ok := severityNamed[*sevFlag]
+	if !ok {
+		fmt.Fprintf(stderr, "ordering-lsp: unknown severity %q (error, warning, info, hint)\n", *sevFlag)
 		return 2
 	}
 	paths := fs.Args()
@@ -139,6 +145,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		diags = append(diags, r.Diags...)
 	}
 	analysis.SortDiagnostics(diags)
+	failed := false
+	for _, d := range diags {
+		failed = failed || d.Severity == analysis.Error
+	}
+	diags, hidden := belowSeverity(diags, lowest)
 	cwd, _ := os.Getwd()
 	switch *format {
 	case "text":
@@ -149,7 +160,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		// Salt's minion table (Result.Nodes), Puppet's fact-set matrix
-		writeText(stdout, ws, cwd, diags, len(files), textOpts{quiet: *quiet, color: useColor(stdout), nodes: allNodes(results)})
+		writeText(stdout, ws, cwd, diags, len(files), textOpts{quiet: *quiet, color: useColor(stdout), nodes: allNodes(results), hidden: hidden})
 		if !*quiet {
 			for _, m := range matrices {
 				writeMatrix(stdout, m)
@@ -173,12 +184,30 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ordering-lsp: unknown format %q (text, json, sarif)\n", *format)
 		return 2
 	}
-	for _, d := range diags {
-		if d.Severity == analysis.Error {
-			return 1
-		}
+	if failed {
+		return 1
 	}
 	return 0
+}
+
+// severityNamed: the --severity names.
+var severityNamed = map[string]analysis.Severity{"error": analysis.Error, "warning": analysis.Warning, "info": analysis.Info, "hint": analysis.Hint}
+
+// belowSeverity keeps the diagnostics at lowest or above (a workspace
+// of modules the repository does not hold has a hint on each of their
+// resources: greynolds123's 456 types) and counts the others by
+// severity, for the summary to say they were left out.
+func belowSeverity(diags []analysis.Diagnostic, lowest analysis.Severity) ([]analysis.Diagnostic, map[analysis.Severity]int) {
+	var kept []analysis.Diagnostic
+	hidden := map[analysis.Severity]int{}
+	for _, d := range diags {
+		if d.Severity > lowest {
+			hidden[d.Severity]++
+			continue
+		}
+		kept = append(kept, d)
+	}
+	return kept, hidden
 }
 
 type jsonLocation struct {

@@ -23,6 +23,8 @@ type textOpts struct {
 	quiet bool
 	color bool
 	nodes []string // the nodes of a per-node check (nodes.go)
+	// hidden counts by severity what --severity left out
+	hidden map[analysis.Severity]int
 }
 
 // useColor: stdout is a terminal, NO_COLOR is unset, TERM is not dumb.
@@ -129,11 +131,28 @@ func writeText(w io.Writer, ws *source.Workspace, base string, diags []analysis.
 	if files == 1 {
 		unit = "file"
 	}
+	var left []string
+	for _, s := range []struct {
+		sev  analysis.Severity
+		name string
+	}{{analysis.Warning, "warning"}, {analysis.Info, "info"}, {analysis.Hint, "hint"}} {
+		if n := o.hidden[s.sev]; n > 0 {
+			name := s.name
+			if n > 1 && name != "info" {
+				name += "s"
+			}
+			left = append(left, fmt.Sprintf("%d %s", n, name))
+		}
+	}
+	tail := ""
+	if len(left) > 0 {
+		tail = fmt.Sprintf(" (and %s, below --severity)", strings.Join(left, ", "))
+	}
 	if len(parts) == 0 {
-		fmt.Fprintf(w, "no problems in %d %s\n", files, unit)
+		fmt.Fprintf(w, "no problems in %d %s%s\n", files, unit, tail)
 		return
 	}
-	fmt.Fprintf(w, "%s in %d %s\n", strings.Join(parts, ", "), files, unit)
+	fmt.Fprintf(w, "%s in %d %s%s\n", strings.Join(parts, ", "), files, unit, tail)
 }
 
 // frame prints the line of at with a caret under its characters (to the
