@@ -61,13 +61,16 @@ func (r *run) relativeDefine(e *env, name string) (string, *defineInfo) {
 	if strings.Contains(name, "::") || e.sc == nil {
 		return "", nil
 	}
-	ns := e.sc.name
+	ns, self := e.sc.name, ""
 	if ns == "" && e.sc.owner != nil && e.sc.owner.define != nil {
 		ns = e.sc.owner.define.name
+		self = ns
 	}
 	for ns != "" {
 		cand := ns + "::" + name
-		if d := r.a.defineFor(r, cand); d != nil {
+		// (a define's own name is no suggestion: `domain { }` in
+		// profiles::glassfish::domain meant a module's Ruby type)
+		if d := r.a.defineFor(r, cand); d != nil && cand != self {
 			return cand, d
 		}
 		i := strings.LastIndex(ns, "::")
