@@ -56,7 +56,8 @@ type followJudge struct {
 	anyAttr bool // a query names an attribute we cannot read
 	// order: each file's place in the analysis's load (its syntax errors
 	// are reported in that order); topLevel: the files with code besides
-	// definitions (their own runs refuse to run on a syntax error)
+	// definitions or a plan's apply blocks (their own runs refuse to run
+	// on a syntax error)
 	order    map[string]int
 	topLevel map[string]bool
 	// manifests: the texts of the files the analysis read, where a
@@ -79,7 +80,8 @@ func (s *System) followJudge(a *analyzer) func(*analysis.Result, *source.File, *
 		manifests: manifestsOf(a.order)}
 	for i, fi := range a.order {
 		j.order[fi.uri] = i
-		if fi.topLevel {
+		if fi.topLevel || len(fi.applies) > 0 {
+			// (a plan's apply blocks are runs of its file too)
 			j.topLevel[fi.uri] = true
 		}
 	}

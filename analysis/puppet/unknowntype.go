@@ -28,6 +28,14 @@ func (r *run) unknownType(e *env, name string, at source.Span) bool {
 		return true
 	}
 	sev, why, rel, code := r.a.typeAbsent(name)
+	if cand, d := r.relativeDefine(e, name); d != nil {
+		// Puppet 3 found users::localuser from `localuser { }` in class
+		// users::build; Puppet 4 and later look every name up from the top
+		// (jonyesno/puppet-config). Only the words change: a module
+		// outside the workspace may still define a type of that name.
+		why = fmt.Sprintf("did you mean '%s'? Puppet 4 and later resolve no name relative to the enclosing class; ", cand) + why
+		rel = append(rel, analysis.Related{At: r.a.span(d.file, d.def.NameLoc), Message: "define " + cand + " is here"})
+	}
 	if e.spec && sev != analysis.Hint {
 		if why != "" {
 			why += "; "
@@ -44,6 +52,34 @@ func (r *run) unknownType(e *env, name string, at source.Span) bool {
 	// which the references to what it declares already allow for).
 	r.diag(at, sev, code, msg, rel...)
 	return false
+}
+
+// relativeDefine is the define a plain type name named in Puppet 3,
+// which looked it up in the namespaces of the class or define around it,
+// innermost first: `localuser` in users::build was users::localuser.
+func (r *run) relativeDefine(e *env, name string) (string, *defineInfo) {
+	if strings.Contains(name, "::") || e.sc == nil {
+		return "", nil
+	}
+	ns, self := e.sc.name, ""
+	if ns == "" && e.sc.owner != nil && e.sc.owner.define != nil {
+		ns = e.sc.owner.define.name
+		self = ns
+	}
+	for ns != "" {
+		cand := ns + "::" + name
+		// (a define's own name is no suggestion: `domain { }` in
+		// profiles::glassfish::domain meant a module's Ruby type)
+		if d := r.a.defineFor(r, cand); d != nil && cand != self {
+			return cand, d
+		}
+		i := strings.LastIndex(ns, "::")
+		if i < 0 {
+			break
+		}
+		ns = ns[:i]
+	}
+	return "", nil
 }
 
 // typeAbsent grades a type nothing defines by what the workspace knows

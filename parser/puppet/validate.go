@@ -57,7 +57,12 @@ func topLevelChecks(stmts []Node) []Error {
 // nestedDefinitions: a class, define or node may stand at top level or
 // directly in a class body; anywhere else (in a conditional, a define, a
 // lambda) Puppet refuses the manifest, in these words (checked with the
-// oracle: `if $x { class foo { } }`, a class in a define).
+// oracle: `if $x { class foo { } }`, a class in a define). A plan's
+// `apply(targets) { }` block is the top level of the catalog it compiles:
+// a node definition may stand directly in it (Puppet's TasksChecker,
+// PUP-10223; Bolt matches it against each target's name), not deeper
+// (`puppet parser validate --tasks`: `apply($t) { node default { } }`
+// passes, the same node in an `if` of the block is refused).
 func nestedDefinitions(stmts []Node, allowed bool) []Error {
 	var errs []Error
 	for _, s := range stmts {
@@ -80,12 +85,36 @@ func nestedDefinitions(stmts []Node, allowed bool) []Error {
 // walkNested reports every definition below n (n itself too unless
 // skipSelf), without looking inside the ones it reports.
 func walkNested(n Node, errs *[]Error, skipSelf bool) {
+	walkNestedIn(n, errs, skipSelf, false)
+}
+
+// walkNestedIn is walkNested; inPlan: n is in a plan's body, where
+// `apply(targets) { }` is an apply block.
+func walkNestedIn(n Node, errs *[]Error, skipSelf, inPlan bool) {
 	Walk(n, func(m Node) bool {
 		if skipSelf && m == n {
 			return true
 		}
 		var at int
 		switch t := m.(type) {
+		case *Block:
+			if t.Keyword != "plan" || inPlan || m == n && skipSelf {
+				return true
+			}
+			walkNestedIn(t, errs, true, true)
+			return false
+		case *Call:
+			if !inPlan || !isApplyBlock(t) {
+				return true
+			}
+			for _, a := range t.Args {
+				walkNestedIn(a, errs, false, true)
+			}
+			for _, s := range t.Lambda.Body {
+				_, node := s.(*NodeDef)
+				walkNestedIn(s, errs, node, true)
+			}
+			return false
 		case *Var:
 			if e, bad := illegalVarName(t); bad {
 				*errs = append(*errs, e)
@@ -103,6 +132,13 @@ func walkNested(n Node, errs *[]Error, skipSelf bool) {
 		*errs = append(*errs, Error{Loc: Loc{at, at + 1}, Msg: "Classes, definitions, and nodes may only appear at toplevel or inside other classes"})
 		return false
 	})
+}
+
+// isApplyBlock: c, in a plan's body, is `apply(targets) { }` (the grammar
+// reads `apply(...) {` as one only there, and gives it a lambda without
+// parameters).
+func isApplyBlock(c *Call) bool {
+	return c.Name == "apply" && c.Lambda != nil && len(c.Lambda.Params) == 0
 }
 
 // illegalVarName is Puppet's validation error for a variable whose name
