@@ -7,23 +7,45 @@ import "strings"
 // three-valued classes of the schedule; and canonify, CFEngine's way of
 // turning any string into a class name.
 
-type exprParser struct {
+// classValues is what a class expression is read into: the three-valued
+// classes of a schedule (triValues), or a truth table over the classes
+// an input's path depends on (tableValues, condinputs.go). One reader
+// for both, so that both read the same language.
+type classValues[V any] interface {
+	konst(bool) V
+	or(a, b V) V
+	and(a, b V) V
+	not(V) V
+	// class is the value of a class the expression names (canonified),
+	// read at depth; ok false: the expression cannot be read
+	class(name string, depth int) (v V, ok bool)
+	// unreadable is the value of what cannot be read
+	unreadable() V
+}
+
+// readClassExpr reads the whole of s; ok false when it does not parse to
+// its end (or nests past 100 levels).
+func readClassExpr[V any](s string, vals classValues[V], depth int) (V, bool) {
+	p := &exprReader[V]{s: s, vals: vals, depth: depth}
+	v := p.or()
+	return v, !p.bad && p.i >= len(p.s)
+}
+
+type exprReader[V any] struct {
 	s     string
 	i     int
 	bad   bool
-	sched *scheduler
-	// value, when set, gives the classes instead of sched
-	value func(string) tri
 	depth int
+	vals  classValues[V]
 }
 
-func (p *exprParser) skip() {
+func (p *exprReader[V]) skip() {
 	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
 		p.i++
 	}
 }
 
-func (p *exprParser) or() tri {
+func (p *exprReader[V]) or() V {
 	v := p.and()
 	for {
 		p.skip()
@@ -32,38 +54,38 @@ func (p *exprParser) or() tri {
 			if p.i < len(p.s) && p.s[p.i] == '|' {
 				p.i++
 			}
-			v = or3(v, p.and())
+			v = p.vals.or(v, p.and())
 			continue
 		}
 		return v
 	}
 }
 
-func (p *exprParser) and() tri {
+func (p *exprReader[V]) and() V {
 	v := p.unary()
 	for {
 		p.skip()
 		if p.i < len(p.s) && (p.s[p.i] == '.' || p.s[p.i] == '&') {
 			p.i++
-			v = and3(v, p.unary())
+			v = p.vals.and(v, p.unary())
 			continue
 		}
 		return v
 	}
 }
 
-func (p *exprParser) unary() tri {
+func (p *exprReader[V]) unary() V {
 	p.skip()
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > 100 || p.i >= len(p.s) {
 		p.bad = true
-		return triMaybe
+		return p.vals.unreadable()
 	}
 	switch c := p.s[p.i]; {
 	case c == '!':
 		p.i++
-		return not3(p.unary())
+		return p.vals.not(p.unary())
 	case c == '(':
 		p.i++
 		v := p.or()
@@ -81,20 +103,49 @@ func (p *exprParser) unary() tri {
 	}
 	if j == p.i {
 		p.bad = true
-		return triMaybe
+		return p.vals.unreadable()
 	}
 	name := p.s[p.i:j]
 	p.i = j
 	switch name {
 	case "any", "true":
-		return triTrue
+		return p.vals.konst(true)
 	case "false", "nil":
-		return triFalse
+		return p.vals.konst(false)
 	}
-	if p.value != nil {
-		return p.value(canonify(name))
+	v, ok := p.vals.class(canonify(name), p.depth)
+	if !ok {
+		p.bad = true
 	}
-	return p.sched.classValue(canonify(name))
+	return v
+}
+
+// triValues reads an expression over three-valued classes, each given by
+// the function (a schedule's classes, a version's).
+type triValues func(name string) tri
+
+func (triValues) konst(b bool) tri {
+	if b {
+		return triTrue
+	}
+	return triFalse
+}
+func (triValues) or(a, b tri) tri  { return or3(a, b) }
+func (triValues) and(a, b tri) tri { return and3(a, b) }
+func (triValues) not(a tri) tri    { return not3(a) }
+func (triValues) unreadable() tri  { return triMaybe }
+func (f triValues) class(name string, _ int) (tri, bool) {
+	return f(name), true
+}
+
+// triExpr is an expression's value over classes given by f: triMaybe when
+// it cannot be read.
+func triExpr(expr string, f func(string) tri) tri {
+	v, ok := readClassExpr[tri](expr, triValues(f), 0)
+	if !ok {
+		return triMaybe
+	}
+	return v
 }
 
 // everywhere evaluates a class expression before anything runs, for
@@ -102,12 +153,7 @@ func (p *exprParser) unary() tri {
 // (cfengine, cfengine_3, cfengine_3_21, cfengine_3_21_0) and what follows
 // from them are known; any other class may or may not be set.
 func everywhere(expr, version string) tri {
-	p := &exprParser{s: expr, value: func(name string) tri { return versionClass(name, version) }}
-	v := p.or()
-	if p.bad || p.i < len(p.s) {
-		return triMaybe
-	}
-	return v
+	return triExpr(expr, func(name string) tri { return versionClass(name, version) })
 }
 
 // versionClass is the value of a cfengine_* hard class at version

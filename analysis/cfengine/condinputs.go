@@ -376,12 +376,8 @@ func (pol *policy) computeCubes(conds [][]condTerm, defs map[string]string) (exp
 		}
 		if e, ok := defs[name]; ok && !busy[name] {
 			busy[name] = true
-			q := &exprParser{s: e, value: func(n string) tri { return classOf(n, assign, busy) }}
-			v := q.or()
+			v := triExpr(e, func(n string) tri { return classOf(n, assign, busy) })
 			delete(busy, name)
-			if q.bad || q.i < len(q.s) {
-				return triMaybe
-			}
 			return v
 		}
 		return assign(name)
@@ -393,21 +389,19 @@ func (pol *policy) computeCubes(conds [][]condTerm, defs map[string]string) (exp
 		}
 		return triMaybe
 	}
-	p := &exprParser{s: expr, value: func(n string) tri { return classOf(n, free, map[string]bool{}) }}
-	p.or()
-	if p.bad || p.i < len(p.s) || len(atoms) > 12 {
+	busy := map[string]bool{}
+	if _, ok := readClassExpr[tri](expr, triValues(func(n string) tri { return classOf(n, free, busy) }), 0); !ok || len(atoms) > 12 {
 		return "", "", false, false, false
 	}
 	// the truth table of expr over the atoms, all assignments at once
-	tp := &tableParser{s: expr, n: len(atoms), atoms: atoms, defs: defs, version: version, busy: map[string]bool{}}
-	table := tp.or()
-	if tp.bad || tp.i < len(tp.s) {
+	truth, ok := readClassExpr[table](expr, &tableValues{n: len(atoms), atoms: atoms, defs: defs, version: version, busy: map[string]bool{}}, 0)
+	if !ok {
 		return "", "", false, false, false
 	}
 	taut = true
 	var minterms []uint32
 	for m := 0; m < 1<<len(atoms); m++ {
-		if table[m/64]&(1<<(m%64)) != 0 {
+		if truth[m/64]&(1<<(m%64)) != 0 {
 			sat = true
 			minterms = append(minterms, uint32(m))
 		} else {
@@ -697,149 +691,80 @@ func cubeWords(atoms []string, cubes []cube) string {
 	return "only on hosts where the class expression '" + strings.Join(ors, "|") + "' holds"
 }
 
-// tableParser reads a class expression as exprParser does, computing its
-// truth table over n atoms (bit m of the table: the value when atom k is
-// set iff bit k of m is); a class the policy defines from an expression
-// is that expression's table, the version's classes are constant.
-type tableParser struct {
-	s       string
-	i       int
-	bad     bool
+// tableValues reads a class expression into its truth table over n
+// atoms (bit m of the table: the value when atom k is set iff bit k of m
+// is); a class the policy defines from an expression is that
+// expression's table, the version's classes are constant.
+type tableValues struct {
 	n       int
 	atoms   []string
 	defs    map[string]string
 	version string
 	busy    map[string]bool
-	depth   int
 }
 
 type table []uint64
 
-func (p *tableParser) words() int { return (1<<p.n + 63) / 64 }
+func (t *tableValues) words() int { return (1<<t.n + 63) / 64 }
 
-func (p *tableParser) konst(v bool) table {
-	t := make(table, p.words())
+func (t *tableValues) konst(v bool) table {
+	tb := make(table, t.words())
 	if v {
-		for m := 0; m < 1<<p.n; m++ {
-			t[m/64] |= 1 << (m % 64)
+		for m := 0; m < 1<<t.n; m++ {
+			tb[m/64] |= 1 << (m % 64)
 		}
 	}
-	return t
+	return tb
 }
 
-func (p *tableParser) skip() {
-	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
-		p.i++
+// (or, and and not change a: every value read is a table of its own)
+func (t *tableValues) or(a, b table) table {
+	for k := range a {
+		a[k] |= b[k]
 	}
+	return a
 }
 
-func (p *tableParser) or() table {
-	v := p.and()
-	for {
-		p.skip()
-		if p.i < len(p.s) && p.s[p.i] == '|' {
-			p.i++
-			if p.i < len(p.s) && p.s[p.i] == '|' {
-				p.i++
-			}
-			w := p.and()
-			for k := range v {
-				v[k] |= w[k]
-			}
-			continue
-		}
-		return v
+func (t *tableValues) and(a, b table) table {
+	for k := range a {
+		a[k] &= b[k]
 	}
+	return a
 }
 
-func (p *tableParser) and() table {
-	v := p.unary()
-	for {
-		p.skip()
-		if p.i < len(p.s) && (p.s[p.i] == '.' || p.s[p.i] == '&') {
-			p.i++
-			w := p.unary()
-			for k := range v {
-				v[k] &= w[k]
-			}
-			continue
-		}
-		return v
+func (t *tableValues) not(a table) table {
+	all := t.konst(true)
+	for k := range a {
+		a[k] = ^a[k] & all[k]
 	}
+	return a
 }
 
-func (p *tableParser) unary() table {
-	p.skip()
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > 100 || p.i >= len(p.s) {
-		p.bad = true
-		return p.konst(false)
-	}
-	switch c := p.s[p.i]; {
-	case c == '!':
-		p.i++
-		v := p.unary()
-		all := p.konst(true)
-		for k := range v {
-			v[k] = ^v[k] & all[k]
-		}
-		return v
-	case c == '(':
-		p.i++
-		v := p.or()
-		p.skip()
-		if p.i < len(p.s) && p.s[p.i] == ')' {
-			p.i++
-		} else {
-			p.bad = true
-		}
-		return v
-	}
-	j := p.i
-	for j < len(p.s) && (isWordByte(p.s[j]) || p.s[j] == ':') {
-		j++
-	}
-	if j == p.i {
-		p.bad = true
-		return p.konst(false)
-	}
-	name := p.s[p.i:j]
-	p.i = j
-	switch name {
-	case "any", "true":
-		return p.konst(true)
-	case "false", "nil":
-		return p.konst(false)
-	}
-	name = canonify(name)
-	switch versionClass(name, p.version) {
+func (t *tableValues) unreadable() table { return t.konst(false) }
+
+func (t *tableValues) class(name string, depth int) (table, bool) {
+	switch versionClass(name, t.version) {
 	case triTrue:
-		return p.konst(true)
+		return t.konst(true), true
 	case triFalse:
-		return p.konst(false)
+		return t.konst(false), true
 	}
-	if e, ok := p.defs[name]; ok && !p.busy[name] {
-		p.busy[name] = true
-		q := &tableParser{s: e, n: p.n, atoms: p.atoms, defs: p.defs, version: p.version, busy: p.busy, depth: p.depth}
-		v := q.or()
-		delete(p.busy, name)
-		if q.bad || q.i < len(q.s) {
-			p.bad = true
-		}
-		return v
+	if e, ok := t.defs[name]; ok && !t.busy[name] {
+		t.busy[name] = true
+		v, ok := readClassExpr[table](e, t, depth)
+		delete(t.busy, name)
+		return v, ok
 	}
-	for k, a := range p.atoms {
+	for k, a := range t.atoms {
 		if a == name {
-			t := make(table, p.words())
-			for m := 0; m < 1<<p.n; m++ {
+			tb := make(table, t.words())
+			for m := 0; m < 1<<t.n; m++ {
 				if m&(1<<k) != 0 {
-					t[m/64] |= 1 << (m % 64)
+					tb[m/64] |= 1 << (m % 64)
 				}
 			}
-			return t
+			return tb, true
 		}
 	}
-	p.bad = true // not an atom: the first pass saw every name
-	return p.konst(false)
+	return t.konst(false), false // not an atom: the first pass saw every name
 }

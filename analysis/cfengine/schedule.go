@@ -132,12 +132,7 @@ func (s *scheduler) evalClassExpr(expr string, sc scope) tri {
 		}
 		expr = vs.vals[0]
 	}
-	p := &exprParser{s: expr, sched: s}
-	v := p.or()
-	if p.bad || p.i < len(p.s) {
-		return triMaybe
-	}
-	return v
+	return triExpr(expr, s.classValue)
 }
 
 // evalClassRval evaluates an if/unless/expression value.
