@@ -661,7 +661,7 @@ func (a *analyzer) patternNote(c *ctxDiag) {
 	}
 	var names []string
 	for _, r := range c.cands {
-		names = append(names, strings.TrimSuffix(strings.TrimSuffix(r.Message, " may be it"), ","))
+		names = append(names, r.what)
 		if len(names) == 3 {
 			break
 		}
@@ -675,7 +675,7 @@ func (a *analyzer) patternNote(c *ctxDiag) {
 	}
 	argsOnly := true
 	for _, r := range c.cands {
-		argsOnly = argsOnly && strings.Contains(r.Message, argsOutWords)
+		argsOnly = argsOnly && r.argsOut
 	}
 	if argsOnly {
 		// a macro writes the state's arguments: what it writes was not
@@ -690,5 +690,7 @@ func (a *analyzer) patternNote(c *ctxDiag) {
 		c.d.Message += fmt.Sprintf("\n(where this SLS is applied with %s%s, the requisite is met only if the minion's pillar or grains make %s '%s'; else Salt fails with the error above. Give them (--salt-facts FILE, setting salt.facts, or --minions DIR) to have it checked)",
 			strings.Join(names, "; "), more, which, c.target)
 	}
-	c.d.Related = append(c.d.Related, c.cands...)
+	for _, r := range c.cands {
+		c.d.Related = append(c.d.Related, r.rel)
+	}
 }

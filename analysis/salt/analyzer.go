@@ -24,7 +24,7 @@ type ctxDiag struct {
 	// maybeRuns: runs where only states with a templated ID or name
 	// could be the target (patternRequisites); cands names them
 	maybeRuns int
-	cands     []analysis.Related
+	cands     []reqCand
 }
 
 // contextual records a run-dependent diagnostic (once per run).
@@ -33,9 +33,9 @@ func (a *analyzer) contextual(d analysis.Diagnostic, target, mod string) {
 }
 
 // contextualMaybe records a requisite not found in a run where states
-// whose ID or name the machine's data decides (d.Related) may be it.
-func (a *analyzer) contextualMaybe(d analysis.Diagnostic, target, mod string) {
-	a.contextualRec(ctxRec{d: d, target: target, mod: mod, maybe: true})
+// whose ID or name the machine's data decides (cands) may be it.
+func (a *analyzer) contextualMaybe(d analysis.Diagnostic, target, mod string, cands []reqCand) {
+	a.contextualRec(ctxRec{d: d, target: target, mod: mod, maybe: true, cands: cands})
 }
 
 func (a *analyzer) contextualRec(r ctxRec) {
@@ -51,18 +51,14 @@ func (a *analyzer) contextualRec(r ctxRec) {
 	a.runSeen[key] = true
 	c := a.ctx[key]
 	if c == nil {
-		cd := d
-		if r.maybe {
-			cd.Related = nil
-		}
-		c = &ctxDiag{d: cd, target: r.target, mod: r.mod, inRun: a.curRun}
+		c = &ctxDiag{d: d, target: r.target, mod: r.mod, inRun: a.curRun}
 		a.ctx[key] = c
 		a.ctxOrd = append(a.ctxOrd, key)
 	}
 	c.runs++
 	if r.maybe {
 		c.maybeRuns++
-		for _, x := range d.Related {
+		for _, x := range r.cands {
 			if !slices.Contains(c.cands, x) {
 				c.cands = append(c.cands, x)
 			}

@@ -98,20 +98,21 @@ func (a *analyzer) patternRequisites(sm *sim) {
 				if e.inFrom != nil {
 					at = e.inFrom.span
 				}
-				var cands []analysis.Related
+				var cands []reqCand
 				for _, t := range m.maybeChunks {
 					id := t.id
 					if strings.Contains(id, sp.Unknown) {
 						id = "`" + shownAsWritten(t.body.f, t.body.decl.key) + "`"
 					}
-					what := fmt.Sprintf("%s %s, whose name is `%s`,", t.state, id, shownAsWritten(t.nameIn(), t.nameNode))
+					what, sep := fmt.Sprintf("%s %s, whose name is `%s`", t.state, id, shownAsWritten(t.nameIn(), t.nameNode)), ","
 					switch {
 					case t.argsOut != nil:
-						what = fmt.Sprintf("%s %s, whose arguments%s `%s`,", t.state, id, argsOutWords, strings.TrimPrefix(shownAsWritten(t.argsFile, t.argsOut), t.state+"."+t.fun+":"))
+						what = fmt.Sprintf("%s %s, whose arguments%s `%s`", t.state, id, argsOutWords, strings.TrimPrefix(shownAsWritten(t.argsFile, t.argsOut), t.state+"."+t.fun+":"))
 					case t.nameNode == nil || !strings.Contains(t.name, sp.Unknown):
-						what = fmt.Sprintf("%s %s", t.state, id) // the ID is the template
+						what, sep = fmt.Sprintf("%s %s", t.state, id), "" // the ID is the template
 					}
-					cands = append(cands, analysis.Related{At: a.node(t).Decl, Message: what + " may be it"})
+					rel := what + sep + " may be it"
+					cands = append(cands, reqCand{rel: analysis.Related{At: a.node(t).Decl, Message: rel}, what: what, argsOut: t.argsOut != nil})
 				}
 				msg := fmt.Sprintf("The following requisites were not found:\n    %s:\n        %s: %s", reqKeyOrder[k], e.mod, e.target)
 				if hint := a.hint(nil, sm, e); hint != "" {
@@ -122,7 +123,7 @@ func (a *analyzer) patternRequisites(sm *sim) {
 					sev = analysis.Warning
 					msg += "\n" + branchNote(e)
 				}
-				a.contextualMaybe(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg, Unresolved: true, Related: cands}, e.target, e.mod)
+				a.contextualMaybe(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod, cands)
 			}
 		}
 	}
@@ -484,6 +485,15 @@ func shownAsWritten(f *sfile, n *sp.Node) string {
 		return ""
 	}
 	return strings.Join(strings.Fields(f.p.Display(n)), " ")
+}
+
+// reqCand is a state a requisite may name through a template
+// (patternRequisites): where it is, with its words, and whether a macro
+// writes its arguments.
+type reqCand struct {
+	rel     analysis.Related // "<what> may be it"
+	what    string
+	argsOut bool
 }
 
 // argsOutWords, in a candidate of patternRequisites, says that a state's

@@ -71,7 +71,8 @@ func indices(ns []*analysis.Node) []int32 {
 type ctxRec struct {
 	d           analysis.Diagnostic
 	target, mod string
-	maybe       bool // contextualMaybe's
+	maybe       bool      // contextualMaybe's
+	cands       []reqCand // (maybe) the states that may be the target
 }
 
 type factRec struct {
