@@ -300,7 +300,7 @@ func describeContents(b *strings.Builder, r *Result, n *Node) bool {
 	}
 	for i, sp := range spans {
 		if i == 4 {
-			fmt.Fprintf(b, "\n… and in %d more runs  \n", len(spans)-i)
+			b.WriteString("\n… and in " + Count(len(spans)-i, "more run", "more runs") + "  \n")
 			break
 		}
 		if sp.lo == sp.hi {

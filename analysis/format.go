@@ -63,6 +63,14 @@ func CheckLine(ws *source.Workspace, base string, d Diagnostic) string {
 	return fmt.Sprintf("%s: %s: %s", Where(ws, base, d.At), d.Severity, msg)
 }
 
+// Count writes n and the noun: "1 run", "2 runs".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 // Ordinal writes 1st, 2nd, 3rd, 4th, 11th, 21st...
 func Ordinal(n int) string {
 	suffix := "th"

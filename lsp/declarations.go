@@ -136,7 +136,7 @@ func position(p placed) string {
 	for _, q := range ps[1:] {
 		// the same place in another run (a highstate and the SLS alone) adds nothing
 		if q.Index != ps[0].Index || len(q.Run.Steps) != len(ps[0].Run.Steps) {
-			return s + " (elsewhere in " + strconv.Itoa(len(ps)-1) + " more runs)"
+			return s + " (elsewhere in " + analysis.Count(len(ps)-1, "more run", "more runs") + ")"
 		}
 	}
 	return s

@@ -137,7 +137,7 @@ func placeSummary(pl analysis.NodePlace, subject string) string {
 	var b strings.Builder
 	for i, r := range pl.Runs {
 		if i == 2 {
-			fmt.Fprintf(&b, "; and %d more runs", len(pl.Runs)-2)
+			b.WriteString("; and " + analysis.Count(len(pl.Runs)-2, "more run", "more runs"))
 			break
 		}
 		if i > 0 {
