@@ -637,17 +637,38 @@ func (a *analyzer) finish() {
 			if done[i] {
 				continue
 			}
-			v := f.Value
+			vs := []string{f.Value}
 			for j := i + 1; j < len(fs); j++ {
 				if !done[j] && fs[j].Label == f.Label {
-					v += "; " + fs[j].Value
+					vs = append(vs, fs[j].Value)
 					done[j] = true
 				}
 			}
-			n.Facts = append(n.Facts, analysis.Fact{Label: f.Label, Value: v})
+			n.Facts = append(n.Facts, analysis.Fact{Label: f.Label, Value: joinRunValues(vs)})
 		}
 	}
 	_ = os.Getenv
+}
+
+// joinRunValues joins the values several runs give one fact: "10010,
+// 10012 from auto-order (...)" when they differ only before the same
+// " from ..." (a state a role includes: its order value in the profile's
+// run and in the role's), else each in full, separated by "; ".
+func joinRunValues(vs []string) string {
+	_, from, ok := strings.Cut(vs[0], " from ")
+	for _, v := range vs[1:] {
+		if _, f, ok2 := strings.Cut(v, " from "); !ok2 || f != from {
+			ok = false
+		}
+	}
+	if !ok {
+		return strings.Join(vs, "; ")
+	}
+	heads := make([]string, len(vs))
+	for i, v := range vs {
+		heads[i], _, _ = strings.Cut(v, " from ")
+	}
+	return strings.Join(heads, ", ") + " from " + from
 }
 
 // patternNote makes a requisite that some runs holding its file lose,
