@@ -642,6 +642,15 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		return x.At.End - y.At.End
 	})
 	res.Links = a.linkArr
+	if fl := a.fileLinks(); len(fl) > 0 { // (after the merge table counted the runs' links)
+		res.Links = append(res.Links, fl...)
+		slices.SortStableFunc(res.Links, func(x, y analysis.Link) int {
+			if c := strings.Compare(x.At.URI, y.At.URI); c != 0 {
+				return c
+			}
+			return x.At.Start - y.At.Start
+		})
+	}
 	if req.Entry == "" {
 		for _, f := range req.Files {
 			res.Files = append(res.Files, f.URI)

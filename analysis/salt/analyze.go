@@ -1,7 +1,6 @@
 package salt
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -236,6 +235,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 		read = append(read, treeFile{tg.t, tg.f})
 	}
 	a.templates = sourceTemplates(read)
+	a.sourceLinks = sourceLinks(read)
 	for _, tg := range targets {
 		if req.Canceled() {
 			break
@@ -423,28 +423,15 @@ func sourceTemplates(files []treeFile) map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, tf := range files {
-		text := tf.f.file.Text
-		for {
-			i := bytes.Index(text, []byte("salt://"))
-			if i < 0 {
-				break
-			}
-			text = text[i+len("salt://"):]
-			end := bytes.IndexAny(text, "'\"?# \t\r\n{")
-			if end < 0 {
-				end = len(text)
-			}
-			if end < len(text) && text[end] == '{' {
-				continue // templated path
-			}
-			rel, ok := unmount(tf.f.mount, string(text[:end]))
+		saltURLs(tf.f.file.Text, func(_, _ int, p string) {
+			rel, ok := unmount(tf.f.mount, p)
 			if !ok {
-				continue
+				return
 			}
 			if u, ok := byPath[filepath.Join(tf.f.root, filepath.FromSlash(rel))]; ok && u != tf.f.file.URI {
 				out[u] = true
 			}
-		}
+		})
 		// {% include 'x/y.sls' %}, {% from 'x/y.sls' import m %}: the
 		// Jinja loader reads the file as a template from the file root
 		// (hakoerber/salt-states' logrotate/templates/application.sls,
@@ -619,6 +606,7 @@ func (a *analyzer) finish() {
 		}
 		a.res.Links = append(a.res.Links, analysis.Link{At: l.at, Nodes: l.list, Files: l.files})
 	}
+	a.res.Links = append(a.res.Links, a.sourceLinks...)
 	for _, r := range a.inFacts {
 		a.fact(r.n, "declared by "+r.o.key, fmt.Sprintf("%s: %s (%s)", r.o.state, r.o.id, a.where(r.o.span)))
 	}

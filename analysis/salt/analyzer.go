@@ -96,6 +96,7 @@ type analyzer struct {
 	// indexed only when something else may meet them)
 	links       map[source.Span]*linkAcc
 	linkList    []*linkAcc
+	sourceLinks []analysis.Link // salt://path to the files of its root (sourcelinks.go)
 	linkIndexed int
 	diags       map[string]bool
 	lostAt      map[string]*analysis.Diagnostic

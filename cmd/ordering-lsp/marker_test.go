@@ -16,6 +16,9 @@ package main
 //	@def("re", loc...)             definition lands exactly on the locs
 //	@refs("re", loc...)            references (declaration excluded)
 //	@highlight("re", loc...)       document highlights (any kind)
+//	@doclink("re", "path")         a document link covers exactly the match
+//	                               and opens the workspace file at path
+//	@nodoclink("re")               no document link meets the match
 //	@diag("re", "text")            a diagnostic starts at the match, ends at
 //	                               its end, and contains text; every diagnostic
 //	                               of a file with markers must be expected
@@ -322,6 +325,8 @@ func runMarkers(t *testing.T, fixture string) {
 			r.hover(m, m.args[1:])
 		case "nohover":
 			r.hover(m, nil)
+		case "doclink", "nodoclink":
+			r.docLink(m)
 		case "def":
 			r.locations(m, "textDocument/definition", nil, named(m, m.args[1:]))
 		case "refs":
@@ -446,6 +451,35 @@ func (r *markerRun) locations(m marker, method string, extra map[string]any, wan
 		return
 	}
 	r.sameLocations(m, method, got, want)
+}
+
+// docLink checks @doclink and @nodoclink against the document's links
+// (asked every time: a fixture has few).
+func (r *markerRun) docLink(m marker) {
+	var links []struct {
+		Range  lsptest.Range `json:"range"`
+		Target string        `json:"target"`
+	}
+	if err := r.c.Call("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": m.uri}}, &links); err != nil {
+		r.t.Errorf("%v: %v", m, err)
+		return
+	}
+	want := m.span(r.t, m.args[0])
+	for _, l := range links {
+		switch {
+		case m.name == "nodoclink" && l.Range.Start.Line == want.Start.Line && l.Range.Start.Character < want.End.Character && want.Start.Character < l.Range.End.Character:
+			r.t.Errorf("%v: a document link to %s meets the match", m, l.Target)
+			return
+		case m.name == "doclink" && l.Range == want:
+			if len(m.args) < 2 || l.Target != source.PathToURI(filepath.Join(r.root, filepath.FromSlash(m.args[1]))) {
+				r.t.Errorf("%v: the link opens %s", m, l.Target)
+			}
+			return
+		}
+	}
+	if m.name == "doclink" {
+		r.t.Errorf("%v: no document link covers the match; the document's: %+v", m, links)
+	}
 }
 
 func (r *markerRun) highlight(m marker, want []lsptest.Location) {
