@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -51,9 +53,21 @@ func (s *Server) documentLink(ctx context.Context, raw json.RawMessage) (any, er
 				continue
 			}
 			seen[l.At] = true
-			target, tip := uri.URI(f.URI), "Open "+source.URIToPath(f.URI)
+			target, tip := uri.URI(f.URI), "Open "+s.shownPath(f.URI)
 			out = append(out, protocol.DocumentLink{Range: rng, Target: &target, Tooltip: &tip})
 		}
 	}
 	return out, nil
+}
+
+// shownPath is a file's path as a tooltip shows it: relative to the
+// workspace folder holding it, else absolute.
+func (s *Server) shownPath(u string) string {
+	p := source.URIToPath(u)
+	for _, r := range s.ws.Roots() {
+		if rel, err := filepath.Rel(r, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return p
 }

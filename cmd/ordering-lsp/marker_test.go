@@ -16,8 +16,9 @@ package main
 //	@def("re", loc...)             definition lands exactly on the locs
 //	@refs("re", loc...)            references (declaration excluded)
 //	@highlight("re", loc...)       document highlights (any kind)
-//	@doclink("re", "path")         a document link covers exactly the match
-//	                               and opens the workspace file at path
+//	@doclink("re", "path")         a document link covers exactly the match,
+//	                               opens the workspace file at path and says
+//	                               "Open path"
 //	@nodoclink("re")               no document link meets the match
 //	@diag("re", "text")            a diagnostic starts at the match, ends at
 //	                               its end, and contains text; every diagnostic
@@ -457,8 +458,9 @@ func (r *markerRun) locations(m marker, method string, extra map[string]any, wan
 // (asked every time: a fixture has few).
 func (r *markerRun) docLink(m marker) {
 	var links []struct {
-		Range  lsptest.Range `json:"range"`
-		Target string        `json:"target"`
+		Range   lsptest.Range `json:"range"`
+		Target  string        `json:"target"`
+		Tooltip string        `json:"tooltip"`
 	}
 	if err := r.c.Call("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": m.uri}}, &links); err != nil {
 		r.t.Errorf("%v: %v", m, err)
@@ -473,6 +475,8 @@ func (r *markerRun) docLink(m marker) {
 		case m.name == "doclink" && l.Range == want:
 			if len(m.args) < 2 || l.Target != source.PathToURI(filepath.Join(r.root, filepath.FromSlash(m.args[1]))) {
 				r.t.Errorf("%v: the link opens %s", m, l.Target)
+			} else if want := "Open " + m.args[1]; l.Tooltip != want {
+				r.t.Errorf("%v: the link says %q, want %q", m, l.Tooltip, want)
 			}
 			return
 		}
