@@ -35,6 +35,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 		}
 		typName = strings.TrimPrefix(strings.ToLower(s), "::")
 	}
+	core := false // a type Puppet defines (its attributes: attrcheck.go)
 	if typName != "class" {
 		if def := r.a.defineFor(r, typName); def != nil {
 			r.link(linkRec{at: r.span(e.f, t.TypeLoc), def: def.name})
@@ -43,6 +44,8 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 			return out
 		} else if !builtinTypes[typName] && !r.a.rubyType(typName) && r.unknownType(e, typName, r.span(e.f, t.TypeLoc)) {
 			return out
+		} else {
+			core = builtinTypes[typName]
 		}
 	}
 	// Per-type defaults in the statement: a body titled `default`.
@@ -53,12 +56,16 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 		}
 	}
 	for _, b := range t.Bodies {
+		if core {
+			r.coreAttrs(e, typName, b.Attrs)
+		}
 		if _, ok := b.Title.(*pp.Default); ok {
 			continue
 		}
 		titles := r.eval(e, b.Title)
 		attrs := r.attrs(e, b.Attrs, written)
 		r.sameAttrTwice(e, b.Attrs)
+		checked := core // (a define's or a class's parameters: at its first title)
 		if len(bodyDefaults) > 0 {
 			attrs = append(append([]attr(nil), bodyDefaults...), attrs...)
 		}
@@ -72,7 +79,17 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 			if at := tv.at; literal && at.URI == decl.URI && at.Start >= decl.Start && at.End <= decl.End && at.Start < at.End {
 				d = at
 			}
-			if x := r.declare(e, typName, tv, attrs, d, full, t.Virtual, t.Exported, false); x != nil && !unused {
+			x := r.declare(e, typName, tv, attrs, d, full, t.Virtual, t.Exported, false)
+			if x != nil && !checked {
+				checked = true
+				switch {
+				case x.define != nil:
+					r.paramAttrs(e, x.display, x.define.def.Params, b.Attrs)
+				case x.class != nil && x.kind == "class":
+					r.paramAttrs(e, x.display, r.a.classDef(x.class).Params, b.Attrs)
+				}
+			}
+			if x != nil && !unused {
 				out.x.res = append(out.x.res, x)
 			}
 		})

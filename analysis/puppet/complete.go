@@ -48,6 +48,9 @@ func (s *System) Complete(req analysis.CompletionRequest) *analysis.Completion {
 		quote := line[m[2]:m[3]]
 		return &analysis.Completion{Replace: source.Span{URI: f.URI, Start: lineStart + m[4], End: off}, Items: classItems(r, quote)}
 	}
+	if site, ok := attrSiteAt(f.Text, off); ok {
+		return s.attrItems(f, site, off)
+	}
 	return nil
 }
 

@@ -270,6 +270,9 @@ func (j *followJudge) attrFollows(w *treePair, text []byte) bool {
 	if a.Op != "=>" || a.Name == "*" || readAttrs[a.Name] || j.queried[a.Name] || j.anyAttr {
 		return false
 	}
+	if known, ok := coreAttr(strings.ToLower(r.Type), a.Name); known && !ok {
+		return false // an attribute Puppet refuses is the analysis's to report (attrcheck.go)
+	}
 	for _, o := range w.body.Attrs {
 		if o != a && (o.Name == a.Name || o.Name == "*") {
 			return false

@@ -511,6 +511,10 @@ func (a *analyzer) judge(p *patchPlan, r *pp.Resource, text []byte, b1 *pp.Class
 	names := map[string]bool{}
 	p.metas, p.vals = nil, map[string]val{}
 	for _, at := range r.Bodies[0].Attrs {
+		if known, ok := coreAttr(typ, at.Name); known && !ok && at.Name != "*" {
+			a.noPlan(60) // an attribute Puppet refuses: the runs report it (attrcheck.go)
+			return false
+		}
 		p.vals[at.Name] = litVal(at.Value) // (what a collector's query reads: patchcols.go)
 		if metaPatched[at.Name] && at.Op == "=>" && !names[at.Name] {
 			ms, ok := metaRefs(p.uri, at.Name, at.Value)
