@@ -54,6 +54,9 @@ type CompletionItem struct {
 	Node *Node
 	// Detail is shown when Node is nil.
 	Detail string
+	// Attribute marks the name of an attribute or parameter (editors show
+	// it as a property, not as a file).
+	Attribute bool
 }
 
 // Enclosing returns the innermost visible declaration whose full span

@@ -247,6 +247,8 @@ func (s *Server) rankCompletion(ctx context.Context, r *analysis.Result, f *sour
 			detail = append(detail, s.where(n.Decl))
 			ci.Detail = strings.Join(detail, " · ")
 			ci.Data = &itemData{Ref: n.Ref, URI: n.Decl.URI, Start: n.Decl.Start, End: n.Decl.End}
+		} else if it.Attribute {
+			ci.Kind = 10 // Property
 		} else {
 			ci.Kind = 17 // File
 		}

@@ -103,7 +103,7 @@ func (s *System) attrCompletion(req analysis.CompletionRequest) *analysis.Comple
 	}
 	items := make([]analysis.CompletionItem, len(names))
 	for i, name := range names {
-		items[i] = analysis.CompletionItem{Label: name, Detail: "attribute"}
+		items[i] = analysis.CompletionItem{Label: name, Detail: "attribute", Attribute: true}
 	}
 	return &analysis.Completion{Replace: source.Span{URI: req.File.URI, Start: start, End: off}, Items: items}
 }

@@ -179,7 +179,7 @@ func (s *System) attrItems(f *source.File, site attrSite, off int) *analysis.Com
 	var items []analysis.CompletionItem
 	add := func(name, detail string) {
 		if !site.written[name] {
-			items = append(items, analysis.CompletionItem{Label: name, Detail: detail})
+			items = append(items, analysis.CompletionItem{Label: name, Detail: detail, Attribute: true})
 		}
 	}
 	if t := coreTypes[site.typ]; t != nil {

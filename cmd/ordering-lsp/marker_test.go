@@ -27,8 +27,9 @@ package main
 //	                               related information at exactly the locs
 //	@complete("re", "label"...)    completion with the cursor at the END of
 //	                               the match: the first labels, in order
-//	@itemdetail("re", "label", "text")  that completion item's detail
-//	                               contains text
+//	@itemdetail("re", "label", "text"[, kind])  that completion item's
+//	                               detail contains text (and its kind is
+//	                               kind, LSP's number: 10 property, 17 file)
 //	@fix("re", "title", "line")   a quick fix for the problem at the match
 //	                               has that title; applied, this line's code
 //	                               reads "line"
@@ -522,13 +523,14 @@ func (r *markerRun) complete(m marker, want []string) {
 }
 
 func (r *markerRun) itemDetail(m marker) {
-	if len(m.args) != 3 {
-		r.t.Fatalf("%v: want @itemdetail(\"re\", \"label\", \"text\")", m)
+	if len(m.args) != 3 && len(m.args) != 4 {
+		r.t.Fatalf("%v: want @itemdetail(\"re\", \"label\", \"text\"[, kind])", m)
 	}
 	var list struct {
 		Items []struct {
 			Label  string `json:"label"`
 			Detail string `json:"detail"`
+			Kind   int    `json:"kind"`
 		} `json:"items"`
 	}
 	if err := r.c.Call("textDocument/completion", r.pos(m, true), &list); err != nil {
@@ -539,6 +541,9 @@ func (r *markerRun) itemDetail(m marker) {
 		if it.Label == m.args[1] {
 			if !strings.Contains(it.Detail, m.args[2]) {
 				r.t.Errorf("%v: detail of %q is %q", m, it.Label, it.Detail)
+			}
+			if len(m.args) == 4 && strconv.Itoa(it.Kind) != m.args[3] {
+				r.t.Errorf("%v: kind of %q is %d", m, it.Label, it.Kind)
 			}
 			return
 		}
