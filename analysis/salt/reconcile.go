@@ -183,6 +183,12 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 	seen := map[[2]string]rqv{}
 	for _, id := range h.ids {
 		b := h.m[id]
+		sid := id // the ID in messages: a templated one as written
+		if strings.Contains(id, sp.Unknown) && b.decl != nil && b.decl.key != nil {
+			if w := shownAsWritten(b.f, b.decl.key); w != "" {
+				sid = w
+			}
+		}
 		for _, s := range b.states {
 			var at source.Span
 			if s.null || s.bad || len(s.funs) != 1 {
@@ -198,13 +204,11 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 				if s.decl != nil && s.decl.modNode != nil && s.decl.modNode.Value != "" {
 					key = s.decl.modNode.Value
 				}
-				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
-					msg: fmt.Sprintf("ID '%s' in SLS '%s' contains a short declaration (%s) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.", id, b.sls, key)})
+				c.structureFail(b.f, at, fmt.Sprintf("ID '%s' in SLS '%s' contains a short declaration (%s) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.", sid, b.sls, key))
 				continue
 			}
 			if s.bad {
-				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
-					msg: fmt.Sprintf("State '%s' in SLS '%s' is not formed as a list", id, b.sls)})
+				c.structureFail(b.f, at, fmt.Sprintf("State '%s' in SLS '%s' is not formed as a list", sid, b.sls))
 				continue
 			}
 			for _, a := range s.args {
@@ -215,8 +219,7 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 					!(a.keyNode != nil && b.decl != nil && b.decl.entry != nil && opaqueIn(b.f, a.keyNode.End, b.decl.entry.End)) {
 					// (template output nobody knows after the key, a
 					// macro writing the list items, may well be a list)
-					c.fail(&problem{at: b.f.span(a.keyNode), sev: 1, code: "structure", refuses: true,
-						msg: fmt.Sprintf("The %s statement in state '%s' in SLS '%s' needs to be formed as a list", a.key, id, b.sls)})
+					c.structureFail(b.f, b.f.span(a.keyNode), fmt.Sprintf("The %s statement in state '%s' in SLS '%s' needs to be formed as a list", a.key, sid, b.sls))
 					continue
 				}
 				if master {
@@ -272,14 +275,29 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 				if strings.Contains(s.module, sp.Unknown) {
 					continue
 				}
-				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
-					msg: fmt.Sprintf("No function declared in state '%s' in SLS '%s'", id, b.sls)})
+				c.structureFail(b.f, at, fmt.Sprintf("No function declared in state '%s' in SLS '%s'", sid, b.sls))
 			} else if nfun > 1 && uniq(known) > 1 {
-				c.fail(&problem{at: at, sev: 1, code: "structure", refuses: true,
-					msg: fmt.Sprintf("Too many functions declared in state '%s' in SLS '%s'. Please choose one of the following: %s", id, b.sls, strings.Join(known, ", "))})
+				c.structureFail(b.f, at, fmt.Sprintf("Too many functions declared in state '%s' in SLS '%s'. Please choose one of the following: %s", sid, b.sls, strings.Join(known, ", ")))
 			}
 		}
 	}
+}
+
+// structureFail reports a structure error of verify_high. Salt refuses
+// only the renders that write the faulty text: one written in a branch of
+// an undecidable condition, or in the body of a loop over data nobody
+// knows, is a warning naming the condition (gluster.org_salt_states'
+// nfs/server.sls, all of it under `{% if salt['pillar.get'](...) %}`:
+// salt-order runs it where the pillar is empty, refuses it where not).
+func (c *compiler) structureFail(f *sfile, at source.Span, msg string) {
+	p := &problem{at: at, sev: 1, code: "structure", refuses: true, msg: msg}
+	if f != nil && f.file != nil && at.URI == f.file.URI {
+		if note := placeBranchNote(f, at.Start); note != "" {
+			p.sev, p.refuses = 2, false
+			p.msg += "\n" + note
+		}
+	}
+	c.fail(p)
 }
 
 func uniq(ss []string) int {
