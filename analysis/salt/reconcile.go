@@ -181,8 +181,19 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 		e               *reqEntry
 	}
 	seen := map[[2]string]rqv{}
+	failed := map[*sfile]bool{}
 	for _, id := range h.ids {
 		b := h.m[id]
+		if b.f != nil {
+			ok, seen := failed[b.f]
+			if !seen {
+				ok = yamlRefused(b.f)
+				failed[b.f] = ok
+			}
+			if ok {
+				continue
+			}
+		}
 		sid := id // the ID in messages: a templated one as written
 		if strings.Contains(id, sp.Unknown) && b.decl != nil && b.decl.key != nil {
 			if w := shownAsWritten(b.f, b.decl.key); w != "" {
@@ -303,6 +314,20 @@ func (c *compiler) namesList(b *body, a *arg, sid string) {
 		return
 	}
 	c.structureFail(b.f, b.f.span(a.keyNode), fmt.Sprintf("The 'names' argument in state '%s' in SLS '%s' needs to be formed as a list", sid, b.sls))
+}
+
+// yamlRefused: Salt's YAML loader refuses the file (a key given twice in
+// a mapping every render has), so its render fails and verify_high never
+// sees its states: blacs30/saltstack-config's raspberry/init.sls, where
+// salt-order says only "found conflicting ID 'cups'", drew a second error
+// for the short declaration above it.
+func yamlRefused(f *sfile) bool {
+	for _, d := range f.ids {
+		if d.dupOf != nil || d.dupKey != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // structureFail reports a structure error of verify_high. Salt refuses
