@@ -185,12 +185,12 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 	for _, id := range h.ids {
 		b := h.m[id]
 		if b.f != nil {
-			ok, seen := failed[b.f]
-			if !seen {
-				ok = yamlRefused(b.f)
-				failed[b.f] = ok
+			refused, known := failed[b.f]
+			if !known {
+				refused = yamlRefused(b.f)
+				failed[b.f] = refused
 			}
-			if ok {
+			if refused {
 				continue
 			}
 		}
