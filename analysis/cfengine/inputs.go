@@ -339,6 +339,12 @@ func (a *analyzer) addInput(pol *policy, v, name, hosts, base string, missingAt 
 				Message: fmt.Sprintf("'%s' comes from the host, outside the workspace: cf-promises fails (\"Can't stat file\") where the host has no such file; names it may define are not reported as undefined (name it relative to this policy, or through $(sys.inputdir), to have the workspace's copy read)%s", v, note)})
 			return nil
 		}
+		if missingAt != nil && !pol.ignoreMissing && name == v && hosts == "" {
+			if found := a.siblingInput(v, pol.entryDir); found != "" && base == pol.entryDir {
+				pol.missingDiags = append(pol.missingDiags, a.siblingInputNote(*missingAt, name, found, pol.entryDir))
+				return nil
+			}
+		}
 		if missingAt != nil && !pol.ignoreMissing {
 			msg := fmt.Sprintf("Can't stat file '%s' for parsing", name)
 			if isDir(filepath.Clean(p)) {

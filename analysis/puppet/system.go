@@ -122,10 +122,6 @@ func (s *System) Name() string { return "puppet" }
 // catalog, and the words that name lines are templates (where, diagLines).
 func (s *System) Movable() {}
 
-func (s *System) Owns(path string, head func() []byte) bool {
-	return strings.HasSuffix(path, ".pp")
-}
-
 // Reads: the files besides manifests an analysis reads: what says where
 // modules come from (Puppetfile, environment.conf, .fixtures.yml,
 // metadata.json), Hiera's configuration and data, facts files, and the

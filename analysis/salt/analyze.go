@@ -454,13 +454,39 @@ func sourceTemplates(files []treeFile) map[string]bool {
 func (a *analyzer) named(f *sfile) bool {
 	if a.linkedFiles == nil {
 		a.linkedFiles = map[string]bool{}
+		byURI := map[string]*sfile{}
+		for _, tf := range a.allFiles() {
+			if byURI[tf.f.file.URI] == nil {
+				byURI[tf.f.file.URI] = tf.f
+			}
+		}
 		for _, l := range a.linkList {
-			for _, sp := range l.files {
-				a.linkedFiles[sp.URI] = true
+			if len(l.files) > 0 && a.applies(byURI[l.at.URI], l.at) {
+				for _, sp := range l.files {
+					a.linkedFiles[sp.URI] = true
+				}
 			}
 		}
 	}
 	return a.linkedFiles[f.file.URI]
+}
+
+// applies: the words at `at` apply the files they link to, as an include
+// or a top file's entry does. An `sls:` requisite only names its SLS:
+// whatever applies the requiring file must bring it, but nothing in the
+// repository is seen to (sabard/salt-states: licorice's `sls: pyenv`,
+// pyenv included and targeted nowhere, made pyenv's own missing
+// requisite a warning instead of information about how it is applied).
+func (a *analyzer) applies(sf *sfile, at source.Span) bool {
+	if sf == nil || sf.top || a.topFrag[at.URI] {
+		return true
+	}
+	for _, inc := range sf.includes {
+		if sf.span(inc.node) == at {
+			return true
+		}
+	}
+	return false
 }
 
 // unreachedData: f declares no state and no top.sls or include names it

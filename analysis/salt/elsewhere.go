@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
@@ -119,7 +120,7 @@ func (a *analyzer) opaqueDeclares(f *sfile, target string) (int, string, bool) {
 		a.opaqueKeys[f] = keys
 	}
 	for _, k := range keys {
-		if k.key == target || k.pat != k.key && strings.Trim(k.pat, sp.Unknown) != "" && fnmatch(target, k.pat) {
+		if k.key == target || k.pat != k.key && ownText(k.pat) && fnmatch(target, k.pat) {
 			return k.off, k.key, true
 		}
 	}
@@ -157,6 +158,18 @@ func topKeys(text []byte) []topKey {
 	return out
 }
 
+// ownText reports whether a template pattern has words of its own, a
+// letter or a digit beside the template output: `user_{{ u }}` says
+// something about the names it makes; `{{ package.name }}` and
+// `{{ map.conf_dir }}/{{ config.client_config_dir }}` (markododa/saltstack
+// openvpn/config.sls, which "matched" lamp's `file: /etc/mysql/my.cnf`)
+// match any name, or any path, and say nothing about this one.
+func ownText(pat string) bool {
+	return strings.ContainsFunc(strings.ReplaceAll(pat, sp.Unknown, ""), func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsDigit(r)
+	})
+}
+
 // templateHoles: the Jinja expressions of a line, output nobody knows.
 var templateHoles = lazyre.New(`{{.*?}}`)
 
@@ -182,7 +195,7 @@ func declares(d *idDecl, target, mod string) (exact, pat bool, at *sp.Node) {
 		case v == target:
 			exact, at = true, n
 			return true
-		case !pat && strings.Contains(v, sp.Unknown) && strings.Trim(v, sp.Unknown) != "" && fnmatch(target, v):
+		case !pat && strings.Contains(v, sp.Unknown) && ownText(v) && fnmatch(target, v):
 			// (a pattern with some text of its own: one made of
 			// template output alone, `{{ package.name }}`, matches
 			// every name and says nothing about this one)

@@ -310,10 +310,12 @@ func topShaped(f *sfile) bool {
 				continue
 			}
 			k := e.Val.Keys[i].Value
-			if strings.Contains(k, sp.Unknown) {
-				return false
-			}
-			if !stateModRe.MatchString(k) {
+			// (a templated target, `os:{{ grains['os'] }}` with its
+			// `- match: grain`, is no evidence either way: a state
+			// module is never template output in practice, and the
+			// items decide; JustinHop/saltstack-networkbase
+			// top/mintop.sls, an alternative top file)
+			if !strings.Contains(k, sp.Unknown) && !stateModRe.MatchString(k) {
 				evidence = true
 			}
 			for _, it := range v.Items {

@@ -61,6 +61,12 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 				continue
 			}
 			b := newBody(d)
+			// __sls__ is the name the file was rendered by, as written:
+			// an include `- iptables/ipsets` makes 'iptables/ipsets',
+			// which `sls: iptables/ipsets` then matches and
+			// `sls: iptables.ipsets` does not (salt-order;
+			// alekrain/salt_states iptables/init.sls)
+			b.sls = sls
 			b.cond = cond || f.p.InAltNode(d.key)
 			st.put(b)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -162,7 +164,7 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 // stmtWord splits a statement's text into its first word and the rest.
 func stmtWord(s string) (string, string) {
 	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, " \t\n\r("); i >= 0 {
+	if i := strings.IndexFunc(s, func(r rune) bool { return r == '(' || isJinjaSpace(r) }); i >= 0 {
 		return s[:i], strings.TrimSpace(s[i:])
 	}
 	return s, ""
@@ -172,6 +174,24 @@ func stmtWord(s string) (string, string) {
 func isSetAssign(rest string) bool {
 	eq := strings.IndexByte(rest, '=')
 	return eq >= 0 && !strings.HasPrefix(rest[eq:], "==")
+}
+
+// isJinjaSpace is what separates tokens in Jinja's lexer: its
+// whitespace_re is `\s+` over a Python str, so a no-break space typed
+// after a name (`{{ v\u00a0}}`, omaen/saltstack-states) separates it as a
+// plain space does; taken into the name, it made a variable nobody binds.
+func isJinjaSpace(r rune) bool {
+	// (Python's str.isspace also holds the ASCII separators 0x1c-0x1f)
+	return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f
+}
+
+// spaceAt is the length of the whitespace rune at src[i:b], 0 if none.
+func spaceAt(src []byte, i, b int) int {
+	r, n := utf8.DecodeRune(src[i:b])
+	if r == utf8.RuneError || !isJinjaSpace(r) {
+		return 0
+	}
+	return n
 }
 
 // jinjaOps are the operators of Jinja's lexer, longest first.
@@ -185,12 +205,15 @@ func lexInside(src []byte, a, b int, out []lexer.Token, stmt bool) []lexer.Token
 	for i < b {
 		c := src[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case c < utf8.RuneSelf && isJinjaSpace(rune(c)):
 			i++
 			continue
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+		case c >= utf8.RuneSelf && spaceAt(src, i, b) > 0:
+			i += spaceAt(src, i, b)
+			continue
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf:
 			j := i
-			for j < b && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9' || src[j] >= 0x80) {
+			for j < b && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9' || src[j] >= utf8.RuneSelf && spaceAt(src, j, b) == 0) {
 				j++
 			}
 			typ := jtName
