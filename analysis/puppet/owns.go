@@ -14,7 +14,8 @@ func (s *System) Owns(path string, head func() []byte) bool {
 	if !strings.HasSuffix(path, ".pp") {
 		return false
 	}
-	return !bytes.HasPrefix(head(), selinuxPolicyMagic) && bytes.IndexByte(head(), 0) < 0
+	h := head() // (a file read each time it is asked)
+	return !bytes.HasPrefix(h, selinuxPolicyMagic) && bytes.IndexByte(h, 0) < 0
 }
 
 // selinuxPolicyMagic begins a SELinux policy package (little-endian
