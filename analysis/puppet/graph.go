@@ -499,8 +499,11 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 	// Chaining arrows and the require function.
 	for _, rel := range r.rels {
-		left := r.operands(g, rel.left, rel, true)
-		right := r.operands(g, rel.right, rel, false)
+		// Puppet relates the two sides pair by pair: beside a collector
+		// that collects nothing, a reference is never looked up.
+		lNone, rNone := collectsNothing(rel.left), collectsNothing(rel.right)
+		left, lQuiet := r.operands(g, rel.left, rel, true, rNone)
+		right, rQuiet := r.operands(g, rel.right, rel, false, lNone)
 		kind := analysis.Order
 		if rel.op == "~>" || rel.op == "<~" {
 			kind = analysis.Refresh
@@ -514,7 +517,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			reason = "require (function)"
 		}
 		if r.probing && (rel.left.k == vCollect || rel.right.k == vCollect || rel.left.k == vArr || rel.right.k == vArr) {
-			r.noteChain(rel, kind, reason, left, right)
+			r.noteChain(rel, kind, reason, left, right, lQuiet || rQuiet)
 		}
 		for _, s := range src {
 			for _, d := range dst {
@@ -749,9 +752,10 @@ func relValues(out, attrs []attr, name string) []attr {
 }
 
 // operands turns a chain operand into catalog resources; missing
-// references are Puppet's "Could not find resource ... for relationship".
-func (r *run) operands(g *runGraph, v val, rel *relation, left bool) []*res {
-	var out []*res
+// references are Puppet's "Could not find resource ... for relationship",
+// unless quiet (the other side is a collector that collects nothing):
+// then silenced says one was not reported.
+func (r *run) operands(g *runGraph, v val, rel *relation, left, quiet bool) (out []*res, silenced bool) {
 	var lbuf [1]val
 	for _, x := range v.items(&lbuf) {
 		switch x.k {
@@ -772,6 +776,10 @@ func (r *run) operands(g *runGraph, v val, rel *relation, left bool) []*res {
 				when = g.conds.of(rel.cond)
 			} else {
 				when, absent = g.absentWhen(nil, t, rel.cond)
+			}
+			if absent && quiet {
+				silenced = true
+				continue
 			}
 			if absent {
 				other := rel.right
@@ -809,7 +817,31 @@ func (r *run) operands(g *runGraph, v val, rel *relation, left bool) []*res {
 			}
 		}
 	}
-	return out
+	return out, silenced
+}
+
+// collectsNothing says whether an operand is collectors alone, and they
+// collected nothing that is in the catalog (mysql's `Class['mysql::config']
+// -> Mysql::Db <| |>` where no database is declared: Puppet 7.23 applies
+// it; with one, "Could not find resource 'Class[Mysql::Config]' for
+// relationship on 'Mysql::Db[x]'").
+func collectsNothing(v val) bool {
+	var lbuf [1]val
+	items := v.items(&lbuf)
+	if len(items) == 0 {
+		return false
+	}
+	for _, x := range items {
+		if x.k != vCollect {
+			return false
+		}
+		for _, t := range x.x.col.matched {
+			if t.inCatalog() {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func operandName(v val) string {
@@ -821,6 +853,12 @@ func operandName(v val) string {
 		case vRes:
 			if rs := x.resList(); len(rs) > 0 {
 				return rs[0].display
+			}
+		case vCollect: // (Puppet names the first pair's resource: 'Mysql::Db[x]')
+			for _, t := range x.x.col.matched {
+				if t.inCatalog() {
+					return t.display
+				}
 			}
 		}
 	}
