@@ -187,6 +187,10 @@ func (r *run) declare(e *env, typName string, tv val, attrs []attr, decl source.
 			r.observe1(obs{m: 's', key: x.key, decl: &d}, prev, prev.spec)
 		}
 	}
+	if prev != nil && prev.spec && !x.spec && ok && !quiet && def == nil && prev.kind == "resource" && !prev.pat &&
+		!prev.virtual && !virtual && prev.container != nil && r.byKey[x.key] == prev {
+		return r.redeclared(prev, x, e.cond)
+	}
 	if prev != nil {
 		// It exists in the runs that take either place.
 		prev.more().alts = append(prev.alternatives(), e.cond)
@@ -548,4 +552,35 @@ func writtenTitle(f *fileInfo, at source.Span) string {
 		w = w[1 : len(w)-1]
 	}
 	return w
+}
+
+// redeclared: a plain resource declared for certain after a branch we
+// could not decide declared it first. On the nodes that take that branch
+// Puppet stops at this declaration ("Duplicate declaration"); on every
+// other node this one is the resource. So it is this one: its attributes,
+// its container, its place in the source; the branch's declaration is
+// an alternative. Before, the branch's kept its container and its
+// relationships, and the class around it closed cycles no node has
+// (IsaacElenbaas's moosefs.service: absent in profile::base::moosefs
+// unless the node is a server, a file of profile::server::moosefs,
+// which requires the base class). The catalog position stays the
+// first declaration's.
+func (r *run) redeclared(prev, x *res, c *cond) *res {
+	if r.rec != nil {
+		r.recFail() // a resource made before the body changes: not replayable
+	}
+	old := prev.cond
+	prev.attrs, prev.scope, prev.container, prev.parentSym = x.attrs, x.scope, x.container, x.parentSym
+	prev.decl, prev.full, prev.spec, prev.cond = x.decl, x.full, false, c
+	prev.display = x.display
+	prev.more().alts = append(prev.alternatives(), old)
+	prev.tagAttr = false
+	for i := range prev.attrs {
+		if prev.attrs[i].name == "tag" && prev.attrs[i].from == written {
+			prev.tagAttr = true
+			break
+		}
+	}
+	r.prio--
+	return prev
 }

@@ -499,8 +499,11 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 	}
 	// Chaining arrows and the require function.
 	for _, rel := range r.rels {
-		left := r.operands(g, rel.left, rel, true)
-		right := r.operands(g, rel.right, rel, false)
+		// Puppet relates the two sides pair by pair: beside a collector
+		// that collects nothing, a reference is never looked up.
+		lNone, rNone := collectsNothing(rel.left), collectsNothing(rel.right)
+		left, lQuiet := r.operands(g, rel.left, rel, true, rNone)
+		right, rQuiet := r.operands(g, rel.right, rel, false, lNone)
 		kind := analysis.Order
 		if rel.op == "~>" || rel.op == "<~" {
 			kind = analysis.Refresh
@@ -514,7 +517,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 			reason = "require (function)"
 		}
 		if r.probing && (rel.left.k == vCollect || rel.right.k == vCollect || rel.left.k == vArr || rel.right.k == vArr) {
-			r.noteChain(rel, kind, reason, left, right)
+			r.noteChain(rel, kind, reason, left, right, lQuiet || rQuiet)
 		}
 		for _, s := range src {
 			for _, d := range dst {
@@ -746,85 +749,6 @@ func relValues(out, attrs []attr, name string) []attr {
 		}
 	}
 	return out
-}
-
-// operands turns a chain operand into catalog resources; missing
-// references are Puppet's "Could not find resource ... for relationship".
-func (r *run) operands(g *runGraph, v val, rel *relation, left bool) []*res {
-	var out []*res
-	var lbuf [1]val
-	for _, x := range v.items(&lbuf) {
-		switch x.k {
-		case vRef:
-			if x.ref.pat {
-				continue
-			}
-			t, exact := r.resolveBoth(x.ref)
-			if t != nil && !exact {
-				continue
-			}
-			if t != nil && !t.inCatalog() {
-				continue // a virtual resource: the reference does not realize it, no edge
-			}
-			var when []*branch
-			absent := t == nil
-			if absent {
-				when = g.conds.of(rel.cond)
-			} else {
-				when, absent = g.absentWhen(nil, t, rel.cond)
-			}
-			if absent {
-				other := rel.right
-				if !left {
-					other = rel.left
-				}
-				od := operandName(other)
-				if od == "" {
-					od = rel.rightTxt
-					if !left {
-						od = rel.leftTxt
-					}
-				}
-				name := refString(x.ref.typ, displayTitle(x.ref))
-				srcSide := left != (rel.op == "<-" || rel.op == "<~")
-				if srcSide {
-					r.missingWhen(x.at, x.ref, fmt.Sprintf("Could not find resource '%s' for relationship on '%s'", name, od), when)
-				} else {
-					r.missingWhen(x.at, x.ref, fmt.Sprintf("Could not find resource '%s' for relationship from '%s'", name, od), when)
-				}
-				continue
-			}
-			out = append(out, t)
-		case vRes:
-			for _, t := range x.resList() {
-				if t.inCatalog() {
-					out = append(out, t)
-				}
-			}
-		case vCollect:
-			for _, t := range x.x.col.matched {
-				if t.inCatalog() {
-					out = append(out, t)
-				}
-			}
-		}
-	}
-	return out
-}
-
-func operandName(v val) string {
-	var lbuf [1]val
-	for _, x := range v.items(&lbuf) {
-		switch x.k {
-		case vRef:
-			return refString(x.ref.typ, displayTitle(x.ref))
-		case vRes:
-			if rs := x.resList(); len(rs) > 0 {
-				return rs[0].display
-			}
-		}
-	}
-	return ""
 }
 
 var refText = lazyre.New(`^([A-Za-z][\w:]*)\[(.*)\]$`)

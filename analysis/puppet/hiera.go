@@ -3,6 +3,7 @@ package puppet
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -186,6 +187,7 @@ func hieraFile(p string) (path string, partial bool, level string) {
 func (a *analyzer) hieraFiles(dir string) []string {
 	hy := filepath.Join(dir, "hiera.yaml")
 	a.dep('p', hy, func() string { return a.contentID(hy) })
+	envs, _ := a.envRoots()
 	m := a.memo
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -221,33 +223,12 @@ func (a *analyzer) hieraFiles(dir string) []string {
 					paths = append([]string{h.Path}, paths...)
 				}
 				for _, p := range paths {
-					ok := true
-					filled := interp.ReplaceAllStringFunc(p, func(m string) string {
-						key := strings.TrimSpace(m[2 : len(m)-1])
-						key = strings.TrimPrefix(key, "::")
-						key = strings.TrimPrefix(key, "facts.")
-						key = strings.TrimPrefix(key, "trusted.")
-						v, found := a.fact(key)
-						if !found {
-							ok = false
-							return ""
-						}
-						return fmt.Sprint(v)
-					})
-					if ok {
-						out = append(out, filepath.Join(dir, d, filled))
-					} else {
-						m.hieraIncomplete[dir] = true
-						// the level's files for every value of what we do
-						// not know: one of them may hold the key (a node's
-						// own classes under nodes/%{trusted.hostname}.yaml)
-						glob := filepath.Join(dir, d, interp.ReplaceAllString(p, "*"))
-						matches, _ := filepath.Glob(glob)
-						for _, mp := range matches {
-							out = append(out, unfilled+glob+"\x00"+mp)
-						}
-					}
+					out = a.hieraLevel(out, dir, d, p)
 				}
+			}
+		} else if dd, levels, ok := hieraV3(f.Text); ok && slices.Contains(envs, dir) && a.ws.IsDir(filepath.Join(dir, dd)) {
+			for _, p := range levels {
+				out = a.hieraLevel(out, dir, dd, p+".yaml")
 			}
 		}
 	} else if a.ws.IsDir(filepath.Join(dir, "data")) {
@@ -255,6 +236,82 @@ func (a *analyzer) hieraFiles(dir string) []string {
 	}
 	m.hieraCache[dir] = out
 	return out
+}
+
+// hieraLevel adds the data files of one hierarchy path (relative to the
+// datadir d of the hiera.yaml in dir) to out: the file, when the facts
+// fill the path; else, marked unfilled, every file it may name.
+func (a *analyzer) hieraLevel(out []string, dir, d, p string) []string {
+	m := a.memo // (its lock is held: hieraFiles)
+	ok := true
+	filled := interp.ReplaceAllStringFunc(p, func(m string) string {
+		key := strings.TrimSpace(m[2 : len(m)-1])
+		key = strings.TrimPrefix(key, "::")
+		key = strings.TrimPrefix(key, "facts.")
+		key = strings.TrimPrefix(key, "trusted.")
+		v, found := a.fact(key)
+		if !found {
+			ok = false
+			return ""
+		}
+		return fmt.Sprint(v)
+	})
+	if ok {
+		return append(out, filepath.Join(dir, d, filled))
+	}
+	m.hieraIncomplete[dir] = true
+	// the level's files for every value of what we do not know: one of
+	// them may hold the key (a node's own classes under
+	// nodes/%{trusted.hostname}.yaml)
+	glob := filepath.Join(dir, d, interp.ReplaceAllString(p, "*"))
+	matches, _ := filepath.Glob(glob)
+	for _, mp := range matches {
+		out = append(out, unfilled+glob+"\x00"+mp)
+	}
+	return out
+}
+
+// hieraV3 reads a Hiera 3 configuration (`:backends:`, `:hierarchy:`,
+// `:yaml: :datadir:`): Puppet 7 ignores one at an environment's root
+// ("hiera.yaml version 3 found at the environment root was ignored") and
+// reads it only as the server's global hiera.yaml, which such a
+// repository keeps a copy of (smbambling/r2_puppet_control: "needs to be
+// kept in sync with /etc/puppetlabs/puppet/hiera.yaml"). Its datadir is a
+// path on the server (/etc/puppetlabs/code/environments/%{environment}/
+// hieradata); its last folder is taken as the repository's own: dd. A
+// YAML backend only; the levels, without their .yaml.
+func hieraV3(text []byte) (dd string, levels []string, ok bool) {
+	var cfg struct {
+		Backends  any      `yaml:":backends"`
+		Hierarchy []string `yaml:":hierarchy"`
+		YAML      struct {
+			Datadir string `yaml:":datadir"`
+		} `yaml:":yaml"`
+	}
+	if yaml.Unmarshal(text, &cfg) != nil || len(cfg.Hierarchy) == 0 {
+		return "", nil, false
+	}
+	switch b := cfg.Backends.(type) {
+	case nil:
+	case string:
+		if b != "yaml" {
+			return "", nil, false
+		}
+	case []any:
+		if !slices.Contains(b, any("yaml")) {
+			return "", nil, false
+		}
+	default:
+		return "", nil, false
+	}
+	dd = "hieradata"
+	if d := strings.TrimRight(cfg.YAML.Datadir, "/"); d != "" {
+		dd = filepath.Base(d)
+	}
+	if strings.Contains(dd, "%{") || dd == "." || dd == "/" {
+		return "", nil, false
+	}
+	return dd, cfg.Hierarchy, true
 }
 
 func (a *analyzer) dataFile(p string) map[string]any {

@@ -133,6 +133,19 @@ func (r *run) loadedFile(fi *fileInfo) {
 	}
 }
 
+// ownsFile says whether fi is r's main manifest (`puppet apply FILE` of a
+// module file with code outside its definitions, jsh's users/init.pp):
+// Puppet registers every definition of the main manifest, whatever its
+// name, and validates no file namespace there.
+// A body recorded while the answer was so is not replayed elsewhere.
+func (r *run) ownsFile(fi *fileInfo) bool {
+	if r == nil || r.entry == "" || fi.uri != r.entry {
+		return false
+	}
+	r.recFail()
+	return true
+}
+
 // autoloadRel is where Puppet first looks for a class or define: its
 // module, and the file relative to the module's manifests/ folder.
 func autoloadRel(name string) (mod, rel string) {

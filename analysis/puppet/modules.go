@@ -168,10 +168,10 @@ func (a *analyzer) classFor(r *run, name string) *classInfo {
 	}
 	if ci != nil {
 		a.dep('c', name, func() string { return astID(ci.file) })
-		if ci.misplaced {
+		if ci.misplaced && !r.ownsFile(ci.file) {
 			return nil // Puppet never finds it there (location.go; classMissing says where it is)
 		}
-		if r != nil && len(ci.file.misplaced) > 0 {
+		if r != nil && len(ci.file.misplaced) > 0 && !r.ownsFile(ci.file) {
 			r.loadedFile(ci.file)
 		}
 	} else {
@@ -191,10 +191,10 @@ func (a *analyzer) defineFor(r *run, name string) *defineInfo {
 	}
 	if d != nil {
 		a.dep('d', name, func() string { return astID(d.file) })
-		if d.misplaced {
+		if d.misplaced && !r.ownsFile(d.file) {
 			return nil // Puppet never finds it there (location.go)
 		}
-		if r != nil && len(d.file.misplaced) > 0 {
+		if r != nil && len(d.file.misplaced) > 0 && !r.ownsFile(d.file) {
 			r.loadedFile(d.file)
 		}
 	} else {

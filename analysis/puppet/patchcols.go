@@ -51,7 +51,11 @@ type colChain struct {
 // noteChain records, for each collector an operand of rel holds, the
 // chain (colChain) buildRun drew for it from left and right (the two
 // operands' resources).
-func (r *run) noteChain(rel *relation, kind analysis.EdgeKind, reason string, left, right []*res) {
+//
+// silenced: a missing reference of the other operand went unreported
+// because the collector collected nothing; a patch that makes it collect
+// something cannot follow (the reference's error would come).
+func (r *run) noteChain(rel *relation, kind analysis.EdgeKind, reason string, left, right []*res, silenced bool) {
 	var lb, rb [1]val
 	li, ri := rel.left.items(&lb), rel.right.items(&rb)
 	hasCol := func(items []val) bool {
@@ -69,7 +73,7 @@ func (r *run) noteChain(rel *relation, kind analysis.EdgeKind, reason string, le
 				continue
 			}
 			ch := colChain{at: rel.at, reason: reason, src: src, others: n,
-				ok: len(items) == 1 && !hasCol(other) && kind == analysis.Order}
+				ok: len(items) == 1 && !hasCol(other) && kind == analysis.Order && !silenced}
 			if r.chains == nil {
 				r.chains = map[*collector][]colChain{}
 			}

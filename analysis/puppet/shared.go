@@ -89,9 +89,11 @@ func (a *analyzer) envRoots() ([]string, bool) {
 		for _, r := range a.roots {
 			if !isModuleRoot(a.ws, r) {
 				m.envDirs = append(m.envDirs, r)
-				if !a.strict && !a.ws.Exists(filepath.Join(r, "hiera.yaml")) {
+				if !a.strict && !envHieraV5(a.ws, r) {
 					// The environment's data comes from a global hiera.yaml we
-					// cannot see (the server's): a miss proves nothing.
+					// cannot see (the server's): a miss proves nothing. So
+					// with a Hiera 3 one at the root, which Puppet 7 ignores
+					// there (hieraV3).
 					m.envCertain = false
 				}
 			}
@@ -180,4 +182,15 @@ func (a *analyzer) line(sp source.Span) int {
 	l, _ := f.Line1Col1(sp.Start)
 	m.mu.Unlock()
 	return l
+}
+
+// envHieraV5 says whether the environment at r has a hiera.yaml Puppet 7
+// reads there (version 5; a Hiera 3 one is ignored at the root).
+func envHieraV5(ws *source.Workspace, r string) bool {
+	f := ws.Lookup(filepath.Join(r, "hiera.yaml"))
+	if f == nil {
+		return false
+	}
+	_, _, v3 := hieraV3(f.Text)
+	return !v3
 }

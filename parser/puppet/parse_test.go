@@ -545,3 +545,30 @@ func TestRecoverBalancedBody(t *testing.T) {
 		}
 	}
 }
+
+// A parameter named twice in a class, define or function's list: Puppet
+// 7's validator refuses the file at the second (`puppet parser validate`:
+// "The parameter 'x' is declared more than once in the parameter list",
+// line 1, columns 25, 21 and 16 here).
+func TestDuplicateParameters(t *testing.T) {
+	for _, c := range []struct{ src, at string }{
+		{"class a($x = 1, $y = 2, $x = 3) { }\n", "$x = 3"},
+		{"define d(String $x, $x) { }\n", "$x"},
+		{"function f($a, $a) { 1 }\n", "$a"},
+		{"class c($a, $b) { }\n", ""},
+	} {
+		for _, f := range []*File{Parse([]byte(c.src)), (&Parser{}).Parse([]byte(c.src))} {
+			if c.at == "" {
+				if len(f.Errors) > 0 {
+					t.Errorf("%q: errors %v, want none", c.src, f.Errors)
+				}
+				continue
+			}
+			if len(f.Errors) != 1 || !strings.HasPrefix(f.Errors[0].Msg, "The parameter '") ||
+				!strings.HasSuffix(f.Errors[0].Msg, "' is declared more than once in the parameter list") ||
+				f.Errors[0].Pos != strings.LastIndex(c.src, c.at) {
+				t.Errorf("%q: errors %v, want one at %d", c.src, f.Errors, strings.LastIndex(c.src, c.at))
+			}
+		}
+	}
+}

@@ -40,8 +40,13 @@ func topLevelChecks(stmts []Node) []Error {
 			continue
 		case *ClassDef:
 			name, what, at = t.Name, "a Host Class Definition", Loc{t.Pos, t.Pos + len("class")}
+			errs = dupParams(errs, t.Params)
 		case *DefineDef:
 			name, what, at = t.Name, "a 'define' expression", Loc{t.Pos, t.Pos + len("define")}
+			errs = dupParams(errs, t.Params)
+		case *FunctionDef:
+			errs = dupParams(errs, t.Params)
+			continue
 		default:
 			continue
 		}
@@ -49,6 +54,22 @@ func topLevelChecks(stmts []Node) []Error {
 			errs = append(errs, Error{Loc: at, Msg: "The name: '" + name + "' is already defined by Puppet and can not be used as the name of " + what + "."})
 		} else if unacceptableName(name) {
 			errs = append(errs, Error{Loc: at, Msg: "Unacceptable name. The name '" + name + "' is unacceptable as the name of " + what})
+		}
+	}
+	return errs
+}
+
+// dupParams: a parameter named twice in one list is Puppet's validation
+// error, at the second ("The parameter 'dashboard_config' is declared more
+// than once in the parameter list": ifireball's vendored
+// puppet-dashboard, whose class then never loads).
+func dupParams(errs []Error, ps []*Param) []Error {
+	for i, p := range ps {
+		for _, q := range ps[:i] {
+			if q.Name == p.Name {
+				errs = append(errs, Error{Loc: p.Loc, Msg: "The parameter '" + p.Name + "' is declared more than once in the parameter list"})
+				break
+			}
 		}
 	}
 	return errs
