@@ -556,7 +556,8 @@ func writtenTitle(f *fileInfo, at source.Span) string {
 
 // redeclared: a plain resource declared for certain after a branch we
 // could not decide declared it first. On the nodes that take that branch
-// Puppet stops at this declaration ("Duplicate declaration"); on every
+// Puppet stops at this declaration ("Duplicate declaration": a warning
+// naming the branch, as Puppet 7.23 says without the fact); on every
 // other node this one is the resource. So it is this one: its attributes,
 // its container, its place in the source; the branch's declaration is
 // an alternative. Before, the branch's kept its container and its
@@ -570,6 +571,11 @@ func (r *run) redeclared(prev, x *res, c *cond) *res {
 		r.recFail() // a resource made before the body changes: not replayable
 	}
 	old := prev.cond
+	// Where the branch is taken, Puppet stops here: a warning saying when.
+	r.diagLines(x.decl, analysis.Warning, "duplicate",
+		fmt.Sprintf("Duplicate declaration: %s is already declared at (file: %s, line: %s); cannot redeclare (file: %s, line: %s) (%s)",
+			x.display, r.a.displayPath(prev.decl.URI), analysis.LineMark(prev.decl), r.a.displayPath(x.decl.URI), analysis.LineMark(x.decl), r.specWhen(&env{cond: old})),
+		analysis.Related{At: prev.decl, Message: "first declared here, on those nodes"})
 	prev.attrs, prev.scope, prev.container, prev.parentSym = x.attrs, x.scope, x.container, x.parentSym
 	prev.decl, prev.full, prev.spec, prev.cond = x.decl, x.full, false, c
 	prev.display = x.display
