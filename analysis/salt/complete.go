@@ -40,6 +40,18 @@ func (s *System) Complete(req analysis.CompletionRequest) *analysis.Completion {
 	}
 	lineStart := strings.LastIndexByte(string(f.Text[:off]), '\n') + 1
 	line := string(f.Text[lineStart:off])
+	if am := argItemRe.FindStringSubmatchIndex(line); am != nil {
+		// an argument's name under a state function (`    - sou`)
+		if fun, written := argSite(string(f.Text[:lineStart]), am[3]-am[2]); fun != "" {
+			start := off
+			if am[4] >= 0 {
+				start = lineStart + am[4]
+			}
+			if items := argItems(fun, written); items != nil {
+				return &analysis.Completion{Replace: source.Span{URI: f.URI, Start: start, End: off}, Items: items}
+			}
+		}
+	}
 	m := reqItemRe.FindStringSubmatchIndex(line)
 	if m == nil {
 		return nil
