@@ -42,7 +42,11 @@ func (s *System) Complete(req analysis.CompletionRequest) *analysis.Completion {
 	line := string(f.Text[lineStart:off])
 	if am := argItemRe.FindStringSubmatchIndex(line); am != nil {
 		// an argument's name under a state function (`    - sou`)
-		if fun, written := argSite(string(f.Text[:lineStart]), am[3]-am[2]); fun != "" {
+		below := ""
+		if nl := strings.IndexByte(string(f.Text[off:]), '\n'); nl >= 0 {
+			below = string(f.Text[off+nl+1:])
+		}
+		if fun, written := argSite(string(f.Text[:lineStart]), below, am[3]-am[2]); fun != "" {
 			start := off
 			if am[4] >= 0 {
 				start = lineStart + am[4]

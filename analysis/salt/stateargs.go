@@ -31,9 +31,32 @@ var funLineRe = lazyre.New(`^(\s*)([A-Za-z_]\w*\.[A-Za-z_]\w*)\s*:\s*(?:#.*)?$`)
 var argItemRe = lazyre.New(`^(\s*)-\s*([A-Za-z_]\w*)?$`)
 
 // argSite finds, for an argument name typed on the line at indent (the
-// text above it given), the state function whose list it is in and the
-// names the list already has.
-func argSite(above string, indent int) (fun string, written map[string]bool) {
+// text above and below that line given), the state function whose list
+// it is in and the names the list already has.
+func argSite(above, below string, indent int) (fun string, written map[string]bool) {
+	fun, written = argsAbove(above, indent)
+	if fun == "" {
+		return "", nil
+	}
+	for _, l := range strings.Split(below, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "{%") || strings.HasPrefix(t, "{#") {
+			continue
+		}
+		ind := len(l) - len(strings.TrimLeft(l, " "))
+		if ind < indent || ind == indent && !strings.HasPrefix(t, "-") {
+			break // the list ended
+		}
+		if ind == indent {
+			if k, _, ok := strings.Cut(strings.TrimSpace(t[1:]), ":"); ok {
+				written[strings.TrimSpace(k)] = true
+			}
+		}
+	}
+	return fun, written
+}
+
+func argsAbove(above string, indent int) (fun string, written map[string]bool) {
 	lines := strings.Split(above, "\n")
 	written = map[string]bool{}
 	for i := len(lines) - 1; i >= 0; i-- {
