@@ -1,6 +1,7 @@
 package puppet
 
 import (
+	"sort"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,7 @@ func TestAttrSiteAt(t *testing.T) {
 		{"class web {\n  package { 'nginx': ens|", "package", "nginx", ""},
 		{"class web {\n  package { 'nginx':\n    ensure => installed;\n  'vim':\n    ens|", "package", "vim", ""},
 		{"file { '/x': ensure => file }\nfile { '/y': |", "file", "/y", ""},
+		{"file { '/y': mo|de => '0644',\n  owner => 'root', # x => 1\n  content => \"a => b\", require => [File['a'], { 'k' => 1 }] }\nfile { '/z': group => 'g' }", "file", "/y", "content,owner,require"},
 		// not a site
 		{"file { |", "", "", ""},                              // the title
 		{"file { '/x': ensure => |", "", "", ""},              // a value
@@ -57,6 +59,7 @@ func TestAttrSiteAt(t *testing.T) {
 		for w := range site.written {
 			written = append(written, w)
 		}
+		sort.Strings(written)
 		if site.typ != c.typ || site.title != c.title || strings.Join(written, ",") != c.written {
 			t.Errorf("%q: %q %q written %v, want %q %q %q", c.text, site.typ, site.title, written, c.typ, c.title, c.written)
 		}

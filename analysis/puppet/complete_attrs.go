@@ -160,7 +160,60 @@ func attrSiteAt(text []byte, off int) (attrSite, bool) {
 	if f.last != ':' && f.last != ',' && !(f.defaults && f.last == '{') {
 		return attrSite{}, false
 	}
+	writtenAfter(text, off, f.written)
 	return attrSite{typ: f.typ, title: f.title, start: start, written: f.written}, true
+}
+
+// writtenAfter adds to written the names the body has after off: up to
+// its end (`}`, or `;` before the next title), at its own depth.
+func writtenAfter(text []byte, off int, written map[string]bool) {
+	for off < len(text) && isAttrByte(text[off]) {
+		off++ // (the rest of the name at the cursor)
+	}
+	depth, word := 0, ""
+	for i := off; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '#':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case c == '\'' || c == '"':
+			for i++; i < len(text) && text[i] != c; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+			word = ""
+		case c >= 'a' && c <= 'z' || c == '_':
+			j := i
+			for j < len(text) && isAttrByte(text[j]) {
+				j++
+			}
+			word = string(text[i:j])
+			i = j - 1
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case (c == '=' || c == '+') && i+1 < len(text) && text[i+1] == '>':
+			if depth == 0 && word != "" {
+				written[word] = true
+			}
+			word = ""
+			i++
+		case c == '{' || c == '[' || c == '(':
+			depth++
+			word = ""
+		case c == '}' || c == ']' || c == ')':
+			if depth == 0 {
+				return
+			}
+			depth--
+			word = ""
+		case c == ';' && depth == 0:
+			return
+		default:
+			word = ""
+		}
+	}
 }
 
 // blockWord: words a `{` follows that open no resource body.
