@@ -67,7 +67,13 @@ func notePy2Call(sc *scope, x expr, recv val, method string) {
 			return
 		}
 	}
-	c.calls = append(c.calls, py2Call{method, typeRepr(recv)})
+	on := typeRepr(recv)
+	if n, ok := x.(eName); ok && n.name == "salt" {
+		if _, bound := sc.lookup(n.name); !bound {
+			on = "'salt.utils.templates.AliasedLoader object'" // (salt-order: `salt.iterkeys()`)
+		}
+	}
+	c.calls = append(c.calls, py2Call{method, on})
 }
 
 // evalCalls evaluates e, whose source is at, judging the Python 2 methods
