@@ -21,8 +21,10 @@ import (
 // mapping that holds the bad line (buengese/salt-config
 // blacklist/init.sls: ours 3:1, PyYAML 4:3 and 9:3), or at a blank line
 // (Vlot-Ltd/homelab-saltstack netbox/config.sls). yaml.v3's scanner
-// errors count from 1 and name the problem's line already in most
-// cases; they are left as they are.
+// errors count from 1 and name the problem's line in most cases, the
+// context's (a key without its colon) in others; Salt prints no position
+// for them ("could not find expected ':'" alone): they are left as they
+// are.
 
 // parserErrors are the messages of yaml.v3's parser (parserc.go) whose
 // problem is a token after the context.
