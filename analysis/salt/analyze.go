@@ -503,26 +503,70 @@ func (a *analyzer) unreachedData(f *sfile) bool {
 // render error itself would be a cascade from text Salt never reads
 // (wuxxin/salt-shared app/backup/restic.sls: a recursive requisite after
 // an unclosed expression). One error per file, at the place it breaks.
+// Salt renders the Jinja before it reads the YAML: where the template
+// itself parses, what fails its render (an undefined name, a Python 2
+// method) stays, and where one fails every render the YAML error goes,
+// Salt never reads that text (alekrain/salt_states' gitrepos/init.sls:
+// `repos.iteritems()` fails before the YAML its `-%}` breaks).
 func (a *analyzer) dropAfterRenderErrors() {
 	broken := map[string]bool{}
+	jinjaBroken := map[string]bool{} // the template does not parse: nothing renders
 	for _, tf := range a.allFiles() {
 		for _, e := range tf.f.p.Errors {
 			if e.Severity == 1 {
 				broken[tf.f.file.URI] = true
+				if !yamlFailure(e.Msg) {
+					jinjaBroken[tf.f.file.URI] = true
+				}
 			}
 		}
 	}
 	if len(broken) == 0 {
 		return
 	}
+	// a failure of the Jinja on every render: an undefined name judged an
+	// error, a Python 2 method outside any branch (also in an SLS nothing
+	// names, information only: applied, it fails there)
+	jinjaFails := map[string]bool{}
+	for _, d := range a.res.Diags {
+		if d.Code == "undefined-variable" && d.Severity == analysis.Error {
+			jinjaFails[d.At.URI] = true
+		}
+	}
+	for _, tf := range a.allFiles() {
+		if tf.f.p.R == nil {
+			continue
+		}
+		for _, e := range tf.f.p.R.Py2 {
+			if e.Severity == 1 {
+				jinjaFails[tf.f.file.URI] = true
+			}
+		}
+	}
 	kept := a.res.Diags[:0]
 	for _, d := range a.res.Diags {
-		if broken[d.At.URI] && d.Code != "syntax" && d.Code != "renderer" {
+		switch {
+		case !broken[d.At.URI]:
+		case d.Code == "syntax" || d.Code == "renderer":
+			if jinjaFails[d.At.URI] && !jinjaBroken[d.At.URI] && yamlFailure(d.Message) {
+				continue
+			}
+		case renderFailure(d.Code) && !jinjaBroken[d.At.URI]:
+		default:
 			continue
 		}
 		kept = append(kept, d)
 	}
 	a.res.Diags = kept
+}
+
+// renderFailure: a diagnostic code for what fails the Jinja render of a
+// template that parses.
+func renderFailure(code string) bool { return code == "undefined-variable" || code == "python2-method" }
+
+// yamlFailure: an error message of reading the rendered YAML (parser/salt).
+func yamlFailure(msg string) bool {
+	return strings.HasPrefix(msg, "Rendering SLS failed") || msg == "SLS does not render to a dictionary"
 }
 
 // preload parses and lowers files on every core; later loads hit the

@@ -226,6 +226,16 @@ func (a *analyzer) fileDiags(f *sfile) {
 			}
 			a.diag(d)
 		}
+		for _, e := range f.p.R.Py2 {
+			// (Python 2's dict methods: Salt 3000+ runs on Python 3)
+			d := analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: "python2-method",
+				Message: fmt.Sprintf("Rendering SLS 'base:%s' failed: %s", f.sls, e.Msg)}
+			if !named {
+				d.Severity = analysis.Info
+				d.Message += " (applied alone; nothing in the repository includes this SLS or targets it from a top file)"
+			}
+			a.diag(d)
+		}
 	}
 	if a.topFrag[f.file.URI] {
 		return // top data: what states would make wrong is not wrong here

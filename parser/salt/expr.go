@@ -69,6 +69,15 @@ type evalCtx struct {
 	// an output expression is evaluated: undefinedNames)
 	track bool
 	undef []string
+	// judge: the Python 2 dict methods called are noted in calls (while
+	// an expression Jinja surely evaluates is: jinja_py2.go); py2Errs are
+	// the errors they make (py2At indexes them by place), dead > 0 while
+	// rendering a body Salt never reaches (its if or for surely fails)
+	judge   bool
+	calls   []py2Call
+	py2Errs []Error
+	py2At   map[Span]int
+	dead    int
 }
 
 func (s *scope) context() *evalCtx {
@@ -400,6 +409,10 @@ func call(x eCall, sc *scope, depth int) val {
 	}
 	recv := eval(at.x, sc, depth)
 	args := evalArgs(x.args, sc, depth)
+	if py2Methods[at.name] {
+		notePy2Call(sc, at.x, recv, at.name)
+		return unknownVal
+	}
 	if recv.k == kList {
 		switch at.name {
 		case "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse":
@@ -871,6 +884,10 @@ func evalMaybe(e expr, sc *scope, depth int, surely bool) val {
 	if c := sc.context(); c != nil && c.track && !surely {
 		c.track = false
 		defer func() { c.track = true }()
+	}
+	if c := sc.context(); c != nil && c.judge && !surely {
+		c.judge = false
+		defer func() { c.judge = true }()
 	}
 	return eval(e, sc, depth)
 }

@@ -48,6 +48,10 @@ type Rendered struct {
 	// StrictUndefined fails the render): the caller, which knows whether
 	// the file is also a template another includes, reports them
 	Undefined []Error
+	// Py2: calls of Python 2 dict methods (iteritems, has_key...) that
+	// Salt's Python 3 fails the render on (jinja_py2.go), reported like
+	// Undefined
+	Py2 []Error
 }
 
 // CondOut is rendered text [R, End) that exists only in the renders that
@@ -451,6 +455,7 @@ type (
 		iterText   string // the iterable's source, for messages
 		iterAt     Span   // the iterable's source
 		cond       expr
+		condAt     Span // the filter's source (`if` after the iterable)
 		body, els  []jnode
 		bodySpan   Span // source of the body (to its else or endfor)
 		elsSpan    Span // source of the else branch
@@ -459,6 +464,7 @@ type (
 	jSet struct {
 		targets []string
 		e       expr
+		at      Span // the value's source
 	}
 	jSetBlock struct {
 		name string
@@ -473,6 +479,7 @@ type (
 	jDo struct {
 		e    expr
 		root string
+		at   Span // the expression's source
 	}
 	jOpaque struct{ start, end int } // output nobody can know
 	jScope  struct {
@@ -678,7 +685,7 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			r.lit(x.start, x.end)
 		case jExpr:
 			r.ctx.track, r.ctx.undef = true, r.ctx.undef[:0]
-			v := eval(x.e, sc, 0)
+			v, _ := r.evalCalls(x.e, sc, Span{x.start, x.end})
 			r.ctx.track = false
 			if len(r.ctx.undef) > 0 {
 				r.noteUndefined(x.start, x.end, r.ctx.undef, false)
@@ -722,13 +729,18 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			r.emit(Unknown, x.start, x.end, true)
 		case jIf:
 			taken := false
+			dead := r.ctx.dead
 			for i, c := range x.conds {
 				if c == nil {
 					r.render(x.bodies[i], sc, depth+1)
 					taken = true
 					break
 				}
-				b, ok := r.evalJudged(c, x.at[i], sc).truth()
+				v, fails := r.evalJudged(c, x.at[i], sc)
+				if fails {
+					r.ctx.dead++ // (Salt reaches no branch from here on)
+				}
+				b, ok := v.truth()
 				if !ok {
 					// Unknown condition: the branch may render; so may the
 					// rest. Render them all (states in any branch exist
@@ -773,86 +785,18 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 				}
 			}
 			_ = taken
+			r.ctx.dead = dead
 		case jFor:
-			it := r.evalJudged(x.iter, x.iterAt, sc)
-			items, ok := it.items()
-			inner := &scope{vars: map[string]val{}, parent: sc}
-			if !ok {
-				for _, t := range x.targets {
-					inner.set(t, unknownVal)
-				}
-				inner.set("loop", unknownVal)
-				// One pass with the loop variables unknown: what the body
-				// declares becomes patterns; how often what it appends
-				// to a list is appended is unknown. The body renders only
-				// where the iterable has items, which nobody can decide
-				// here: it is a branch of that condition, as an `if`
-				// over it would be (a requisite written in it fails only
-				// there).
-				*r.points++
-				arm := loopArm(x, *r.points)
-				r.alts = append(r.alts, x.bodySpan)
-				r.arms = append(r.arms, arm)
-				r.ctx.arms = append(r.ctx.arms, arm)
-				// With an else, body and else are alternatives as an if's
-				// branches are: a retry after a YAML error renders the
-				// body only (modeFirst), then the else only (modeLast)
-				// (irtnog/salt-states: `- names:` over a body of items or
-				// an else of `[]` is YAML only one at a time).
-				if len(x.els) == 0 || r.mode != modeLast {
-					r.ctx.loops++
-					r.render(x.body, inner, depth+1)
-					r.ctx.loops--
-				}
-				r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-1]
-				if len(x.els) > 0 && r.mode != modeFirst { // (where it has none)
-					els := Arm{Span: x.elsSpan, Point: arm.Point, Arm: 1, Text: "not (" + strings.TrimSpace(x.iterText) + " has items)", Loop: true}
-					for _, t := range arm.Tests {
-						els.Tests = append(els.Tests, ArmTest{Subj: t.Subj, Pos: !t.Pos})
-					}
-					r.alts = append(r.alts, x.elsSpan)
-					r.arms = append(r.arms, els)
-					r.ctx.arms = append(r.ctx.arms, els)
-					r.render(x.els, sc, depth+1)
-					r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-1]
-				}
-				continue
+			it, fails := r.evalJudged(x.iter, x.iterAt, sc)
+			if fails {
+				r.ctx.dead++
 			}
-			count := 0
-			for idx, item := range items {
-				inner := &scope{vars: map[string]val{}, parent: sc}
-				bindTargets(inner, x.targets, item)
-				loop := newDict()
-				loop.set("index", numVal(float64(idx+1)))
-				loop.set("index0", numVal(float64(idx)))
-				loop.set("first", boolVal(idx == 0))
-				loop.set("last", boolVal(idx == len(items)-1))
-				loop.set("length", numVal(float64(len(items))))
-				inner.set("loop", val{k: kDict, dict: loop})
-				if x.cond != nil {
-					b, ok := eval(x.cond, inner, 0).truth()
-					if ok && !b {
-						continue
-					}
-				}
-				count++
-				// an item only some renders have: so is what the body
-				// makes of it
-				itemArms := item.arms()
-				at := len(r.out)
-				r.ctx.arms = append(r.ctx.arms, itemArms...)
-				r.render(x.body, inner, depth+1)
-				r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-len(itemArms)]
-				r.cond(at, len(r.out), itemArms)
-				if r.steps > r.limit {
-					return
-				}
-			}
-			if count == 0 {
-				r.render(x.els, sc, depth+1)
+			r.renderFor(x, it, sc, depth)
+			if fails {
+				r.ctx.dead--
 			}
 		case jSet:
-			v := eval(x.e, sc, 0)
+			v, _ := r.evalCalls(x.e, sc, x.at)
 			bindTargets(sc, x.targets, v)
 		case jSetBlock:
 			sub := r.sub()
@@ -871,7 +815,7 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 			}
 		case jDo:
 			r.ctx.mutated = false
-			eval(x.e, sc, 0)
+			r.evalCalls(x.e, sc, x.at)
 			if !r.ctx.mutated && x.root != "" {
 				sc.assignWhere(x.root, unknownVal)
 			}
@@ -882,10 +826,92 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 		case jScope:
 			inner := &scope{vars: map[string]val{}, parent: sc}
 			for _, s := range x.sets {
-				bindTargets(inner, s.targets, eval(s.e, sc, 0))
+				v, _ := r.evalCalls(s.e, sc, s.at)
+				bindTargets(inner, s.targets, v)
 			}
 			r.render(x.body, inner, depth+1)
 		}
+	}
+}
+
+// renderFor renders a for loop over the iterable's value it.
+func (r *renderer) renderFor(x jFor, it val, sc *scope, depth int) {
+	items, ok := it.items()
+	inner := &scope{vars: map[string]val{}, parent: sc}
+	if !ok {
+		for _, t := range x.targets {
+			inner.set(t, unknownVal)
+		}
+		inner.set("loop", unknownVal)
+		// One pass with the loop variables unknown: what the body
+		// declares becomes patterns; how often what it appends
+		// to a list is appended is unknown. The body renders only
+		// where the iterable has items, which nobody can decide
+		// here: it is a branch of that condition, as an `if`
+		// over it would be (a requisite written in it fails only
+		// there).
+		*r.points++
+		arm := loopArm(x, *r.points)
+		r.alts = append(r.alts, x.bodySpan)
+		r.arms = append(r.arms, arm)
+		r.ctx.arms = append(r.ctx.arms, arm)
+		// With an else, body and else are alternatives as an if's
+		// branches are: a retry after a YAML error renders the
+		// body only (modeFirst), then the else only (modeLast)
+		// (irtnog/salt-states: `- names:` over a body of items or
+		// an else of `[]` is YAML only one at a time).
+		if len(x.els) == 0 || r.mode != modeLast {
+			r.ctx.loops++
+			r.render(x.body, inner, depth+1)
+			r.ctx.loops--
+		}
+		r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-1]
+		if len(x.els) > 0 && r.mode != modeFirst { // (where it has none)
+			els := Arm{Span: x.elsSpan, Point: arm.Point, Arm: 1, Text: "not (" + strings.TrimSpace(x.iterText) + " has items)", Loop: true}
+			for _, t := range arm.Tests {
+				els.Tests = append(els.Tests, ArmTest{Subj: t.Subj, Pos: !t.Pos})
+			}
+			r.alts = append(r.alts, x.elsSpan)
+			r.arms = append(r.arms, els)
+			r.ctx.arms = append(r.ctx.arms, els)
+			r.render(x.els, sc, depth+1)
+			r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-1]
+		}
+		return
+	}
+	count := 0
+	for idx, item := range items {
+		inner := &scope{vars: map[string]val{}, parent: sc}
+		bindTargets(inner, x.targets, item)
+		loop := newDict()
+		loop.set("index", numVal(float64(idx+1)))
+		loop.set("index0", numVal(float64(idx)))
+		loop.set("first", boolVal(idx == 0))
+		loop.set("last", boolVal(idx == len(items)-1))
+		loop.set("length", numVal(float64(len(items))))
+		inner.set("loop", val{k: kDict, dict: loop})
+		if x.cond != nil {
+			v, _ := r.evalCalls(x.cond, inner, x.condAt)
+			b, ok := v.truth()
+			if ok && !b {
+				continue
+			}
+		}
+		count++
+		// an item only some renders have: so is what the body
+		// makes of it
+		itemArms := item.arms()
+		at := len(r.out)
+		r.ctx.arms = append(r.ctx.arms, itemArms...)
+		r.render(x.body, inner, depth+1)
+		r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-len(itemArms)]
+		r.cond(at, len(r.out), itemArms)
+		if r.steps > r.limit {
+			return
+		}
+	}
+	if count == 0 {
+		r.render(x.els, sc, depth+1)
 	}
 }
 
@@ -1036,7 +1062,7 @@ func renderJinja(src []byte, vars map[string]string, mode int) *Rendered {
 		errs = append(errs, Error{Span: Span{0, 0}, Severity: 3, Msg: "template expansion stopped early: too many loop iterations"})
 	}
 	return &Rendered{Text: r.out, Segs: r.segs, Opaque: r.opaque, Alts: r.alts, Arms: r.arms, Conds: r.conds, Errors: errs,
-		Undefined: undefinedErrors(src, *r.undef)}
+		Undefined: undefinedErrors(src, *r.undef), Py2: root.ctx.py2Errs}
 }
 
 // Identity is the "rendering" of a file without a template engine.

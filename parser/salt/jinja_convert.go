@@ -206,16 +206,44 @@ func shiftNodes(ns []jnode, d int) []jnode {
 			y.bodySpan = Span{x.bodySpan.Start + d, x.bodySpan.End + d}
 			y.elsSpan = Span{x.elsSpan.Start + d, x.elsSpan.End + d}
 			y.iterAt = Span{x.iterAt.Start + d, x.iterAt.End + d}
+			y.condAt = shiftSpan(x.condAt, d)
 			out[i] = y
 		case jSetBlock:
 			out[i] = jSetBlock{x.name, shiftNodes(x.body, d)}
+		case jSet:
+			x.at = shiftSpan(x.at, d)
+			out[i] = x
+		case jDo:
+			x.at = shiftSpan(x.at, d)
+			out[i] = x
 		case jScope:
-			out[i] = jScope{x.sets, shiftNodes(x.body, d)}
+			sets := make([]jSet, len(x.sets))
+			for k, s := range x.sets {
+				s.at = shiftSpan(s.at, d)
+				sets[k] = s
+			}
+			out[i] = jScope{sets, shiftNodes(x.body, d)}
 		default:
 			out[i] = n
 		}
 	}
 	return out
+}
+
+// shiftSpan moves a source span by d (a zero span, none, stays).
+func shiftSpan(s Span, d int) Span {
+	if s == (Span{}) {
+		return s
+	}
+	return Span{s.Start + d, s.End + d}
+}
+
+// tupleSpan is the source of a tuple's items.
+func tupleSpan(t *jgTuple) Span {
+	if t == nil || len(t.Items) == 0 {
+		return Span{}
+	}
+	return Span{t.Items[0].Pos.Offset, t.Items[len(t.Items)-1].EndPos.Offset}
 }
 
 // jconv converts grammar structs into the render tree.
@@ -256,6 +284,7 @@ func (cv *jconv) stmt(open lexer.Token, s *jgStmt) jnode {
 		n.iter = cv.orTuple(f.Iter)
 		if f.Cond != nil {
 			n.cond = cv.expr(f.Cond)
+			n.condAt = Span{f.Cond.Pos.Offset, f.Cond.EndPos.Offset}
 		}
 		n.body = cv.nodes(f.Body)
 		n.bodySpan = Span{tokEnd(f.Close), f.End.Pos.Offset}
@@ -270,7 +299,7 @@ func (cv *jconv) stmt(open lexer.Token, s *jgStmt) jnode {
 	case s.Set != nil:
 		st := s.Set
 		if st.Value != nil {
-			return jSet{st.Targets.strings(), cv.tuple(st.Value)}
+			return jSet{st.Targets.strings(), cv.tuple(st.Value), tupleSpan(st.Value)}
 		}
 		return jSetBlock{st.Targets.strings()[0], cv.nodes(st.Body)}
 	case s.Macro != nil:
@@ -287,7 +316,7 @@ func (cv *jconv) stmt(open lexer.Token, s *jgStmt) jnode {
 	case s.With != nil:
 		var sets []jSet
 		for _, a := range s.With.Sets {
-			sets = append(sets, jSet{[]string{a.Name}, cv.expr(a.Value)})
+			sets = append(sets, jSet{[]string{a.Name}, cv.expr(a.Value), Span{a.Value.Pos.Offset, a.Value.EndPos.Offset}})
 		}
 		return jScope{sets: sets, body: cv.nodes(s.With.Body)}
 	case s.Block != nil:
@@ -310,7 +339,7 @@ func (cv *jconv) stmt(open lexer.Token, s *jgStmt) jnode {
 		return jUnknownSet{names: names}
 	case s.Do != nil:
 		e := cv.tuple(s.Do.X)
-		return jDo{e: e, root: rootName(e)}
+		return jDo{e: e, root: rootName(e), at: tupleSpan(s.Do.X)}
 	case s.Include != nil:
 		return jOpaque{open.Pos.Offset, tokEnd(s.Include.Close)}
 	case s.Extends != nil:

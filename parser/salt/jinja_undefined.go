@@ -37,17 +37,19 @@ var renderGlobals = map[string]bool{
 // notes the names it finds unbound: StrictUndefined fails the render on
 // its truth, iteration or comparison as on printing it (salt-order:
 // `{% if foo %}` fails with "Jinja variable 'foo' is undefined").
-func (r *renderer) evalJudged(e expr, at Span, sc *scope) val {
+// It reports whether the evaluation surely fails on a Python 2 method
+// (jinja_py2.go).
+func (r *renderer) evalJudged(e expr, at Span, sc *scope) (val, bool) {
 	if at == (Span{}) || r.ctx.track {
-		return eval(e, sc, 0)
+		return r.evalCalls(e, sc, at)
 	}
 	r.ctx.track, r.ctx.undef = true, r.ctx.undef[:0]
-	v := eval(e, sc, 0)
+	v, fails := r.evalCalls(e, sc, at)
 	r.ctx.track = false
 	if len(r.ctx.undef) > 0 {
 		r.noteUndefined(at.Start, at.End, r.ctx.undef, true)
 	}
-	return v
+	return v, fails
 }
 
 // noteUndefined turns the names the output expression [a, b) looked up

@@ -455,7 +455,9 @@ func (f *File) readYAML(cache *Cache) {
 				msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
 			}
 			at := a
-			if line > 0 {
+			if off, ok := yamlProblem(text[a:b], msg, line); ok {
+				at = a + off // (PyYAML's problem mark, what Salt names)
+			} else if line > 0 {
 				at = lineOffset(text, a, b, line)
 			}
 			lineEnd := at
@@ -579,10 +581,14 @@ func (f *File) wholeDocError() (Error, bool) {
 		line, _ = strconv.Atoi(m[1])
 		msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
 	}
-	if line <= 0 {
+	at := 0
+	if off, ok := yamlProblem(doc, msg, line); ok && len(doc) == len(text) {
+		at = off // (PyYAML's problem mark, what Salt names)
+	} else if line > 0 {
+		at = lineOffset(text, 0, len(text), line)
+	} else {
 		return Error{}, false
 	}
-	at := lineOffset(text, 0, len(text), line)
 	lineEnd := at
 	for lineEnd < len(text) && text[lineEnd] != '\n' {
 		lineEnd++
