@@ -170,7 +170,12 @@ func (s *System) parse(f *source.File) *pp.File {
 		s.parsers[f.URI] = ps
 	}
 	s.mu.Unlock()
-	ast := ps.Parse(f.Text)
+	var ast *pp.File
+	if binaryManifest(f.Text) {
+		ast = &pp.File{} // (a SELinux policy package: owns.go)
+	} else {
+		ast = ps.Parse(f.Text)
+	}
 	s.mu.Lock()
 	s.parsed[f.URI] = &parsedFile{hash: h, size: len(f.Text), ast: ast}
 	s.mu.Unlock()
