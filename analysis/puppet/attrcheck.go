@@ -28,7 +28,7 @@ func (r *run) coreAttrs(e *env, typ string, attrs []*pp.Attr) {
 		return
 	}
 	for _, a := range attrs {
-		if a.Name == "*" || a.Name == "name" || t.has(a.Name) || metaparamNames[a.Name] {
+		if t.has(a.Name) || a.Name == "*" {
 			continue
 		}
 		var names []string

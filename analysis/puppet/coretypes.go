@@ -13,7 +13,7 @@ type typeAttr struct {
 type coreType struct {
 	namevar []string
 	attrs   []typeAttr
-	known   map[string]bool // (attrs' names, made once)
+	known   map[string]bool // (attrs' names, `name`, the metaparameters: made once)
 }
 
 // coreAttr reports whether typ is a type Puppet defines whose attributes
@@ -23,7 +23,7 @@ func coreAttr(typ, name string) (known, ok bool) {
 	if t == nil {
 		return false, false
 	}
-	return true, name == "name" || t.has(name) || metaparamNames[name]
+	return true, t.has(name)
 }
 
 func (t *coreType) has(name string) bool {
@@ -37,9 +37,14 @@ func init() {
 		metaparamNames[a.name] = true
 	}
 	for _, t := range coreTypes {
-		t.known = make(map[string]bool, len(t.attrs))
+		// (its attributes, `name` and the metaparameters: one lookup)
+		t.known = make(map[string]bool, len(t.attrs)+len(metaparamAttrs)+1)
 		for _, a := range t.attrs {
 			t.known[a.name] = true
 		}
+		for _, a := range metaparamAttrs {
+			t.known[a.name] = true
+		}
+		t.known["name"] = true
 	}
 }
