@@ -98,7 +98,24 @@ func (s *System) Complete(req analysis.CompletionRequest) *analysis.Completion {
 
 // enclosingKey finds the mapping key a list item at indent belongs to:
 // the nearest line above with less indentation.
-func enclosingKey(above string, indent int) string {
+func enclosingKey(above string, indent int) (key string) {
+	linesUp(above, func(l, t string, ind int) bool {
+		if ind > indent || (ind == indent && strings.HasPrefix(t, "-")) {
+			return false // a sibling item or inside one
+		}
+		// the parent (a list may sit at its key's indentation)
+		if km := keyLineRe.FindStringSubmatch(l); km != nil {
+			key = km[2]
+		}
+		return true
+	})
+	return key
+}
+
+// linesUp calls f with the lines of above from the last up (each with
+// its text trimmed and its indentation), blank lines, comments and Jinja
+// statements left out, until f says it found what it looked for.
+func linesUp(above string, f func(l, t string, ind int) bool) {
 	lines := strings.Split(above, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := lines[i]
@@ -106,17 +123,10 @@ func enclosingKey(above string, indent int) string {
 		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "{%") || strings.HasPrefix(t, "{#") {
 			continue
 		}
-		ind := len(l) - len(strings.TrimLeft(l, " "))
-		if ind > indent || (ind == indent && strings.HasPrefix(t, "-")) {
-			continue // a sibling item or inside one
+		if f(l, t, len(l)-len(strings.TrimLeft(l, " "))) {
+			return
 		}
-		// the parent (a list may sit at its key's indentation)
-		if km := keyLineRe.FindStringSubmatch(l); km != nil {
-			return km[2]
-		}
-		return ""
 	}
-	return ""
 }
 
 // stateItems lists each state once: `module: ID` (or the ID alone when

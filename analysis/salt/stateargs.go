@@ -57,30 +57,26 @@ func argSite(above, below string, indent int) (fun string, written map[string]bo
 }
 
 func argsAbove(above string, indent int) (fun string, written map[string]bool) {
-	lines := strings.Split(above, "\n")
 	written = map[string]bool{}
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := lines[i]
-		t := strings.TrimSpace(l)
-		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "{%") || strings.HasPrefix(t, "{#") {
-			continue
-		}
-		ind := len(l) - len(strings.TrimLeft(l, " "))
+	linesUp(above, func(l, t string, ind int) bool {
 		if ind > indent {
-			continue // inside an item
+			return false // inside an item
 		}
 		if ind == indent && strings.HasPrefix(t, "-") {
 			if k, _, ok := strings.Cut(strings.TrimSpace(t[1:]), ":"); ok {
 				written[strings.TrimSpace(k)] = true
 			}
-			continue // a sibling item
+			return false // a sibling item
 		}
 		if m := funLineRe.FindStringSubmatch(l); m != nil {
-			return m[2], written
+			fun = m[2]
 		}
+		return true
+	})
+	if fun == "" {
 		return "", nil
 	}
-	return "", nil
+	return fun, written
 }
 
 // argItems lists the arguments of fun (then the global ones) but those

@@ -133,47 +133,34 @@ func (r *renderer) notePy2(at Span, calls []py2Call) {
 
 // methodIn finds the nth (from 0) `.name` followed by a call's
 // parenthesis in src[a:b], outside quotes.
-func methodIn(src []byte, a, b int, name string, nth int) (Span, bool) {
-	quote := byte(0)
-	for i := a; i < b && i < len(src); i++ {
-		c := src[i]
-		if quote != 0 {
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-			continue
-		}
-		if c == '\'' || c == '"' {
-			quote = c
-			continue
-		}
-		if c != '.' {
-			continue
+func methodIn(src []byte, a, b int, name string, nth int) (sp Span, ok bool) {
+	unquoted(src, a, b, func(i int) bool {
+		if src[i] != '.' {
+			return false
 		}
 		j := i + 1
 		for j < b && (src[j] == ' ' || src[j] == '\t') {
 			j++
 		}
 		if j+len(name) > b || string(src[j:j+len(name)]) != name {
-			continue
+			return false
 		}
 		k := j + len(name)
 		if k < b && identByte(src[k]) {
-			continue
+			return false
 		}
 		for k < b && (src[k] == ' ' || src[k] == '\t') {
 			k++
 		}
 		if k >= b || src[k] != '(' {
-			continue
+			return false
 		}
 		if nth > 0 {
 			nth--
-			continue
+			return false
 		}
-		return Span{j, j + len(name)}, true
-	}
-	return Span{}, false
+		sp, ok = Span{j, j + len(name)}, true
+		return true
+	})
+	return sp, ok
 }

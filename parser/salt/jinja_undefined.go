@@ -81,7 +81,23 @@ func (r *renderer) noteUndefined(a, b int, names []string, tag bool) {
 
 // nameIn finds the identifier name in src[a:b], not as an attribute
 // (`x.name`) or inside quotes.
-func nameIn(src []byte, a, b int, name string) (Span, bool) {
+func nameIn(src []byte, a, b int, name string) (sp Span, ok bool) {
+	unquoted(src, a, b, func(i int) bool {
+		if !bytes.HasPrefix(src[i:b], []byte(name)) || i > a && (identByte(src[i-1]) || src[i-1] == '.') {
+			return false
+		}
+		if j := i + len(name); j < len(src) && identByte(src[j]) {
+			return false
+		}
+		sp, ok = Span{i, i + len(name)}, true
+		return true
+	})
+	return sp, ok
+}
+
+// unquoted calls f with each offset of src[a:b] outside a quoted string
+// (backslash escapes skipped) until f says it found what it looked for.
+func unquoted(src []byte, a, b int, f func(i int) bool) {
 	quote := byte(0)
 	for i := a; i < b && i < len(src); i++ {
 		c := src[i]
@@ -97,15 +113,10 @@ func nameIn(src []byte, a, b int, name string) (Span, bool) {
 			quote = c
 			continue
 		}
-		if !bytes.HasPrefix(src[i:b], []byte(name)) || i > a && (identByte(src[i-1]) || src[i-1] == '.') {
-			continue
+		if f(i) {
+			return
 		}
-		if j := i + len(name); j < len(src) && identByte(src[j]) {
-			continue
-		}
-		return Span{i, i + len(name)}, true
 	}
-	return Span{}, false
 }
 
 func identByte(c byte) bool {
