@@ -215,27 +215,23 @@ func (a *analyzer) fileDiags(f *sfile) {
 		// (a template another file includes or imports may print what
 		// its includer binds)
 		named := a.named(f)
-		for _, e := range f.p.R.Undefined {
-			d := analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: "undefined-variable",
-				Message: fmt.Sprintf("Rendering SLS 'base:%s' failed: %s", f.sls, e.Msg)}
-			if !named {
-				// applied alone only (jgmize/salt-states' docsim.sls,
-				// "included by user's extended state" elsewhere)
-				d.Severity = analysis.Info
-				d.Message += " (applied alone; nothing in the repository includes this SLS or targets it from a top file, and what renders it may bind that name)"
+		// Salt's render failures the Jinja reader found: a name nothing
+		// binds, Python 2's dict methods (Salt 3000+ runs on Python 3).
+		// In an SLS applied alone only, information (jgmize/salt-states'
+		// docsim.sls, "included by user's extended state" elsewhere).
+		render := func(errs []sp.Error, code, alone string) {
+			for _, e := range errs {
+				d := analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code,
+					Message: fmt.Sprintf("Rendering SLS 'base:%s' failed: %s", f.sls, e.Msg)}
+				if !named {
+					d.Severity = analysis.Info
+					d.Message += " (applied alone; nothing in the repository includes this SLS or targets it from a top file" + alone + ")"
+				}
+				a.diag(d)
 			}
-			a.diag(d)
 		}
-		for _, e := range f.p.R.Py2 {
-			// (Python 2's dict methods: Salt 3000+ runs on Python 3)
-			d := analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: "python2-method",
-				Message: fmt.Sprintf("Rendering SLS 'base:%s' failed: %s", f.sls, e.Msg)}
-			if !named {
-				d.Severity = analysis.Info
-				d.Message += " (applied alone; nothing in the repository includes this SLS or targets it from a top file)"
-			}
-			a.diag(d)
-		}
+		render(f.p.R.Undefined, "undefined-variable", ", and what renders it may bind that name")
+		render(f.p.R.Py2, "python2-method", "")
 	}
 	if a.topFrag[f.file.URI] {
 		return // top data: what states would make wrong is not wrong here
