@@ -1,9 +1,6 @@
 package salt
 
-import (
-	"math"
-	"strings"
-)
+import "math"
 
 // Python 2 dict methods. Salt 3000 and later run on Python 3, whose dicts
 // have no iteritems, iterkeys, itervalues or has_key: Jinja looks the
@@ -109,14 +106,7 @@ func (r *renderer) notePy2(at Span, calls []py2Call) {
 			continue
 		}
 		e := Error{Span: span, Severity: 1, Msg: "Jinja variable " + call.on + " has no attribute '" + call.name + "'"}
-		if len(r.ctx.arms) > 0 {
-			e.Severity = 2
-			texts := make([]string, len(r.ctx.arms))
-			for i, arm := range r.ctx.arms {
-				texts[i] = arm.Text
-			}
-			e.Msg += " (only where " + strings.Join(texts, " and ") + ")"
-		}
+		r.inBranch(&e)
 		if i, seen := r.ctx.py2At[span]; seen {
 			if e.Severity < r.ctx.py2Errs[i].Severity {
 				r.ctx.py2Errs[i] = e // every render reaches it after all

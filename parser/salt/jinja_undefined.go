@@ -67,14 +67,7 @@ func (r *renderer) noteUndefined(a, b int, names []string, tag bool) {
 			continue
 		}
 		e := Error{Span: at, Severity: 1, Msg: "Jinja variable '" + n + "' is undefined", tag: tag}
-		if len(r.ctx.arms) > 0 {
-			e.Severity = 2
-			texts := make([]string, len(r.ctx.arms))
-			for i, arm := range r.ctx.arms {
-				texts[i] = arm.Text
-			}
-			e.Msg += " (only where " + strings.Join(texts, " and ") + ")"
-		}
+		r.inBranch(&e)
 		*r.undef = append(*r.undef, e)
 	}
 }
@@ -227,4 +220,19 @@ func undefinedErrors(src []byte, errs []Error) []Error {
 		}
 	}
 	return out
+}
+
+// inBranch makes a render failure found under conditions the analysis
+// cannot decide a warning naming them: only the renders that take those
+// branches fail.
+func (r *renderer) inBranch(e *Error) {
+	if len(r.ctx.arms) == 0 {
+		return
+	}
+	e.Severity = 2
+	texts := make([]string, len(r.ctx.arms))
+	for i, arm := range r.ctx.arms {
+		texts[i] = arm.Text
+	}
+	e.Msg += " (only where " + strings.Join(texts, " and ") + ")"
 }
