@@ -22,8 +22,9 @@ import (
 // apply time, on the agent, not the compile's).
 func (a *analyzer) fileLinks() []analysis.Link {
 	var out []analysis.Link
-	for _, fi := range a.order {
-		if fi.ast == nil || fi.src == nil || a.ws.Overlay(fi.uri) == nil {
+	for _, doc := range a.ws.Overlays() { // (a few open documents, not every file loaded)
+		fi := a.byURI[doc.URI]
+		if fi == nil || fi.ast == nil || fi.src == nil {
 			continue
 		}
 		text := fi.src.Text
