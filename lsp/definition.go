@@ -15,7 +15,8 @@ func init() { register("textDocument/definition", method{call: (*Server).definit
 // definition jumps from a reference to every declaration it names (all
 // matches of a glob, each title of a multi-title reference) and to the
 // files it includes. On a declaration it answers the declaration itself,
-// so editors fall back to showing its references.
+// so editors fall back to showing its references, unless the declaration
+// also names a file (a Chef run-list entry, its recipe): then the file.
 func (s *Server) definition(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p protocol.DefinitionParams
 	if err := decode(raw, &p); err != nil {
@@ -37,6 +38,10 @@ func (s *Server) definition(ctx context.Context, raw json.RawMessage) (any, erro
 			add(n.Decl)
 		}
 		for _, f := range t.link.Files {
+			add(f)
+		}
+	case t.files != nil:
+		for _, f := range t.files.Files {
 			add(f)
 		}
 	case t.node != nil:

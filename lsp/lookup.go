@@ -17,6 +17,11 @@ type target struct {
 	result *analysis.Result
 	node   *analysis.Node // the declaration under the cursor
 	link   *analysis.Link // the reference under the cursor
+	// files: a link to whole files under the cursor beside the
+	// declaration (a Chef run-list entry is a declaration and leads to
+	// its recipe's file): definition goes there, not to the declaration
+	// itself
+	files *analysis.Link
 }
 
 // at finds what is at the position, from the newest analysis that can
@@ -67,6 +72,12 @@ func (s *Server) lookup(v view, u string, f *source.File, off int) target {
 		}
 	}
 	if best.node != nil {
+		for _, l := range best.result.LinksAt(u, off) {
+			if len(l.Files) > 0 && l.At.Start >= best.node.Decl.Start && l.At.End <= best.node.Decl.End {
+				best.files = l
+				break
+			}
+		}
 		return best
 	}
 	for _, r := range snap.results {
