@@ -215,6 +215,10 @@ func TestStaleLockOnce(t *testing.T) {
 		"home/Policyfile.rb:3:1": {
 			"home/Policyfile.lock.json:4:3 Policyfile.lock.json: run_list differs",
 			"home/Policyfile.lock.json:8:3 Policyfile.lock.json: cookbook_locks lacks dnsmasq, plexapp",
+			"home/Policyfile.rb:9:1 in the Policyfile: cookbook_locks lacks dnsmasq, plexapp",
+		},
+		"web/Policyfile.rb:4:1": {
+			"web/Policyfile.lock.json:5:3 Policyfile.lock.json: cookbook_locks lacks ng",
 		},
 		"jenkins/Policyfile.rb:7:1": {
 			"jenkins/Policyfile.lock.json:1:1 Policyfile.lock.json: named_run_list update_jenkins is missing",

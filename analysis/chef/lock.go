@@ -99,26 +99,32 @@ func (a *analyzer) stale(u *unit, entries []*entry) {
 	for _, c := range u.lock.CookbookLocks {
 		locked[c.Name] = true
 	}
+	// (said at the first statement that needs one: the `cookbook` line
+	// just typed, not the run list)
 	var missing []string
 	seen := map[string]bool{}
-	need := func(cb string) {
+	needAt := rbAt
+	need := func(cb string, at source.Span) {
 		if cb != "" && !locked[cb] && !seen[cb] {
 			seen[cb] = true
+			if len(missing) == 0 && at.URI == u.rbFile.URI {
+				needAt = at
+			}
 			missing = append(missing, cb)
 		}
 	}
 	for _, c := range u.rb.Cookbooks {
 		if c.Name.Kind == pchef.VString && !c.Name.Pattern {
-			need(c.Name.Text)
+			need(c.Name.Text, spanOf(u.rbFile, c.Call.Start, c.Call.End))
 		}
 	}
 	for _, e := range entries {
 		if !e.item.Pattern {
-			need(e.item.Cookbook)
+			need(e.item.Cookbook, rbAt)
 		}
 	}
 	if len(missing) > 0 {
-		lockDiag("cookbook_locks", fmt.Sprintf("cookbook_locks lacks %s", strings.Join(missing, ", ")), rbAt)
+		lockDiag("cookbook_locks", fmt.Sprintf("cookbook_locks lacks %s", strings.Join(missing, ", ")), needAt)
 	}
 	// named run lists, merged as chef-cli merges them
 	lockNamed := map[string][]string{}
