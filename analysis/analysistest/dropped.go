@@ -65,7 +65,7 @@ func typeStatement(t *testing.T, newSystem func() analysis.System, out *Outcome,
 	at := starts[rnd.Intn(len(starts))]
 	frag := fragments[rnd.Intn(len(fragments))]
 	cursor := at + len(frag) - 1 // before the fragment's newline
-	prev, ws := out.Result, out.WS
+	prev, ws := opened(newSystem, out, old)
 	oldText := old.Text
 	// the statement begun, steps keystrokes into it, then as many spaces
 	// typed anywhere in the file while it is unfinished (between words the

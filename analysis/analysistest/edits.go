@@ -87,7 +87,34 @@ type typist struct {
 }
 
 func newTypist(t *testing.T, newSystem func() analysis.System, out *Outcome, name string, f *source.File) *typist {
-	return &typist{t: t, newSystem: newSystem, out: out, name: name, old: f, prev: out.Result, ws: out.WS, text: f.Text}
+	prev, ws := opened(newSystem, out, f)
+	return &typist{t: t, newSystem: newSystem, out: out, name: name, old: f, prev: prev, ws: ws, text: f.Text}
+}
+
+// openedBy is opened once per file of one fixture.
+func openedBy(newSystem func() analysis.System, out *Outcome) func(f *source.File) (*analysis.Result, *source.Workspace) {
+	type res struct {
+		r  *analysis.Result
+		ws *source.Workspace
+	}
+	seen := map[string]res{}
+	return func(f *source.File) (*analysis.Result, *source.Workspace) {
+		if x, ok := seen[f.URI]; ok {
+			return x.r, x.ws
+		}
+		r, ws := opened(newSystem, out, f)
+		seen[f.URI] = res{r, ws}
+		return r, ws
+	}
+}
+
+// opened is the fixture's analysis with f open in the editor, as the
+// server has it before the first keystroke: a system may answer more
+// about open documents (Puppet's file and Hiera links), and a result
+// followed through an edit keeps what it had.
+func opened(newSystem func() analysis.System, out *Outcome, f *source.File) (*analysis.Result, *source.Workspace) {
+	ws := out.WS.Fork(f)
+	return freshAnalysis(newSystem, out, ws), ws
 }
 
 // edit replaces the text [at, to) with with; it says whether the result

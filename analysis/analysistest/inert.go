@@ -96,6 +96,7 @@ func inertEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 	if len(lits) == 0 {
 		return true
 	}
+	open := openedBy(newSystem, out)
 	for i := 0; i < edits; i++ {
 		l := lits[rnd.Intn(len(lits))]
 		if len(values) > 0 && rnd.Intn(4) > 0 {
@@ -116,8 +117,9 @@ func inertEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, na
 		}
 		cur := source.NewFile(old.URI, old.Path, text)
 		m := analysis.NewShift(old.URI, old.Text, cur.Text)
-		ws := out.WS.Fork(cur)
-		got, ok := out.Result.FollowEdit(old, cur, m, linesOf(ws))
+		base, bws := open(old)
+		ws := bws.Fork(cur)
+		got, ok := base.FollowEdit(old, cur, m, linesOf(ws))
 		if !ok {
 			*refused++
 			continue

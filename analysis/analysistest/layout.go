@@ -103,6 +103,7 @@ func layoutEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, n
 	tokens := func(f *source.File) []analysis.Token { return analysis.FlattenTokens(tk.Tokens(f), f.Text) }
 	// edits layout edits, of up to 5 times as many tries (a line taken
 	// out is often code: the tokens decide)
+	open := openedBy(newSystem, out)
 	for tried, tries := 0, 0; tried < edits && tries < 5*edits; tries++ {
 		old := files[rnd.Intn(len(files))]
 		text := layoutEdit(rnd, old.Text, comments)
@@ -119,8 +120,9 @@ func layoutEdits(t *testing.T, newSystem func() analysis.System, out *Outcome, n
 			*refused++ // the system's own judgement (analysis.LayoutJudge)
 			continue
 		}
-		ws := out.WS.Fork(cur)
-		got, ok := analysis.ShiftResult(out.Result, m, linesOf(ws))
+		base, bws := open(old)
+		ws := bws.Fork(cur)
+		got, ok := analysis.ShiftResult(base, m, linesOf(ws))
 		if !ok {
 			*refused++
 			continue
