@@ -89,6 +89,9 @@ type Link struct {
 	At    source.Span
 	Nodes []*Node
 	Files []source.Span // whole-file or non-node targets
+	// Notes, when set, say what each of Files holds there (a Hiera
+	// value), one per file: hover shows it beside the place
+	Notes []string
 }
 
 // Step is one line of an execution order.

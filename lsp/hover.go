@@ -39,8 +39,16 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 			}
 			parts = append(parts, analysis.Describe(t.result, n, where))
 		}
-		for _, f := range t.link.Files {
-			parts = append(parts, "→ `"+where(f)+"`")
+		var files []string // (one list: the places of one reference)
+		for i, f := range t.link.Files {
+			line := "→ `" + where(f) + "`"
+			if i < len(t.link.Notes) && t.link.Notes[i] != "" {
+				line += " — " + t.link.Notes[i]
+			}
+			files = append(files, line)
+		}
+		if len(files) > 0 {
+			parts = append(parts, strings.Join(files, "\n\n"))
 		}
 		if len(parts) == 0 {
 			return nil, nil

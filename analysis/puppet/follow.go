@@ -63,6 +63,10 @@ type followJudge struct {
 	// manifests: the texts of the files the analysis read, where a
 	// variable may be read (followassign.go); nil: not known
 	manifests []*source.File
+	// dataFiles: the Hiera data a class parameter's automatic lookup may
+	// read (hieraSets), in ws
+	dataFiles []string
+	ws        *source.Workspace
 	// the tree of the text the result read, kept between keystrokes
 	mu      sync.Mutex
 	oldFile *source.File
@@ -77,7 +81,7 @@ func (s *System) followJudge(a *analyzer) func(*analysis.Result, *source.File, *
 		return nil
 	}
 	j := &followJudge{sys: s, queried: map[string]bool{}, order: make(map[string]int, len(a.order)), topLevel: map[string]bool{},
-		manifests: manifestsOf(a.order)}
+		manifests: manifestsOf(a.order), dataFiles: a.hieraDataFiles(), ws: a.ws}
 	for i, fi := range a.order {
 		j.order[fi.uri] = i
 		if fi.topLevel || len(fi.applies) > 0 {

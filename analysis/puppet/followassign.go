@@ -51,6 +51,27 @@ import (
 // no node, edge, step, diagnostic or link. The edit may then lie in the
 // definition's header, touching no other parameter (untouched).
 
+// hieraSets: some data file a parameter's automatic lookup may read has
+// a key that ends in ::name (whichever class it is of: a text search), or
+// the data files are not known.
+func (j *followJudge) hieraSets(name string) bool {
+	if j.dataFiles == nil {
+		return true
+	}
+	for _, p := range j.dataFiles {
+		f := j.ws.Lookup(p)
+		if f == nil {
+			continue
+		}
+		for _, q := range []string{":", "':", `":`, " :"} {
+			if bytes.Contains(f.Text, []byte("::"+name+q)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // plainParam is n as a parameter of a plain name a definition may have.
 func plainParam(n pp.Node) (*pp.Param, string) {
 	p, ok := n.(*pp.Param)
@@ -229,6 +250,9 @@ func (j *followJudge) assignFollows(w *treePair, uri string, ot, nt []byte) bool
 			}
 			_, name = plainParam(b)
 			value = b.Default
+			if name != "" && j.hieraSets(name) {
+				return false // (its class's key may have data: a link, hieralinks.go)
+			}
 		}
 		if name == "" || value != nil && !readsOnly(value, s.text) {
 			return false

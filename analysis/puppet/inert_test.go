@@ -122,7 +122,7 @@ func TestAssignEditsMoveResults(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("ORDERING_ASSIGN_EDITS"))
 	// where the names above are read: every body, many times over
 	for i := 0; i < 12; i++ {
-		paths = append(paths, "testdata/inert/assignments.txtar")
+		paths = append(paths, "testdata/inert/assignments.txtar", "testdata/inert/hiera_params.txtar")
 	}
 	analysistest.CheckAssignEdits(t, puppet.New, paths, lines, max(n, 6))
 }

@@ -231,7 +231,9 @@ func (a *analyzer) attrJudge() *followJudge {
 	if m.attrJ != nil {
 		return m.attrJ
 	}
-	j := &followJudge{sys: a.sys, queried: map[string]bool{}, manifests: manifestsOf(a.order)}
+	// (a patched analysis makes its Hiera links again: no parameter's data
+	// to search, dataFiles)
+	j := &followJudge{sys: a.sys, queried: map[string]bool{}, manifests: manifestsOf(a.order), dataFiles: []string{}}
 	a.sys.mu.Lock()
 	for _, fi := range a.order {
 		if fi.ast == nil {

@@ -643,7 +643,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		return x.At.End - y.At.End
 	})
 	res.Links = a.linkArr
-	if fl := a.fileLinks(); len(fl) > 0 { // (after the merge table counted the runs' links)
+	if fl := append(a.fileLinks(), a.hieraLinks()...); len(fl) > 0 { // (after the merge table counted the runs' links)
 		res.Links = append(res.Links, fl...)
 		slices.SortStableFunc(res.Links, func(x, y analysis.Link) int {
 			if c := strings.Compare(x.At.URI, y.At.URI); c != 0 {

@@ -1,0 +1,215 @@
+package puppet
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	pp "github.com/ordering-lsp/ordering-lsp/parser/puppet"
+	"github.com/ordering-lsp/ordering-lsp/source"
+	"gopkg.in/yaml.v3"
+)
+
+// hieraLinks makes the Hiera keys of the open documents links to the
+// data that sets them: the key of `lookup('k')`, `hiera('k')`,
+// `hiera_array`/`hiera_hash`, and a class parameter, whose value Puppet
+// looks up as `class::param` before it takes the default. The targets
+// are the key's lines in the data files of the hierarchies Puppet reads
+// for it (the environment's, then the module's), highest priority
+// first, each with the value it sets there, so hover says what a node
+// gets and go-to-definition lands on the line to change. A key no data
+// file of the workspace sets is no link. Only open documents, as
+// fileLinks (the follow judge keeps a parameter's link true while it is
+// typed: hieraParamNames).
+func (a *analyzer) hieraLinks() []analysis.Link {
+	var out []analysis.Link
+	for _, doc := range a.ws.Overlays() {
+		fi := a.byURI[doc.URI]
+		if fi == nil || fi.ast == nil || fi.src == nil {
+			continue
+		}
+		text := fi.src.Text
+		link := func(key string, at source.Span) {
+			files, notes := a.hieraSetters(key)
+			if len(files) > 0 {
+				out = append(out, analysis.Link{At: at, Files: files, Notes: notes})
+			}
+		}
+		for _, st := range fi.ast.Stmts {
+			pp.Walk(st, func(n pp.Node) bool {
+				switch t := n.(type) {
+				case *pp.ClassDef:
+					for _, p := range t.Params {
+						if p.Splat || p.Name == "" {
+							continue
+						}
+						link(strings.ToLower(strings.TrimPrefix(t.Name, "::"))+"::"+p.Name, source.Span{URI: fi.uri, Start: p.NameLoc.Pos, End: p.NameLoc.End})
+					}
+				case *pp.Call:
+					switch t.Name {
+					case "lookup", "hiera", "hiera_array", "hiera_hash":
+					default:
+						return true
+					}
+					if len(t.Args) == 0 {
+						break
+					}
+					s, ok := t.Args[0].(*pp.Str)
+					if !ok || s.Interpolated() || s.Value == "" {
+						break
+					}
+					at := source.Span{URI: fi.uri, Start: s.Pos, End: s.End}
+					if at.End-at.Start >= 2 && at.End <= len(text) && (text[at.Start] == '\'' || text[at.Start] == '"') {
+						at.Start, at.End = at.Start+1, at.End-1 // the key, not its quotes
+					}
+					link(strings.TrimPrefix(s.Value, "::"), at)
+				}
+				return true
+			})
+		}
+	}
+	return out
+}
+
+// hieraSetters are the places of the data files that set key, in
+// Puppet's lookup order, and what each sets (a file of a level the facts
+// cannot fill says so: only the nodes that read it get that value).
+func (a *analyzer) hieraSetters(key string) (files []source.Span, notes []string) {
+	dirs, _ := a.hieraDirs(key)
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		for _, p := range a.hieraFiles(d) {
+			mp, partial, _ := hieraFile(p)
+			if seen[mp] {
+				continue
+			}
+			seen[mp] = true
+			v, ok := a.dataFile(mp)[key]
+			if !ok {
+				continue
+			}
+			f := a.ws.Lookup(mp)
+			if f == nil {
+				continue
+			}
+			at := source.Span{URI: f.URI}
+			if s, e, ok := dataKeyAt(f.Text, key); ok {
+				at.Start, at.End = s, e
+			}
+			note := "`" + shortValue(v) + "`"
+			if partial {
+				note += " (on the nodes whose facts name this file)"
+			}
+			files = append(files, at)
+			notes = append(notes, note)
+		}
+	}
+	return files, notes
+}
+
+// dataKeyAt finds key as a top-level key of a YAML data file (a line
+// that starts with it, quoted or not, and a colon), or of a JSON one
+// ("key" followed by a colon, anywhere): the key's bytes.
+func dataKeyAt(text []byte, key string) (start, end int, ok bool) {
+	for off := 0; off < len(text); {
+		line := text[off:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		for _, q := range []string{"", "'", `"`} {
+			w := q + key + q
+			if bytes.HasPrefix(line, []byte(w)) {
+				rest := bytes.TrimLeft(line[len(w):], " \t")
+				if len(rest) > 0 && rest[0] == ':' {
+					return off + len(q), off + len(q) + len(key), true
+				}
+			}
+		}
+		off += len(line) + 1
+	}
+	if i := bytes.Index(text, []byte(`"`+key+`"`)); i >= 0 {
+		if rest := bytes.TrimLeft(text[i+len(key)+2:], " \t\r\n"); len(rest) > 0 && rest[0] == ':' {
+			return i + 1, i + 1 + len(key), true
+		}
+	}
+	return 0, 0, false
+}
+
+// shortValue is a data value as one short line of YAML.
+func shortValue(v any) string {
+	var s string
+	switch t := v.(type) {
+	case string:
+		s = t
+	case nil:
+		s = "~"
+	case map[string]any, []any:
+		b, err := yaml.Marshal(t)
+		if err != nil {
+			s = fmt.Sprint(t)
+			break
+		}
+		var flow yaml.Node
+		if yaml.Unmarshal(b, &flow) == nil && len(flow.Content) == 1 {
+			setFlow(flow.Content[0])
+			if b, err = yaml.Marshal(flow.Content[0]); err == nil {
+				s = strings.TrimSpace(string(b))
+				break
+			}
+		}
+		s = fmt.Sprint(t)
+	default:
+		s = fmt.Sprint(t)
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return strings.ReplaceAll(s, "`", "'")
+}
+
+func setFlow(n *yaml.Node) {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		n.Style = yaml.FlowStyle
+	}
+	for _, c := range n.Content {
+		setFlow(c)
+	}
+}
+
+// hieraDataFiles are the data files a parameter's automatic lookup may
+// read for the classes of the workspace's modules and the environment's:
+// what the follow judge searches before it lets a parameter typed into a
+// class header follow without an analysis (hieraParamNames).
+func (a *analyzer) hieraDataFiles() []string {
+	out := []string{} // (none: nothing to search; nil: not known)
+	seen := map[string]bool{}
+	add := func(d string) {
+		for _, p := range a.hieraFiles(d) {
+			if mp, _, _ := hieraFile(p); !seen[mp] {
+				seen[mp] = true
+				out = append(out, mp)
+			}
+		}
+	}
+	envs, _ := a.envRoots()
+	for _, d := range envs {
+		add(d)
+	}
+	mods := map[string]bool{}
+	for name := range a.classes {
+		if i := strings.Index(name, "::"); i > 0 {
+			mods[name[:i]] = true
+		} else {
+			mods[name] = true
+		}
+	}
+	for m := range mods {
+		if root := a.moduleRoot(m); root != "" && (a.ws.Lookup(filepath.Join(root, "hiera.yaml")) != nil || a.ws.IsDir(filepath.Join(root, "data"))) {
+			add(root)
+		}
+	}
+	return out
+}
