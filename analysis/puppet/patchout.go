@@ -236,6 +236,7 @@ func (a *analyzer) unpatchSnap(s *runSnap, p *patchPlan, deps map[depKey]string)
 	ns.order = no
 	if p.then == nil { // (replaced: the patch that puts the new one in orders the run)
 		ns.run.Steps, _ = orderOf(ns, ns.edges, a.scratch, -1)
+		ns.own = true // (its edges, steps and declared are its own: cache.go)
 	} else if o.seq != nil && !slices.Contains(o.locals, int32(out)) && !slices.Contains(o.shared, int32(out)) {
 		// (what it leaves: patchorder.go's seqHole, in the places of the
 		// run with the new one put in at out)

@@ -360,7 +360,11 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 	putFacts()
 	// Edges: the moved ones copied, the new one's containment after the
 	// one's before it.
-	ns.edges = make([]*analysis.Edge, 0, len(s.edges)+2)
+	nx := 2
+	for _, es := range extra {
+		nx += len(es)
+	}
+	ns.edges = make([]*analysis.Edge, 0, len(s.edges)+nx) // (grown, it was a third of the copy's bytes)
 	pair := func() {
 		ns.edges = append(ns.edges,
 			&analysis.Edge{From: node(s.nodes[begin].n), To: rn, Kind: analysis.Order, Reason: "contains", At: p.decl},
@@ -466,6 +470,7 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 		}
 	}
 	ns.run.Steps = steps
+	ns.own = true
 	return ns
 }
 
