@@ -566,7 +566,7 @@ func (a *analyzer) merge(name string, s *runSnap, own, patched bool) analysis.Ru
 	}
 	for i, st := range s.run.Steps {
 		st.Node = at(st.Node, ids.step[i])
-		if st.Node != nil && st.Label == st.Node.Ref {
+		if st.Node != nil && unsafe.StringData(st.Label) != unsafe.StringData(st.Node.Ref) && st.Label == st.Node.Ref {
 			st.Label = st.Node.Ref // one string for every run's step of the node
 		}
 		out.Steps[i] = st
