@@ -2,6 +2,7 @@ package chef
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -544,6 +545,7 @@ func (a *analyzer) linkRecipe(u *unit, it *pchef.RunItem, at source.Span, n *ana
 
 func (a *analyzer) cookbookLinks(u *unit) {
 	f := u.rbFile
+	a.lockedLinks(u)
 	for _, c := range u.rb.Cookbooks {
 		v := c.Opts["path"]
 		if v == nil || v.Kind != pchef.VString || v.Pattern || u.dir == "" {
@@ -567,4 +569,67 @@ func (a *analyzer) cookbookLinks(u *unit) {
 		}
 		a.res.Links = append(a.res.Links, analysis.Link{At: spanOf(f, v.Start, v.End), Files: []source.Span{{URI: source.PathToURI(target)}}})
 	}
+}
+
+// lockedLinks makes the name of each `cookbook` statement a link to the
+// cookbook's entry in the lock beside the Policyfile, with the version
+// and source it is locked at: what hover shows, and where F12 lands.
+func (a *analyzer) lockedLinks(u *unit) {
+	if u.lock == nil || u.lockFile == nil {
+		return
+	}
+	f := u.rbFile
+	for _, c := range u.rb.Cookbooks {
+		if c.Name == nil || c.Name.Kind != pchef.VString || c.Name.Pattern {
+			continue
+		}
+		var cl *pchef.CookbookLock
+		for i := range u.lock.CookbookLocks {
+			if u.lock.CookbookLocks[i].Name == c.Name.Text {
+				cl = &u.lock.CookbookLocks[i]
+			}
+		}
+		if cl == nil {
+			continue // (the stale-lock warning says so)
+		}
+		at := spanOf(f, c.Name.Start, c.Name.End)
+		if t := f.Text; at.End-at.Start >= 2 && at.End <= len(t) && (t[at.Start] == '"' || t[at.Start] == '\'') {
+			at.Start, at.End = at.Start+1, at.End-1
+		}
+		note := "locked at `" + cl.Version + "`"
+		if from := lockedFrom(cl.SourceOptions); from != "" {
+			note += ", " + from
+		}
+		a.res.Links = append(a.res.Links, analysis.Link{At: at, Files: []source.Span{spanOf(u.lockFile, cl.Start, cl.End)}, Notes: []string{note}})
+	}
+}
+
+// lockedFrom says where a locked cookbook comes from, by its
+// source_options: a path, a git repository at a revision, an artifact
+// server's host, a Chef server.
+func lockedFrom(so *pchef.JSON) string {
+	str := func(k string) string {
+		if v := so.Get(k); v != nil && v.Kind == pchef.JString {
+			return v.Str
+		}
+		return ""
+	}
+	switch {
+	case str("path") != "":
+		return "from path `" + str("path") + "`"
+	case str("git") != "":
+		s := "from git `" + str("git") + "`"
+		if r := str("revision"); r != "" {
+			s += " at `" + short(r) + "`"
+		}
+		return s
+	case str("artifactserver") != "":
+		if u, err := url.Parse(str("artifactserver")); err == nil && u.Host != "" {
+			return "from " + u.Host
+		}
+		return "from `" + str("artifactserver") + "`"
+	case str("chef_server") != "":
+		return "from the Chef server `" + str("chef_server") + "`"
+	}
+	return ""
 }
