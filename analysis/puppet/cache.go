@@ -561,7 +561,7 @@ func (a *analyzer) merge(name string, s *runSnap, own, patched bool) analysis.Ru
 		}
 	}
 	out := s.run
-	if !s.own {
+	if !s.own || out.Steps == nil {
 		out.Steps = make([]analysis.Step, len(s.run.Steps))
 	}
 	for i, st := range s.run.Steps {
