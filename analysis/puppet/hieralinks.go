@@ -25,8 +25,21 @@ import (
 // typed: hieraParamNames).
 func (a *analyzer) hieraLinks() []analysis.Link {
 	var out []analysis.Link
+	var data map[string]bool // (the data files, once a document may be one)
 	for _, doc := range a.ws.Overlays() {
 		fi := a.byURI[doc.URI]
+		if fi == nil && isDataName(doc.Path) {
+			if data == nil {
+				data = map[string]bool{}
+				for _, p := range a.hieraDataFiles() {
+					data[filepath.Clean(p)] = true
+				}
+			}
+			if data[filepath.Clean(doc.Path)] {
+				out = append(out, a.paramLinks(doc)...)
+			}
+			continue
+		}
 		if fi == nil || fi.ast == nil || fi.src == nil {
 			continue
 		}
@@ -68,6 +81,75 @@ func (a *analyzer) hieraLinks() []analysis.Link {
 				}
 				return true
 			})
+		}
+	}
+	return out
+}
+
+// isDataName: a file name Hiera's YAML or JSON backend reads.
+func isDataName(p string) bool {
+	switch filepath.Ext(p) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// paramLinks makes each top-level key of an open data file that names a
+// class parameter (class::param) a link to the parameter: the other way
+// of hieraLinks, from the data to the code that receives it.
+func (a *analyzer) paramLinks(doc *source.File) []analysis.Link {
+	var out []analysis.Link
+	text := doc.Text
+	for off := 0; off < len(text); {
+		line := text[off:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		at := off
+		off += len(line) + 1
+		q := byte(0)
+		if len(line) > 0 && (line[0] == '\'' || line[0] == '"') {
+			q, line, at = line[0], line[1:], at+1
+		}
+		end := bytes.IndexByte(line, ':')
+		for end >= 0 && end+1 < len(line) && line[end+1] == ':' { // (the key's own ::)
+			if n := bytes.IndexByte(line[end+2:], ':'); n >= 0 {
+				end += 2 + n
+			} else {
+				end = -1
+			}
+		}
+		if end <= 0 {
+			continue
+		}
+		key := string(line[:end])
+		if q != 0 {
+			if key[len(key)-1] != q {
+				continue
+			}
+			key = key[:len(key)-1]
+		}
+		if k, ok := strings.CutPrefix(key, "::"); ok {
+			key, at = k, at+2
+		}
+		i := strings.LastIndex(key, "::")
+		if i <= 0 || strings.ContainsAny(key, " \t#") {
+			continue
+		}
+		ci := a.classes[key[:i]]
+		if ci == nil || ci.def == nil || ci.file == nil {
+			continue
+		}
+		for _, p := range ci.def.Params {
+			if p.Name == key[i+2:] && !p.Splat {
+				out = append(out, analysis.Link{
+					At:    source.Span{URI: doc.URI, Start: at, End: at + len(key)},
+					Files: []source.Span{{URI: ci.file.uri, Start: p.NameLoc.Pos, End: p.NameLoc.End}},
+					Notes: []string{"parameter `$" + p.Name + "` of class `" + ci.name + "`"},
+				})
+				break
+			}
 		}
 	}
 	return out
