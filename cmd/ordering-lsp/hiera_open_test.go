@@ -18,9 +18,9 @@ func TestHieraLinksOfDataOpenedLater(t *testing.T) {
 	root := t.TempDir()
 	root, _ = filepath.EvalSymlinks(root)
 	files := map[string]string{
-		"hiera.yaml":                      "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
-		"data/common.yaml":                "---\nprofile::web::port: 8080\n",
-		"manifests/site.pp":               "include profile::web\n",
+		"hiera.yaml":                       "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+		"data/common.yaml":                 "---\nprofile::web::port: 8080\n",
+		"manifests/site.pp":                "include profile::web\n",
 		"modules/profile/manifests/web.pp": "class profile::web (\n  Integer $port = 80,\n) {\n  notify { \"port ${port}\": }\n}\n",
 	}
 	for name, text := range files {
