@@ -240,14 +240,23 @@ func unknownLayout(body string) ([]byte, *yaml.Node) {
 
 // layUnknown writes each Unknown of text as blanks of its length, or where
 // it follows a colon and lineBreak is set, as a line break and blanks.
+// Output that begins a line's text and runs on into it (`{{ x }}-a:`, a
+// key or scalar the template prefixes) is laid out as letters: blanks
+// there would indent what follows, a layout no output makes (the empty
+// one leaves the key where it is), and yaml.v3, unlike Salt's PyYAML,
+// reads a top-level mapping indented past the next line's key
+// (gaganpreet/salt-states project2/init.sls: `{{ pillar["p"] }}-djangouser:`
+// hid the trailing colon of line 130, "mapping values are not allowed").
 func layUnknown(text string, lineBreak bool) []byte {
 	u := len(Unknown)
 	blank := strings.Repeat(" ", u)
+	letters := strings.Repeat("x", u)
 	brk := blank
 	if lineBreak {
 		brk = "\n" + blank[1:]
 	}
 	var b strings.Builder
+	lineStart := true // only blanks since the last line break written
 	for {
 		i := strings.Index(text, Unknown)
 		if i < 0 {
@@ -255,13 +264,43 @@ func layUnknown(text string, lineBreak bool) []byte {
 			return []byte(b.String())
 		}
 		b.WriteString(text[:i])
-		if i > 0 && text[i-1] == ':' {
+		for _, c := range []byte(text[:i]) {
+			switch c {
+			case '\n':
+				lineStart = true
+			case ' ', '\t':
+			default:
+				lineStart = false
+			}
+		}
+		rest := text[i+u:]
+		switch {
+		case i > 0 && text[i-1] == ':':
 			b.WriteString(brk)
-		} else {
+			lineStart = false
+		case lineStart && runsOn(rest):
+			b.WriteString(letters)
+			lineStart = false
+		default:
 			b.WriteString(blank)
 		}
-		text = text[i+u:]
+		text = rest
 	}
+}
+
+// runsOn: text (after an Unknown) goes on with the same token: not a
+// blank, a line end, the end, or a sequence entry's `- `.
+func runsOn(text string) bool {
+	if text == "" {
+		return false
+	}
+	switch text[0] {
+	case ' ', '\t', '\n', '\r', '#':
+		return false
+	case '-':
+		return len(text) > 1 && text[1] != ' ' && text[1] != '\n'
+	}
+	return true
 }
 
 func safeUnmarshal(b []byte, n *yaml.Node) (err error) {
