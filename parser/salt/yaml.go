@@ -3,6 +3,7 @@ package salt
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -301,6 +302,36 @@ func runsOn(text string) bool {
 		return len(text) > 1 && text[1] != ' ' && text[1] != '\n'
 	}
 	return true
+}
+
+// safeDecode reads the first document of b as Salt's loader does, which
+// wants the stream to hold one: yaml.Unmarshal stops after the document
+// and never sees what cannot follow it; a Decoder's second call reads on
+// to the next document's start (a note saved as .sls, plain lines with comment lines
+// between them, ends its document at the first comment: uvsmtid/
+// common-salt-states' doxyfile.sls, "did not find expected <document
+// start>" on line 35, where Unmarshal read the scalar of line 27 only).
+func safeDecode(b []byte, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	d := yaml.NewDecoder(bytes.NewReader(b))
+	if err = d.Decode(n); err != nil {
+		if err == io.EOF {
+			err = nil // an empty document
+		}
+		return err
+	}
+	var next yaml.Node
+	if err = d.Decode(&next); err == io.EOF {
+		err = nil
+	} else if err == nil {
+		// a second document (`---`): not judged here
+		return nil
+	}
+	return err
 }
 
 func safeUnmarshal(b []byte, n *yaml.Node) (err error) {
@@ -610,7 +641,7 @@ func (f *File) wholeDocError() (Error, bool) {
 		doc = layUnknown(string(text), true) // as the chunks were read
 	}
 	var n yaml.Node
-	err := safeUnmarshal(doc, &n)
+	err := safeDecode(doc, &n)
 	if err == nil {
 		return Error{}, false
 	}
@@ -619,6 +650,12 @@ func (f *File) wholeDocError() (Error, bool) {
 	if m := lineRe.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
+	}
+	if msg == "did not find expected <document start>" {
+		// a parser error: yaml.v3 counts the problem's line from 0
+		// (the next document's first token: PyYAML's line 35, column 1
+		// for doxyfile.sls, yaml.v3's 34)
+		line++
 	}
 	at := 0
 	if off, ok := yamlProblem(doc, msg, line); ok && len(doc) == len(text) {
