@@ -155,6 +155,20 @@ func jinjaError(src []byte, c jchunk, err error) *Error {
 		msg = fmt.Sprintf("Expected an expression, got '%s'", got)
 	case inOutput:
 		msg = fmt.Sprintf("expected token 'end of print statement', got '%s'", got)
+	case endsExpr(c.toks, tok) && (tok.Type == jtName || tok.Type == jtString || tok.Type == jtNumber):
+		// a statement whose expression is whole, and a name or literal
+		// after it: jinja2 expects the tag's end there (`{% if a b %}`,
+		// `{% set x salt['a']() %}`), naming a literal by its kind
+		switch tok.Type {
+		case jtString:
+			got = "string"
+		case jtNumber:
+			got = "integer"
+			if strings.ContainsAny(tok.Value, ".eE") {
+				got = "float"
+			}
+		}
+		msg = fmt.Sprintf("expected token 'end of statement block', got '%s'", got)
 	default:
 		msg = fmt.Sprintf("unexpected '%s'", got)
 	}
@@ -165,6 +179,31 @@ func jinjaError(src []byte, c jchunk, err error) *Error {
 		at.Start = at.End
 	}
 	return &Error{Span: at, Severity: 1, Msg: "Jinja syntax error: " + msg}
+}
+
+// endsExpr: the token before tok in toks can end an expression (a name,
+// a literal, a closing bracket), so tok cannot continue it.
+func endsExpr(toks []lexer.Token, tok *lexer.Token) bool {
+	if tok == nil {
+		return false
+	}
+	for i := range toks {
+		if &toks[i] != tok {
+			continue
+		}
+		if i == 0 {
+			return false
+		}
+		p := toks[i-1]
+		switch p.Type {
+		case jtName, jtString, jtNumber:
+			return true
+		case jtOp:
+			return p.Value == ")" || p.Value == "]" || p.Value == "}"
+		}
+		return false
+	}
+	return false
 }
 
 // shiftNodes returns nodes with every source offset moved by d (a copy

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 )
 
 // The Jinja lexer feeds the participle grammar in jinja_grammar.go. It is
@@ -129,7 +131,7 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 			cur = append(cur, jtoken(jtTagOpen, src, t.start, t.in))
 			cur = lexInside(src, t.in, t.inEnd, cur, true)
 			cur = append(cur, jtoken(jtTagClose, src, t.inEnd, t.end))
-			if _, ok := blockEnds[word]; ok && !(word == "set" && isSetAssign(rest)) {
+			if _, ok := blockEnds[word]; ok && !(word == "set" && !isSetBlock(rest)) {
 				stack = append(stack, open{word, t})
 			} else if len(stack) > 0 {
 				for _, e := range blockEnds[stack[len(stack)-1].word] {
@@ -171,6 +173,21 @@ func stmtWord(s string) (string, string) {
 }
 
 // isSetAssign tells `set x = 1` (a statement) from `set x` (a block).
+// isSetBlock: the rest of a `set` tag opens a block (`{% set x %}...
+// {% endset %}`): targets, maybe filters, nothing else. jinja2's
+// parse_set expects the tag's end right after them, so `{% set x
+// salt['a']() %}` (a forgotten `=`) is one broken tag, "expected token
+// 'end of statement block', got 'salt'" (snarfmonkey/salt-states
+// base/ufw.sls), not a block left open to the end of the template.
+func isSetBlock(rest string) bool {
+	if isSetAssign(rest) {
+		return false
+	}
+	return setBlockRe.MatchString(rest)
+}
+
+var setBlockRe = lazyre.New(`^\s*[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*,?\s*(\|.*)?$`)
+
 func isSetAssign(rest string) bool {
 	eq := strings.IndexByte(rest, '=')
 	return eq >= 0 && !strings.HasPrefix(rest[eq:], "==")
