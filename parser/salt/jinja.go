@@ -2,7 +2,6 @@ package salt
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 )
 
@@ -373,7 +372,7 @@ func lexTemplate(src []byte) ([]jtok, []Error) {
 			j++
 		}
 		if !found {
-			errs = append(errs, Error{Span: Span{start, min(start+2, n)}, Msg: fmt.Sprintf("Jinja syntax error: unclosed %q", string(src[start:start+2])), Severity: 1})
+			errs = append(errs, unclosedTagError(src, start, in, open))
 			// treat the rest as text
 			textStart = start
 			i = n

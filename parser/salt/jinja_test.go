@@ -58,7 +58,7 @@ func TestJinjaSyntaxErrors(t *testing.T) {
 		{"{% if a = 1 %}x{% endif %}", "unexpected '='", "="},
 		{"{{ f(x)) }}", "got ')'", ")"},
 		// jinja2: expected token ':', got ',' (a set literal)
-		{"{% do f({'a', 1}) %}", "unexpected ','", ","},
+		{"{% do f({'a', 1}) %}", "expected token ':', got ','", ","},
 		// the same after a method: participle's repetition of postfixes
 		// gives the error back at the call's '(' (known gap)
 		{"{% do d.update({'a', 1}) %}", "unexpected '('", "("},
@@ -82,7 +82,7 @@ func TestJinjaUnclosedBlockKeepsItsBody(t *testing.T) {
 	src := "{% if x %}\na:\n  test.nop\n"
 	r := RenderJinja([]byte(src), nil)
 	if !strings.Contains(string(r.Text), "a:\n  test.nop") || len(r.Errors) != 1 ||
-		!strings.Contains(r.Errors[0].Msg, "Jinja was looking for the following tags: 'endif'") {
+		!strings.Contains(r.Errors[0].Msg, "Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'.") {
 		t.Fatalf("rendered %q, errors %v", r.Text, r.Errors)
 	}
 }
