@@ -11,6 +11,7 @@ import (
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
+	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
@@ -526,7 +527,9 @@ func (a *analyzer) unreachedData(f *sfile) bool {
 func (a *analyzer) dropAfterRenderErrors() {
 	broken := map[string]bool{}
 	jinjaBroken := map[string]bool{} // the template does not parse: nothing renders
+	byURI := map[string]*sfile{}
 	for _, tf := range a.allFiles() {
+		byURI[tf.f.file.URI] = tf.f
 		for _, e := range tf.f.p.Errors {
 			if e.Severity == 1 {
 				broken[tf.f.file.URI] = true
@@ -600,6 +603,37 @@ func (a *analyzer) dropAfterRenderErrors() {
 		_, k := dupFail[uri]
 		return broken[uri] || j || k
 	}
+	// a YAML error in the text only renders that first fail in Jinja
+	// produce: the same branches (or loop bodies) hold a render failure
+	// before it (saltstack-formulas/prometheus-formula config/clean.sls:
+	// in the body of a loop over the formula's components, `{{ d.div }}`
+	// names nothing, and the YAML that body breaks is never read)
+	masked := func(uri string, at int) bool {
+		f := byURI[uri]
+		if f == nil || f.p.R == nil {
+			return false
+		}
+		ya := f.p.R.ArmsAt(at)
+		for _, errs := range [][]sp.Error{f.p.R.Undefined, f.p.R.Py2} {
+			for _, e := range errs {
+				if e.Start >= at {
+					continue
+				}
+				inside := true
+				for _, w := range f.p.R.ArmsAt(e.Start) {
+					found := false
+					for _, y := range ya {
+						found = found || y.Point == w.Point && y.Arm == w.Arm
+					}
+					inside = inside && found
+				}
+				if inside {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	kept := a.res.Diags[:0]
 	for i, d := range a.res.Diags {
 		u := d.At.URI
@@ -609,6 +643,9 @@ func (a *analyzer) dropAfterRenderErrors() {
 			switch {
 			case d.Code == "syntax" || d.Code == "renderer":
 				if jf && !jinjaBroken[u] && yamlFailure(d.Message) {
+					continue
+				}
+				if !jinjaBroken[u] && yamlFailure(d.Message) && masked(u, d.At.Start) {
 					continue
 				}
 			case renderFailure(d.Code) && !jinjaBroken[u]:

@@ -393,12 +393,17 @@ var jinjaOperator = map[string]bool{
 func plainError(toks []lexer.Token, off int) (*lexer.Token, string) {
 	closer := map[string]string{"(": ")", "[": "]", "{": "}"}
 	var open []string
-	in := false // in the tag or output holding off
+	var keyed []bool // per open '{': its current item has its ':'
+	var items []int  // per open bracket: tokens in its current item
+	in := false      // in the tag or output holding off
 	for i := range toks {
 		t := &toks[i]
+		if len(items) > 0 && !(t.Type == jtOp && (t.Value == "," || t.Value == ")" || t.Value == "]" || t.Value == "}")) {
+			items[len(items)-1]++
+		}
 		switch {
 		case t.Type == jtVarOpen || t.Type == jtTagOpen:
-			open = open[:0]
+			open, keyed, items = open[:0], keyed[:0], items[:0]
 			in = false
 			for j := i + 1; j < len(toks); j++ {
 				if toks[j].Type == jtVarClose || toks[j].Type == jtTagClose {
@@ -408,7 +413,15 @@ func plainError(toks []lexer.Token, off int) (*lexer.Token, string) {
 			}
 		case !in:
 		case t.Type == jtOp && (t.Value == "(" || t.Value == "[" || t.Value == "{"):
-			open = append(open, t.Value)
+			open, keyed, items = append(open, t.Value), append(keyed, false), append(items, 0)
+		case t.Type == jtOp && t.Value == ":" && len(open) > 0 && open[len(open)-1] == "{":
+			keyed[len(keyed)-1] = true
+		case t.Type == jtOp && (t.Value == "," || t.Value == "}") && len(open) > 0 && open[len(open)-1] == "{" && !keyed[len(keyed)-1] && items[len(items)-1] > 0:
+			// a dict literal's key with no ':' after it (`{{ x }}`
+			// inside a tag reads as a dict holding a dict)
+			return t, fmt.Sprintf("expected token ':', got '%s'", t.Value)
+		case t.Type == jtOp && t.Value == "," && len(open) > 0:
+			keyed[len(keyed)-1], items[len(items)-1] = false, 0
 		case t.Type == jtOp && (t.Value == ")" || t.Value == "]" || t.Value == "}"):
 			if len(open) == 0 {
 				return nil, ""
@@ -419,7 +432,10 @@ func plainError(toks []lexer.Token, off int) (*lexer.Token, string) {
 				}
 				return nil, ""
 			}
-			open = open[:len(open)-1]
+			open, keyed, items = open[:len(open)-1], keyed[:len(keyed)-1], items[:len(items)-1]
+		case (t.Type == jtVarClose || t.Type == jtTagClose) && len(open) > 0 && open[len(open)-1] == "{":
+			// jinja2 reads the tag's '}' as the brace's: no break here
+			return nil, ""
 		case t.Type == jtVarClose || t.Type == jtTagClose:
 			if i > 0 && t.Pos.Offset >= off && afterOperator(toks, t) && toks[i-1].Type != jtTag {
 				return t, fmt.Sprintf("unexpected '%s'", jinjaTokenName(t))
