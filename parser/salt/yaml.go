@@ -229,6 +229,18 @@ func (c *Cache) parse(text string) (*raw, *yaml.Node, error) {
 // the state's argument lines) as a line break, any other as blanks. It
 // returns the chunk that parses, or nil.
 func unknownLayout(body string) ([]byte, *yaml.Node) {
+	// first only the output glued to a colon, as a line break: the other
+	// unknown values stay what they are (blanks would make `- names:
+	// {{ x|json }}` empty: saltstack-formulas/kubernetes-formula
+	// client/archive/install.sls, whose `archive.extracted:{{-
+	// format_kwargs(...) }}` needs the line break, got a false "The
+	// 'names' argument ... needs to be formed as a list")
+	if alt := layGlued(body); alt != nil {
+		var n yaml.Node
+		if safeUnmarshal(alt, &n) == nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode {
+			return alt, &n
+		}
+	}
 	for _, lineBreak := range []bool{true, false} {
 		alt := layUnknown(body, lineBreak)
 		var n yaml.Node
@@ -237,6 +249,34 @@ func unknownLayout(body string) ([]byte, *yaml.Node) {
 		}
 	}
 	return nil, nil
+}
+
+// layGlued writes each Unknown that follows a colon as a line break and
+// blanks, and leaves the others; nil when there is none such.
+func layGlued(text string) []byte {
+	u := len(Unknown)
+	brk := "\n" + strings.Repeat(" ", u-1)
+	var b strings.Builder
+	glued := false
+	for {
+		i := strings.Index(text, Unknown)
+		if i < 0 {
+			b.WriteString(text)
+			break
+		}
+		b.WriteString(text[:i])
+		if i > 0 && text[i-1] == ':' {
+			b.WriteString(brk)
+			glued = true
+		} else {
+			b.WriteString(Unknown)
+		}
+		text = text[i+u:]
+	}
+	if !glued {
+		return nil
+	}
+	return []byte(b.String())
 }
 
 // layUnknown writes each Unknown of text as blanks of its length, or where
