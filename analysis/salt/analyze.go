@@ -595,7 +595,7 @@ func (a *analyzer) dropAfterRenderErrors() {
 		}
 		dupFail[d.At.URI] = i
 	}
-	if len(broken) == 0 && len(jinjaFails) == 0 && len(dupFail) == 0 {
+	if len(broken) == 0 && len(jinjaFails) == 0 && len(dupFail) == 0 && !anyRenderFailure(a.res.Diags) {
 		return
 	}
 	failing := func(uri string) bool {
@@ -638,6 +638,12 @@ func (a *analyzer) dropAfterRenderErrors() {
 	for i, d := range a.res.Diags {
 		u := d.At.URI
 		first, jf := jinjaFails[u]
+		if renderFailure(d.Code) && masked(u, d.At.Start) {
+			// an earlier failure of the same renders: Jinja stops there
+			// (saltstack-formulas/kubernetes-formula client/binary/
+			// install.sls: `p[tool]` fails on p, tool is never looked up)
+			continue
+		}
 		switch {
 		case broken[u]:
 			switch {
@@ -680,6 +686,16 @@ func (a *analyzer) dropAfterRenderErrors() {
 		kept = append(kept, d)
 	}
 	a.res.Diags = kept
+}
+
+// anyRenderFailure: some diagnostic is a failure of a Jinja render.
+func anyRenderFailure(ds []analysis.Diagnostic) bool {
+	for _, d := range ds {
+		if renderFailure(d.Code) {
+			return true
+		}
+	}
+	return false
 }
 
 // renderFailure: a diagnostic code for what fails the Jinja render of a
