@@ -11,6 +11,7 @@ import (
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
+	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
@@ -508,10 +509,27 @@ func (a *analyzer) unreachedData(f *sfile) bool {
 // method) stays, and where one fails every render the YAML error goes,
 // Salt never reads that text (alekrain/salt_states' gitrepos/init.sls:
 // `repos.iteritems()` fails before the YAML its `-%}` breaks).
+//
+// The same holds for the failures of a template that parses: Jinja stops
+// at the first name it cannot print, so of the failures on every render
+// the first in the text is Salt's, and what follows it (later failures,
+// the YAML loader's conflicting IDs, the file's states) is never read
+// (salt-order: "Jinja variable 'foo' is undefined" only, for a file
+// that also fails on 'bar' and gives an ID twice). A file the YAML
+// loader refuses for an ID or key given twice fails at the first
+// construct_mapping meets: the top-level mapping first (the first key
+// repeated), then the IDs' own mappings (salt-order: jcbolling/salt-states
+// database-rds/init.sls gives three IDs twice, Salt names the first).
+// A file that fails on every render brings no state into the run, so an
+// ID it shares with another file is no conflict (abhi-kr07/salt-states:
+// sample_test_pillar.sls, an `elif` without `if`, and os_check_from_pillar
+// declare apache; salt-order names the Jinja error only).
 func (a *analyzer) dropAfterRenderErrors() {
 	broken := map[string]bool{}
 	jinjaBroken := map[string]bool{} // the template does not parse: nothing renders
+	byURI := map[string]*sfile{}
 	for _, tf := range a.allFiles() {
+		byURI[tf.f.file.URI] = tf.f
 		for _, e := range tf.f.p.Errors {
 			if e.Severity == 1 {
 				broken[tf.f.file.URI] = true
@@ -521,43 +539,163 @@ func (a *analyzer) dropAfterRenderErrors() {
 			}
 		}
 	}
-	if len(broken) == 0 {
-		return
-	}
-	// a failure of the Jinja on every render: an undefined name judged an
-	// error, a Python 2 method outside any branch (also in an SLS nothing
-	// names, information only: applied, it fails there)
-	jinjaFails := map[string]bool{}
-	for _, d := range a.res.Diags {
-		if d.Code == "undefined-variable" && d.Severity == analysis.Error {
-			jinjaFails[d.At.URI] = true
+	// the first failure of the Jinja on every render: an undefined name
+	// judged an error, a Python 2 method outside any branch (also in an
+	// SLS nothing names, information only: applied, it fails there)
+	jinjaFails := map[string]int{}
+	fail := func(uri string, at int) {
+		if old, ok := jinjaFails[uri]; !ok || at < old {
+			jinjaFails[uri] = at
 		}
 	}
+	for _, d := range a.res.Diags {
+		if d.Code == "undefined-variable" && d.Severity == analysis.Error {
+			fail(d.At.URI, d.At.Start)
+		}
+	}
+	// IDs given twice at the top level of a file (the others are keys
+	// twice in one ID's mapping)
+	rootDup := map[string]map[int]bool{}
 	for _, tf := range a.allFiles() {
+		uri := tf.f.file.URI
+		for _, d := range tf.f.ids {
+			if d.dupOf != nil && d.dupKey == nil && d.key != nil {
+				if rootDup[uri] == nil {
+					rootDup[uri] = map[int]bool{}
+				}
+				rootDup[uri][d.key.Start] = true
+			}
+		}
 		if tf.f.p.R == nil {
 			continue
 		}
 		for _, e := range tf.f.p.R.Py2 {
 			if e.Severity == 1 {
-				jinjaFails[tf.f.file.URI] = true
+				fail(uri, e.Start)
 			}
 		}
 	}
-	kept := a.res.Diags[:0]
-	for _, d := range a.res.Diags {
-		switch {
-		case !broken[d.At.URI]:
-		case d.Code == "syntax" || d.Code == "renderer":
-			if jinjaFails[d.At.URI] && !jinjaBroken[d.At.URI] && yamlFailure(d.Message) {
+	// the conflicting ID the YAML loader names, per file
+	dupFail := map[string]int{} // index in a.res.Diags
+	dupRank := func(d analysis.Diagnostic) [2]int {
+		if rootDup[d.At.URI][d.At.Start] {
+			return [2]int{0, d.At.Start}
+		}
+		return [2]int{1, d.At.Start}
+	}
+	for i, d := range a.res.Diags {
+		if d.Code != "conflicting-id" || d.Severity != analysis.Error || !strings.Contains(d.Message, "failed: found conflicting ID") {
+			continue
+		}
+		if j, ok := dupFail[d.At.URI]; ok {
+			r, o := dupRank(d), dupRank(a.res.Diags[j])
+			if r[0] > o[0] || r[0] == o[0] && r[1] >= o[1] {
 				continue
 			}
-		case renderFailure(d.Code) && !jinjaBroken[d.At.URI]:
-		default:
+		}
+		dupFail[d.At.URI] = i
+	}
+	if len(broken) == 0 && len(jinjaFails) == 0 && len(dupFail) == 0 && !anyRenderFailure(a.res.Diags) {
+		return
+	}
+	failing := func(uri string) bool {
+		_, j := jinjaFails[uri]
+		_, k := dupFail[uri]
+		return broken[uri] || j || k
+	}
+	// a YAML error in the text only renders that first fail in Jinja
+	// produce: the same branches (or loop bodies) hold a render failure
+	// before it (saltstack-formulas/prometheus-formula config/clean.sls:
+	// in the body of a loop over the formula's components, `{{ d.div }}`
+	// names nothing, and the YAML that body breaks is never read)
+	masked := func(uri string, at int) bool {
+		f := byURI[uri]
+		if f == nil || f.p.R == nil {
+			return false
+		}
+		ya := f.p.R.ArmsAt(at)
+		for _, errs := range [][]sp.Error{f.p.R.Undefined, f.p.R.Py2} {
+			for _, e := range errs {
+				if e.Start >= at {
+					continue
+				}
+				inside := true
+				for _, w := range f.p.R.ArmsAt(e.Start) {
+					found := false
+					for _, y := range ya {
+						found = found || y.Point == w.Point && y.Arm == w.Arm
+					}
+					inside = inside && found
+				}
+				if inside {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	kept := a.res.Diags[:0]
+	for i, d := range a.res.Diags {
+		u := d.At.URI
+		first, jf := jinjaFails[u]
+		if renderFailure(d.Code) && masked(u, d.At.Start) {
+			// an earlier failure of the same renders: Jinja stops there
+			// (saltstack-formulas/kubernetes-formula client/binary/
+			// install.sls: `p[tool]` fails on p, tool is never looked up)
 			continue
+		}
+		switch {
+		case broken[u]:
+			switch {
+			case d.Code == "syntax" || d.Code == "renderer":
+				if jf && !jinjaBroken[u] && yamlFailure(d.Message) {
+					continue
+				}
+				if !jinjaBroken[u] && yamlFailure(d.Message) && masked(u, d.At.Start) {
+					continue
+				}
+			case renderFailure(d.Code) && !jinjaBroken[u]:
+				if jf && d.At.Start > first {
+					continue
+				}
+			default:
+				continue
+			}
+		case jf:
+			// the template parses and fails on every render at first
+			if !renderFailure(d.Code) || d.At.Start > first {
+				continue
+			}
+		case failing(u):
+			if j := dupFail[u]; j != i && d.Code != "syntax" && d.Code != "renderer" && !renderFailure(d.Code) {
+				continue
+			}
+		default:
+			if d.Code == "conflicting-id" || d.Code == "cycle" {
+				// a conflict or a loop with states of a file that fails
+				// to render: that file brings none
+				other := false
+				for _, r := range d.Related {
+					other = other || r.At.URI != u && failing(r.At.URI)
+				}
+				if other {
+					continue
+				}
+			}
 		}
 		kept = append(kept, d)
 	}
 	a.res.Diags = kept
+}
+
+// anyRenderFailure: some diagnostic is a failure of a Jinja render.
+func anyRenderFailure(ds []analysis.Diagnostic) bool {
+	for _, d := range ds {
+		if renderFailure(d.Code) {
+			return true
+		}
+	}
+	return false
 }
 
 // renderFailure: a diagnostic code for what fails the Jinja render of a

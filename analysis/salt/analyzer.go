@@ -236,6 +236,10 @@ func (a *analyzer) fileDiags(f *sfile) {
 	if a.topFrag[f.file.URI] {
 		return // top data: what states would make wrong is not wrong here
 	}
+	for _, k := range ignoredReqKeys(f) {
+		a.diag(analysis.Diagnostic{At: f.span(k), Severity: analysis.Info, Code: "requisite-ignored",
+			Message: "Salt reads only the first key of a requisite item: this key is ignored and requires nothing (make it a list item of its own)"})
+	}
 	for _, d := range f.ids {
 		if d.bad != "" && !a.unreachedData(f) {
 			diag := analysis.Diagnostic{At: f.span(d.key), Severity: analysis.Error, Code: "structure", Message: d.bad}

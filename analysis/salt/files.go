@@ -635,6 +635,17 @@ func readReqs(f *sfile, v *sp.Node) []*reqEntry {
 				span: source.Span{URI: f.file.URI, Start: it.Start, End: it.End}})
 		case sp.Map:
 			for j, k := range it.Keys {
+				if j > 0 && v.Kind == sp.Seq {
+					// Salt reads the first key of a requisite item only
+					// (next(iter(req)) in verify_high, requisite_in and
+					// _check_requisites): `- pkg: a` with `file: b` under
+					// it requires pkg a, and file b is never looked up
+					// (salt-order: hakoerber/salt-states-old
+					// zabbix/agent/conf.sls runs; see ignoredReqKeys);
+					// an `_in` given as one mapping is read whole
+					// (requisite_in: items.items())
+					break
+				}
 				t := it.Vals[j]
 				mod := k.Value
 				if i := strings.Index(mod, "."); i >= 0 {
@@ -652,6 +663,27 @@ func readReqs(f *sfile, v *sp.Node) []*reqEntry {
 					e.bad = "Illegal requisite"
 				}
 				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// ignoredReqKeys are the keys after the first of the requisite items of
+// f's states: Salt never reads them (readReqs).
+func ignoredReqKeys(f *sfile) []*sp.Node {
+	var out []*sp.Node
+	for _, d := range f.ids {
+		for _, sd := range d.decls {
+			for _, a := range sd.args {
+				if !requisiteKeys[a.key] || a.val == nil || a.val.Kind != sp.Seq {
+					continue
+				}
+				for _, it := range a.val.Items {
+					if it.Kind == sp.Map && len(it.Keys) > 1 {
+						out = append(out, it.Keys[1:]...)
+					}
+				}
 			}
 		}
 	}

@@ -52,7 +52,7 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 				// Every branch of an undecidable condition is checked, but
 				// only the machines that render this one fail.
 				sev = analysis.Warning
-				msg += "\n" + branchNote(e)
+				msg += "\n" + reqBranchNote(e, a.master)
 			}
 			a.contextual(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod)
 		}
@@ -121,7 +121,7 @@ func (a *analyzer) patternRequisites(sm *sim) {
 				sev := analysis.Error
 				if e.f != nil && e.inFrom == nil && entryInAlt(e) {
 					sev = analysis.Warning
-					msg += "\n" + branchNote(e)
+					msg += "\n" + reqBranchNote(e, a.master)
 				}
 				a.contextualMaybe(analysis.Diagnostic{At: at, Severity: sev, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod, cands)
 			}
@@ -134,6 +134,20 @@ func (a *analyzer) patternRequisites(sm *sim) {
 // words.
 func branchNote(e *reqEntry) string {
 	return rendersNote(armsText(armsOf(e)))
+}
+
+// reqBranchNote is branchNote for a requisite Salt does not find: with
+// the default engine the run goes on and that state fails (salt-order
+// with results: result False, "The following requisites were not
+// found", the next state True), the master engine refuses the run.
+func reqBranchNote(e *reqEntry, master bool) string {
+	if master {
+		return branchNote(e)
+	}
+	if when := armsText(armsOf(e)); when != "" {
+		return "(only where " + when + ": a Jinja condition decided on the machine by grains, pillar or salt[...]; the state fails there)"
+	}
+	return "(in a branch of a Jinja condition that depends on grains, pillar or salt[...]: the state fails where it renders)"
 }
 
 // rendersNote is the words of branchNote for the conditions when ("" if
@@ -214,9 +228,11 @@ func (a *analyzer) hiddenRequisites(c *compiler, sm *sim) {
 					msg += "\n" + hint
 				}
 				if entryInAlt(e) {
-					msg += "\n" + branchNote(e)
-				} else {
+					msg += "\n" + reqBranchNote(e, a.master)
+				} else if a.master {
 					msg += "\n(in a declaration of '" + sd.module + "' only some renders make, which another declaration of its ID stands for here: Salt refuses the run where it renders)"
+				} else {
+					msg += "\n(in a declaration of '" + sd.module + "' only some renders make, which another declaration of its ID stands for here: the state fails where it renders)"
 				}
 				a.contextual(analysis.Diagnostic{At: e.span, Severity: analysis.Warning, Code: "missing-requisite", Message: msg, Unresolved: true}, e.target, e.mod)
 			}

@@ -159,6 +159,13 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond bool) *problem {
 	p := &problem{at: from.node2span(), sev: 1, code: "missing-include", refuses: true,
 		msg: fmt.Sprintf("Specified SLS %s in saltenv %s is not available on the salt master or through a configured fileserver", sls, env)}
+	if from.f != nil && from.f.top {
+		// an entry of the top file: render_highstate rewords the error
+		// of the SLS it names (salt/state.py; salt-order on
+		// abhi-kr07/salt-states' missing cron: "No matching sls found
+		// for 'cron' in env 'base'")
+		p.msg = fmt.Sprintf("No matching sls found for '%s' in env '%s'", sls, env)
+	}
 	if from.f != nil && (cond || from.f.p.InAltNode(from.node)) {
 		p.sev = 2
 		p.msg += " (" + condIncludeHint + ")"

@@ -903,7 +903,8 @@ func binary(x eBin, sc *scope, depth int) val {
 		r := evalMaybe(x.r, sc, depth, lok)
 		if !lok {
 			if rb, rok := r.truth(); rok && !rb {
-				return boolVal(false)
+				// x or r, falsy either way: Jinja prints which one
+				return val{hint: -1}
 			}
 			return unknownVal
 		}
@@ -917,7 +918,10 @@ func binary(x eBin, sc *scope, depth int) val {
 		r := evalMaybe(x.r, sc, depth, lok)
 		if !lok {
 			if rb, rok := r.truth(); rok && rb {
-				return boolVal(true)
+				// x or r, truthy either way: `pillar.get('x') or [...]`
+				// prints one of them, not True (saltstack-formulas/
+				// rabbitmq-formula package/clean.sls `names:`)
+				return val{hint: 1}
 			}
 			return unknownVal
 		}

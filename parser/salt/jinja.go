@@ -2,7 +2,6 @@ package salt
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 )
 
@@ -373,7 +372,7 @@ func lexTemplate(src []byte) ([]jtok, []Error) {
 			j++
 		}
 		if !found {
-			errs = append(errs, Error{Span: Span{start, min(start+2, n)}, Msg: fmt.Sprintf("Jinja syntax error: unclosed %q", string(src[start:start+2])), Severity: 1})
+			errs = append(errs, unclosedTagError(src, start, in, open))
 			// treat the rest as text
 			textStart = start
 			i = n
@@ -552,7 +551,14 @@ func (r *renderer) alternatives(x jIf, i int, sc *scope, depth int) bool {
 	for j := i; j < len(x.conds); j++ {
 		sub := r.sub()
 		inner := &scope{vars: map[string]val{}, parent: sc}
+		// under the branch's condition: a name it prints that nothing
+		// binds fails only the renders taking it (an if around one
+		// argument line of a state: saltstack-formulas/
+		// kubernetes-formula client/binary/install.sls' source_hash was
+		// an error for every render)
+		r.ctx.arms = append(r.ctx.arms, armOf(x, i, j, 0))
 		sub.render(x.bodies[j], inner, depth+1)
+		r.ctx.arms = r.ctx.arms[:len(r.ctx.arms)-1]
 		if len(sub.opaque) > 0 || len(sub.conds) > 0 {
 			return false
 		}

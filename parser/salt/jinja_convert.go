@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -117,6 +118,23 @@ func jinjaError(src []byte, c jchunk, err error) *Error {
 		return &Error{Span: Span{c.start, c.end}, Severity: 1, Msg: "Jinja syntax error: " + err.Error()}
 	}
 	off := pe.Position().Offset
+	for i := range c.toks {
+		// a character jinja2's lexer has no token for: it fails there,
+		// naming its place in the template ("unexpected char '#' at
+		// 452", the index in the text)
+		t := &c.toks[i]
+		if t.Type == jtOp && t.Pos.Offset <= off && !jinjaOperator[t.Value] {
+			return &Error{Span: Span{t.Pos.Offset, t.Pos.Offset + len(t.Value)}, Severity: 1,
+				Msg: fmt.Sprintf("Jinja syntax error: unexpected char '%s' at %d", t.Value, utf8.RuneCount(src[:t.Pos.Offset]))}
+		}
+	}
+	if t, msg := plainError(c.toks, off); t != nil {
+		// participle backtracks out of a postfix or an operand and
+		// blames where that began (`{{ x[1 }}` at the '['); jinja2
+		// fails where the text breaks
+		at := Span{t.Pos.Offset, t.Pos.Offset + max(len(t.Value), 1)}
+		return &Error{Span: at, Severity: 1, Msg: "Jinja syntax error: " + msg}
+	}
 	var tok *lexer.Token
 	inOutput := false
 	for i := range c.toks {
@@ -147,14 +165,72 @@ func jinjaError(src []byte, c jchunk, err error) *Error {
 			got = "end of statement block"
 		}
 	}
+	// the brackets open before tok in its tag or output
+	var open []string
+	if tok != nil {
+		for i := range c.toks {
+			t := &c.toks[i]
+			if t == tok {
+				break
+			}
+			switch {
+			case t.Type == jtVarOpen || t.Type == jtTagOpen:
+				open = open[:0]
+			case t.Type == jtOp && (t.Value == "(" || t.Value == "[" || t.Value == "{"):
+				open = append(open, t.Value)
+			case t.Type == jtOp && (t.Value == ")" || t.Value == "]" || t.Value == "}") && len(open) > 0:
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	closer := map[string]string{"(": ")", "[": "]", "{": "}"}
+	top := ""
+	if len(open) > 0 {
+		top = open[len(open)-1]
+	}
+	isCloser := tok != nil && (tok.Type == jtVarClose || tok.Type == jtTagClose ||
+		tok.Type == jtOp && (tok.Value == ")" || tok.Value == "]" || tok.Value == "}"))
 	var msg string
 	switch {
 	case tok != nil && tok.Type == jtTag:
 		msg = fmt.Sprintf("Encountered unknown tag '%s'.", tok.Value)
+	case top != "" && isCloser && endsExpr(c.toks, tok) && (tok.Type != jtOp || tok.Value != closer[top]):
+		// a bracket left open (`{{ a[1 }}`): jinja2 names the closing
+		// character it met, '}' for the end of the tag
+		got := tok.Value
+		if tok.Type != jtOp {
+			got = "}"
+		}
+		msg = fmt.Sprintf("unexpected '%s', expected '%s'", got, closer[top])
+	case top == "{" && endsExpr(c.toks, tok) && !dictKeyDone(c.toks, tok) && !(tok.Type == jtOp && tok.Value == ":"):
+		// a dict literal's key and no ':' after it (`{% set d = {{ a }}
+		// %}` reads `{ a }` as a dict: saltstack-formulas/
+		// prometheus-formula's textfile collectors)
+		msg = fmt.Sprintf("expected token ':', got '%s'", jinjaTokenName(tok))
+	case (top == "[" || top == "(" || top == "{" && dictKeyDone(c.toks, tok)) && endsExpr(c.toks, tok) && (tok.Type == jtName || tok.Type == jtString || tok.Type == jtNumber):
+		// two items without the ',' between them
+		msg = fmt.Sprintf("expected token ',', got '%s'", jinjaTokenName(tok))
+	case (tok != nil && (tok.Type == jtVarClose || tok.Type == jtTagClose) || tok == nil) && afterOperator(c.toks, tok):
+		// an operator and no operand after it (`{% if a == %}`)
+		msg = fmt.Sprintf("unexpected '%s'", got)
 	case tok != nil && (tok.Type == jtVarClose || tok.Type == jtTagClose), tok == nil:
 		msg = fmt.Sprintf("Expected an expression, got '%s'", got)
 	case inOutput:
 		msg = fmt.Sprintf("expected token 'end of print statement', got '%s'", got)
+	case endsExpr(c.toks, tok) && (tok.Type == jtName || tok.Type == jtString || tok.Type == jtNumber):
+		// a statement whose expression is whole, and a name or literal
+		// after it: jinja2 expects the tag's end there (`{% if a b %}`,
+		// `{% set x salt['a']() %}`), naming a literal by its kind
+		switch tok.Type {
+		case jtString:
+			got = "string"
+		case jtNumber:
+			got = "integer"
+			if strings.ContainsAny(tok.Value, ".eE") {
+				got = "float"
+			}
+		}
+		msg = fmt.Sprintf("expected token 'end of statement block', got '%s'", got)
 	default:
 		msg = fmt.Sprintf("unexpected '%s'", got)
 	}
@@ -165,6 +241,252 @@ func jinjaError(src []byte, c jchunk, err error) *Error {
 		at.Start = at.End
 	}
 	return &Error{Span: at, Severity: 1, Msg: "Jinja syntax error: " + msg}
+}
+
+// unclosedTagError is jinja2's error for a `{{` or `{%` opened at start
+// whose closing never comes: its lexer reads on, over the lines after it,
+// as the tag's expression, and the parser fails at the first token that
+// cannot go on with it ("expected token 'end of print statement', got
+// ':'" for wuxxin/salt-shared's `rclone-v{{ settings['version']-linux-
+// amd64/rclone` and the YAML after it), or at the end of the template
+// ("unexpected end of template, expected 'end of statement block'." for
+// a last `{% endfor`). The rest of the template stays text here, so the
+// states after it are still read. A comment left open is jinja2's
+// "Missing end of comment tag".
+func unclosedTagError(src []byte, start, in int, open byte) Error {
+	n := len(src)
+	whole := Span{start, min(start+2, n)}
+	if open == '#' {
+		return Error{Span: whole, Severity: 1, Msg: "Jinja syntax error: Missing end of comment tag"}
+	}
+	if in < n && (src[in] == '-' || src[in] == '+') {
+		in++
+	}
+	closeName := "end of print statement"
+	first := jtoken(jtVarOpen, src, start, in)
+	stmt := open == '%'
+	if stmt {
+		closeName = "end of statement block"
+		first = jtoken(jtTagOpen, src, start, in)
+	}
+	toks := lexInside(src, in, n, []lexer.Token{first}, stmt)
+	eof := fmt.Sprintf("Jinja syntax error: unexpected end of template, expected '%s'.", closeName)
+	if stmt && len(toks) > 1 && toks[1].Type == jtTag && (strings.HasPrefix(toks[1].Value, "end") || toks[1].Value == "else") {
+		// the end of a block: its parser takes the word and wants the
+		// tag's end right after it
+		if len(toks) == 2 {
+			return Error{Span: whole, Severity: 1, Msg: eof}
+		}
+		t := toks[2]
+		return Error{Span: Span{t.Pos.Offset, t.Pos.Offset + max(len(t.Value), 1)}, Severity: 1,
+			Msg: fmt.Sprintf("Jinja syntax error: expected token '%s', got '%s'", closeName, jinjaTokenName(&t))}
+	}
+	c := jchunk{toks: toks, start: start, end: n}
+	if _, err := parseChunk(src, c); err != nil {
+		if err.Span.Start < n {
+			return *err
+		}
+		// at the end of the template: the expression is whole, or not
+		if len(toks) > 1 && endsExpr(toks, nil) {
+			return Error{Span: whole, Severity: 1, Msg: eof}
+		}
+		return Error{Span: whole, Severity: 1, Msg: "Jinja syntax error: unexpected 'end of template'"}
+	}
+	return Error{Span: whole, Severity: 1, Msg: eof}
+}
+
+// jinjaTokenName is how jinja2's messages name a token: literals by
+// their kind, the rest as written.
+func jinjaTokenName(tok *lexer.Token) string {
+	switch tok.Type {
+	case jtString:
+		return "string"
+	case jtNumber:
+		if strings.ContainsAny(tok.Value, ".eE") {
+			return "float"
+		}
+		return "integer"
+	case jtVarClose:
+		return "end of print statement"
+	case jtTagClose:
+		return "end of statement block"
+	}
+	return tok.Value
+}
+
+// dictKeyDone: in the dict literal open before tok, the current item
+// already has its ':' (tok follows a value, not a key).
+func dictKeyDone(toks []lexer.Token, tok *lexer.Token) bool {
+	depth := 0
+	for i := len(toks) - 1; i >= 0; i-- {
+		if &toks[i] != tok {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			t := toks[j]
+			if t.Type != jtOp {
+				continue
+			}
+			switch t.Value {
+			case ")", "]", "}":
+				depth++
+			case "(", "[":
+				if depth == 0 {
+					return false
+				}
+				depth--
+			case "{":
+				if depth == 0 {
+					return false
+				}
+				depth--
+			case ":":
+				if depth == 0 {
+					return true
+				}
+			case ",":
+				if depth == 0 {
+					return false
+				}
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// endsExpr: the token before tok in toks can end an expression (a name,
+// a literal, a closing bracket), so tok cannot continue it.
+func endsExpr(toks []lexer.Token, tok *lexer.Token) bool {
+	if tok == nil {
+		// (the end: the last token)
+		if len(toks) == 0 {
+			return false
+		}
+		return endsExprTok(toks[len(toks)-1])
+	}
+	for i := range toks {
+		if &toks[i] != tok {
+			continue
+		}
+		if i == 0 {
+			return false
+		}
+		return endsExprTok(toks[i-1])
+	}
+	return false
+}
+
+// jinjaOperator are the operators of jinja2's lexer (lexer.py operators).
+var jinjaOperator = map[string]bool{
+	"+": true, "-": true, "/": true, "//": true, "*": true, "%": true, "**": true, "~": true,
+	"[": true, "]": true, "(": true, ")": true, "{": true, "}": true, "==": true, "!=": true,
+	">": true, ">=": true, "<": true, "<=": true, "=": true, ".": true, ":": true, "|": true,
+	",": true, ";": true,
+}
+
+// plainError finds, in the tag or output holding the token at off, a
+// break jinja2 names whatever the grammar backtracked to: a bracket the
+// tag's end (or another closer) leaves open, "unexpected '}', expected
+// ']'", and an operator with the tag's end after it, "unexpected 'end of
+// print statement'".
+func plainError(toks []lexer.Token, off int) (*lexer.Token, string) {
+	closer := map[string]string{"(": ")", "[": "]", "{": "}"}
+	var open []string
+	var keyed []bool // per open '{': its current item has its ':'
+	var items []int  // per open bracket: tokens in its current item
+	in := false      // in the tag or output holding off
+	for i := range toks {
+		t := &toks[i]
+		if len(items) > 0 && !(t.Type == jtOp && (t.Value == "," || t.Value == ")" || t.Value == "]" || t.Value == "}")) {
+			items[len(items)-1]++
+		}
+		switch {
+		case t.Type == jtVarOpen || t.Type == jtTagOpen:
+			open, keyed, items = open[:0], keyed[:0], items[:0]
+			in = false
+			for j := i + 1; j < len(toks); j++ {
+				if toks[j].Type == jtVarClose || toks[j].Type == jtTagClose {
+					in = toks[j].Pos.Offset >= off && t.Pos.Offset <= off
+					break
+				}
+			}
+		case !in:
+		case t.Type == jtOp && (t.Value == "(" || t.Value == "[" || t.Value == "{"):
+			open, keyed, items = append(open, t.Value), append(keyed, false), append(items, 0)
+		case t.Type == jtOp && t.Value == ":" && len(open) > 0 && open[len(open)-1] == "{":
+			keyed[len(keyed)-1] = true
+		case t.Type == jtOp && (t.Value == "," || t.Value == "}") && len(open) > 0 && open[len(open)-1] == "{" && !keyed[len(keyed)-1] && items[len(items)-1] > 0:
+			// a dict literal's key with no ':' after it (`{{ x }}`
+			// inside a tag reads as a dict holding a dict)
+			return t, fmt.Sprintf("expected token ':', got '%s'", t.Value)
+		case t.Type == jtOp && t.Value == "," && len(open) > 0:
+			keyed[len(keyed)-1], items[len(items)-1] = false, 0
+		case t.Type == jtOp && (t.Value == ")" || t.Value == "]" || t.Value == "}"):
+			if len(open) == 0 {
+				return nil, ""
+			}
+			if want := closer[open[len(open)-1]]; want != t.Value {
+				if i > 0 && endsExprTok(toks[i-1]) {
+					return t, fmt.Sprintf("unexpected '%s', expected '%s'", t.Value, want)
+				}
+				return nil, ""
+			}
+			open, keyed, items = open[:len(open)-1], keyed[:len(keyed)-1], items[:len(items)-1]
+		case (t.Type == jtVarClose || t.Type == jtTagClose) && len(open) > 0 && open[len(open)-1] == "{":
+			// jinja2 reads the tag's '}' as the brace's: no break here
+			return nil, ""
+		case t.Type == jtVarClose || t.Type == jtTagClose:
+			if i > 0 && t.Pos.Offset >= off && afterOperator(toks, t) && toks[i-1].Type != jtTag {
+				return t, fmt.Sprintf("unexpected '%s'", jinjaTokenName(t))
+			}
+			if len(open) > 0 && i > 0 && endsExprTok(toks[i-1]) {
+				return t, fmt.Sprintf("unexpected '}', expected '%s'", closer[open[len(open)-1]])
+			}
+			return nil, ""
+		}
+	}
+	return nil, ""
+}
+
+// afterOperator: the token before tok (the last one when tok is nil)
+// is an operator or a keyword that wants an operand, not the start of
+// the tag or output.
+func afterOperator(toks []lexer.Token, tok *lexer.Token) bool {
+	prev := -1
+	for i := range toks {
+		if tok != nil && &toks[i] == tok {
+			break
+		}
+		prev = i
+	}
+	if prev < 0 {
+		return false
+	}
+	p := toks[prev]
+	switch p.Type {
+	case jtOp:
+		return p.Value != ")" && p.Value != "]" && p.Value != "}"
+	case jtName:
+		return !endsExprTok(p)
+	}
+	return false
+}
+
+func endsExprTok(p lexer.Token) bool {
+	switch p.Type {
+	case jtName:
+		switch p.Value {
+		case "and", "or", "not", "in", "is", "if", "else":
+			return false // an operator: its operand is still to come
+		}
+		return true
+	case jtString, jtNumber:
+		return true
+	case jtOp:
+		return p.Value == ")" || p.Value == "]" || p.Value == "}"
+	}
+	return false
 }
 
 // shiftNodes returns nodes with every source offset moved by d (a copy

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 )
 
 // The Jinja lexer feeds the participle grammar in jinja_grammar.go. It is
@@ -99,6 +101,7 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 	type open struct {
 		word string
 		tag  jtok
+		els  bool // its else is past
 	}
 	var stack []open
 	flush := func(end int) {
@@ -129,8 +132,10 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 			cur = append(cur, jtoken(jtTagOpen, src, t.start, t.in))
 			cur = lexInside(src, t.in, t.inEnd, cur, true)
 			cur = append(cur, jtoken(jtTagClose, src, t.inEnd, t.end))
-			if _, ok := blockEnds[word]; ok && !(word == "set" && isSetAssign(rest)) {
-				stack = append(stack, open{word, t})
+			if _, ok := blockEnds[word]; ok && !(word == "set" && !isSetBlock(rest)) {
+				stack = append(stack, open{word: word, tag: t})
+			} else if word == "else" && len(stack) > 0 {
+				stack[len(stack)-1].els = true
 			} else if len(stack) > 0 {
 				for _, e := range blockEnds[stack[len(stack)-1].word] {
 					if word == e {
@@ -148,8 +153,27 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 	for i := len(stack) - 1; i >= 0; i-- {
 		o := stack[i]
 		ends := blockEnds[o.word]
-		errs = append(errs, Error{Span: Span{o.tag.start, o.tag.end}, Severity: 1,
-			Msg: fmt.Sprintf("Jinja syntax error: Unexpected end of template. Jinja was looking for the following tags: '%s'", strings.Join(ends, "' or '"))})
+		swallowed := false // an unclosed tag after it: jinja2 fails there
+		for _, e := range errs {
+			swallowed = swallowed || e.Start > o.tag.start
+		}
+		if i == len(stack)-1 && !swallowed {
+			// jinja2 fails once, on the innermost block, naming the tags
+			// its parser was looking for there (an if's body may go on
+			// with elif or else, a for's with else) and the block
+			// (salt-order: "Unexpected end of template. Jinja was looking
+			// for the following tags: 'elif' or 'else' or 'endif'. The
+			// innermost block that needs to be closed is 'if'.")
+			looking := ends
+			switch {
+			case o.word == "if" && !o.els:
+				looking = []string{"elif", "else", "endif"}
+			case o.word == "for" && !o.els:
+				looking = []string{"endfor", "else"}
+			}
+			errs = append(errs, Error{Span: Span{o.tag.start, o.tag.end}, Severity: 1,
+				Msg: fmt.Sprintf("Jinja syntax error: Unexpected end of template. Jinja was looking for the following tags: '%s'. The innermost block that needs to be closed is '%s'.", strings.Join(looking, "' or '"), o.word)})
+		}
 		// A zero-width closing tag at the end of the template.
 		n := len(src)
 		cur = append(cur,
@@ -171,6 +195,21 @@ func stmtWord(s string) (string, string) {
 }
 
 // isSetAssign tells `set x = 1` (a statement) from `set x` (a block).
+// isSetBlock: the rest of a `set` tag opens a block (`{% set x %}...
+// {% endset %}`): targets, maybe filters, nothing else. jinja2's
+// parse_set expects the tag's end right after them, so `{% set x
+// salt['a']() %}` (a forgotten `=`) is one broken tag, "expected token
+// 'end of statement block', got 'salt'" (snarfmonkey/salt-states
+// base/ufw.sls), not a block left open to the end of the template.
+func isSetBlock(rest string) bool {
+	if isSetAssign(rest) {
+		return false
+	}
+	return setBlockRe.MatchString(rest)
+}
+
+var setBlockRe = lazyre.New(`^\s*[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*,?\s*(\|.*)?$`)
+
 func isSetAssign(rest string) bool {
 	eq := strings.IndexByte(rest, '=')
 	return eq >= 0 && !strings.HasPrefix(rest[eq:], "==")

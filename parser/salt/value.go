@@ -37,6 +37,9 @@ type val struct {
 	lst  *listObj // a list is shared, as in Python: `do x.append()` changes it where it lives
 	dict *dict
 	x    *valExt // parts that exist only in some renders (nil: none)
+	// hint: an unknown value whose truth is known (`x or 'a'` is x or
+	// 'a', truthy either way): 1 truthy, -1 falsy, 0 not known
+	hint int8
 }
 
 // listObj is a Jinja list.
@@ -146,6 +149,11 @@ func (v val) known() bool  { return v.k != kUnknown && !(v.k == kStr && strings.
 // truth returns the truthiness and whether it is known.
 func (v val) truth() (bool, bool) {
 	switch v.k {
+	case kUnknown:
+		if v.hint != 0 {
+			return v.hint > 0, true
+		}
+		return false, false
 	case kStr:
 		if strings.Contains(v.s, Unknown) {
 			return true, true // a partly known string is non-empty

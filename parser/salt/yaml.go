@@ -3,6 +3,7 @@ package salt
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -228,6 +229,18 @@ func (c *Cache) parse(text string) (*raw, *yaml.Node, error) {
 // the state's argument lines) as a line break, any other as blanks. It
 // returns the chunk that parses, or nil.
 func unknownLayout(body string) ([]byte, *yaml.Node) {
+	// first only the output glued to a colon, as a line break: the other
+	// unknown values stay what they are (blanks would make `- names:
+	// {{ x|json }}` empty: saltstack-formulas/kubernetes-formula
+	// client/archive/install.sls, whose `archive.extracted:{{-
+	// format_kwargs(...) }}` needs the line break, got a false "The
+	// 'names' argument ... needs to be formed as a list")
+	if alt := layGlued(body); alt != nil {
+		var n yaml.Node
+		if safeUnmarshal(alt, &n) == nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode {
+			return alt, &n
+		}
+	}
 	for _, lineBreak := range []bool{true, false} {
 		alt := layUnknown(body, lineBreak)
 		var n yaml.Node
@@ -238,16 +251,53 @@ func unknownLayout(body string) ([]byte, *yaml.Node) {
 	return nil, nil
 }
 
+// layGlued writes each Unknown that follows a colon as a line break and
+// blanks, and leaves the others; nil when there is none such.
+func layGlued(text string) []byte {
+	u := len(Unknown)
+	brk := "\n" + strings.Repeat(" ", u-1)
+	var b strings.Builder
+	glued := false
+	for {
+		i := strings.Index(text, Unknown)
+		if i < 0 {
+			b.WriteString(text)
+			break
+		}
+		b.WriteString(text[:i])
+		if i > 0 && text[i-1] == ':' {
+			b.WriteString(brk)
+			glued = true
+		} else {
+			b.WriteString(Unknown)
+		}
+		text = text[i+u:]
+	}
+	if !glued {
+		return nil
+	}
+	return []byte(b.String())
+}
+
 // layUnknown writes each Unknown of text as blanks of its length, or where
 // it follows a colon and lineBreak is set, as a line break and blanks.
+// Output that begins a line's text and runs on into it (`{{ x }}-a:`, a
+// key or scalar the template prefixes) is laid out as letters: blanks
+// there would indent what follows, a layout no output makes (the empty
+// one leaves the key where it is), and yaml.v3, unlike Salt's PyYAML,
+// reads a top-level mapping indented past the next line's key
+// (gaganpreet/salt-states project2/init.sls: `{{ pillar["p"] }}-djangouser:`
+// hid the trailing colon of line 130, "mapping values are not allowed").
 func layUnknown(text string, lineBreak bool) []byte {
 	u := len(Unknown)
 	blank := strings.Repeat(" ", u)
+	letters := strings.Repeat("x", u)
 	brk := blank
 	if lineBreak {
 		brk = "\n" + blank[1:]
 	}
 	var b strings.Builder
+	lineStart := true // only blanks since the last line break written
 	for {
 		i := strings.Index(text, Unknown)
 		if i < 0 {
@@ -255,13 +305,73 @@ func layUnknown(text string, lineBreak bool) []byte {
 			return []byte(b.String())
 		}
 		b.WriteString(text[:i])
-		if i > 0 && text[i-1] == ':' {
+		for _, c := range []byte(text[:i]) {
+			switch c {
+			case '\n':
+				lineStart = true
+			case ' ', '\t':
+			default:
+				lineStart = false
+			}
+		}
+		rest := text[i+u:]
+		switch {
+		case i > 0 && text[i-1] == ':':
 			b.WriteString(brk)
-		} else {
+			lineStart = false
+		case lineStart && runsOn(rest):
+			b.WriteString(letters)
+			lineStart = false
+		default:
 			b.WriteString(blank)
 		}
-		text = text[i+u:]
+		text = rest
 	}
+}
+
+// runsOn: text (after an Unknown) goes on with the same token: not a
+// blank, a line end, the end, or a sequence entry's `- `.
+func runsOn(text string) bool {
+	if text == "" {
+		return false
+	}
+	switch text[0] {
+	case ' ', '\t', '\n', '\r', '#':
+		return false
+	case '-':
+		return len(text) > 1 && text[1] != ' ' && text[1] != '\n'
+	}
+	return true
+}
+
+// safeDecode reads the first document of b as Salt's loader does, which
+// wants the stream to hold one: yaml.Unmarshal stops after the document
+// and never sees what cannot follow it; a Decoder's second call reads on
+// to the next document's start (a note saved as .sls, plain lines with comment lines
+// between them, ends its document at the first comment: uvsmtid/
+// common-salt-states' doxyfile.sls, "did not find expected <document
+// start>" on line 35, where Unmarshal read the scalar of line 27 only).
+func safeDecode(b []byte, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	d := yaml.NewDecoder(bytes.NewReader(b))
+	if err = d.Decode(n); err != nil {
+		if err == io.EOF {
+			err = nil // an empty document
+		}
+		return err
+	}
+	var next yaml.Node
+	if err = d.Decode(&next); err == io.EOF {
+		err = nil
+	} else if err == nil {
+		// a second document (`---`): not judged here
+		return nil
+	}
+	return err
 }
 
 func safeUnmarshal(b []byte, n *yaml.Node) (err error) {
@@ -571,7 +681,7 @@ func (f *File) wholeDocError() (Error, bool) {
 		doc = layUnknown(string(text), true) // as the chunks were read
 	}
 	var n yaml.Node
-	err := safeUnmarshal(doc, &n)
+	err := safeDecode(doc, &n)
 	if err == nil {
 		return Error{}, false
 	}
@@ -580,6 +690,12 @@ func (f *File) wholeDocError() (Error, bool) {
 	if m := lineRe.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
+	}
+	if msg == "did not find expected <document start>" {
+		// a parser error: yaml.v3 counts the problem's line from 0
+		// (the next document's first token: PyYAML's line 35, column 1
+		// for doxyfile.sls, yaml.v3's 34)
+		line++
 	}
 	at := 0
 	if off, ok := yamlProblem(doc, msg, line); ok && len(doc) == len(text) {
