@@ -73,6 +73,11 @@ func (r *run) newClass(e *env, ci *classInfo, name string, at source.Span, how s
 		pat := r.span(ci.file, ci.def.ParentLoc)
 		if p := r.declareClass(pe, ci.def.Parent, pat, "inherits", nil); p != nil && p.inner != nil {
 			parentScope = p.inner
+		} else {
+			// A parent class we cannot see (a module outside the
+			// workspace, reported where it is named): its variables are
+			// the body's, unknown here, not undef.
+			parentScope = &scope{parent: r.top, name: ci.def.Parent, absent: true}
 		}
 	}
 	if c := r.classes[name]; c != nil { // declared by its own parent chain
