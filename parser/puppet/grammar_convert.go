@@ -72,6 +72,11 @@ var reserved = map[string]bool{
 // literalWords are the reserved words that stay what they are before '{'.
 var literalWords = map[string]bool{"true": true, "false": true, "undef": true, "default": true, "if": true, "unless": true, "case": true}
 
+// braceless are the keywords that never name a resource type before '{'
+// (Puppet's lexer makes them keyword tokens): an `else {` where no `if`
+// is open is "Syntax error at 'else'", not a resource of type else.
+var braceless = map[string]bool{"else": true, "elsif": true, "and": true, "or": true, "in": true}
+
 // statementIfs are the literalWords that start an expression with a
 // block; the others are values (LitWord tokens).
 var statementIfs = map[string]bool{"if": true, "unless": true, "case": true}
@@ -114,7 +119,7 @@ func (s *tokenSource) nextIs(i int, punct string) bool {
 // function, the start of a definition, a reserved word, or a name.
 func (s *tokenSource) word(i int) plex.TokenType {
 	t := &s.toks[i]
-	if s.nextIs(i, "{") && !literalWords[t.Val] {
+	if s.nextIs(i, "{") && !literalWords[t.Val] && !braceless[t.Val] {
 		return gNameBrace
 	}
 	if statementCalls[t.Val] {

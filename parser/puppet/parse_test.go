@@ -587,6 +587,10 @@ func TestSyntaxErrorTokenWords(t *testing.T) {
 		{"yum { 'a':\n  \"${b}x\":\n}\n", `"${b}x"`, "Syntax error at ''"},
 		{"yum { 'a':\n  /re/ :\n}\n", "/re/", "Syntax error at '(?-mix:re)'"},
 		{"yum { 'a':\n  5 :\n}\n", "5", "Syntax error at '5'"},
+		// an else where no if is open is a keyword, not a resource type
+		// (faust64/puppet network/manifests/interfaces/freebsd/generic.pp)
+		{"if $a {\n  $b = 1\nelse {\n  $b = 3\n}\n", "else", "Syntax error at 'else'"},
+		{"if $a {\n  if $a {\n    $b = 1\n  }\n  else {\n    $b = 2\n  }\nelse {\n  $b = 3\n}\n", "else", "Syntax error at 'else'"},
 	} {
 		for _, f := range []*File{Parse([]byte(c.src)), (&Parser{}).Parse([]byte(c.src))} {
 			if len(f.Errors) != 1 {
