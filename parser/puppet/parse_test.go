@@ -587,6 +587,11 @@ func TestSyntaxErrorTokenWords(t *testing.T) {
 		{"yum { 'a':\n  \"${b}x\":\n}\n", `"${b}x"`, "Syntax error at ''"},
 		{"yum { 'a':\n  /re/ :\n}\n", "/re/", "Syntax error at '(?-mix:re)'"},
 		{"yum { 'a':\n  5 :\n}\n", "5", "Syntax error at '5'"},
+		// '::' before neither a name nor a type name: a lexer error, at the
+		// character after the '::' (edf-hpc/puppet-hpc's complex module)
+		{"notify { 'a': message => $::a::b::::c }\n", ":", "Illegal fully qualified name"},
+		{"notify { 'a': message => a:: }\n", " ", "Illegal fully qualified name"},
+		{"$x = ::1\n", "1", "Illegal fully qualified name"},
 		// an else where no if is open is a keyword, not a resource type
 		// (faust64/puppet network/manifests/interfaces/freebsd/generic.pp)
 		{"if $a {\n  $b = 1\nelse {\n  $b = 3\n}\n", "else", "Syntax error at 'else'"},

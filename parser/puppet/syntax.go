@@ -39,6 +39,8 @@ func syntaxError(src []byte, t, follow *Token, expected string) *Error {
 	msg := ""
 	at := Loc{t.Pos, t.End}
 	switch {
+	case t.Kind == TIllegal && t.Val != "" && isUpper(t.Val[0]):
+		return &Error{Loc: at, Msg: t.Val} // Puppet's own words (lexer2.rb's lex errors)
 	case t.Kind == TIllegal:
 		msg = "Syntax error: " + t.Val
 	case t.Kind == TEOF && follow != nil && follow.Kind != TEOF:
