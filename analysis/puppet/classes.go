@@ -23,6 +23,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	ci := r.a.classFor(r, name)
 	r.link(linkRec{at: at, class: name})
 	if ci == nil {
+		r.missedAutoload(name, e)
 		r.unknownClass(name, at, e)
 		return nil
 	}

@@ -619,8 +619,14 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	// Definitions their files may not hold, then the syntax errors of
 	// every parsed file: last, file by file, as a result followed through
 	// an edit lays them out (follow.go).
+	loaded := map[source.Span]bool{} // the runs' location problems
+	for _, d := range a.diags {
+		if d.Code == "location" {
+			loaded[d.At] = true
+		}
+	}
 	for _, fi := range a.order {
-		a.locationDiags(fi)
+		a.locationDiags(fi, loaded)
 	}
 	for _, fi := range a.order {
 		for _, e := range fi.ast.Errors {
