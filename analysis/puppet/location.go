@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -68,6 +69,57 @@ func (a *analyzer) fileNamespace(fi *fileInfo) (string, bool) {
 		names = append(names, file)
 	}
 	return strings.Join(names, "::"), true
+}
+
+// unloadable says whether fi lies in a module folder of the module path
+// outside the module's manifests/ folder (files/, templates/, a Vagrant
+// environment of its own under the module: miraheze's
+// mattermost/vagrant/puppet/environments/dev/site/modules): Puppet
+// autoloads nothing from there, so what the file defines is found only by
+// a compile of that file itself (`puppet apply examples/x.pp`: ownsFile),
+// never by a lookup from elsewhere, and gets no run of its own.
+func (a *analyzer) unloadable(fi *fileInfo) bool {
+	p := fi.path
+	sep := string(filepath.Separator)
+	if p == "" || !strings.HasSuffix(p, ".pp") || fi.uri == a.req.Entry || a.envManifest(p) {
+		return false
+	}
+	mod, rel := "", ""
+	for _, r := range a.rootMods {
+		if strings.HasPrefix(p, r+sep) {
+			mod, rel = r, p[len(r)+1:]
+			break
+		}
+	}
+	if rel == "" {
+		for _, d := range a.modpath {
+			if strings.HasPrefix(p, d+sep) {
+				rel = p[len(d)+1:]
+				first, _, _ := strings.Cut(rel, sep)
+				mod, rel = filepath.Join(d, first), rel[len(first):]
+				rel = strings.TrimPrefix(rel, sep)
+				break
+			}
+		}
+	}
+	parts := strings.Split(rel, sep)
+	if mod == "" || len(parts) < 2 || parts[0] == "manifests" {
+		return false
+	}
+	// (a folder of the module path that is a module: it has manifests/,
+	// and is no environment: jpazdyga's development/ beside production/,
+	// each with its modules/ and manifests/site.pp, under a root read as
+	// a module folder)
+	st, err := os.Stat(filepath.Join(mod, "manifests"))
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	for _, env := range []string{"environment.conf", "modules", filepath.Join("manifests", "site.pp")} {
+		if _, err := os.Stat(filepath.Join(mod, env)); err == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // misplaced says whether a definition named name may not live in fi,

@@ -717,7 +717,7 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 				name = prefix + "::" + name
 			}
 			n := a.defNode('C', &analysis.Node{Kind: "class", Ref: refString("Class", classDisplay(name)), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true})
-			bad := a.noteMisplaced(fi, name, a.span(fi, t.NameLoc))
+			bad := a.noteMisplaced(fi, name, a.span(fi, t.NameLoc)) || a.unloadable(fi)
 			if old, dup := a.classes[name]; !dup || preferDef(old.misplaced, old.file.seq, bad, fi.seq) {
 				a.classes[name] = &classInfo{name: name, def: t, file: fi, node: n, misplaced: bad}
 			}
@@ -729,7 +729,7 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 			}
 			n := a.defNode('D', &analysis.Node{Kind: "define", Ref: capType(name), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true,
 				Facts: []analysis.Fact{{Label: "defined type", Value: "each instance's body is evaluated after the main code, so its resources enter the catalog late"}}})
-			bad := a.noteMisplaced(fi, name, a.span(fi, t.NameLoc))
+			bad := a.noteMisplaced(fi, name, a.span(fi, t.NameLoc)) || a.unloadable(fi)
 			if old, dup := a.defines[name]; !dup || preferDef(old.misplaced, old.file.seq, bad, fi.seq) {
 				a.defines[name] = &defineInfo{name: name, def: t, file: fi, node: n, misplaced: bad}
 			}
