@@ -265,6 +265,18 @@ func (a *analyzer) classMissing(name string, strict bool, when func() string) an
 		}
 		return d
 	}
+	if fi := a.misplacedAutoload(name); fi != nil {
+		// Puppet stops at the file it loads the class from: validating it
+		// fails on what it may not define (faust64's relayd::freebsd, whose
+		// file defines ospfd::freebsd), reported at that definition.
+		d := analysis.Diagnostic{Severity: analysis.Error, Code: "unknown-class",
+			Message: fmt.Sprintf("%s: %s, where Puppet loads it from, defines %s, which it may not hold (Unacceptable location)", msg, a.displayPath(fi.uri), fi.misplaced[0].name)}
+		if when != nil {
+			d.Severity = analysis.Warning
+			d.Message += " (" + when() + ")"
+		}
+		return d
+	}
 	if ci := a.classes[name]; ci != nil && ci.misplaced {
 		// defined where Puppet does not look (the file's name or the
 		// class's was changed without the other)

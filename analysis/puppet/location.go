@@ -294,6 +294,20 @@ func (r *run) misplacedDefine(e *env, d *defineInfo, at source.Span) {
 	r.diag(at, sev, "unknown-type", msg, rel)
 }
 
+// misplacedAutoload is the file Puppet loads name from when it holds
+// definitions it may not (and not name: a lookup that found nothing).
+func (a *analyzer) misplacedAutoload(name string) *fileInfo {
+	for _, p := range a.autoloadPaths(name) {
+		if fi := a.files[p]; fi != nil {
+			if len(fi.misplaced) > 0 && !a.nsElsewhere(fi) {
+				return fi
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
 // missedType is missedAutoload for a resource type nothing defines; true.
 func (r *run) missedType(e *env, name string) bool {
 	r.missedAutoload(name, e)
