@@ -316,6 +316,7 @@ func (c *conv) grammarError(err error) {
 		if ut.Unexpected.Type == plex.EOF {
 			t = &c.eof
 		}
+		c.illegalBefore(t.Pos)
 		hint := c.expectation(t)
 		if hint == "" {
 			hint = expectedLiteral(ut.Message())
@@ -325,12 +326,30 @@ func (c *conv) grammarError(err error) {
 	var pe participle.Error
 	if errors.As(err, &pe) {
 		off := pe.Position().Offset
+		c.illegalBefore(off)
 		i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos >= off })
 		if i < len(c.toks) {
 			c.failAt(&c.toks[i], "")
 		}
 	}
+	c.illegalBefore(c.eof.Pos)
 	c.failAt(&c.eof, "")
+}
+
+// illegalBefore fails at the first token the lexer could not read before
+// offset off: Puppet's lexer stops there, before its parser meets a later
+// error (an illegal name inside a class left unclosed was reported at the
+// unclosed class: lokeshreddy4u's dell/manifests/snmp.pp). The grammar
+// reads such a token as a primary, so a parse that fails later passed it.
+func (c *conv) illegalBefore(off int) {
+	for i := range c.toks {
+		if c.toks[i].Pos >= off {
+			return
+		}
+		if c.toks[i].Kind == TIllegal {
+			c.failAt(&c.toks[i], "")
+		}
+	}
 }
 
 // expectedLiteral turns participle's "(expected ")")" into the hand

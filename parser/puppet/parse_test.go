@@ -592,6 +592,10 @@ func TestSyntaxErrorTokenWords(t *testing.T) {
 		{"notify { 'a': message => $::a::b::::c }\n", ":", "Illegal fully qualified name"},
 		{"notify { 'a': message => a:: }\n", " ", "Illegal fully qualified name"},
 		{"$x = ::1\n", "1", "Illegal fully qualified name"},
+		// in a class left unclosed: Puppet's lexer stops at the name
+		// before its parser meets the unclosed brace (lokeshreddy4u's
+		// dell/manifests/snmp.pp; validate: line 3, column 36)
+		{"class dell::snmp {\n  case $x {\n    /^6.*/: { include  dell::snmp::6 }\n  }\n\n", "6", "Illegal fully qualified name"},
 		// an else where no if is open is a keyword, not a resource type
 		// (faust64/puppet network/manifests/interfaces/freebsd/generic.pp)
 		{"if $a {\n  $b = 1\nelse {\n  $b = 3\n}\n", "else", "Syntax error at 'else'"},
