@@ -42,7 +42,7 @@ func (r *run) resource(e *env, t *pp.Resource, at source.Span) val {
 		} else if d := r.a.defines[typName]; d != nil && d.misplaced {
 			r.misplacedDefine(e, d, r.span(e.f, t.TypeLoc))
 			return out
-		} else if !builtinTypes[typName] && !r.a.rubyType(typName) && r.unknownType(e, typName, r.span(e.f, t.TypeLoc)) {
+		} else if !builtinTypes[typName] && !r.a.rubyType(typName) && r.missedType(e, typName) && r.unknownType(e, typName, r.span(e.f, t.TypeLoc)) {
 			return out
 		} else {
 			core = builtinTypes[typName]

@@ -23,6 +23,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 	ci := r.a.classFor(r, name)
 	r.link(linkRec{at: at, class: name})
 	if ci == nil {
+		r.missedAutoload(name, e)
 		r.unknownClass(name, at, e)
 		return nil
 	}
@@ -73,6 +74,11 @@ func (r *run) newClass(e *env, ci *classInfo, name string, at source.Span, how s
 		pat := r.span(ci.file, ci.def.ParentLoc)
 		if p := r.declareClass(pe, ci.def.Parent, pat, "inherits", nil); p != nil && p.inner != nil {
 			parentScope = p.inner
+		} else {
+			// A parent class we cannot see (a module outside the
+			// workspace, reported where it is named): its variables are
+			// the body's, unknown here, not undef.
+			parentScope = &scope{parent: r.top, name: ci.def.Parent, absent: true}
 		}
 	}
 	if c := r.classes[name]; c != nil { // declared by its own parent chain
@@ -253,6 +259,18 @@ func (a *analyzer) classMissing(name string, strict bool, when func() string) an
 		// error, and a result followed through an edit keeps this one.)
 		d := analysis.Diagnostic{Severity: analysis.Error, Code: "unknown-class",
 			Message: fmt.Sprintf("%s: %s, where Puppet loads it from, has a syntax error", msg, a.displayPath(fi.uri))}
+		if when != nil {
+			d.Severity = analysis.Warning
+			d.Message += " (" + when() + ")"
+		}
+		return d
+	}
+	if fi := a.misplacedAutoload(name); fi != nil {
+		// Puppet stops at the file it loads the class from: validating it
+		// fails on what it may not define (faust64's relayd::freebsd, whose
+		// file defines ospfd::freebsd), reported at that definition.
+		d := analysis.Diagnostic{Severity: analysis.Error, Code: "unknown-class",
+			Message: fmt.Sprintf("%s: %s, where Puppet loads it from, defines %s, which it may not hold (Unacceptable location)", msg, a.displayPath(fi.uri), fi.misplaced[0].name)}
 		if when != nil {
 			d.Severity = analysis.Warning
 			d.Message += " (" + when() + ")"

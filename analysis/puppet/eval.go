@@ -149,6 +149,9 @@ type scope struct {
 	owner    *res
 	name     string // class name, for $name::var
 	tmpl     int32  // a recording's template: its index in defEntry.tscopeList + 1 (tmplIdx)
+	// absent: the scope of a parent class nothing here defines (`inherits
+	// base` of a module outside the workspace); it may set any variable
+	absent bool
 }
 
 func newScope(parent, dyn *scope, owner *res, name string) *scope {
@@ -641,6 +644,7 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 		}
 		return unknown(at)
 	}
+	absent := false
 	for s := e.sc; s != nil; s = s.parent {
 		v, ok := s.get(name)
 		if r.rec != nil {
@@ -650,6 +654,7 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 			v.at = at
 			return v
 		}
+		absent = absent || s.absent
 	}
 	if name == "facts" && r.a.facts != nil {
 		v := r.a.factsVal
@@ -668,6 +673,10 @@ func (r *run) lookup(e *env, name string, at source.Span) val {
 		if stringFacts[name] {
 			return unknownStr(at)
 		}
+		return unknown(at)
+	}
+	if absent && !top {
+		// an inherited class we cannot see may set it
 		return unknown(at)
 	}
 	if top {

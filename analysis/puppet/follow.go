@@ -57,7 +57,9 @@ type followJudge struct {
 	// order: each file's place in the analysis's load (its syntax errors
 	// are reported in that order); topLevel: the files with code besides
 	// definitions or a plan's apply blocks (their own runs refuse to run
-	// on a syntax error)
+	// on a syntax error), and those a run read whole (a file dependency:
+	// where Puppet looks for a name nothing defines, whose syntax error
+	// the run's "Could not find class" names)
 	order    map[string]int
 	topLevel map[string]bool
 	// manifests: the texts of the files the analysis read, where a
@@ -87,6 +89,13 @@ func (s *System) followJudge(a *analyzer) func(*analysis.Result, *source.File, *
 		if fi.topLevel || len(fi.applies) > 0 {
 			// (a plan's apply blocks are runs of its file too)
 			j.topLevel[fi.uri] = true
+		}
+	}
+	for _, sn := range a.nextCache {
+		for k := range sn.deps {
+			if k.kind == 'f' {
+				j.topLevel[k.name] = true
+			}
 		}
 	}
 	s.mu.Lock()

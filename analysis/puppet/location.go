@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -70,6 +71,57 @@ func (a *analyzer) fileNamespace(fi *fileInfo) (string, bool) {
 	return strings.Join(names, "::"), true
 }
 
+// unloadable says whether fi lies in a module folder of the module path
+// outside the module's manifests/ folder (files/, templates/, a Vagrant
+// environment of its own under the module: miraheze's
+// mattermost/vagrant/puppet/environments/dev/site/modules): Puppet
+// autoloads nothing from there, so what the file defines is found only by
+// a compile of that file itself (`puppet apply examples/x.pp`: ownsFile),
+// never by a lookup from elsewhere, and gets no run of its own.
+func (a *analyzer) unloadable(fi *fileInfo) bool {
+	p := fi.path
+	sep := string(filepath.Separator)
+	if p == "" || !strings.HasSuffix(p, ".pp") || fi.uri == a.req.Entry || a.envManifest(p) {
+		return false
+	}
+	mod, rel := "", ""
+	for _, r := range a.rootMods {
+		if strings.HasPrefix(p, r+sep) {
+			mod, rel = r, p[len(r)+1:]
+			break
+		}
+	}
+	if rel == "" {
+		for _, d := range a.modpath {
+			if strings.HasPrefix(p, d+sep) {
+				rel = p[len(d)+1:]
+				first, _, _ := strings.Cut(rel, sep)
+				mod, rel = filepath.Join(d, first), rel[len(first):]
+				rel = strings.TrimPrefix(rel, sep)
+				break
+			}
+		}
+	}
+	parts := strings.Split(rel, sep)
+	if mod == "" || len(parts) < 2 || parts[0] == "manifests" {
+		return false
+	}
+	// (a folder of the module path that is a module: it has manifests/,
+	// and is no environment: jpazdyga's development/ beside production/,
+	// each with its modules/ and manifests/site.pp, under a root read as
+	// a module folder)
+	st, err := os.Stat(filepath.Join(mod, "manifests"))
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	for _, env := range []string{"environment.conf", "modules", filepath.Join("manifests", "site.pp")} {
+		if _, err := os.Stat(filepath.Join(mod, env)); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // misplaced says whether a definition named name may not live in fi,
 // and the namespace fi requires.
 func (a *analyzer) misplaced(fi *fileInfo, name string) (string, bool) {
@@ -96,9 +148,26 @@ func (a *analyzer) noteMisplaced(fi *fileInfo, name string, at source.Span) bool
 // that only some node blocks' runs doing so makes them warnings naming
 // those blocks (settleNodeBlocks); a file no run loads keeps the error,
 // as a class body's problem in a class nothing declares does.
-func (a *analyzer) locationDiags(fi *fileInfo) {
+//
+// A file no run loads fails no compile of the workspace: only a compile
+// that looks for a name whose file it is (an ENC's class) loads it, so
+// it is a warning saying so, unless classes of its namespace live in
+// other files (the runs that load it on the way do not record it).
+func (a *analyzer) locationDiags(fi *fileInfo, loaded map[source.Span]bool) {
+	if len(fi.misplaced) == 0 {
+		return
+	}
+	quiet := !a.nsElsewhere(fi)
 	for _, m := range fi.misplaced {
-		a.addDiag(a.locationDiag(fi, m))
+		if loaded[m.at] {
+			continue
+		}
+		d := a.locationDiag(fi, m)
+		if quiet {
+			d.Severity = analysis.Warning
+			d.Message += fmt.Sprintf(" (only where a compile looks for %s: nothing in the workspace does)", m.ns)
+		}
+		a.addDiag(d)
 	}
 }
 
@@ -120,16 +189,49 @@ func (a *analyzer) locationDiag(fi *fileInfo, m misplacedDef) analysis.Diagnosti
 // misplaced class), which the runs do not record: a file whose
 // namespace has classes in other files may be loaded by runs that never
 // looked for what it defines, and keeps the error for every node.
-func (r *run) loadedFile(fi *fileInfo) {
-	ns := fi.misplaced[0].ns
-	for _, c := range r.a.classFamily(ns + "::*") {
-		if ci := r.a.classes[c]; ci != nil && ci.file != fi {
-			return
-		}
+//
+// e is the place that made the lookup when it is a declaration (nil: a
+// lookup made elsewhere): under a branch nobody decides, the compile
+// fails only where the branch is taken, a warning saying when.
+func (r *run) loadedFile(fi *fileInfo, e *env) {
+	if r.a.nsElsewhere(fi) {
+		return
 	}
 	for _, m := range fi.misplaced {
 		d := r.a.locationDiag(fi, m)
+		if e != nil && e.spec && !r.strict {
+			d.Severity = analysis.Warning
+			d.Message += " (" + r.specWhen(e) + ")"
+		}
 		r.diag(d.At, d.Severity, d.Code, d.Message)
+	}
+}
+
+// nsElsewhere says whether classes of fi's namespace live in other
+// files: runs may load fi on the way to them without recording it.
+func (a *analyzer) nsElsewhere(fi *fileInfo) bool {
+	for _, c := range a.classFamily(fi.misplaced[0].ns + "::*") {
+		if ci := a.classes[c]; ci != nil && ci.file != fi {
+			return true
+		}
+	}
+	return false
+}
+
+// missedAutoload notes what a declaration of a class or type name that
+// nothing defines loads: Puppet still reads the file where it looks for
+// the name, and if that file holds definitions it may not (relayd's
+// freebsd.pp defining ospfd::freebsd), validating it fails the compile
+// there (faust64/puppet, on the FreeBSD nodes only).
+func (r *run) missedAutoload(name string, e *env) {
+	for _, p := range r.a.autoloadPaths(name) {
+		if fi := r.a.files[p]; fi != nil {
+			r.a.dep('f', fi.uri, func() string { return astID(fi) })
+			if len(fi.misplaced) > 0 && !r.ownsFile(fi) {
+				r.loadedFile(fi, e)
+			}
+			return
+		}
 	}
 }
 
@@ -190,4 +292,24 @@ func (r *run) misplacedDefine(e *env, d *defineInfo, at source.Span) {
 		sev = analysis.Warning
 	}
 	r.diag(at, sev, "unknown-type", msg, rel)
+}
+
+// misplacedAutoload is the file Puppet loads name from when it holds
+// definitions it may not (and not name: a lookup that found nothing).
+func (a *analyzer) misplacedAutoload(name string) *fileInfo {
+	for _, p := range a.autoloadPaths(name) {
+		if fi := a.files[p]; fi != nil {
+			if len(fi.misplaced) > 0 && !a.nsElsewhere(fi) {
+				return fi
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// missedType is missedAutoload for a resource type nothing defines; true.
+func (r *run) missedType(e *env, name string) bool {
+	r.missedAutoload(name, e)
+	return true
 }

@@ -172,7 +172,7 @@ func (a *analyzer) classFor(r *run, name string) *classInfo {
 			return nil // Puppet never finds it there (location.go; classMissing says where it is)
 		}
 		if r != nil && len(ci.file.misplaced) > 0 && !r.ownsFile(ci.file) {
-			r.loadedFile(ci.file)
+			r.loadedFile(ci.file, nil)
 		}
 	} else {
 		a.dep('c', name, func() string { return "" })
@@ -195,7 +195,7 @@ func (a *analyzer) defineFor(r *run, name string) *defineInfo {
 			return nil // Puppet never finds it there (location.go)
 		}
 		if r != nil && len(d.file.misplaced) > 0 && !r.ownsFile(d.file) {
-			r.loadedFile(d.file)
+			r.loadedFile(d.file, nil)
 		}
 	} else {
 		a.dep('d', name, func() string { return "" })

@@ -188,6 +188,7 @@ type applyInfo struct {
 	name string // "apply mymod::deploy #1"
 	file *fileInfo
 	call *pp.Call
+	plan *pp.Block
 }
 
 // planApplies lists a plan's apply blocks in text order.
@@ -199,19 +200,56 @@ func planApplies(fi *fileInfo, plan *pp.Block) []*applyInfo {
 			if !ok || c.Name != "apply" || c.Lambda == nil || len(c.Lambda.Params) > 0 {
 				return true
 			}
-			out = append(out, &applyInfo{name: fmt.Sprintf("apply %s #%d", strings.ToLower(plan.Name), len(out)+1), file: fi, call: c})
+			out = append(out, &applyInfo{name: fmt.Sprintf("apply %s #%d", strings.ToLower(plan.Name), len(out)+1), file: fi, call: c, plan: plan})
 			return false
 		})
 	}
 	return out
 }
 
-// evalApply evaluates an apply block's body as a main manifest (the
-// plan's variables are unknown there).
+// evalApply evaluates an apply block's body as a main manifest. Bolt
+// gives the block the plan's variables (its parameters, what it
+// assigns, the parameters of the lambdas around the block): their
+// values are the caller's or computed by the plan, unknown here, never
+// the undef of a variable nothing sets (nest::build::stage3's
+// "${hostroot}/etc/x" beside '/etc/x' is no duplicate).
 func (a *analyzer) evalApply(ap *applyInfo) *run {
 	r := a.newRun(ap.name, ap.file.uri)
 	fi := ap.file
 	a.dep('f', fi.uri, func() string { return astID(fi) })
+	if ap.plan != nil {
+		for _, p := range ap.plan.Params {
+			r.top.vars.set(p.Name, unknown(r.span(fi, p.NameLoc)))
+		}
+		for _, s := range ap.plan.Body {
+			pp.Walk(s, func(n pp.Node) bool {
+				switch t := n.(type) {
+				case *pp.Call:
+					if t == ap.call {
+						return false // (the block's own variables are its own)
+					}
+				case *pp.Lambda:
+					for _, p := range t.Params {
+						r.top.vars.set(p.Name, unknown(r.span(fi, p.NameLoc)))
+					}
+				case *pp.Binary:
+					if t.Op != "=" {
+						break
+					}
+					vs := []pp.Node{t.Left}
+					if arr, ok := t.Left.(*pp.Array); ok {
+						vs = arr.Elems
+					}
+					for _, v := range vs {
+						if vr, ok := v.(*pp.Var); ok {
+							r.top.vars.set(strings.TrimPrefix(vr.Name, "::"), unknown(r.span(fi, vr.Loc)))
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
 	r.stmts(&env{sc: r.top, f: fi}, ap.call.Lambda.Body)
 	r.finish()
 	return r

@@ -619,8 +619,14 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	// Definitions their files may not hold, then the syntax errors of
 	// every parsed file: last, file by file, as a result followed through
 	// an edit lays them out (follow.go).
+	loaded := map[source.Span]bool{} // the runs' location problems
+	for _, d := range a.diags {
+		if d.Code == "location" {
+			loaded[d.At] = true
+		}
+	}
 	for _, fi := range a.order {
-		a.locationDiags(fi)
+		a.locationDiags(fi, loaded)
 	}
 	for _, fi := range a.order {
 		for _, e := range fi.ast.Errors {
@@ -711,7 +717,7 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 				name = prefix + "::" + name
 			}
 			n := a.defNode('C', &analysis.Node{Kind: "class", Ref: refString("Class", classDisplay(name)), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true})
-			bad := a.noteMisplaced(fi, name, a.span(fi, t.NameLoc))
+			bad := a.noteMisplaced(fi, name, a.span(fi, t.NameLoc)) || a.unloadable(fi)
 			if old, dup := a.classes[name]; !dup || preferDef(old.misplaced, old.file.seq, bad, fi.seq) {
 				a.classes[name] = &classInfo{name: name, def: t, file: fi, node: n, misplaced: bad}
 			}
@@ -723,7 +729,7 @@ func (a *analyzer) index(fi *fileInfo, stmts []pp.Node, prefix string, parent *a
 			}
 			n := a.defNode('D', &analysis.Node{Kind: "define", Ref: capType(name), Decl: a.span(fi, t.NameLoc), Full: a.span(fi, t.Loc), Parent: parent, Container: true,
 				Facts: []analysis.Fact{{Label: "defined type", Value: "each instance's body is evaluated after the main code, so its resources enter the catalog late"}}})
-			bad := a.noteMisplaced(fi, name, a.span(fi, t.NameLoc))
+			bad := a.noteMisplaced(fi, name, a.span(fi, t.NameLoc)) || a.unloadable(fi)
 			if old, dup := a.defines[name]; !dup || preferDef(old.misplaced, old.file.seq, bad, fi.seq) {
 				a.defines[name] = &defineInfo{name: name, def: t, file: fi, node: n, misplaced: bad}
 			}

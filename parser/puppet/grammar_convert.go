@@ -72,6 +72,11 @@ var reserved = map[string]bool{
 // literalWords are the reserved words that stay what they are before '{'.
 var literalWords = map[string]bool{"true": true, "false": true, "undef": true, "default": true, "if": true, "unless": true, "case": true}
 
+// braceless are the keywords that never name a resource type before '{'
+// (Puppet's lexer makes them keyword tokens): an `else {` where no `if`
+// is open is "Syntax error at 'else'", not a resource of type else.
+var braceless = map[string]bool{"else": true, "elsif": true, "and": true, "or": true, "in": true}
+
 // statementIfs are the literalWords that start an expression with a
 // block; the others are values (LitWord tokens).
 var statementIfs = map[string]bool{"if": true, "unless": true, "case": true}
@@ -114,7 +119,7 @@ func (s *tokenSource) nextIs(i int, punct string) bool {
 // function, the start of a definition, a reserved word, or a name.
 func (s *tokenSource) word(i int) plex.TokenType {
 	t := &s.toks[i]
-	if s.nextIs(i, "{") && !literalWords[t.Val] {
+	if s.nextIs(i, "{") && !literalWords[t.Val] && !braceless[t.Val] {
 		return gNameBrace
 	}
 	if statementCalls[t.Val] {
@@ -311,6 +316,7 @@ func (c *conv) grammarError(err error) {
 		if ut.Unexpected.Type == plex.EOF {
 			t = &c.eof
 		}
+		c.illegalBefore(t.Pos)
 		hint := c.expectation(t)
 		if hint == "" {
 			hint = expectedLiteral(ut.Message())
@@ -320,12 +326,30 @@ func (c *conv) grammarError(err error) {
 	var pe participle.Error
 	if errors.As(err, &pe) {
 		off := pe.Position().Offset
+		c.illegalBefore(off)
 		i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos >= off })
 		if i < len(c.toks) {
 			c.failAt(&c.toks[i], "")
 		}
 	}
+	c.illegalBefore(c.eof.Pos)
 	c.failAt(&c.eof, "")
+}
+
+// illegalBefore fails at the first token the lexer could not read before
+// offset off: Puppet's lexer stops there, before its parser meets a later
+// error (an illegal name inside a class left unclosed was reported at the
+// unclosed class: lokeshreddy4u's dell/manifests/snmp.pp). The grammar
+// reads such a token as a primary, so a parse that fails later passed it.
+func (c *conv) illegalBefore(off int) {
+	for i := range c.toks {
+		if c.toks[i].Pos >= off {
+			return
+		}
+		if c.toks[i].Kind == TIllegal {
+			c.failAt(&c.toks[i], "")
+		}
+	}
 }
 
 // expectedLiteral turns participle's "(expected ")")" into the hand

@@ -252,6 +252,19 @@ func (lx *lexer) scan(prev []Token) Token {
 		return Token{Kind: TIllegal, Val: "unterminated comment", Pos: p, End: lx.end}
 	case isIdentStart(c) || (c == ':' && p+2 < lx.end && s[p+1] == ':' && (isIdentStart(s[p+2]) || isUpper(s[p+2]))):
 		return lx.word(p)
+	case c == ':' && p+1 < lx.end && s[p+1] == ':':
+		// '::' not followed by a name or a type name: Puppet's lexer
+		// stops after the '::' (lexer2.rb: "Illegal fully qualified name",
+		// edf-hpc's $::complex::server::::_config_options)
+		lx.pos = p + 2
+		end := lx.pos
+		if end < lx.end {
+			_, size := utf8.DecodeRune(s[end:lx.end])
+			end += max(size, 1)
+		}
+		t := Token{Kind: TIllegal, Val: "Illegal fully qualified name", Pos: lx.pos, End: end}
+		lx.pos = end
+		return t
 	case isUpper(c):
 		return lx.word(p)
 	case c == '$':

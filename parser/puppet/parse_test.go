@@ -572,3 +572,44 @@ func TestDuplicateParameters(t *testing.T) {
 		}
 	}
 }
+
+// The token a syntax error names, in Puppet's words (parser_support.rb
+// names the token's value): each case checked with `puppet parser
+// validate` (Puppet 7.23). faust64/puppet's vlc/manifests/rhel.pp, a
+// resource body with a second title where an attribute goes, read
+// "Syntax error at '"remi"'"; Puppet says 'remi'.
+func TestSyntaxErrorTokenWords(t *testing.T) {
+	for _, c := range []struct{ src, errAt, msg string }{
+		{"yum { \"a\":\n  \"b\":\n}\n", `"b"`, "Syntax error at 'b'"},
+		{"yum { 'a':\n  'b\\'c':\n}\n", `'b\'c'`, "Syntax error at 'b'c'"},
+		{"yum { 'a':\n  $b:\n}\n", "$b", "Syntax error at 'b'"},
+		{"yum { 'a':\n  \"x\\ty${b}\":\n}\n", `"x\ty${b}"`, "Syntax error at 'x\ty'"},
+		{"yum { 'a':\n  \"${b}x\":\n}\n", `"${b}x"`, "Syntax error at ''"},
+		{"yum { 'a':\n  /re/ :\n}\n", "/re/", "Syntax error at '(?-mix:re)'"},
+		{"yum { 'a':\n  5 :\n}\n", "5", "Syntax error at '5'"},
+		// '::' before neither a name nor a type name: a lexer error, at the
+		// character after the '::' (edf-hpc/puppet-hpc's complex module)
+		{"notify { 'a': message => $::a::b::::c }\n", ":", "Illegal fully qualified name"},
+		{"notify { 'a': message => a:: }\n", " ", "Illegal fully qualified name"},
+		{"$x = ::1\n", "1", "Illegal fully qualified name"},
+		// in a class left unclosed: Puppet's lexer stops at the name
+		// before its parser meets the unclosed brace (lokeshreddy4u's
+		// dell/manifests/snmp.pp; validate: line 3, column 36)
+		{"class dell::snmp {\n  case $x {\n    /^6.*/: { include  dell::snmp::6 }\n  }\n\n", "6", "Illegal fully qualified name"},
+		// an else where no if is open is a keyword, not a resource type
+		// (faust64/puppet network/manifests/interfaces/freebsd/generic.pp)
+		{"if $a {\n  $b = 1\nelse {\n  $b = 3\n}\n", "else", "Syntax error at 'else'"},
+		{"if $a {\n  if $a {\n    $b = 1\n  }\n  else {\n    $b = 2\n  }\nelse {\n  $b = 3\n}\n", "else", "Syntax error at 'else'"},
+	} {
+		for _, f := range []*File{Parse([]byte(c.src)), (&Parser{}).Parse([]byte(c.src))} {
+			if len(f.Errors) != 1 {
+				t.Errorf("%q: errors %v, want one", c.src, f.Errors)
+				continue
+			}
+			e := f.Errors[0]
+			if got := c.src[e.Pos:e.End]; got != c.errAt || !strings.HasPrefix(e.Msg, c.msg) {
+				t.Errorf("%q: %q at %q, want %q at %q", c.src, e.Msg, got, c.msg, c.errAt)
+			}
+		}
+	}
+}

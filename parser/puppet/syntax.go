@@ -39,6 +39,8 @@ func syntaxError(src []byte, t, follow *Token, expected string) *Error {
 	msg := ""
 	at := Loc{t.Pos, t.End}
 	switch {
+	case t.Kind == TIllegal && t.Val != "" && isUpper(t.Val[0]):
+		return &Error{Loc: at, Msg: t.Val} // Puppet's own words (lexer2.rb's lex errors)
 	case t.Kind == TIllegal:
 		msg = "Syntax error: " + t.Val
 	case t.Kind == TEOF && follow != nil && follow.Kind != TEOF:
@@ -55,8 +57,27 @@ func syntaxError(src []byte, t, follow *Token, expected string) *Error {
 	return &Error{Loc: at, Msg: msg}
 }
 
+// tokenText is the token as Puppet's parser names it (the value of its
+// token, parser_support.rb on_error): a variable without its '$', a
+// string's text without quotes or escapes, an interpolated string's text
+// before its first interpolation, a regex as Ruby prints a Regexp; other
+// tokens (and heredocs) as written. Cut at a newline or 40 bytes.
 func tokenText(src []byte, t *Token) string {
 	s := string(src[t.Pos:t.End])
+	heredoc := strings.HasPrefix(s, "@")
+	switch {
+	case t.Kind == TVar:
+		s = t.Val
+	case t.Kind == TString && !heredoc:
+		s = t.Val
+	case t.Kind == TIString && !heredoc:
+		s = ""
+		if len(t.Parts) > 0 && !t.Parts[0].Expr {
+			s = t.Parts[0].Lit
+		}
+	case t.Kind == TRegex:
+		s = "(?-mix:" + t.Val + ")"
+	}
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
