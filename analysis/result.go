@@ -92,6 +92,9 @@ type Link struct {
 	// Notes, when set, say what each of Files holds there (a Hiera
 	// value), one per file: hover shows it beside the place
 	Notes []string
+	// Title, when set, says what the link is (a Hiera key): hover shows
+	// it above the targets
+	Title string
 }
 
 // Step is one line of an execution order.

@@ -48,6 +48,9 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 			files = append(files, line)
 		}
 		if len(files) > 0 {
+			if t.link.Title != "" {
+				files = append([]string{t.link.Title}, files...)
+			}
 			parts = append(parts, strings.Join(files, "\n\n"))
 		}
 		if len(parts) == 0 {

@@ -322,6 +322,9 @@ func Dump(r *analysis.Result) string {
 		for _, f := range l.Files {
 			fmt.Fprintf(&b, " file %s", sp(f))
 		}
+		if l.Title != "" || len(l.Notes) > 0 {
+			fmt.Fprintf(&b, " title %q notes %q", l.Title, l.Notes)
+		}
 		b.WriteString("\n")
 	}
 	return b.String()

@@ -600,7 +600,8 @@ func (a *analyzer) lockedLinks(u *unit) {
 		if from := lockedFrom(cl.SourceOptions); from != "" {
 			note += ", " + from
 		}
-		a.res.Links = append(a.res.Links, analysis.Link{At: at, Files: []source.Span{spanOf(u.lockFile, cl.Start, cl.End)}, Notes: []string{note}})
+		a.res.Links = append(a.res.Links, analysis.Link{At: at, Files: []source.Span{spanOf(u.lockFile, cl.Start, cl.End)}, Notes: []string{note},
+			Title: "cookbook `" + c.Name.Text + "` in the lock:"})
 	}
 }
 

@@ -47,7 +47,7 @@ func (a *analyzer) hieraLinks() []analysis.Link {
 		link := func(key string, at source.Span) {
 			files, notes := a.hieraSetters(key)
 			if len(files) > 0 {
-				out = append(out, analysis.Link{At: at, Files: files, Notes: notes})
+				out = append(out, analysis.Link{At: at, Files: files, Notes: notes, Title: "Hiera key `" + key + "`, set in:"})
 			}
 		}
 		for _, st := range fi.ast.Stmts {
@@ -147,6 +147,7 @@ func (a *analyzer) paramLinks(doc *source.File) []analysis.Link {
 					At:    source.Span{URI: doc.URI, Start: at, End: at + len(key)},
 					Files: []source.Span{{URI: ci.file.uri, Start: p.NameLoc.Pos, End: p.NameLoc.End}},
 					Notes: []string{"parameter `$" + p.Name + "` of class `" + ci.name + "`"},
+					Title: "Hiera key `" + key + "`, the value of:",
 				})
 				break
 			}
