@@ -47,7 +47,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 			}
 			files = append(files, line)
 		}
-		if len(files) > 0 {
+		if len(files) > 0 || t.link.Title != "" && len(t.link.Nodes) == 0 {
 			if t.link.Title != "" {
 				files = append([]string{t.link.Title}, files...)
 			}

@@ -44,10 +44,16 @@ func (a *analyzer) hieraLinks() []analysis.Link {
 			continue
 		}
 		text := fi.src.Text
-		link := func(key string, at source.Span) {
+		// call: a lookup() (never followed without an analysis: a
+		// parameter typed into a header may be, hieraSets, so only one
+		// some data sets is a link)
+		link := func(key string, at source.Span, call bool) {
 			files, notes := a.hieraSetters(key)
-			if len(files) > 0 {
+			switch {
+			case len(files) > 0:
 				out = append(out, analysis.Link{At: at, Files: files, Notes: notes, Title: "Hiera key `" + key + "`, set in:"})
+			case call && a.hasHieraData(key):
+				out = append(out, analysis.Link{At: at, Title: "Hiera key `" + key + "`: no data file of the workspace sets it (the lookup's default applies, or data outside the workspace)"})
 			}
 		}
 		for _, st := range fi.ast.Stmts {
@@ -58,7 +64,7 @@ func (a *analyzer) hieraLinks() []analysis.Link {
 						if p.Splat || p.Name == "" {
 							continue
 						}
-						link(strings.ToLower(strings.TrimPrefix(t.Name, "::"))+"::"+p.Name, source.Span{URI: fi.uri, Start: p.NameLoc.Pos, End: p.NameLoc.End})
+						link(strings.ToLower(strings.TrimPrefix(t.Name, "::"))+"::"+p.Name, source.Span{URI: fi.uri, Start: p.NameLoc.Pos, End: p.NameLoc.End}, false)
 					}
 				case *pp.Call:
 					switch t.Name {
@@ -77,7 +83,7 @@ func (a *analyzer) hieraLinks() []analysis.Link {
 					if at.End-at.Start >= 2 && at.End <= len(text) && (text[at.Start] == '\'' || text[at.Start] == '"') {
 						at.Start, at.End = at.Start+1, at.End-1 // the key, not its quotes
 					}
-					link(strings.TrimPrefix(s.Value, "::"), at)
+					link(strings.TrimPrefix(s.Value, "::"), at, true)
 				}
 				return true
 			})
@@ -190,6 +196,20 @@ func (a *analyzer) hieraSetters(key string) (files []source.Span, notes []string
 		}
 	}
 	return files, notes
+}
+
+// hasHieraData: a hierarchy a lookup of key reads has a data file in
+// the workspace (a repository without Hiera data says nothing of a key).
+func (a *analyzer) hasHieraData(key string) bool {
+	dirs, _ := a.hieraDirs(key)
+	for _, d := range dirs {
+		for _, p := range a.hieraFiles(d) {
+			if mp, _, _ := hieraFile(p); a.ws.Lookup(mp) != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dataKeyAt finds key as a top-level key of a YAML data file (a line
