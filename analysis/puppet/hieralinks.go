@@ -106,51 +106,19 @@ func isDataName(p string) bool {
 // of hieraLinks, from the data to the code that receives it.
 func (a *analyzer) paramLinks(doc *source.File) []analysis.Link {
 	var out []analysis.Link
-	text := doc.Text
-	for off := 0; off < len(text); {
-		line := text[off:]
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i]
-		}
-		at := off
-		off += len(line) + 1
-		q := byte(0)
-		if len(line) > 0 && (line[0] == '\'' || line[0] == '"') {
-			q, line, at = line[0], line[1:], at+1
-		}
-		end := bytes.IndexByte(line, ':')
-		for end >= 0 && end+1 < len(line) && line[end+1] == ':' { // (the key's own ::)
-			if n := bytes.IndexByte(line[end+2:], ':'); n >= 0 {
-				end += 2 + n
-			} else {
-				end = -1
-			}
-		}
-		if end <= 0 {
-			continue
-		}
-		key := string(line[:end])
-		if q != 0 {
-			if key[len(key)-1] != q {
-				continue
-			}
-			key = key[:len(key)-1]
-		}
-		if k, ok := strings.CutPrefix(key, "::"); ok {
-			key, at = k, at+2
-		}
+	topKeys(doc.Text, func(key string, start, end int) bool {
 		i := strings.LastIndex(key, "::")
 		if i <= 0 || strings.ContainsAny(key, " \t#") {
-			continue
+			return true
 		}
 		ci := a.classes[key[:i]]
 		if ci == nil || ci.def == nil || ci.file == nil {
-			continue
+			return true
 		}
 		for _, p := range ci.def.Params {
 			if p.Name == key[i+2:] && !p.Splat {
 				out = append(out, analysis.Link{
-					At:    source.Span{URI: doc.URI, Start: at, End: at + len(key)},
+					At:    source.Span{URI: doc.URI, Start: start, End: end},
 					Files: []source.Span{{URI: ci.file.uri, Start: p.NameLoc.Pos, End: p.NameLoc.End}},
 					Notes: []string{"parameter `$" + p.Name + "` of class `" + ci.name + "`"},
 					Title: "Hiera key `" + key + "`, the value of:",
@@ -158,8 +126,53 @@ func (a *analyzer) paramLinks(doc *source.File) []analysis.Link {
 				break
 			}
 		}
-	}
+		return true
+	})
 	return out
+}
+
+// topKeys calls fn with each top-level key of a YAML data file (a line
+// that starts with it, quoted or not, before a colon; a leading :: is not
+// the key's) and the key's bytes, until fn returns false.
+func topKeys(text []byte, fn func(key string, start, end int) bool) {
+	for off := 0; off < len(text); {
+		line := text[off:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		at := off
+		off += len(line) + 1
+		var key []byte
+		if len(line) > 0 && (line[0] == '\'' || line[0] == '"') {
+			end := bytes.IndexByte(line[1:], line[0])
+			if end < 0 {
+				continue
+			}
+			key, at = line[1:1+end], at+1
+			if rest := bytes.TrimLeft(line[2+end:], " \t"); len(rest) == 0 || rest[0] != ':' {
+				continue
+			}
+		} else {
+			end := bytes.IndexByte(line, ':')
+			for end >= 0 && end+1 < len(line) && line[end+1] == ':' { // (the key's own ::)
+				if n := bytes.IndexByte(line[end+2:], ':'); n >= 0 {
+					end += 2 + n
+				} else {
+					end = -1
+				}
+			}
+			if end <= 0 {
+				continue
+			}
+			key = bytes.TrimRight(line[:end], " \t")
+		}
+		if k, ok := bytes.CutPrefix(key, []byte("::")); ok {
+			key, at = k, at+2
+		}
+		if len(key) > 0 && !fn(string(key), at, at+len(key)) {
+			return
+		}
+	}
 }
 
 // hieraSetters are the places of the data files that set key, in
@@ -216,21 +229,14 @@ func (a *analyzer) hasHieraData(key string) bool {
 // that starts with it, quoted or not, and a colon), or of a JSON one
 // ("key" followed by a colon, anywhere): the key's bytes.
 func dataKeyAt(text []byte, key string) (start, end int, ok bool) {
-	for off := 0; off < len(text); {
-		line := text[off:]
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i]
+	topKeys(text, func(k string, s, e int) bool {
+		if k == key {
+			start, end, ok = s, e, true
 		}
-		for _, q := range []string{"", "'", `"`} {
-			w := q + key + q
-			if bytes.HasPrefix(line, []byte(w)) {
-				rest := bytes.TrimLeft(line[len(w):], " \t")
-				if len(rest) > 0 && rest[0] == ':' {
-					return off + len(q), off + len(q) + len(key), true
-				}
-			}
-		}
-		off += len(line) + 1
+		return !ok
+	})
+	if ok {
+		return start, end, true
 	}
 	if i := bytes.Index(text, []byte(`"`+key+`"`)); i >= 0 {
 		if rest := bytes.TrimLeft(text[i+len(key)+2:], " \t\r\n"); len(rest) > 0 && rest[0] == ':' {
