@@ -35,6 +35,11 @@ type Shift struct {
 	Pre, OldEnd, CurEnd int
 }
 
+// None: the shift moves no place (an insertion of nothing), as the
+// second half of a replacement patch, whose places are already the new
+// text's, is.
+func (m Shift) None() bool { return m.Pre == m.OldEnd && m.OldEnd == m.CurEnd }
+
 // NewShift compares the text an analysis read with a newer one.
 func NewShift(uri string, old, cur []byte) Shift {
 	n := min(len(old), len(cur))

@@ -487,6 +487,12 @@ func (a *analyzer) patchSnap(s *runSnap, p *patchPlan, deps map[depKey]string) *
 // when one cannot be moved.
 func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line func(string, int) int, skip *analysis.Node, gone map[string]bool) (movedSet, bool) {
 	moved := movedSet{}
+	if m.None() && len(p.ends) == 0 && gone == nil {
+		// (a replacement's second half: copying every node of the file
+		// unchanged was a fifth of its patch, and the merge took the
+		// copies for new nodes)
+		return moved, true
+	}
 	named := map[factsKey]bool{} // factsName by slice: nodes share their facts
 	if sc := a.scratch; sc != nil {
 		if sc.namedBy != a.main || sc.namedURI != p.uri || sc.factsNamed == nil {
