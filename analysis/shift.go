@@ -430,8 +430,14 @@ func span(m Shift, sp *source.Span) bool {
 // facts itself when none moved, else a copy; false when a place lies in
 // the edit.
 func ShiftFacts(facts []Fact, m Shift, line func(uri string, off int) int) ([]Fact, bool) {
+	if m.None() {
+		return facts, true
+	}
 	var out []Fact
 	for i, f := range facts {
+		if !strings.Contains(f.Template, m.URI) { // (no place of the document: what ShiftWords tells, without building its mark)
+			continue
+		}
 		v, t := f.Value, f.Template
 		if !ShiftWords(&v, &t, m, line) {
 			return nil, false
@@ -476,7 +482,7 @@ func ShiftDiagnostic(d Diagnostic, m Shift, line func(uri string, off int) int) 
 // Fact.Template) moved through m; false when a place they name lies in
 // the edit. Words without a template stay.
 func ShiftWords(words, tmpl *string, m Shift, line func(uri string, off int) int) bool {
-	if *tmpl == "" || !strings.Contains(*tmpl, markOpen+m.URI+markSep) {
+	if *tmpl == "" || !strings.Contains(*tmpl, m.URI) || !strings.Contains(*tmpl, m.mark()) {
 		return true // no place in the edited document: the words stand
 	}
 	t, ok := shiftMarks(*tmpl, m)
@@ -486,6 +492,9 @@ func ShiftWords(words, tmpl *string, m Shift, line func(uri string, off int) int
 	*tmpl, *words = t, Lines(t, line)
 	return true
 }
+
+// mark is how every line mark naming a place of m's document begins.
+func (m Shift) mark() string { return markOpen + m.URI + markSep }
 
 // LayoutJudge is implemented by systems for which a text's tokens do not
 // tell alone whether an edit of comment and blank lines is layout only

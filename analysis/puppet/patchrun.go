@@ -501,6 +501,8 @@ func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line f
 		}
 		named = sc.factsNamed
 	}
+	var lastFacts factsKey
+	lastNamed := false
 	for _, sn := range s.nodes {
 		n := sn.n
 		if n == skip {
@@ -511,12 +513,15 @@ func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line f
 				continue
 			}
 			fk := factsKey{&n.Facts[0], len(n.Facts)}
-			v, ok := named[fk]
-			if !ok {
-				v = factsName(n.Facts, p.uri)
-				named[fk] = v
+			if fk != lastFacts { // (neighbours share theirs: one lookup per run of them)
+				v, ok := named[fk]
+				if !ok {
+					v = factsName(n.Facts, p.uri)
+					named[fk] = v
+				}
+				lastFacts, lastNamed = fk, v
 			}
-			if !v {
+			if !lastNamed {
 				continue
 			}
 		}
@@ -563,8 +568,22 @@ func (a *analyzer) movedNodes(s *runSnap, p *patchPlan, m analysis.Shift, line f
 		defs[d] = &c
 		return &c
 	}
-	for _, sn := range s.nodes { // a node whose parent moved is one too
-		if n := sn.n; moved[n] == nil && n.Parent != nil && (moved[n.Parent] != nil || movedDef(n.Parent) != nil) {
+	// A node whose parent moved is one too. Siblings come together, so
+	// the answer for the last parent is kept: two map lookups per node
+	// of every patched run were a third of this function. (No node is
+	// its own parent, so one this loop adds never is the kept parent.)
+	var lastParent *analysis.Node
+	parentMoved := false
+	for _, sn := range s.nodes {
+		n := sn.n
+		if n.Parent == nil {
+			continue
+		}
+		if n.Parent != lastParent {
+			lastParent = n.Parent
+			parentMoved = moved[n.Parent] != nil || movedDef(n.Parent) != nil
+		}
+		if parentMoved && moved[n] == nil {
 			c := *n
 			moved[n] = &c
 		}
