@@ -595,7 +595,11 @@ func (a *analyzer) merge(name string, s *runSnap, own, patched bool) analysis.Ru
 		}
 	}
 	if len(a.linkArr) == 0 {
-		a.linkArr = make([]analysis.Link, 0, s.linkCount())
+		n := s.linkCount()
+		if !a.partial {
+			n = max(n, a.linksWant)
+		}
+		a.linkArr = make([]analysis.Link, 0, n)
 	}
 	if len(s.defs) > 0 {
 		next.defs = make([]*analysis.Node, len(s.defs))

@@ -30,7 +30,11 @@ type System struct {
 	parsers map[string]*pp.Parser
 	parsed  map[string]*parsedFile
 	// runs of the previous analysis (server mode), by run name
-	cache         map[string]*runSnap
+	cache map[string]*runSnap
+	// links of the last complete analysis: the next one's links array is
+	// made that size at once (grown by doubling, it was a fifth of the
+	// bytes an edit of a class 300 runs include allocated)
+	linksLast     int
 	cacheSettings string
 	// Restored counts the runs the last Analyze took from the cache.
 	Restored int
@@ -300,6 +304,7 @@ type analyzer struct {
 	diags         []analysis.Diagnostic
 	links         map[linkKey]int32 // link -> position in linkArr
 	linkArr       []analysis.Link
+	linksWant     int             // the last complete analysis's links (System.linksLast)
 	declared      map[string]bool // classes/defines declared somewhere in the workspace
 	memo          *memo
 	main          *analyzer        // the analyzer a fork was made from (itself for the main one)
@@ -427,6 +432,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		sk = a.settingsKey()
 		if sk == s.cacheSettings {
 			a.prevCache = s.cache
+			a.linksWant = s.linksLast
 			if !req.Once {
 				// This analysis owns the snapshots now and drops each as
 				// it takes the run over (merge): two generations of a
@@ -657,6 +663,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			}
 			return x.At.Start - y.At.Start
 		})
+	}
+	if !a.partial && !a.canceled() {
+		s.linksLast = len(res.Links) // (as s.cache: analyses of a System do not overlap)
 	}
 	if req.Entry == "" {
 		for _, f := range req.Files {
