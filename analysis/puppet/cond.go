@@ -331,6 +331,58 @@ func (s *condSets) res(x *res) []*branch {
 	return bs
 }
 
+// eitherOf words the condition of x when the places that declare its
+// class share none: the condition of each, "or" between them (at most
+// three, then how many more), as in "the node reads
+// hieradata/nodes/flood.yaml or the node reads
+// hieradata/nodes/dev-flood.yaml". A place with no branch of its own is
+// in a class body: the places that declare that class, and so on.
+// Empty when some chain of places declares it unconditionally.
+func (s *condSets) eitherOf(x *res) string {
+	var parts []string
+	ok := false
+	switch {
+	case x == nil:
+	case x.kind == "class": // (its resources': the places that declare it)
+		ok = s.classPlaces(x, &parts, 0)
+	case x.cond != nil:
+		ok = s.placesOf(x.cond, &parts, 0)
+	}
+	if !ok || len(parts) < 2 {
+		return ""
+	}
+	if len(parts) > 3 {
+		return strings.Join(parts[:3], " or ") + fmt.Sprintf(" or %d more conditions", len(parts)-3)
+	}
+	return strings.Join(parts, " or ")
+}
+
+// placesOf adds to parts the conditions under which code written at c
+// is reached (eitherOf); false when it is reached unconditionally (or
+// the classes declaring each other go deeper than we look).
+func (s *condSets) placesOf(c *cond, parts *[]string, depth int) bool {
+	if bs := s.of(c); len(bs) > 0 {
+		if t := whenText(bs); !slices.Contains(*parts, t) {
+			*parts = append(*parts, t)
+		}
+		return true
+	}
+	return s.classPlaces(c.rootClass(), parts, depth)
+}
+
+// classPlaces is placesOf for the body of class root.
+func (s *condSets) classPlaces(root *res, parts *[]string, depth int) bool {
+	if root == nil || len(root.sites) == 0 || depth > 8 || len(*parts) > 8 {
+		return false
+	}
+	for _, site := range root.sites {
+		if site == nil || !s.placesOf(site, parts, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
 // ifArms describes the two arms of an if/unless whose test is unknown.
 func (r *run) ifArms(e *env, t *pp.If) [2]*branch {
 	p := r.nextPoint()

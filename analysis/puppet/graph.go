@@ -53,7 +53,10 @@ type runGraph struct {
 	// the analysis's graph and so the snapshot's edges do not hold
 	locals    []*analysis.Edge
 	condFacts map[branchSet][]analysis.Fact // condFact's answers
-	sc        *runScratch
+	// eitherFacts: condFact's answers for the resources of a class whose
+	// declaring places share no branch (condSets.eitherOf), by class
+	eitherFacts map[*res][]analysis.Fact
+	sc          *runScratch
 }
 
 // condFact is the hover fact of x, declared under branches nobody can
@@ -68,6 +71,24 @@ func (g *runGraph) condFact(a *analyzer, x *res) []analysis.Fact {
 	}
 	var k branchSet
 	copy(k[:], bs)
+	if len(bs) == 0 { // (the places that declare its class share no branch: worded by class)
+		root := x.cond.rootClass()
+		fs, known := g.eitherFacts[root]
+		if !known || x.kind == "class" {
+			if alt := g.conds.eitherOf(x); alt != "" {
+				fs = a.conditionFact(alt)
+			}
+			if x.kind != "class" {
+				if g.eitherFacts == nil {
+					g.eitherFacts = map[*res][]analysis.Fact{}
+				}
+				g.eitherFacts[root] = fs // (nil: none, the branch sets' answer below)
+			}
+		}
+		if fs != nil {
+			return fs
+		}
+	}
 	if fs, ok := g.condFacts[k]; ok {
 		return fs
 	}
