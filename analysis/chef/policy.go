@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -576,6 +577,7 @@ func (a *analyzer) cookbookLinks(u *unit) {
 // and source it is locked at: what hover shows, and where F12 lands.
 func (a *analyzer) lockedLinks(u *unit) {
 	if u.lock == nil || u.lockFile == nil {
+		a.unlockedLinks(u)
 		return
 	}
 	f := u.rbFile
@@ -603,6 +605,87 @@ func (a *analyzer) lockedLinks(u *unit) {
 		a.res.Links = append(a.res.Links, analysis.Link{At: at, Files: []source.Span{spanOf(u.lockFile, cl.Start, cl.End)}, Notes: []string{note},
 			Title: "cookbook `" + c.Name.Text + "` in the lock:"})
 	}
+}
+
+// unlockedLinks: with no lock beside the Policyfile (never `chef
+// install`ed, or the lock not committed), hover on a `cookbook`
+// statement's name says so and where `chef install` would take the
+// cookbook from: its own source, else the default_source that prefers
+// it, else the default sources; a cookbook of a path in the workspace
+// links to its metadata.
+func (a *analyzer) unlockedLinks(u *unit) {
+	f := u.rbFile
+	if f == nil || u.rb == nil {
+		return
+	}
+	lock := "Policyfile.lock.json"
+	if u.stem != "" && u.stem != "Policyfile" {
+		lock = u.stem + ".lock.json"
+	}
+	for _, c := range u.rb.Cookbooks {
+		if c.Name == nil || c.Name.Kind != pchef.VString || c.Name.Pattern {
+			continue
+		}
+		at := spanOf(f, c.Name.Start, c.Name.End)
+		if t := f.Text; at.End-at.Start >= 2 && at.End <= len(t) && (t[at.Start] == '"' || t[at.Start] == '\'') {
+			at.Start, at.End = at.Start+1, at.End-1
+		}
+		version := "any version"
+		if c.Constraint != nil && c.Constraint.Kind == pchef.VString {
+			version = "`" + c.Constraint.Text + "`"
+		}
+		title := "cookbook `" + c.Name.Text + "`: not locked (no " + lock + " beside this Policyfile; `chef install` writes it), " + version + " " + a.unlockedFrom(u, c)
+		l := analysis.Link{At: at, Title: title}
+		if dir := a.cookbookDir(u, c.Name.Text); dir != "" && c.Opts["path"] != nil {
+			for _, m := range []string{"metadata.rb", "metadata.json"} {
+				if p := filepath.Join(dir, m); a.ws.Exists(p) {
+					l.Files = []source.Span{{URI: source.PathToURI(p)}}
+					break
+				}
+			}
+		}
+		a.res.Links = append(a.res.Links, l)
+	}
+}
+
+// unlockedFrom says where `chef install` would look for cookbook c.
+func (a *analyzer) unlockedFrom(u *unit, c *pchef.Cookbook) string {
+	opt := func(k string) string {
+		if v := c.Opts[k]; v != nil && v.Kind == pchef.VString && !v.Pattern {
+			return v.Text
+		}
+		return ""
+	}
+	switch {
+	case opt("path") != "":
+		return "from path `" + opt("path") + "`"
+	case opt("git") != "":
+		s := "from git `" + opt("git") + "`"
+		for _, k := range []string{"branch", "tag", "ref", "revision"} {
+			if r := opt(k); r != "" {
+				s += " " + k + " `" + r + "`"
+			}
+		}
+		return s
+	case opt("github") != "":
+		return "from GitHub `" + opt("github") + "`"
+	case opt("chef_server") != "":
+		return "from the Chef server `" + opt("chef_server") + "`"
+	}
+	var all []string
+	for _, s := range u.rb.Sources {
+		if slices.Contains(s.Preferred, c.Name.Text) {
+			return "from " + sourceDesc(s) + " (preferred_for)"
+		}
+		all = append(all, sourceDesc(s))
+	}
+	switch len(all) {
+	case 0:
+		return "from no source: the statement names none and the Policyfile has no default_source"
+	case 1:
+		return "from the default source " + all[0]
+	}
+	return "from one of the default sources " + strings.Join(all, ", ") + " (chef-cli refuses a cookbook two of them have, unless preferred_for names one)"
 }
 
 // lockedFrom says where a locked cookbook comes from, by its
