@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -206,12 +207,7 @@ func visibleLabel(st Step) string {
 // edgeItem names the other end of an edge and why the edge exists. Hidden
 // nodes (anchors) are shown by their container, which is what users wrote.
 func edgeItem(other *Node, e *Edge, where func(source.Span) string) string {
-	name := other.Ref
-	for other.Hidden && other.Parent != nil {
-		other = other.Parent
-		name = other.Ref
-	}
-	s := "`" + name + "`"
+	s := "`" + shownRef(other) + "`"
 	if e.Reason != "" {
 		s += " — " + e.Reason
 	}
@@ -330,4 +326,52 @@ func visibleOf(x *Node) *Node {
 		x = x.Parent
 	}
 	return x
+}
+
+// DescribeEdges explains the relationships made at one place (a chaining
+// arrow, a requisite written once for several targets): which side runs
+// first and, for a refresh, what a change triggers. Edges the tool adds
+// by itself or that order nothing (containment, calls, references) are
+// left out; "" when none is left.
+func DescribeEdges(edges []*Edge) string {
+	var lines []string
+	for _, e := range edges {
+		if e.From == nil || e.To == nil || e.Reason == "contains" {
+			continue
+		}
+		from, to := "`"+shownRef(e.From)+"`", "`"+shownRef(e.To)+"`"
+		var l string
+		switch e.Kind {
+		case Order:
+			l = from + " runs before " + to
+		case Refresh:
+			l = from + " runs before " + to + ", and a change to " + from + " triggers " + to
+		default:
+			continue
+		}
+		if !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	reason := edges[0].Reason
+	title := "**Relationship**"
+	if reason != "" {
+		title += " (`" + reason + "`)"
+	}
+	if len(lines) > maxListed {
+		lines = append(lines[:maxListed], fmt.Sprintf("… and %d more", len(lines)-maxListed))
+	}
+	return title + "\n\n- " + strings.Join(lines, "\n- ")
+}
+
+// shownRef is how users know a node: a hidden one (an anchor) by its
+// container.
+func shownRef(n *Node) string {
+	for n.Hidden && n.Parent != nil {
+		n = n.Parent
+	}
+	return n.Ref
 }

@@ -56,6 +56,13 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 		if len(parts) == 0 {
 			return nil, nil
 		}
+	case len(t.edges) > 0:
+		d := analysis.DescribeEdges(t.edges)
+		if d == "" {
+			return nil, nil
+		}
+		parts = append(parts, d)
+		rng, _ = s.rangeIn(t.v, t.edges[0].At)
 	default:
 		return nil, nil // JSON null: nothing to say here
 	}
