@@ -24,12 +24,12 @@ const maxListed = 12
 // never runs into the next heading.
 func Describe(r *Result, n *Node, where func(source.Span) string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**", mdEscape(n.Ref))
+	fmt.Fprintf(&b, "**%s**", mdEscape(r.Show(n.Ref)))
 	if n.Kind != "" {
 		fmt.Fprintf(&b, " · %s", n.Kind)
 	}
 	if n.Parent != nil && !n.Parent.Hidden {
-		fmt.Fprintf(&b, " in `%s`", n.Parent.Ref)
+		fmt.Fprintf(&b, " in `%s`", r.Show(n.Parent.Ref))
 	}
 	b.WriteString("\n\n")
 
@@ -63,19 +63,19 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 	var waits, triggers, refreshedBy, calls, calledBy []string
 	rel := r.relations(n, n.Container || holds)
 	for _, x := range rel.Waits {
-		waits = append(waits, edgeItem(x.Node, x.Edge, where))
+		waits = append(waits, edgeItem(r, x.Node, x.Edge, where))
 		if x.Edge.Kind == Refresh {
-			refreshedBy = append(refreshedBy, edgeItem(x.Node, x.Edge, where))
+			refreshedBy = append(refreshedBy, edgeItem(r, x.Node, x.Edge, where))
 		}
 	}
 	for _, x := range rel.Before {
-		triggers = append(triggers, edgeItem(x.Node, x.Edge, where))
+		triggers = append(triggers, edgeItem(r, x.Node, x.Edge, where))
 	}
 	for _, x := range rel.CalledBy {
-		calledBy = append(calledBy, edgeItem(x.Node, x.Edge, where))
+		calledBy = append(calledBy, edgeItem(r, x.Node, x.Edge, where))
 	}
 	for _, x := range rel.Calls {
-		calls = append(calls, edgeItem(x.Node, x.Edge, where))
+		calls = append(calls, edgeItem(r, x.Node, x.Edge, where))
 	}
 	b.WriteString(contents.String())
 	if len(positions) == 0 && !n.Container && !holds {
@@ -85,7 +85,7 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 		}
 		b.WriteString(".\n\n")
 	}
-	describePositions(&b, positions)
+	describePositions(&b, r, positions)
 	section(&b, "Runs after", waits)
 	section(&b, "Runs before", triggers)
 	section(&b, "Refreshed by", refreshedBy)
@@ -104,7 +104,7 @@ func Describe(r *Result, n *Node, where func(source.Span) string) string {
 // line per distinct position ("Runs **1st** in 53 runs, e.g. `a.pp`:
 // 1/242"), the most common first, with the neighbours in the first run
 // it names.
-func describePositions(b *strings.Builder, positions []RunPos) {
+func describePositions(b *strings.Builder, r *Result, positions []RunPos) {
 	if len(positions) == 0 {
 		return
 	}
@@ -173,10 +173,10 @@ func describePositions(b *strings.Builder, positions []RunPos) {
 	}
 	p := groups[0].ps[0]
 	if p.Index > 0 {
-		fmt.Fprintf(b, "↑ after `%s`  \n", visibleLabel(p.Run.Steps[p.Index-1]))
+		fmt.Fprintf(b, "↑ after `%s`  \n", r.Show(visibleLabel(p.Run.Steps[p.Index-1])))
 	}
 	if p.Index+1 < len(p.Run.Steps) {
-		fmt.Fprintf(b, "↓ before `%s`  \n", visibleLabel(p.Run.Steps[p.Index+1]))
+		fmt.Fprintf(b, "↓ before `%s`  \n", r.Show(visibleLabel(p.Run.Steps[p.Index+1])))
 	}
 	b.WriteString("\n")
 }
@@ -206,8 +206,8 @@ func visibleLabel(st Step) string {
 
 // edgeItem names the other end of an edge and why the edge exists. Hidden
 // nodes (anchors) are shown by their container, which is what users wrote.
-func edgeItem(other *Node, e *Edge, where func(source.Span) string) string {
-	s := "`" + shownRef(other) + "`"
+func edgeItem(r *Result, other *Node, e *Edge, where func(source.Span) string) string {
+	s := "`" + r.Show(visibleOf(other).Ref) + "`"
 	if e.Reason != "" {
 		s += " — " + e.Reason
 	}
@@ -333,13 +333,13 @@ func visibleOf(x *Node) *Node {
 // first and, for a refresh, what a change triggers. Edges the tool adds
 // by itself or that order nothing (containment, calls, references) are
 // left out; "" when none is left.
-func DescribeEdges(edges []*Edge) string {
+func DescribeEdges(r *Result, edges []*Edge) string {
 	var lines []string
 	for _, e := range edges {
 		if e.From == nil || e.To == nil || e.Reason == "contains" {
 			continue
 		}
-		from, to := "`"+shownRef(e.From)+"`", "`"+shownRef(e.To)+"`"
+		from, to := "`"+r.Show(visibleOf(e.From).Ref)+"`", "`"+r.Show(visibleOf(e.To).Ref)+"`"
 		var l string
 		switch e.Kind {
 		case Order:
@@ -367,11 +367,10 @@ func DescribeEdges(edges []*Edge) string {
 	return title + "\n\n- " + strings.Join(lines, "\n- ")
 }
 
-// shownRef is how users know a node: a hidden one (an anchor) by its
-// container.
-func shownRef(n *Node) string {
-	for n.Hidden && n.Parent != nil {
-		n = n.Parent
+// Show is how hovers, symbols and the outline write ref (Result.ShowRef).
+func (r *Result) Show(ref string) string {
+	if r == nil || r.ShowRef == nil {
+		return ref
 	}
-	return n.Ref
+	return r.ShowRef(ref)
 }

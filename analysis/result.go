@@ -166,6 +166,11 @@ type Result struct {
 	// analysed. The server asks it instead of analysing the workspace
 	// again; a moved result keeps it.
 	Follow func(r *Result, old, cur *source.File, m Shift, line func(uri string, off int) int) (*Result, bool)
+	// ShowRef, when set, is how hovers and symbols write a node's Ref and a step's
+	// label for people: Salt's `pkg.installed nginx nginx` (the oracle's
+	// module.function ID name, which order prints) is `pkg.installed
+	// nginx` when the name is the ID. A moved result keeps it.
+	ShowRef func(ref string) string
 
 	involvedBy   *involvedCache // shared along the results moved from one analysis
 	involvedInit sync.Once

@@ -298,7 +298,7 @@ func ShiftResultFull(r *Result, m Shift, line func(uri string, off int) int, ful
 		}
 		return out, true
 	}
-	out := &Result{System: r.System, Files: r.Files, Nodes: r.Nodes, Partial: r.Partial, Follow: r.Follow, involvedBy: r.involvedCache()}
+	out := &Result{System: r.System, Files: r.Files, Nodes: r.Nodes, Partial: r.Partial, Follow: r.Follow, ShowRef: r.ShowRef, involvedBy: r.involvedCache()}
 	var ok bool
 	out.Graph.Nodes = g
 	nodesCopied := false

@@ -53,7 +53,7 @@ func (s *Server) toSymbol(r *analysis.Result, sym *analysis.Symbol) protocol.Doc
 		rng = sel
 	}
 	ds := protocol.DocumentSymbol{
-		Name:           nonEmpty(n.Ref),
+		Name:           nonEmpty(r.Show(n.Ref)),
 		Kind:           symbolKind(n),
 		Range:          rng,
 		SelectionRange: sel,

@@ -57,7 +57,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 			return nil, nil
 		}
 	case len(t.edges) > 0:
-		d := analysis.DescribeEdges(t.edges)
+		d := analysis.DescribeEdges(t.result, t.edges)
 		if d == "" {
 			return nil, nil
 		}

@@ -62,11 +62,11 @@ func (s *Server) workspaceSymbol(ctx context.Context, raw json.RawMessage) (any,
 			}
 			seen[key{n.Ref, n.Decl}] = true
 			si := protocol.SymbolInformation{
-				BaseSymbolInformation: protocol.BaseSymbolInformation{Name: nonEmpty(n.Ref), Kind: symbolKind(n)},
+				BaseSymbolInformation: protocol.BaseSymbolInformation{Name: nonEmpty(r.Show(n.Ref)), Kind: symbolKind(n)},
 				Location:              s.toLocation(n.Decl),
 			}
 			if n.Parent != nil && !n.Parent.Hidden {
-				c := n.Parent.Ref
+				c := r.Show(n.Parent.Ref)
 				si.ContainerName = &c
 			}
 			hits = append(hits, hit{rank, si})

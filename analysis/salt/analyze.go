@@ -67,7 +67,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 	s.cache.gen = s.gen
 	s.mu.Unlock()
 	defer s.evict()
-	a := &analyzer{s: s, req: req, mu: &sync.Mutex{}, res: &analysis.Result{}, nodes: map[nodeKey]*analysis.Node{},
+	a := &analyzer{s: s, req: req, mu: &sync.Mutex{}, res: &analysis.Result{ShowRef: shortRef}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
 		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, dataFiles: map[*sfile]bool{}, topFrag: map[string]bool{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},

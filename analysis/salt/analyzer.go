@@ -361,6 +361,22 @@ func (a *analyzer) node(ch *chunk) *analysis.Node {
 }
 
 // label is the oracle's line: `module.function ID NAME`.
+// shortRef is a state's label (`module.function ID name`, as salt-order
+// and order print it) as hovers write it: `module.function ID` when the
+// name is the ID, which it is for most states (`pkg.installed nginx
+// nginx` read as a mistake in every hover of heroes-salt and
+// SEJeff/salt-states).
+func shortRef(ref string) string {
+	fun, rest, ok := strings.Cut(ref, " ")
+	if !ok || !strings.Contains(fun, ".") {
+		return ref
+	}
+	if n := len(rest); n%2 == 1 && rest[n/2] == ' ' && rest[:n/2] == rest[n/2+1:] {
+		return fun + " " + rest[:n/2]
+	}
+	return ref
+}
+
 func label(ch *chunk, f *sfile) string {
 	disp := func(s string, n *sp.Node, f *sfile) string {
 		if !strings.Contains(s, sp.Unknown) {

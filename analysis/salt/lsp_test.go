@@ -63,7 +63,7 @@ conf:
 	if err := c.Call("textDocument/hover", lsptest.Pos(uri, 3, 1), &hover); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"service.running svc\\_a svc\\_a", "Runs **", "order value: 10001 from auto-order", "declared by require_in: file: conf"} {
+	for _, want := range []string{"**service.running svc\\_a** · state", "`file.managed conf /etc/web.conf` — require", "Runs **", "order value: 10001 from auto-order", "declared by require_in: file: conf"} {
 		if !strings.Contains(hover.Contents.Value, want) {
 			t.Errorf("hover lacks %q:\n%s", want, hover.Contents.Value)
 		}
