@@ -656,21 +656,8 @@ func (a *analyzer) unlockedFrom(u *unit, c *pchef.Cookbook) string {
 		}
 		return ""
 	}
-	switch {
-	case opt("path") != "":
-		return "from path `" + opt("path") + "`"
-	case opt("git") != "":
-		s := "from git `" + opt("git") + "`"
-		for _, k := range []string{"branch", "tag", "ref", "revision"} {
-			if r := opt(k); r != "" {
-				s += " " + k + " `" + r + "`"
-			}
-		}
-		return s
-	case opt("github") != "":
-		return "from GitHub `" + opt("github") + "`"
-	case opt("chef_server") != "":
-		return "from the Chef server `" + opt("chef_server") + "`"
+	if from := sourceFrom(opt); from != "" {
+		return from
 	}
 	var all []string
 	for _, s := range u.rb.Sources {
@@ -698,22 +685,37 @@ func lockedFrom(so *pchef.JSON) string {
 		}
 		return ""
 	}
+	return sourceFrom(str)
+}
+
+// sourceFrom says where a cookbook comes from by its source options (a
+// lock's source_options, a cookbook statement's options): a path, a
+// git repository at a branch, tag, ref or revision, GitHub, an artifact
+// server's host, a Chef server; "" when none is given.
+func sourceFrom(get func(string) string) string {
 	switch {
-	case str("path") != "":
-		return "from path `" + str("path") + "`"
-	case str("git") != "":
-		s := "from git `" + str("git") + "`"
-		if r := str("revision"); r != "" {
+	case get("path") != "":
+		return "from path `" + get("path") + "`"
+	case get("git") != "":
+		s := "from git `" + get("git") + "`"
+		for _, k := range []string{"branch", "tag", "ref"} {
+			if r := get(k); r != "" {
+				s += " " + k + " `" + r + "`"
+			}
+		}
+		if r := get("revision"); r != "" {
 			s += " at `" + short(r) + "`"
 		}
 		return s
-	case str("artifactserver") != "":
-		if u, err := url.Parse(str("artifactserver")); err == nil && u.Host != "" {
+	case get("github") != "":
+		return "from GitHub `" + get("github") + "`"
+	case get("artifactserver") != "":
+		if u, err := url.Parse(get("artifactserver")); err == nil && u.Host != "" {
 			return "from " + u.Host
 		}
-		return "from `" + str("artifactserver") + "`"
-	case str("chef_server") != "":
-		return "from the Chef server `" + str("chef_server") + "`"
+		return "from `" + get("artifactserver") + "`"
+	case get("chef_server") != "":
+		return "from the Chef server `" + get("chef_server") + "`"
 	}
 	return ""
 }
