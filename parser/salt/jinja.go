@@ -225,6 +225,9 @@ type Error struct {
 	Msg      string
 	Severity int  // 1 error, 2 warning, 3 info
 	tag      bool // an undefined name of an if's or a for's expression (jinja_undefined.go)
+	// unknownTag: the lexer's, at a tag jinja2 does not know; the
+	// grammar's error in that chunk says less
+	unknownTag bool
 }
 
 // Src maps a rendered offset to the source.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +31,9 @@ func parseJinja(src []byte) ([]jnode, []Error) {
 		}
 		nodes, err := parseChunkCached(src, c)
 		if err != nil {
-			errs = append(errs, *err)
+			if !slices.ContainsFunc(errs, func(e Error) bool { return e.unknownTag && e.Start >= c.start && e.Start < c.end }) {
+				errs = append(errs, *err)
+			}
 			out = append(out, jOpaque{c.start, c.end})
 			continue
 		}
