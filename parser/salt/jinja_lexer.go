@@ -165,6 +165,13 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 			curStart = t.end
 		}
 	}
+	for i := range errs {
+		if e := errs[i]; e.unknownTag && len(stack) > 0 && e.Start >= tags[len(tags)-1].start {
+			// an unknown tag left open at the end: what the blocks wait for
+			t := jtok{in: e.Start, inEnd: e.End}
+			errs[i].Msg = unknownTagError(src, t, "", stack).Msg
+		}
+	}
 	for i := len(stack) - 1; i >= 0; i-- {
 		o := stack[i]
 		ends := blockEnds[o.word]
