@@ -450,6 +450,17 @@ func plainError(toks []lexer.Token, off int) (*lexer.Token, string) {
 			// jinja2 reads the tag's '}' as the brace's: no break here
 			return nil, ""
 		case t.Type == jtVarClose || t.Type == jtTagClose:
+			if colon := colonBefore(toks, t); colon != nil && len(open) == 0 && t.Pos.Offset >= off {
+				// a ':' after a whole expression where no body follows
+				// (`{% include 'x': %}`, `{{ x: }}`): jinja2 wants the
+				// end of the tag there (a body's opening tag may end in
+				// ':', the grammar takes it)
+				end := "end of statement block"
+				if t.Type == jtVarClose {
+					end = "end of print statement"
+				}
+				return colon, fmt.Sprintf("expected token '%s', got ':'", end)
+			}
 			if i > 0 && t.Pos.Offset >= off && afterOperator(toks, t) && toks[i-1].Type != jtTag {
 				return t, fmt.Sprintf("unexpected '%s'", jinjaTokenName(t))
 			}
@@ -460,6 +471,20 @@ func plainError(toks []lexer.Token, off int) (*lexer.Token, string) {
 		}
 	}
 	return nil, ""
+}
+
+// colonBefore is the ':' just before tok when a whole expression comes
+// before it, else nil.
+func colonBefore(toks []lexer.Token, tok *lexer.Token) *lexer.Token {
+	for i := range toks {
+		if &toks[i] == tok {
+			if i >= 2 && toks[i-1].Type == jtOp && toks[i-1].Value == ":" && endsExprTok(toks[i-2]) {
+				return &toks[i-1]
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // afterOperator: the token before tok (the last one when tok is nil)

@@ -326,7 +326,12 @@ func eofSpan(src []byte, tags []jtok, opened jtok) Span {
 // stmtWord splits a statement's text into its first word and the rest.
 func stmtWord(s string) (string, string) {
 	s = strings.TrimSpace(s)
-	if i := strings.IndexFunc(s, func(r rune) bool { return r == '(' || isJinjaSpace(r) }); i >= 0 {
+	// the tag's name token: what follows a name may touch it (`if(x)`,
+	// `else:`, `data['name']`)
+	i := strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	})
+	if i >= 0 {
 		return s[:i], strings.TrimSpace(s[i:])
 	}
 	return s, ""
