@@ -71,6 +71,22 @@ func dataShaped(f *sfile) bool {
 	return true
 }
 
+// overStage: a stage of an OverState file (Salt before 2015.8; `match:`
+// with `sls:` or `function:`, sroegner/accumulo-saltstack's
+// overstate.sls), read by state.over, not applied as states.
+func overStage(v *sp.Node) bool {
+	var match, run bool
+	for _, k := range v.Keys {
+		switch k.Value {
+		case "match":
+			match = true
+		case "sls", "function":
+			run = true
+		}
+	}
+	return match && run
+}
+
 // stateFunRe is a short declaration's `module.function` (either may be
 // template output).
 var stateFunRe = lazyre.New(`^[A-Za-z_\x{E000}][\w\x{E000}]*\.[A-Za-z_\x{E000}][\w\x{E000}]*$`)
@@ -105,7 +121,7 @@ func declaresStates(f *sfile) bool {
 			// states, `etcd_initial_cluster: 'etcd01=https://10.0...'`)
 			return true
 		}
-		if e.Val.Kind != sp.Map {
+		if e.Val.Kind != sp.Map || overStage(e.Val) {
 			continue
 		}
 		for i, k := range e.Val.Keys {
