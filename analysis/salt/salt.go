@@ -517,6 +517,25 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 		if best != "" {
 			return best
 		}
+		// dotted names that resolve nowhere, but start with the name of
+		// a folder the file is in: that folder is a package of the
+		// root above it (microdevops-com/microdevops-formula's
+		// vim/vim.sls includes vim, vim.salt and vim.nerdtree, none
+		// there: taken for the root, vim/ made the file 'vim' and
+		// its include of 'vim' itself, which Salt refuses)
+		for _, m := range slsNameRe.FindAllSubmatch(f.Text, 64) {
+			first, _, dotted := strings.Cut(string(m[1]), ".")
+			for d := dir; dotted; {
+				if filepath.Base(d) == first && !ws.Exists(filepath.Join(d, "init.sls")) {
+					return filepath.Dir(d)
+				}
+				p := filepath.Dir(d)
+				if p == d {
+					break
+				}
+				d = p
+			}
+		}
 	}
 	d := dir
 	for i := 0; i < 32 && ws.Exists(filepath.Join(d, "init.sls")); i++ {
