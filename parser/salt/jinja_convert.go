@@ -731,9 +731,9 @@ func rootName(e expr) string {
 
 func (cv *jconv) ifNode(g *jgIf) jnode {
 	n := jIf{}
-	add := func(cond *jgExpr, body []*jgNode, from, to int) {
+	add := func(cond *jgOrTuple, body []*jgNode, from, to int) {
 		if cond != nil {
-			n.conds = append(n.conds, cv.expr(cond))
+			n.conds = append(n.conds, cv.orTuple(cond))
 			n.texts = append(n.texts, cv.textBetween(cond.Pos.Offset, cond.EndPos.Offset))
 			n.at = append(n.at, Span{cond.Pos.Offset, cond.EndPos.Offset})
 		} else {

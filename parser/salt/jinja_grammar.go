@@ -55,7 +55,7 @@ type jgStmt struct {
 }
 
 type jgIf struct {
-	Cond  *jgExpr     `parser:"'if' @@"`
+	Cond  *jgOrTuple  `parser:"'if' @@"`
 	Close lexer.Token `parser:"':'? @TagClose"`
 	Body  []*jgNode   `parser:"@@*"`
 	Elifs []*jgElif   `parser:"@@*"`
@@ -65,7 +65,7 @@ type jgIf struct {
 
 type jgElif struct {
 	Open  lexer.Token `parser:"@TagOpen 'elif'"`
-	Cond  *jgExpr     `parser:"@@"`
+	Cond  *jgOrTuple  `parser:"@@"`
 	Close lexer.Token `parser:"':'? @TagClose"`
 	Body  []*jgNode   `parser:"@@*"`
 }
@@ -219,7 +219,9 @@ type jgTuple struct {
 }
 
 // jgOrTuple is jgTuple without conditional expressions (a for loop's
-// iterable, where `if` starts the loop's filter).
+// iterable, where `if` starts the loop's filter; an if's or elif's test,
+// jinja2's parse_tuple(with_condexpr=False): `{% if a, b %}` is a tuple,
+// truthy, openSUSE/salt-formulas' suse_ha pacemaker/init.sls).
 type jgOrTuple struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
