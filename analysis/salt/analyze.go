@@ -608,7 +608,12 @@ func (a *analyzer) dropAfterRenderErrors() {
 	// before it (saltstack-formulas/prometheus-formula config/clean.sls:
 	// in the body of a loop over the formula's components, `{{ d.div }}`
 	// names nothing, and the YAML that body breaks is never read)
-	masked := func(uri string, at int) bool {
+	// Jinja renders the whole template before the YAML is read, so for a
+	// YAML error a failure anywhere in those renders counts, also one
+	// further down (bahazero901/saltstack's apache_test/init.sls: a key
+	// without its ':' on line 15, `{{ aoache_conf_source }}` on line 37;
+	// salt-order: "Jinja variable 'aoache_conf_source' is undefined")
+	masked := func(uri string, at int, yaml bool) bool {
 		f := byURI[uri]
 		if f == nil || f.p.R == nil {
 			return false
@@ -616,7 +621,7 @@ func (a *analyzer) dropAfterRenderErrors() {
 		ya := f.p.R.ArmsAt(at)
 		for _, errs := range [][]sp.Error{f.p.R.Undefined, f.p.R.Py2} {
 			for _, e := range errs {
-				if e.Start >= at {
+				if !yaml && e.Start >= at {
 					continue
 				}
 				inside := true
@@ -638,7 +643,7 @@ func (a *analyzer) dropAfterRenderErrors() {
 	for i, d := range a.res.Diags {
 		u := d.At.URI
 		first, jf := jinjaFails[u]
-		if renderFailure(d.Code) && masked(u, d.At.Start) {
+		if renderFailure(d.Code) && masked(u, d.At.Start, false) {
 			// an earlier failure of the same renders: Jinja stops there
 			// (saltstack-formulas/kubernetes-formula client/binary/
 			// install.sls: `p[tool]` fails on p, tool is never looked up)
@@ -651,7 +656,7 @@ func (a *analyzer) dropAfterRenderErrors() {
 				if jf && !jinjaBroken[u] && yamlFailure(d.Message) {
 					continue
 				}
-				if !jinjaBroken[u] && yamlFailure(d.Message) && masked(u, d.At.Start) {
+				if !jinjaBroken[u] && yamlFailure(d.Message) && masked(u, d.At.Start, true) {
 					continue
 				}
 			case renderFailure(d.Code) && !jinjaBroken[u]:

@@ -243,6 +243,14 @@ func (a *analyzer) fileDiags(f *sfile) {
 	for _, d := range f.ids {
 		if d.bad != "" && !a.unreachedData(f) {
 			diag := analysis.Diagnostic{At: f.span(d.key), Severity: analysis.Error, Code: "structure", Message: d.bad}
+			if note := placeBranchNote(f, d.key.Start); note != "" && d.dupOf == nil && d.dupKey == nil {
+				// an ID written only in a branch of an undecided
+				// condition fails only the renders that take it (plus3it/
+				// ash-linux-formula: `Why Skip (...):` with no body in the
+				// else of `if salt.file.directory_exists('/sys/firmware/efi')`)
+				diag.Severity = analysis.Warning
+				diag.Message += "\n" + note
+			}
 			if d.dupOf != nil {
 				diag.Code = "conflicting-id"
 				diag.Related = []analysis.Related{{At: f.span(d.dupOf.key), Message: "first declared here"}}

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
-
-	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"strings"
 
+	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"gopkg.in/yaml.v3"
 )
@@ -71,6 +71,26 @@ func dataShaped(f *sfile) bool {
 	return true
 }
 
+// overStage: a stage of an OverState file (Salt before 2015.8; `match:`
+// with `sls:` or `function:`, sroegner/accumulo-saltstack's
+// overstate.sls), read by state.over, not applied as states.
+func overStage(v *sp.Node) bool {
+	var match, run bool
+	for _, k := range v.Keys {
+		switch k.Value {
+		case "match":
+			match = true
+		case "sls", "function":
+			run = true
+		}
+	}
+	return match && run
+}
+
+// stateFunRe is a short declaration's `module.function` (either may be
+// template output).
+var stateFunRe = lazyre.New(`^[A-Za-z_\x{E000}][\w\x{E000}]*\.[A-Za-z_\x{E000}][\w\x{E000}]*$`)
+
 // declaresStates: some ID of the file holds a state declaration (a
 // `module.function:` key or value, or `module:` over a list naming its
 // function), or the file includes, extends or excludes, or Jinja writes
@@ -95,10 +115,13 @@ func declaresStates(f *sfile) bool {
 		if e.Val == nil {
 			continue
 		}
-		if v, ok := e.Val.Str(); ok && e.Val.Kind == sp.Scalar && strings.Contains(v, ".") {
-			return true // `web: pkg.installed`
+		if v, ok := e.Val.Str(); ok && e.Val.Kind == sp.Scalar && stateFunRe.MatchString(v) {
+			// `web: pkg.installed` (a URL, a list of hosts with dots is
+			// data: codepkgs/saltstack's generated etcd pillar under the
+			// states, `etcd_initial_cluster: 'etcd01=https://10.0...'`)
+			return true
 		}
-		if e.Val.Kind != sp.Map {
+		if e.Val.Kind != sp.Map || overStage(e.Val) {
 			continue
 		}
 		for i, k := range e.Val.Keys {

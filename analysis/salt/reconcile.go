@@ -2,7 +2,10 @@ package salt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/analysis"
 
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -302,18 +305,104 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 // namesList is verify_high's check that `names` is a list: a key left
 // empty (`- names:`) or given a mapping or a plain value Salt refuses
 // ("The 'names' argument in state 'a' in SLS 'a' needs to be formed as a
-// list"). Not judged: items only a loop over unknown data writes (empty
-// where it has none, unless the loop has an else: irtnog's trac/init.sls),
-// and template output after the key.
+// list"). Items only a loop over unknown data (or an undecided if)
+// writes leave the key empty where that branch does not render: there
+// Salt refuses it, a warning naming the condition (Vlot-Ltd/homelab-
+// saltstack's common/debug.sls over an empty mine; a loop with an else
+// writing `[]` is its alternative, irtnog's trac/init.sls). Not judged:
+// template output after the key.
 func (c *compiler) namesList(b *body, a *arg, sid string) {
 	v := a.val
 	if a.keyNode == nil || b.decl == nil || b.decl.entry == nil || opaqueIn(b.f, a.keyNode.End, b.decl.entry.End) {
 		return
 	}
-	if v != nil && (v.Kind == sp.Seq || v.HasUnknown()) {
+	msg := fmt.Sprintf("The 'names' argument in state '%s' in SLS '%s' needs to be formed as a list", sid, b.sls)
+	if v != nil && v.Kind == sp.Seq {
+		if when := itemsOnlyWhere(b.f, a.keyNode.Start, v); when != "" {
+			c.fail(&problem{at: b.f.span(a.keyNode), sev: 2, code: "structure", msg: msg + "\n" + rendersNote(when)})
+		}
 		return
 	}
-	c.structureFail(b.f, b.f.span(a.keyNode), fmt.Sprintf("The 'names' argument in state '%s' in SLS '%s' needs to be formed as a list", sid, b.sls))
+	if v != nil && v.HasUnknown() {
+		return
+	}
+	c.structureFail(b.f, b.f.span(a.keyNode), msg)
+}
+
+// iterSubject: a mapping is truthy where its items(), keys() or values()
+// have items.
+func iterSubject(s string) string {
+	s = strings.TrimSpace(s)
+	for _, m := range []string{".items()", ".keys()", ".values()", ".iteritems()"} {
+		s = strings.TrimSuffix(s, m)
+	}
+	return s
+}
+
+func sameArm(a, b sp.Arm) bool { return a.Point == b.Point && a.Arm == b.Arm && a.Span == b.Span }
+
+// itemsOnlyWhere: every item of sequence v lies in the same branches of
+// undecided conditions (loop bodies over unknown data included) beyond
+// those its key at keyOff lies in; it returns where none is written (the
+// key's own branches first), "" when some item is always written or
+// items lie in different branches (not judged).
+func itemsOnlyWhere(f *sfile, keyOff int, v *sp.Node) string {
+	if f == nil || f.p == nil || f.p.R == nil || len(v.Items) == 0 {
+		return ""
+	}
+	outer := f.p.R.ArmsAt(keyOff)
+	var inner []sp.Arm
+	for i, it := range v.Items {
+		var extra []sp.Arm
+		for _, x := range f.p.R.ArmsAt(it.Start) {
+			if !slices.ContainsFunc(outer, func(o sp.Arm) bool { return sameArm(o, x) }) {
+				extra = append(extra, x)
+			}
+		}
+		if len(extra) == 0 || i > 0 && !slices.EqualFunc(extra, inner, sameArm) || slices.ContainsFunc(extra, func(x sp.Arm) bool { return x.FromCode }) {
+			return ""
+		}
+		inner = extra
+	}
+	// a loop whose iterable the key's own condition tests (`{% if files
+	// %}` around `{% for f in files %}`) has items wherever the key is
+	// written (openSUSE/heroes-salt's profile/sysctl)
+	held := map[string]bool{}
+	for _, x := range outer {
+		for _, t := range x.Tests {
+			if t.Pos && !sp.OrOutside(t.Subj) {
+				for _, w := range strings.Split(t.Subj, " and ") {
+					held[iterSubject(w)] = true
+				}
+			}
+		}
+	}
+	inner = slices.DeleteFunc(inner, func(x sp.Arm) bool {
+		return len(x.Tests) > 0 && !slices.ContainsFunc(x.Tests, func(t sp.ArmTest) bool { return !t.Pos || !held[iterSubject(t.Subj)] })
+	})
+	if len(inner) == 0 {
+		return ""
+	}
+	for _, x := range f.p.R.Arms {
+		// an else (a loop's, or an if's) may write the items instead
+		if slices.ContainsFunc(inner, func(o sp.Arm) bool { return o.Point == x.Point && o.Arm != x.Arm }) {
+			return ""
+		}
+	}
+	var bs []analysis.Branch
+	for _, x := range outer {
+		bs = append(bs, arm{f, x})
+	}
+	when := armsText(bs)
+	bs = nil
+	for _, x := range inner {
+		bs = append(bs, arm{f, x})
+	}
+	not := "not (" + armsText(bs) + ")"
+	if when != "" {
+		return when + " and " + not
+	}
+	return not
 }
 
 // yamlRefused: Salt's YAML loader refuses the file (a key given twice in

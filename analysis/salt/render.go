@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
@@ -249,6 +250,21 @@ func (c *compiler) missingInclude(t *tree, sls, env string, from *include, cond 
 		p.sev = 3
 		p.otherRoot = true
 		p.msg += fmt.Sprintf(" (%s: %s %s)", nothing, anotherRootHint, rootsUnknownNote)
+	case cfg == nil && !t.ownsPkg(top) && from.f != nil && addOnOf(from.f.sls, top) && addOnOf(sls, top) &&
+		slices.ContainsFunc(from.f.includes, func(i *include) bool { return i.name == top }):
+		// the including file is in the package's folder, which has no
+		// init of its own, and includes the package itself: an add-on
+		// to a formula that another file root serves, split between
+		// the roots (irtnog/salt-states'
+		// apache/mod_ssl.sls beside apache-formula, microdevops-com's
+		// vim/vim.sls including vim.salt of vim-formula)
+		p.sev = 3
+		own := fmt.Sprintf(", and %s/ has no %s of its own", top, slsFiles(top))
+		if sls == top {
+			own = ""
+		}
+		p.msg += fmt.Sprintf(" (no %s in %s%s: this file adds to a package another formula's file root may hold. %s)",
+			slsFiles(sls), t.displayAll(), own, rootsUnknownNote)
 	case cfg == nil && p.sev == 1 && !t.ownsPkg(top):
 		p.addOn = fmt.Sprintf("no %s in %s, whose %s/ has no %s of its own, and this run includes packages no root here holds: %s",
 			slsFiles(sls), t.displayAll(), top, slsFiles(top), anotherRootHint) // (settleAddOns)
@@ -319,6 +335,13 @@ func (c *compiler) settleAddOns() {
 			p.msg += " (" + p.addOn + ")"
 		}
 	}
+}
+
+// addOnOf: sls is package top or a file right in its folder (`apache`,
+// `apache.mod_ssl`, not `apache.mods.ssl`).
+func addOnOf(sls, top string) bool {
+	rest, ok := strings.CutPrefix(sls, top)
+	return ok && (rest == "" || rest[0] == '.' && !strings.Contains(rest[1:], "."))
 }
 
 // remotesNote names the gitfs remotes that may serve an SLS and how to

@@ -90,10 +90,17 @@ func (s *System) Owns(path string, head func() []byte) bool {
 		return false
 	}
 	p := filepath.ToSlash(path)
-	for _, seg := range strings.Split(filepath.ToSlash(filepath.Dir(p)), "/") {
+	segs := strings.Split(filepath.ToSlash(filepath.Dir(p)), "/")
+	for _, seg := range segs {
 		if pillarFolder(seg) {
 			return false
 		}
+	}
+	// a formula's test pillar (openSUSE/salt-formulas' */tests/pillar.sls,
+	// read by the tests' conftest.py: `grains: {treats: [chocolate,
+	// candy]}` read as a malformed grains state)
+	if d := segs[len(segs)-1]; filepath.Base(p) == "pillar.sls" && (d == "test" || d == "tests") {
+		return false
 	}
 	return true
 }
@@ -516,6 +523,25 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 		}
 		if best != "" {
 			return best
+		}
+		// dotted names that resolve nowhere, but start with the name of
+		// a folder the file is in: that folder is a package of the
+		// root above it (microdevops-com/microdevops-formula's
+		// vim/vim.sls includes vim, vim.salt and vim.nerdtree, none
+		// there: taken for the root, vim/ made the file 'vim' and
+		// its include of 'vim' itself, which Salt refuses)
+		for _, m := range slsNameRe.FindAllSubmatch(f.Text, 64) {
+			first, _, dotted := strings.Cut(string(m[1]), ".")
+			for d := dir; dotted; {
+				if filepath.Base(d) == first && !ws.Exists(filepath.Join(d, "init.sls")) {
+					return filepath.Dir(d)
+				}
+				p := filepath.Dir(d)
+				if p == d {
+					break
+				}
+				d = p
+			}
 		}
 	}
 	d := dir

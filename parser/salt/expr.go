@@ -1,6 +1,7 @@
 package salt
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -78,6 +79,30 @@ type evalCtx struct {
 	py2Errs []Error
 	py2At   map[Span]int
 	dead    int
+	// fromCode: names bound from template code the render does not
+	// evaluate (an import, a macro, load_yaml) or from such a name
+	fromCode map[string]bool
+}
+
+// markFromCode notes names bound from code the render does not evaluate.
+func (c *evalCtx) markFromCode(names ...string) {
+	if c.fromCode == nil {
+		c.fromCode = map[string]bool{}
+	}
+	for _, n := range names {
+		c.fromCode[n] = true
+	}
+}
+
+// textRoot is the name an expression's text starts from (`d` of
+// `d.k3s.pkg.deps_url`).
+func textRoot(text string) string {
+	text = strings.TrimSpace(text)
+	i := 0
+	for i < len(text) && (text[i] == '_' || text[i] >= 'a' && text[i] <= 'z' || text[i] >= 'A' && text[i] <= 'Z' || i > 0 && text[i] >= '0' && text[i] <= '9') {
+		i++
+	}
+	return text[:i]
 }
 
 func (s *scope) context() *evalCtx {
@@ -93,6 +118,9 @@ func (s *scope) context() *evalCtx {
 // are Python lists: every name bound to it sees the change).
 func (c *evalCtx) mutate(l *listObj, method string, args []val) val {
 	c.mutated = true
+	if method != "append" && method != "extend" && method != "insert" {
+		l.shrunk = true
+	}
 	if c.loops > 0 {
 		l.unknown = true
 		return noneVal()
@@ -163,7 +191,14 @@ func (s *scope) assignWhere(name string, v val) {
 func eval(e expr, sc *scope, depth int) val {
 	v := eval1(e, sc, depth)
 	if v.k == kList && v.lst.unknown {
-		return unknownVal
+		u := unknownVal
+		if !v.lst.shrunk && slices.ContainsFunc(v.lst.items, func(it val) bool { return len(it.arms()) == 0 }) {
+			// items were only added to it: it has the ones every
+			// render gives it (openSUSE/heroes-salt's collectors,
+			// extended in a loop over pillar)
+			u.hint = 1
+		}
+		return u
 	}
 	return v
 }
@@ -420,6 +455,7 @@ func call(x eCall, sc *scope, depth int) val {
 				return ctx.mutate(recv.lst, at.name, args)
 			}
 			recv.lst.unknown = true
+			recv.lst.shrunk = true
 			return unknownVal
 		}
 	}

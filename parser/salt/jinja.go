@@ -80,6 +80,12 @@ type Arm struct {
 	Tests []ArmTest
 	Text  string // for messages: "salt['pillar.get']('x')", "not (...)"
 	Loop  bool   // the body (or else) of a for over an unknown iterable, not an if's branch
+	// Sure: a loop's body over an iterable known to have items (how many
+	// is unknown): it renders in every render, it is no branch
+	Sure bool
+	// FromCode: a loop's iterable comes from template code the render
+	// does not evaluate (an imported map.jinja): the workspace knows it
+	FromCode bool
 }
 
 // IfAlts reports whether some branch of an undecidable if, or the else
@@ -105,7 +111,7 @@ type ArmTest struct {
 func (r *Rendered) ArmsAt(off int) []Arm {
 	var out []Arm
 	for _, a := range r.Arms {
-		if off >= a.Start && off < a.End {
+		if off >= a.Start && off < a.End && !a.Sure {
 			out = append(out, a)
 		}
 	}
@@ -225,6 +231,9 @@ type Error struct {
 	Msg      string
 	Severity int  // 1 error, 2 warning, 3 info
 	tag      bool // an undefined name of an if's or a for's expression (jinja_undefined.go)
+	// unknownTag: the lexer's, at a tag jinja2 does not know; the
+	// grammar's error in that chunk says less
+	unknownTag bool
 }
 
 // Src maps a rendered offset to the source.
@@ -804,6 +813,9 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 		case jSet:
 			v, _ := r.evalCalls(x.e, sc, x.at)
 			bindTargets(sc, x.targets, v)
+			if r.ctx != nil && r.ctx.fromCode[textRoot(string(r.src[x.at.Start:x.at.End]))] {
+				r.ctx.markFromCode(x.targets...)
+			}
 		case jSetBlock:
 			sub := r.sub()
 			sub.mode = modeAll
@@ -828,6 +840,9 @@ func (r *renderer) render(nodes []jnode, sc *scope, depth int) {
 		case jUnknownSet:
 			for _, n := range x.names {
 				sc.set(n, unknownVal)
+			}
+			if r.ctx != nil {
+				r.ctx.markFromCode(x.names...)
 			}
 		case jScope:
 			inner := &scope{vars: map[string]val{}, parent: sc}
@@ -858,6 +873,11 @@ func (r *renderer) renderFor(x jFor, it val, sc *scope, depth int) {
 		// there).
 		*r.points++
 		arm := loopArm(x, *r.points)
+		arm.Sure = it.k == kUnknown && it.hint > 0
+		if r.ctx != nil && r.ctx.fromCode[textRoot(x.iterText)] {
+			arm.FromCode = true
+			r.ctx.markFromCode(x.targets...)
+		}
 		r.alts = append(r.alts, x.bodySpan)
 		r.arms = append(r.arms, arm)
 		r.ctx.arms = append(r.ctx.arms, arm)

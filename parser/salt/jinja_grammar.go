@@ -29,7 +29,9 @@ type jgOutput struct {
 	Close lexer.Token `parser:"@VarClose"`
 }
 
-// jgStmt is a statement after its `{%`. Unknown tags (extensions Salt
+// jgStmt is a statement after its `{%`. A tag that opens a body may end
+// in ':' (jinja2's parse_statements skips one "for python
+// compatibility": `{% if x: %}`, AppThemes/salt-config-example). Unknown tags (extensions Salt
 // may load) print nothing; the tags that end or split a block are never
 // unknown.
 type jgStmt struct {
@@ -53,8 +55,8 @@ type jgStmt struct {
 }
 
 type jgIf struct {
-	Cond  *jgExpr     `parser:"'if' @@"`
-	Close lexer.Token `parser:"@TagClose"`
+	Cond  *jgOrTuple  `parser:"'if' @@"`
+	Close lexer.Token `parser:"':'? @TagClose"`
 	Body  []*jgNode   `parser:"@@*"`
 	Elifs []*jgElif   `parser:"@@*"`
 	Else  *jgElse     `parser:"@@?"`
@@ -63,14 +65,14 @@ type jgIf struct {
 
 type jgElif struct {
 	Open  lexer.Token `parser:"@TagOpen 'elif'"`
-	Cond  *jgExpr     `parser:"@@"`
-	Close lexer.Token `parser:"@TagClose"`
+	Cond  *jgOrTuple  `parser:"@@"`
+	Close lexer.Token `parser:"':'? @TagClose"`
 	Body  []*jgNode   `parser:"@@*"`
 }
 
 type jgElse struct {
 	Open  lexer.Token `parser:"@TagOpen 'else'"`
-	Close lexer.Token `parser:"@TagClose"`
+	Close lexer.Token `parser:"':'? @TagClose"`
 	Body  []*jgNode   `parser:"@@*"`
 }
 
@@ -79,7 +81,7 @@ type jgFor struct {
 	Iter    *jgOrTuple  `parser:"@@"`
 	Cond    *jgExpr     `parser:"( 'if' @@ )?"`
 	Rec     bool        `parser:"@'recursive'?"`
-	Close   lexer.Token `parser:"@TagClose"`
+	Close   lexer.Token `parser:"':'? @TagClose"`
 	Body    []*jgNode   `parser:"@@*"`
 	Else    *jgElse     `parser:"@@?"`
 	End     lexer.Token `parser:"@TagOpen 'endfor' TagClose"`
@@ -111,7 +113,7 @@ type jgSet struct {
 type jgMacro struct {
 	Name   string      `parser:"'macro' @Name"`
 	Params []*jgParam  `parser:"'(' ( @@ ( ',' @@ )* ','? )? ')'"`
-	Close  lexer.Token `parser:"@TagClose"`
+	Close  lexer.Token `parser:"':'? @TagClose"`
 	Body   []*jgNode   `parser:"@@*"`
 	End    lexer.Token `parser:"@TagOpen 'endmacro' TagClose"`
 }
@@ -124,21 +126,21 @@ type jgParam struct {
 type jgCallBlock struct {
 	Params []*jgParam  `parser:"'call' ( '(' ( @@ ( ',' @@ )* ','? )? ')' )?"`
 	Call   *jgExpr     `parser:"@@"`
-	Close  lexer.Token `parser:"@TagClose"`
+	Close  lexer.Token `parser:"':'? @TagClose"`
 	Body   []*jgNode   `parser:"@@*"`
 	End    lexer.Token `parser:"TagOpen 'endcall' @TagClose"`
 }
 
 type jgFilterTag struct {
 	Filters []*jgFilter `parser:"'filter' @@ ( '|' @@ )*"`
-	Close   lexer.Token `parser:"@TagClose"`
+	Close   lexer.Token `parser:"':'? @TagClose"`
 	Body    []*jgNode   `parser:"@@*"`
 	End     lexer.Token `parser:"@TagOpen 'endfilter' TagClose"`
 }
 
 type jgWith struct {
 	Sets  []*jgAssign `parser:"'with' ( @@ ( ',' @@ )* )?"`
-	Close lexer.Token `parser:"@TagClose"`
+	Close lexer.Token `parser:"':'? @TagClose"`
 	Body  []*jgNode   `parser:"@@*"`
 	End   lexer.Token `parser:"@TagOpen 'endwith' TagClose"`
 }
@@ -150,14 +152,14 @@ type jgAssign struct {
 
 type jgBlockTag struct {
 	Name  string      `parser:"'block' @Name ( 'scoped' )? ( 'required' )?"`
-	Close lexer.Token `parser:"@TagClose"`
+	Close lexer.Token `parser:"':'? @TagClose"`
 	Body  []*jgNode   `parser:"@@*"`
 	End   lexer.Token `parser:"@TagOpen 'endblock' Name? TagClose"`
 }
 
 type jgAutoescape struct {
 	X     *jgExpr     `parser:"'autoescape' @@"`
-	Close lexer.Token `parser:"@TagClose"`
+	Close lexer.Token `parser:"':'? @TagClose"`
 	Body  []*jgNode   `parser:"@@*"`
 	End   lexer.Token `parser:"@TagOpen ( 'endautoescape' ) TagClose"`
 }
@@ -166,7 +168,7 @@ type jgAutoescape struct {
 type jgLoad struct {
 	Kind  string      `parser:"@( 'load_yaml' | 'load_json' | 'load_text' )"`
 	Name  string      `parser:"'as' @Name"`
-	Close lexer.Token `parser:"@TagClose"`
+	Close lexer.Token `parser:"':'? @TagClose"`
 	Body  []*jgNode   `parser:"@@*"`
 	End   lexer.Token `parser:"@TagOpen ( 'endload' | 'endyaml' | 'endjson' | 'endtext' ) TagClose"`
 }
@@ -217,7 +219,9 @@ type jgTuple struct {
 }
 
 // jgOrTuple is jgTuple without conditional expressions (a for loop's
-// iterable, where `if` starts the loop's filter).
+// iterable, where `if` starts the loop's filter; an if's or elif's test,
+// jinja2's parse_tuple(with_condexpr=False): `{% if a, b %}` is a tuple,
+// truthy, openSUSE/salt-formulas' suse_ha pacemaker/init.sls).
 type jgOrTuple struct {
 	Pos    lexer.Position
 	EndPos lexer.Position

@@ -1,8 +1,10 @@
 package salt
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -80,6 +82,7 @@ var blockEnds = map[string][]string{
 	"filter": {"endfilter"}, "with": {"endwith"}, "block": {"endblock"},
 	"autoescape": {"endautoescape"}, "set": {"endset"},
 	"load_yaml": {"endload", "endyaml"}, "load_json": {"endload", "endjson"}, "load_text": {"endload", "endtext"},
+	"profile": {"endprofile"},
 }
 
 // jchunk is one top-level piece of a template: a text, an output, a
@@ -98,12 +101,8 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 	var chunks []jchunk
 	var cur []lexer.Token
 	curStart := 0
-	type open struct {
-		word string
-		tag  jtok
-		els  bool // its else is past
-	}
 	var stack []open
+	failed := false // jinja2 has stopped at an unknown tag
 	flush := func(end int) {
 		if len(cur) > 0 {
 			chunks = append(chunks, jchunk{toks: cur, start: curStart, end: end})
@@ -132,17 +131,33 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 			cur = append(cur, jtoken(jtTagOpen, src, t.start, t.in))
 			cur = lexInside(src, t.in, t.inEnd, cur, true)
 			cur = append(cur, jtoken(jtTagClose, src, t.inEnd, t.end))
-			if _, ok := blockEnds[word]; ok && !(word == "set" && !isSetBlock(rest)) {
-				stack = append(stack, open{word: word, tag: t})
-			} else if word == "else" && len(stack) > 0 {
-				stack[len(stack)-1].els = true
-			} else if len(stack) > 0 {
-				for _, e := range blockEnds[stack[len(stack)-1].word] {
-					if word == e {
-						stack = stack[:len(stack)-1]
-						break
-					}
+			var top *open
+			if len(stack) > 0 {
+				top = &stack[len(stack)-1]
+			}
+			switch {
+			case top != nil && slices.Contains(top.looking(), word):
+				switch word {
+				case "else":
+					top.els = true
+				case "elif":
+				default:
+					stack = stack[:len(stack)-1]
 				}
+			case jinjaTags[word]:
+				if _, ok := blockEnds[word]; ok && !(word == "set" && !isSetBlock(rest)) {
+					stack = append(stack, open{word: word, tag: t})
+				}
+			case top != nil || !jinjaEndTags[word]:
+				// a tag no extension Salt loads defines (`{% data['name']
+				// %}`), or one that ends or splits another block than the
+				// innermost: jinja2's parser fails there (fail_unknown_tag;
+				// a stray end tag outside any block is the grammar's).
+				// Salt's jinja_env options set no extensions.
+				if !failed {
+					errs = append(errs, unknownTagError(src, t, word, stack))
+				}
+				failed = true
 			}
 		}
 		if len(stack) == 0 {
@@ -150,10 +165,17 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 			curStart = t.end
 		}
 	}
+	for i := range errs {
+		if e := errs[i]; e.unknownTag && len(stack) > 0 && e.Start >= tags[len(tags)-1].start {
+			// an unknown tag left open at the end: what the blocks wait for
+			t := jtok{in: e.Start, inEnd: e.End}
+			errs[i].Msg = unknownTagError(src, t, "", stack).Msg
+		}
+	}
 	for i := len(stack) - 1; i >= 0; i-- {
 		o := stack[i]
 		ends := blockEnds[o.word]
-		swallowed := false // an unclosed tag after it: jinja2 fails there
+		swallowed := failed // an unclosed tag after it: jinja2 fails there
 		for _, e := range errs {
 			swallowed = swallowed || e.Start > o.tag.start
 		}
@@ -163,16 +185,10 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 			// with elif or else, a for's with else) and the block
 			// (salt-order: "Unexpected end of template. Jinja was looking
 			// for the following tags: 'elif' or 'else' or 'endif'. The
-			// innermost block that needs to be closed is 'if'.")
-			looking := ends
-			switch {
-			case o.word == "if" && !o.els:
-				looking = []string{"elif", "else", "endif"}
-			case o.word == "for" && !o.els:
-				looking = []string{"endfor", "else"}
-			}
-			errs = append(errs, Error{Span: Span{o.tag.start, o.tag.end}, Severity: 1,
-				Msg: fmt.Sprintf("Jinja syntax error: Unexpected end of template. Jinja was looking for the following tags: '%s'. The innermost block that needs to be closed is '%s'.", strings.Join(looking, "' or '"), o.word)})
+			// innermost block that needs to be closed is 'if'."), on the
+			// line of its last token (salt-order's "; line N")
+			errs = append(errs, Error{Span: eofSpan(src, tags, o.tag), Severity: 1,
+				Msg: fmt.Sprintf("Jinja syntax error: Unexpected end of template. Jinja was looking for the following tags: '%s'. The innermost block that needs to be closed is '%s'.", strings.Join(o.looking(), "' or '"), o.word)})
 		}
 		// A zero-width closing tag at the end of the template.
 		n := len(src)
@@ -185,10 +201,137 @@ func lexJinja(src []byte) ([]jchunk, []Error) {
 	return chunks, errs
 }
 
+// open is a block the lexer is inside.
+type open struct {
+	word string
+	tag  jtok
+	els  bool // its else is past
+}
+
+// looking is what jinja2's parser accepts as the next tag of the block
+// (parse_if's and parse_for's end tokens, then the block's end).
+func (o open) looking() []string {
+	switch {
+	case o.word == "if" && !o.els:
+		return []string{"elif", "else", "endif"}
+	case o.word == "for" && !o.els:
+		return []string{"endfor", "else"}
+	}
+	return blockEnds[o.word]
+}
+
+// jinjaTags are the statements Salt's Jinja environment parses: jinja2's
+// own, the do and loopcontrols extensions and Salt's SerializerExtension
+// (salt/utils/templates.py, salt/utils/jinja.py).
+var jinjaTags = map[string]bool{
+	"for": true, "if": true, "block": true, "extends": true, "print": true, "macro": true,
+	"include": true, "from": true, "import": true, "set": true, "with": true, "autoescape": true,
+	"call": true, "filter": true, "do": true, "break": true, "continue": true,
+	"load_yaml": true, "load_json": true, "load_text": true, "import_yaml": true,
+	"import_json": true, "import_text": true, "profile": true, "raw": true,
+}
+
+// jinjaEndTags end or split a block; outside one the grammar refuses them.
+var jinjaEndTags = func() map[string]bool {
+	m := map[string]bool{"elif": true, "else": true, "endraw": true}
+	for _, ends := range blockEnds {
+		for _, e := range ends {
+			m[e] = true
+		}
+	}
+	return m
+}()
+
+// unknownTagError is jinja2's fail_unknown_tag: the tag, then what the
+// innermost block waits for, as a nesting mistake when an outer block
+// waits for it.
+func unknownTagError(src []byte, t jtok, word string, stack []open) Error {
+	a := t.in
+	for a < t.inEnd && isSpace(src[a]) {
+		a++
+	}
+	// the tag's name is a name token (`data` of `data['name']`)
+	b := a
+	for b < t.inEnd && (src[b] == '_' || src[b] >= 'a' && src[b] <= 'z' || src[b] >= 'A' && src[b] <= 'Z' || src[b] >= '0' && src[b] <= '9' && b > a || src[b] >= utf8.RuneSelf) {
+		b++
+	}
+	word = string(src[a:b])
+	if word == "" {
+		return Error{Span: Span{a, min(a+1, t.inEnd)}, Severity: 1, Msg: "Jinja syntax error: tag name expected", unknownTag: true}
+	}
+	msg := fmt.Sprintf("Encountered unknown tag '%s'.", word)
+	if len(stack) > 0 {
+		top := stack[len(stack)-1]
+		looking := "'" + strings.Join(top.looking(), "' or '") + "'"
+		expected := false
+		for _, o := range stack {
+			expected = expected || slices.Contains(o.looking(), word)
+		}
+		if expected {
+			msg += " You probably made a nesting mistake. Jinja is expecting this tag, but currently looking for " + looking + "."
+		} else {
+			msg += " Jinja was looking for the following tags: " + looking + "."
+		}
+		msg += fmt.Sprintf(" The innermost block that needs to be closed is '%s'.", top.word)
+	}
+	return Error{Span: Span{a, b}, Severity: 1, Msg: "Jinja syntax error: " + msg, unknownTag: true}
+}
+
+// eofSpan is where jinja2 reports the end of a template: the line of its
+// last token (the stream's eof token takes that line). One trailing
+// newline is not part of the template (keep_trailing_newline is off in
+// Salt), comments are no tokens, and text whitespace control emptied is
+// none; after a tag or an output the last token is its closing `%}`.
+// The span is that line's text; the block's own tag if it is blank.
+func eofSpan(src []byte, tags []jtok, opened jtok) Span {
+	end := len(src)
+	switch {
+	case strings.HasSuffix(string(src), "\r\n"):
+		end -= 2
+	case end > 0 && (src[end-1] == '\n' || src[end-1] == '\r'):
+		end--
+	}
+	pos := -1
+	for i := len(tags) - 1; i >= 0 && pos < 0; i-- {
+		t := tags[i]
+		switch t.kind {
+		case 't', 'r':
+			if min(t.inEnd, end) > t.in {
+				pos = t.in
+			}
+		case 'e', 's':
+			pos = t.inEnd
+		}
+	}
+	if pos < 0 {
+		return Span{opened.start, opened.end}
+	}
+	a := bytes.LastIndexByte(src[:pos], '\n') + 1
+	b := len(src)
+	if k := bytes.IndexByte(src[pos:], '\n'); k >= 0 {
+		b = pos + k
+	}
+	for a < b && isSpace(src[a]) {
+		a++
+	}
+	for b > a && isSpace(src[b-1]) {
+		b--
+	}
+	if a == b {
+		return Span{opened.start, opened.end}
+	}
+	return Span{a, b}
+}
+
 // stmtWord splits a statement's text into its first word and the rest.
 func stmtWord(s string) (string, string) {
 	s = strings.TrimSpace(s)
-	if i := strings.IndexFunc(s, func(r rune) bool { return r == '(' || isJinjaSpace(r) }); i >= 0 {
+	// the tag's name token: what follows a name may touch it (`if(x)`,
+	// `else:`, `data['name']`)
+	i := strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	})
+	if i >= 0 {
 		return s[:i], strings.TrimSpace(s[i:])
 	}
 	return s, ""

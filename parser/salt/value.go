@@ -48,6 +48,9 @@ type listObj struct {
 	// unknown: changed in a way nobody can follow (an append in a loop
 	// over unknown items, a method the evaluation does not know)
 	unknown bool
+	// shrunk: a method that may remove items ran where nobody can follow
+	// (only appends and extends: the items it had are still there)
+	shrunk bool
 }
 
 // valExt says which parts of a value exist only when undecidable

@@ -96,7 +96,18 @@ func yamlProblem(doc []byte, msg string, line int) (int, bool) {
 		if !fails(i) {
 			continue
 		}
-		if !flow || doc[start] == '"' || doc[start] == '\'' {
+		if q := doc[start]; q == '"' || q == '\'' {
+			// a quoted scalar is a token of its own: what is glued to
+			// it may be the problem (`- exclude_pat: 'test', 'test2'`:
+			// PyYAML's scanner reads the ',' as a flow entry in a block
+			// too, giangkoi65/saltstack nginx/init.sls, salt-order
+			// "line 76, column 26")
+			if e := quotedEnd(doc, start, i); e < i && !fails(e) {
+				return e, true
+			}
+			return start, true
+		}
+		if !flow {
 			return start, true // a block's problem starts its run (a key, a '-', a scalar)
 		}
 		// In a flow, the problem is often a one-character token inside
@@ -118,6 +129,28 @@ func yamlProblem(doc []byte, msg string, line int) (int, bool) {
 		return 0, false
 	}
 	return first, true
+}
+
+// quotedEnd is the end of the quoted scalar that starts at doc[i] (its
+// line's end at most).
+func quotedEnd(doc []byte, i, b int) int {
+	q := doc[i]
+	i++
+	for i < b && doc[i] != '\n' {
+		if q == '"' && doc[i] == '\\' {
+			i += 2
+			continue
+		}
+		if doc[i] == q {
+			if q == '\'' && i+1 < b && doc[i+1] == '\'' {
+				i += 2
+				continue
+			}
+			break
+		}
+		i++
+	}
+	return min(i+1, b)
 }
 
 // failsAs: yaml.v3 fails to read doc with msg at line.
@@ -167,22 +200,7 @@ func flowClosers(doc []byte) string {
 // scalar that starts it whole, blanks and all) on the line that ends at b.
 func tokenRunEnd(doc []byte, i, b int) int {
 	if q := doc[i]; q == '"' || q == '\'' {
-		i++
-		for i < b && doc[i] != '\n' {
-			if q == '"' && doc[i] == '\\' {
-				i += 2
-				continue
-			}
-			if doc[i] == q {
-				if q == '\'' && i+1 < b && doc[i+1] == '\'' {
-					i += 2
-					continue
-				}
-				break
-			}
-			i++
-		}
-		i = min(i+1, b)
+		i = quotedEnd(doc, i, b)
 	}
 	for i < b && doc[i] != ' ' && doc[i] != '\t' && doc[i] != '\n' && doc[i] != '\r' {
 		i++

@@ -34,6 +34,11 @@ func TestYAMLProblem(t *testing.T) {
 		{"a:\n  - b\n  c: 1\n", "3:3"}, // found '?'
 		{"x:\n  - a\n  -b: 1\n  y: 2\n", "3:3"},
 		{"x: 1\ny\nz: 2\n", ""}, // a scanner error: could not find expected ':'
+		// giangkoi65/saltstack nginx/init.sls: the ',' after a quoted
+		// scalar is PyYAML's flow entry token, in a block too
+		{"a:\n  - x: 'test', 'test2'\n  - y\n", "2:14"},
+		{"a:\n  b: 'q', r\n", "2:9"},
+		{"a:\n  b: \"q\",r\n", "2:9"},
 	} {
 		var n yaml.Node
 		err := yaml.Unmarshal([]byte(c.doc), &n)
