@@ -409,9 +409,44 @@ func (c *conv) statements(g *gStatements) []Node {
 	}
 	var out []Node
 	for _, s := range g.Stmts {
+		for _, m := range s.More {
+			if m.Expr == nil {
+				c.failAt(c.after(m.Comma), "")
+			}
+		}
+		if len(s.More) > 0 {
+			c.commaList(out, s.More[0].Comma)
+		}
 		out = append(out, c.statement(s))
 	}
 	return out
+}
+
+// after is the lexer token after a grammar token (the chunk's end
+// token after its last).
+func (c *conv) after(t plex.Token) *Token {
+	i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos > t.Pos.Offset })
+	if i < len(c.toks) && c.toks[i].Kind != TEOF {
+		return &c.toks[i]
+	}
+	return &c.eof
+}
+
+// commaList fails on a statement that is a comma separated list (`$a =
+// 1, $b = 2`), at its first comma, in Puppet's words
+// (parser_support.rb, transform_calls): after a bare word the list
+// would be the arguments of a call without parentheses, which only the
+// statement functions take.
+func (c *conv) commaList(before []Node, comma plex.Token) {
+	t := c.tok(comma)
+	msg := "illegal comma separated argument list"
+	if len(before) > 0 {
+		if n, ok := before[len(before)-1].(*Name); ok {
+			msg = fmt.Sprintf("attempt to pass argument list to the function '%s' which cannot be called without parentheses", n.Value)
+		}
+	}
+	c.err = &Error{Loc: Loc{t.Pos, t.End}, Msg: msg}
+	panic(bailout{})
 }
 
 func (c *conv) block(g *gBlock) ([]Node, Loc) {
