@@ -629,6 +629,14 @@ func TestCommaList(t *testing.T) {
 		{"foo 'a', 'b'\n", ",", "attempt to pass argument list to the function 'foo' which cannot be called without parentheses"},
 		{"notify{'a':}, notify{'b':}\n", ",", "illegal comma separated argument list"},
 		{"$a = 1,\n", "", "Syntax error at end of input"},
+		// Puppet refuses a block's comma list when it reduces the block
+		// at its '}': before a syntax error after the block, after one
+		// inside it (ycl2045's idcos/dcospkg.pp: parameters written as
+		// statements, then `} {`)
+		{"class d{\n  $a = 'x',\n  $b = 'y'\n  } {\n  x\n  package { ['a',\n 'b']: }\n}\n", ",", "illegal comma separated argument list"},
+		{"class p {\n  $a = 1, $b = 2\n}\n{ x y\n", ",", "illegal comma separated argument list"},
+		{"class p {\n  if $x {\n    $a = 1, $b = 2\n  }\n  notify { 'x' }\n}\n", ",", "illegal comma separated argument list"},
+		{"class p {\n  $a = 1, $b = 2\n  notify { 'x' }\n}\n", "}", "Syntax error at '}'; expected ':'"},
 	} {
 		for _, f := range []*File{Parse([]byte(c.src)), (&Parser{}).Parse([]byte(c.src))} {
 			if len(f.Errors) != 1 {
