@@ -79,6 +79,10 @@ func (r *run) attrDiag(e *env, a *pp.Attr, msg string, names []string) {
 	if best != "" {
 		why = append(why, fmt.Sprintf("did you mean '%s'?", best))
 	}
+	certain := msg
+	if len(why) > 0 {
+		certain += " (" + strings.Join(why, " ") + ")"
+	}
 	sev := analysis.Error
 	if e.spec {
 		sev = analysis.Warning
@@ -89,4 +93,7 @@ func (r *run) attrDiag(e *env, a *pp.Attr, msg string, names []string) {
 	}
 	r.diag(r.span(e.f, a.NameLoc), sev, "unknown-attribute", msg)
 	r.diags[len(r.diags)-1].Unresolved = true
+	if e.spec {
+		r.noteArm(e, certain)
+	}
 }

@@ -60,7 +60,30 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 		r.recFail() // a class body inside a define's: not shared
 		return r.newClass(e, ci, name, at, how, params)
 	}
+	if r.enclosing(e.sc) != r.top {
+		r.recFail() // its body sees the node's variables: not shared
+		return r.newClass(e, ci, name, at, how, params)
+	}
 	return r.newClassShared(e, ci, name, at, how, params)
+}
+
+// enclosing is the scope whose variables a class or define declared from
+// scope s sees after its own: the node scope when it is declared during a
+// node block's evaluation (Puppet's Scope#enclosing_scope, the nearest
+// node or top scope above the declaration: `node default { $v = 'a'
+// include c }` gives c's body $v), else the top scope. A node scope
+// holding no variable answers as the top scope does and is left out, so
+// the class's evaluation stays shared between runs.
+func (r *run) enclosing(s *scope) *scope {
+	for ; s != nil; s = s.parent {
+		if o := s.owner; o != nil && o.kind == "node" && o.inner == s {
+			if s.vars.empty() && len(s.under) == 0 {
+				return r.top
+			}
+			return s
+		}
+	}
+	return r.top
 }
 
 // newClass enters a class into the catalog and evaluates its body.
@@ -68,9 +91,9 @@ func (r *run) newClass(e *env, ci *classInfo, name string, at source.Span, how s
 	if r.depth > maxEvalDepth {
 		return nil
 	}
-	var parentScope *scope = r.top
+	parentScope := r.enclosing(e.sc)
 	if ci.def.Parent != "" {
-		pe := &env{sc: r.top, f: ci.file, sym: ci.node, spec: e.spec, cond: e.cond}
+		pe := &env{sc: parentScope, f: ci.file, sym: ci.node, spec: e.spec, cond: e.cond}
 		pat := r.span(ci.file, ci.def.ParentLoc)
 		if p := r.declareClass(pe, ci.def.Parent, pat, "inherits", nil); p != nil && p.inner != nil {
 			parentScope = p.inner
@@ -78,7 +101,7 @@ func (r *run) newClass(e *env, ci *classInfo, name string, at source.Span, how s
 			// A parent class we cannot see (a module outside the
 			// workspace, reported where it is named): its variables are
 			// the body's, unknown here, not undef.
-			parentScope = &scope{parent: r.top, name: ci.def.Parent, absent: true}
+			parentScope = &scope{parent: parentScope, name: ci.def.Parent, absent: true}
 		}
 	}
 	if c := r.classes[name]; c != nil { // declared by its own parent chain
@@ -418,7 +441,7 @@ func guardedByDefined(e *env, arg pp.Node) bool {
 // evalDefine evaluates a define instance's body (after the main code).
 func (r *run) evalDefine(x *res) {
 	d := x.define
-	sc := newBodyScope(r.top, x.scope, x, "", d.def.Params, d.def.Body, 2)
+	sc := newBodyScope(r.enclosing(x.scope), x.scope, x, "", d.def.Params, d.def.Body, 2)
 	x.inner = sc
 	if r.rec != nil {
 		r.recScope(sc)

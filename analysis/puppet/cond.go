@@ -30,6 +30,7 @@ type branch struct {
 	arm   int32  // which arm of it
 	tests []test // what taking this arm says about values
 	text  string // for messages: "$ensure == 'present'", "not $restart"
+	every int32  // the number of arms when one of them is taken on every node the run stands for (an if with an else, a case with a default, not under another undecided branch); else 0
 	// An if's arm is worded only when a message needs it (describe):
 	// a control repository evaluates hundreds of thousands of ifs whose
 	// words nobody reads.

@@ -238,6 +238,7 @@ type run struct {
 	byType     map[string][]*res
 	byPattern  map[[2]string][]*res // resolvePattern's answers
 	compileErr bool
+	armDiags   []armDiag // warnings under undecided branches that mergeArms may join
 	kbuf       []byte
 	points     int32 // undecided conditionals evaluated (cond.go)
 	// classByUnknownName: a class was declared by a name we cannot compute

@@ -575,6 +575,7 @@ func (r *run) finish() {
 			}
 		}
 	}
+	r.mergeArms()
 }
 
 // isDefault: d's value is what a default for its name in x's dynamic
@@ -677,6 +678,11 @@ func hashAttrs(h val) []attr {
 func (r *run) speculate(e *env, branches [][]pp.Node, arms []*branch, exhaustive bool) {
 	se := *e
 	se.spec = true
+	if exhaustive && !e.spec {
+		for _, a := range arms {
+			a.every = int32(len(branches))
+		}
+	}
 	sc := e.sc
 	base := sc.vars
 	layers := make([]varMap, 0, len(branches)+1)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,7 +88,12 @@ func (a *analyzer) setupModulePath() {
 }
 
 // moduleName is the name of the module at root: its metadata's (named),
-// else its folder's.
+// else its folder's. The name a module is installed under is the
+// installer's (a Puppetfile's `mod 'profile', git: ...`, r10k's folder),
+// not its metadata's: a repository with no definition under the
+// metadata's name and most of them under one other (treydock's
+// umd_hepcms_puppet_profiles: 48 classes profile::..., one osg::cvmfs)
+// is installed under that name, and goes by it.
 func moduleName(root string) (name string, named bool) {
 	if b, err := os.ReadFile(filepath.Join(root, "metadata.json")); err == nil {
 		var m struct {
@@ -98,10 +104,47 @@ func moduleName(root string) (name string, named bool) {
 			if i := strings.LastIndexAny(n, "-/"); i >= 0 {
 				n = n[i+1:]
 			}
-			return strings.ToLower(n), true
+			n = strings.ToLower(n)
+			if tops, all := definedTops(filepath.Join(root, "manifests")); tops[n] == 0 {
+				for t, c := range tops {
+					if 2*c > all {
+						n = t
+					}
+				}
+			}
+			return n, true
 		}
 	}
 	return strings.ToLower(filepath.Base(root)), false
+}
+
+// defLine finds a class or define at the start of a line, and its name's
+// first segment.
+var defLine = regexp.MustCompile(`(?m)^[ \t]*(?:class|define)[ \t]+(?:::)?([a-z][a-z0-9_]*)(?:::|[ \t{(]|$)`)
+
+// definedTops counts the first segments of the names the .pp files
+// under dir define, and all the definitions (a quick look for
+// moduleName, a few hundred files at most: a module's manifests/).
+func definedTops(dir string) (map[string]int, int) {
+	tops, all := map[string]int{}, 0
+	n := 0
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || n > 500 {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".pp") {
+			return nil
+		}
+		n++
+		if b, err := os.ReadFile(p); err == nil {
+			for _, m := range defLine.FindAllSubmatch(b, -1) {
+				tops[string(m[1])]++
+				all++
+			}
+		}
+		return nil
+	})
+	return tops, all
 }
 
 // autoloadPaths lists where Puppet would look for a class or define.

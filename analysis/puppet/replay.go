@@ -706,7 +706,7 @@ func (r *run) evalDefineShared(x *res) {
 	// Its resource defaults are parameters as written ones are (they
 	// are part of what a recording of the body is keyed on).
 	x.params = defaultsOf(x.typ, x.scope, x.prio, x.params)
-	if r.rec != nil || r.a.memo == nil || r.a.sys == nil || r.a.sys.NoSharedEval || r.a.soleRun() {
+	if r.rec != nil || r.a.memo == nil || r.a.sys == nil || r.a.sys.NoSharedEval || r.a.soleRun() || r.enclosing(x.scope) != r.top {
 		r.evalDefine(x)
 		return
 	}

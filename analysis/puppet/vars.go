@@ -29,6 +29,9 @@ func newVarMap(n int) varMap {
 	return varMap{}
 }
 
+// empty says whether no variable is set.
+func (vs *varMap) empty() bool { return len(vs.m) == 0 && len(vs.list) == 0 }
+
 func (vs *varMap) get(name string) (val, bool) {
 	if vs.m != nil {
 		v, ok := vs.m[name]

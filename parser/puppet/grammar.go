@@ -81,6 +81,7 @@ type gBlock struct {
 // Expressions, the most frequent, are tried first.
 type gStatement struct {
 	Expr     *gExpr        `parser:"  (?! StmtCall | StmtWord | DefStart ) @@"`
+	More     []*gMoreExpr  `parser:"@@*"`
 	Call     *gStmtCallX   `parser:"| @@"`
 	Class    *gClassDef    `parser:"| @@"`
 	Define   *gDefineDef   `parser:"| @@"`
@@ -88,6 +89,15 @@ type gStatement struct {
 	Function *gFunctionDef `parser:"| @@"`
 	Alias    *gTypeAlias   `parser:"| @@"`
 	Plan     *gPlan        `parser:"| @@"`
+}
+
+// gMoreExpr: Puppet's grammar reads `e1, e2` as a statement
+// (syntactic_statement COMMA assignment) for a statement function's
+// arguments without parentheses; any other such list is its error
+// (statement's convert), and `e1, }` a syntax error at the '}'.
+type gMoreExpr struct {
+	Comma plex.Token `parser:"@','"`
+	Expr  *gExpr     `parser:"@@?"` // (missing: the syntax error is at what follows the comma)
 }
 
 type gClassDef struct {

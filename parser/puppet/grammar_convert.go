@@ -243,6 +243,10 @@ func parseChunkGrammar(src []byte, toks []Token, follow *Token) (stmts []Node, e
 	}
 	g, perr := manifestParser().ParseFromLexer(pl)
 	if perr != nil {
+		var pe participle.Error
+		if errors.As(perr, &pe) {
+			c.earlyComma(pe.Position().Offset)
+		}
 		c.grammarError(perr)
 	}
 	return c.statements(g), nil
@@ -408,10 +412,137 @@ func (c *conv) statements(g *gStatements) []Node {
 		return nil
 	}
 	var out []Node
+	var list *gStatement // the first comma list
+	bare := ""
 	for _, s := range g.Stmts {
+		for _, m := range s.More {
+			if m.Expr == nil {
+				c.failAt(c.after(m.Comma), "")
+			}
+		}
+		if len(s.More) > 0 && list == nil {
+			list = s
+			if n, ok := lastOf(out).(*Name); ok {
+				bare = n.Value
+			}
+		}
 		out = append(out, c.statement(s))
 	}
+	if list != nil {
+		// (when Puppet reduces the block: after the syntax errors in it)
+		c.commaList(bare, list.More[0].Comma)
+	}
 	return out
+}
+
+// after is the lexer token after a grammar token (the chunk's end
+// token after its last).
+func (c *conv) after(t plex.Token) *Token {
+	i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos > t.Pos.Offset })
+	if i < len(c.toks) && c.toks[i].Kind != TEOF {
+		return &c.toks[i]
+	}
+	return &c.eof
+}
+
+// commaList fails on a statement that is a comma separated list (`$a =
+// 1, $b = 2`), at its first comma, in Puppet's words
+// (parser_support.rb, transform_calls): after a bare word the list
+// would be the arguments of a call without parentheses, which only the
+// statement functions take.
+func (c *conv) commaList(bare string, comma plex.Token) {
+	t := c.tok(comma)
+	msg := "illegal comma separated argument list"
+	if bare != "" {
+		msg = fmt.Sprintf("attempt to pass argument list to the function '%s' which cannot be called without parentheses", bare)
+	}
+	c.err = &Error{Loc: Loc{t.Pos, t.End}, Msg: msg}
+	panic(bailout{})
+}
+
+func lastOf(ns []Node) Node {
+	if len(ns) == 0 {
+		return nil
+	}
+	return ns[len(ns)-1]
+}
+
+// earlyComma reports a comma list in a block that closes before offset
+// off, where the grammar failed: Puppet's parser turns a block's
+// statements into calls (and refuses a comma list) when it reduces them
+// at the block's '}', before it reads on (ycl2045's idcos/dcospkg.pp:
+// class parameters written as statements, then `} {`: "illegal comma
+// separated argument list" at the first comma, not the syntax error
+// lines later). Only a block with a comma outside brackets is read
+// again, on its own.
+func (c *conv) earlyComma(off int) {
+	type frame struct {
+		open, nest int
+		comma      bool
+	}
+	var stack []frame
+	for i := range c.toks {
+		t := &c.toks[i]
+		if t.Pos >= off {
+			return
+		}
+		if t.Kind == TString || t.Kind == TIString || t.Kind == TRegex {
+			continue
+		}
+		switch string(c.src[t.Pos:t.End]) {
+		case "{":
+			stack = append(stack, frame{open: i})
+		case "(", "[":
+			if len(stack) > 0 {
+				stack[len(stack)-1].nest++
+			}
+		case ")", "]":
+			if len(stack) > 0 {
+				stack[len(stack)-1].nest--
+			}
+		case ",":
+			if n := len(stack); n > 0 && stack[n-1].nest == 0 {
+				stack[n-1].comma = true
+			}
+		case "}":
+			if len(stack) == 0 {
+				continue
+			}
+			f := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if f.comma {
+				if err := commaListIn(c.src, c.toks[f.open+1:i], t); err != nil {
+					c.err = err
+					panic(bailout{})
+				}
+			}
+		}
+	}
+}
+
+// commaListIn is the error Puppet meets reading the statements toks hold
+// (a block's, closed by close) up to the block's reduction, a comma list
+// among them included; nil when they are no statements or read well.
+func commaListIn(src []byte, toks []Token, close *Token) (out *Error) {
+	c := &conv{src: src, toks: toks, eof: Token{Kind: TEOF, Pos: close.Pos, End: close.Pos}, follow: close}
+	pl, lerr := plex.Upgrade(&tokenSource{src: src, toks: toks, eof: close.Pos})
+	if lerr != nil {
+		return nil
+	}
+	g, perr := manifestParser().ParseFromLexer(pl)
+	if perr != nil || g == nil {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+			out = c.err
+		}
+	}()
+	c.statements(g)
+	return nil
 }
 
 func (c *conv) block(g *gBlock) ([]Node, Loc) {

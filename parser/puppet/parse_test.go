@@ -613,3 +613,40 @@ func TestSyntaxErrorTokenWords(t *testing.T) {
 		}
 	}
 }
+
+// A statement that is a comma separated list (Puppet's grammar reads
+// `e1, e2` for a statement function's arguments without parentheses):
+// Puppet's error at the first comma, or at what follows a trailing one
+// (treydock's umd_hepcms_puppet_profiles osg/params.pp, simoneroselli's
+// zmo-postgresql, ycl2045's idcos dcospkg.pp); each checked with
+// puppet-order.
+func TestCommaList(t *testing.T) {
+	for _, c := range []struct{ src, errAt, msg string }{
+		{"$a = 1, $b = 2\nnotify{$a:}\n", ",", "illegal comma separated argument list"},
+		{"class p {\n  $x = 'a', $y = 'b',\n}\n", "}", "Syntax error at '}'"},
+		{"class p {\n  $x = 'a',\n}\n", "}", "Syntax error at '}'"},
+		{"class postgresql {\n\n    $psql_version,\n    $x = 1\n}\n", ",", "illegal comma separated argument list"},
+		{"foo 'a', 'b'\n", ",", "attempt to pass argument list to the function 'foo' which cannot be called without parentheses"},
+		{"notify{'a':}, notify{'b':}\n", ",", "illegal comma separated argument list"},
+		{"$a = 1,\n", "", "Syntax error at end of input"},
+		// Puppet refuses a block's comma list when it reduces the block
+		// at its '}': before a syntax error after the block, after one
+		// inside it (ycl2045's idcos/dcospkg.pp: parameters written as
+		// statements, then `} {`)
+		{"class d{\n  $a = 'x',\n  $b = 'y'\n  } {\n  x\n  package { ['a',\n 'b']: }\n}\n", ",", "illegal comma separated argument list"},
+		{"class p {\n  $a = 1, $b = 2\n}\n{ x y\n", ",", "illegal comma separated argument list"},
+		{"class p {\n  if $x {\n    $a = 1, $b = 2\n  }\n  notify { 'x' }\n}\n", ",", "illegal comma separated argument list"},
+		{"class p {\n  $a = 1, $b = 2\n  notify { 'x' }\n}\n", "}", "Syntax error at '}'; expected ':'"},
+	} {
+		for _, f := range []*File{Parse([]byte(c.src)), (&Parser{}).Parse([]byte(c.src))} {
+			if len(f.Errors) != 1 {
+				t.Errorf("%q: errors %v, want one", c.src, f.Errors)
+				continue
+			}
+			e := f.Errors[0]
+			if got := c.src[e.Pos:e.End]; got != c.errAt || e.Msg != c.msg {
+				t.Errorf("%q: %q at %q, want %q at %q", c.src, e.Msg, got, c.msg, c.errAt)
+			}
+		}
+	}
+}
