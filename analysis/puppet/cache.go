@@ -140,8 +140,6 @@ func (a *analyzer) depValue(key depKey) string {
 		return strconv.FormatBool(a.moduleKnown(name))
 	case 'p':
 		return a.contentID(name)
-	case 'u':
-		return a.hieraIndexOf(name).id
 	case 'F':
 		return a.envList()
 	case 'k':

@@ -2,12 +2,10 @@ package puppet
 
 import (
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -344,11 +342,6 @@ func hieraV3(text []byte) (dd string, levels []string, ok bool) {
 
 func (a *analyzer) dataFile(p string) map[string]any {
 	a.dep('p', p, func() string { return a.contentID(p) })
-	return a.readData(p)
-}
-
-// readData is dataFile without recording the file as an input.
-func (a *analyzer) readData(p string) map[string]any {
 	mm := a.memo
 	mm.mu.Lock()
 	defer mm.mu.Unlock()
@@ -391,18 +384,7 @@ func (a *analyzer) hieraLookup3(key string, at source.Span) (val, bool, bool) {
 	key = strings.TrimPrefix(key, "::")
 	dirs, certain := a.hieraDirs(key)
 	for _, d := range dirs {
-		files := a.hieraFiles(d)
-		if ix := a.bigHierarchy(d, files); ix != nil {
-			if is := ix.holders[key]; len(is) > 0 {
-				if mp, partial, _ := hieraFile(files[is[0]]); partial {
-					return unknown(at), true, false
-				} else if v, ok := a.dataFile(mp)[key]; ok {
-					return toVal(v, at), true, true
-				}
-			}
-			files = nil // (the index said which file holds it: none)
-		}
-		for _, p := range files {
+		for _, p := range a.hieraFiles(d) {
 			if mp, ok, _ := hieraFile(p); ok {
 				// a file of a level we cannot fill: if it holds the key,
 				// which value this node gets is unknown
@@ -439,19 +421,7 @@ func (a *analyzer) hieraUnique(key string, at source.Span) val {
 	out := val{k: vArr, at: at}
 	seen := map[string]bool{}
 	for _, d := range dirs {
-		files := a.hieraFiles(d)
-		var holders []int32 // (a big hierarchy: the files that hold it, by its index)
-		ix := a.bigHierarchy(d, files)
-		if ix != nil {
-			holders = ix.holders[key]
-		}
-		for i, p := range files {
-			if ix != nil {
-				if len(holders) == 0 || holders[0] != int32(i) {
-					continue
-				}
-				holders = holders[1:]
-			}
+		for _, p := range a.hieraFiles(d) {
 			mp, partial, _ := hieraFile(p)
 			m := a.dataFile(mp)
 			x, ok := m[key]
@@ -479,70 +449,6 @@ func (a *analyzer) hieraUnique(key string, at source.Span) val {
 		}
 	}
 	return out
-}
-
-// bigLevels: a hierarchy of more data files than this is looked up
-// through its index (hieraIndex).
-const bigLevels = 64
-
-// hieraIndex says, for a hierarchy of many data files, which of them hold
-// each key: operations-puppet's hieradata/, 1,473 files no hiera.yaml of
-// the workspace reads (hieraUnread), made every automatic parameter
-// lookup open each of them in turn, and every run depend on each (check
-// took 7 s instead of 2.8). A lookup through it depends on the
-// hierarchy as a whole (a 'u' input: the files and their contents).
-type hieraIndex struct {
-	holders map[string][]int32 // key -> the places in hieraFiles of the files holding it, in order
-	id      string
-}
-
-// bigHierarchy is the index of dir's hierarchy files when it has more
-// than bigLevels files, recording the lookup's dependence on them all;
-// nil for a smaller one.
-func (a *analyzer) bigHierarchy(dir string, files []string) *hieraIndex {
-	if len(files) <= bigLevels {
-		return nil
-	}
-	ix := a.hieraIndexOf(dir)
-	a.dep('u', dir, func() string { return ix.id })
-	return ix
-}
-
-// hieraIndexOf builds dir's index once per analysis, reading the files
-// without recording them as the current run's inputs one by one.
-func (a *analyzer) hieraIndexOf(dir string) *hieraIndex {
-	files := a.hieraFiles(dir)
-	m := a.memo
-	m.mu.Lock()
-	ix := m.hieraIndexes[dir]
-	m.mu.Unlock()
-	if ix != nil {
-		return ix
-	}
-	ix = &hieraIndex{holders: map[string][]int32{}}
-	h := fnv.New64a()
-	for i, p := range files {
-		mp, _, _ := hieraFile(p)
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-		h.Write([]byte(a.contentID(mp)))
-		h.Write([]byte{0})
-		for k := range a.readData(mp) { // (not a.dataFile: the index is the input, not each file)
-			ix.holders[k] = append(ix.holders[k], int32(i))
-		}
-	}
-	ix.id = strconv.FormatUint(h.Sum64(), 16)
-	m.mu.Lock()
-	if m.hieraIndexes == nil {
-		m.hieraIndexes = map[string]*hieraIndex{}
-	}
-	if prev := m.hieraIndexes[dir]; prev != nil {
-		ix = prev
-	} else {
-		m.hieraIndexes[dir] = ix
-	}
-	m.mu.Unlock()
-	return ix
 }
 
 // closeHashes marks a value's hashes, nested ones too, as complete.

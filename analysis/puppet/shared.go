@@ -21,7 +21,6 @@ type memo struct {
 	rubyTypeFiles   map[string]bool // (rubyTypeFiles: nil until first asked)
 	hieraCache      map[string][]string
 	hieraIncomplete map[string]bool
-	hieraIndexes    map[string]*hieraIndex // (nil until a big hierarchy is read)
 	dataCache       map[string]map[string]any
 	contentIDs      map[string]string
 	noAutoload      map[string]bool   // names whose autoload paths hold no file to load
