@@ -2,7 +2,6 @@ package puppet
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -234,33 +233,8 @@ func (a *analyzer) hieraFiles(dir string) []string {
 		}
 	} else if a.ws.IsDir(filepath.Join(dir, "data")) {
 		out = []string{filepath.Join(dir, "data", "common.yaml")}
-	} else if hd := filepath.Join(dir, "hieradata"); slices.Contains(envs, dir) && a.ws.IsDir(hd) {
-		out = hieraUnread(out, hd)
-		m.hieraIncomplete[dir] = true
 	}
 	m.hieraCache[dir] = out
-	return out
-}
-
-// hieraUnread lists the data files of an environment's hieradata/ that
-// no hiera.yaml of the workspace reads (datacentred/puppet: Hiera 3 data
-// whose hierarchy is the server's global hiera.yaml, outside the
-// repository), each marked unfilled, a level of its own: a key one of
-// them holds has a value the node's hierarchy decides, unknown here,
-// never the class parameter's default (a false duplicate of two
-// ipmi_user titles both undef).
-func hieraUnread(out []string, hd string) []string {
-	n := 0
-	_ = filepath.WalkDir(hd, func(p string, d os.DirEntry, err error) error {
-		if err != nil || n >= 2000 {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-			n++
-			out = append(out, unfilled+p+"\x00"+p)
-		}
-		return nil
-	})
 	return out
 }
 
