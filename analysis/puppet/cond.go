@@ -466,9 +466,11 @@ func ownerWhere(o *res) string {
 }
 
 // loopArm is the body of an iteration over values we do not know: it
-// may run any number of times, and excludes nothing.
+// may run any number of times, and excludes nothing. Its words follow
+// "when" and "only when" ("... when the each block runs on values we do
+// not know"; "each call of the each block" read badly there).
 func (r *run) loopArm(fn string) *branch {
-	return &branch{point: r.nextPoint(), text: "each call of the " + fn + " block on values we do not know"}
+	return &branch{point: r.nextPoint(), text: "the " + fn + " block runs on values we do not know"}
 }
 
 func (r *run) nextPoint() int32 {
