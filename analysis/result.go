@@ -238,6 +238,21 @@ func (r *Result) LinksAt(uri string, off int) []*Link {
 	return out
 }
 
+// EdgesAt returns the edges made at a place that holds off in uri (a
+// Puppet chaining arrow is the place of the edges it makes), in graph
+// order. It looks only at the edges written in uri (involved, kept per
+// result and document), not the whole graph: a cursor resting on
+// nothing asks it at every move (document highlight).
+func (r *Result) EdgesAt(uri string, off int) []*Edge {
+	var out []*Edge
+	for _, i := range r.involved(uri).edges {
+		if e := r.Graph.Edges[i]; e.At.URI == uri && e.At.Start <= off && off < e.At.End {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // LinksTo returns the links that point at n.
 func (r *Result) LinksTo(n *Node) []*Link {
 	var out []*Link

@@ -92,37 +92,15 @@ func (s *Server) lookup(v view, u string, f *source.File, off int) target {
 		}
 	}
 	if best.link == nil {
-		if es := edgesAt(snap, u, off); len(es) > 0 {
-			return target{v: v, result: es[0].r, edges: es[0].edges}
+		for _, r := range snap.results {
+			if es := r.EdgesAt(u, off); len(es) > 0 {
+				return target{v: v, result: r, edges: es}
+			}
 		}
 		best = headAt(snap, text, u, off)
 		best.v = v
 	}
 	return best
-}
-
-// resultEdges: edges of one result.
-type resultEdges struct {
-	r     *analysis.Result
-	edges []*analysis.Edge
-}
-
-// edgesAt finds the edges whose place holds off (a Puppet chaining
-// arrow is the place of the edges it makes), in the first result that
-// has any.
-func edgesAt(snap *snapshot, u string, off int) []resultEdges {
-	for _, r := range snap.results {
-		var es []*analysis.Edge
-		for _, e := range r.Graph.Edges {
-			if e.At.URI == u && e.At.Start <= off && off < e.At.End {
-				es = append(es, e)
-			}
-		}
-		if len(es) > 0 {
-			return []resultEdges{{r, es}}
-		}
-	}
-	return nil
 }
 
 // headAt finds the declaration whose head holds off: the words before its
