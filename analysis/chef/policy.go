@@ -594,10 +594,7 @@ func (a *analyzer) lockedLinks(u *unit) {
 		if cl == nil {
 			continue // (the stale-lock warning says so)
 		}
-		at := spanOf(f, c.Name.Start, c.Name.End)
-		if t := f.Text; at.End-at.Start >= 2 && at.End <= len(t) && (t[at.Start] == '"' || t[at.Start] == '\'') {
-			at.Start, at.End = at.Start+1, at.End-1
-		}
+		at := nameSpan(f, c.Name)
 		note := "locked at `" + cl.Version + "`"
 		if from := lockedFrom(cl.SourceOptions); from != "" {
 			note += ", " + from
@@ -605,6 +602,16 @@ func (a *analyzer) lockedLinks(u *unit) {
 		a.res.Links = append(a.res.Links, analysis.Link{At: at, Files: []source.Span{spanOf(u.lockFile, cl.Start, cl.End)}, Notes: []string{note},
 			Title: "cookbook `" + c.Name.Text + "` in the lock:"})
 	}
+}
+
+// nameSpan is the place of a string's words, without its quotes: where
+// hover and F12 answer on a `cookbook` statement's name.
+func nameSpan(f *source.File, v *pchef.Value) source.Span {
+	at := spanOf(f, v.Start, v.End)
+	if t := f.Text; at.End-at.Start >= 2 && at.End <= len(t) && (t[at.Start] == '"' || t[at.Start] == '\'') {
+		at.Start, at.End = at.Start+1, at.End-1
+	}
+	return at
 }
 
 // unlockedLinks: with no lock beside the Policyfile (never `chef
@@ -626,10 +633,7 @@ func (a *analyzer) unlockedLinks(u *unit) {
 		if c.Name == nil || c.Name.Kind != pchef.VString || c.Name.Pattern {
 			continue
 		}
-		at := spanOf(f, c.Name.Start, c.Name.End)
-		if t := f.Text; at.End-at.Start >= 2 && at.End <= len(t) && (t[at.Start] == '"' || t[at.Start] == '\'') {
-			at.Start, at.End = at.Start+1, at.End-1
-		}
+		at := nameSpan(f, c.Name)
 		version := "any version"
 		if c.Constraint != nil && c.Constraint.Kind == pchef.VString {
 			version = "`" + c.Constraint.Text + "`"

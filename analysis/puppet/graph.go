@@ -71,21 +71,8 @@ func (g *runGraph) condFact(a *analyzer, x *res) []analysis.Fact {
 	}
 	var k branchSet
 	copy(k[:], bs)
-	if len(bs) == 0 { // (the places that declare its class share no branch: worded by class)
-		root := x.cond.rootClass()
-		fs, known := g.eitherFacts[root]
-		if !known || x.kind == "class" {
-			if alt := g.conds.eitherOf(x); alt != "" {
-				fs = a.conditionFact(alt)
-			}
-			if x.kind != "class" {
-				if g.eitherFacts == nil {
-					g.eitherFacts = map[*res][]analysis.Fact{}
-				}
-				g.eitherFacts[root] = fs // (nil: none, the branch sets' answer below)
-			}
-		}
-		if fs != nil {
+	if len(bs) == 0 {
+		if fs := g.eitherFact(a, x); fs != nil {
 			return fs
 		}
 	}
@@ -101,6 +88,32 @@ func (g *runGraph) condFact(a *analyzer, x *res) []analysis.Fact {
 		g.condFacts = map[branchSet][]analysis.Fact{}
 	}
 	g.condFacts[k] = fs
+	return fs
+}
+
+// eitherFact is condFact's answer when the places that declare x's class
+// share no branch (condSets.eitherOf): each place's condition; nil when
+// one is reached unconditionally. A resource's answer is its class's,
+// kept by class (a class's own is asked once, for its entry in the
+// patch table: patch.go).
+func (g *runGraph) eitherFact(a *analyzer, x *res) []analysis.Fact {
+	if x.kind == "class" {
+		if alt := g.conds.eitherOf(x); alt != "" {
+			return a.conditionFact(alt)
+		}
+		return nil
+	}
+	root := x.cond.rootClass()
+	fs, known := g.eitherFacts[root]
+	if !known {
+		if alt := g.conds.eitherOf(x); alt != "" {
+			fs = a.conditionFact(alt)
+		}
+		if g.eitherFacts == nil {
+			g.eitherFacts = map[*res][]analysis.Fact{}
+		}
+		g.eitherFacts[root] = fs
+	}
 	return fs
 }
 
