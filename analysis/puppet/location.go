@@ -2,7 +2,6 @@ package puppet
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -110,12 +109,11 @@ func (a *analyzer) unloadable(fi *fileInfo) bool {
 	// and is no environment: jpazdyga's development/ beside production/,
 	// each with its modules/ and manifests/site.pp, under a root read as
 	// a module folder)
-	st, err := os.Stat(filepath.Join(mod, "manifests"))
-	if err != nil || !st.IsDir() {
+	if !a.ws.IsDir(filepath.Join(mod, "manifests")) {
 		return false
 	}
 	for _, env := range []string{"environment.conf", "modules", filepath.Join("manifests", "site.pp")} {
-		if _, err := os.Stat(filepath.Join(mod, env)); err == nil {
+		if a.ws.Exists(filepath.Join(mod, env)) {
 			return false
 		}
 	}
