@@ -16,7 +16,8 @@ func init() { register("textDocument/definition", method{call: (*Server).definit
 // matches of a glob, each title of a multi-title reference) and to the
 // files it includes. On a declaration it answers the declaration itself,
 // so editors fall back to showing its references, unless the declaration
-// also names a file (a Chef run-list entry, its recipe): then the file.
+// also names something else (a Chef run-list entry, its recipe; a
+// CFEngine methods promise without usebundle, its bundle): then that.
 func (s *Server) definition(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p protocol.DefinitionParams
 	if err := decode(raw, &p); err != nil {
@@ -40,8 +41,11 @@ func (s *Server) definition(ctx context.Context, raw json.RawMessage) (any, erro
 		for _, f := range t.link.Files {
 			add(f)
 		}
-	case t.files != nil:
-		for _, f := range t.files.Files {
+	case t.onward != nil:
+		for _, n := range t.onward.Nodes {
+			add(n.Decl)
+		}
+		for _, f := range t.onward.Files {
 			add(f)
 		}
 	case t.node != nil:

@@ -17,11 +17,12 @@ type target struct {
 	result *analysis.Result
 	node   *analysis.Node // the declaration under the cursor
 	link   *analysis.Link // the reference under the cursor
-	// files: a link to whole files under the cursor beside the
-	// declaration (a Chef run-list entry is a declaration and leads to
-	// its recipe's file): definition goes there, not to the declaration
-	// itself
-	files *analysis.Link
+	// onward: a link under the cursor inside the declaration to
+	// something else (a Chef run-list entry is a declaration and leads to
+	// its recipe's file; a CFEngine methods promise without usebundle
+	// names the bundle it calls): definition goes there, not to the
+	// declaration itself
+	onward *analysis.Link
 	// edges: the relationships made at the cursor (a chaining arrow),
 	// when it is on no declaration and no reference
 	edges []*analysis.Edge
@@ -76,8 +77,8 @@ func (s *Server) lookup(v view, u string, f *source.File, off int) target {
 	}
 	if best.node != nil {
 		for _, l := range best.result.LinksAt(u, off) {
-			if len(l.Files) > 0 && l.At.Start >= best.node.Decl.Start && l.At.End <= best.node.Decl.End {
-				best.files = l
+			if l.At.Start >= best.node.Decl.Start && l.At.End <= best.node.Decl.End && leadsAway(l, best.node) {
+				best.onward = l
 				break
 			}
 		}
@@ -101,6 +102,19 @@ func (s *Server) lookup(v view, u string, f *source.File, off int) target {
 		best.v = v
 	}
 	return best
+}
+
+// leadsAway: l names files, or declarations other than n.
+func leadsAway(l *analysis.Link, n *analysis.Node) bool {
+	if len(l.Files) > 0 {
+		return true
+	}
+	for _, m := range l.Nodes {
+		if m != n {
+			return true
+		}
+	}
+	return false
 }
 
 // headAt finds the declaration whose head holds off: the words before its

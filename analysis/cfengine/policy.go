@@ -156,6 +156,16 @@ type varRef struct {
 	bundle, name string
 }
 
+// promiserCall is the usebundle a methods promise without one has:
+// cf-agent calls the bundle its promiser names (`methods: "init";` runs
+// bundle init, and aborts the run when there is none), which cf-promises
+// accepts either way. The value is the quoted promiser, as
+// `usebundle => "init"` would be.
+func promiserCall(p *cfp.Promise) *cfp.Constraint {
+	r := &cfp.Rval{Kind: cfp.String, Value: p.Promiser, Span: p.PromiserSpan, NameSpan: p.PromiserSpan}
+	return &cfp.Constraint{Lval: cfp.Word{Text: "usebundle", Span: p.PromiserSpan}, Rval: r}
+}
+
 func qualify(ns, name string) string {
 	if strings.Contains(name, ":") {
 		if strings.HasPrefix(name, "default:") {
@@ -259,6 +269,12 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 							if _, ok := bundleLvals[lv]; ok && !strings.ContainsAny(r.Value, "$@") && (r.Kind == cfp.Ident || r.Kind == cfp.Call || r.Kind == cfp.String) {
 								pi.refs = append(pi.refs, promiseRef{c: c})
 							}
+						}
+					}
+					if pi.typ == "methods" && pi.usebundle == nil {
+						pi.usebundle = promiserCall(p)
+						if !strings.ContainsAny(p.Promiser, "$@") {
+							pi.refs = append(pi.refs, promiseRef{c: pi.usebundle})
 						}
 					}
 					if pi.typ == "vars" {
