@@ -58,6 +58,9 @@ type scope struct {
 	params map[string]string
 	dir    string
 	act    int // the bundle activation (name and arguments), numbered
+	// promiser is $(this.promiser) while a promise's guard is evaluated
+	// (as written: a guard on it is the "unless already defined" idiom)
+	promiser string
 }
 
 const maxValues = 64
@@ -99,6 +102,10 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 		return &valueSet{vals: []string{"\n"}, resolved: true}
 	case "const.t":
 		return &valueSet{vals: []string{"\t"}, resolved: true}
+	case "this.promiser":
+		if sc.promiser != "" {
+			return &valueSet{vals: []string{sc.promiser}, resolved: true}
+		}
 	case "this.bundle":
 		if sc.bundle != nil {
 			return &valueSet{vals: []string{sc.bundle.block.Name.Text}, resolved: true}
@@ -121,6 +128,9 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 		return &valueSet{}
 	}
 	defs := ev.pol.varDefs(key, false)
+	if _, ok := ev.pol.augments[key]; ok {
+		defs = unlessAugmented(defs, key)
+	}
 	if ev.strict {
 		// one definition whose context holds everywhere, once those no
 		// host has are left out (cfengine_3_5:: at 3.21); def.json's
@@ -138,9 +148,24 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 		defs = live
 	}
 	if len(defs) == 0 {
-		// augments (def.json) variables live in the def bundle
+		// augments (def.json) variables: def's ("vars"), or any bundle's
+		// ("variables"); cf-agent expands their values where they are used
 		if v, ok := ev.pol.augments[key]; ok {
+			ev.busy[key] = true
 			vs := &valueSet{vals: v, resolved: true}
+			var expanded []string
+			for _, x := range v {
+				e := ev.expand(x, scope{dir: ev.pol.entryDir})
+				if !e.resolved {
+					expanded = nil
+					break
+				}
+				expanded = append(expanded, e.vals...)
+			}
+			if expanded != nil {
+				vs.vals = expanded
+			}
+			delete(ev.busy, key)
 			ev.cache[key] = vs
 			return vs
 		}
@@ -164,6 +189,37 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 		ev.cache[key] = out
 	}
 	return out
+}
+
+// unlessAugmented leaves out the definitions of a variable def.json
+// defines that only run when it is not defined yet (`unless =>
+// isvariable("x")` on x, or on "$(this.promiser)"): cf-agent skips them.
+func unlessAugmented(defs []*varDef, key string) []*varDef {
+	out := defs[:0:0]
+	for _, d := range defs {
+		if !unlessDefined(d, key) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func unlessDefined(d *varDef, key string) bool {
+	for _, c := range d.promise.Constraints {
+		r := c.Rval
+		if c.Lval.Text != "unless" || r == nil || r.Kind != cfp.Call || r.Value != "isvariable" || len(r.Items) != 1 || r.Items[0].Kind != cfp.String {
+			continue
+		}
+		switch name := r.Items[0].Value; name {
+		case "$(this.promiser)", "${this.promiser}", d.name:
+			return true
+		default:
+			if qualify("default", name) == key {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (vs *valueSet) add(vals ...string) {

@@ -17,6 +17,38 @@ import (
 	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
+// augmentValues reads a def.json value: a string or a list of strings
+// (a data container is not followed: false).
+func augmentValues(v any) ([]string, bool) {
+	switch t := v.(type) {
+	case string:
+		return []string{t}, true
+	case []any:
+		vals := make([]string, 0, len(t))
+		for _, x := range t {
+			s, ok := x.(string)
+			if !ok {
+				return nil, false
+			}
+			vals = append(vals, s)
+		}
+		return vals, true
+	}
+	return nil, false
+}
+
+// augmentKey is the variable a key of def.json's "variables" defines, in
+// the evaluator's form: "ns:bundle.var" and "bundle.var" name the bundle
+// (augments may define variables in any bundle, CFEngine 3.18+), a bare
+// name is def's, as under "vars".
+func augmentKey(k string) string {
+	i := strings.LastIndexByte(k, '.')
+	if i < 0 {
+		return "def." + k
+	}
+	return qualify("default", k[:i]) + k[i:]
+}
+
 // loadPolicy follows inputs from an entry file until no new file appears.
 func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 	pol := &policy{a: a, entry: entry, entryDir: entry.dir, inFiles: map[*fileInfo]int{}, byKey: map[string][]*bundleInfo{},
@@ -27,23 +59,22 @@ func (a *analyzer) loadPolicy(entry *fileInfo) *policy {
 	if entry.dir != "" {
 		if f := lookupRegular(a.req.Workspace, filepath.Join(entry.dir, "def.json")); f != nil {
 			var aug struct {
-				Vars   map[string]any `json:"vars"`
-				Inputs []string       `json:"inputs"`
+				Vars      map[string]any `json:"vars"`
+				Variables map[string]struct {
+					Value any `json:"value"`
+				} `json:"variables"`
+				Inputs []string `json:"inputs"`
 			}
 			if json.Unmarshal(f.Text, &aug) == nil {
 				for k, v := range aug.Vars {
-					var vals []string
-					switch t := v.(type) {
-					case string:
-						vals = []string{t}
-					case []any:
-						for _, x := range t {
-							if s, ok := x.(string); ok {
-								vals = append(vals, s)
-							}
-						}
+					if vals, ok := augmentValues(v); ok {
+						pol.augments["def."+k] = vals
 					}
-					pol.augments["def."+k] = vals
+				}
+				for k, v := range aug.Variables {
+					if vals, ok := augmentValues(v.Value); ok {
+						pol.augments[augmentKey(k)] = vals
+					}
 				}
 				extraInputs = aug.Inputs
 			}

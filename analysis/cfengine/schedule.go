@@ -161,14 +161,43 @@ func (s *scheduler) evalClassRval(r *cfp.Rval, sc scope) tri {
 			if len(r.Items) == 1 {
 				return not3(s.evalClassRval(r.Items[0], sc))
 			}
-		case "classify", "classmatch", "isvariable", "fileexists", "returnszero", "strcmp", "regcmp":
+		case "isvariable":
+			// def.json defines its variables before the first pass;
+			// whether the policy's own are defined yet depends on when
+			if len(r.Items) == 1 && s.augmented(r.Items[0], sc) {
+				return triTrue
+			}
+		case "classify", "classmatch", "fileexists", "returnszero", "strcmp", "regcmp":
 		}
 	}
 	return triMaybe
 }
 
+// augmented tells whether the variable isvariable() names is one def.json
+// defines.
+func (s *scheduler) augmented(r *cfp.Rval, sc scope) bool {
+	if r.Kind != cfp.String || len(s.pol.augments) == 0 {
+		return false
+	}
+	vs := s.ev.expand(r.Value, sc)
+	if !vs.resolved || len(vs.vals) != 1 {
+		return false
+	}
+	name := vs.vals[0]
+	key := qualify("default", name)
+	if !strings.Contains(name, ".") {
+		if sc.bundle == nil {
+			return false
+		}
+		key = sc.bundle.key + "." + name
+	}
+	_, ok := s.pol.augments[key]
+	return ok
+}
+
 // guard is the promise's context and if/unless/ifvarclass together.
 func (s *scheduler) guard(p *promiseInfo, sc scope) tri {
+	sc.promiser = p.p.Promiser
 	v := triTrue
 	if p.p.Context != "any" {
 		v = s.evalClassExpr(p.p.Context, sc)
