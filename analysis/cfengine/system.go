@@ -626,7 +626,8 @@ func (a *analyzer) facts(pol *policy, s *scheduler) {
 				n.Facts = append(n.Facts, analysis.Fact{Label: "pass", Value: "in the edit's own passes, when " + editor + " edits its file"})
 			case ps == 0:
 				if why == "" {
-					why = "its bundle is not reached from the bundlesequence"
+					// a library's bundle is called by policies elsewhere
+					why = "no bundlesequence or methods promise of a policy in this workspace reaches its bundle"
 				}
 				n.Facts = append(n.Facts, analysis.Fact{Label: "pass", Value: "never evaluated: " + why})
 			default:
