@@ -201,7 +201,11 @@ func patchEdit1(rng *rand.Rand, text []byte, n int) []byte {
 		values := []string{"'v'", "true", "8080", "['a', 'b']", "\"${facts['os']['family']}\""}
 		pos := at[rng.IntN(len(at))]
 		out := append([]string(nil), lines[:pos]...)
-		out = append(out, "  $"+fmt.Sprintf(names[rng.IntN(len(names))], n)+" = "+values[rng.IntN(len(values))]+"\n")
+		name := names[rng.IntN(len(names))]
+		if strings.Contains(name, "%d") {
+			name = fmt.Sprintf(name, n)
+		}
+		out = append(out, "  $"+name+" = "+values[rng.IntN(len(values))]+"\n")
 		return []byte(strings.Join(append(out, lines[pos:]...), ""))
 	}
 	if rng.IntN(8) == 0 { // a parameter (followassign.go): put in after one of the class's, or taken out
