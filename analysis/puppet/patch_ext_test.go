@@ -68,7 +68,9 @@ func lineDiff(want, got string) string {
 // it must not (a file, a relationship, a duplicate title, a title from a
 // variable), sometimes moving text above them too; after each, the
 // long-lived system's result must be a fresh analysis's, and some runs
-// must have been patched.
+// must have been patched. PUPPET_PATCH_SEED picks other edits (seeds
+// 1-20 passed when it was added: 1,584 edits and 621-720 runs patched
+// each).
 func TestPatchEditsEqualFresh(t *testing.T) {
 	type target struct {
 		dir, path string
@@ -102,7 +104,11 @@ func TestPatchEditsEqualFresh(t *testing.T) {
 			edits = n
 		}
 	}
-	rng := rand.New(rand.NewPCG(7, 25))
+	seed := uint64(7)
+	if s, err := strconv.ParseUint(os.Getenv("PUPPET_PATCH_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	rng := rand.New(rand.NewPCG(seed, 25))
 	patched, analysed := 0, 0
 	for _, tg := range targets {
 		ws := source.NewWorkspace(tg.dir)
