@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
+	"github.com/ordering-lsp/ordering-lsp/analysis/cfengine"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -94,4 +95,33 @@ func TestWatchedFiles(t *testing.T) {
 		{"uri": source.PathToURI(mod), "type": 1},
 	}})
 	c.WaitDiagnostics(uri, func(ds []lsptest.Diagnostic) bool { return len(ds) == 0 })
+}
+
+// def.json beside a CFEngine policy is read, not owned: editing it
+// analyses the policy again (its augments add inputs, classes and
+// variables), as a fresh server would.
+func TestEditOfDefJSONReanalyses(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"promises.cf": "body common control\n{\n  bundlesequence => { \"main\" };\n}\nbundle agent main\n{\n  methods:\n    \"helper\";\n}\n",
+		"lib.cf":      "bundle agent helper\n{\n  reports:\n    \"helping\";\n}\n",
+		"def.json":    "{}\n",
+	}
+	writeFiles(t, root, files)
+	c, _ := lsptest.Start(t, []analysis.System{cfengine.New()}, root, nil)
+	main := source.PathToURI(filepath.Join(root, "promises.cf"))
+	def := source.PathToURI(filepath.Join(root, "def.json"))
+	c.Open(main, "cfengine3", files["promises.cf"])
+	missing := func(ds []lsptest.Diagnostic) bool {
+		for _, d := range ds {
+			if strings.Contains(d.Message, "bundle 'helper'") {
+				return true
+			}
+		}
+		return false
+	}
+	c.WaitDiagnostics(main, missing)
+	c.Open(def, "json", files["def.json"])
+	c.Edit(def, 2, lsptest.Range{Start: lsptest.Position{Line: 0, Character: 1}, End: lsptest.Position{Line: 0, Character: 1}}, ` "inputs": ["lib.cf"] `)
+	c.WaitDiagnostics(main, func(ds []lsptest.Diagnostic) bool { return !missing(ds) })
 }

@@ -78,6 +78,18 @@ func (*System) Name() string { return "cfengine" }
 // line, and a comment or blank line changes no promise.
 func (*System) Movable() {}
 
+// Reads names the files a policy's analysis reads beside its own: the
+// augments (def.json: inputs, classes, variables), a cfbs module's
+// cfbs.json, and the Makefile.am and configure.ac that say which files a
+// build makes. Editing one analyses the policies again.
+func (*System) Reads(path string) bool {
+	switch filepath.Base(path) {
+	case "def.json", "cfbs.json", "Makefile.am", "configure.ac":
+		return true
+	}
+	return false
+}
+
 // Owns claims *.cf policy files and *.cf.in templates (masterfiles ships
 // promises.cf.in and update.cf.in, which configure only stamps a
 // version into). `.cf` is also the extension of other programs' config
