@@ -9,6 +9,7 @@ import (
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/analysis/cfengine"
+	"github.com/ordering-lsp/ordering-lsp/analysis/chef"
 	"github.com/ordering-lsp/ordering-lsp/analysis/puppet"
 	"github.com/ordering-lsp/ordering-lsp/lsp/lsptest"
 	"github.com/ordering-lsp/ordering-lsp/source"
@@ -124,4 +125,46 @@ func TestEditOfDefJSONReanalyses(t *testing.T) {
 	c.Open(def, "json", files["def.json"])
 	c.Edit(def, 2, lsptest.Range{Start: lsptest.Position{Line: 0, Character: 1}, End: lsptest.Position{Line: 0, Character: 1}}, ` "inputs": ["lib.cf"] `)
 	c.WaitDiagnostics(main, func(ds []lsptest.Diagnostic) bool { return !missing(ds) })
+}
+
+// A cookbook's metadata.rb names it: a Policyfile's run-list entry leads
+// to the recipe of the folder whose metadata has that name. Renaming the
+// cookbook there is read at once.
+func TestEditOfMetadataReanalyses(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"Policyfile.rb":      "name 'web'\ndefault_source :supermarket\nrun_list 'web::default'\nmetadata\n",
+		"metadata.rb":        "name 'web'\nversion '1.0.0'\n",
+		"recipes/default.rb": "package 'nginx'\n",
+	}
+	writeFiles(t, root, files)
+	c, _ := lsptest.Start(t, []analysis.System{chef.New()}, root, nil)
+	pf := source.PathToURI(filepath.Join(root, "Policyfile.rb"))
+	md := source.PathToURI(filepath.Join(root, "metadata.rb"))
+	c.Open(pf, "ruby", files["Policyfile.rb"])
+	c.Settle(pf)
+	def := func() []lsptest.Location {
+		var locs []lsptest.Location
+		if err := c.Call("textDocument/definition", lsptest.Pos(pf, 2, 12), &locs); err != nil {
+			t.Fatal(err)
+		}
+		return locs
+	}
+	if locs := def(); len(locs) != 1 || !strings.HasSuffix(locs[0].URI, "recipes/default.rb") {
+		t.Fatalf("definition of web::default before the edit = %+v, want recipes/default.rb", locs)
+	}
+	c.Open(md, "ruby", files["metadata.rb"])
+	c.Edit(md, 2, lsptest.Range{Start: lsptest.Position{Line: 0, Character: 6}, End: lsptest.Position{Line: 0, Character: 9}}, "other")
+	c.Settle(pf)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		locs := def()
+		if len(locs) == 0 || !strings.HasSuffix(locs[0].URI, "recipes/default.rb") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("definition of web::default once metadata.rb names the cookbook 'other' = %+v, want no recipe", locs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -30,6 +30,17 @@ func New() analysis.System { return &system{parser: pchef.NewParser()} }
 func (s *system) Name() string           { return "chef" }
 func (s *system) Flags() []analysis.Flag { return nil }
 
+// Reads names the cookbook metadata a policy's analysis reads (a
+// cookbook's name, which run-list entries and `metadata` resolve by):
+// editing it analyses the policies again.
+func (s *system) Reads(path string) bool {
+	switch filepath.Base(path) {
+	case "metadata.rb", "metadata.json":
+		return true
+	}
+	return false
+}
+
 // Owns claims Policyfile.rb, *.rb policy files under policyfiles/ or
 // policies/ that call run_list or include_policy, other *.rb files
 // outside a cookbook that start lines with both default_source and
