@@ -1,7 +1,8 @@
 // Which documents the server gets. Language ids are those of the popular syntax extensions
 // (Puppet: puppet.puppet-vscode "puppet"; SaltStack: korekontrol.saltstack "sls"; CFEngine:
-// azaugg.vscode-cfengine "cfengine"); Chef files are picked by name. Rudder exports are JSON files
-// recognised by their content (the server's Rudder system decides), so every JSON document goes to the
+// azaugg.vscode-cfengine "cfengine"). Rudder exports are JSON files and Chef policies Ruby files of any
+// name (Policyfile.rb, policyfiles/web.rb, a repository's base.rb) recognised by their content: the
+// server's systems decide, as `ordering-lsp check` does, so every JSON and Ruby document goes to the
 // server once the extension is active; the server ignores the ones no system owns.
 
 export interface Filter { scheme: string; language?: string; pattern?: string }
@@ -16,8 +17,8 @@ export const FILE_PATTERNS = [
   '**/technique.{yml,yaml}',
 ] as const;
 
-/** Rudder API/archive exports: any JSON, told apart by content on the server */
-export const CONTENT_LANGUAGES = ['json'] as const;
+/** Rudder API/archive exports (any JSON) and Chef policies (any Ruby), told apart by content on the server */
+export const CONTENT_LANGUAGES = ['json', 'ruby'] as const;
 
 export function documentSelector(): Filter[] {
   const sel: Filter[] = [];

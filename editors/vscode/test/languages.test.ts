@@ -15,6 +15,7 @@ test('the selector covers the three language ids (files and untitled) and the Ch
   assert.ok(sel.some((f) => f.pattern === '**/Policyfile.rb'));
   assert.ok(sel.some((f) => f.pattern === '**/*.lock.json'));
   assert.ok(sel.some((f) => f.language === 'json' && f.scheme === 'file'));
+  assert.ok(sel.some((f) => f.language === 'ruby' && f.scheme === 'file')); // policies named base.rb, policyfiles/web.rb
 });
 
 test('documents the views accept', () => {
@@ -26,7 +27,9 @@ test('documents the views accept', () => {
   assert.equal(isOrderingDocument(doc('json', '/exports/rules/r1.json')), true); // Rudder: the server reads the content
   assert.equal(isOrderingDocument(doc('xml', '/techniques/ntp/1.0/metadata.xml')), true);
   assert.equal(isOrderingDocument(doc('yaml', '/techniques/ntp/technique.yml')), true);
-  assert.equal(isOrderingDocument(doc('ruby', '/app/Gemfile.rb')), false);
+  assert.equal(isOrderingDocument(doc('ruby', '/chef/policyfiles/web.rb')), true); // Chef: the server reads the content
+  assert.equal(isOrderingDocument(doc('ruby', '/chef/base.rb')), true);
+  assert.equal(isOrderingDocument(doc('ruby', '/app/Gemfile.rb', 'untitled')), false);
   assert.equal(isOrderingDocument(doc('yaml', '/app/docker-compose.yml')), false);
 });
 
