@@ -245,6 +245,12 @@ func (a *analyzer) checkRef(pol *policy, s *scheduler, p *promiseInfo, i int, ns
 			msg = fmt.Sprintf("Did not find bundle '%s' for edit operation", r.Value)
 			says = "says this"
 		}
+		if pol.layered != "" {
+			// as for a body: masterfiles' library may define it
+			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Info, Code: "missing-target",
+				Message: msg + fmt.Sprintf(" (run alone, as its bundle __main__ lets cf-agent do; %s builds this module into masterfiles, whose library may define it)", pol.layered)})
+			return
+		}
 		switch a.refRuns(s, p) {
 		case triTrue:
 			a.diag(analysis.Diagnostic{At: sp, Severity: analysis.Error, Code: "missing-target", Message: msg})

@@ -166,6 +166,31 @@ func promiserCall(p *cfp.Promise) *cfp.Constraint {
 	return &cfp.Constraint{Lval: cfp.Word{Text: "usebundle", Span: p.PromiserSpan}, Rval: r}
 }
 
+// standardServices is the call a services promise without a
+// service_method makes: cf-agent runs default:standard_services (the
+// standard library's) and aborts the run when no policy file defines it.
+// It is said at the promiser.
+func standardServices(p *cfp.Promise) *cfp.Constraint {
+	r := &cfp.Rval{Kind: cfp.String, Value: "default:standard_services", Span: p.PromiserSpan, NameSpan: p.PromiserSpan}
+	return &cfp.Constraint{Lval: cfp.Word{Text: "usebundle", Span: p.PromiserSpan}, Rval: r}
+}
+
+// windowsService: a services promise cf-agent keeps with Windows' own
+// service manager, calling no bundle: one whose class context holds only
+// on Windows hosts, where service_type "windows" is the default (a
+// service_method body may say so too: serviceCall).
+func windowsService(p *cfp.Promise) bool {
+	if p.VarContext || p.Context == "any" {
+		return false
+	}
+	return triExpr(p.Context, func(c string) tri {
+		if c == "windows" {
+			return triFalse
+		}
+		return triMaybe
+	}) == triFalse
+}
+
 func qualify(ns, name string) string {
 	if strings.Contains(name, ":") {
 		if strings.HasPrefix(name, "default:") {
@@ -270,6 +295,9 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 								pi.refs = append(pi.refs, promiseRef{c: c})
 							}
 						}
+					}
+					if pi.typ == "services" && p.Get("service_method") == nil && !windowsService(p) {
+						pi.refs = append(pi.refs, promiseRef{c: standardServices(p)})
 					}
 					if pi.typ == "methods" && pi.usebundle == nil {
 						pi.usebundle = promiserCall(p)

@@ -600,8 +600,22 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 	s.done[doneKey{p, sc.act}] = true
 	s.ranIn = nil
 	var calls []bundleCall
-	if p.typ == "methods" && p.usebundle != nil {
+	var svcCalls map[string]bundleCall // a services promise's, by promiser
+	switch {
+	case p.typ == "methods" && p.usebundle != nil:
 		calls = s.callTargets(p.usebundle.Rval, sc, p.bundle.block.Namespace)
+	case p.typ == "services":
+		for _, pr := range s.promisers(p, sc) {
+			if c, ok := s.serviceCall(p, sc, pr); ok {
+				if svcCalls == nil {
+					svcCalls = map[string]bundleCall{}
+				}
+				svcCalls[pr] = c
+			}
+		}
+		if len(svcCalls) > 0 {
+			calls = []bundleCall{{}} // (each promiser's own, below)
+		}
 	}
 	if len(calls) == 0 {
 		for _, pr := range s.promisers(p, sc) {
@@ -654,10 +668,24 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 				s.callerOf[p], s.callerPass[p] = s.callers[n-1].p, s.callers[n-1].pass
 			}
 		}
-		at := s.a.span(p.bundle.file, p.usebundle.Rval.NameSpan)
+		var at source.Span
+		if p.usebundle != nil {
+			at = s.a.span(p.bundle.file, p.usebundle.Rval.NameSpan)
+		} else {
+			at = s.a.span(p.bundle.file, p.p.PromiserSpan)
+		}
 		called := false
 		for _, pr := range s.promisers(p, sc) {
-			for _, c := range calls {
+			prCalls := calls
+			if svcCalls != nil {
+				c, ok := svcCalls[pr]
+				if !ok {
+					s.emit(p, pass, pr)
+					continue
+				}
+				prCalls = []bundleCall{c}
+			}
+			for _, c := range prCalls {
 				if called {
 					// cf-agent's pass counter is left at the called
 					// bundle's last pass for the next iterations (its log
@@ -963,6 +991,63 @@ func (s *scheduler) checkFourthPass(order []*promiseInfo, sc scope) {
 				what, c, may, maxPasses, maxPasses),
 			Related: rel})
 	}
+}
+
+// serviceCall is the bundle cf-agent calls for a services promise, for
+// one of its promisers: its service_method body's service_bundle (the
+// body's parameters and $(this.promiser), $(this.service_policy)
+// expanded), else default:standard_services(promiser, policy), the
+// policy "start" unless service_policy says (cf-agent 3.21; the standard
+// library's services.cf defines that bundle).
+func (s *scheduler) serviceCall(p *promiseInfo, sc scope, promiser string) (bundleCall, bool) {
+	if windowsService(p.p) {
+		return bundleCall{}, false
+	}
+	policy := "start"
+	if c := p.p.Get("service_policy"); c != nil && c.Rval != nil {
+		vs := s.ev.rval(c.Rval, sc)
+		if !vs.resolved || len(vs.vals) != 1 {
+			return bundleCall{}, false
+		}
+		policy = vs.vals[0]
+	}
+	if c := p.p.Get("service_method"); c != nil && c.Rval != nil && (c.Rval.Kind == cfp.Ident || c.Rval.Kind == cfp.Call) {
+		ns := p.bundle.block.Namespace
+		body := s.pol.body("service_method", c.Rval.Value, ns)
+		if body == nil {
+			return bundleCall{}, false
+		}
+		var sb *cfp.Rval
+		for _, at := range body.block.Attrs {
+			switch {
+			case at.Rval == nil:
+			case at.Lval.Text == "service_bundle" && sb == nil:
+				sb = at.Rval
+			case at.Lval.Text == "service_type" && at.Rval.Value == "windows":
+				return bundleCall{}, false // Windows' service manager
+			}
+		}
+		if sb != nil {
+			params := map[string]string{"this.service_policy": policy}
+			for i, prm := range body.block.Params {
+				if i < len(c.Rval.Items) {
+					vs := s.ev.rval(c.Rval.Items[i], sc)
+					if !vs.resolved || len(vs.vals) != 1 {
+						return bundleCall{}, false
+					}
+					params[prm.Text] = vs.vals[0]
+				}
+			}
+			bsc := scope{params: params, dir: body.file.dir, promiser: promiser}
+			b, args, ok := s.callTarget(sb, bsc, body.block.Namespace)
+			return bundleCall{b: b, args: args}, ok
+		}
+	}
+	b := s.pol.bundle("standard_services", "default")
+	if b == nil {
+		return bundleCall{}, false
+	}
+	return bundleCall{b: b, args: []string{promiser, policy}}, true
 }
 
 // callTarget resolves a usebundle value to a bundle and its arguments.
