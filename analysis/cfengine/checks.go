@@ -3,6 +3,7 @@ package cfengine
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
@@ -117,6 +118,9 @@ func (a *analyzer) checkPolicy(pol *policy, s *scheduler, complete bool) {
 			a.checkAttrs(fi)
 		}
 		fi.checked = true
+	}
+	if s != nil && len(s.pkgFails) > 0 {
+		a.packageFailures(s)
 	}
 	// references: bodies, bundles, handles. A file shared by several
 	// policies is resolved in each; what resolves as before is not
@@ -529,4 +533,31 @@ func scanVarRefs(text []byte, p *cfp.Promise) []varRef {
 		visit(c.Rval)
 	}
 	return out
+}
+
+// packageFailures reports the packages promises the schedule reached that
+// fail cf-agent's sanity check (scheduler.packageFailure): an error where
+// their guard held, a warning where it may. cf-promises accepts them.
+func (a *analyzer) packageFailures(s *scheduler) {
+	ps := make([]*promiseInfo, 0, len(s.pkgFails))
+	for p := range s.pkgFails {
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].idx < ps[j].idx })
+	for _, p := range ps {
+		msg := s.packageFailure(p)
+		why := "a new packages promise (policy, version, architecture or options) runs through a package_module body, its own or body common control's, and this policy has neither: cf-agent says this in every pass and never keeps the promise"
+		if p.pkg&pkgNew == 0 {
+			why = "an old packages promise runs through a package_method body, and it has none (a new one would name a package_module: policy => \"present\" and package_module => ...): cf-agent says this in every pass and never keeps the promise"
+		}
+		at := a.span(p.bundle.file, p.p.PromiserSpan)
+		at.Start, at.End = at.Start+1, at.End-1 // (inside the quotes)
+		d := analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "never-runs", Message: msg,
+			Related: []analysis.Related{{At: at, Message: why}}}
+		if s.pkgFails[p] != triTrue {
+			d.Severity = analysis.Warning
+			d.Message = msg + " cf-agent says this on hosts where this promise's guard (" + guardWords(p.bundle.file, p) + ") holds, and never keeps the promise there"
+		}
+		a.diag(d)
+	}
 }

@@ -132,7 +132,10 @@ type promiseTmpl struct {
 	promisers []string
 	// depends are the handles of depends_on; labelTail is the end of
 	// the step label when the promiser has no variable
-	depends   []*cfp.Rval
+	depends []*cfp.Rval
+	// pkg: a packages promise's implementation (pkgNew/pkgOld: which
+	// attributes it has, packageKind)
+	pkg       uint8
 	labelTail string
 	labels    [maxPasses + 1]string
 	// orderFact and topDownFact are the hover lines on its place in the
@@ -173,6 +176,36 @@ func promiserCall(p *cfp.Promise) *cfp.Constraint {
 func standardServices(p *cfp.Promise) *cfp.Constraint {
 	r := &cfp.Rval{Kind: cfp.String, Value: "default:standard_services", Span: p.PromiserSpan, NameSpan: p.PromiserSpan}
 	return &cfp.Constraint{Lval: cfp.Word{Text: "usebundle", Span: p.PromiserSpan}, Rval: r}
+}
+
+// What a packages promise needs to run (packageKind): cf-agent 3.21
+// takes one with policy, version, architecture, options or
+// package_module for a new one, which needs a package_module body (its
+// own, else body common control's), and any other for an old one, which
+// needs a package_method; one lacking it fails its sanity check in
+// every pass and is never kept (oracle case packages_sanity).
+const (
+	pkgNew    = 1 << iota
+	pkgOld    // (package_policy, package_version, ...)
+	pkgModule // its own package_module
+	pkgMethod // its package_method
+)
+
+func packageKind(p *cfp.Promise) uint8 {
+	var k uint8
+	for _, c := range p.Constraints {
+		switch lv := c.Lval.Text; {
+		case lv == "package_module":
+			k |= pkgNew | pkgModule
+		case lv == "policy" || lv == "version" || lv == "architecture" || lv == "options":
+			k |= pkgNew
+		case lv == "package_method":
+			k |= pkgOld | pkgMethod
+		case strings.HasPrefix(lv, "package_"):
+			k |= pkgOld
+		}
+	}
+	return k
 }
 
 // windowsService: a services promise cf-agent keeps with Windows' own
@@ -295,6 +328,9 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 								pi.refs = append(pi.refs, promiseRef{c: c})
 							}
 						}
+					}
+					if pi.typ == "packages" {
+						pi.pkg = packageKind(p)
 					}
 					if pi.typ == "services" && p.Get("service_method") == nil && !windowsService(p) {
 						pi.refs = append(pi.refs, promiseRef{c: standardServices(p)})

@@ -66,6 +66,9 @@ type scheduler struct {
 	// may hold (cf-agent has expanded them by then); by promiseInfo.idx
 	evalGuard map[int]tri
 	ifFalse   map[int]bool
+	// pkgFails are the packages promises that fail cf-agent's sanity
+	// check, with the best value of their guard (packageFailure)
+	pkgFails map[*promiseInfo]tri
 	// setBy records which promise set each class first
 	setBy map[string]classSetter
 	// callers is the stack of methods promises being evaluated;
@@ -93,7 +96,7 @@ type scheduler struct {
 func newScheduler(a *analyzer, pol *policy, ev *evaluator) *scheduler {
 	s := &scheduler{a: a, pol: pol, ev: ev, classes: map[string]tri{"any": triTrue}, definers: map[string][]*promiseInfo{},
 		done: map[doneKey]bool{}, handleOK: map[string]bool{}, called: map[string]callSite{},
-		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, guardFalse: map[int]int{}, evalGuard: map[int]tri{}, ifFalse: map[int]bool{}, setBy: map[string]classSetter{}, callerOf: map[*promiseInfo]*promiseInfo{}, callerPass: map[*promiseInfo]int{}, calledBy: map[*bundleInfo]*promiseInfo{}, editedBy: map[*bundleInfo]*promiseInfo{}, seqPos: map[*bundleInfo]int{}}
+		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, guardFalse: map[int]int{}, evalGuard: map[int]tri{}, ifFalse: map[int]bool{}, pkgFails: map[*promiseInfo]tri{}, setBy: map[string]classSetter{}, callerOf: map[*promiseInfo]*promiseInfo{}, callerPass: map[*promiseInfo]int{}, calledBy: map[*bundleInfo]*promiseInfo{}, editedBy: map[*bundleInfo]*promiseInfo{}, seqPos: map[*bundleInfo]int{}}
 	// which classes can promises of this policy define?
 	for _, b := range pol.bundles {
 		for _, i := range b.definers {
@@ -597,6 +600,16 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 			}
 		}
 	}
+	if p.typ == "packages" {
+		if msg := s.packageFailure(p); msg != "" {
+			// cf-agent logs it and goes on, in every pass: no outcome
+			s.why[p.idx] = "cf-agent says " + msg
+			if g > s.pkgFails[p] {
+				s.pkgFails[p] = g
+			}
+			return
+		}
+	}
 	s.done[doneKey{p, sc.act}] = true
 	s.ranIn = nil
 	var calls []bundleCall
@@ -991,6 +1004,32 @@ func (s *scheduler) checkFourthPass(order []*promiseInfo, sc scope) {
 				what, c, may, maxPasses, maxPasses),
 			Related: rel})
 	}
+}
+
+// packageFailure is what cf-agent says of a packages promise that cannot
+// run ("" when it can, or may: the policy's control body or an input is
+// unknown). A new promise without a package_module looks for body common
+// control's.
+func (s *scheduler) packageFailure(p *promiseInfo) string {
+	switch k := p.pkg; {
+	case k&pkgNew != 0 && k&pkgOld != 0:
+		return "" // (mixed: another error)
+	case k&pkgNew != 0 && k&pkgModule == 0:
+		if s.pol.unresolved || s.pol.layered != "" {
+			return "" // (masterfiles' control body may name one)
+		}
+		if c := s.pol.control; c != nil {
+			for _, at := range c.Attrs {
+				if at.Lval.Text == "package_module" {
+					return ""
+				}
+			}
+		}
+		return "Can not find package module body in policy."
+	case k&pkgNew == 0 && k&pkgMethod == 0:
+		return "Old package promise failed sanity check."
+	}
+	return ""
 }
 
 // serviceCall is the bundle cf-agent calls for a services promise, for
