@@ -281,6 +281,37 @@ func (r *Result) LinksToFile(uri string) []*Link {
 	return out
 }
 
+// LinksToPlace returns the links that lead to the place at (a span of
+// text, not a whole file: a variable's definition, a Hiera key's line).
+func (r *Result) LinksToPlace(at source.Span) []*Link {
+	var out []*Link
+	for i := range r.Links {
+		for _, f := range r.Links[i].Files {
+			if f == at {
+				out = append(out, &r.Links[i])
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Place reports whether a link's file target is a place in the file
+// rather than the whole file.
+func Place(f source.Span) bool { return f.End > f.Start }
+
+// LinksLike returns l and the other links of r made on the same words
+// (a class parameter is a Hiera key and a variable): l first.
+func (r *Result) LinksLike(l *Link) []*Link {
+	out := []*Link{l}
+	for i := range r.Links {
+		if o := &r.Links[i]; o != l && o.At == l.At {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // Symbols builds the outline of one file from the containment tree.
 func (r *Result) Symbols(uri string) []*Symbol {
 	byNode := map[*Node]*Symbol{}

@@ -655,7 +655,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		return x.At.End - y.At.End
 	})
 	res.Links = a.linkArr
-	if fl := append(a.fileLinks(), a.hieraLinks()...); len(fl) > 0 { // (after the merge table counted the runs' links)
+	fl := append(a.fileLinks(), a.hieraLinks()...)
+	fl = append(fl, a.metaLinks(res.Links)...)
+	fl = append(fl, a.varLinks()...)
+	if len(fl) > 0 { // (after the merge table counted the runs' links)
 		res.Links = append(res.Links, fl...)
 		slices.SortStableFunc(res.Links, func(x, y analysis.Link) int {
 			if c := strings.Compare(x.At.URI, y.At.URI); c != 0 {
