@@ -95,6 +95,11 @@ type Link struct {
 	// Title, when set, says what the link is (a Hiera key): hover shows
 	// it above the targets
 	Title string
+	// Gathers marks a link that gathers the targets of the links in the
+	// words it governs (a Puppet metaparameter's name, those of its
+	// value): hover and definition show them, but it is no reference of
+	// its own (LinksTo, rename)
+	Gathers bool
 }
 
 // Step is one line of an execution order.
@@ -257,6 +262,9 @@ func (r *Result) EdgesAt(uri string, off int) []*Edge {
 func (r *Result) LinksTo(n *Node) []*Link {
 	var out []*Link
 	for i := range r.Links {
+		if r.Links[i].Gathers {
+			continue
+		}
 		for _, t := range r.Links[i].Nodes {
 			if t == n {
 				out = append(out, &r.Links[i])

@@ -42,8 +42,6 @@ func (s *Server) documentHighlight(ctx context.Context, raw json.RawMessage) (an
 	}
 	var nodes []*analysis.Node
 	switch {
-	case t.node != nil:
-		nodes = []*analysis.Node{t.node}
 	case t.link != nil:
 		like := t.result.LinksLike(t.link)
 		self := false // (the link is on a place it leads to: a variable's definition, written)
@@ -67,6 +65,8 @@ func (s *Server) documentHighlight(ctx context.Context, raw json.RawMessage) (an
 				}
 			}
 		}
+	case t.node != nil:
+		nodes = []*analysis.Node{t.node}
 	}
 	for _, n := range nodes {
 		add(n.Decl, protocol.DocumentHighlightKindWrite)

@@ -27,9 +27,6 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	var rng protocol.Range
 	where := s.whereIn(t.v)
 	switch {
-	case t.node != nil:
-		parts = append(parts, analysis.Describe(t.result, t.node, where)+s.onEachNode(t, where))
-		rng, _ = s.rangeIn(t.v, t.node.Decl)
 	case t.link != nil:
 		rng, _ = s.rangeIn(t.v, t.link.At)
 		for _, l := range t.result.LinksLike(t.link) {
@@ -61,6 +58,9 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 		if len(parts) == 0 {
 			return nil, nil
 		}
+	case t.node != nil:
+		parts = append(parts, analysis.Describe(t.result, t.node, where)+s.onEachNode(t, where))
+		rng, _ = s.rangeIn(t.v, t.node.Decl)
 	case len(t.edges) > 0:
 		d := analysis.DescribeEdges(t.result, t.edges)
 		if d == "" {

@@ -28,13 +28,13 @@ func (s *Server) references(ctx context.Context, raw json.RawMessage) (any, erro
 	var nodes []*analysis.Node
 	var links []*analysis.Link
 	switch {
-	case t.node != nil:
-		nodes = []*analysis.Node{t.node}
 	case t.link != nil:
 		links = t.result.LinksLike(t.link)
 		for _, l := range links {
 			nodes = append(nodes, l.Nodes...)
 		}
+	case t.node != nil:
+		nodes = []*analysis.Node{t.node}
 	}
 	seen := map[source.Span]bool{}
 	locs := protocol.LocationSlice{}

@@ -65,16 +65,33 @@ func (s *varScope) set(name string, d varDef) {
 }
 
 // varLinker makes the variable links of an analysis's open documents.
+// Once the analysis is over it is frozen (a == nil) and kept by the
+// follow judge: what it learnt of the workspace (the top scope, the
+// classes it read, their parents) lets a result followed through an edit
+// have the links a fresh analysis would give the edited document
+// (relink); a name it did not learn (missed) makes the edit analysed.
 type varLinker struct {
-	a       *analyzer
+	a       *analyzer // nil: frozen
 	out     []analysis.Link
 	used    map[source.Span]varDef // definitions some use reads
 	top     map[string][]varDef    // the top scope's assignments; nil: not read yet
 	classes map[string]*varScope   // a class's whole body, by name (nil: not in the workspace)
+	parents map[string]string      // the class a class inherits ("" none)
+	open    map[string]bool        // the open documents' URIs
+	missed  bool                   // frozen, it was asked what it did not learn
 }
 
-// varLinks returns the variable links of the open documents.
-func (a *analyzer) varLinks() []analysis.Link {
+// Titles of the variable links: a use's says the name; a definition's
+// (which a follow cannot name: relink) is selfTitle.
+const selfTitle = "Variable, set here:"
+
+func isVarLink(l *analysis.Link) bool {
+	return l.Title == selfTitle || strings.HasPrefix(l.Title, "`$")
+}
+
+// varLinks returns the variable links of the open documents, and the
+// linker, frozen (nil when no document is open).
+func (a *analyzer) varLinks() ([]analysis.Link, *varLinker) {
 	var l *varLinker
 	for _, doc := range a.ws.Overlays() {
 		fi := a.byURI[doc.URI]
@@ -82,16 +99,29 @@ func (a *analyzer) varLinks() []analysis.Link {
 			continue
 		}
 		if l == nil {
-			l = &varLinker{a: a, used: map[source.Span]varDef{}, classes: map[string]*varScope{}}
+			l = &varLinker{a: a, used: map[source.Span]varDef{}, classes: map[string]*varScope{}, parents: map[string]string{}, open: map[string]bool{}}
+			for _, d := range a.ws.Overlays() {
+				l.open[d.URI] = true
+			}
 		}
 		l.body(fi, fi.ast.Stmts, &varScope{kind: 't'}, true)
 	}
 	if l == nil {
-		return nil
+		return nil, nil
 	}
+	out := l.withDefs(l.out)
+	l.a, l.out, l.used = nil, nil, nil
+	return out, l
+}
+
+// withDefs adds to uses a link on each definition they lead to in an open
+// document, leading to itself.
+func (l *varLinker) withDefs(uses []analysis.Link) []analysis.Link {
 	defs := make([]source.Span, 0, len(l.used))
 	for sp := range l.used {
-		defs = append(defs, sp)
+		if l.open[sp.URI] {
+			defs = append(defs, sp)
+		}
 	}
 	sort.Slice(defs, func(i, j int) bool {
 		if defs[i].URI != defs[j].URI {
@@ -100,29 +130,50 @@ func (a *analyzer) varLinks() []analysis.Link {
 		return defs[i].Start < defs[j].Start
 	})
 	for _, sp := range defs {
-		if a.byURI[sp.URI] == nil || !l.open(sp.URI) {
-			continue // (a link belongs to an open document)
-		}
-		d := l.used[sp]
-		l.out = append(l.out, analysis.Link{At: sp, Files: []source.Span{sp}, Notes: []string{d.note}, Title: "`" + l.text(sp) + "`, set here:"})
+		uses = append(uses, analysis.Link{At: sp, Files: []source.Span{sp}, Notes: []string{l.used[sp].note}, Title: selfTitle})
 	}
-	return l.out
+	return uses
 }
 
-func (l *varLinker) open(uri string) bool {
-	for _, d := range l.a.ws.Overlays() {
-		if d.URI == uri {
-			return true
+// relink gives r, a result just moved through an edit of document cur
+// (whose syntax tree is tree), the variable links a fresh analysis would:
+// the edited document's uses found again, the other documents' kept, and
+// the definitions' links made again from all of them. False when the
+// frozen linker does not know enough: the edit must be analysed.
+func (l *varLinker) relink(r *analysis.Result, cur *source.File, tree *pp.File) (*analysis.Result, bool) {
+	if !l.open[cur.URI] || tree == nil {
+		return r, true
+	}
+	w := &varLinker{used: map[source.Span]varDef{}, top: l.top, classes: l.classes, parents: l.parents, open: l.open}
+	w.body(&fileInfo{uri: cur.URI, path: cur.Path, src: cur, ast: tree}, tree.Stmts, &varScope{kind: 't'}, true)
+	if w.missed {
+		return nil, false
+	}
+	links := make([]analysis.Link, 0, len(r.Links)+len(w.out))
+	for i := range r.Links {
+		k := &r.Links[i]
+		switch {
+		case !isVarLink(k):
+		case k.Title == selfTitle || k.At.URI == cur.URI:
+			continue
+		default: // a use in another document: its definitions stay read
+			for j, f := range k.Files {
+				if j < len(k.Notes) {
+					w.used[f] = varDef{at: f, note: k.Notes[j]}
+				}
+			}
 		}
+		links = append(links, *k)
 	}
-	return false
-}
-
-func (l *varLinker) text(sp source.Span) string {
-	if fi := l.a.byURI[sp.URI]; fi != nil && fi.src != nil && sp.End <= len(fi.src.Text) && sp.Start < sp.End {
-		return string(fi.src.Text[sp.Start:sp.End])
-	}
-	return ""
+	links = append(links, w.withDefs(w.out)...)
+	sort.SliceStable(links, func(i, j int) bool {
+		if links[i].At.URI != links[j].At.URI {
+			return links[i].At.URI < links[j].At.URI
+		}
+		return links[i].At.Start < links[j].At.Start
+	})
+	r.Links = links // (a moved result owns its links: analysis.ShiftResult)
+	return r, true
 }
 
 // body walks statements in the order Puppet evaluates them, links the
@@ -381,14 +432,22 @@ func (l *varLinker) use(fi *fileInfo, v *pp.Var, sc *varScope) {
 
 // parentOf is the class a class inherits, "" when none.
 func (l *varLinker) parentOf(class string) string {
-	ci := l.a.classes[class]
-	if ci == nil || ci.def == nil {
-		if def, _ := l.peekClass(class); def != nil {
-			return strings.ToLower(strings.TrimPrefix(def.Parent, "::"))
-		}
+	if p, ok := l.parents[class]; ok {
+		return p
+	}
+	if l.a == nil {
+		l.missed = true
 		return ""
 	}
-	return strings.ToLower(strings.TrimPrefix(ci.def.Parent, "::"))
+	p := ""
+	if ci := l.a.classes[class]; ci != nil && ci.def != nil {
+		p = ci.def.Parent
+	} else if def, _ := l.peekClass(class); def != nil {
+		p = def.Parent
+	}
+	p = strings.ToLower(strings.TrimPrefix(p, "::"))
+	l.parents[class] = p
+	return p
 }
 
 // class is what a class's body sets, whatever runs it (nil when the
@@ -397,6 +456,10 @@ func (l *varLinker) parentOf(class string) string {
 func (l *varLinker) class(name string) *varScope {
 	if cs, ok := l.classes[name]; ok {
 		return cs
+	}
+	if l.a == nil {
+		l.missed = true
+		return nil
 	}
 	l.classes[name] = nil
 	def, fi := l.peekClass(name)
@@ -460,6 +523,10 @@ func findClass(stmts []pp.Node, name, prefix string) *pp.ClassDef {
 func (l *varLinker) topScope() map[string][]varDef {
 	if l.top != nil {
 		return l.top
+	}
+	if l.a == nil {
+		l.missed = true
+		return nil
 	}
 	l.top = map[string][]varDef{}
 	a := l.a
@@ -544,7 +611,7 @@ func (a *analyzer) metaLinks(links []analysis.Link) []analysis.Link {
 				if !ok {
 					return true
 				}
-				l := analysis.Link{At: source.Span{URI: fi.uri, Start: at.NameLoc.Pos, End: at.NameLoc.End}, Title: words}
+				l := analysis.Link{At: source.Span{URI: fi.uri, Start: at.NameLoc.Pos, End: at.NameLoc.End}, Title: words, Gathers: true}
 				v := at.Value.Span()
 				i := sort.Search(len(links), func(i int) bool {
 					if links[i].At.URI != fi.uri {
