@@ -42,6 +42,13 @@ import (
 // a line on what it does to the order; `stage`, `tag` and `schedule` say
 // what they do.
 
+// nodeVars is what a node body assigns, and the classes and defines it
+// declares (declaredBy).
+type nodeVars struct {
+	vars     map[string][]varDef
+	declares map[string]bool
+}
+
 // varDef is one place that sets a variable.
 type varDef struct {
 	at   source.Span
@@ -75,6 +82,7 @@ type varLinker struct {
 	out     []analysis.Link
 	used    map[source.Span]varDef // definitions some use reads
 	top     map[string][]varDef    // the top scope's assignments; nil: not read yet
+	nodes   []nodeVars             // the node bodies of the main manifests (with top)
 	classes map[string]*varScope   // a class's whole body, by name (nil: not in the workspace)
 	parents map[string]string      // the class a class inherits ("" none)
 	open    map[string]bool        // the open documents' URIs
@@ -144,7 +152,7 @@ func (l *varLinker) relink(r *analysis.Result, cur *source.File, tree *pp.File) 
 	if !l.open[cur.URI] || tree == nil {
 		return r, true
 	}
-	w := &varLinker{used: map[source.Span]varDef{}, top: l.top, classes: l.classes, parents: l.parents, open: l.open}
+	w := &varLinker{used: map[source.Span]varDef{}, top: l.top, nodes: l.nodes, classes: l.classes, parents: l.parents, open: l.open}
 	w.body(&fileInfo{uri: cur.URI, path: cur.Path, src: cur, ast: tree}, tree.Stmts, &varScope{kind: 't'}, true)
 	if w.missed {
 		return nil, false
@@ -414,6 +422,23 @@ func (l *varLinker) use(fi *fileInfo, v *pp.Var, sc *varScope) {
 		return
 	}
 	var defs []varDef
+	if body.kind == 'c' || body.kind == 'd' {
+		// the node scope, for the classes and defines a node declares
+		// (where Puppet evaluates them: their enclosing scope)
+		top := l.topScope()
+		for _, n := range l.nodes {
+			if n.declares[body.name] {
+				for _, d := range n.vars[name] {
+					defs = append(defs, varDef{at: d.at, note: d.note + ", which declares it"})
+				}
+			}
+		}
+		if len(defs) > 0 && top != nil {
+			defs = append(defs, top[name]...) // (the other nodes read the top scope's)
+			link(defs)
+			return
+		}
+	}
 	for _, d := range l.topScope()[name] {
 		if body.kind != 't' || d.at.URI != fi.uri { // (the top scope reads its own file's in order: above)
 			defs = append(defs, d)
@@ -487,6 +512,9 @@ func (l *varLinker) peekClass(name string) (*pp.ClassDef, *fileInfo) {
 	}
 	for _, i := range lz.byName[name] {
 		f := lz.files[i]
+		if len(f.Text) > maxManifest {
+			continue
+		}
 		ast := a.sys.parse(f)
 		fi := &fileInfo{uri: f.URI, path: f.Path, src: f, ast: ast}
 		if def := findClass(ast.Stmts, name, ""); def != nil {
@@ -532,14 +560,25 @@ func (l *varLinker) topScope() map[string][]varDef {
 	a := l.a
 	seen := map[string]bool{}
 	read := func(fi *fileInfo) {
-		if seen[fi.uri] || !a.envManifest(fi.path) || fi.ast == nil {
+		if seen[fi.uri] || !a.envManifest(fi.path) || fi.ast == nil || fi.src == nil {
 			return
 		}
 		seen[fi.uri] = true
 		sc := &varScope{kind: 't'}
 		for _, st := range fi.ast.Stmts {
-			switch st.(type) {
-			case *pp.ClassDef, *pp.DefineDef, *pp.NodeDef, *pp.FunctionDef, *pp.Block, *pp.TypeAlias:
+			switch t := st.(type) {
+			case *pp.NodeDef:
+				ns := &varScope{kind: 'n', name: nodeNames(t)}
+				l.body(fi, t.Body, ns, false)
+				if len(ns.vars) > 0 {
+					nv := nodeVars{vars: ns.vars, declares: map[string]bool{}}
+					for _, w := range declaredBy(t) {
+						nv.declares[w] = true
+					}
+					l.nodes = append(l.nodes, nv)
+				}
+				continue
+			case *pp.ClassDef, *pp.DefineDef, *pp.FunctionDef, *pp.Block, *pp.TypeAlias:
 				continue
 			}
 			l.visit(fi, st, sc, false)
@@ -553,7 +592,7 @@ func (l *varLinker) topScope() map[string][]varDef {
 	}
 	if lz := a.main.lazy; lz != nil && a.sys != nil {
 		for _, f := range lz.files {
-			if !seen[f.URI] && a.envManifest(f.Path) && !a.loaded(f) {
+			if !seen[f.URI] && a.envManifest(f.Path) && !a.loaded(f) && len(f.Text) <= maxManifest {
 				read(&fileInfo{uri: f.URI, path: f.Path, src: f, ast: a.sys.parse(f)})
 			}
 		}
