@@ -31,7 +31,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 		rng, _ = s.rangeIn(t.v, t.link.At)
 		for _, l := range t.result.LinksLike(t.link) {
 			if l.Title != "" && len(l.Nodes) > 0 {
-				parts = append(parts, l.Title)
+				parts = append(parts, l.Title+"\n") // (a line right above "---" is a heading)
 			}
 			for i, n := range l.Nodes {
 				if i == 3 {
