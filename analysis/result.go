@@ -95,6 +95,11 @@ type Link struct {
 	// Title, when set, says what the link is (a Hiera key): hover shows
 	// it above the targets
 	Title string
+	// Gathers marks a link that gathers the targets of the links in the
+	// words it governs (a Puppet metaparameter's name, those of its
+	// value): hover and definition show them, but it is no reference of
+	// its own (LinksTo, rename)
+	Gathers bool
 }
 
 // Step is one line of an execution order.
@@ -257,6 +262,9 @@ func (r *Result) EdgesAt(uri string, off int) []*Edge {
 func (r *Result) LinksTo(n *Node) []*Link {
 	var out []*Link
 	for i := range r.Links {
+		if r.Links[i].Gathers {
+			continue
+		}
 		for _, t := range r.Links[i].Nodes {
 			if t == n {
 				out = append(out, &r.Links[i])
@@ -276,6 +284,37 @@ func (r *Result) LinksToFile(uri string) []*Link {
 				out = append(out, &r.Links[i])
 				break
 			}
+		}
+	}
+	return out
+}
+
+// LinksToPlace returns the links that lead to the place at (a span of
+// text, not a whole file: a variable's definition, a Hiera key's line).
+func (r *Result) LinksToPlace(at source.Span) []*Link {
+	var out []*Link
+	for i := range r.Links {
+		for _, f := range r.Links[i].Files {
+			if f == at {
+				out = append(out, &r.Links[i])
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Place reports whether a link's file target is a place in the file
+// rather than the whole file.
+func Place(f source.Span) bool { return f.End > f.Start }
+
+// LinksLike returns l and the other links of r made on the same words
+// (a class parameter is a Hiera key and a variable): l first.
+func (r *Result) LinksLike(l *Link) []*Link {
+	out := []*Link{l}
+	for i := range r.Links {
+		if o := &r.Links[i]; o != l && o.At == l.At {
+			out = append(out, o)
 		}
 	}
 	return out

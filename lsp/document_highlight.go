@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"go.lsp.dev/protocol"
 
@@ -41,11 +42,31 @@ func (s *Server) documentHighlight(ctx context.Context, raw json.RawMessage) (an
 	}
 	var nodes []*analysis.Node
 	switch {
+	case t.link != nil:
+		like := t.result.LinksLike(t.link)
+		self := false // (the link is on a place it leads to: a variable's definition, written)
+		for _, l := range like {
+			self = self || slices.Contains(l.Files, t.link.At)
+		}
+		if !self {
+			add(t.link.At, protocol.DocumentHighlightKindRead)
+		}
+		for _, l := range like {
+			nodes = append(nodes, l.Nodes...)
+			// a place the link leads to in this file (a variable's
+			// definition) is written there, and read where links lead to it
+			for _, f := range l.Files {
+				if f.URI != u || !analysis.Place(f) {
+					continue
+				}
+				add(f, protocol.DocumentHighlightKindWrite)
+				for _, o := range t.result.LinksToPlace(f) {
+					add(o.At, protocol.DocumentHighlightKindRead)
+				}
+			}
+		}
 	case t.node != nil:
 		nodes = []*analysis.Node{t.node}
-	case t.link != nil:
-		nodes = t.link.Nodes
-		add(t.link.At, protocol.DocumentHighlightKindRead)
 	}
 	for _, n := range nodes {
 		add(n.Decl, protocol.DocumentHighlightKindWrite)

@@ -27,35 +27,40 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	var rng protocol.Range
 	where := s.whereIn(t.v)
 	switch {
-	case t.node != nil:
-		parts = append(parts, analysis.Describe(t.result, t.node, where)+s.onEachNode(t, where))
-		rng, _ = s.rangeIn(t.v, t.node.Decl)
 	case t.link != nil:
 		rng, _ = s.rangeIn(t.v, t.link.At)
-		for i, n := range t.link.Nodes {
-			if i == 3 {
-				parts = append(parts, "… and more targets")
-				break
+		for _, l := range t.result.LinksLike(t.link) {
+			if l.Title != "" && len(l.Nodes) > 0 {
+				parts = append(parts, l.Title+"\n") // (a line right above "---" is a heading)
 			}
-			parts = append(parts, analysis.Describe(t.result, n, where))
-		}
-		var files []string // (one list: the places of one reference)
-		for i, f := range t.link.Files {
-			line := "→ `" + where(f) + "`"
-			if i < len(t.link.Notes) && t.link.Notes[i] != "" {
-				line += " — " + t.link.Notes[i]
+			for i, n := range l.Nodes {
+				if i == 3 {
+					parts = append(parts, "… and more targets")
+					break
+				}
+				parts = append(parts, analysis.Describe(t.result, n, where))
 			}
-			files = append(files, line)
-		}
-		if len(files) > 0 || t.link.Title != "" && len(t.link.Nodes) == 0 {
-			if t.link.Title != "" {
-				files = append([]string{t.link.Title}, files...)
+			var files []string // (one list: the places of one reference)
+			for i, f := range l.Files {
+				line := "→ `" + where(f) + "`"
+				if i < len(l.Notes) && l.Notes[i] != "" {
+					line += " — " + l.Notes[i]
+				}
+				files = append(files, line)
 			}
-			parts = append(parts, strings.Join(files, "\n\n"))
+			if len(files) > 0 || l.Title != "" && len(l.Nodes) == 0 {
+				if l.Title != "" && len(l.Nodes) == 0 {
+					files = append([]string{l.Title}, files...)
+				}
+				parts = append(parts, strings.Join(files, "\n\n"))
+			}
 		}
 		if len(parts) == 0 {
 			return nil, nil
 		}
+	case t.node != nil:
+		parts = append(parts, analysis.Describe(t.result, t.node, where)+s.onEachNode(t, where))
+		rng, _ = s.rangeIn(t.v, t.node.Decl)
 	case len(t.edges) > 0:
 		d := analysis.DescribeEdges(t.result, t.edges)
 		if d == "" {

@@ -16,7 +16,10 @@ type target struct {
 	v      view // the analysis it was found in
 	result *analysis.Result
 	node   *analysis.Node // the declaration under the cursor
-	link   *analysis.Link // the reference under the cursor
+	// link: the reference under the cursor; with node, one written in
+	// the declaration's words (a variable in a title: inWords), which
+	// hover, definition, references and highlights answer about
+	link *analysis.Link
 	// onward: a link under the cursor inside the declaration to
 	// something else (a Chef run-list entry is a declaration and leads to
 	// its recipe's file; a CFEngine methods promise without usebundle
@@ -77,6 +80,12 @@ func (s *Server) lookup(v view, u string, f *source.File, off int) target {
 	}
 	if best.node != nil {
 		for _, l := range best.result.LinksAt(u, off) {
+			if inWords(l, best.node.Decl) {
+				best.link = l // (handlers that read references take it first)
+				return best
+			}
+		}
+		for _, l := range best.result.LinksAt(u, off) {
 			if l.At.Start >= best.node.Decl.Start && l.At.End <= best.node.Decl.End && leadsAway(l, best.node) {
 				best.onward = l
 				break
@@ -115,6 +124,22 @@ func leadsAway(l *analysis.Link, n *analysis.Node) bool {
 		}
 	}
 	return false
+}
+
+// inWords: l is written within the words of declaration decl and leads
+// to places, not declarations or whole files (a Puppet variable in, or
+// as, a resource's title): the cursor is on it, the head of the
+// declaration (headAt) says what it declares.
+func inWords(l *analysis.Link, decl source.Span) bool {
+	if len(l.Nodes) > 0 || l.At.URI != decl.URI || l.At.Start < decl.Start || l.At.End > decl.End {
+		return false
+	}
+	for _, f := range l.Files {
+		if !analysis.Place(f) {
+			return false
+		}
+	}
+	return true
 }
 
 // headAt finds the declaration whose head holds off: the words before its

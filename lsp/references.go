@@ -26,11 +26,15 @@ func (s *Server) references(ctx context.Context, raw json.RawMessage) (any, erro
 		return nil, ctx.Err()
 	}
 	var nodes []*analysis.Node
+	var links []*analysis.Link
 	switch {
+	case t.link != nil:
+		links = t.result.LinksLike(t.link)
+		for _, l := range links {
+			nodes = append(nodes, l.Nodes...)
+		}
 	case t.node != nil:
 		nodes = []*analysis.Node{t.node}
-	case t.link != nil:
-		nodes = t.link.Nodes
 	}
 	seen := map[source.Span]bool{}
 	locs := protocol.LocationSlice{}
@@ -50,10 +54,22 @@ func (s *Server) references(ctx context.Context, raw json.RawMessage) (any, erro
 			add(l.At)
 		}
 	}
-	if t.link != nil {
-		for _, f := range t.link.Files {
-			for _, l := range t.result.LinksToFile(f.URI) {
-				add(l.At)
+	for _, l := range links {
+		for _, f := range l.Files {
+			if !analysis.Place(f) {
+				for _, o := range t.result.LinksToFile(f.URI) {
+					add(o.At)
+				}
+				continue
+			}
+			// a place (a variable's definition): the links that lead there
+			if p.Context.IncludeDeclaration {
+				add(f)
+			}
+			for _, o := range t.result.LinksToPlace(f) {
+				if o.At != f {
+					add(o.At)
+				}
 			}
 		}
 	}

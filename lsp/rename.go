@@ -88,6 +88,8 @@ func (s *Server) planRename(ctx context.Context, pos protocol.TextDocumentPositi
 	switch {
 	case t.node != nil:
 		targets = []*analysis.Node{t.node}
+	case t.link != nil && t.link.Gathers:
+		return nil, source.Span{}, nil // (a metaparameter's name: its value's references are renamed)
 	case t.link != nil && len(t.link.Nodes) == 1:
 		targets = t.link.Nodes
 	case t.link != nil && len(t.link.Nodes) > 1:

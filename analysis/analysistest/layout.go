@@ -325,6 +325,9 @@ func Dump(r *analysis.Result) string {
 		if l.Title != "" || len(l.Notes) > 0 {
 			fmt.Fprintf(&b, " title %q notes %q", l.Title, l.Notes)
 		}
+		if l.Gathers {
+			b.WriteString(" gathers")
+		}
 		b.WriteString("\n")
 	}
 	return b.String()

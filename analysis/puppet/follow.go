@@ -42,7 +42,7 @@ import (
 // follow is Result.Follow for a Puppet result.
 func (j *followJudge) follow(r *analysis.Result, old, cur *source.File, m analysis.Shift, line func(string, int) int) (*analysis.Result, bool) {
 	if ok, ends := j.inert(old, cur, m); ok {
-		return analysis.ShiftResultFull(r, m, line, ends)
+		return analysis.ShiftResultFull(r, m, line, ends) // (a literal: no variable read changes)
 	}
 	return j.dropped(r, old, cur, m, line)
 }
@@ -69,6 +69,8 @@ type followJudge struct {
 	// read (hieraSets), in ws
 	dataFiles []string
 	ws        *source.Workspace
+	// vars: what the analysis's variable links learnt (varlinks.go)
+	vars *varLinker
 	// the tree of the text the result read, kept between keystrokes
 	mu      sync.Mutex
 	oldFile *source.File
@@ -83,7 +85,7 @@ func (s *System) followJudge(a *analyzer) func(*analysis.Result, *source.File, *
 		return nil
 	}
 	j := &followJudge{sys: s, queried: map[string]bool{}, order: make(map[string]int, len(a.order)), topLevel: map[string]bool{},
-		manifests: manifestsOf(a.order), dataFiles: a.hieraDataFiles(), ws: a.ws}
+		manifests: manifestsOf(a.order), dataFiles: a.hieraDataFiles(), ws: a.ws, vars: a.varLinker}
 	for i, fi := range a.order {
 		j.order[fi.uri] = i
 		if fi.topLevel || len(fi.applies) > 0 {
@@ -234,6 +236,11 @@ func (j *followJudge) dropped(r *analysis.Result, old, cur *source.File, m analy
 		ds = append(ds, analysis.Diagnostic{At: source.Span{URI: uri, Start: e.Pos, End: e.End}, Severity: analysis.Error, Code: "syntax", Message: e.Msg, Source: "puppet"})
 	}
 	moved.Diags = append(ds, others[k:]...)
+	if j.vars != nil {
+		// the variables the edited document reads, linked as a fresh
+		// analysis would (a typed assignment's value reads some)
+		return j.vars.relink(moved, cur, cf)
+	}
 	return moved, true
 }
 

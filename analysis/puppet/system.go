@@ -308,6 +308,7 @@ type analyzer struct {
 	declared      map[string]bool // classes/defines declared somewhere in the workspace
 	memo          *memo
 	main          *analyzer        // the analyzer a fork was made from (itself for the main one)
+	varLinker     *varLinker       // what the variable links of the open documents learnt (varlinks.go)
 	frozen        bool             // a fork running beside others: it must not load files
 	scratch       *runScratch      // buffers of the worker building this fork's run (graph.go)
 	seqScratch    *runScratch      // the main analyzer's, for runs built one at a time
@@ -639,6 +640,8 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			a.addDiag(analysis.Diagnostic{At: source.Span{URI: fi.uri, Start: e.Pos, End: e.End}, Severity: analysis.Error, Code: "syntax", Message: e.Msg})
 		}
 	}
+	vl, linker := a.varLinks() // (before the follow judge, which keeps the linker)
+	a.varLinker = linker
 	res.Follow = s.followJudge(a)
 	res.Graph = a.graph
 	res.Runs = runs
@@ -655,7 +658,10 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		return x.At.End - y.At.End
 	})
 	res.Links = a.linkArr
-	if fl := append(a.fileLinks(), a.hieraLinks()...); len(fl) > 0 { // (after the merge table counted the runs' links)
+	fl := append(a.fileLinks(), a.hieraLinks()...)
+	fl = append(fl, a.metaLinks(res.Links)...)
+	fl = append(fl, vl...)
+	if len(fl) > 0 { // (after the merge table counted the runs' links)
 		res.Links = append(res.Links, fl...)
 		slices.SortStableFunc(res.Links, func(x, y analysis.Link) int {
 			if c := strings.Compare(x.At.URI, y.At.URI); c != 0 {
