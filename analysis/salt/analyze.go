@@ -423,14 +423,25 @@ func sourceTemplates(files []treeFile) map[string]bool {
 		}
 	}
 	out := map[string]bool{}
+	// folders a salt:// path names (file.recurse's source): what they
+	// hold is served to minions as files
+	var dirs map[string]bool
 	for _, tf := range files {
 		saltURLs(tf.f.file.Text, func(_, _ int, p string) {
 			rel, ok := unmount(tf.f.mount, p)
 			if !ok {
 				return
 			}
-			if u, ok := byPath[filepath.Join(tf.f.root, filepath.FromSlash(rel))]; ok && u != tf.f.file.URI {
-				out[u] = true
+			full := filepath.Join(tf.f.root, filepath.FromSlash(rel))
+			if u, ok := byPath[full]; ok {
+				if u != tf.f.file.URI {
+					out[u] = true
+				}
+			} else if r := strings.Trim(rel, "/"); r != "" && r != "." && !strings.Contains(r, sp.Unknown) && !strings.HasSuffix(r, ".sls") {
+				if dirs == nil {
+					dirs = map[string]bool{}
+				}
+				dirs[full] = true
 			}
 		})
 		// {% include 'x/y.sls' %}, {% from 'x/y.sls' import m %}: the
@@ -444,6 +455,26 @@ func sourceTemplates(files []treeFile) map[string]bool {
 			}
 			if u, ok := byPath[filepath.Join(tf.f.root, filepath.FromSlash(rel))]; ok && u != tf.f.file.URI {
 				out[u] = true
+			}
+		}
+	}
+	// a file under a folder a salt:// path names is one of the files
+	// file.recurse copies (openSUSE/salt-formulas' infrastructure
+	// salt/files/srv/reactor/update_fileserver.sls, a Jinja template of
+	// a reactor SLS installed into /srv/reactor by
+	// `file.recurse: source: salt://infrastructure/salt/files/srv/reactor`)
+	if len(dirs) > 0 {
+		for p, u := range byPath {
+			for d := filepath.Dir(p); ; {
+				if dirs[d] {
+					out[u] = true
+					break
+				}
+				up := filepath.Dir(d)
+				if up == d {
+					break
+				}
+				d = up
 			}
 		}
 	}
