@@ -432,8 +432,20 @@ func sourceTemplates(files []treeFile) map[string]bool {
 			if !ok {
 				return
 			}
+			// the first root of the saltenv holding the path serves it
+			// (roots.py find_file: vegcom/cozy-salt's srv/salt/_macros
+			// read salt://packages.sls, package data kept in its second
+			// root provisioning/)
 			full := filepath.Join(tf.f.root, filepath.FromSlash(rel))
-			if u, ok := byPath[full]; ok {
+			u, ok := byPath[full]
+			if !ok && tf.t != nil {
+				for _, r := range tf.t.rootList() {
+					if u, ok = byPath[filepath.Join(r, filepath.FromSlash(rel))]; ok {
+						break
+					}
+				}
+			}
+			if ok {
 				if u != tf.f.file.URI {
 					out[u] = true
 				}
