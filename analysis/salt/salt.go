@@ -107,11 +107,17 @@ func (s *System) Owns(path string, head func() []byte) bool {
 
 // pillarFolder: a folder of pillar data by its name: pillar/, pillars/,
 // or a copy kept beside them (tony/salt-states-configs' pillar.old/,
-// pillar-example/: data in SLS syntax whose lists read as malformed
-// states).
+// pillar-example/, ffho's example-pillar/: data in SLS syntax whose
+// lists read as malformed states).
 func pillarFolder(name string) bool {
 	for _, base := range []string{"pillar", "pillars"} {
 		if rest, ok := strings.CutPrefix(name, base); ok && (rest == "" || strings.ContainsAny(rest[:1], ".-_")) {
+			return true
+		}
+		// or after them: FreifunkHochstift/ffho-salt-public's
+		// Documentation/example-pillar/ (a pillar top.sls and data
+		// whose mappings read as 28 malformed states)
+		if rest, ok := strings.CutSuffix(name, base); ok && rest != "" && strings.ContainsAny(rest[len(rest)-1:], ".-_") {
 			return true
 		}
 	}
