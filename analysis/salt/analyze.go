@@ -1,6 +1,7 @@
 package salt
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -427,7 +428,8 @@ func sourceTemplates(files []treeFile) map[string]bool {
 	// hold is served to minions as files
 	var dirs map[string]bool
 	for _, tf := range files {
-		saltURLs(tf.f.file.Text, func(_, _ int, p string) {
+		text := tf.f.file.Text
+		saltURLs(text, func(start, end int, p string) {
 			rel, ok := unmount(tf.f.mount, p)
 			if !ok {
 				return
@@ -449,7 +451,7 @@ func sourceTemplates(files []treeFile) map[string]bool {
 				if u != tf.f.file.URI {
 					out[u] = true
 				}
-			} else if r := strings.Trim(rel, "/"); r != "" && r != "." && !strings.Contains(r, sp.Unknown) && !strings.HasSuffix(r, ".sls") {
+			} else if r := strings.Trim(rel, "/"); r != "" && r != "." && !strings.Contains(r, sp.Unknown) && !strings.HasSuffix(r, ".sls") && sourceValue(text, start, end) {
 				if dirs == nil {
 					dirs = map[string]bool{}
 				}
@@ -491,6 +493,22 @@ func sourceTemplates(files []treeFile) map[string]bool {
 		}
 	}
 	return out
+}
+
+// sourceValue: the salt:// URL at text[start:end] is the whole value of
+// a `source:` on its line (`- source: salt://x/files`, quoted or not), as
+// file.recurse names a folder; not a prefix some code completes
+// (uvsmtid/common-salt-states' #!py check_content.sls writes
+// 'salt://common/webserver/depository_role/' + script_name).
+func sourceValue(text []byte, start, end int) bool {
+	ls := bytes.LastIndexByte(text[:start], '\n') + 1
+	le := bytes.IndexByte(text[end:], '\n')
+	if le < 0 {
+		le = len(text) - end
+	}
+	before := bytes.TrimRight(text[ls:start], " '\"")
+	after := bytes.Trim(text[end:end+le], " '\"\r")
+	return bytes.HasSuffix(before, []byte("source:")) && len(after) == 0
 }
 
 // named: a top file or an include names f (it is then states whatever
