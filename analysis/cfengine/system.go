@@ -567,8 +567,18 @@ func (a *analyzer) schedule(pol *policy) (*analysis.Run, *scheduler) {
 				if at.IsZero() {
 					at = source.Span{URI: pol.entry.src.URI, Start: 0, End: 0}
 				}
-				a.diag(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-target",
-					Message: fmt.Sprintf("Bundle '%s' listed in the bundlesequence is not a defined bundle", it.name)})
+				d := analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "missing-target",
+					Message: fmt.Sprintf("Bundle '%s' listed in the bundlesequence is not a defined bundle", it.name)}
+				if pol.unresolved {
+					// the default main, with inputs the workspace cannot
+					// give: one of them may define it (cfengine/documentation's
+					// tutorials/file_compare_test.cf loads a
+					// libraries/cfengine_stdlib.cf it does not hold;
+					// cf-promises fails there on the input, "Can't stat file")
+					d.Severity = analysis.Info
+					d.Message += " (unless an input the workspace does not hold defines it: cf-promises fails first on that input; put it in the workspace to have this checked)"
+				}
+				a.diag(d)
 				run.Refused = true
 			}
 			continue

@@ -1,6 +1,7 @@
 package salt
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -423,14 +424,38 @@ func sourceTemplates(files []treeFile) map[string]bool {
 		}
 	}
 	out := map[string]bool{}
+	// folders a salt:// path names (file.recurse's source): what they
+	// hold is served to minions as files
+	var dirs map[string]bool
 	for _, tf := range files {
-		saltURLs(tf.f.file.Text, func(_, _ int, p string) {
+		text := tf.f.file.Text
+		saltURLs(text, func(start, end int, p string) {
 			rel, ok := unmount(tf.f.mount, p)
 			if !ok {
 				return
 			}
-			if u, ok := byPath[filepath.Join(tf.f.root, filepath.FromSlash(rel))]; ok && u != tf.f.file.URI {
-				out[u] = true
+			// the first root of the saltenv holding the path serves it
+			// (roots.py find_file: vegcom/cozy-salt's srv/salt/_macros
+			// read salt://packages.sls, package data kept in its second
+			// root provisioning/)
+			full := filepath.Join(tf.f.root, filepath.FromSlash(rel))
+			u, ok := byPath[full]
+			if !ok && tf.t != nil {
+				for _, r := range tf.t.rootList() {
+					if u, ok = byPath[filepath.Join(r, filepath.FromSlash(rel))]; ok {
+						break
+					}
+				}
+			}
+			if ok {
+				if u != tf.f.file.URI {
+					out[u] = true
+				}
+			} else if r := strings.Trim(rel, "/"); r != "" && r != "." && !strings.Contains(r, sp.Unknown) && !strings.HasSuffix(r, ".sls") && sourceValue(text, start, end) {
+				if dirs == nil {
+					dirs = map[string]bool{}
+				}
+				dirs[full] = true
 			}
 		})
 		// {% include 'x/y.sls' %}, {% from 'x/y.sls' import m %}: the
@@ -447,7 +472,43 @@ func sourceTemplates(files []treeFile) map[string]bool {
 			}
 		}
 	}
+	// a file under a folder a salt:// path names is one of the files
+	// file.recurse copies (openSUSE/salt-formulas' infrastructure
+	// salt/files/srv/reactor/update_fileserver.sls, a Jinja template of
+	// a reactor SLS installed into /srv/reactor by
+	// `file.recurse: source: salt://infrastructure/salt/files/srv/reactor`)
+	if len(dirs) > 0 {
+		for p, u := range byPath {
+			for d := filepath.Dir(p); ; {
+				if dirs[d] {
+					out[u] = true
+					break
+				}
+				up := filepath.Dir(d)
+				if up == d {
+					break
+				}
+				d = up
+			}
+		}
+	}
 	return out
+}
+
+// sourceValue: the salt:// URL at text[start:end] is the whole value of
+// a `source:` on its line (`- source: salt://x/files`, quoted or not), as
+// file.recurse names a folder; not a prefix some code completes
+// (uvsmtid/common-salt-states' #!py check_content.sls writes
+// 'salt://common/webserver/depository_role/' + script_name).
+func sourceValue(text []byte, start, end int) bool {
+	ls := bytes.LastIndexByte(text[:start], '\n') + 1
+	le := bytes.IndexByte(text[end:], '\n')
+	if le < 0 {
+		le = len(text) - end
+	}
+	before := bytes.TrimRight(text[ls:start], " '\"")
+	after := bytes.Trim(text[end:end+le], " '\"\r")
+	return bytes.HasSuffix(before, []byte("source:")) && len(after) == 0
 }
 
 // named: a top file or an include names f (it is then states whatever

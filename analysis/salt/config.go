@@ -995,7 +995,7 @@ func submoduleOf(ws *source.Workspace, scopes []string, p string) string {
 // is said to be. A configuration read this way was written for another
 // machine: it never says the master serves nothing else (closed).
 func (c *cfgRoots) mapDeployed(ws *source.Workspace, scopes []string) {
-	prefix, scope := "", ""
+	prefix, scope, found := "", "", false
 	var modules []string
 	// corroborated: the folder holds a top file, or a second root
 	// under the same prefix is a folder or a submodule of the
@@ -1020,7 +1020,7 @@ func (c *cfgRoots) mapDeployed(ws *source.Workspace, scopes []string) {
 find:
 	for _, p := range c.external {
 		comps := strings.Split(strings.Trim(filepath.ToSlash(p), "/"), "/")
-		for k := len(comps) - 1; k >= 1; k-- {
+		for k := len(comps); k >= 1; k-- {
 			suffix := filepath.Join(comps[len(comps)-k:]...)
 			for _, sc := range scopes {
 				if !ws.Exists(filepath.Join(sc, suffix)) {
@@ -1032,13 +1032,16 @@ find:
 				}
 				pre := strings.TrimSuffix(p, string(filepath.Separator)+suffix)
 				if corroborated(pre, sc, suffix, mods) {
-					prefix, scope, modules = pre, sc, mods
+					// (pre is "" where the repository holds the whole
+					// path: vegcom/cozy-salt's srv/salt and provisioning/,
+					// mounted at /srv/salt and /provisioning)
+					prefix, scope, modules, found = pre, sc, mods, true
 					break find
 				}
 			}
 		}
 	}
-	if prefix == "" {
+	if !found {
 		return
 	}
 	var external []string

@@ -274,6 +274,7 @@ func (a *analyzer) templatedIncluder(f *sfile) (*sfile, *include) {
 func (a *analyzer) elsewhereNote(c *ctxDiag) {
 	where, exact, disp, declFile := a.declaredElsewhere(c)
 	if where == "" {
+		a.includerTemplateNote(c)
 		return
 	}
 	what := "'" + c.target + "' is declared in " + where
@@ -301,4 +302,74 @@ func (a *analyzer) elsewhereNote(c *ctxDiag) {
 	}
 	c.d.Message += "\n(" + what + ". Nothing in the repository includes this SLS or targets it from a top file, so it was analysed as applied alone (state.sls " + f.sls +
 		"); whatever applies it may bring that state: include it here, or target both from a top file, to have it checked)"
+}
+
+// includerTemplateNote: a target nothing declares, not even by a pattern
+// with text of its own, in an SLS a templated include of another file
+// may name, whose run holds a state of the requisite's module whose ID
+// or name is template output alone (python/psf-salt: users/init.sls
+// includes `.dotfiles.{{ user_name }}` and declares the user `name: {{
+// user_name }}` in the same loop over pillar users, and
+// users/dotfiles/dstufft.sls requires `user: dstufft`). Where pillar
+// names that user the include and the state come together (salt-order
+// on the users run with the loop given dstufft: runs), so this is not
+// Salt's failure on every minion: information naming the includer and
+// the template (a warning when the repository also includes or targets
+// the SLS by its own name, as for other targets declared elsewhere).
+func (a *analyzer) includerTemplateNote(c *ctxDiag) {
+	if c.mod == "sls" {
+		return
+	}
+	f := a.fileOf(c.d.At.URI)
+	if f == nil {
+		return
+	}
+	inc, ii := a.templatedIncluder(f)
+	if inc == nil {
+		return
+	}
+	run := a.slsRunFiles[inc.file.URI]
+	for _, tf := range a.allFiles() {
+		g := tf.f
+		if !slices.Contains(run, g.file.URI) {
+			continue
+		}
+		for _, d := range g.ids {
+			n := templateOnlyDecl(d, c.mod)
+			if n == nil {
+				continue
+			}
+			c.d.Severity = analysis.Info
+			if a.req.Entry != "" || a.named(f) {
+				c.d.Severity = analysis.Warning
+			}
+			c.d.Message += "\n('" + c.target + "' may be declared by `" + g.p.Display(n) + "` at " + a.where(g.span(n)) +
+				" in the run of " + inc.sls + ", whose include `" + inc.p.Display(ii.node) + "` (" +
+				a.where(source.Span{URI: inc.file.URI, Start: ii.node.Start, End: ii.node.End}) +
+				") may name this SLS with it, as the minion's pillar or grains decide: give them (--salt-facts FILE, setting salt.facts, or --minions DIR) to have it checked)"
+			return
+		}
+	}
+}
+
+// templateOnlyDecl: d declares a state of module mod whose ID or name is
+// template output alone (`{{ user_name }}`), which may be any name.
+func templateOnlyDecl(d *idDecl, mod string) *sp.Node {
+	if d.bad != "" {
+		return nil
+	}
+	for _, sd := range d.decls {
+		if sd.module != mod {
+			continue
+		}
+		for _, ar := range sd.args {
+			if ar.key == "name" && ar.val != nil && ar.val.Kind == sp.Scalar && strings.Contains(ar.val.Value, sp.Unknown) && !ownText(ar.val.Value) {
+				return ar.val
+			}
+		}
+		if strings.Contains(d.id, sp.Unknown) && !ownText(d.id) && !slices.ContainsFunc(sd.args, func(ar *arg) bool { return ar.key == "name" }) {
+			return d.key
+		}
+	}
+	return nil
 }

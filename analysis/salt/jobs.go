@@ -371,7 +371,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	chunks := c.compile(h)
 	sm := newSim(chunks, c.generator)
 	sm.shadowed = c.shadowed
-	sm.shadowNames = c.shadowNames
+	sm.shadowNames = c.altNames(h)
 	if a.req.Canceled() {
 		return false
 	}
@@ -465,4 +465,35 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 		a.rec.chunkOrder[i] = ch.order
 	}
 	return true
+}
+
+// altNames adds to the names hidden alternatives give (shadowNames) the
+// name: values a state writes in branches of an undecidable if beside the
+// one it keeps (every branch is rendered, the last name: wins here; on
+// the machine the branch taken gives its own). ffhf-salt's exit/openvpn.sls
+// names its config /etc/openvpn/openvpn.conf where os_family is Alpine,
+// server.conf elsewhere, and requires the first under the same test:
+// salt-order with the test true finds it.
+func (c *compiler) altNames(h *high) map[string]bool {
+	out := c.shadowNames
+	for _, id := range h.ids {
+		b := h.m[id]
+		if b == nil || b.f == nil || b.f.p == nil {
+			continue
+		}
+		for _, st := range b.states {
+			last := st.argLast("name")
+			for _, a := range st.args {
+				if a == last || a.key != "name" || a.val == nil || a.val.Kind != sp.Scalar || !b.f.p.InAltNode(a.val) {
+					continue
+				}
+				if out == nil {
+					out = map[string]bool{}
+					c.shadowNames = out
+				}
+				out[a.val.Value] = true
+			}
+		}
+	}
+	return out
 }

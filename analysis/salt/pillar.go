@@ -237,24 +237,19 @@ func entryInAlt(e *reqEntry) bool {
 
 // armsText says which Jinja branches something needs, in the template's
 // words.
-func armsText(bs []analysis.Branch) string {
-	var words []string
+func armsText(bs []analysis.Branch, tail ...string) string {
+	var arms []sp.Arm
+	var seen []string
 	for _, b := range bs {
 		if x, ok := b.(arm); ok && x.a.Text != "" {
 			// (a condition written over several lines reads as one)
-			if w := strings.Join(strings.Fields(x.a.Text), " "); !slices.Contains(words, w) {
-				words = append(words, w)
+			if w := strings.Join(strings.Fields(x.a.Text), " "); !slices.Contains(seen, w) {
+				seen = append(seen, w)
+				arms = append(arms, x.a)
 			}
 		}
 	}
-	if len(words) > 1 {
-		for i, w := range words { // `a and b or c` would read as (a and b) or c
-			if sp.OrOutside(w) {
-				words[i] = "(" + w + ")"
-			}
-		}
-	}
-	return strings.Join(words, " and ")
+	return sp.JoinArms(arms, tail...)
 }
 
 // loadFacts reads salt.facts (YAML or JSON: {grains: ..., pillar: ...})

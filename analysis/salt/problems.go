@@ -1,10 +1,13 @@
 package salt
 
 import (
+	"bytes"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
@@ -439,7 +442,7 @@ func (a *analyzer) runProblemsRest(c *compiler, sm *sim, pos map[*chunk]int, run
 	}
 	// watch on a state without mod_watch
 	for _, ch := range sm.chunks {
-		if len(ch.watchAsRequire) == 0 {
+		if len(ch.watchAsRequire) == 0 || !a.knownNoModWatch(c.t, ch.state) {
 			continue
 		}
 		if ar := ch.watchArg; ar != nil && ar.keyNode != nil && ar.f != nil {
@@ -515,3 +518,37 @@ type reqCand struct {
 // argsOutWords, in a candidate of patternRequisites, says that a state's
 // arguments (its name: among them) are the output of a template.
 const argsOutWords = " (its name: among them) are the output of"
+
+// knownNoModWatch: state module mod is known to define no mod_watch:
+// one of Salt's own (stateFuncs), or a custom one the tree's _states/
+// holds whose source defines none. A module neither Salt nor the
+// workspace defines (a custom module synced from elsewhere, one Salt has
+// since removed) may have one: nothing is said (SUSE/caasp-salt's
+// _states/caasp_service.py is read; it has no mod_watch, so the watch is
+// a require, as said).
+func (a *analyzer) knownNoModWatch(t *tree, mod string) bool {
+	builtinOnce.Do(func() {
+		builtinStates = map[string]bool{}
+		for k := range stateFuncs {
+			m, _, _ := strings.Cut(k, ".")
+			builtinStates[m] = true
+		}
+	})
+	if builtinStates[mod] {
+		return true
+	}
+	if t == nil {
+		return false
+	}
+	for _, r := range t.rootList() {
+		if f := a.req.Workspace.Lookup(filepath.Join(r, "_states", mod+".py")); f != nil {
+			return !bytes.Contains(f.Text, []byte("def mod_watch")) && !bytes.Contains(f.Text, []byte("mod_watch ="))
+		}
+	}
+	return false
+}
+
+var (
+	builtinOnce   sync.Once
+	builtinStates map[string]bool
+)

@@ -393,16 +393,13 @@ func itemsOnlyWhere(f *sfile, keyOff int, v *sp.Node) string {
 	for _, x := range outer {
 		bs = append(bs, arm{f, x})
 	}
-	when := armsText(bs)
-	bs = nil
+	var ins []analysis.Branch
 	for _, x := range inner {
-		bs = append(bs, arm{f, x})
+		ins = append(ins, arm{f, x})
 	}
-	not := "not (" + armsText(bs) + ")"
-	if when != "" {
-		return when + " and " + not
-	}
-	return not
+	// (the outer conditions' words first: a loop among them whose
+	// variables the inner ones test scopes them)
+	return armsText(bs, "not ("+armsText(ins)+")")
 }
 
 // yamlRefused: Salt's YAML loader refuses the file (a key given twice in

@@ -107,11 +107,17 @@ func (s *System) Owns(path string, head func() []byte) bool {
 
 // pillarFolder: a folder of pillar data by its name: pillar/, pillars/,
 // or a copy kept beside them (tony/salt-states-configs' pillar.old/,
-// pillar-example/: data in SLS syntax whose lists read as malformed
-// states).
+// pillar-example/, ffho's example-pillar/: data in SLS syntax whose
+// lists read as malformed states).
 func pillarFolder(name string) bool {
 	for _, base := range []string{"pillar", "pillars"} {
 		if rest, ok := strings.CutPrefix(name, base); ok && (rest == "" || strings.ContainsAny(rest[:1], ".-_")) {
+			return true
+		}
+		// or after them: FreifunkHochstift/ffho-salt-public's
+		// Documentation/example-pillar/ (a pillar top.sls and data
+		// whose mappings read as 28 malformed states)
+		if rest, ok := strings.CutSuffix(name, base); ok && rest != "" && strings.ContainsAny(rest[len(rest)-1:], ".-_") {
 			return true
 		}
 	}
@@ -460,6 +466,21 @@ func (a *analyzer) rootOf(path string) string {
 
 var slsNameRe = lazyre.New(`(?m)^\s*-\s+(?:sls:\s*)?([A-Za-z0-9_][\w\-]*(?:\.[\w\-]+)*)\s*$`)
 
+// formulaRoot is the nearest folder X-formula above dir (or dir itself)
+// whose X/ holds dir, or "".
+func formulaRoot(dir string) string {
+	for d := dir; ; {
+		p := filepath.Dir(d)
+		if p == d {
+			return ""
+		}
+		if name, ok := strings.CutSuffix(filepath.Base(p), "-formula"); ok && name != "" && filepath.Base(d) == name {
+			return p
+		}
+		d = p
+	}
+}
+
 func rootOf(ws *source.Workspace, path string, setting string, configured []string) string {
 	if setting != "" {
 		if abs, err := filepath.Abs(setting); err == nil {
@@ -507,7 +528,10 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 			rel := filepath.FromSlash(strings.ReplaceAll(n, ".", "/"))
 			d := dir
 			for i := 0; i < 8; i++ {
-				if ws.Exists(filepath.Join(d, rel+".sls")) || ws.Exists(filepath.Join(d, rel, "init.sls")) {
+				// a name that resolves to the file itself is no evidence
+				// (openSUSE/salt-formulas' infrastructure/salt/minion.sls
+				// includes salt.minion, salt-formula's)
+				if f1, f2 := filepath.Join(d, rel+".sls"), filepath.Join(d, rel, "init.sls"); f1 != path && ws.Exists(f1) || f2 != path && ws.Exists(f2) {
 					votes[d]++
 					if votes[d] > bestN || votes[d] == bestN && len(d) > len(best) {
 						best, bestN = d, votes[d]
@@ -523,6 +547,15 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 		}
 		if best != "" {
 			return best
+		}
+		// the saltstack-formulas layout X-formula/X/...: the formula's
+		// folder is the root its package is served from
+		// (openSUSE/salt-formulas' infrastructure-formula/infrastructure/salt/podman.sls
+		// is infrastructure.salt.podman: taken for the root, its own
+		// folder made it 'podman' and its include of podman.containers,
+		// another formula's, a missing file of its own package)
+		if r := formulaRoot(dir); r != "" {
+			return r
 		}
 		// dotted names that resolve nowhere, but start with the name of
 		// a folder the file is in: that folder is a package of the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -352,8 +353,15 @@ func convertError(src []byte, toks []tok, err error) Error {
 			msg = fmt.Sprintf("syntax error, got '%s'", got)
 		case strings.Contains(exp, "GRval"):
 			msg = fmt.Sprintf("Invalid r-value type '%s'", got)
-		case t.Value == "," && strings.Contains(exp, "';'"):
-			msg = fmt.Sprintf("Expected attribute, got '%s' (comma after promiser is not allowed since 3.5.0)", got)
+		case strings.Contains(exp, "';'") && t.Type != lexer.EOF:
+			if e, ok := afterPromiser(src, toks, t.Pos.Offset); ok {
+				return e
+			}
+			if t.Value == "," {
+				msg = fmt.Sprintf("Expected attribute, got '%s' (comma after promiser is not allowed since 3.5.0)", got)
+				break
+			}
+			fallthrough
 		case strings.Contains(exp, "';'"):
 			msg = fmt.Sprintf("Expected ';', got '%s'", got)
 		case strings.Contains(exp, "'}'"):
@@ -375,6 +383,77 @@ func convertError(src []byte, toks []tok, err error) Error {
 		return Error{Span: Span{o, min(o+1, len(src))}, Message: "syntax error: " + pe.Message()}
 	}
 	return Error{Span: Span{0, min(1, len(src))}, Message: "syntax error: " + err.Error()}
+}
+
+// afterPromiser words a promise statement's error at offset off as
+// cf3parse.y does, where participle expected the statement's ';': an
+// attribute name right after the promiser (or its stakeholder) begins
+// the first constraint, so the token after it is wrong ("Expected '=>',
+// got '"x"'" for `"abc" comment "x";`); one after a constraint lacks the
+// comma before it ("Check previous line, Expected ',', got 'comment'");
+// after a comma that follows a constraint, the next attribute name lacks
+// its '=>'; a string after a constraint is the next promiser, the ';'
+// missing ("Check previous line, Expected ';', got '"again"'"). ok is
+// false where none of these holds.
+func afterPromiser(src []byte, toks []tok, off int) (Error, bool) {
+	i := slices.IndexFunc(toks, func(t tok) bool { return t.start == off })
+	if i < 0 {
+		return Error{}, false
+	}
+	// the statement's first token: after ';', '{' or a guard at depth 0
+	s, depth := 0, 0
+back:
+	for j := i - 1; j >= 0; j-- {
+		t := toks[j]
+		switch t.typ {
+		case tPromiseGuard, tClassGuard, tVarClass:
+			s = j + 1
+			break back
+		case tPunct:
+			switch src[t.start] {
+			case ')', '}':
+				depth++
+			case '(':
+				depth--
+			case '{':
+				if depth == 0 {
+					s = j + 1
+					break back
+				}
+				depth--
+			case ';':
+				if depth == 0 {
+					s = j + 1
+					break back
+				}
+			}
+		}
+	}
+	if s >= i || toks[s].typ != tString {
+		return Error{}, false // not a promise's statement
+	}
+	seenFat := slices.ContainsFunc(toks[s:i], func(t tok) bool { return t.typ == tFatArrow })
+	text := func(t tok) string { return string(src[t.start:t.end]) }
+	fatAfter := func(k int) (Error, bool) {
+		if k+1 >= len(toks) || toks[k].typ != tIdent || toks[k+1].typ == tFatArrow {
+			return Error{}, false
+		}
+		n := toks[k+1]
+		return Error{Span: Span{n.start, n.end}, Message: fmt.Sprintf("Expected '=>', got '%s'", text(n))}, true
+	}
+	t := toks[i]
+	switch {
+	case t.typ == tIdent && !seenFat:
+		return fatAfter(i)
+	case t.typ == tIdent:
+		return Error{Span: Span{t.start, t.end}, Message: fmt.Sprintf("Check previous line, Expected ',', got '%s'", text(t))}, true
+	case t.typ == tPunct && src[t.start] == ',' && seenFat:
+		return fatAfter(i + 1)
+	case t.typ == tString && seenFat:
+		// the next promise, its ';' missing
+		return Error{Span: Span{t.start, t.end}, Message: fmt.Sprintf("Check previous line, Expected ';', got '%s'", text(t))}, true
+	}
+	return Error{}, false
 }
 
 func tokSpan(t lexer.Token) Span { return Span{t.Pos.Offset, t.Pos.Offset + len(t.Value)} }

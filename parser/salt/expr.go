@@ -375,6 +375,11 @@ func evalArgs(args []expr, sc *scope, depth int) []val {
 }
 
 func call(x eCall, sc *scope, depth int) val {
+	if _, ok := x.kw["expr_form"]; ok && saltFunc(x.fn, sc, depth) == "mine.get" {
+		// Salt 3001 removed expr_form (tgt_type): mine.get takes no such
+		// keyword, the call fails every render
+		notePy2Call(sc, eName{name: "salt"}, unknownVal, removedKwarg+"expr_form")
+	}
 	// salt['pillar.get'](...) / salt['grains.get'](...) with the user's facts
 	if ix, ok := x.fn.(eIndex); ok {
 		if n, ok := ix.x.(eName); ok && n.name == "salt" {
@@ -1063,4 +1068,30 @@ func binary(x eBin, sc *scope, depth int) val {
 		}
 	}
 	return unknownVal
+}
+
+// saltFunc names the Salt function fn calls (`salt['mine.get']`,
+// `salt.mine.get`), salt being the renderer's, or "".
+func saltFunc(fn expr, sc *scope, depth int) string {
+	isSalt := func(e expr) bool {
+		n, ok := e.(eName)
+		if !ok || n.name != "salt" {
+			return false
+		}
+		_, bound := sc.lookup("salt")
+		return !bound
+	}
+	switch f := fn.(type) {
+	case eIndex:
+		if isSalt(f.x) {
+			if k, ok := eval(f.i, sc, depth).key(); ok {
+				return k
+			}
+		}
+	case eAttr:
+		if m, ok := f.x.(eAttr); ok && isSalt(m.x) {
+			return m.name + "." + f.name
+		}
+	}
+	return ""
 }

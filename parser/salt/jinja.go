@@ -2,6 +2,7 @@ package salt
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -86,6 +87,78 @@ type Arm struct {
 	// FromCode: a loop's iterable comes from template code the render
 	// does not evaluate (an imported map.jinja): the workspace knows it
 	FromCode bool
+	// Targets and Iter: a loop body's variables ("name, user") and its
+	// iterable's source, for messages whose later conditions test them
+	Targets, Iter string
+}
+
+// JoinArms says in words what a render needs to take the branches arms
+// (outermost first): their conditions joined by "and". A condition
+// inside a loop over unknown items that tests the loop's variables
+// holds of one item, so from the loop on the words read "(for some dev
+// in devs: dev and ...)", not "devs has items and dev" (dev means
+// nothing outside the loop). Words in tail follow the arms' (inside a
+// loop's scope).
+func JoinArms(arms []Arm, tail ...string) string {
+	var words []string
+	scoped := false
+	for i, a := range arms {
+		if a.Text == "" {
+			continue
+		}
+		if a.Loop && a.Arm == 0 && a.Targets != "" && armsMention(arms[i+1:], tail, strings.Split(a.Targets, ", ")) {
+			words = append(words, "(for some "+a.Targets+" in "+strings.Join(strings.Fields(a.Iter), " ")+": "+JoinArms(arms[i+1:], tail...)+")")
+			scoped = true
+			break
+		}
+		words = append(words, strings.Join(strings.Fields(a.Text), " "))
+	}
+	if !scoped {
+		words = append(words, tail...)
+	}
+	if len(words) > 1 {
+		for i, w := range words { // `a and b or c` would read as (a and b) or c
+			if OrOutside(w) {
+				words[i] = "(" + w + ")"
+			}
+		}
+	}
+	return strings.Join(words, " and ")
+}
+
+// armsMention: some arm's condition (or a tail word) names one of names (an identifier
+// outside quotes, not an attribute after '.').
+func armsMention(arms []Arm, tail, names []string) bool {
+	texts := tail
+	for _, a := range arms {
+		texts = append(slices.Clip(texts), a.Text)
+	}
+	for _, x := range texts {
+		var quote byte
+		for i := 0; i < len(x); i++ {
+			c := x[i]
+			switch {
+			case quote != 0:
+				if c == '\\' {
+					i++
+				} else if c == quote {
+					quote = 0
+				}
+			case c == '\'' || c == '"':
+				quote = c
+			case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+				j := i
+				for j < len(x) && (x[j] == '_' || x[j] >= 'a' && x[j] <= 'z' || x[j] >= 'A' && x[j] <= 'Z' || x[j] >= '0' && x[j] <= '9') {
+					j++
+				}
+				if (i == 0 || x[i-1] != '.') && slices.Contains(names, x[i:j]) {
+					return true
+				}
+				i = j - 1
+			}
+		}
+	}
+	return false
 }
 
 // IfAlts reports whether some branch of an undecidable if, or the else
@@ -164,7 +237,8 @@ func armOf(x jIf, i, j int, point int32) Arm {
 func loopArm(x jFor, point int32) Arm {
 	subj, pos := condSubject(x.iterText)
 	return Arm{Span: x.bodySpan, Point: point, Tests: []ArmTest{{Subj: subj, Pos: pos}},
-		Text: strings.TrimSpace(x.iterText) + " has items", Loop: true}
+		Text: strings.TrimSpace(x.iterText) + " has items", Loop: true,
+		Targets: strings.Join(x.targets, ", "), Iter: strings.TrimSpace(x.iterText)}
 }
 
 // OrOutside: expression text x has an `or` outside brackets and quotes

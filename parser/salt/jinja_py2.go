@@ -1,6 +1,9 @@
 package salt
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Python 2 dict methods. Salt 3000 and later run on Python 3, whose dicts
 // have no iteritems, iterkeys, itervalues or has_key: Jinja looks the
@@ -100,12 +103,22 @@ func (r *renderer) notePy2(at Span, calls []py2Call) {
 	}
 	nth := map[string]int{}
 	for _, call := range calls {
-		span, ok := methodIn(r.src, at.Start, at.End, call.name, nth[call.name])
+		var span Span
+		var ok bool
+		msg := "Jinja variable " + call.on + " has no attribute '" + call.name + "'"
+		if kw, removed := strings.CutPrefix(call.name, removedKwarg); removed {
+			// (salt-order: "Rendering SLS 'base:m' failed: Jinja error:
+			// get() got an unexpected keyword argument 'expr_form'")
+			span, ok = kwargIn(r.src, at.Start, at.End, kw, nth[call.name])
+			msg = "Jinja error: get() got an unexpected keyword argument '" + kw + "'"
+		} else {
+			span, ok = methodIn(r.src, at.Start, at.End, call.name, nth[call.name])
+		}
 		nth[call.name]++
 		if !ok {
 			continue
 		}
-		e := Error{Span: span, Severity: 1, Msg: "Jinja variable " + call.on + " has no attribute '" + call.name + "'"}
+		e := Error{Span: span, Severity: 1, Msg: msg}
 		r.inBranch(&e)
 		if i, seen := r.ctx.py2At[span]; seen {
 			if e.Severity < r.ctx.py2Errs[i].Severity {
@@ -150,6 +163,35 @@ func methodIn(src []byte, a, b int, name string, nth int) (sp Span, ok bool) {
 			return false
 		}
 		sp, ok = Span{j, j + len(name)}, true
+		return true
+	})
+	return sp, ok
+}
+
+// removedKwarg marks, in a py2Call's name, a keyword argument the called
+// Salt function no longer takes (mine.get's expr_form, removed in Salt
+// 3001 for tgt_type: Marmelatze/saltstack-mesos-test's map.jinja).
+const removedKwarg = "\x00kw:"
+
+// kwargIn finds the nth (from 0) keyword argument `name=` in src[a:b],
+// outside quotes.
+func kwargIn(src []byte, a, b int, name string, nth int) (sp Span, ok bool) {
+	unquoted(src, a, b, func(i int) bool {
+		if i+len(name) > b || string(src[i:i+len(name)]) != name || i > a && identByte(src[i-1]) {
+			return false
+		}
+		k := i + len(name)
+		for k < b && (src[k] == ' ' || src[k] == '\t') {
+			k++
+		}
+		if k >= b || src[k] != '=' || k+1 < b && src[k+1] == '=' {
+			return false
+		}
+		if nth > 0 {
+			nth--
+			return false
+		}
+		sp, ok = Span{i, i + len(name)}, true
 		return true
 	})
 	return sp, ok

@@ -2,7 +2,6 @@ package salt
 
 import (
 	"bytes"
-	"strings"
 )
 
 // Undefined variables. Salt renders SLS with Jinja's StrictUndefined
@@ -230,9 +229,5 @@ func (r *renderer) inBranch(e *Error) {
 		return
 	}
 	e.Severity = 2
-	texts := make([]string, len(r.ctx.arms))
-	for i, arm := range r.ctx.arms {
-		texts[i] = arm.Text
-	}
-	e.Msg += " (only where " + strings.Join(texts, " and ") + ")"
+	e.Msg += " (only where " + JoinArms(r.ctx.arms) + ")"
 }

@@ -574,6 +574,13 @@ func (f *File) readYAML(cache *Cache) {
 			for lineEnd < b && text[lineEnd] != '\n' {
 				lineEnd++
 			}
+			if macroShadow(text, a, lineEnd) {
+				// the macro's output, which the render does not know,
+				// may be what those lines continue
+				entry.Opaque = true
+				f.Entries = append(f.Entries, entry)
+				continue
+			}
 			es := f.R.Src(at)
 			if at >= b {
 				es = f.R.SrcEnd(at)
@@ -709,11 +716,48 @@ func (f *File) wholeDocError() (Error, bool) {
 	for lineEnd < len(text) && text[lineEnd] != '\n' {
 		lineEnd++
 	}
+	if macroShadow(text, 0, lineEnd) {
+		return Error{}, false
+	}
 	es := f.R.Src(at)
 	if at >= len(text) {
 		es = f.R.SrcEnd(at)
 	}
 	return Error{Span: Span{es, f.R.SrcEnd(lineEnd)}, Severity: 1, Msg: "Rendering SLS failed: " + msg}, true
+}
+
+// macroShadow: in the rendered text[a:end], a line that template output
+// nobody knows took whole (a macro call on its own indented line, read
+// as a comment) is followed, before the YAML problem, by a line indented
+// deeper than it. YAML reads such a line as the continuation of the
+// macro's output (creativecommons/sre-salt-prime's `{{ tags(ident) }}`
+// then `        Routing: Internet Gateway`, which continues the macro's
+// `- tags:` mapping): the error may be only ours. Salt renders the file
+// (salt-order, the macro's data given).
+func macroShadow(text []byte, a, end int) bool {
+	marker := []byte("#" + Unknown)
+	m := -1 // indentation of the last macro line
+	for i := a; i < end && i < len(text); {
+		j := bytes.IndexByte(text[i:], '\n')
+		le := len(text)
+		if j >= 0 {
+			le = i + j
+		}
+		line := text[i:le]
+		t := bytes.TrimLeft(line, " ")
+		ind := len(line) - len(t)
+		switch {
+		case bytes.HasPrefix(t, marker):
+			m = ind
+		case len(bytes.TrimSpace(t)) == 0 || t[0] == '#':
+		case m >= 0 && ind > m:
+			return true
+		default:
+			m = -1
+		}
+		i = le + 1
+	}
+	return false
 }
 
 func isYAMLError(msg string) bool {
