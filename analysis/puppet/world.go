@@ -522,6 +522,13 @@ func (a *analyzer) notInstalled(mod string) bool {
 // hold, for a message about a class of it: the severity the promise
 // allows, the words to append, and where the module is declared.
 func (a *analyzer) absentModule(mod string) (analysis.Severity, string, []analysis.Related) {
+	if strings.Contains(mod, "-") {
+		// Puppet 7 loads no module whose name is not a word: installed
+		// (librarian-puppet puts hoccer/backuppc-client in
+		// modules/backuppc-client), `include backuppc-client` still fails
+		// with "Could not find class" (puppet apply --modulepath)
+		return analysis.Error, fmt.Sprintf("'%s' is not a module name Puppet loads: a module's name has only lowercase letters, digits and '_'", mod), nil
+	}
 	w := a.world
 	if w == nil {
 		return analysis.Hint, fmt.Sprintf("module '%s' is not in the workspace", mod), nil
