@@ -177,7 +177,12 @@ func (a *analyzer) settleNodeBlocks() {
 		if len(labels) > 1 {
 			verb = "match"
 		}
-		d.Message += fmt.Sprintf(" (only on the nodes that %s %s)", strings.Join(labels, " or "), verb)
+		suffix := fmt.Sprintf(" (only on the nodes that %s %s)", strings.Join(labels, " or "), verb)
+		d.Message += suffix
+		if d.Template != "" {
+			// (a result followed through an edit is written from it)
+			d.Template += suffix
+		}
 	}
 }
 
