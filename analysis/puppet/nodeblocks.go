@@ -177,7 +177,7 @@ func (a *analyzer) settleNodeBlocks() {
 		if len(labels) > 1 {
 			verb = "match"
 		}
-		suffix := fmt.Sprintf(" (only on the nodes that %s %s)", strings.Join(labels, " or "), verb)
+		suffix := fmt.Sprintf("%s%s %s)", nodesMark, strings.Join(labels, " or "), verb)
 		d.Message += suffix
 		if d.Template != "" {
 			// (a result followed through an edit is written from it)
@@ -185,6 +185,10 @@ func (a *analyzer) settleNodeBlocks() {
 		}
 	}
 }
+
+// nodesMark starts what settleNodeBlocks adds to a problem some node
+// blocks' runs have.
+const nodesMark = " (only on the nodes that "
 
 // diagKey is what addDiag tells problems apart by.
 func diagKey(d analysis.Diagnostic) string {
@@ -201,7 +205,8 @@ const (
 // mergeAlone settles the problems the runs of definitions nothing
 // declares report (addDiag made them warnings naming the definition): one
 // that a run of the workspace, or a check of the files themselves, also
-// reports at the same place is that report's, and is dropped; several
+// reports at the same place (under some node blocks or not) is that
+// report's, and is dropped; several
 // such definitions reporting one problem (two undeclared roles including
 // one profile, ghomem's node examples) make one warning naming them all,
 // in a stable order, not one per definition.
@@ -228,6 +233,10 @@ func (a *analyzer) mergeAlone() {
 			continue
 		}
 		others[key{d.At, d.Code, d.Message}] = true
+		// (a problem of some node blocks' runs: settleNodeBlocks named them)
+		if i := strings.LastIndex(d.Message, nodesMark); i >= 0 && strings.HasSuffix(d.Message, ")") {
+			others[key{d.At, d.Code, d.Message[:i]}] = true
+		}
 	}
 	if n == 0 {
 		return
