@@ -441,8 +441,12 @@ func (r *run) resolveBoth(rf *ref) (*res, bool) {
 	if x != nil {
 		return x, true
 	}
+	title := rf.title
+	if len(r.patterns) > 0 {
+		title = canonTitle(rf.typ, title)
+	}
 	for _, x := range r.patterns {
-		if x.typ == rf.typ && globMatch(x.title, rf.title) {
+		if x.typ == rf.typ && globMatch(patTitle(x.typ, x.title), title) {
 			if r.rec != nil {
 				r.observe1(obs{m: 'p', key: rf.typ, title: rf.title}, x, true)
 			}

@@ -77,7 +77,7 @@ func (r *run) declareClass(e *env, name string, at source.Span, how string, para
 func (r *run) enclosing(s *scope) *scope {
 	for ; s != nil; s = s.parent {
 		if o := s.owner; o != nil && o.kind == "node" && o.inner == s {
-			if s.vars.empty() && len(s.under) == 0 {
+			if s.vars.empty() && len(s.under) == 0 && !s.absent {
 				return r.top
 			}
 			return s

@@ -338,7 +338,7 @@ func (a *analyzer) buildRun(r *run) analysis.Run {
 		live = append(live, x)
 		if !a.strict {
 			if x.pat {
-				runPats = append(runPats, x.typ+"["+x.title+"]")
+				runPats = append(runPats, x.typ+"["+patTitle(x.typ, x.title)+"]")
 			} else {
 				runDeclared = append(runDeclared, x.key)
 			}

@@ -70,6 +70,24 @@ func (a *analyzer) setupModulePath() {
 			}
 		}
 		addDir(r)
+		// A folder of environments (Puppet's environmentpath layout,
+		// VanAndelInstitute/Puppet-Environment's environments/win_test):
+		// each environment's module folders, after the root's own, so
+		// that a Ruby type a module of one ships (registry_value) is
+		// known; classes are found by name in any loaded file already.
+		if envs := filepath.Join(r, "environments"); a.ws.IsDir(envs) {
+			ents, _ := os.ReadDir(envs)
+			for _, e := range ents {
+				if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+					continue
+				}
+				for _, sub := range []string{"modules", "site", "site-modules"} {
+					if d := filepath.Join(envs, e.Name(), sub); a.ws.IsDir(d) {
+						addDir(d)
+					}
+				}
+			}
+		}
 		// A module opened at its root.
 		if isModuleRoot(a.ws, r) {
 			name, named := moduleName(r)

@@ -177,13 +177,109 @@ func (a *analyzer) settleNodeBlocks() {
 		if len(labels) > 1 {
 			verb = "match"
 		}
-		d.Message += fmt.Sprintf(" (only on the nodes that %s %s)", strings.Join(labels, " or "), verb)
+		suffix := fmt.Sprintf("%s%s %s)", nodesMark, strings.Join(labels, " or "), verb)
+		d.Message += suffix
+		if d.Template != "" {
+			// (a result followed through an edit is written from it)
+			d.Template += suffix
+		}
 	}
 }
+
+// nodesMark starts what settleNodeBlocks adds to a problem some node
+// blocks' runs have.
+const nodesMark = " (only on the nodes that "
 
 // diagKey is what addDiag tells problems apart by.
 func diagKey(d analysis.Diagnostic) string {
 	return d.At.URI + "\x00" + itoa(d.At.Start) + "\x00" + itoa(d.At.End) + "\x00" + d.Message
+}
+
+// What a definition nothing declares adds to its run's errors (addDiag):
+// aloneMark + the definition + aloneEnd.
+const (
+	aloneMark = " (only where "
+	aloneEnd  = " is declared: nothing in the workspace declares it)"
+)
+
+// mergeAlone settles the problems the runs of definitions nothing
+// declares report (addDiag made them warnings naming the definition): one
+// that a run of the workspace, or a check of the files themselves, also
+// reports at the same place (under some node blocks or not) is that
+// report's, and is dropped; several
+// such definitions reporting one problem (two undeclared roles including
+// one profile, ghomem's node examples) make one warning naming them all,
+// in a stable order, not one per definition.
+func (a *analyzer) mergeAlone() {
+	type key struct {
+		at         source.Span
+		code, base string
+	}
+	split := func(m string) (string, string, bool) {
+		if !strings.HasSuffix(m, aloneEnd) {
+			return m, "", false
+		}
+		i := strings.LastIndex(m, aloneMark)
+		if i < 0 {
+			return m, "", false
+		}
+		return m[:i], m[i+len(aloneMark) : len(m)-len(aloneEnd)], true
+	}
+	others := map[key]bool{}
+	n := 0
+	for _, d := range a.diags {
+		if _, _, ok := split(d.Message); ok && d.Severity == analysis.Warning {
+			n++
+			continue
+		}
+		others[key{d.At, d.Code, d.Message}] = true
+		// (a problem of some node blocks' runs: settleNodeBlocks named them)
+		if i := strings.LastIndex(d.Message, nodesMark); i >= 0 && strings.HasSuffix(d.Message, ")") {
+			others[key{d.At, d.Code, d.Message[:i]}] = true
+		}
+	}
+	if n == 0 {
+		return
+	}
+	names := map[key][]string{}
+	first := map[key]int{}
+	out := a.diags[:0]
+	for _, d := range a.diags {
+		base, name, ok := split(d.Message)
+		if !ok || d.Severity != analysis.Warning {
+			out = append(out, d)
+			continue
+		}
+		k := key{d.At, d.Code, base}
+		if others[k] {
+			continue
+		}
+		if _, ok := first[k]; !ok {
+			first[k] = len(out)
+			out = append(out, d)
+		}
+		if !slices.Contains(names[k], name) {
+			names[k] = append(names[k], name)
+		}
+	}
+	for k, ns := range names {
+		if len(ns) > 1 {
+			slices.Sort(ns)
+			shown := ns
+			more := ""
+			if len(ns) > 4 {
+				shown = ns[:3]
+				more = fmt.Sprintf(" or %d others", len(ns)-3)
+			}
+			tail := aloneMark + strings.Join(shown, " or ") + more + " is declared: nothing in the workspace declares them)"
+			d := &out[first[k]]
+			d.Message = k.base + tail
+			if tb, _, ok := split(d.Template); ok {
+				d.Template = tb + tail
+			}
+		}
+	}
+	a.diags = out
 }
 
 // mergeDeclaredWhen makes one warning of a class body's problem that the

@@ -103,6 +103,13 @@ func (a *analyzer) evalFiles(fis []*fileInfo, sel *nodeInfo, name string, envRun
 			r.add(nr)
 			nr.node = n.node
 			sc := newScope(r.top, r.top, nr, "")
+			// `node x inherits y` (Puppet 3; Puppet 7 refuses the whole
+			// manifest, an error reported on its own): the body reads the
+			// variables the parent node set, which we do not follow;
+			// unknown, never undef (remotesyssupport's node abcdefault:
+			// four Host[] built from the parent's names made false
+			// duplicates)
+			sc.absent = n.def.Parent != nil
 			nr.inner = sc
 			r.stmts(&env{sc: sc, f: n.file, sym: n.node}, n.def.Body)
 			r.encClasses(&env{sc: sc, f: n.file, sym: n.node})

@@ -26,6 +26,7 @@ type memo struct {
 	noAutoload      map[string]bool   // names whose autoload paths hold no file to load
 	modRoots        map[string]string // module name -> root ("" none)
 	modDirs         map[string]bool   // module name -> some modulepath dir has <mod>/manifests
+	offPath         map[string]string // module name -> a workspace folder holding it off the module path ("" none; offPathModule)
 	envDone         bool
 	envDirs         []string // workspace roots that are environments (hiera data)
 	envCertain      bool     // every environment has its own hiera.yaml
@@ -52,7 +53,7 @@ func newMemo() *memo {
 	return &memo{
 		rubyTypes: map[string]bool{}, hieraCache: map[string][]string{}, hieraIncomplete: map[string]bool{},
 		dataCache: map[string]map[string]any{}, contentIDs: map[string]string{}, noAutoload: map[string]bool{},
-		modRoots: map[string]string{}, modDirs: map[string]bool{}, condFacts: map[string][]analysis.Fact{},
+		modRoots: map[string]string{}, modDirs: map[string]bool{}, offPath: map[string]string{}, condFacts: map[string][]analysis.Fact{},
 		families: map[string][]string{}, dataItems: map[string][]dataItem{},
 	}
 }

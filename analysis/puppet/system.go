@@ -620,6 +620,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		a.settleMissing(runs)
 		a.curRun = ""
 		a.settleNodeBlocks()
+		a.mergeAlone()
 		a.mergeDeclaredWhen()
 		a.dropEchoes()
 	}
@@ -902,7 +903,22 @@ func (a *analyzer) addDiag(d analysis.Diagnostic) {
 		// something else does (an ENC declares classes, never defines):
 		// on some nodes at most (cmchoi2000/control-repo's set_path).
 		d.Severity = analysis.Warning
-		d.Message += fmt.Sprintf(" (only where %s is declared: nothing in the workspace declares it)", capType(name))
+		d.Message += aloneMark + capType(name) + aloneEnd
+		if d.Template != "" {
+			d.Template += aloneMark + capType(name) + aloneEnd
+		}
+	} else if name, ok := strings.CutPrefix(a.curRun, "class "); ok && d.Severity == analysis.Error && !a.ownClass(name) {
+		// A class nothing in the workspace declares (a role an ENC, the
+		// console or data outside the workspace classifies) is compiled
+		// only on the nodes that declare it: Puppet never loads it for
+		// the others, so its problems fail those nodes, not every node
+		// (williancardoso/controlrepo's role::broker includes profiles
+		// the repository lacks; its site.pp classifies other roles).
+		d.Severity = analysis.Warning
+		d.Message += aloneMark + "Class[" + capType(name) + "]" + aloneEnd
+		if d.Template != "" {
+			d.Template += aloneMark + "Class[" + capType(name) + "]" + aloneEnd
+		}
 	}
 	k := diagKey(d)
 	a.noteDiagRun(k)
@@ -911,6 +927,13 @@ func (a *analyzer) addDiag(d analysis.Diagnostic) {
 	}
 	a.diagKeys[k] = true
 	a.diags = append(a.diags, d)
+}
+
+// ownClass says whether class name is the public interface of the
+// module whose repository the workspace is (as ownDefine).
+func (a *analyzer) ownClass(name string) bool {
+	c := a.classes[name]
+	return c != nil && c.file != nil && a.world.ownModule(c.file.path)
 }
 
 // ownDefine says whether define name is the public interface of the

@@ -27,6 +27,20 @@ func (r *run) unknownType(e *env, name string, at source.Span) bool {
 		r.diag(at, analysis.Error, "unknown-type", msg)
 		return true
 	}
+	if fi := r.a.brokenAutoload(name); fi != nil {
+		// Puppet stops at the file it loads the define from, with that
+		// file's syntax error (puppet apply --modulepath: "Illegal number
+		// '1g'" for aequitas/puppet-sites' sites::vhosts::vhost), as for
+		// a class (classMissing)
+		msg += fmt.Sprintf(": %s, where Puppet loads it from, has a syntax error", r.a.displayPath(fi.uri))
+		sev := analysis.Error
+		if e.spec {
+			sev = analysis.Warning
+			msg += " (" + r.specWhen(e) + ")"
+		}
+		r.diag(at, sev, "unknown-type", msg)
+		return false
+	}
 	sev, why, rel, code := r.a.typeAbsent(name)
 	if cand, d := r.relativeDefine(e, name); d != nil {
 		// Puppet 3 found users::localuser from `localuser { }` in class

@@ -227,6 +227,19 @@ func canonTitle(typ, title string) string {
 	return title
 }
 
+// patTitle is a title pattern (a title built from unknown values, '*'
+// for each) as references are matched against it: a File's without its
+// trailing slashes, as Puppet's file paths are (`"${home}/cltbld/bin/"`
+// is File['/Users/cltbld/bin'] where $home is /Users; catlee's osx_lion).
+func patTitle(typ, title string) string {
+	if typ == "File" && len(title) > 1 {
+		if t := strings.TrimRight(title, "/"); t != "" {
+			return t
+		}
+	}
+	return title
+}
+
 // classDisplay is how Puppet prints a class title: Class[Foo::Bar];
 // Class[main] stays lower-case.
 func classDisplay(name string) string {

@@ -522,6 +522,13 @@ func (a *analyzer) notInstalled(mod string) bool {
 // hold, for a message about a class of it: the severity the promise
 // allows, the words to append, and where the module is declared.
 func (a *analyzer) absentModule(mod string) (analysis.Severity, string, []analysis.Related) {
+	if strings.Contains(mod, "-") {
+		// Puppet 7 loads no module whose name is not a word: installed
+		// (librarian-puppet puts hoccer/backuppc-client in
+		// modules/backuppc-client), `include backuppc-client` still fails
+		// with "Could not find class" (puppet apply --modulepath)
+		return analysis.Error, fmt.Sprintf("'%s' is not a module name Puppet loads: a module's name has only lowercase letters, digits and '_'", mod), nil
+	}
 	w := a.world
 	if w == nil {
 		return analysis.Hint, fmt.Sprintf("module '%s' is not in the workspace", mod), nil
@@ -549,6 +556,9 @@ func (a *analyzer) absentModule(mod string) (analysis.Severity, string, []analys
 		}
 		return analysis.Hint, msg, rel
 	}
+	if dir := a.offPathModule(mod); dir != "" {
+		return analysis.Hint, fmt.Sprintf("module '%s' is in the workspace (%s) but not in the module path: add %s to the module path (puppet.modulepath, --modulepath) to analyse it", mod, a.displayDir(dir), a.displayDir(filepath.Dir(dir))), nil
+	}
 	var outside []string
 	for _, d := range w.external {
 		if !a.ws.IsDir(d) {
@@ -565,6 +575,88 @@ func (a *analyzer) absentModule(mod string) (analysis.Severity, string, []analys
 		return analysis.Error, fmt.Sprintf("no module '%s' in the module path, and %s does not declare it", mod, a.displayPath(source.PathToURI(w.puppetfile))), nil
 	}
 	return analysis.Hint, fmt.Sprintf("module '%s' is not in the workspace", mod), nil
+}
+
+// offPathModule: a folder of the workspace holding module mod (mod/
+// with a manifests/ folder) where the module path does not reach, when
+// a single file is analysed (check FILE: only what it loads is read; a
+// workspace analysis reads every manifest and finds the class anyway).
+// edf-hpc/puppet-hpc keeps its roles and profiles in
+// puppet-config/cluster/, which its servers add to the module path:
+// `check puppet-config/manifests/cluster.pp` said module 'roles' "is not
+// in the workspace". It looks beside the folders above the files, up to
+// the workspace root: a few folder listings, once per module name, and
+// only for a module the module path lacks.
+func (a *analyzer) offPathModule(mod string) string {
+	if mod == "" || len(a.req.Files) > 8 {
+		return ""
+	}
+	m := a.memo
+	m.mu.Lock()
+	dir, ok := m.offPath[mod]
+	m.mu.Unlock()
+	if ok {
+		return dir
+	}
+	dir = a.findOffPath(mod)
+	m.mu.Lock()
+	m.offPath[mod] = dir
+	m.mu.Unlock()
+	return dir
+}
+
+func (a *analyzer) findOffPath(mod string) string {
+	for _, f := range a.req.Files {
+		if p := source.URIToPath(f.URI); p != "" {
+			if d := a.findOffPathFrom(mod, p); d != "" {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+func (a *analyzer) findOffPathFrom(mod, p string) string {
+	top := ""
+	for _, r := range append(a.ws.Roots(), a.roots...) {
+		if rel := analysis.Rel(r, p); rel != p && (top == "" || len(r) < len(top)) {
+			top = r
+		}
+	}
+	onPath := map[string]bool{}
+	for _, d := range a.modpath {
+		onPath[filepath.Clean(d)] = true
+	}
+	holds := func(parent string) string {
+		if onPath[filepath.Clean(parent)] {
+			return ""
+		}
+		if d := filepath.Join(parent, mod); a.ws.IsDir(filepath.Join(d, "manifests")) {
+			return d
+		}
+		return ""
+	}
+	for d, n := filepath.Dir(p), 0; n < 8; d, n = filepath.Dir(d), n+1 {
+		if found := holds(d); found != "" {
+			return found
+		}
+		entries, _ := os.ReadDir(d)
+		for i, e := range entries {
+			if i >= 200 {
+				break
+			}
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			if found := holds(filepath.Join(d, e.Name())); found != "" {
+				return found
+			}
+		}
+		if top == "" || d == top || filepath.Dir(d) == d {
+			break
+		}
+	}
+	return ""
 }
 
 // enterpriseModule: a module Puppet Enterprise ships on its primary
