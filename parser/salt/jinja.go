@@ -134,28 +134,20 @@ func armsMention(arms []Arm, tail, names []string) bool {
 		texts = append(slices.Clip(texts), a.Text)
 	}
 	for _, x := range texts {
-		var quote byte
-		for i := 0; i < len(x); i++ {
-			c := x[i]
-			switch {
-			case quote != 0:
-				if c == '\\' {
-					i++
-				} else if c == quote {
-					quote = 0
-				}
-			case c == '\'' || c == '"':
-				quote = c
-			case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-				j := i
-				for j < len(x) && (x[j] == '_' || x[j] >= 'a' && x[j] <= 'z' || x[j] >= 'A' && x[j] <= 'Z' || x[j] >= '0' && x[j] <= '9') {
-					j++
-				}
-				if (i == 0 || x[i-1] != '.') && slices.Contains(names, x[i:j]) {
-					return true
-				}
-				i = j - 1
+		found := false
+		unquoted([]byte(x), 0, len(x), func(i int) bool {
+			if !identByte(x[i]) || x[i] >= '0' && x[i] <= '9' || i > 0 && (identByte(x[i-1]) || x[i-1] == '.') {
+				return false // (not the start of a name, or an attribute)
 			}
+			j := i
+			for j < len(x) && identByte(x[j]) {
+				j++
+			}
+			found = slices.Contains(names, x[i:j])
+			return found
+		})
+		if found {
+			return true
 		}
 	}
 	return false
@@ -244,28 +236,18 @@ func loopArm(x jFor, point int32) Arm {
 // OrOutside: expression text x has an `or` outside brackets and quotes
 // (joined to other conditions with `and`, it needs brackets).
 func OrOutside(x string) bool {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(x); i++ {
-		c := x[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
+	depth, found := 0, false
+	unquoted([]byte(x), 0, len(x), func(i int) bool {
+		switch x[i] {
+		case '(', '[', '{':
 			depth++
-		case c == ')' || c == ']' || c == '}':
+		case ')', ']', '}':
 			depth--
-		case depth == 0 && strings.HasPrefix(x[i:], " or "):
-			return true
 		}
-	}
-	return false
+		found = depth == 0 && strings.HasPrefix(x[i:], " or ")
+		return found
+	})
+	return found
 }
 
 // condSubject strips leading `not`s (each flips the test) and spaces.
