@@ -3,6 +3,7 @@ package salt
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -261,6 +262,26 @@ func topTargets(tops []*sfile) []topTarget {
 	return out
 }
 
+// highstateTargets is the top data a highstate reads: this top file's
+// (and what it includes), and, when the master's configuration names
+// other saltenvs, every saltenv's top file merged as Salt merges them
+// (Runbook/runbook-ops: base's top gives every minion dockerio, which the
+// runbook saltenv's SLS require), in the order Salt reads the saltenvs.
+func (a *analyzer) highstateTargets(t *tree, tops []*sfile) []topTarget {
+	if len(a.envTrees) == 0 {
+		return topTargets(tops)
+	}
+	merged, _ := a.mergedTops(t, tops)
+	var out []topTarget
+	for _, te := range merged {
+		for _, tt := range te.targets {
+			tt.env = te.env
+			out = append(out, tt)
+		}
+	}
+	return out
+}
+
 // runTopFor is the highstate of a machine matching target (and '*'); ""
 // means every target. tops are the top file and the files it includes.
 func (a *analyzer) runTopFor(t *tree, tops []*sfile, target, name string) {
@@ -282,7 +303,7 @@ func (a *analyzer) runTopFor(t *tree, tops []*sfile, target, name string) {
 				}
 			}
 		}
-		for _, tt := range topTargets(tops) {
+		for _, tt := range a.highstateTargets(t, tops) {
 			tv := tt.val
 			if tv.Kind != sp.Seq {
 				continue
@@ -290,6 +311,11 @@ func (a *analyzer) runTopFor(t *tree, tops []*sfile, target, name string) {
 			if target != "" && tt.target != "*" && tt.target != target {
 				continue
 			}
+			et := t // (the saltenv of another top file's data)
+			if x := a.envTrees[tt.env]; x != nil && tt.env != t.env {
+				et = x
+			}
+			own := slices.Contains(tops, tt.f)
 			for _, it := range tv.Items {
 				name, ok := it.Str()
 				if !ok || it.Kind != sp.Scalar {
@@ -301,7 +327,7 @@ func (a *analyzer) runTopFor(t *tree, tops []*sfile, target, name string) {
 				}
 				var names []string
 				if hasGlob(name) {
-					for _, n := range t.avail() {
+					for _, n := range et.avail() {
 						if fnmatch(n, name) && n != "top" {
 							names = append(names, n)
 						}
@@ -310,7 +336,7 @@ func (a *analyzer) runTopFor(t *tree, tops []*sfile, target, name string) {
 					names = []string{name}
 				}
 				for _, n := range names {
-					if tf := t.bySLS(n); tf != nil && dry {
+					if tf := et.bySLS(n); tf != nil && dry && own {
 						a.link(tt.f.span(it), nil, []source.Span{{URI: tf.file.URI}})
 					}
 					if c.mods[modKey(tt.env, n)] {

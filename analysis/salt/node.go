@@ -337,25 +337,7 @@ func topMatches(top []topEnv, m *minion, nodegroups map[string]any, envExists fu
 // runTopNode builds the highstate of one minion.
 func (a *analyzer) runTopNode(t *tree, tops []*sfile, m *minionData) {
 	top := tops[0]
-	avail := a.topEnvs()
-	own := t.env
-	if own == "" {
-		own = "base"
-	}
-	// the top data of the saltenvs Salt gathers (env_order may leave out
-	// base, this top file's own saltenv among them)
-	byEnv := map[string][]*sfile{}
-	for _, env := range avail {
-		if env == own {
-			byEnv[env] = tops
-			continue
-		}
-		if et := a.envTrees[env]; et != nil {
-			if f := et.bySLS("top"); f != nil {
-				byEnv[env] = append([]*sfile{f}, a.topIncludes(et, f)...)
-			}
-		}
-	}
+	merged, avail := a.mergedTops(t, tops)
 	envExists := func(env string) bool {
 		if env == "base" {
 			return true
@@ -369,16 +351,6 @@ func (a *analyzer) runTopNode(t *tree, tops []*sfile, m *minionData) {
 		_, ok := a.envTrees[env]
 		return ok
 	}
-	strategy, defaultTop := "merge", "base"
-	if a.cfg != nil {
-		if a.cfg.strategy != "" {
-			strategy = a.cfg.strategy
-		}
-		if a.cfg.defaultTop != "" {
-			defaultTop = a.cfg.defaultTop
-		}
-	}
-	merged := mergeTops(strategy, avail, byEnv, defaultTop)
 	if at, key, bad := topConflict(tops); bad {
 		a.diag(analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "syntax",
 			Message: fmt.Sprintf("Unable to render top file: found conflicting ID '%s' (the top data is empty: no minion gets any state)", key)})
@@ -464,6 +436,41 @@ func (a *analyzer) runTopNode(t *tree, tops []*sfile, m *minionData) {
 		return c, hs
 	}
 	a.cachedRun("highstate "+m.id, top.file.URI, "", build, tops)
+}
+
+// mergedTops is the top data Salt gathers from the top file of every
+// saltenv it reads (t's own from tops, the top file and what it
+// includes), merged as the master's top_file_merging_strategy says, and
+// the saltenvs in the order Salt reads them (env_order may leave out
+// base, this top file's own saltenv among them).
+func (a *analyzer) mergedTops(t *tree, tops []*sfile) ([]topEnv, []string) {
+	avail := a.topEnvs()
+	own := t.env
+	if own == "" {
+		own = "base"
+	}
+	byEnv := map[string][]*sfile{}
+	for _, env := range avail {
+		if env == own {
+			byEnv[env] = tops
+			continue
+		}
+		if et := a.envTrees[env]; et != nil {
+			if f := et.bySLS("top"); f != nil {
+				byEnv[env] = append([]*sfile{f}, a.topIncludes(et, f)...)
+			}
+		}
+	}
+	strategy, defaultTop := "merge", "base"
+	if a.cfg != nil {
+		if a.cfg.strategy != "" {
+			strategy = a.cfg.strategy
+		}
+		if a.cfg.defaultTop != "" {
+			defaultTop = a.cfg.defaultTop
+		}
+	}
+	return mergeTops(strategy, avail, byEnv, defaultTop), avail
 }
 
 // topEnvs is HighState._get_envs: the saltenvs whose top files are
