@@ -54,6 +54,9 @@ func (a *analyzer) hieraLinks() []analysis.Link {
 				out = append(out, analysis.Link{At: at, Files: files, Notes: notes, Title: "Hiera key `" + key + "`, set in:"})
 			case call && a.hasHieraData(key):
 				out = append(out, analysis.Link{At: at, Title: "Hiera key `" + key + "`: no data file of the workspace sets it (the lookup's default applies, or data outside the workspace)"})
+			case call && !a.hieraCertain(key):
+				// (williancardoso/controlrepo: hieradata/ and no hiera.yaml)
+				out = append(out, analysis.Link{At: at, Title: "Hiera key `" + key + "`: the environment has no hiera.yaml of its own here, so the Puppet server's global hiera.yaml, which is not read here, says where this is looked up: its value is unknown"})
 			}
 		}
 		for _, st := range fi.ast.Stmts {
@@ -213,6 +216,13 @@ func (a *analyzer) hieraSetters(key string) (files []source.Span, notes []string
 
 // hasHieraData: a hierarchy a lookup of key reads has a data file in
 // the workspace (a repository without Hiera data says nothing of a key).
+// hieraCertain: every hiera.yaml a lookup of key reads is in the
+// workspace (hieraDirs).
+func (a *analyzer) hieraCertain(key string) bool {
+	_, certain := a.hieraDirs(key)
+	return certain
+}
+
 func (a *analyzer) hasHieraData(key string) bool {
 	dirs, _ := a.hieraDirs(key)
 	for _, d := range dirs {
