@@ -545,7 +545,7 @@ func (a *analyzer) packageFailures(s *scheduler) {
 	}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].idx < ps[j].idx })
 	for _, p := range ps {
-		msg := s.packageFailure(p)
+		msg := s.pkgFails[p].msg
 		why := "a new packages promise (policy, version, architecture or options) runs through a package_module body, its own or body common control's, and this policy has neither: cf-agent says this in every pass and never keeps the promise"
 		if p.pkg&pkgNew == 0 {
 			why = "an old packages promise runs through a package_method body, and it has none (a new one would name a package_module: policy => \"present\" and package_module => ...): cf-agent says this in every pass and never keeps the promise"
@@ -554,7 +554,7 @@ func (a *analyzer) packageFailures(s *scheduler) {
 		at.Start, at.End = at.Start+1, at.End-1 // (inside the quotes)
 		d := analysis.Diagnostic{At: at, Severity: analysis.Error, Code: "never-runs", Message: msg,
 			Related: []analysis.Related{{At: at, Message: why}}}
-		if s.pkgFails[p] != triTrue {
+		if s.pkgFails[p].guard != triTrue {
 			d.Severity = analysis.Warning
 			d.Message = msg + " cf-agent says this on hosts where this promise's guard (" + guardWords(p.bundle.file, p) + ") holds, and never keeps the promise there"
 		}

@@ -65,6 +65,22 @@ type scope struct {
 
 const maxValues = 64
 
+// varKey is the evaluator's key of a variable name as written in sc:
+// bundle.var (a bare name is sc's bundle's; false outside a bundle),
+// ns:bundle.var outside the default namespace.
+func varKey(name string, sc scope) (string, bool) {
+	switch {
+	case !strings.Contains(name, "."):
+		if sc.bundle == nil {
+			return "", false
+		}
+		return sc.bundle.key + "." + name, true
+	case strings.HasPrefix(name, "default:"):
+		return strings.TrimPrefix(name, "default:"), true
+	}
+	return name, true
+}
+
 // lookup returns the values of a qualified or unqualified variable name.
 func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 	if sc.params != nil {
@@ -111,14 +127,9 @@ func (ev *evaluator) lookup(name string, sc scope) *valueSet {
 			return &valueSet{vals: []string{sc.bundle.block.Name.Text}, resolved: true}
 		}
 	}
-	key := name
-	if !strings.Contains(name, ".") {
-		if sc.bundle == nil {
-			return &valueSet{}
-		}
-		key = sc.bundle.key + "." + name
-	} else if strings.HasPrefix(name, "default:") {
-		key = strings.TrimPrefix(name, "default:")
+	key, ok := varKey(name, sc)
+	if !ok {
+		return &valueSet{}
 	}
 	local := sc.params != nil && sc.bundle != nil && strings.HasPrefix(key, sc.bundle.key+".")
 	if vs, ok := ev.cache[key]; ok && !local {
@@ -211,10 +222,10 @@ func unlessDefined(d *varDef, key string) bool {
 			continue
 		}
 		switch name := r.Items[0].Value; name {
-		case "$(this.promiser)", "${this.promiser}", d.name:
+		case "$(this.promiser)", "${this.promiser}":
 			return true
 		default:
-			if qualify("default", name) == key {
+			if k, ok := varKey(name, scope{bundle: d.bundle}); ok && k == key {
 				return true
 			}
 		}

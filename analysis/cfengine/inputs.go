@@ -42,11 +42,10 @@ func augmentValues(v any) ([]string, bool) {
 // (augments may define variables in any bundle, CFEngine 3.18+), a bare
 // name is def's, as under "vars".
 func augmentKey(k string) string {
-	i := strings.LastIndexByte(k, '.')
-	if i < 0 {
-		return "def." + k
+	if key, ok := varKey(k, scope{}); ok {
+		return key
 	}
-	return qualify("default", k[:i]) + k[i:]
+	return "def." + k
 }
 
 // loadPolicy follows inputs from an entry file until no new file appears.

@@ -159,22 +159,15 @@ type varRef struct {
 	bundle, name string
 }
 
-// promiserCall is the usebundle a methods promise without one has:
-// cf-agent calls the bundle its promiser names (`methods: "init";` runs
-// bundle init, and aborts the run when there is none), which cf-promises
-// accepts either way. The value is the quoted promiser, as
-// `usebundle => "init"` would be.
-func promiserCall(p *cfp.Promise) *cfp.Constraint {
-	r := &cfp.Rval{Kind: cfp.String, Value: p.Promiser, Span: p.PromiserSpan, NameSpan: p.PromiserSpan}
-	return &cfp.Constraint{Lval: cfp.Word{Text: "usebundle", Span: p.PromiserSpan}, Rval: r}
-}
-
-// standardServices is the call a services promise without a
-// service_method makes: cf-agent runs default:standard_services (the
-// standard library's) and aborts the run when no policy file defines it.
-// It is said at the promiser.
-func standardServices(p *cfp.Promise) *cfp.Constraint {
-	r := &cfp.Rval{Kind: cfp.String, Value: "default:standard_services", Span: p.PromiserSpan, NameSpan: p.PromiserSpan}
+// impliedCall is the usebundle cf-agent gives a promise that names no
+// bundle, written at its promiser as `usebundle => "bundle"` would be:
+// a methods promise without one calls the bundle its promiser names
+// (`methods: "init";`), a services promise without a service_method
+// calls default:standard_services (the standard library's). cf-agent
+// aborts the run when no policy file defines it; cf-promises accepts
+// either.
+func impliedCall(p *cfp.Promise, bundle string) *cfp.Constraint {
+	r := &cfp.Rval{Kind: cfp.String, Value: bundle, Span: p.PromiserSpan, NameSpan: p.PromiserSpan}
 	return &cfp.Constraint{Lval: cfp.Word{Text: "usebundle", Span: p.PromiserSpan}, Rval: r}
 }
 
@@ -333,10 +326,10 @@ func lowerFile(src *source.File, parsed *cfp.File) *fileInfo {
 						pi.pkg = packageKind(p)
 					}
 					if pi.typ == "services" && p.Get("service_method") == nil && !windowsService(p) {
-						pi.refs = append(pi.refs, promiseRef{c: standardServices(p)})
+						pi.refs = append(pi.refs, promiseRef{c: impliedCall(p, "default:standard_services")})
 					}
 					if pi.typ == "methods" && pi.usebundle == nil {
-						pi.usebundle = promiserCall(p)
+						pi.usebundle = impliedCall(p, p.Promiser)
 						if !strings.ContainsAny(p.Promiser, "$@") {
 							pi.refs = append(pi.refs, promiseRef{c: pi.usebundle})
 						}

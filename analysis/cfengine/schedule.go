@@ -67,8 +67,8 @@ type scheduler struct {
 	evalGuard map[int]tri
 	ifFalse   map[int]bool
 	// pkgFails are the packages promises that fail cf-agent's sanity
-	// check, with the best value of their guard (packageFailure)
-	pkgFails map[*promiseInfo]tri
+	// check (packageFailure)
+	pkgFails map[*promiseInfo]pkgFailure
 	// setBy records which promise set each class first
 	setBy map[string]classSetter
 	// callers is the stack of methods promises being evaluated;
@@ -96,7 +96,7 @@ type scheduler struct {
 func newScheduler(a *analyzer, pol *policy, ev *evaluator) *scheduler {
 	s := &scheduler{a: a, pol: pol, ev: ev, classes: map[string]tri{"any": triTrue}, definers: map[string][]*promiseInfo{},
 		done: map[doneKey]bool{}, handleOK: map[string]bool{}, called: map[string]callSite{},
-		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, guardFalse: map[int]int{}, evalGuard: map[int]tri{}, ifFalse: map[int]bool{}, pkgFails: map[*promiseInfo]tri{}, setBy: map[string]classSetter{}, callerOf: map[*promiseInfo]*promiseInfo{}, callerPass: map[*promiseInfo]int{}, calledBy: map[*bundleInfo]*promiseInfo{}, editedBy: map[*bundleInfo]*promiseInfo{}, seqPos: map[*bundleInfo]int{}}
+		passes: make([]uint8, a.nProm), outcomeMemo: map[*promiseInfo]*outcomeSet{}, why: map[int]string{}, guardFalse: map[int]int{}, evalGuard: map[int]tri{}, ifFalse: map[int]bool{}, pkgFails: map[*promiseInfo]pkgFailure{}, setBy: map[string]classSetter{}, callerOf: map[*promiseInfo]*promiseInfo{}, callerPass: map[*promiseInfo]int{}, calledBy: map[*bundleInfo]*promiseInfo{}, editedBy: map[*bundleInfo]*promiseInfo{}, seqPos: map[*bundleInfo]int{}}
 	// which classes can promises of this policy define?
 	for _, b := range pol.bundles {
 		for _, i := range b.definers {
@@ -186,15 +186,11 @@ func (s *scheduler) augmented(r *cfp.Rval, sc scope) bool {
 	if !vs.resolved || len(vs.vals) != 1 {
 		return false
 	}
-	name := vs.vals[0]
-	key := qualify("default", name)
-	if !strings.Contains(name, ".") {
-		if sc.bundle == nil {
-			return false
-		}
-		key = sc.bundle.key + "." + name
+	key, ok := varKey(vs.vals[0], sc)
+	if !ok {
+		return false
 	}
-	_, ok := s.pol.augments[key]
+	_, ok = s.pol.augments[key]
 	return ok
 }
 
@@ -604,15 +600,15 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 		if msg := s.packageFailure(p); msg != "" {
 			// cf-agent logs it and goes on, in every pass: no outcome
 			s.why[p.idx] = "cf-agent says " + msg
-			if g > s.pkgFails[p] {
-				s.pkgFails[p] = g
+			if f, seen := s.pkgFails[p]; !seen || g > f.guard {
+				s.pkgFails[p] = pkgFailure{msg, g}
 			}
 			return
 		}
 	}
 	s.done[doneKey{p, sc.act}] = true
 	s.ranIn = nil
-	var calls []bundleCall
+	var calls []bundleCall             // a methods promise's, for each promiser
 	var svcCalls map[string]bundleCall // a services promise's, by promiser
 	switch {
 	case p.typ == "methods" && p.usebundle != nil:
@@ -626,11 +622,9 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 				svcCalls[pr] = c
 			}
 		}
-		if len(svcCalls) > 0 {
-			calls = []bundleCall{{}} // (each promiser's own, below)
-		}
 	}
-	if len(calls) == 0 {
+	hasCalls := len(calls) > 0 || len(svcCalls) > 0
+	if !hasCalls {
 		for _, pr := range s.promisers(p, sc) {
 			s.emit(p, pass, pr)
 		}
@@ -673,7 +667,7 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 			set(repaired, triMaybe)
 		}
 	}
-	if len(calls) > 0 {
+	if hasCalls {
 		// cf-agent iterates the promise over its list variables: each
 		// iteration is a methods evaluation followed by the call
 		if n := len(s.callers); n > 0 {
@@ -1004,6 +998,13 @@ func (s *scheduler) checkFourthPass(order []*promiseInfo, sc scope) {
 				what, c, may, maxPasses, maxPasses),
 			Related: rel})
 	}
+}
+
+// pkgFailure is what cf-agent says of a packages promise it cannot run,
+// and the best value the promise's guard had when the schedule reached it.
+type pkgFailure struct {
+	msg   string
+	guard tri
 }
 
 // packageFailure is what cf-agent says of a packages promise that cannot
