@@ -140,6 +140,9 @@ func describePositions(b *strings.Builder, r *Result, positions []RunPos) {
 		switch {
 		case len(g.ps) == 1:
 			s = fmt.Sprintf("**%s of %d** in %s", Ordinal(p.Index+1), len(p.Run.Steps), runName(p.Run))
+			if p.Run.Note != "" {
+				s += " (" + p.Run.Note + ")"
+			}
 		case sameLen:
 			s = fmt.Sprintf("**%s of %d** in %d runs, e.g. %s", Ordinal(p.Index+1), len(p.Run.Steps), len(g.ps), runName(p.Run))
 		default:

@@ -135,6 +135,10 @@ type Run struct {
 	// it gives every declaration a position to show, but no node gets it
 	// from its classification.
 	Alone bool
+	// Note says what an Alone run stands for, beside its name where a
+	// position in it is shown: a user reading "1st of 3 in `class x`"
+	// otherwise cannot tell why no node's run holds the declaration.
+	Note string
 }
 
 // Symbol is a document outline entry.

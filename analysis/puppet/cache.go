@@ -571,6 +571,12 @@ func (a *analyzer) merge(name string, s *runSnap, own, patched bool) analysis.Ru
 		}
 		out.Steps[i] = st
 	}
+	if out.Alone {
+		out.Note = aloneNote
+		if a.unreached[name] {
+			out.Note = unreachedNote
+		}
+	}
 	next.run = out
 	speaks := a.speaksAlone(name, s)
 	for j, d := range s.diags {
@@ -627,8 +633,11 @@ func (a *analyzer) merge(name string, s *runSnap, own, patched bool) analysis.Ru
 	// Every run that evaluates a resource declares it under a key string
 	// of its own; the snapshot kept keeps the first run's (30 MB of copies
 	// on operations-puppet otherwise).
+	quiet := a.unreached[name] // (unreached.go: settles nothing)
 	for i, id := range ids.declared {
-		m.declared[id] = true
+		if !quiet {
+			m.declared[id] = true
+		}
 		if c := m.tab.declStr[id]; unsafe.StringData(c) != unsafe.StringData(s.declared[i]) && !a.req.Once {
 			if unsafe.SliceData(next.declared) == unsafe.SliceData(s.declared) && !s.own {
 				next.declared = slices.Clone(s.declared)
@@ -636,12 +645,14 @@ func (a *analyzer) merge(name string, s *runSnap, own, patched bool) analysis.Ru
 			next.declared[i] = c
 		}
 	}
-	a.declaredPats = append(a.declaredPats, s.patterns...)
-	r := &run{a: a, name: name, missing: s.missing, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
-	if !speaks {
-		r.missing = nil
+	if !quiet {
+		a.declaredPats = append(a.declaredPats, s.patterns...)
+		r := &run{a: a, name: name, missing: s.missing, absent: s.absent, unknownIncludes: s.unknownIncludes, synthetic: s.synthetic}
+		if !speaks {
+			r.missing = nil
+		}
+		a.allRuns = append(a.allRuns, r)
 	}
-	a.allRuns = append(a.allRuns, r)
 	if !a.req.Once {
 		if !kept.foreign {
 			next.ids = kept.kept()
@@ -743,11 +754,17 @@ func (a *analyzer) mergeDiagnostics(name string, s *runSnap) analysis.Run {
 // refused: a missing target it defers does not refuse it either
 // (settleMissing).
 func (a *analyzer) speaksAlone(name string, s *runSnap) bool {
+	if len(s.declared) > 0 {
+		a.anyDeclared = append(a.anyDeclared, s.declared)
+	}
 	if !s.synthetic {
 		if len(s.declared) > 0 {
 			a.realDeclared = append(a.realDeclared, s.declared)
 		}
 		return true
+	}
+	if a.unreached[name] {
+		return false // (unreachedSpecs)
 	}
 	if len(s.diags) == 0 && len(s.missing) == 0 {
 		return true

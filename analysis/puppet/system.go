@@ -58,6 +58,11 @@ type System struct {
 	ClassEvals, ClassReplays int
 	// declCache: what each top-level statement declares (scanDeclared)
 	declCache map[pp.Node][]string
+	// unreached: the definitions the last complete analysis analysed
+	// alone because no run reached a declaration of them (unreachedSpecs),
+	// by run name; a partial analysis building such a run again keeps
+	// it as quiet as the complete one did.
+	unreached map[string]bool
 	// Workers is how many goroutines evaluate the runs of a workspace
 	// (0: one per CPU). Results do not depend on it.
 	Workers int
@@ -359,6 +364,10 @@ type analyzer struct {
 	realDeclared [][]string
 	realIndexed  int
 	realDecl     map[string]bool
+	// What every run merged declared (speaksAlone), and the definitions
+	// analysed alone because none reached them (unreachedSpecs).
+	anyDeclared  [][]string
+	unreached    map[string]bool
 	realTypes    map[string]bool
 	sole         bool // one run, one-shot (oneshot.go)
 	filesPlanned int  // files loaded when sole was decided
@@ -540,6 +549,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		if focus := a.focusSpecs(specs); focus != nil {
 			a.partial = true
 			res.Partial = true
+			a.unreached = s.unreached // (the last complete analysis's)
 			runs = a.runAll(focus)
 		} else {
 			a.planSole()
@@ -578,6 +588,12 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		if !a.canceled() && !a.partial {
 			runs = append(runs, a.runAll(specs)...)
+		}
+		if !a.canceled() && !a.partial {
+			if q := a.unreachedSpecs(); len(q) > 0 {
+				runs = append(runs, a.runAll(q)...)
+			}
+			a.sys.unreached = a.unreached
 		}
 	}
 	for i, r := range a.allRuns {

@@ -1,0 +1,90 @@
+package puppet
+
+import (
+	"sort"
+	"strings"
+)
+
+// Definitions no run reaches.
+//
+// A class or define that nothing in the workspace declares by name gets a
+// run of its own (`class x`, as `include x` alone), so that its resources
+// have a position to show. One that is declared, but only where no run
+// goes (`if $developer { include role::tools }` with $developer false on
+// every node the workspace classifies, a define instantiated in a loop
+// over data the workspace does not hold: 119 of operations-puppet's
+// definitions, admin::user among them), had none: hovering its resources
+// said nothing at all, and F12 on its references led nowhere. It gets
+// such a run too, after every other, and the run is quiet:
+//
+//   - its problems are not reported: Puppet meets them only where a node
+//     takes a branch no node of the workspace takes;
+//   - what it declares does not settle other runs' missing targets
+//     (settleMissing), so the problems of the other runs are the same with
+//     it or without it;
+//   - a caller that reads only problems (check) does not build it.
+//
+// The run's note (analysis.Run.Note) tells a hover why it stands alone.
+const (
+	aloneNote     = "analysed alone: nothing in the workspace declares it by name"
+	unreachedNote = "analysed alone: no run of the workspace reaches a declaration of it"
+)
+
+// unreachedSpecs lists the runs of the definitions the workspace declares
+// that no run merged so far declared, and marks them quiet (a.unreached).
+// None for a caller that reads only problems.
+func (a *analyzer) unreachedSpecs() []*runSpec {
+	if a.diagsOnly() || a.strict {
+		return nil
+	}
+	want := map[string]bool{} // "Class[x]" / a define's type name -> unreached so far
+	for n, ci := range a.classes {
+		if a.declared[n] && !ci.misplaced {
+			want["Class["+n+"]"] = true
+		}
+	}
+	for n, d := range a.defines {
+		if a.declared[n] && !d.misplaced {
+			want[capType(n)] = true
+		}
+	}
+	left := len(want)
+	for _, keys := range a.anyDeclared {
+		for _, k := range keys {
+			i := strings.IndexByte(k, '[')
+			if i <= 0 {
+				continue
+			}
+			w := k[:i]
+			if w == "Class" {
+				w = k
+			}
+			if want[w] {
+				want[w] = false
+				if left--; left == 0 {
+					return nil
+				}
+			}
+		}
+	}
+	var names []string
+	for w, un := range want {
+		if !un {
+			continue
+		}
+		if strings.HasPrefix(w, "Class[") {
+			names = append(names, "class "+w[len("Class["):len(w)-1])
+		} else {
+			names = append(names, "define "+strings.ToLower(w))
+		}
+	}
+	sort.Strings(names)
+	specs := make([]*runSpec, 0, len(names))
+	a.unreached = make(map[string]bool, len(names))
+	for _, name := range names {
+		kind, def, _ := strings.Cut(name, " ")
+		specs = append(specs, &runSpec{name: name, synth: kind, synthName: def})
+		a.unreached[name] = true
+	}
+	return specs
+}
