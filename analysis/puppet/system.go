@@ -678,6 +678,9 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 	fl := append(a.fileLinks(), a.hieraLinks()...)
 	fl = append(fl, a.metaLinks(res.Links)...)
 	fl = append(fl, vl...)
+	if !a.partial && !a.canceled() && !a.hoverUnread() {
+		fl = append(fl, a.absentLinks(&a.graph)...)
+	}
 	if len(fl) > 0 { // (after the merge table counted the runs' links)
 		res.Links = append(res.Links, fl...)
 		slices.SortStableFunc(res.Links, func(x, y analysis.Link) int {
