@@ -591,6 +591,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		}
 		if !a.canceled() && !a.partial {
 			if q := a.unreachedSpecs(); len(q) > 0 {
+				a.runsTotal += len(q)
 				runs = append(runs, a.runAll(q)...)
 			}
 			a.sys.unreached = a.unreached
