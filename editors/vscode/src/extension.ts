@@ -6,7 +6,7 @@ import {
   CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State,
 } from 'vscode-languageclient/node';
 import { documentSelector, isOrderingDocument } from './languages';
-import { candidate, claimingTrigger, claimsDocument, HEAD_BYTES, settingReason, TRIGGERS } from './activation';
+import { candidate, claimingTrigger, claimsDocument, HEAD_BYTES, settingReason, Trigger, TRIGGERS } from './activation';
 import { resolveServerPath } from './serverPath';
 import { didChangeConfigurationParams, toServerSettings } from './settings';
 import { RestartPolicy } from './restartPolicy';
@@ -305,13 +305,19 @@ async function reasonToStart(): Promise<string | undefined> {
     if (claimsDocument({ languageId: doc.languageId, path: doc.uri.path, text: doc.getText() })) return `${doc.uri.path} is open`;
   }
   const folders = vscode.workspace.workspaceFolders || [];
-  // names alone first, all at once; then the candidates whose content decides
-  const found = await Promise.all(TRIGGERS.map((t) => Promise.all(folders.map((f) =>
-    vscode.workspace.findFiles(new vscode.RelativePattern(f, t.glob), SKIP_FOLDERS, t.claims ? 200 : 1).then((u) => u, () => [] as vscode.Uri[]))).then((l) => l.flat())));
-  for (let i = 0; i < TRIGGERS.length; i++) {
-    const t = TRIGGERS[i];
-    for (const uri of found[i]) {
-      if (!t.claims || t.claims(await head(uri))) return `${vscode.workspace.asRelativePath(uri)} is ${t.what}`;
+  const search = (t: Trigger) => Promise.all(folders.map((f) =>
+    vscode.workspace.findFiles(new vscode.RelativePattern(f, t.glob), SKIP_FOLDERS, t.claims ? 200 : 1).then((u) => u, () => [] as vscode.Uri[])))
+    .then((l) => l.flat());
+  // names alone first, all at once (a Puppet or Salt tree stops here); then, one glob at a time,
+  // the candidates whose content decides
+  const named = TRIGGERS.filter((t) => !t.claims);
+  const hits = await Promise.all(named.map(search));
+  for (let i = 0; i < named.length; i++) {
+    if (hits[i].length) return `${vscode.workspace.asRelativePath(hits[i][0])} is ${named[i].what}`;
+  }
+  for (const t of TRIGGERS.filter((t) => t.claims)) {
+    for (const uri of await search(t)) {
+      if (t.claims!(await head(uri))) return `${vscode.workspace.asRelativePath(uri)} is ${t.what}`;
     }
   }
   return undefined;
