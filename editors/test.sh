@@ -148,6 +148,21 @@ if [[ "$SKIP" != *" code-server "* ]] && [ -f "$VSIX" ] && { command -v r10k || 
   echo "# code-server install: $(( $(now_ms) - t )) ms"
 fi
 
+# --- 3d. VS Code: when the extension starts the server (activation/README.md): Chef policies at a
+# folder's root, which no file name announces; a Ruby project whose names match the activation
+# globs but whose content the server does not analyse
+if [[ "$SKIP" != *" code-server "* ]] && [ -f "$VSIX" ]; then
+  section "VS Code: activation"
+  t=$(now_ms)
+  for s in wake:policies-at-root asleep:ruby-project; do
+    ORDERING_E2E_WS="$HERE/test/activation/${s#*:}" ORDERING_E2E_STEPS=${s%%:*} \
+      timeout 240 "$HERE/test/code-server-e2e.sh" "$VSIX" "$SERVER" "$OUT/code-server-${s%%:*}" 2>&1 \
+      | grep -v '^ ' | grep -v '^[]{}]' | tee "$TMP/cs-${s%%:*}.txt"
+    tally "$TMP/cs-${s%%:*}.txt" "code-server e2e (${s%%:*})"
+  done
+  echo "# code-server activation: $(( $(now_ms) - t )) ms"
+fi
+
 # --- 4. Neovim
 if [[ "$SKIP" != *" nvim "* ]]; then
   section "Neovim"

@@ -158,6 +158,33 @@ func TestLookupSkipsSpecialFiles(t *testing.T) {
 	}
 }
 
+// A link to a file is a file of the workspace at the link's path (the
+// tools read through it); a link to a folder is not walked (a link to an
+// ancestor would never end), nor is a dangling one listed.
+func TestWalkListsLinksToFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "common"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "common", "promises.cf"), []byte("bundle agent main {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"promises.cf": "common/promises.cf", "common/loop": "..", "gone.cf": "nowhere.cf"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Skipf("symlink: %v", err)
+		}
+	}
+	ws := NewWorkspace(dir)
+	got := ws.Walk(func(string) bool { return true })
+	want := []string{filepath.Join(dir, "common", "promises.cf"), filepath.Join(dir, "promises.cf")}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("Walk = %v, want %v", got, want)
+	}
+	if f := ws.Lookup(filepath.Join(dir, "promises.cf")); f == nil || string(f.Text) != "bundle agent main {}\n" {
+		t.Errorf("the link was not read through: %v", f)
+	}
+}
+
 func TestCursorMatchesPosition(t *testing.T) {
 	text := []byte("a😀b\n\xffé\r\nxyz\n\nwq😀😀\n")
 	f := NewFile("file:///x", "", text)

@@ -194,8 +194,8 @@ func (ws *Workspace) Walk(keep func(path string) bool, extra ...string) []string
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() {
-				return nil // symlinks (loops), sockets, FIFOs, devices
+			if !d.Type().IsRegular() && !linkToFile(p, d) {
+				return nil // sockets, FIFOs, devices; links to folders (loops)
 			}
 			add(p)
 			return nil
@@ -208,6 +208,20 @@ func (ws *Workspace) Walk(keep func(path string) bool, extra ...string) []string
 	}
 	sort.Strings(out)
 	return out
+}
+
+// linkToFile: p is a symbolic link to a regular file. The tools read
+// through such links (cf-agent runs websupport-sk/ocf's promises.cf, a
+// link to common/promises.cf, with its inputs taken from the link's folder;
+// Salt serves a linked .sls under the link's name), so the link is a file
+// of the workspace at its own path. Links to folders are not followed: a
+// link to an ancestor would walk forever.
+func linkToFile(p string, d fs.DirEntry) bool {
+	if d.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // Fork returns a workspace over the same roots, open documents and disk

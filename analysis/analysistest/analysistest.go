@@ -5,7 +5,8 @@
 // `want/...`:
 //
 //	entry: site.pp                  (comment lines: the entry file, default
-//	setting: puppet.ordering=random  the first input file; settings)
+//	setting: puppet.ordering=random  the first input file; settings;
+//	link: promises.cf -> common/promises.cf  a symbolic link, as in a checkout)
 //	-- site.pp --
 //	notify { 'a': }
 //	-- want/order --
@@ -83,8 +84,13 @@ func Load(t testing.TB, sys analysis.System, ar *txtar.Archive) *Outcome {
 	dir, _ = filepath.EvalSymlinks(dir)
 	entry := ""
 	settings := analysis.Settings{}
+	var links [][2]string
 	for _, line := range strings.Split(string(ar.Comment), "\n") {
 		line = strings.TrimSpace(line)
+		if v, ok := strings.CutPrefix(line, "link:"); ok {
+			name, target, _ := strings.Cut(v, "->")
+			links = append(links, [2]string{strings.TrimSpace(name), strings.TrimSpace(target)})
+		}
 		if v, ok := strings.CutPrefix(line, "entry:"); ok {
 			entry = strings.TrimSpace(v)
 		}
@@ -102,6 +108,15 @@ func Load(t testing.TB, sys analysis.System, ar *txtar.Archive) *Outcome {
 	}
 	if first := WriteInputs(t, dir, rooted); entry == "" {
 		entry = first
+	}
+	for _, l := range links {
+		p := filepath.Join(dir, filepath.FromSlash(l[0]))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.FromSlash(l[1]), p); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if entry == "-" {
 		entry = "" // the workspace as the language server sees it

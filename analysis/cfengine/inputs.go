@@ -261,6 +261,30 @@ func ignoreMissingInputs(pol *policy, ev *evaluator) bool {
 
 // existsHere: something is at path on this machine (a directory or a
 // device is no policy anywhere: /tmp, /dev/null).
+// copblName: an input written as the old community standard library's
+// stock file (cfengine_stdlib.cf, libraries/cfengine_stdlib.cf,
+// 3.0's cf_std_library.cf). A policy of that time listed it beside its
+// own files and kept the copy CFEngine's package put in masterfiles
+// (open17c/RhubarbSin_cfengine3-bundles ships promises.cf, site.cf and
+// three bundles, and no library): it comes from outside the repository.
+func copblName(v string) bool {
+	switch filepath.Base(v) {
+	case "cfengine_stdlib.cf", "cf_std_library.cf":
+		return true
+	}
+	return false
+}
+
+// holdsFile: some file of the workspace has this name.
+func (a *analyzer) holdsFile(base string) bool {
+	for _, f := range a.req.Files {
+		if f.Path != "" && filepath.Base(f.Path) == base {
+			return true
+		}
+	}
+	return false
+}
+
 func existsHere(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
@@ -374,6 +398,11 @@ func (a *analyzer) addInput(pol *policy, v, name, hosts, base string, missingAt 
 				pol.missingDiags = append(pol.missingDiags, a.siblingInputNote(*missingAt, name, found, pol.entryDir))
 				return nil
 			}
+		}
+		if missingAt != nil && !pol.ignoreMissing && name == v && hosts == "" && copblName(v) && !a.holdsFile(filepath.Base(v)) {
+			pol.missingDiags = append(pol.missingDiags, analysis.Diagnostic{At: *missingAt, Severity: analysis.Info, Code: "host-input",
+				Message: fmt.Sprintf("'%s' is CFEngine's community standard library (COPBL) under its stock name, which the masterfiles CFEngine shipped until 3.6 held beside promises.cf (cfengine_stdlib.cf, later libraries/cfengine_stdlib.cf); the workspace has no copy: cf-promises fails (\"Can't stat file\") where the deployment does not keep the package's one; names it may define are not reported as undefined (put it in the workspace to have it checked)%s", v, note)})
+			return nil
 		}
 		if missingAt != nil && !pol.ignoreMissing {
 			msg := fmt.Sprintf("Can't stat file '%s' for parsing", name)

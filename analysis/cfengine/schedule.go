@@ -34,6 +34,12 @@ type callSite struct {
 	at   source.Span
 	step int
 	id   int // activation id
+	// sure: every host that runs this policy makes this call (no class
+	// context or guard on it, nor on the calls that led to it)
+	sure bool
+	// cond: the bundle activation a call is made from and its class
+	// context, when it has no if/unless; "" otherwise
+	cond string
 }
 
 // doneKey is one promise in one bundle activation (bundle + arguments):
@@ -74,9 +80,15 @@ type scheduler struct {
 	// callers is the stack of methods promises being evaluated;
 	// callerOf the methods promise that first called a methods promise's
 	// bundle (and in which pass)
-	callers    []callFrame
-	callerOf   map[*promiseInfo]*promiseInfo
-	callerPass map[*promiseInfo]int
+	callers []callFrame
+	// unsure counts the calls on the stack whose class context or guard
+	// some hosts do not meet; cond is the activation and class context of
+	// the methods call being made, condGuarded whether it has if/unless
+	unsure      int
+	cond        string
+	condGuarded bool
+	callerOf    map[*promiseInfo]*promiseInfo
+	callerPass  map[*promiseInfo]int
 	// calledBy is the methods promise that first called a bundle;
 	// editedBy the files promise that first used an edit bundle
 	calledBy map[*bundleInfo]*promiseInfo
@@ -478,11 +490,20 @@ func (s *scheduler) runBundle(b *bundleInfo, args []string, at source.Span) {
 	}
 	first, ok := s.called[key]
 	if ok {
-		if !first.at.IsZero() && !at.IsZero() {
+		// only a first call every host makes: where it depends on classes
+		// (websupport-sk/ocf's `rack1:: "compute" usebundle =>
+		// compute;` then `rack2:: ...`), a host with rack2 alone runs the
+		// bundle's promises at the second call (cfengine-order -D rack2)
+		// (or a first call under the same class context: a host that
+		// makes the second call made the first)
+		if (first.sure || first.cond != "" && first.cond == s.cond) && !first.at.IsZero() && !at.IsZero() {
 			s.repeats = append(s.repeats, [2]source.Span{at, first.at})
 		}
 	} else {
-		first = callSite{at: at, step: len(s.steps), id: len(s.called) + 1}
+		first = callSite{at: at, step: len(s.steps), id: len(s.called) + 1, sure: s.unsure == 0}
+		if !s.condGuarded {
+			first.cond = s.cond
+		}
 		s.called[key] = first
 	}
 	if s.depth > 30 {
@@ -682,6 +703,7 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 			at = s.a.span(p.bundle.file, p.p.PromiserSpan)
 		}
 		called := false
+		sure := s.guard(p, sc) == triTrue
 		for _, pr := range s.promisers(p, sc) {
 			prCalls := calls
 			if svcCalls != nil {
@@ -703,7 +725,15 @@ func (s *scheduler) evalPromise(p *promiseInfo, pass int, sc scope) {
 				}
 				called = true
 				s.callers = append(s.callers, callFrame{p, pass})
+				s.cond, s.condGuarded = strconv.Itoa(sc.act)+" "+p.p.Context, len(p.guards) > 0
+				if !sure {
+					s.unsure++
+				}
 				s.runBundle(c.b, c.args, at)
+				if !sure {
+					s.unsure--
+				}
+				s.cond, s.condGuarded = "", false
 				s.callers = s.callers[:len(s.callers)-1]
 			}
 		}

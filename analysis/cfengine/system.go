@@ -329,13 +329,26 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		entries = append(entries, entryFile)
 	}
 	files := append([]*fileInfo(nil), a.order...)
+	linked := linkTargets(files)
 	for _, fi := range files {
-		if fi != entryFile && hasCommonControl(fi) {
+		if fi != entryFile && hasCommonControl(fi) && linked[fi] == nil {
 			entries = append(entries, fi)
 		}
 	}
 	var policies []*policy
 	covered := map[*fileInfo]bool{}
+	// A file read through a link a policy loads is that policy's; a link
+	// no policy loads is its target's text, checked once under the
+	// target's own name.
+	isLink := map[*fileInfo]bool{}
+	throughLinks := func() {
+		for target, link := range linked {
+			isLink[link] = true
+			if covered[link] {
+				covered[target] = true
+			}
+		}
+	}
 	for _, e := range entries {
 		if a.stop() {
 			return res
@@ -346,6 +359,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			covered[fi] = true
 		}
 	}
+	throughLinks()
 	for _, fi := range files {
 		if !covered[fi] && definesMain(fi) {
 			if a.stop() {
@@ -359,10 +373,11 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			}
 		}
 	}
+	throughLinks()
 	// Files no policy loads: checked alone, without missing-definition
 	// diagnostics (they may be loaded by a policy outside the workspace).
 	for _, fi := range files {
-		if !covered[fi] {
+		if !covered[fi] && !isLink[fi] {
 			if a.stop() {
 				return res
 			}
@@ -402,6 +417,40 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		res.Runs = append(res.Runs, *run)
 	}
 	return res
+}
+
+// linkTargets maps each workspace file that a symbolic link of the
+// workspace points to, to that link. cf-agent runs a policy from the
+// inputs folder it is deployed to: websupport-sk/ocf's promises.cf is a
+// link to common/promises.cf, and its relative inputs ("common/def.cf")
+// are read from the link's folder; run as common/promises.cf the same text
+// would look for common/common/def.cf, which nobody does. The target is
+// the link's text, analysed at the link's place only.
+func linkTargets(files []*fileInfo) map[*fileInfo]*fileInfo {
+	byPath := map[string]*fileInfo{}
+	for _, fi := range files {
+		if fi.src.Path != "" {
+			byPath[filepath.Clean(fi.src.Path)] = fi
+		}
+	}
+	out := map[*fileInfo]*fileInfo{}
+	for _, fi := range files {
+		if fi.src.Path == "" {
+			continue
+		}
+		st, err := os.Lstat(fi.src.Path)
+		if err != nil || st.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(fi.src.Path)
+		if err != nil {
+			continue
+		}
+		if t := byPath[filepath.Clean(real)]; t != nil && t != fi {
+			out[t] = fi
+		}
+	}
+	return out
 }
 
 // stop reports (and remembers) that the caller gave up on the analysis:

@@ -50,6 +50,11 @@ func (s *system) Reads(path string) bool {
 func (s *system) Owns(path string, head func() []byte) bool {
 	base := filepath.Base(path)
 	slash := filepath.ToSlash(path)
+	if strings.HasSuffix(base, ".rb") {
+		if h := head(); h != nil && rubyTemplate(h) {
+			return false
+		}
+	}
 	switch {
 	case base == "Policyfile.rb":
 		return true
@@ -69,6 +74,39 @@ func (s *system) Owns(path string, head func() []byte) bool {
 		// a policy that only includes others has no run_list of its own
 		h := head()
 		return h != nil && (bytes.Contains(h, []byte("run_list")) || bytes.Contains(h, []byte("include_policy")))
+	}
+	return false
+}
+
+// rubyTemplate: the text is a template that renders a Policyfile, not one:
+// a Terraform templatefile() (srb3/terraform-chef-policyfile's
+// templates/Policyfile.rb: `default_source ${default_source}`, `%{ for
+// ... }` lines) or ERB (`<% ... %>`). chef-cli only ever reads what the
+// template renders; `ruby -c` refuses the template itself. A `${` inside a
+// Ruby string literal is text, not a template.
+func rubyTemplate(h []byte) bool {
+	for _, line := range bytes.Split(h, []byte("\n")) {
+		t := bytes.TrimLeft(line, " \t")
+		if bytes.HasPrefix(t, []byte("%{")) || bytes.HasPrefix(t, []byte("<%")) {
+			return true
+		}
+		var quote byte
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			switch {
+			case quote != 0 && c == '\\':
+				i++
+			case quote != 0 && c == quote:
+				quote = 0
+			case quote != 0:
+			case c == '#':
+				i = len(line) // a comment
+			case c == '\'' || c == '"':
+				quote = c
+			case c == '$' && i+1 < len(line) && line[i+1] == '{', c == '<' && i+1 < len(line) && line[i+1] == '%':
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -36,6 +36,12 @@
 //   completion, rename, quickfix, call-hierarchy  editing the order in puppet/site.pp
 //   install    (a control repository only) the quick fix of a "not installed" hint installs the
 //              Puppetfile's module and the diagnostics follow; the palette command then has nothing to do
+//   wake       (ORDERING_E2E_STEPS=wake only; activation/policies-at-root) Chef policies at the
+//              root of the folder, none opened: the server starts and Problems lists the include loop
+//   asleep     (ORDERING_E2E_STEPS=asleep only; activation/ruby-project) a cookbook, Pundit policies,
+//              a NuGet lock: VS Code activates the extension (its log says so), which starts no
+//              server and shows no status bar item, even with those Ruby files open; a policy
+//              written into the folder then starts it
 //   notification  a missing server binary, then one that dies at once (/bin/false, retried up to
 //              the limit), each give an error notification whose "Open Settings" opens the setting
 // Writes problems.png, hover.png, graph.png, order.png (README screenshots) and error-*.png.
@@ -84,8 +90,8 @@ function check(name, ok, detail) {
 
   // ORDERING_E2E_STEPS=problems,hover runs only those steps (the bundled-server check)
   const only = (process.env.ORDERING_E2E_STEPS || '').split(',').filter(Boolean);
-  const step = async (name, fn) => {
-    if (only.length && !only.includes(name)) return;
+  const step = async (name, fn, alone = false) => {
+    if (only.length ? !only.includes(name) : alone) return;
     const ts = Date.now();
     try { await fn(); } catch (e) {
       check(name, false, String(e && e.message || e).split('\n')[0]);
@@ -94,6 +100,37 @@ function check(name, ok, detail) {
     }
     res.timings[name] = Date.now() - ts;
   };
+
+  // code-server's logs (user data folder of SETTINGS_JSON): the extension host's, the Ordering
+  // output channel's
+  const userData = process.env.SETTINGS_JSON ? path.dirname(path.dirname(process.env.SETTINGS_JSON)) : '';
+  const logs = (nameRe) => {
+    const out = [];
+    const walk = (d) => {
+      let es = [];
+      try { es = fs.readdirSync(d, { withFileTypes: true }); } catch { return; }
+      for (const e of es) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (nameRe.test(e.name)) out.push(fs.readFileSync(p, 'utf8'));
+        else if (process.env.ORDERING_E2E_LOGS) console.log(`# log ${p}`);
+      }
+    };
+    if (userData) walk(path.join(userData, 'logs'));
+    return out.join('\n');
+  };
+  // the first line of the Ordering output channel (written to its log file soon after)
+  const startReason = async () => {
+    for (let i = 0; i < 40; i++) {
+      const m = logs(/Ordering\.log$/).match(/starting because .*/);
+      if (m) return m[0];
+      await page.waitForTimeout(250);
+    }
+    return '';
+  };
+  const statusItems = () => page.$$eval('.part.statusbar .statusbar-item', (es) => es.filter((e) => e.offsetParent !== null)
+    .map((e) => (e.innerText || '').trim().replace(/\s+/g, ' ')).filter(Boolean)).catch(() => []);
+  const problemRows = () => page.$$eval('.markers-panel .monaco-list-row', (rs) => rs.map((r) => r.getAttribute('aria-label') || r.innerText)).catch(() => []);
 
   // F1, type the title, Enter on the row that has it. Several titles: the first that exists
   // (command titles move between VS Code versions).
@@ -155,6 +192,38 @@ function check(name, ok, detail) {
     await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: T });
     res.timings.workbench = Date.now() - t0;
     await page.click('.monaco-workbench .part.editor');
+
+    // Activation where no file name says what the folder holds: the globs find a candidate, the
+    // extension reads it and starts the server (or not), before any file is opened.
+    await step('wake', async () => {
+      await page.keyboard.press('Control+Shift+M');
+      let rows = [];
+      const deadline = Date.now() + T;
+      while (!rows.some((r) => /include loop/.test(r)) && Date.now() < deadline) { await page.waitForTimeout(250); rows = await problemRows(); }
+      const items = await statusItems();
+      const why = await startReason();
+      await shot('wake.png');
+      check('wake', rows.some((r) => /include loop/.test(r)) && items.some((i) => /Ordering/.test(i)) && /base\.rb|web\.rb/.test(why),
+        `problems ${JSON.stringify(rows)}; status ${JSON.stringify(items)}; log: ${why || 'no Ordering log'}`);
+    }, true);
+    await step('asleep', async () => {
+      await openFile('metadata.rb');
+      await openFile('app/policies/application_policy.rb');
+      await page.waitForTimeout(6000);
+      const items = await statusItems();
+      const activated = (logs(/exthost\.log$/).match(/_doActivateExtension ordering-lsp\.ordering-lsp[^\n]*/) || [''])[0];
+      const started = /starting because/.test(logs(/Ordering\.log$/));
+      await shot('asleep.png');
+      const quiet = !!activated && !started && !items.some((i) => /Ordering|Node:/.test(i));
+      // a policy written into the folder wakes it (the file watcher)
+      fs.writeFileSync(path.join(wsDir, 'base.rb'), "name 'base'\ndefault_source :supermarket\nrun_list 'nginx::default'\n");
+      let after = [];
+      for (let i = 0; i < 120 && !after.some((x) => /Ordering/.test(x)); i++) { await page.waitForTimeout(250); after = await statusItems(); }
+      const why = await startReason();
+      await shot('asleep-woken.png');
+      check('asleep', quiet && after.some((x) => /Ordering/.test(x)) && /base\.rb/.test(why),
+        `activation: ${activated || 'none logged'}; server started before the policy: ${started}; status ${JSON.stringify(items)}; after base.rb: ${JSON.stringify(after)}, log: ${why || 'none'}`);
+    }, true);
 
     // Open every file (the Puppet one last: it stays the active editor), then read Problems.
     await step('problems', async () => {

@@ -1,7 +1,8 @@
 // A look at ordering-lsp in a real VS Code workbench (code-server), as a user meets it: what the
 // screen shows, with screenshots to look at. Run by code-server-look.sh (see its header).
 // Usage: NODE_PATH=<playwright>/node_modules node code-server-look.js URL OUT_DIR SPEC.json
-// SPEC is a list of steps, one per file:
+// SPEC is a list of steps, one per file (a step without "file" opens nothing: it waits, then
+// shows the status bar and takes K-open.png, what a user sees before opening anything):
 //   [{"file": "salt/web/init.sls",            // opened with Quick Open
 //     "wait": 8000,                            // ms after the open before looking (default 8000)
 //     "hovers": [[27, "/etc/nginx.conf"]],     // mouse hover over the text on that line
@@ -52,6 +53,12 @@ const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
   let k = 0;
   for (const s of spec) {
     k++;
+    if (!s.file) {
+      await page.waitForTimeout(s.wait || 8000);
+      console.log(`## (no file opened): status: ${await status()}`);
+      await shot(`${k}-open.png`);
+      continue;
+    }
     await page.keyboard.press('Control+P');
     await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
     await page.keyboard.type(s.file);

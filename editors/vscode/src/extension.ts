@@ -6,6 +6,7 @@ import {
   CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State,
 } from 'vscode-languageclient/node';
 import { documentSelector, isOrderingDocument } from './languages';
+import { candidate, claimingTrigger, claimsDocument, HEAD_BYTES, settingReason, Trigger, TRIGGERS } from './activation';
 import { resolveServerPath } from './serverPath';
 import { didChangeConfigurationParams, toServerSettings } from './settings';
 import { RestartPolicy } from './restartPolicy';
@@ -208,48 +209,46 @@ export function currentDocument(): vscode.Uri | undefined {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  output = vscode.window.createOutputChannel('Ordering');
-  traceOutput = vscode.window.createOutputChannel('Ordering Trace');
-  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
-  status.command = 'ordering.showOutput';
-  context.subscriptions.push(output, traceOutput, status);
-
   const track = (e: vscode.TextEditor | undefined) => { if (e && isOrderingDocument(e.document)) lastDoc = e.document.uri; };
   track(vscode.window.activeTextEditor);
   context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor(track));
 
   const orderTree = new OrderTreeProvider(getClient);
-  context.subscriptions.push(new NodePicker(getClient));
+  nodePicker = new NodePicker(getClient);
   const nodeView = new NodeMatrixView(getClient);
-  context.subscriptions.push(nodeView);
+  context.subscriptions.push(nodePicker, nodeView);
+  // A command is the user asking for the server: it starts a sleeping extension (see activation.ts).
+  const command = (id: string, fn: (...args: any[]) => unknown) =>
+    vscode.commands.registerCommand(id, async (...args: any[]) => { await wake(context, `command ${id}`); return fn(...args); });
   context.subscriptions.push(
     vscode.window.registerTreeDataProvider('orderingExecutionOrder', orderTree),
-    vscode.commands.registerCommand('ordering.showOutput', () => output.show(true)),
+    command('ordering.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('ordering.restartServer', async () => {
+      if (!awake) { await wake(context, 'command ordering.restartServer'); return; }
       restarts.reset();
       await stopClient();
       await startClient(context);
     }),
-    vscode.commands.registerCommand('ordering.showGraph', () => GraphPanel.show(context, getClient, currentDocument()?.toString())),
-    vscode.commands.registerCommand('ordering.showGraphAtCursor', () => {
+    command('ordering.showGraph', () => GraphPanel.show(context, getClient, currentDocument()?.toString())),
+    command('ordering.showGraphAtCursor', () => {
       const ed = vscode.window.activeTextEditor;
       if (!ed) { GraphPanel.show(context, getClient, currentDocument()?.toString()); return; }
       const at = ed.selection.active;
       GraphPanel.show(context, getClient, ed.document.uri.toString(), { line: at.line, character: at.character });
     }),
-    vscode.commands.registerCommand('ordering.showWorkspaceGraph', () => GraphPanel.show(context, getClient, undefined)),
-    vscode.commands.registerCommand('ordering.showOrder', async () => {
+    command('ordering.showWorkspaceGraph', () => GraphPanel.show(context, getClient, undefined)),
+    command('ordering.showOrder', async () => {
       const uri = currentDocument();
       if (!uri) { void vscode.window.showInformationMessage('Ordering: open a Puppet, Salt, CFEngine, Chef or Rudder file first.'); return; }
       await orderTree.load(uri.toString());
       await vscode.commands.executeCommand('orderingExecutionOrder.focus');
     }),
-    vscode.commands.registerCommand('ordering.showNodeMatrix', async () => {
+    command('ordering.showNodeMatrix', async () => {
       await vscode.commands.executeCommand(`${NODE_VIEW}.focus`);
       nodeView.soon(0);
     }),
-    vscode.commands.registerCommand('ordering.why', () => why(getClient)),
-    vscode.commands.registerCommand('ordering.diff', () => diff(() => serverPath)),
+    command('ordering.why', () => why(getClient)),
+    command('ordering.diff', () => diff(() => serverPath)),
     // the code lens command: the dependency tree (call hierarchy) of a declaration
     vscode.commands.registerCommand('ordering.showDependencies', async (uri: string, pos: { line: number; character: number }) => {
       await reveal(uri, { start: pos, end: pos });
@@ -257,7 +256,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('ordering.order.reveal', (loc: { uri: string; range: any }) => reveal(loc.uri, loc.range)),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (!e.affectsConfiguration('ordering')) return;
+      if (!awake || !e.affectsConfiguration('ordering')) return;
       if (e.affectsConfiguration('ordering.server.path')) {
         restarts.reset();
         await stopClient();
@@ -270,9 +269,100 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       orderTree.reloadSoon();
     }),
     // a new analysis publishes diagnostics: the open views follow the text
-    vscode.languages.onDidChangeDiagnostics(() => { GraphPanel.refreshSoon(); orderTree.reloadSoon(); }),
+    vscode.languages.onDidChangeDiagnostics(() => { if (awake) { GraphPanel.refreshSoon(); orderTree.reloadSoon(); } }),
   );
+  const reason = await reasonToStart();
+  if (reason) await wake(context, reason);
+  else sleep(context);
+}
+
+let awake = false;
+let nodePicker: NodePicker | undefined;
+let sleeping: vscode.Disposable[] = [];
+
+/** Starts the server (once): creates what a user sees of the extension, the status bar items first. */
+async function wake(context: vscode.ExtensionContext, reason: string): Promise<void> {
+  if (awake) return;
+  awake = true;
+  for (const d of sleeping) d.dispose();
+  sleeping = [];
+  output = vscode.window.createOutputChannel('Ordering');
+  traceOutput = vscode.window.createOutputChannel('Ordering Trace');
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  status.command = 'ordering.showOutput';
+  context.subscriptions.push(output, traceOutput, status);
+  nodePicker?.show();
+  output.appendLine(`starting because ${reason}`);
   await startClient(context);
+}
+
+/** Why the server should run here: an open document or a workspace file it would analyse. */
+async function reasonToStart(): Promise<string | undefined> {
+  const cfg = vscode.workspace.getConfiguration('ordering');
+  const set = settingReason((k) => cfg.get(k));
+  if (set) return set;
+  for (const doc of vscode.workspace.textDocuments) {
+    if (claimsDocument({ languageId: doc.languageId, path: doc.uri.path, text: doc.getText() })) return `${doc.uri.path} is open`;
+  }
+  const folders = vscode.workspace.workspaceFolders || [];
+  const search = (t: Trigger) => Promise.all(folders.map((f) =>
+    vscode.workspace.findFiles(new vscode.RelativePattern(f, t.glob), SKIP_FOLDERS, t.claims ? 200 : 1).then((u) => u, () => [] as vscode.Uri[])))
+    .then((l) => l.flat());
+  // names alone first, all at once (a Puppet or Salt tree stops here); then, one glob at a time,
+  // the candidates whose content decides
+  const named = TRIGGERS.filter((t) => !t.claims);
+  const hits = await Promise.all(named.map(search));
+  for (let i = 0; i < named.length; i++) {
+    if (hits[i].length) return `${vscode.workspace.asRelativePath(hits[i][0])} is ${named[i].what}`;
+  }
+  for (const t of TRIGGERS.filter((t) => t.claims)) {
+    for (const uri of await search(t)) {
+      if (t.claims!(await head(uri))) return `${vscode.workspace.asRelativePath(uri)} is ${t.what}`;
+    }
+  }
+  return undefined;
+}
+
+/** Folders the server never walks (source.Workspace.Walk): dependencies and dot folders. */
+const SKIP_FOLDERS = '**/{node_modules,.*}/**';
+
+async function head(uri: vscode.Uri): Promise<string> {
+  try {
+    if (uri.scheme === 'file') {
+      const fh = await fs.promises.open(uri.fsPath, 'r');
+      try {
+        const buf = Buffer.alloc(HEAD_BYTES);
+        const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
+        return buf.subarray(0, bytesRead).toString('utf8');
+      } finally { await fh.close(); }
+    }
+    return Buffer.from(await vscode.workspace.fs.readFile(uri)).subarray(0, HEAD_BYTES).toString('utf8');
+  } catch { return ''; }
+}
+
+/**
+ * Nothing here for the server (yet): no process, no status bar item, no output channel. It starts
+ * when a document it would analyse opens or is saved, or such a file appears in the workspace.
+ */
+function sleep(context: vscode.ExtensionContext): void {
+  const docWakes = (doc: vscode.TextDocument) => {
+    if (claimsDocument({ languageId: doc.languageId, path: doc.uri.path, text: doc.getText() })) void wake(context, `${doc.uri.path} was opened`);
+  };
+  const fileWakes = async (uri: vscode.Uri) => {
+    const rel = vscode.workspace.asRelativePath(uri, false);
+    if (!candidate(rel)) return;
+    const text = await head(uri);
+    const t = claimingTrigger(rel, () => text);
+    if (t) void wake(context, `${rel} is ${t.what}`);
+  };
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{pp,sls,cf,in,rb,json,xml,yml,yaml}');
+  sleeping = [
+    vscode.workspace.onDidOpenTextDocument(docWakes),
+    vscode.workspace.onDidSaveTextDocument(docWakes),
+    watcher, watcher.onDidCreate(fileWakes), watcher.onDidChange(fileWakes),
+    vscode.workspace.onDidChangeWorkspaceFolders(async () => { const r = await reasonToStart(); if (r) await wake(context, r); }),
+  ];
+  context.subscriptions.push({ dispose: () => { for (const d of sleeping) d.dispose(); } });
 }
 
 export async function deactivate(): Promise<void> {

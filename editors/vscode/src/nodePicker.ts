@@ -16,11 +16,15 @@ export class NodePicker implements vscode.Disposable {
     this.item.command = PICK_NODE_COMMAND;
     this.item.tooltip = 'Ordering: the node whose order hovers, lenses, hints and diagnostics show (click to choose)';
     this.refresh();
-    this.item.show();
     this.subs.push(
       vscode.commands.registerCommand(PICK_NODE_COMMAND, () => this.pick()),
       vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('ordering.node')) this.refresh(); }),
     );
+  }
+
+  /** Shown once the server runs (a sleeping extension shows nothing: activation.ts). */
+  show(): void {
+    this.item.show();
   }
 
   private current(): string {

@@ -1,0 +1,6 @@
+class ApplicationPolicy
+  def initialize(user, record)
+    @user = user
+    @record = record
+  end
+end

@@ -1,0 +1,1 @@
+default['nginx']['port'] = 80

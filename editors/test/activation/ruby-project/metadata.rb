@@ -1,0 +1,3 @@
+name 'nginx'
+version '1.0.0'
+depends 'apt'

@@ -1,0 +1,5 @@
+package 'nginx'
+
+service 'nginx' do
+  action [:enable, :start]
+end
