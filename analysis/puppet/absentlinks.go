@@ -24,7 +24,8 @@ import (
 // applied by the run that declares them: they say that instead.
 func (a *analyzer) absentLinks(g *analysis.Graph) []analysis.Link {
 	var out []analysis.Link
-	var decls map[string][]source.Span // the open documents' nodes' places
+	var decls map[string][]source.Span   // the open documents' nodes' places
+	var refs map[string][]*analysis.Node // resources by reference (absentWalk.targets)
 	for _, doc := range a.ws.Overlays() {
 		fi := a.byURI[doc.URI]
 		if fi == nil || fi.ast == nil || fi.src == nil {
@@ -44,7 +45,7 @@ func (a *analyzer) absentLinks(g *analysis.Graph) []analysis.Link {
 		}
 		have := decls[fi.uri]
 		slices.SortFunc(have, func(x, y source.Span) int { return x.Start - y.Start })
-		w := absentWalk{node: a.forNode, fi: fi, text: fi.src.Text, have: have}
+		w := absentWalk{node: a.forNode, fi: fi, text: fi.src.Text, have: have, g: g, refs: &refs}
 		for _, st := range fi.ast.Stmts {
 			w.stmt(st, nil)
 		}
@@ -56,6 +57,8 @@ func (a *analyzer) absentLinks(g *analysis.Graph) []analysis.Link {
 // absentWalk finds the resources of one document that have no node.
 type absentWalk struct {
 	node string // the node the analysis is for (ordering.node), if any
+	g    *analysis.Graph
+	refs *map[string][]*analysis.Node
 	fi   *fileInfo
 	text []byte
 	have []source.Span
@@ -159,12 +162,61 @@ func (w *absentWalk) resource(t *pp.Resource, in []string) {
 		// relinked variables do not)
 		last = msg
 		absent++
+		if !t.Exported && !t.Virtual {
+			w.targets(b.Attrs)
+		}
 	}
 	// The type's word says it too when every title does (hovering
 	// `package` of a resource that runs shows the resource).
 	if absent == len(t.Bodies) && t.TypeExpr == nil && t.TypeLoc.End > t.TypeLoc.Pos {
 		w.out = append(w.out, analysis.Link{At: source.Span{URI: w.fi.uri, Start: t.TypeLoc.Pos, End: t.TypeLoc.End}, Title: last})
 	}
+}
+
+// targets links the references with literal titles in an absent
+// resource's attributes (`require => File['/etc/x']`) to the resources
+// of that reference the runs declare: no run evaluated them, but the
+// user following one wants the same place a declared resource's leads
+// to. A title built from values (`File["${dir}/x"]`) is no link.
+func (w *absentWalk) targets(attrs []*pp.Attr) {
+	for _, at := range attrs {
+		pp.Walk(at.Value, func(n pp.Node) bool {
+			acc, ok := n.(*pp.Access)
+			if !ok {
+				return true
+			}
+			tr, ok := acc.X.(*pp.TypeRef)
+			if !ok || strings.EqualFold(tr.Value, "class") {
+				return false
+			}
+			var nodes []*analysis.Node
+			for _, arg := range acc.Args {
+				s, ok := arg.(*pp.Str)
+				if !ok || s.Interpolated() {
+					return false
+				}
+				nodes = append(nodes, w.byRef(refString(capType(strings.ToLower(tr.Value)), canonTitle(capType(strings.ToLower(tr.Value)), s.Value)))...)
+			}
+			if len(nodes) > 0 {
+				w.out = append(w.out, analysis.Link{At: source.Span{URI: w.fi.uri, Start: acc.Pos, End: acc.End}, Nodes: nodes})
+			}
+			return false
+		})
+	}
+}
+
+// byRef: the graph's resources of reference ref (indexed once).
+func (w *absentWalk) byRef(ref string) []*analysis.Node {
+	if *w.refs == nil {
+		m := map[string][]*analysis.Node{}
+		for _, n := range w.g.Nodes {
+			if n != nil && n.Kind == "resource" {
+				m[n.Ref] = append(m[n.Ref], n)
+			}
+		}
+		*w.refs = m
+	}
+	return (*w.refs)[ref]
 }
 
 // declared: a node lies at the title (one per title of an array; have
