@@ -757,6 +757,9 @@ func (a *analyzer) speaksAlone(name string, s *runSnap) bool {
 	if len(s.declared) > 0 {
 		a.anyDeclared = append(a.anyDeclared, s.declared)
 	}
+	if len(s.patterns) > 0 { // (instances of titles nobody knows: `Admin::User[*]`)
+		a.anyDeclared = append(a.anyDeclared, s.patterns)
+	}
 	if !s.synthetic {
 		if len(s.declared) > 0 {
 			a.realDeclared = append(a.realDeclared, s.declared)

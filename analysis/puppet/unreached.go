@@ -11,11 +11,11 @@ import (
 // run of its own (`class x`, as `include x` alone), so that its resources
 // have a position to show. One that is declared, but only where no run
 // goes (`if $developer { include role::tools }` with $developer false on
-// every node the workspace classifies, a define instantiated in a loop
-// over data the workspace does not hold: 119 of operations-puppet's
-// definitions, admin::user among them), had none: hovering its resources
-// said nothing at all, and F12 on its references led nowhere. It gets
-// such a run too, after every other, and the run is quiet:
+// every node the workspace classifies: 16 of operations-puppet's
+// definitions, admin::userlinger and rspamd::config among them), had
+// none: hovering its resources said nothing at all, and F12 on its
+// references led nowhere. It gets such a run too, after every other, and
+// the run is quiet:
 //
 //   - its problems are not reported: Puppet meets them only where a node
 //     takes a branch no node of the workspace takes;
@@ -32,6 +32,9 @@ const (
 
 // unreachedSpecs lists the runs of the definitions the workspace declares
 // that no run merged so far declared, and marks them quiet (a.unreached).
+// An instance whose title nobody knows (`admin::user { $u: }` in a loop
+// over Hiera data the workspace does not hold) is declared as a pattern
+// (`Admin::User[*]`): the define is reached (anyDeclared holds patterns).
 // None for a caller that reads only problems.
 func (a *analyzer) unreachedSpecs() []*runSpec {
 	if a.diagsOnly() || a.strict {
