@@ -70,7 +70,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 	defer s.evict()
 	a := &analyzer{s: s, req: req, mu: &sync.Mutex{}, res: &analysis.Result{ShowRef: shortRef}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, dataFiles: map[*sfile]bool{}, topFrag: map[string]bool{},
+		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, dataFiles: map[*sfile]bool{}, pillarRoots: map[string]bool{}, topFrag: map[string]bool{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
@@ -189,7 +189,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 		}
 	} else {
 		seenTop := map[string]bool{}
-		pillar := map[string]bool{}
+		pillar := a.pillarRoots
 		for _, file := range req.Files {
 			if req.Canceled() {
 				break
@@ -551,10 +551,12 @@ func (a *analyzer) applies(sf *sfile, at source.Span) bool {
 	return false
 }
 
-// unreachedData: f declares no state and no top.sls or include names it
-// (see declaresStates): its shape is not a states file's to be wrong.
+// unreachedData: f declares no state, or lies in a pillar tree (judging
+// whether that tree is one reads its files), and no top.sls or include
+// names it (see declaresStates): its shape is not a states file's to be
+// wrong.
 func (a *analyzer) unreachedData(f *sfile) bool {
-	if !a.dataFiles[f] {
+	if !a.dataFiles[f] && !a.pillarRoots[f.root] {
 		return false
 	}
 	return !a.named(f)

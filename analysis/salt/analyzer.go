@@ -121,6 +121,7 @@ type analyzer struct {
 	// standalone files that declare no state, and the URIs links name
 	// (unreachedData)
 	dataFiles   map[*sfile]bool
+	pillarRoots map[string]bool // roots whose top.sls is a pillar top (pillarTree)
 	linkedFiles map[string]bool
 	// templates: URIs of the files states serve as `source: salt://...`
 	// (a Vagrantfile.sls, credentials.xml.sls rendered by file.managed)
