@@ -223,7 +223,7 @@ func (a *analyzer) fileDiags(f *sfile) {
 		render := func(errs []sp.Error, code, alone string) {
 			for _, e := range errs {
 				d := analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code,
-					Message: fmt.Sprintf("Rendering SLS 'base:%s' failed: %s", f.sls, e.Msg)}
+					Message: a.renderFailure(f, e.Msg)}
 				if !named {
 					d.Severity = analysis.Info
 					d.Message += " (applied alone; nothing in the repository includes this SLS or targets it from a top file" + alone + ")"
@@ -244,6 +244,9 @@ func (a *analyzer) fileDiags(f *sfile) {
 	for _, d := range f.ids {
 		if d.bad != "" && !a.unreachedData(f) {
 			diag := analysis.Diagnostic{At: f.span(d.key), Severity: analysis.Error, Code: "structure", Message: d.bad}
+			if d.dupOf != nil || d.dupKey != nil {
+				diag.Message = a.renderFailure(f, d.bad) // the YAML loader refused the file
+			}
 			if note := placeBranchNote(f, d.key.Start); note != "" && d.dupOf == nil && d.dupKey == nil {
 				// an ID written only in a branch of an undecided
 				// condition fails only the renders that take it (plus3it/
@@ -264,6 +267,24 @@ func (a *analyzer) fileDiags(f *sfile) {
 			a.diag(diag)
 		}
 	}
+}
+
+// renderFailure is Salt's message for an SLS it cannot render
+// (salt/state.py render_state: "Rendering SLS '{saltenv}:{sls}' failed:
+// {exc}"), in the saltenv whose file roots hold f: runbook-ops' runbook
+// SLS fail as 'runbook:runbook.monitors.control', not 'base:...'.
+func (a *analyzer) renderFailure(f *sfile, msg string) string {
+	return fmt.Sprintf("Rendering SLS '%s' failed: %s", modKey(a.envOfRoot(f.root), f.sls), msg)
+}
+
+// envOfRoot is the saltenv a file root serves: the one the
+// configuration gives it (base first), base where none does.
+func (a *analyzer) envOfRoot(root string) string {
+	if a.cfg == nil {
+		return "base"
+	}
+	env, _ := a.cfg.envOf(root)
+	return env
 }
 
 // linkEntry is link for a requisite entry (nothing is made for an entry

@@ -16,7 +16,7 @@ import (
 // targets, built on every CPU and finished into the graph in order.
 
 func (a *analyzer) newCompiler(t *tree, dry bool) *compiler {
-	return &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto, shadowed: map[string]bool{}, dry: dry}
+	return &compiler{t: t, mods: map[string]bool{}, fileEnv: map[*sfile]string{}, iorder: 10000, auto: a.auto, shadowed: map[string]bool{}, dry: dry}
 }
 
 func (a *analyzer) runSLS(t *tree, f *sfile) {
@@ -375,7 +375,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	}
 	var exts []*extension
 	for _, e := range h.extends {
-		ext := &extension{id: e.id, sls: e.f.sls, at: e.f.span(e.key), key: e.key, f: e.f}
+		ext := &extension{id: e.id, sls: e.f.sls, env: c.fileEnv[e.f], at: e.f.span(e.key), key: e.key, f: e.f}
 		for _, d := range e.decls {
 			hs := newHState(d)
 			hs.funs = nil

@@ -37,7 +37,7 @@ func (c *compiler) reconcileExtend(h *high, exts []*extension, strict bool) {
 					continue
 				}
 				p := &problem{at: ext.at, sev: 1, code: "extend-missing", refuses: true, target: name, targetMod: stateType,
-					msg: fmt.Sprintf("Cannot extend ID '%s' in 'base:%s'. It is not part of the high state.\nThis is likely due to a missing include statement or an incorrectly typed ID.\nEnsure that a state with an ID of '%s' is available\nin environment 'base' and to SLS '%s'", name, ext.sls, name, ext.sls)}
+					msg: fmt.Sprintf("Cannot extend ID '%s' in '%s'. It is not part of the high state.\nThis is likely due to a missing include statement or an incorrectly typed ID.\nEnsure that a state with an ID of '%s' is available\nin environment '%s' and to SLS '%s'", name, modKey(ext.env, ext.sls), name, envName(ext.env), ext.sls)}
 				if note := placeBranchNote(ext.f, ext.at.Start); note != "" && ext.at.URI == ext.f.file.URI {
 					// written in a branch: only the renders that take it
 					p.sev, p.refuses = 2, false
@@ -111,6 +111,7 @@ var requisiteKeywords = map[string]bool{
 type extension struct {
 	id     string
 	sls    string
+	env    string // the saltenv of the file that wrote it (__env__)
 	at     source.Span
 	states []*hstate
 	key    *sp.Node
@@ -451,7 +452,7 @@ func (c *compiler) requisiteIn(h *high) {
 	getExt := func(name, mod, sls string, f *sfile, at source.Span) *hstate {
 		e := exts[name]
 		if e == nil {
-			e = &extension{id: name, sls: sls, at: at, f: f}
+			e = &extension{id: name, sls: sls, env: c.fileEnv[f], at: at, f: f}
 			exts[name] = e
 			order = append(order, name)
 		}
