@@ -770,9 +770,12 @@ func anyRenderFailure(ds []analysis.Diagnostic) bool {
 // template that parses.
 func renderFailure(code string) bool { return code == "undefined-variable" || code == "python2-method" }
 
-// yamlFailure: an error message of reading the rendered YAML (parser/salt).
+// yamlFailure: an error message of reading the rendered YAML
+// (parser/salt), as the parser words it or as a diagnostic names the
+// SLS (fileDiags); callers look only at syntax errors, so Jinja's
+// "Rendering SLS 'x' failed" (other codes) is never taken for one.
 func yamlFailure(msg string) bool {
-	return strings.HasPrefix(msg, "Rendering SLS failed") || msg == "SLS does not render to a dictionary"
+	return strings.HasPrefix(msg, "Rendering SLS ") || strings.HasSuffix(msg, "does not render to a dictionary")
 }
 
 // preload parses and lowers files on every core; later loads hit the

@@ -210,7 +210,16 @@ func (a *analyzer) fileDiags(f *sfile) {
 		if e.Severity == 3 {
 			code = "renderer"
 		}
-		a.diag(analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code, Message: e.Msg})
+		msg := e.Msg
+		// the parser knows no SLS name: Salt's words carry it
+		// (salt-order: "Rendering SLS 'base:Prueba' failed: could not
+		// find expected ':'")
+		if rest, ok := strings.CutPrefix(msg, "Rendering SLS failed: "); ok {
+			msg = a.renderFailure(f, rest)
+		} else if msg == "SLS does not render to a dictionary" {
+			msg = "SLS " + f.sls + " does not render to a dictionary"
+		}
+		a.diag(analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code, Message: msg})
 	}
 	if f.p.R != nil && !a.templates[f.file.URI] {
 		// (a template another file includes or imports may print what
