@@ -76,7 +76,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
 	setting := req.Settings.Get("salt.fileRoot", "")
 	a.setting = setting
-	scopes := repoScopes(req.Workspace, req.Files)
+	scopes := s.repoScopes(req.Workspace, req.Files)
 	if setting == "" {
 		a.cfg = s.readConfigRoots(req.Workspace, scopes, filesSig(req.Files), req.Files)
 		a.mounts = mountsOf(req.Workspace, scopes, req.Files, a.cfg, &s.mountCache)
