@@ -129,6 +129,9 @@ type compiler struct {
 	// in advance.
 	generator bool
 	files     []*sfile // files of the run, in render order
+	// altWrites: the name: values states write only in some branches of
+	// an undecidable if, beside the one the model keeps (altNames)
+	altWrites map[string][]altWrite
 	// fileEnv: the saltenv each file of the run was rendered in
 	fileEnv  map[*sfile]string
 	shadowed map[string]bool

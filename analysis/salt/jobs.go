@@ -2,6 +2,7 @@ package salt
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -500,8 +501,13 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 // names its config /etc/openvpn/openvpn.conf where os_family is Alpine,
 // server.conf elsewhere, and requires the first under the same test:
 // salt-order with the test true finds it.
+//
+// Each such name is recorded with the branches that write it (altWrites):
+// a requisite outside them names a state only the machines taking them
+// have (altNameRequisites).
 func (c *compiler) altNames(h *high) map[string]bool {
-	out := c.shadowNames
+	out, copied := c.shadowNames, false
+	c.altWrites = nil
 	for _, id := range h.ids {
 		b := h.m[id]
 		if b == nil || b.f == nil || b.f.p == nil {
@@ -513,13 +519,29 @@ func (c *compiler) altNames(h *high) map[string]bool {
 				if a == last || a.key != "name" || a.val == nil || a.val.Kind != sp.Scalar || !b.f.p.InAltNode(a.val) {
 					continue
 				}
-				if out == nil {
-					out = map[string]bool{}
-					c.shadowNames = out
+				if !copied {
+					// a copy: shadowNames keeps only what hidden
+					// alternatives declare
+					out, copied = maps.Clone(out), true
+					if out == nil {
+						out = map[string]bool{}
+					}
 				}
 				out[a.val.Value] = true
+				if c.altWrites == nil {
+					c.altWrites = map[string][]altWrite{}
+				}
+				c.altWrites[a.val.Value] = append(c.altWrites[a.val.Value], altWrite{b: b, module: st.module, val: a.val, arms: b.f.p.ArmsOf(a.val)})
 			}
 		}
 	}
 	return out
+}
+
+// altWrite is a name: a state writes only in some branches (altNames).
+type altWrite struct {
+	b      *body
+	module string
+	val    *sp.Node
+	arms   []sp.Arm
 }
