@@ -118,6 +118,24 @@ type extension struct {
 	f      *sfile
 }
 
+// fewerArms: the branches text at a lies in are some of those b lies in,
+// not all (a renders wherever b does, and in more renders).
+func fewerArms(f *sfile, a, b source.Span) bool {
+	if f == nil || f.p == nil || f.p.R == nil || a.URI != f.file.URI || b.URI != f.file.URI {
+		return false
+	}
+	aa, bb := f.p.R.ArmsAt(a.Start), f.p.R.ArmsAt(b.Start)
+	if len(aa) >= len(bb) {
+		return false
+	}
+	for _, x := range aa {
+		if !slices.ContainsFunc(bb, func(y sp.Arm) bool { return x.Point == y.Point && x.Arm == y.Arm }) {
+			return false
+		}
+	}
+	return true
+}
+
 // couldBe reports whether a templated ID or name in h could turn out to
 // be name (so an extend of it may work on the machine).
 func couldBe(h *high, name, state string) bool {
@@ -455,6 +473,13 @@ func (c *compiler) requisiteIn(h *high) {
 			e = &extension{id: name, sls: sls, env: c.fileEnv[f], at: at, f: f}
 			exts[name] = e
 			order = append(order, name)
+		} else if f == e.f && fewerArms(f, at, e.at) {
+			// Salt fails the merged extend wherever any of its _in
+			// entries renders: the least conditional one says where
+			// (jsatt/saltstates openvpn/init.sls: `watch_in: service:
+			// openvpn` under `if client.user_pass` and again in the
+			// loop's body; salt-order fails with user_pass empty)
+			e.at = at
 		}
 		for _, s := range e.states {
 			if s.module == mod {
