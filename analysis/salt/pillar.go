@@ -67,6 +67,10 @@ func dataShaped(f *sfile) bool {
 		if e.Opaque || e.Key == nil || e.Val == nil {
 			return false
 		}
+		switch e.Key.Value {
+		case "include", "extend", "exclude":
+			return false // koenoe/saltstack's stack.sls: only includes
+		}
 		switch e.Val.Kind {
 		case sp.Seq:
 			continue
