@@ -19,6 +19,7 @@ import (
 	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"github.com/ordering-lsp/ordering-lsp/source"
+	"gopkg.in/yaml.v3"
 )
 
 // System is the Salt system. It keeps parsed files between calls.
@@ -481,6 +482,44 @@ func formulaRoot(dir string) string {
 	}
 }
 
+// spmRoot is the nearest folder above dir (or dir itself) holding a
+// FORMULA file (SPM's formula metadata) whose top_level_dir (else its
+// name) is the folder dir lies in, or "": the formula is served from
+// there. lkubb/salt-tool-macos-formula names top_level_dir tool_macos;
+// its tool_macos/settings/touch/multi_helper/pinch/init.sls, whose
+// includes are all template output (`{{ tplroot }}._onchanges`), was
+// read with multi_helper/ as the root and its includes as
+// pinch._onchanges. Metadata beats the votes of the names a file
+// writes: settings-todo/safari/autofill/clean.sls includes
+// address-book.clean, which only autofill/ as the root would serve.
+func spmRoot(ws *source.Workspace, dir string) string {
+	for d, i := dir, 0; i < 8; i++ {
+		p := filepath.Dir(d)
+		if p == d {
+			return ""
+		}
+		if f := ws.Lookup(filepath.Join(p, "FORMULA")); f != nil {
+			var meta struct {
+				Name        string `yaml:"name"`
+				TopLevelDir string `yaml:"top_level_dir"`
+			}
+			if yaml.Unmarshal(f.Text, &meta) != nil {
+				return ""
+			}
+			top := meta.TopLevelDir
+			if top == "" {
+				top = meta.Name
+			}
+			if top != "" && filepath.Base(d) == top {
+				return p
+			}
+			return ""
+		}
+		d = p
+	}
+	return ""
+}
+
 func rootOf(ws *source.Workspace, path string, setting string, configured []string) string {
 	if setting != "" {
 		if abs, err := filepath.Abs(setting); err == nil {
@@ -509,6 +548,10 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 			break
 		}
 		d = p
+	}
+	// the formula's own metadata says where it is served from
+	if r := spmRoot(ws, dir); r != "" {
+		return r
 	}
 	// the SLS names the file writes: where do their first components live?
 	if f := ws.Lookup(path); f != nil {
@@ -557,6 +600,7 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 		if r := formulaRoot(dir); r != "" {
 			return r
 		}
+
 		// dotted names that resolve nowhere, but start with the name of
 		// a folder the file is in: that folder is a package of the
 		// root above it (microdevops-com/microdevops-formula's
