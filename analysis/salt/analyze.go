@@ -70,7 +70,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 	defer s.evict()
 	a := &analyzer{s: s, req: req, mu: &sync.Mutex{}, res: &analysis.Result{ShowRef: shortRef}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, dataFiles: map[*sfile]bool{}, pillarRoots: map[string]bool{}, topFrag: map[string]bool{},
+		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, dataFiles: map[*sfile]bool{}, pillarRoots: map[string]bool{}, aloneFails: map[string]int{}, topFrag: map[string]bool{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
@@ -615,6 +615,13 @@ func (a *analyzer) dropAfterRenderErrors() {
 		if d.Code == "undefined-variable" && d.Severity == analysis.Error {
 			fail(d.At.URI, d.At.Start)
 		}
+	}
+	// also where an SLS nothing names fails (information): applied
+	// alone, Salt reports that and nothing after it (Ivan-7777's
+	// import_part.sls: `{{ zabbix_db_root }}` unbound, then a requisite
+	// on a state no file declares; salt-order: the undefined name only)
+	for uri, at := range a.aloneFails {
+		fail(uri, at)
 	}
 	// IDs given twice at the top level of a file (the others are keys
 	// twice in one ID's mapping)

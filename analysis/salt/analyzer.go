@@ -122,6 +122,9 @@ type analyzer struct {
 	// (unreachedData)
 	dataFiles   map[*sfile]bool
 	pillarRoots map[string]bool // roots whose top.sls is a pillar top (pillarTree)
+	// aloneFails: where the render of an SLS nothing names first fails
+	// on every render (an undefined name, information), by URI
+	aloneFails  map[string]int
 	linkedFiles map[string]bool
 	// templates: URIs of the files states serve as `source: salt://...`
 	// (a Vagrantfile.sls, credentials.xml.sls rendered by file.managed)
@@ -234,6 +237,13 @@ func (a *analyzer) fileDiags(f *sfile) {
 				d := analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code,
 					Message: a.renderFailure(f, e.Msg)}
 				if !named {
+					if e.Severity == 1 && code == "undefined-variable" {
+						// applied alone it fails there, and what
+						// follows is never read (dropAfterRenderErrors)
+						if old, ok := a.aloneFails[f.file.URI]; !ok || e.Start < old {
+							a.aloneFails[f.file.URI] = e.Start
+						}
+					}
 					d.Severity = analysis.Info
 					d.Message += " (applied alone; nothing in the repository includes this SLS or targets it from a top file" + alone + ")"
 				}
