@@ -416,6 +416,16 @@ var conflictPair = lazyre.New(`found in SLS '([^']*)' and SLS '([^']*)'`)
 // Formulas give templates the .sls name for the editor's Jinja
 // highlighting (uvsmtid/common-salt-states: Vagrantfile.sls,
 // credentials.xml.sls, bootstrap.ps1.sls); they are not states.
+// pyobjectsImport: the salt:// path at start follows `from` or `import`
+// on its line, a #!pyobjects/#!objects import of another SLS module
+// (Rudd-O/saltstack-automation's `from salt://lib/qubes.sls import
+// dom0`), not a file served to minions.
+func pyobjectsImport(text []byte, start int) bool {
+	ls := bytes.LastIndexByte(text[:start], '\n') + 1
+	before := strings.TrimSpace(string(text[ls:start]))
+	return before == "from" || before == "import"
+}
+
 func sourceTemplates(files []treeFile) map[string]bool {
 	byPath := map[string]string{}
 	for _, tf := range files {
@@ -431,7 +441,7 @@ func sourceTemplates(files []treeFile) map[string]bool {
 		text := tf.f.file.Text
 		saltURLs(text, func(start, end int, p string) {
 			rel, ok := unmount(tf.f.mount, p)
-			if !ok {
+			if !ok || pyobjectsImport(text, start) {
 				return
 			}
 			// the first root of the saltenv holding the path serves it

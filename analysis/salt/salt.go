@@ -482,6 +482,55 @@ func formulaRoot(dir string) string {
 	}
 }
 
+// namesHere: an SLS name (`- bind_mounts`) or a Jinja path the text
+// writes resolves from dir, so dir serves it whatever salt:// paths say
+// (neg-serg/salt's states/mpd.sls includes bind_mounts beside it and
+// serves salt://dotfiles/..., a second root's: the repository's).
+func namesHere(ws *source.Workspace, dir, path string, text []byte) bool {
+	for _, m := range slsNameRe.FindAllSubmatch(text, 64) {
+		rel := filepath.FromSlash(strings.ReplaceAll(string(m[1]), ".", "/"))
+		if f1, f2 := filepath.Join(dir, rel+".sls"), filepath.Join(dir, rel, "init.sls"); f1 != path && ws.Exists(f1) || f2 != path && ws.Exists(f2) {
+			return true
+		}
+	}
+	for _, m := range jinjaPathRe.FindAllSubmatch(text, 64) {
+		if ws.Exists(filepath.Join(dir, filepath.FromSlash(string(m[1])))) {
+			return true
+		}
+	}
+	return false
+}
+
+// servedFrom is the folder at or above dir from which most of the
+// salt:// paths text writes resolve to a file or folder of the
+// workspace (several folders: the one more paths name; a tie: the
+// nearest), or "".
+func servedFrom(ws *source.Workspace, dir string, text []byte) string {
+	votes := map[string]int{}
+	best, bestN := "", 0
+	for _, m := range saltURLRe.FindAllSubmatch(text, 64) {
+		rel := filepath.FromSlash(strings.TrimSuffix(string(m[1]), "/"))
+		if rel == "" || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		for d, i := dir, 0; i < 8; i++ {
+			if ws.Exists(filepath.Join(d, rel)) {
+				votes[d]++
+				if votes[d] > bestN || votes[d] == bestN && len(d) > len(best) {
+					best, bestN = d, votes[d]
+				}
+				break
+			}
+			p := filepath.Dir(d)
+			if p == d {
+				break
+			}
+			d = p
+		}
+	}
+	return best
+}
+
 // spmRoot is the nearest folder above dir (or dir itself) holding a
 // FORMULA file (SPM's formula metadata) whose top_level_dir (else its
 // name) is the folder dir lies in, or "": the formula is served from
@@ -619,6 +668,15 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 				}
 				d = p
 			}
+		}
+	}
+	// the files it serves: `source: salt://graylog2/graylog2.jinja2` in
+	// hvnsweeting/saltstates' graylog2/server.sls lies under the folder
+	// above graylog2/, which it is served from (it was read as SLS
+	// 'server', with graylog2/ as the root)
+	if f := ws.Lookup(path); f != nil && !namesHere(ws, dir, path, f.Text) {
+		if r := servedFrom(ws, dir, f.Text); r != "" {
+			return r
 		}
 	}
 	d := dir
