@@ -85,7 +85,7 @@ func dataShaped(f *sfile) bool {
 		}
 		for i, k := range e.Val.Keys {
 			v := e.Val.Vals[i]
-			if shortDeclaration(k.Value) || v == nil || (v.Kind == sp.Seq && namesFunction(v)) || (v.Kind == sp.Scalar && v.Tag == "!!null") {
+			if shortDeclaration(k.Value) || v == nil || (v.Kind == sp.Seq && namesFunction(v, k.Value)) || (v.Kind == sp.Scalar && v.Tag == "!!null") {
 				return false
 			}
 		}
@@ -119,17 +119,24 @@ var stateModules = sync.OnceValue(func() map[string]bool {
 // (`- installed`); template output may write it.
 var funcNameRe = lazyre.New(`^[A-Za-z_\x{E000}][\w\x{E000}]*$`)
 
-// namesFunction: the list under a key holds a scalar that can be a
+// namesFunction: the list under key holds a scalar that can be a
 // function name. A list of addresses, paths or package names with dashes
 // (`forwarders: [8.8.8.8]`, `backup_paths: [/etc, /home]`) names none: as
 // a state it is "Too many functions declared", no declaration anybody
-// wrote.
-func namesFunction(v *sp.Node) bool {
+// wrote. An item that is template output alone may be a function only
+// under a Salt state module (`service: [{{ action }}]`):
+// Ivan-7777's Estados-Parametrizados/main.sls, pillar data kept beside
+// the states, lists `listen_on: ["{{ firewall.lan.ip }}"]`.
+func namesFunction(v *sp.Node, key string) bool {
 	for _, it := range v.Items {
 		if it == nil || it.Kind != sp.Scalar {
 			continue
 		}
-		if s, ok := it.Str(); ok && funcNameRe.MatchString(s) {
+		s, ok := it.Str()
+		if !ok || !funcNameRe.MatchString(s) {
+			continue
+		}
+		if strings.Trim(s, sp.Unknown) != "" || strings.Contains(key, sp.Unknown) || stateModules()[key] {
 			return true
 		}
 	}
@@ -193,7 +200,7 @@ func declaresStates(f *sfile) bool {
 			if strings.Contains(k.Value, ".") {
 				return true
 			}
-			if v := e.Val.Vals[i]; v != nil && v.Kind == sp.Seq && namesFunction(v) {
+			if v := e.Val.Vals[i]; v != nil && v.Kind == sp.Seq && namesFunction(v, e.Val.Keys[i].Value) {
 				return true // `- installed`: a function name
 			}
 		}
