@@ -91,6 +91,7 @@ type stDecl struct {
 	args    []*arg
 	null    bool // `pkg.installed:` with nothing after the colon
 	notList bool
+	val     *sp.Node // what follows the colon (emptyOnlyWhere)
 	// argsOut: the whole value is template output nobody knows (a macro
 	// writing the argument lines): the arguments, name: included, are
 	// unknown
@@ -539,7 +540,7 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 		}
 		seenKey[key] = k
 		v := m.Vals[i]
-		d := &stDecl{module: key, modNode: k}
+		d := &stDecl{module: key, modNode: k, val: v}
 		if mod, fun, ok := strings.Cut(key, "."); ok {
 			d.module, d.fun = mod, fun
 			d.funNode = k
