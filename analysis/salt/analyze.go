@@ -792,7 +792,10 @@ func renderFailure(code string) bool { return code == "undefined-variable" || co
 // SLS (fileDiags); callers look only at syntax errors, so Jinja's
 // "Rendering SLS 'x' failed" (other codes) is never taken for one.
 func yamlFailure(msg string) bool {
-	return strings.HasPrefix(msg, "Rendering SLS ") || strings.HasSuffix(msg, "does not render to a dictionary")
+	if strings.HasPrefix(msg, "Rendering SLS ") {
+		return !strings.Contains(msg, " failed: Jinja syntax error")
+	}
+	return strings.HasSuffix(msg, "does not render to a dictionary")
 }
 
 // preload parses and lowers files on every core; later loads hit the

@@ -219,6 +219,10 @@ func (a *analyzer) fileDiags(f *sfile) {
 		// find expected ':'")
 		if rest, ok := strings.CutPrefix(msg, "Rendering SLS failed: "); ok {
 			msg = a.renderFailure(f, rest)
+		} else if strings.HasPrefix(msg, "Jinja syntax error") {
+			// (salt-order: "Rendering SLS 'base:f' failed: Jinja syntax
+			// error: expected token ...")
+			msg = a.renderFailure(f, msg)
 		} else if msg == "SLS does not render to a dictionary" {
 			msg = "SLS " + f.sls + " does not render to a dictionary"
 		}
