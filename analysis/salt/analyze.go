@@ -70,13 +70,13 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 	defer s.evict()
 	a := &analyzer{s: s, req: req, mu: &sync.Mutex{}, res: &analysis.Result{ShowRef: shortRef}, nodes: map[nodeKey]*analysis.Node{},
 		edges: map[edgeKey]*analysis.Edge{}, links: map[source.Span]*linkAcc{}, diags: map[string]bool{},
-		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, dataFiles: map[*sfile]bool{}, topFrag: map[string]bool{},
+		fileDiag: map[*sfile]bool{}, rootCache: map[string]string{}, dataFiles: map[*sfile]bool{}, pillarRoots: map[string]bool{}, aloneFails: map[string]int{}, topFrag: map[string]bool{},
 		ctx: map[string]*ctxDiag{}, runFiles: map[string]int{},
 		master: req.Settings.Get("salt.engine", "3007") == "master",
 		auto:   req.Settings.Bool("salt.stateAutoOrder", true)}
 	setting := req.Settings.Get("salt.fileRoot", "")
 	a.setting = setting
-	scopes := repoScopes(req.Workspace, req.Files)
+	scopes := s.repoScopes(req.Workspace, req.Files)
 	if setting == "" {
 		a.cfg = s.readConfigRoots(req.Workspace, scopes, filesSig(req.Files), req.Files)
 		a.mounts = mountsOf(req.Workspace, scopes, req.Files, a.cfg, &s.mountCache)
@@ -189,7 +189,7 @@ func (s *System) analyze(req *analysis.Request, node *minionData) *analysis.Resu
 		}
 	} else {
 		seenTop := map[string]bool{}
-		pillar := map[string]bool{}
+		pillar := a.pillarRoots
 		for _, file := range req.Files {
 			if req.Canceled() {
 				break
@@ -416,6 +416,16 @@ var conflictPair = lazyre.New(`found in SLS '([^']*)' and SLS '([^']*)'`)
 // Formulas give templates the .sls name for the editor's Jinja
 // highlighting (uvsmtid/common-salt-states: Vagrantfile.sls,
 // credentials.xml.sls, bootstrap.ps1.sls); they are not states.
+// pyobjectsImport: the salt:// path at start follows `from` or `import`
+// on its line, a #!pyobjects/#!objects import of another SLS module
+// (Rudd-O/saltstack-automation's `from salt://lib/qubes.sls import
+// dom0`), not a file served to minions.
+func pyobjectsImport(text []byte, start int) bool {
+	ls := bytes.LastIndexByte(text[:start], '\n') + 1
+	before := strings.TrimSpace(string(text[ls:start]))
+	return before == "from" || before == "import"
+}
+
 func sourceTemplates(files []treeFile) map[string]bool {
 	byPath := map[string]string{}
 	for _, tf := range files {
@@ -431,7 +441,7 @@ func sourceTemplates(files []treeFile) map[string]bool {
 		text := tf.f.file.Text
 		saltURLs(text, func(start, end int, p string) {
 			rel, ok := unmount(tf.f.mount, p)
-			if !ok {
+			if !ok || pyobjectsImport(text, start) {
 				return
 			}
 			// the first root of the saltenv holding the path serves it
@@ -551,10 +561,12 @@ func (a *analyzer) applies(sf *sfile, at source.Span) bool {
 	return false
 }
 
-// unreachedData: f declares no state and no top.sls or include names it
-// (see declaresStates): its shape is not a states file's to be wrong.
+// unreachedData: f declares no state, or lies in a pillar tree (judging
+// whether that tree is one reads its files), and no top.sls or include
+// names it (see declaresStates): its shape is not a states file's to be
+// wrong.
 func (a *analyzer) unreachedData(f *sfile) bool {
-	if !a.dataFiles[f] {
+	if !a.dataFiles[f] && !a.pillarRoots[f.root] {
 		return false
 	}
 	return !a.named(f)
@@ -613,6 +625,13 @@ func (a *analyzer) dropAfterRenderErrors() {
 		if d.Code == "undefined-variable" && d.Severity == analysis.Error {
 			fail(d.At.URI, d.At.Start)
 		}
+	}
+	// also where an SLS nothing names fails (information): applied
+	// alone, Salt reports that and nothing after it (Ivan-7777's
+	// import_part.sls: `{{ zabbix_db_root }}` unbound, then a requisite
+	// on a state no file declares; salt-order: the undefined name only)
+	for uri, at := range a.aloneFails {
+		fail(uri, at)
 	}
 	// IDs given twice at the top level of a file (the others are keys
 	// twice in one ID's mapping)
@@ -768,9 +787,15 @@ func anyRenderFailure(ds []analysis.Diagnostic) bool {
 // template that parses.
 func renderFailure(code string) bool { return code == "undefined-variable" || code == "python2-method" }
 
-// yamlFailure: an error message of reading the rendered YAML (parser/salt).
+// yamlFailure: an error message of reading the rendered YAML
+// (parser/salt), as the parser words it or as a diagnostic names the
+// SLS (fileDiags); callers look only at syntax errors, so Jinja's
+// "Rendering SLS 'x' failed" (other codes) is never taken for one.
 func yamlFailure(msg string) bool {
-	return strings.HasPrefix(msg, "Rendering SLS failed") || msg == "SLS does not render to a dictionary"
+	if strings.HasPrefix(msg, "Rendering SLS ") {
+		return !strings.Contains(msg, " failed: Jinja syntax error")
+	}
+	return strings.HasSuffix(msg, "does not render to a dictionary")
 }
 
 // preload parses and lowers files on every core; later loads hit the

@@ -121,6 +121,10 @@ type analyzer struct {
 	// standalone files that declare no state, and the URIs links name
 	// (unreachedData)
 	dataFiles   map[*sfile]bool
+	pillarRoots map[string]bool // roots whose top.sls is a pillar top (pillarTree)
+	// aloneFails: where the render of an SLS nothing names first fails
+	// on every render (an undefined name, information), by URI
+	aloneFails  map[string]int
 	linkedFiles map[string]bool
 	// templates: URIs of the files states serve as `source: salt://...`
 	// (a Vagrantfile.sls, credentials.xml.sls rendered by file.managed)
@@ -209,7 +213,20 @@ func (a *analyzer) fileDiags(f *sfile) {
 		if e.Severity == 3 {
 			code = "renderer"
 		}
-		a.diag(analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code, Message: e.Msg})
+		msg := e.Msg
+		// the parser knows no SLS name: Salt's words carry it
+		// (salt-order: "Rendering SLS 'base:Prueba' failed: could not
+		// find expected ':'")
+		if rest, ok := strings.CutPrefix(msg, "Rendering SLS failed: "); ok {
+			msg = a.renderFailure(f, rest)
+		} else if strings.HasPrefix(msg, "Jinja syntax error") {
+			// (salt-order: "Rendering SLS 'base:f' failed: Jinja syntax
+			// error: expected token ...")
+			msg = a.renderFailure(f, msg)
+		} else if msg == "SLS does not render to a dictionary" {
+			msg = "SLS " + f.sls + " does not render to a dictionary"
+		}
+		a.diag(analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code, Message: msg})
 	}
 	if f.p.R != nil && !a.templates[f.file.URI] {
 		// (a template another file includes or imports may print what
@@ -222,8 +239,15 @@ func (a *analyzer) fileDiags(f *sfile) {
 		render := func(errs []sp.Error, code, alone string) {
 			for _, e := range errs {
 				d := analysis.Diagnostic{At: source.Span{URI: f.file.URI, Start: e.Start, End: e.End}, Severity: sev(e.Severity), Code: code,
-					Message: fmt.Sprintf("Rendering SLS 'base:%s' failed: %s", f.sls, e.Msg)}
+					Message: a.renderFailure(f, e.Msg)}
 				if !named {
+					if e.Severity == 1 && code == "undefined-variable" {
+						// applied alone it fails there, and what
+						// follows is never read (dropAfterRenderErrors)
+						if old, ok := a.aloneFails[f.file.URI]; !ok || e.Start < old {
+							a.aloneFails[f.file.URI] = e.Start
+						}
+					}
 					d.Severity = analysis.Info
 					d.Message += " (applied alone; nothing in the repository includes this SLS or targets it from a top file" + alone + ")"
 				}
@@ -243,6 +267,9 @@ func (a *analyzer) fileDiags(f *sfile) {
 	for _, d := range f.ids {
 		if d.bad != "" && !a.unreachedData(f) {
 			diag := analysis.Diagnostic{At: f.span(d.key), Severity: analysis.Error, Code: "structure", Message: d.bad}
+			if d.dupOf != nil || d.dupKey != nil {
+				diag.Message = a.renderFailure(f, d.bad) // the YAML loader refused the file
+			}
 			if note := placeBranchNote(f, d.key.Start); note != "" && d.dupOf == nil && d.dupKey == nil {
 				// an ID written only in a branch of an undecided
 				// condition fails only the renders that take it (plus3it/
@@ -263,6 +290,24 @@ func (a *analyzer) fileDiags(f *sfile) {
 			a.diag(diag)
 		}
 	}
+}
+
+// renderFailure is Salt's message for an SLS it cannot render
+// (salt/state.py render_state: "Rendering SLS '{saltenv}:{sls}' failed:
+// {exc}"), in the saltenv whose file roots hold f: runbook-ops' runbook
+// SLS fail as 'runbook:runbook.monitors.control', not 'base:...'.
+func (a *analyzer) renderFailure(f *sfile, msg string) string {
+	return fmt.Sprintf("Rendering SLS '%s' failed: %s", modKey(a.envOfRoot(f.root), f.sls), msg)
+}
+
+// envOfRoot is the saltenv a file root serves: the one the
+// configuration gives it (base first), base where none does.
+func (a *analyzer) envOfRoot(root string) string {
+	if a.cfg == nil {
+		return "base"
+	}
+	env, _ := a.cfg.envOf(root)
+	return env
 }
 
 // linkEntry is link for a requisite entry (nothing is made for an entry

@@ -337,9 +337,83 @@ func remoteNamedFor(name, top string) bool {
 // repoScopes lists the folders whose configuration counts: the workspace
 // folders, else (the command line) the repository holding the analysed
 // files (the folder with .git above their common folder, at most 8 up),
-// else their common folder.
-func repoScopes(ws *source.Workspace, files []*source.File) []string {
-	return analysis.RepoRoots(ws, files, ".git")
+// else the nearest folder above them whose Salt configuration serves
+// them (configScope), else their common folder.
+func (s *System) repoScopes(ws *source.Workspace, files []*source.File) []string {
+	scopes := analysis.RepoRoots(ws, files, ".git")
+	if len(ws.Roots()) > 0 || len(scopes) != 1 || ws.Exists(filepath.Join(scopes[0], ".git")) {
+		return scopes
+	}
+	if d := s.configScope(ws, scopes[0], files); d != "" {
+		return []string{d}
+	}
+	return scopes
+}
+
+// configScope: `order top.sls` in a copy without .git saw only the
+// folder of top.sls, so the master configuration beside the state trees
+// (Runbook/runbook-ops' states/base/salt/config/etc/salt/master.d/
+// file_roots.conf, naming /data/salt/states/base and .../runbook) was
+// never read, while `check .` at the repository's top read it. Each
+// folder from the files' own upwards (at most 8) is asked whether a
+// configuration under it names a file root holding one of the files;
+// the climb stops at a folder too big to be one repository
+// (configScopeEntries), where reading it would cost more than the
+// answer is worth.
+func (s *System) configScope(ws *source.Workspace, from string, files []*source.File) string {
+	sig := filesSig(files)
+	for d, i := from, 0; i < 8; i++ {
+		if !smallFolder(d, configScopeEntries) {
+			return ""
+		}
+		if c := s.readConfigRoots(ws, []string{d}, sig, files); c != nil && c.servesAny(files) {
+			return d
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	return ""
+}
+
+// configScopeEntries bounds the folders configScope reads: a checkout of
+// the largest Salt trees seen here (openSUSE heroes-salt, salt-shared)
+// holds a few thousand entries (heroes-salt 1,100, neg-serg/salt 1,500).
+const configScopeEntries = 10000
+
+// smallFolder: d holds at most max entries (the walk configFiles makes:
+// hidden folders and node_modules left out).
+func smallFolder(d string, max int) bool {
+	n := 0
+	err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if e.IsDir() && p != d && (strings.HasPrefix(e.Name(), ".") || e.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if n++; n > max {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return err == nil && n <= max
+}
+
+// servesAny: some file lies under a file root of some saltenv.
+func (c *cfgRoots) servesAny(files []*source.File) bool {
+	for _, e := range c.envs {
+		for _, r := range e.roots {
+			for _, f := range files {
+				if f.Path != "" && strings.HasPrefix(f.Path, r+string(filepath.Separator)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // isConfigFile: where Salt reads its own configuration (master, minion,

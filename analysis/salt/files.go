@@ -91,6 +91,7 @@ type stDecl struct {
 	args    []*arg
 	null    bool // `pkg.installed:` with nothing after the colon
 	notList bool
+	val     *sp.Node // what follows the colon (emptyOnlyWhere)
 	// argsOut: the whole value is template output nobody knows (a macro
 	// writing the argument lines): the arguments, name: included, are
 	// unknown
@@ -409,7 +410,9 @@ func (s *System) read(f *sfile) {
 		d := &idDecl{id: key, key: e.Key, val: e.Val, entry: e, f: f}
 		if prev, dup := seenIDs[key]; dup && !f.p.InAltNode(e.Key) && !f.p.InAltNode(prev.key) && !strings.Contains(key, sp.Unknown) {
 			// Salt's YAML loader refuses a mapping with a key twice
-			d.bad = fmt.Sprintf("Rendering SLS 'base:%s' failed: found conflicting ID '%s'", f.sls, key)
+			// (the saltenv Salt names in "Rendering SLS 'env:sls'
+			// failed" is the configuration's: renderFailure)
+			d.bad = fmt.Sprintf("found conflicting ID '%s'", key)
 			d.dupOf = prev
 		}
 		if _, dup := seenIDs[key]; !dup {
@@ -530,14 +533,14 @@ func (s *System) readDecls(f *sfile, m *sp.Node, owner *idDecl) []*stDecl {
 		// itself).
 		if first := seenKey[key]; first != nil && !f.p.InAltNode(k) && !strings.Contains(key, sp.Unknown) {
 			if owner != nil && owner.dupKey == nil {
-				owner.bad = fmt.Sprintf("Rendering SLS 'base:%s' failed: found conflicting ID '%s'", f.sls, key)
+				owner.bad = fmt.Sprintf("found conflicting ID '%s'", key)
 				owner.dupKey, owner.firstKey = k, first
 			}
 			continue
 		}
 		seenKey[key] = k
 		v := m.Vals[i]
-		d := &stDecl{module: key, modNode: k}
+		d := &stDecl{module: key, modNode: k, val: v}
 		if mod, fun, ok := strings.Cut(key, "."); ok {
 			d.module, d.fun = mod, fun
 			d.funNode = k

@@ -18,6 +18,7 @@ import (
 type body struct {
 	id           string
 	sls          string
+	env          string // the saltenv it was rendered in (__env__)
 	f            *sfile
 	decl         *idDecl
 	states       []*hstate
@@ -128,7 +129,12 @@ type compiler struct {
 	// in advance.
 	generator bool
 	files     []*sfile // files of the run, in render order
-	shadowed  map[string]bool
+	// altWrites: the name: values states write only in some branches of
+	// an undecidable if, beside the one the model keeps (altNames)
+	altWrites map[string][]altWrite
+	// fileEnv: the saltenv each file of the run was rendered in
+	fileEnv  map[*sfile]string
+	shadowed map[string]bool
 	// shadowNames: IDs and names of alternatives hidden by another
 	shadowNames map[string]bool
 	// hidden: the alternatives hidden by another declaration of their
@@ -144,8 +150,13 @@ func (c *compiler) fail(p *problem) { c.problems = append(c.problems, p) }
 // modKey names an SLS rendered in a run as Salt's mods list does
 // ("saltenv:sls"): the same name in two saltenvs is two files.
 func modKey(env, sls string) string {
+	return envName(env) + ":" + sls
+}
+
+// envName: the saltenv Salt names, base where nothing names one.
+func envName(env string) string {
 	if env == "" {
-		env = "base"
+		return "base"
 	}
-	return env + ":" + sls
+	return env
 }

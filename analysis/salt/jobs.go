@@ -2,6 +2,7 @@ package salt
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // targets, built on every CPU and finished into the graph in order.
 
 func (a *analyzer) newCompiler(t *tree, dry bool) *compiler {
-	return &compiler{t: t, mods: map[string]bool{}, iorder: 10000, auto: a.auto, shadowed: map[string]bool{}, dry: dry}
+	return &compiler{t: t, mods: map[string]bool{}, fileEnv: map[*sfile]string{}, iorder: 10000, auto: a.auto, shadowed: map[string]bool{}, dry: dry}
 }
 
 func (a *analyzer) runSLS(t *tree, f *sfile) {
@@ -375,7 +376,7 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 	}
 	var exts []*extension
 	for _, e := range h.extends {
-		ext := &extension{id: e.id, sls: e.f.sls, at: e.f.span(e.key), key: e.key, f: e.f}
+		ext := &extension{id: e.id, sls: e.f.sls, env: c.fileEnv[e.f], at: e.f.span(e.key), key: e.key, f: e.f}
 		for _, d := range e.decls {
 			hs := newHState(d)
 			hs.funs = nil
@@ -500,8 +501,13 @@ func (a *analyzer) finishRun(c *compiler, h *high, name, entry, entrySLS string)
 // names its config /etc/openvpn/openvpn.conf where os_family is Alpine,
 // server.conf elsewhere, and requires the first under the same test:
 // salt-order with the test true finds it.
+//
+// Each such name is recorded with the branches that write it (altWrites):
+// a requisite outside them names a state only the machines taking them
+// have (altNameRequisites).
 func (c *compiler) altNames(h *high) map[string]bool {
-	out := c.shadowNames
+	out, copied := c.shadowNames, false
+	c.altWrites = nil
 	for _, id := range h.ids {
 		b := h.m[id]
 		if b == nil || b.f == nil || b.f.p == nil {
@@ -513,13 +519,29 @@ func (c *compiler) altNames(h *high) map[string]bool {
 				if a == last || a.key != "name" || a.val == nil || a.val.Kind != sp.Scalar || !b.f.p.InAltNode(a.val) {
 					continue
 				}
-				if out == nil {
-					out = map[string]bool{}
-					c.shadowNames = out
+				if !copied {
+					// a copy: shadowNames keeps only what hidden
+					// alternatives declare
+					out, copied = maps.Clone(out), true
+					if out == nil {
+						out = map[string]bool{}
+					}
 				}
 				out[a.val.Value] = true
+				if c.altWrites == nil {
+					c.altWrites = map[string][]altWrite{}
+				}
+				c.altWrites[a.val.Value] = append(c.altWrites[a.val.Value], altWrite{b: b, module: st.module, val: a.val, arms: b.f.p.ArmsOf(a.val)})
 			}
 		}
 	}
 	return out
+}
+
+// altWrite is a name: a state writes only in some branches (altNames).
+type altWrite struct {
+	b      *body
+	module string
+	val    *sp.Node
+	arms   []sp.Arm
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
 	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
@@ -50,25 +51,96 @@ func pillarTree(t *tree, top *sfile) bool {
 	return found > 0
 }
 
-// dataShaped: every ID maps to a mapping whose keys are not state
-// declarations (no `module.function`, no list of arguments, no bare
-// `module:`): pillar data.
+// dataShaped: no ID holds a state declaration: each maps to a mapping
+// whose keys are not a state module's `module.function` (`hosts:
+// {controller.queens: 192.168.200.139}` is data) and whose lists name no function
+// (pillar data), or to a scalar or list (a pillar's `vg_name:
+// cinder-volumes`, `roles: [controller, compute]`: as states each is
+// "ID ... is not a dictionary", no declaration). HCLTech-SSW's
+// openstack_queens/data_root, the pillar_roots its README configures,
+// holds both kinds beside lists of package names.
 func dataShaped(f *sfile) bool {
 	if len(f.p.Entries) == 0 {
 		return false
 	}
 	for _, e := range f.p.Entries {
-		if e.Opaque || e.Key == nil || e.Val == nil || e.Val.Kind != sp.Map {
+		if e.Opaque || e.Key == nil || e.Val == nil {
+			return false
+		}
+		switch e.Key.Value {
+		case "include", "extend", "exclude":
+			return false // koenoe/saltstack's stack.sls: only includes
+		}
+		switch e.Val.Kind {
+		case sp.Seq:
+			continue
+		case sp.Scalar:
+			if v, _ := e.Val.Str(); e.Val.Tag == "!!null" || shortDeclaration(v) {
+				return false
+			}
+			continue
+		case sp.Map:
+		default:
 			return false
 		}
 		for i, k := range e.Val.Keys {
 			v := e.Val.Vals[i]
-			if strings.Contains(k.Value, ".") || v == nil || v.Kind == sp.Seq || (v.Kind == sp.Scalar && v.Tag == "!!null") {
+			if shortDeclaration(k.Value) || v == nil || (v.Kind == sp.Seq && namesFunction(v, k.Value)) || (v.Kind == sp.Scalar && v.Tag == "!!null") {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// shortDeclaration: an ID's scalar value Salt reads as `module.function`
+// (render_state pads `web: pkg.installed` into a state); a dotted value
+// whose first word is no state module of Salt's (`controller.queens`, a
+// host name) is taken for data.
+func shortDeclaration(v string) bool {
+	if !stateFunRe.MatchString(v) {
+		return false
+	}
+	mod, _, _ := strings.Cut(v, ".")
+	return strings.Contains(mod, sp.Unknown) || stateModules()[mod]
+}
+
+// stateModules: the module names of Salt's state functions.
+var stateModules = sync.OnceValue(func() map[string]bool {
+	m := make(map[string]bool, 512)
+	for fun := range stateFuncs {
+		mod, _, _ := strings.Cut(fun, ".")
+		m[mod] = true
+	}
+	return m
+})
+
+// funcNameRe: a state function's name, as a list item under a module
+// (`- installed`); template output may write it.
+var funcNameRe = lazyre.New(`^[A-Za-z_\x{E000}][\w\x{E000}]*$`)
+
+// namesFunction: the list under key holds a scalar that can be a
+// function name. A list of addresses, paths or package names with dashes
+// (`forwarders: [8.8.8.8]`, `backup_paths: [/etc, /home]`) names none: as
+// a state it is "Too many functions declared", no declaration anybody
+// wrote. An item that is template output alone may be a function only
+// under a Salt state module (`service: [{{ action }}]`):
+// Ivan-7777's Estados-Parametrizados/main.sls, pillar data kept beside
+// the states, lists `listen_on: ["{{ firewall.lan.ip }}"]`.
+func namesFunction(v *sp.Node, key string) bool {
+	for _, it := range v.Items {
+		if it == nil || it.Kind != sp.Scalar {
+			continue
+		}
+		s, ok := it.Str()
+		if !ok || !funcNameRe.MatchString(s) {
+			continue
+		}
+		if strings.Trim(s, sp.Unknown) != "" || strings.Contains(key, sp.Unknown) || stateModules()[key] {
+			return true
+		}
+	}
+	return false
 }
 
 // overStage: a stage of an OverState file (Salt before 2015.8; `match:`
@@ -128,12 +200,8 @@ func declaresStates(f *sfile) bool {
 			if strings.Contains(k.Value, ".") {
 				return true
 			}
-			if v := e.Val.Vals[i]; v != nil && v.Kind == sp.Seq {
-				for _, it := range v.Items {
-					if it != nil && it.Kind == sp.Scalar {
-						return true // `- installed`: a function name
-					}
-				}
+			if v := e.Val.Vals[i]; v != nil && v.Kind == sp.Seq && namesFunction(v, e.Val.Keys[i].Value) {
+				return true // `- installed`: a function name
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +63,7 @@ func (a *analyzer) runProblems(c *compiler, sm *sim, entrySLS string, run *analy
 	}
 	a.patternRequisites(sm)
 	a.hiddenRequisites(c, sm)
+	a.altNameRequisites(c, sm)
 	if sm.crash != nil {
 		a.crashError(sm)
 	}
@@ -130,6 +132,122 @@ func (a *analyzer) patternRequisites(sm *sim) {
 			}
 		}
 	}
+}
+
+// altNameRequisites reports a requisite whose target is a name: a state
+// writes only in some branches of an undecidable if (altNames), when the
+// requisite is outside those branches: it is met only where one of them
+// is taken. bahazero901/saltstack's kubernetes-pkgs requires `pkg:
+// docker`; docker-client is named docker where os_family is RedHat,
+// docker.io where it is Debian: salt-order with os_family Debian,
+// "The following requisites were not found: require: pkg: docker";
+// with RedHat, found. A requisite in the same branch as the name (or
+// under the same test of grains, pillar or salt[...]) stays silent
+// (alt_branch_name).
+func (a *analyzer) altNameRequisites(c *compiler, sm *sim) {
+	if len(c.altWrites) == 0 || sm.generator {
+		return
+	}
+	for _, ch := range sm.chunks {
+		for _, k := range pullOrder {
+			for _, e := range ch.reqs.get(k) {
+				if e.bad != "" || e.mod == "sls" || strings.Contains(e.target, sp.Unknown) || strings.Contains(e.mod, sp.Unknown) || c.shadowNames[e.target] {
+					continue
+				}
+				m := sm.match(e)
+				if len(m.chunks) > 0 || len(m.maybeChunks) > 0 {
+					continue
+				}
+				var writes []altWrite
+				for _, w := range c.altWrites[e.target] {
+					if !e.modMatches(w.module) {
+						continue
+					}
+					if len(w.arms) == 0 || slices.ContainsFunc(w.arms, func(x sp.Arm) bool { return x.Loop }) {
+						writes = nil // a loop writes it: nobody can say where
+						break
+					}
+					writes = append(writes, w)
+				}
+				if len(writes) == 0 || sameBranches(e, writes) {
+					continue
+				}
+				at := e.span
+				if e.inFrom != nil {
+					at = e.inFrom.span
+				}
+				var nots []string
+				var related []analysis.Related
+				for _, w := range writes {
+					var bs []analysis.Branch
+					for _, x := range w.arms {
+						bs = append(bs, arm{w.b.f, x})
+					}
+					when := armsText(bs)
+					if when == "" {
+						nots = nil
+						break
+					}
+					nots = append(nots, "not ("+when+")")
+					related = append(related, analysis.Related{At: w.b.f.span(w.val),
+						Message: fmt.Sprintf("%s %s is named %s here, only where %s", w.module, w.b.id, e.target, when)})
+				}
+				if len(nots) == 0 {
+					continue
+				}
+				when := strings.Join(nots, " and ")
+				if pre := armsText(armsOf(e)); pre != "" {
+					when = pre + " and " + when
+				}
+				key := reqKeyOrder[k]
+				var msg string
+				if a.master {
+					msg = fmt.Sprintf("Referenced state does not exist for requisite [%s: (%s: %s)] in state [%s] in SLS [%s]", key, e.mod, e.target, ch.name, ch.sls)
+					msg += "\n(only where " + when + ": a Jinja condition decided on the machine by grains, pillar or salt[...]; Salt refuses the run there)"
+				} else {
+					msg = fmt.Sprintf("The following requisites were not found:\n    %s:\n        %s: %s", key, e.mod, e.target)
+					msg += "\n(only where " + when + ": a Jinja condition decided on the machine by grains, pillar or salt[...]; the state fails there)"
+				}
+				a.contextual(analysis.Diagnostic{At: at, Severity: analysis.Warning, Code: "missing-requisite", Message: msg, Related: related, Unresolved: true}, e.target, e.mod)
+			}
+		}
+	}
+}
+
+// sameBranches: requisite e is written in a branch that writes the name
+// it requires (the same arm of the same if), or under the same test of
+// machine data (grains, pillar, salt[...]) in another file: where it
+// renders, the name is there.
+func sameBranches(e *reqEntry, writes []altWrite) bool {
+	if e.f == nil || e.inFrom != nil {
+		return false
+	}
+	for _, x := range entryArms(e) {
+		for _, w := range writes {
+			for _, y := range w.arms {
+				if e.f == w.b.f && x.Point == y.Point && x.Arm == y.Arm || sameTests(x, y, e.f == w.b.f) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sameTests: two branches make the same tests the same way: in one file
+// any expression, across files only tests of machine data (grains,
+// pillar, salt[...]; a template variable of one file is not another's).
+func sameTests(x, y sp.Arm, sameFile bool) bool {
+	if len(x.Tests) == 0 || len(x.Tests) != len(y.Tests) {
+		return false
+	}
+	for i, t := range x.Tests {
+		u := y.Tests[i]
+		if t.Subj != u.Subj || t.Pos != u.Pos || !sameFile && !(strings.Contains(t.Subj, "pillar") || strings.Contains(t.Subj, "grains") || strings.Contains(t.Subj, "salt[")) {
+			return false
+		}
+	}
+	return true
 }
 
 // branchNote says which renders a requisite entry exists in: the

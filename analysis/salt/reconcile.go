@@ -37,7 +37,7 @@ func (c *compiler) reconcileExtend(h *high, exts []*extension, strict bool) {
 					continue
 				}
 				p := &problem{at: ext.at, sev: 1, code: "extend-missing", refuses: true, target: name, targetMod: stateType,
-					msg: fmt.Sprintf("Cannot extend ID '%s' in 'base:%s'. It is not part of the high state.\nThis is likely due to a missing include statement or an incorrectly typed ID.\nEnsure that a state with an ID of '%s' is available\nin environment 'base' and to SLS '%s'", name, ext.sls, name, ext.sls)}
+					msg: fmt.Sprintf("Cannot extend ID '%s' in '%s'. It is not part of the high state.\nThis is likely due to a missing include statement or an incorrectly typed ID.\nEnsure that a state with an ID of '%s' is available\nin environment '%s' and to SLS '%s'", name, modKey(ext.env, ext.sls), name, envName(ext.env), ext.sls)}
 				if note := placeBranchNote(ext.f, ext.at.Start); note != "" && ext.at.URI == ext.f.file.URI {
 					// written in a branch: only the renders that take it
 					p.sev, p.refuses = 2, false
@@ -111,10 +111,162 @@ var requisiteKeywords = map[string]bool{
 type extension struct {
 	id     string
 	sls    string
+	env    string // the saltenv of the file that wrote it (__env__)
 	at     source.Span
 	states []*hstate
 	key    *sp.Node
 	f      *sfile
+}
+
+// emptyOnlyWhere: every item after `module.function:` is written in a
+// branch of an undecidable if without an else, so a render taking none of
+// them leaves the colon with nothing after it, which Salt refuses ("...
+// contains a short declaration (pkg.installed) with a trailing colon").
+// bahazero901/saltstack's docker-client gives its name under `if
+// os_family == 'RedHat'` and under `if ... == 'Debian'`; salt-order with
+// os_family Suse refuses the run so. It returns the words for those
+// renders, "" when every render has an item, or when nobody can say
+// (a loop, an else, two tests that cannot both fail).
+func emptyOnlyWhere(f *sfile, d *stDecl) string {
+	if f == nil || f.p == nil || f.p.R == nil || d == nil || d.fun == "" || d.modNode == nil || d.val == nil || d.val.Kind != sp.Seq || len(d.val.Items) == 0 {
+		return ""
+	}
+	keyArms := f.p.R.ArmsAt(d.modNode.Start)
+	inKey := func(a sp.Arm) bool {
+		return slices.ContainsFunc(keyArms, func(k sp.Arm) bool { return k.Point == a.Point && k.Arm == a.Arm })
+	}
+	var covering []sp.Arm
+	for _, it := range d.val.Items {
+		var own []sp.Arm
+		if it == nil {
+			return ""
+		}
+		// (the branches it is written in: a loop inside it, over a
+		// `watch:` list, is no condition on the item)
+		for _, a := range f.p.R.ArmsAt(it.Start) {
+			if !inKey(a) {
+				own = append(own, a)
+			}
+		}
+		if len(own) == 0 {
+			return "" // an item every render of the key has
+		}
+		for _, a := range own {
+			if a.Loop || a.Text == "" {
+				return ""
+			}
+		}
+		// the item renders where its innermost branch does; none of
+		// that if's branches must be taken for it to go
+		a := own[len(own)-1]
+		if !slices.ContainsFunc(covering, func(c sp.Arm) bool { return c.Point == a.Point && c.Arm == a.Arm }) {
+			covering = append(covering, a)
+		}
+	}
+	for _, a := range covering {
+		// an if with an else always takes a branch
+		for _, o := range f.p.R.Arms {
+			if o.Point == a.Point && int(o.Arm) == len(o.Tests) && o.Arm > 0 {
+				return ""
+			}
+		}
+	}
+	for i, a := range covering {
+		for _, b := range covering[i+1:] {
+			for _, t := range a.Tests {
+				for _, u := range b.Tests {
+					if t.Subj == u.Subj && t.Pos != u.Pos {
+						return "" // one of them holds: some item renders
+					}
+				}
+			}
+		}
+	}
+	// `if 'purge' in user or 'force' in user` around the key, an item
+	// under each: one always renders (saltstack-formulas' users-formula
+	// user.absent, copied by fpco and tony)
+	for _, k := range keyArms {
+		for _, t := range k.Tests {
+			if !t.Pos {
+				continue
+			}
+			parts := orParts(t.Subj)
+			all := len(parts) > 1
+			for _, p := range parts {
+				all = all && slices.ContainsFunc(covering, func(c sp.Arm) bool {
+					return len(c.Tests) > 0 && c.Tests[len(c.Tests)-1].Pos && c.Tests[len(c.Tests)-1].Subj == p
+				})
+			}
+			if all {
+				return ""
+			}
+		}
+	}
+	var words []string
+	if len(keyArms) > 0 {
+		var bs []analysis.Branch
+		for _, a := range keyArms {
+			bs = append(bs, arm{f, a})
+		}
+		if w := armsText(bs); w != "" {
+			words = append(words, w)
+		}
+	}
+	for _, a := range covering {
+		w := "not (" + strings.Join(strings.Fields(a.Text), " ") + ")"
+		if !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " and ")
+}
+
+// orParts splits an expression at its top-level `or`s (outside brackets
+// and quotes), each part with blanks normalised.
+func orParts(x string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(x); i++ {
+		c := x[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case depth == 0 && strings.HasPrefix(x[i:], " or "):
+			out = append(out, strings.Join(strings.Fields(x[start:i]), " "))
+			start = i + 4
+			i += 3
+		}
+	}
+	return append(out, strings.Join(strings.Fields(x[start:]), " "))
+}
+
+// fewerArms: the branches text at a lies in are some of those b lies in,
+// not all (a renders wherever b does, and in more renders).
+func fewerArms(f *sfile, a, b source.Span) bool {
+	if f == nil || f.p == nil || f.p.R == nil || a.URI != f.file.URI || b.URI != f.file.URI {
+		return false
+	}
+	aa, bb := f.p.R.ArmsAt(a.Start), f.p.R.ArmsAt(b.Start)
+	if len(aa) >= len(bb) {
+		return false
+	}
+	for _, x := range aa {
+		if !slices.ContainsFunc(bb, func(y sp.Arm) bool { return x.Point == y.Point && x.Arm == y.Arm }) {
+			return false
+		}
+	}
+	return true
 }
 
 // couldBe reports whether a templated ID or name in h could turn out to
@@ -224,6 +376,11 @@ func (c *compiler) verifyHigh(h *high, master bool) {
 			if s.bad {
 				c.structureFail(b.f, at, fmt.Sprintf("State '%s' in SLS '%s' is not formed as a list", sid, b.sls))
 				continue
+			}
+			if when := emptyOnlyWhere(b.f, s.decl); when != "" {
+				key := s.decl.modNode.Value
+				c.fail(&problem{at: b.f.span(s.decl.modNode), sev: 2, code: "structure",
+					msg: fmt.Sprintf("ID '%s' in SLS '%s' contains a short declaration (%s) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.", sid, b.sls, key) + "\n" + rendersNote(when)})
 			}
 			for _, a := range s.args {
 				if a.key == "names" && a.via == "" {
@@ -451,9 +608,16 @@ func (c *compiler) requisiteIn(h *high) {
 	getExt := func(name, mod, sls string, f *sfile, at source.Span) *hstate {
 		e := exts[name]
 		if e == nil {
-			e = &extension{id: name, sls: sls, at: at, f: f}
+			e = &extension{id: name, sls: sls, env: c.fileEnv[f], at: at, f: f}
 			exts[name] = e
 			order = append(order, name)
+		} else if f == e.f && fewerArms(f, at, e.at) {
+			// Salt fails the merged extend wherever any of its _in
+			// entries renders: the least conditional one says where
+			// (jsatt/saltstates openvpn/init.sls: `watch_in: service:
+			// openvpn` under `if client.user_pass` and again in the
+			// loop's body; salt-order fails with user_pass empty)
+			e.at = at
 		}
 		for _, s := range e.states {
 			if s.module == mod {

@@ -49,6 +49,9 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 		return nil
 	}
 	c.files = append(c.files, f)
+	if _, ok := c.fileEnv[f]; !ok {
+		c.fileEnv[f] = env
+	}
 	if f.generator {
 		c.generator = true
 	}
@@ -67,7 +70,7 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 			// which `sls: iptables/ipsets` then matches and
 			// `sls: iptables.ipsets` does not (salt-order;
 			// alekrain/salt_states iptables/init.sls)
-			b.sls = sls
+			b.sls, b.env = sls, env
 			b.cond = cond || f.p.InAltNode(d.key)
 			st.put(b)
 		}
@@ -84,7 +87,7 @@ func (c *compiler) renderState(sls string, from *include, depth int, cond bool) 
 			var ok bool
 			if name, ok = relInclude(sls, f.init, name); !ok {
 				c.fail(&problem{at: inc.node2spanIn(f), sev: 1, code: "missing-include", refuses: true,
-					msg: fmt.Sprintf("Attempted relative include of '%s' within SLS 'base:%s' goes beyond top level package ", inc.name, sls)})
+					msg: fmt.Sprintf("Attempted relative include of '%s' within SLS '%s' goes beyond top level package ", inc.name, modKey(env, sls))})
 				continue
 			}
 		}
@@ -452,9 +455,9 @@ func (c *compiler) merge(into, st *high) {
 				if ob.cond {
 					always, maybe = nb, ob
 				}
-				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS 'base:%s' and SLS 'base:%s'\n%s", id, ob.sls, nb.sls, declBranchNote(maybe.decl))
+				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS '%s' and SLS '%s'\n%s", id, modKey(ob.env, ob.sls), modKey(nb.env, nb.sls), declBranchNote(maybe.decl))
 				c.fail(&problem{at: maybe.f.span(maybe.decl.key), sev: 2, code: "conflicting-id", msg: msg,
-					related: []relatedSpan{{always.f.span(always.decl.key), fmt.Sprintf("'%s' is also declared in SLS 'base:%s', in every render", id, always.sls)}}})
+					related: []relatedSpan{{always.f.span(always.decl.key), fmt.Sprintf("'%s' is also declared in SLS '%s', in every render", id, modKey(always.env, always.sls))}}})
 				c.shadowed[maybe.sls] = true
 				c.shadow(maybe.decl)
 				if always == ob {
@@ -475,12 +478,12 @@ func (c *compiler) merge(into, st *high) {
 				continue
 			}
 			if ob.decl != nb.decl && !conditional {
-				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS 'base:%s' and SLS 'base:%s'", id, ob.sls, nb.sls)
+				msg := fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS '%s' and SLS '%s'", id, modKey(ob.env, ob.sls), modKey(nb.env, nb.sls))
 				// reported on both declarations, each pointing at the other
 				c.fail(&problem{at: nb.f.span(nb.decl.key), sev: 1, code: "conflicting-id", refuses: true, msg: msg,
-					related: []relatedSpan{{ob.f.span(ob.decl.key), fmt.Sprintf("'%s' is also declared in SLS 'base:%s'", id, ob.sls)}}})
+					related: []relatedSpan{{ob.f.span(ob.decl.key), fmt.Sprintf("'%s' is also declared in SLS '%s'", id, modKey(ob.env, ob.sls))}}})
 				c.fail(&problem{at: ob.f.span(ob.decl.key), sev: 1, code: "conflicting-id", refuses: true, msg: msg,
-					related: []relatedSpan{{nb.f.span(nb.decl.key), fmt.Sprintf("'%s' is also declared in SLS 'base:%s'", id, nb.sls)}}})
+					related: []relatedSpan{{nb.f.span(nb.decl.key), fmt.Sprintf("'%s' is also declared in SLS '%s'", id, modKey(nb.env, nb.sls))}}})
 			}
 		}
 		into.put(nb)

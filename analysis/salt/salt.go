@@ -19,6 +19,7 @@ import (
 	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 	sp "github.com/ordering-lsp/ordering-lsp/parser/salt"
 	"github.com/ordering-lsp/ordering-lsp/source"
+	"gopkg.in/yaml.v3"
 )
 
 // System is the Salt system. It keeps parsed files between calls.
@@ -481,6 +482,93 @@ func formulaRoot(dir string) string {
 	}
 }
 
+// namesHere: an SLS name (`- bind_mounts`) or a Jinja path the text
+// writes resolves from dir, so dir serves it whatever salt:// paths say
+// (neg-serg/salt's states/mpd.sls includes bind_mounts beside it and
+// serves salt://dotfiles/..., a second root's: the repository's).
+func namesHere(ws *source.Workspace, dir, path string, text []byte) bool {
+	for _, m := range slsNameRe.FindAllSubmatch(text, 64) {
+		rel := filepath.FromSlash(strings.ReplaceAll(string(m[1]), ".", "/"))
+		if f1, f2 := filepath.Join(dir, rel+".sls"), filepath.Join(dir, rel, "init.sls"); f1 != path && ws.Exists(f1) || f2 != path && ws.Exists(f2) {
+			return true
+		}
+	}
+	for _, m := range jinjaPathRe.FindAllSubmatch(text, 64) {
+		if ws.Exists(filepath.Join(dir, filepath.FromSlash(string(m[1])))) {
+			return true
+		}
+	}
+	return false
+}
+
+// servedFrom is the folder at or above dir from which most of the
+// salt:// paths text writes resolve to a file or folder of the
+// workspace (several folders: the one more paths name; a tie: the
+// nearest), or "".
+func servedFrom(ws *source.Workspace, dir string, text []byte) string {
+	votes := map[string]int{}
+	best, bestN := "", 0
+	for _, m := range saltURLRe.FindAllSubmatch(text, 64) {
+		rel := filepath.FromSlash(strings.TrimSuffix(string(m[1]), "/"))
+		if rel == "" || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		for d, i := dir, 0; i < 8; i++ {
+			if ws.Exists(filepath.Join(d, rel)) {
+				votes[d]++
+				if votes[d] > bestN || votes[d] == bestN && len(d) > len(best) {
+					best, bestN = d, votes[d]
+				}
+				break
+			}
+			p := filepath.Dir(d)
+			if p == d {
+				break
+			}
+			d = p
+		}
+	}
+	return best
+}
+
+// spmRoot is the nearest folder above dir (or dir itself) holding a
+// FORMULA file (SPM's formula metadata) whose top_level_dir (else its
+// name) is the folder dir lies in, or "": the formula is served from
+// there. lkubb/salt-tool-macos-formula names top_level_dir tool_macos;
+// its tool_macos/settings/touch/multi_helper/pinch/init.sls, whose
+// includes are all template output (`{{ tplroot }}._onchanges`), was
+// read with multi_helper/ as the root and its includes as
+// pinch._onchanges. Metadata beats the votes of the names a file
+// writes: settings-todo/safari/autofill/clean.sls includes
+// address-book.clean, which only autofill/ as the root would serve.
+func spmRoot(ws *source.Workspace, dir string) string {
+	for d, i := dir, 0; i < 8; i++ {
+		p := filepath.Dir(d)
+		if p == d {
+			return ""
+		}
+		if f := ws.Lookup(filepath.Join(p, "FORMULA")); f != nil {
+			var meta struct {
+				Name        string `yaml:"name"`
+				TopLevelDir string `yaml:"top_level_dir"`
+			}
+			if yaml.Unmarshal(f.Text, &meta) != nil {
+				return ""
+			}
+			top := meta.TopLevelDir
+			if top == "" {
+				top = meta.Name
+			}
+			if top != "" && filepath.Base(d) == top {
+				return p
+			}
+			return ""
+		}
+		d = p
+	}
+	return ""
+}
+
 func rootOf(ws *source.Workspace, path string, setting string, configured []string) string {
 	if setting != "" {
 		if abs, err := filepath.Abs(setting); err == nil {
@@ -509,6 +597,10 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 			break
 		}
 		d = p
+	}
+	// the formula's own metadata says where it is served from
+	if r := spmRoot(ws, dir); r != "" {
+		return r
 	}
 	// the SLS names the file writes: where do their first components live?
 	if f := ws.Lookup(path); f != nil {
@@ -557,6 +649,7 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 		if r := formulaRoot(dir); r != "" {
 			return r
 		}
+
 		// dotted names that resolve nowhere, but start with the name of
 		// a folder the file is in: that folder is a package of the
 		// root above it (microdevops-com/microdevops-formula's
@@ -575,6 +668,15 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 				}
 				d = p
 			}
+		}
+	}
+	// the files it serves: `source: salt://graylog2/graylog2.jinja2` in
+	// hvnsweeting/saltstates' graylog2/server.sls lies under the folder
+	// above graylog2/, which it is served from (it was read as SLS
+	// 'server', with graylog2/ as the root)
+	if f := ws.Lookup(path); f != nil && !namesHere(ws, dir, path, f.Text) {
+		if r := servedFrom(ws, dir, f.Text); r != "" {
+			return r
 		}
 	}
 	d := dir

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+
+	"github.com/ordering-lsp/ordering-lsp/internal/lazyre"
 )
 
 // The Jinja front end renders a template without executing anything: it
@@ -231,6 +233,40 @@ func loopArm(x jFor, point int32) Arm {
 	return Arm{Span: x.bodySpan, Point: point, Tests: []ArmTest{{Subj: subj, Pos: pos}},
 		Text: strings.TrimSpace(x.iterText) + " has items", Loop: true,
 		Targets: strings.Join(x.targets, ", "), Iter: strings.TrimSpace(x.iterText)}
+}
+
+// testedTruthy: an enclosing branch holds only where the loop's
+// iterable is truthy, so the loop has items there (a list, mapping or
+// string that is truthy has; anything else fails the loop): jsatt/
+// saltstates users/init.sls loops over user.ssh_keys under `if
+// user.get('ssh_keys', [])`, and its `names:` is never empty.
+func testedTruthy(arms []Arm, iter string) bool {
+	want := sameAccess(iter)
+	for _, a := range arms {
+		if a.Loop {
+			continue
+		}
+		for _, t := range a.Tests {
+			if t.Pos && sameAccess(t.Subj) == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	getAccessRe   = lazyre.New(`\.get\(\s*['"](\w+)['"]\s*(?:,[^()]*)?\)`)
+	indexAccessRe = lazyre.New(`\[\s*['"](\w+)['"]\s*\]`)
+)
+
+// sameAccess writes an item access one way: `x.get('k', [])`, `x['k']`
+// and `x.k` are the same key of x (a default only changes a missing key,
+// which is falsy either way), blanks left out.
+func sameAccess(e string) string {
+	e = strings.Join(strings.Fields(e), "")
+	e = getAccessRe.ReplaceAllString(e, ".$1")
+	return indexAccessRe.ReplaceAllString(e, ".$1")
 }
 
 // OrOutside: expression text x has an `or` outside brackets and quotes
@@ -929,7 +965,7 @@ func (r *renderer) renderFor(x jFor, it val, sc *scope, depth int) {
 		// there).
 		*r.points++
 		arm := loopArm(x, *r.points)
-		arm.Sure = it.k == kUnknown && it.hint > 0
+		arm.Sure = it.k == kUnknown && (it.hint > 0 || testedTruthy(r.ctx.arms, x.iterText))
 		if r.ctx != nil && r.ctx.fromCode[textRoot(x.iterText)] {
 			arm.FromCode = true
 			r.ctx.markFromCode(x.targets...)

@@ -409,6 +409,7 @@ func plainError(toks []lexer.Token, off int) (*lexer.Token, string) {
 	var keyed []bool // per open '{': its current item has its ':'
 	var items []int  // per open bracket: tokens in its current item
 	in := false      // in the tag or output holding off
+	output := false  // that is an output, {{ }}
 	for i := range toks {
 		t := &toks[i]
 		if len(items) > 0 && !(t.Type == jtOp && (t.Value == "," || t.Value == ")" || t.Value == "]" || t.Value == "}")) {
@@ -417,7 +418,7 @@ func plainError(toks []lexer.Token, off int) (*lexer.Token, string) {
 		switch {
 		case t.Type == jtVarOpen || t.Type == jtTagOpen:
 			open, keyed, items = open[:0], keyed[:0], items[:0]
-			in = false
+			in, output = false, t.Type == jtVarOpen
 			for j := i + 1; j < len(toks); j++ {
 				if toks[j].Type == jtVarClose || toks[j].Type == jtTagClose {
 					in = toks[j].Pos.Offset >= off && t.Pos.Offset <= off
@@ -425,6 +426,13 @@ func plainError(toks []lexer.Token, off int) (*lexer.Token, string) {
 				}
 			}
 		case !in:
+		case output && len(open) == 0 && i > 0 && (toks[i-1].Type == jtString || toks[i-1].Type == jtNumber) &&
+			(t.Type == jtNumber || t.Type == jtName && !outputKeywords[t.Value]):
+			// a literal, then a name or number: jinja2 wants the end of
+			// the output there (lkubb/salt-tool-macos-formula's
+			// `{{ ".join(corner.split("_") ...) }}`: the string ends
+			// before `_`; participle backtracked to the `{{`)
+			return t, fmt.Sprintf("expected token 'end of print statement', got '%s'", t.Value)
 		case t.Type == jtOp && (t.Value == "(" || t.Value == "[" || t.Value == "{"):
 			open, keyed, items = append(open, t.Value), append(keyed, false), append(items, 0)
 		case t.Type == jtOp && t.Value == ":" && len(open) > 0 && open[len(open)-1] == "{":
@@ -472,6 +480,10 @@ func plainError(toks []lexer.Token, off int) (*lexer.Token, string) {
 	}
 	return nil, ""
 }
+
+// outputKeywords: the names that may follow a whole expression in an
+// output (tests, membership, logic, a conditional expression).
+var outputKeywords = map[string]bool{"is": true, "in": true, "not": true, "and": true, "or": true, "if": true, "else": true}
 
 // colonBefore is the ':' just before tok when a whole expression comes
 // before it, else nil.
