@@ -299,6 +299,7 @@ type analyzer struct {
 	// node runs (nodeblocks.go): the run being merged, the problems each
 	// node run reports
 	nodeRuns      map[string]nodeRun
+	exampleRuns   map[string]string // run name -> the vendored module's example it compiles (examples.go)
 	curRun        string
 	diagRuns      map[string]map[string]bool
 	diags         []analysis.Diagnostic
@@ -510,9 +511,11 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			if len(fi.nodes) > 1 && a.forNode == "" {
 				for _, n := range fi.nodes {
 					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: []*fileInfo{fi}, sel: n})
+					a.noteExampleRun(name+" (node "+n.name+")", fi)
 				}
 			} else {
 				specs = append(specs, &runSpec{name: name, files: []*fileInfo{fi}})
+				a.noteExampleRun(name, fi)
 			}
 		}
 		a.nameNodeRuns(specs)
@@ -621,6 +624,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		a.curRun = ""
 		a.settleNodeBlocks()
 		a.mergeAlone()
+		a.settleExamples()
 		a.mergeDeclaredWhen()
 		a.dropEchoes()
 	}
@@ -898,6 +902,7 @@ func (a *analyzer) displayPath(uri string) string {
 }
 
 func (a *analyzer) addDiag(d analysis.Diagnostic) {
+	a.exampleDiag(&d)
 	if name, ok := strings.CutPrefix(a.curRun, "define "); ok && d.Severity == analysis.Error && !a.ownDefine(name) {
 		// A define nothing in the workspace declares fails only where
 		// something else does (an ENC declares classes, never defines):
