@@ -1034,6 +1034,7 @@ func (a *analyzer) rubyTypeFiles() map[string]bool {
 	for _, r := range a.rootMods {
 		dirs = append(dirs, filepath.Dir(r))
 	}
+	dirs = append(dirs, a.moduleFoldersOffPath(dirs)...)
 	// One listing per module's type folder, not a glob: filepath.Glob
 	// lists every level on the way (d, d/m, d/m/lib, d/m/lib/puppet), 40
 	// ms of each analysis on operations-puppet's 300 modules.
@@ -1052,6 +1053,38 @@ func (a *analyzer) rubyTypeFiles() map[string]bool {
 		}
 	}
 	return set
+}
+
+// moduleFoldersOffPath lists, in a workspace analysis, the folders
+// holding modules whose manifests the analysis loaded where the module
+// path does not reach (known is that path): their classes are found by
+// name, and their Ruby types are known as well (dmzoneill's
+// environments/global/modules_thirdparty, named only in a Puppet 3
+// puppet.conf: stdlib's anchor there was "no module of the workspace
+// defines it").
+func (a *analyzer) moduleFoldersOffPath(known []string) []string {
+	if a.req.Entry != "" {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, d := range known {
+		seen[filepath.Clean(d)] = true
+	}
+	var out []string
+	sep := string(filepath.Separator)
+	for _, fi := range a.order {
+		i := strings.LastIndex(fi.path, sep+"manifests"+sep)
+		if i <= 0 {
+			continue
+		}
+		d := filepath.Dir(fi.path[:i])
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (fi *fileInfo) text(n pp.Node) string {
