@@ -978,13 +978,21 @@ func compileRegex(s string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
+// builtinTypes are the types Puppet 7 knows without a module of the
+// module path: its core types and those of the modules puppet-agent
+// bundles in vendor_modules (augeas_core, cron_core, host_core,
+// mount_core, scheduled_task, selinux_core, sshkeys_core, yumrepo_core,
+// zfs_core, zone_core). Puppet 6 moved the others out (nagios_*,
+// mailalias, maillist, k5login, computer, mcx, macauthorization, the
+// network devices' interface, router, vlan): Puppet 7 says "Unknown
+// resource type: 'nagios_command'" without their module (moduleTypes).
 var builtinTypes = map[string]bool{
 	"notify": true, "exec": true, "file": true, "package": true, "service": true, "user": true, "group": true,
 	"cron": true, "host": true, "mount": true, "ssh_authorized_key": true, "sshkey": true, "tidy": true,
-	"augeas": true, "schedule": true, "stage": true, "filebucket": true, "resources": true, "k5login": true,
-	"mailalias": true, "maillist": true, "yumrepo": true, "zfs": true, "zone": true, "zpool": true,
-	"selboolean": true, "selmodule": true, "computer": true, "interface": true, "router": true, "vlan": true,
-	"scheduled_task": true, "macauthorization": true, "mcx": true, "nagios_command": true, "whit": true, "component": true,
+	"augeas": true, "schedule": true, "stage": true, "filebucket": true, "resources": true,
+	"yumrepo": true, "zfs": true, "zone": true, "zpool": true,
+	"selboolean": true, "selmodule": true,
+	"scheduled_task": true, "whit": true, "component": true,
 }
 
 // rubyType reports whether a module on the module path ships a Ruby type

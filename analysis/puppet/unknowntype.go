@@ -183,6 +183,22 @@ var moduleTypes = map[string]forgeModule{
 	"vcsrepo":         {"puppetlabs-vcsrepo", "vcsrepo"},
 	"registry_key":    {"puppetlabs-registry", "registry"},
 	"registry_value":  {"puppetlabs-registry", "registry"},
+	// (the types Puppet 6 moved out of its core into modules that
+	// puppet-agent does not bundle)
+	"mailalias":        {"puppetlabs-mailalias_core", "mailalias_core"},
+	"maillist":         {"puppetlabs-maillist_core", "maillist_core"},
+	"k5login":          {"puppetlabs-k5login_core", "k5login_core"},
+	"computer":         {"puppetlabs-macdslocal_core", "macdslocal_core"},
+	"macauthorization": {"puppetlabs-macdslocal_core", "macdslocal_core"},
+	"mcx":              {"puppetlabs-macdslocal_core", "macdslocal_core"},
+}
+
+func init() {
+	for _, t := range []string{"command", "contact", "contactgroup", "host", "hostdependency", "hostescalation",
+		"hostextinfo", "hostgroup", "service", "servicedependency", "serviceescalation", "serviceextinfo",
+		"servicegroup", "timeperiod"} {
+		moduleTypes["nagios_"+t] = forgeModule{"puppetlabs-nagios_core", "nagios_core"}
+	}
 }
 
 // moduleTypeAbsent grades a type of a known module the workspace does not
