@@ -33,7 +33,7 @@ func (a *analyzer) noteExampleRun(name string, fi *fileInfo) {
 	if !ok {
 		mod, ok = a.exampleFolder(fi)
 	}
-	if !ok || a.world.ownRoot(mod) {
+	if !ok || a.ownRoot(mod) {
 		return
 	}
 	if a.exampleRuns == nil {
@@ -68,10 +68,17 @@ func (a *analyzer) exampleFolder(fi *fileInfo) (string, bool) {
 	}
 }
 
-// ownRoot says whether dir is a root the workspace holds as a module's
-// own repository (metadata.json at the root).
-func (w *moduleWorld) ownRoot(dir string) bool {
-	return w != nil && slices.Contains(w.moduleRoots, filepath.Clean(dir))
+// ownRoot says whether dir is a module opened at its root, the
+// module's own repository (metadata.json, or an old one's Modulefile and
+// manifests/init.pp: nvalentine-puppetlabs/puppet-site).
+func (a *analyzer) ownRoot(dir string) bool {
+	dir = filepath.Clean(dir)
+	for _, r := range a.rootMods {
+		if filepath.Clean(r) == dir {
+			return true
+		}
+	}
+	return a.world != nil && slices.Contains(a.world.moduleRoots, dir)
 }
 
 // exampleDiag marks a problem of the run being merged when it is an
