@@ -1082,10 +1082,13 @@ func (a *analyzer) moduleFoldersOffPath(known []string) []string {
 	sep := string(filepath.Separator)
 	for _, fi := range a.order {
 		i := strings.LastIndex(fi.path, sep+"manifests"+sep)
-		if i <= 0 {
+		if i <= 0 || a.envManifest(fi.path) {
 			continue
 		}
 		d := filepath.Dir(fi.path[:i])
+		if !a.inWorkspace(d) {
+			continue // (a module opened at its root: its folder's parent is not ours)
+		}
 		if !seen[d] {
 			seen[d] = true
 			out = append(out, d)
@@ -1093,6 +1096,16 @@ func (a *analyzer) moduleFoldersOffPath(known []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// inWorkspace says whether folder d is a workspace root or lies below one.
+func (a *analyzer) inWorkspace(d string) bool {
+	for _, r := range a.ws.Roots() {
+		if d == r || analysis.Rel(r, d) != d {
+			return true
+		}
+	}
+	return false
 }
 
 func (fi *fileInfo) text(n pp.Node) string {
