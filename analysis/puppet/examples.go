@@ -48,7 +48,11 @@ func (a *analyzer) noteExampleRun(name string, fi *fileInfo) {
 // puppet.conf): a folder with manifests/ beside that one, and no
 // environment.
 func (a *analyzer) exampleFolder(fi *fileInfo) (string, bool) {
-	if fi.path == "" || fi.uri == a.req.Entry || a.envManifest(fi.path) {
+	sep := string(filepath.Separator)
+	if fi.path == "" || !strings.Contains(fi.path, sep+"examples"+sep) && !strings.Contains(fi.path, sep+"tests"+sep) {
+		return "", false
+	}
+	if fi.uri == a.req.Entry || a.envManifest(fi.path) {
 		return "", false
 	}
 	for d := filepath.Dir(fi.path); ; {
