@@ -183,6 +183,11 @@ var moduleTypes = map[string]forgeModule{
 	"vcsrepo":         {"puppetlabs-vcsrepo", "vcsrepo"},
 	"registry_key":    {"puppetlabs-registry", "registry"},
 	"registry_value":  {"puppetlabs-registry", "registry"},
+	"acl":             {"puppetlabs-acl", "acl"},
+	"archive":         {"puppet-archive", "archive"},
+	"firewall":        {"puppetlabs-firewall", "firewall"},
+	"firewallchain":   {"puppetlabs-firewall", "firewall"},
+	"windows_env":     {"puppet-windows_env", "windows_env"},
 	// (the types Puppet 6 moved out of its core into modules that
 	// puppet-agent does not bundle)
 	"mailalias":        {"puppetlabs-mailalias_core", "mailalias_core"},
