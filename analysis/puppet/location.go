@@ -78,10 +78,17 @@ func (a *analyzer) fileNamespace(fi *fileInfo) (string, bool) {
 // a compile of that file itself (`puppet apply examples/x.pp`: ownsFile),
 // never by a lookup from elsewhere, and gets no run of its own.
 func (a *analyzer) unloadable(fi *fileInfo) bool {
+	_, ok := a.moduleOutsideManifests(fi)
+	return ok
+}
+
+// moduleOutsideManifests is unloadable's answer with the module folder
+// fi lies in.
+func (a *analyzer) moduleOutsideManifests(fi *fileInfo) (string, bool) {
 	p := fi.path
 	sep := string(filepath.Separator)
 	if p == "" || !strings.HasSuffix(p, ".pp") || fi.uri == a.req.Entry || a.envManifest(p) {
-		return false
+		return "", false
 	}
 	mod, rel := "", ""
 	for _, r := range a.rootMods {
@@ -103,21 +110,21 @@ func (a *analyzer) unloadable(fi *fileInfo) bool {
 	}
 	parts := strings.Split(rel, sep)
 	if mod == "" || len(parts) < 2 || parts[0] == "manifests" {
-		return false
+		return "", false
 	}
 	// (a folder of the module path that is a module: it has manifests/,
 	// and is no environment: jpazdyga's development/ beside production/,
 	// each with its modules/ and manifests/site.pp, under a root read as
 	// a module folder)
 	if !a.ws.IsDir(filepath.Join(mod, "manifests")) {
-		return false
+		return "", false
 	}
 	for _, env := range []string{"environment.conf", "modules", filepath.Join("manifests", "site.pp")} {
 		if a.ws.Exists(filepath.Join(mod, env)) {
-			return false
+			return "", false
 		}
 	}
-	return true
+	return mod, true
 }
 
 // misplaced says whether a definition named name may not live in fi,

@@ -304,6 +304,7 @@ type analyzer struct {
 	// node runs (nodeblocks.go): the run being merged, the problems each
 	// node run reports
 	nodeRuns      map[string]nodeRun
+	exampleRuns   map[string]string // run name -> the vendored module's example it compiles (examples.go)
 	curRun        string
 	diagRuns      map[string]map[string]bool
 	diags         []analysis.Diagnostic
@@ -519,9 +520,11 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 			if len(fi.nodes) > 1 && a.forNode == "" {
 				for _, n := range fi.nodes {
 					specs = append(specs, &runSpec{name: name + " (node " + n.name + ")", files: []*fileInfo{fi}, sel: n})
+					a.noteExampleRun(name+" (node "+n.name+")", fi)
 				}
 			} else {
 				specs = append(specs, &runSpec{name: name, files: []*fileInfo{fi}})
+				a.noteExampleRun(name, fi)
 			}
 		}
 		a.nameNodeRuns(specs)
@@ -638,6 +641,7 @@ func (s *System) Analyze(req *analysis.Request) *analysis.Result {
 		a.curRun = ""
 		a.settleNodeBlocks()
 		a.mergeAlone()
+		a.settleExamples()
 		a.mergeDeclaredWhen()
 		a.dropEchoes()
 	}
@@ -918,6 +922,7 @@ func (a *analyzer) displayPath(uri string) string {
 }
 
 func (a *analyzer) addDiag(d analysis.Diagnostic) {
+	a.exampleDiag(&d)
 	if name, ok := strings.CutPrefix(a.curRun, "define "); ok && d.Severity == analysis.Error && !a.ownDefine(name) {
 		// A define nothing in the workspace declares fails only where
 		// something else does (an ENC declares classes, never defines):
@@ -993,13 +998,21 @@ func compileRegex(s string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
+// builtinTypes are the types Puppet 7 knows without a module of the
+// module path: its core types and those of the modules puppet-agent
+// bundles in vendor_modules (augeas_core, cron_core, host_core,
+// mount_core, scheduled_task, selinux_core, sshkeys_core, yumrepo_core,
+// zfs_core, zone_core). Puppet 6 moved the others out (nagios_*,
+// mailalias, maillist, k5login, computer, mcx, macauthorization, the
+// network devices' interface, router, vlan): Puppet 7 says "Unknown
+// resource type: 'nagios_command'" without their module (moduleTypes).
 var builtinTypes = map[string]bool{
 	"notify": true, "exec": true, "file": true, "package": true, "service": true, "user": true, "group": true,
 	"cron": true, "host": true, "mount": true, "ssh_authorized_key": true, "sshkey": true, "tidy": true,
-	"augeas": true, "schedule": true, "stage": true, "filebucket": true, "resources": true, "k5login": true,
-	"mailalias": true, "maillist": true, "yumrepo": true, "zfs": true, "zone": true, "zpool": true,
-	"selboolean": true, "selmodule": true, "computer": true, "interface": true, "router": true, "vlan": true,
-	"scheduled_task": true, "macauthorization": true, "mcx": true, "nagios_command": true, "whit": true, "component": true,
+	"augeas": true, "schedule": true, "stage": true, "filebucket": true, "resources": true,
+	"yumrepo": true, "zfs": true, "zone": true, "zpool": true,
+	"selboolean": true, "selmodule": true,
+	"scheduled_task": true, "whit": true, "component": true,
 }
 
 // rubyType reports whether a module on the module path ships a Ruby type
@@ -1049,6 +1062,7 @@ func (a *analyzer) rubyTypeFiles() map[string]bool {
 	for _, r := range a.rootMods {
 		dirs = append(dirs, filepath.Dir(r))
 	}
+	dirs = append(dirs, a.moduleFoldersOffPath(dirs)...)
 	// One listing per module's type folder, not a glob: filepath.Glob
 	// lists every level on the way (d, d/m, d/m/lib, d/m/lib/puppet), 40
 	// ms of each analysis on operations-puppet's 300 modules.
@@ -1067,6 +1081,51 @@ func (a *analyzer) rubyTypeFiles() map[string]bool {
 		}
 	}
 	return set
+}
+
+// moduleFoldersOffPath lists, in a workspace analysis, the folders
+// holding modules whose manifests the analysis loaded where the module
+// path does not reach (known is that path): their classes are found by
+// name, and their Ruby types are known as well (dmzoneill's
+// environments/global/modules_thirdparty, named only in a Puppet 3
+// puppet.conf: stdlib's anchor there was "no module of the workspace
+// defines it").
+func (a *analyzer) moduleFoldersOffPath(known []string) []string {
+	if a.req.Entry != "" {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, d := range known {
+		seen[filepath.Clean(d)] = true
+	}
+	var out []string
+	sep := string(filepath.Separator)
+	for _, fi := range a.order {
+		i := strings.LastIndex(fi.path, sep+"manifests"+sep)
+		if i <= 0 || a.envManifest(fi.path) {
+			continue
+		}
+		d := filepath.Dir(fi.path[:i])
+		if !a.inWorkspace(d) {
+			continue // (a module opened at its root: its folder's parent is not ours)
+		}
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// inWorkspace says whether folder d is a workspace root or lies below one.
+func (a *analyzer) inWorkspace(d string) bool {
+	for _, r := range a.ws.Roots() {
+		if d == r || analysis.Rel(r, d) != d {
+			return true
+		}
+	}
+	return false
 }
 
 func (fi *fileInfo) text(n pp.Node) string {

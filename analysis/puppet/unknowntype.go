@@ -111,6 +111,9 @@ func (a *analyzer) typeAbsent(name string) (analysis.Severity, string, []analysi
 		}
 		return sev, why, rel, code
 	}
+	if m, ok := moduleTypes[name]; ok && !a.moduleKnown(m.name) {
+		return a.moduleTypeAbsent(name, m)
+	}
 	sev, why, uninstalled := a.rubyTypeAbsent(name)
 	if near := nearestType(name); near != "" {
 		why = fmt.Sprintf("did you mean '%s'? ", near) + why
@@ -159,4 +162,65 @@ func nearestType(name string) string {
 		return ""
 	}
 	return best
+}
+
+// forgeModule is a Forge module by its full and its short name.
+type forgeModule struct{ full, name string }
+
+// moduleTypes are the Ruby types of the Forge modules nearly every
+// repository uses, by the module that ships them in lib/puppet/type/:
+// for one of these the hint names the module to install (Trintu's
+// control-repo uses file_line and its Puppetfile forgets stdlib), as a
+// class of an absent module's does, where any module might have defined
+// another plain name.
+var moduleTypes = map[string]forgeModule{
+	"anchor":          {"puppetlabs-stdlib", "stdlib"},
+	"file_line":       {"puppetlabs-stdlib", "stdlib"},
+	"concat_file":     {"puppetlabs-concat", "concat"},
+	"concat_fragment": {"puppetlabs-concat", "concat"},
+	"ini_setting":     {"puppetlabs-inifile", "inifile"},
+	"ini_subsetting":  {"puppetlabs-inifile", "inifile"},
+	"vcsrepo":         {"puppetlabs-vcsrepo", "vcsrepo"},
+	"registry_key":    {"puppetlabs-registry", "registry"},
+	"registry_value":  {"puppetlabs-registry", "registry"},
+	"acl":             {"puppetlabs-acl", "acl"},
+	"archive":         {"puppet-archive", "archive"},
+	"firewall":        {"puppetlabs-firewall", "firewall"},
+	"firewallchain":   {"puppetlabs-firewall", "firewall"},
+	"windows_env":     {"puppet-windows_env", "windows_env"},
+	// (the types Puppet 6 moved out of its core into modules that
+	// puppet-agent does not bundle)
+	"mailalias":        {"puppetlabs-mailalias_core", "mailalias_core"},
+	"maillist":         {"puppetlabs-maillist_core", "maillist_core"},
+	"k5login":          {"puppetlabs-k5login_core", "k5login_core"},
+	"computer":         {"puppetlabs-macdslocal_core", "macdslocal_core"},
+	"macauthorization": {"puppetlabs-macdslocal_core", "macdslocal_core"},
+	"mcx":              {"puppetlabs-macdslocal_core", "macdslocal_core"},
+}
+
+func init() {
+	for _, t := range []string{"command", "contact", "contactgroup", "host", "hostdependency", "hostescalation",
+		"hostextinfo", "hostgroup", "service", "servicedependency", "serviceescalation", "serviceextinfo",
+		"servicegroup", "timeperiod"} {
+		moduleTypes["nagios_"+t] = forgeModule{"puppetlabs-nagios_core", "nagios_core"}
+	}
+}
+
+// moduleTypeAbsent grades a type of a known module the workspace does not
+// hold as a class of that module is graded (absentModule: declared but
+// not installed, declared nowhere while a Puppetfile lists the modules,
+// or outside the workspace), saying which module defines it and how to
+// make it known.
+func (a *analyzer) moduleTypeAbsent(name string, m forgeModule) (analysis.Severity, string, []analysis.Related, string) {
+	sev, why, rel := a.absentModule(m.name)
+	why = fmt.Sprintf("%s defines it in lib/puppet/type/%s.rb; ", m.full, name) + why
+	switch {
+	case a.notInstalled(m.name):
+		return sev, why, rel, codeNotInstalled
+	case sev == analysis.Error:
+		why += fmt.Sprintf(": add `mod '%s'` to it", m.full)
+	case len(rel) == 0 && strings.HasSuffix(why, "is not in the workspace"):
+		why += fmt.Sprintf(": declare it in a Puppetfile (`mod '%s'`) and install it, or add the folder that holds it to the module path (puppet.modulepath)", m.full)
+	}
+	return sev, why, rel, "unknown-type"
 }

@@ -166,6 +166,18 @@ func isIdent(b byte) bool {
 func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
+// unicodeBlank is the length of the Unicode space separator (category Zs)
+// b starts with, 0 if none: the characters besides space and tab that
+// Puppet's lexer skips (PATTERN_WS, [[:blank:]\r] over UTF-8 text).
+func unicodeBlank(b []byte) int {
+	r, n := utf8.DecodeRune(b)
+	switch {
+	case r == 0xA0, r == 0x1680, r >= 0x2000 && r <= 0x200A, r == 0x202F, r == 0x205F, r == 0x3000:
+		return n
+	}
+	return 0
+}
+
 // skipSpace skips blanks and comments; it reports whether a newline was crossed.
 func (lx *lexer) skipSpace() bool {
 	nl := false
@@ -182,8 +194,15 @@ func (lx *lexer) skipSpace() bool {
 			lx.pos++
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
 			lx.pos++
-		case c == 0xC2 && lx.pos+1 < lx.end && lx.src[lx.pos+1] == 0xA0:
-			lx.pos += 2 // no-break space: real manifests have them
+		case c >= 0xC2:
+			// Puppet's blank is Ruby's [[:blank:]]: every Unicode space
+			// separator, pasted from a web page or a word processor
+			// (jasy125/control-repo has an en space after an attribute).
+			n := unicodeBlank(lx.src[lx.pos:lx.end])
+			if n == 0 {
+				return nl
+			}
+			lx.pos += n
 		case c == '#':
 			start := lx.pos
 			for lx.pos < lx.end && lx.src[lx.pos] != '\n' {
