@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ordering-lsp/ordering-lsp/analysis"
-	"github.com/ordering-lsp/ordering-lsp/source"
 )
 
 // A module's example manifests (examples/, tests/, any folder of a module
@@ -108,62 +107,27 @@ func (a *analyzer) settleExamples() {
 	if len(a.exampleRuns) == 0 {
 		return
 	}
-	type key struct {
-		at         source.Span
-		code, base string
-	}
-	split := func(m string) (string, string, bool) {
-		if !strings.HasSuffix(m, exampleEnd) {
-			return m, "", false
-		}
-		i := strings.LastIndex(m, exampleMark)
-		if i < 0 {
-			return m, "", false
-		}
-		return m[:i], m[i+len(exampleMark) : len(m)-len(exampleEnd)], true
-	}
-	others := map[key]bool{}
+	others := map[markedKey]bool{}
 	for _, d := range a.diags {
-		if _, _, ok := split(d.Message); ok {
+		if _, _, ok := splitMarked(d.Message, exampleMark, exampleEnd); ok {
 			continue
 		}
-		others[key{d.At, d.Code, d.Message}] = true
+		others[markedKey{d.At, d.Code, d.Message}] = true
 		for _, mark := range []string{nodesMark, aloneMark} {
 			if i := strings.LastIndex(d.Message, mark); i >= 0 && strings.HasSuffix(d.Message, ")") {
-				others[key{d.At, d.Code, d.Message[:i]}] = true
+				others[markedKey{d.At, d.Code, d.Message[:i]}] = true
 			}
 		}
 	}
-	files := map[key][]string{}
-	first := map[key]int{}
-	out := a.diags[:0]
-	for _, d := range a.diags {
-		base, file, ok := split(d.Message)
-		if !ok {
-			out = append(out, d)
-			continue
-		}
-		k := key{d.At, d.Code, base}
-		if others[k] {
-			continue
-		}
-		if _, ok := first[k]; !ok {
-			first[k] = len(out)
-			out = append(out, d)
-		}
-		if !slices.Contains(files[k], file) {
-			files[k] = append(files[k], file)
-		}
-	}
+	out, files, first := foldMarked(a.diags, exampleMark, exampleEnd, func(analysis.Diagnostic) bool { return true }, others)
 	for k, fs := range files {
 		if len(fs) < 2 {
 			continue
 		}
-		slices.Sort(fs)
 		tail := exampleMark + fs[0] + "` and in that of " + itoa(len(fs)-1) + " other examples, which no node of the workspace compiles)"
 		d := &out[first[k]]
 		d.Message = k.base + tail
-		if tb, _, ok := split(d.Template); ok {
+		if tb, _, ok := splitMarked(d.Template, exampleMark, exampleEnd); ok {
 			d.Template = tb + tail
 		}
 	}

@@ -211,46 +211,78 @@ const (
 // one profile, ghomem's node examples) make one warning naming them all,
 // in a stable order, not one per definition.
 func (a *analyzer) mergeAlone() {
-	type key struct {
-		at         source.Span
-		code, base string
-	}
-	split := func(m string) (string, string, bool) {
-		if !strings.HasSuffix(m, aloneEnd) {
-			return m, "", false
-		}
-		i := strings.LastIndex(m, aloneMark)
-		if i < 0 {
-			return m, "", false
-		}
-		return m[:i], m[i+len(aloneMark) : len(m)-len(aloneEnd)], true
-	}
-	others := map[key]bool{}
+	others := map[markedKey]bool{}
 	n := 0
 	for _, d := range a.diags {
-		if _, _, ok := split(d.Message); ok && d.Severity == analysis.Warning {
+		if _, _, ok := splitMarked(d.Message, aloneMark, aloneEnd); ok && d.Severity == analysis.Warning {
 			n++
 			continue
 		}
-		others[key{d.At, d.Code, d.Message}] = true
+		others[markedKey{d.At, d.Code, d.Message}] = true
 		// (a problem of some node blocks' runs: settleNodeBlocks named them)
 		if i := strings.LastIndex(d.Message, nodesMark); i >= 0 && strings.HasSuffix(d.Message, ")") {
-			others[key{d.At, d.Code, d.Message[:i]}] = true
+			others[markedKey{d.At, d.Code, d.Message[:i]}] = true
 		}
 	}
 	if n == 0 {
 		return
 	}
-	names := map[key][]string{}
-	first := map[key]int{}
-	out := a.diags[:0]
-	for _, d := range a.diags {
-		base, name, ok := split(d.Message)
-		if !ok || d.Severity != analysis.Warning {
+	out, names, first := foldMarked(a.diags, aloneMark, aloneEnd, func(d analysis.Diagnostic) bool { return d.Severity == analysis.Warning }, others)
+	for k, ns := range names {
+		if len(ns) > 1 {
+			shown := ns
+			more := ""
+			if len(ns) > 4 {
+				shown = ns[:3]
+				more = fmt.Sprintf(" or %d others", len(ns)-3)
+			}
+			tail := aloneMark + strings.Join(shown, " or ") + more + " is declared: nothing in the workspace declares them)"
+			d := &out[first[k]]
+			d.Message = k.base + tail
+			if tb, _, ok := splitMarked(d.Template, aloneMark, aloneEnd); ok {
+				d.Template = tb + tail
+			}
+		}
+	}
+	a.diags = out
+}
+
+// markedKey is a problem as the copies of it that a mark tells apart
+// (aloneMark, exampleMark: which definition or example reports it)
+// share it.
+type markedKey struct {
+	at         source.Span
+	code, base string
+}
+
+// splitMarked splits message m into its base and the name between mark
+// and end at its close (false: m ends otherwise).
+func splitMarked(m, mark, end string) (string, string, bool) {
+	if !strings.HasSuffix(m, end) {
+		return m, "", false
+	}
+	i := strings.LastIndex(m, mark)
+	if i < 0 {
+		return m, "", false
+	}
+	return m[:i], m[i+len(mark) : len(m)-len(end)], true
+}
+
+// foldMarked keeps, of the diagnostics marked (mark ... end, and marked
+// says so), the first of each problem no other diagnostic reports
+// (others), in place; the rest pass through. It says what the copies of
+// each kept one named (sorted), and where it is in out.
+func foldMarked(diags []analysis.Diagnostic, mark, end string, marked func(analysis.Diagnostic) bool, others map[markedKey]bool) ([]analysis.Diagnostic, map[markedKey][]string, map[markedKey]int) {
+	names := map[markedKey][]string{}
+	first := map[markedKey]int{}
+	out := diags[:0]
+	for _, d := range diags {
+		base, name, ok := splitMarked(d.Message, mark, end)
+		if !ok || !marked(d) {
 			out = append(out, d)
 			continue
 		}
-		k := key{d.At, d.Code, base}
+		k := markedKey{d.At, d.Code, base}
 		if others[k] {
 			continue
 		}
@@ -262,24 +294,10 @@ func (a *analyzer) mergeAlone() {
 			names[k] = append(names[k], name)
 		}
 	}
-	for k, ns := range names {
-		if len(ns) > 1 {
-			slices.Sort(ns)
-			shown := ns
-			more := ""
-			if len(ns) > 4 {
-				shown = ns[:3]
-				more = fmt.Sprintf(" or %d others", len(ns)-3)
-			}
-			tail := aloneMark + strings.Join(shown, " or ") + more + " is declared: nothing in the workspace declares them)"
-			d := &out[first[k]]
-			d.Message = k.base + tail
-			if tb, _, ok := split(d.Template); ok {
-				d.Template = tb + tail
-			}
-		}
+	for _, ns := range names {
+		slices.Sort(ns)
 	}
-	a.diags = out
+	return out, names, first
 }
 
 // mergeDeclaredWhen makes one warning of a class body's problem that the
