@@ -506,29 +506,45 @@ func namesHere(ws *source.Workspace, dir, path string, text []byte) bool {
 // workspace (several folders: the one more paths name; a tie: the
 // nearest), or "".
 func servedFrom(ws *source.Workspace, dir string, text []byte) string {
-	votes := map[string]int{}
-	best, bestN := "", 0
+	var votes rootVotes
 	for _, m := range saltURLRe.FindAllSubmatch(text, 64) {
 		rel := filepath.FromSlash(strings.TrimSuffix(string(m[1]), "/"))
 		if rel == "" || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		for d, i := dir, 0; i < 8; i++ {
-			if ws.Exists(filepath.Join(d, rel)) {
-				votes[d]++
-				if votes[d] > bestN || votes[d] == bestN && len(d) > len(best) {
-					best, bestN = d, votes[d]
-				}
-				break
-			}
-			p := filepath.Dir(d)
-			if p == d {
-				break
-			}
-			d = p
-		}
+		votes.climb(dir, func(d string) bool { return ws.Exists(filepath.Join(d, rel)) })
 	}
-	return best
+	return votes.best
+}
+
+// rootVotes counts, per folder, the names a file writes that resolve
+// there (servedFrom's salt:// paths, the SLS names rootOf reads).
+type rootVotes struct {
+	n     map[string]int
+	best  string // the most voted; of several, the nearest the file
+	bestN int
+}
+
+// climb votes for the first folder from dir up (8 at most) where found
+// holds.
+func (v *rootVotes) climb(dir string, found func(d string) bool) {
+	for d, i := dir, 0; i < 8; i++ {
+		if found(d) {
+			if v.n == nil {
+				v.n = map[string]int{}
+			}
+			v.n[d]++
+			if v.n[d] > v.bestN || v.n[d] == v.bestN && len(d) > len(v.best) {
+				v.best, v.bestN = d, v.n[d]
+			}
+			return
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			return
+		}
+		d = p
+	}
 }
 
 // spmRoot is the nearest folder above dir (or dir itself) holding a
@@ -606,8 +622,7 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 	if f := ws.Lookup(path); f != nil {
 		// Dotted names are strong evidence; single words (list items like
 		// `- user`) count only when there is nothing else.
-		votes := map[string]int{}
-		best, bestN := "", 0
+		var votes rootVotes
 		seen := map[string]bool{}
 		var names []string
 		for _, m := range slsNameRe.FindAllSubmatch(f.Text, 64) {
@@ -618,27 +633,16 @@ func rootOf(ws *source.Workspace, path string, setting string, configured []stri
 		}
 		for _, n := range names {
 			rel := filepath.FromSlash(strings.ReplaceAll(n, ".", "/"))
-			d := dir
-			for i := 0; i < 8; i++ {
-				// a name that resolves to the file itself is no evidence
-				// (openSUSE/salt-formulas' infrastructure/salt/minion.sls
-				// includes salt.minion, salt-formula's)
-				if f1, f2 := filepath.Join(d, rel+".sls"), filepath.Join(d, rel, "init.sls"); f1 != path && ws.Exists(f1) || f2 != path && ws.Exists(f2) {
-					votes[d]++
-					if votes[d] > bestN || votes[d] == bestN && len(d) > len(best) {
-						best, bestN = d, votes[d]
-					}
-					break
-				}
-				p := filepath.Dir(d)
-				if p == d {
-					break
-				}
-				d = p
-			}
+			// a name that resolves to the file itself is no evidence
+			// (openSUSE/salt-formulas' infrastructure/salt/minion.sls
+			// includes salt.minion, salt-formula's)
+			votes.climb(dir, func(d string) bool {
+				f1, f2 := filepath.Join(d, rel+".sls"), filepath.Join(d, rel, "init.sls")
+				return f1 != path && ws.Exists(f1) || f2 != path && ws.Exists(f2)
+			})
 		}
-		if best != "" {
-			return best
+		if votes.best != "" {
+			return votes.best
 		}
 		// the saltstack-formulas layout X-formula/X/...: the formula's
 		// folder is the root its package is served from
