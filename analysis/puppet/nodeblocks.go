@@ -248,8 +248,8 @@ func (a *analyzer) mergeAlone() {
 }
 
 // markedKey is a problem as the copies of it that a mark tells apart
-// (aloneMark, exampleMark: which definition or example reports it)
-// share it.
+// (aloneMark, exampleMark, mergeDeclaredWhen's condition: which
+// definition, example or declaring run reports it) share it.
 type markedKey struct {
 	at         source.Span
 	code, base string
@@ -307,33 +307,12 @@ func foldMarked(diags []analysis.Diagnostic, mark, end string, marked func(analy
 // on one place), naming every condition, in a stable order.
 func (a *analyzer) mergeDeclaredWhen() {
 	const mark = " is declared when "
-	type key struct {
-		at           source.Span
-		code, prefix string
-	}
-	conds := map[key][]string{}
-	first := map[key]int{}
-	out := a.diags[:0]
-	for _, d := range a.diags {
-		i := strings.LastIndex(d.Message, mark)
-		if d.Severity != analysis.Warning || i < 0 || d.Template != "" || !strings.HasSuffix(d.Message, ")") {
-			out = append(out, d)
-			continue
-		}
-		k := key{d.At, d.Code, d.Message[:i+len(mark)]}
-		c := d.Message[i+len(mark) : len(d.Message)-1]
-		if _, ok := first[k]; !ok {
-			first[k] = len(out)
-			out = append(out, d)
-		}
-		if !slices.Contains(conds[k], c) {
-			conds[k] = append(conds[k], c)
-		}
-	}
+	out, conds, first := foldMarked(a.diags, mark, ")", func(d analysis.Diagnostic) bool {
+		return d.Severity == analysis.Warning && d.Template == ""
+	}, nil)
 	for k, cs := range conds {
 		if len(cs) > 1 {
-			slices.Sort(cs)
-			out[first[k]].Message = k.prefix + strings.Join(cs, ", or when ") + ")"
+			out[first[k]].Message = k.base + mark + strings.Join(cs, ", or when ") + ")"
 		}
 	}
 	a.diags = out
