@@ -63,6 +63,9 @@ type System struct {
 	// by run name; a partial analysis building such a run again keeps
 	// it as quiet as the complete one did.
 	unreached map[string]bool
+	// declKinds: the classes and types each run's declared list names
+	// (unreachedSpecs), kept for the lists the next analysis restores.
+	declKinds map[declID][]string
 	// Workers is how many goroutines evaluate the runs of a workspace
 	// (0: one per CPU). Results do not depend on it.
 	Workers int

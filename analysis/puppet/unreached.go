@@ -3,6 +3,7 @@ package puppet
 import (
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // Definitions no run reaches.
@@ -52,23 +53,24 @@ func (a *analyzer) unreachedSpecs() []*runSpec {
 		}
 	}
 	left := len(want)
+	seen := make(map[declID][]string, len(a.anyDeclared))
 	for _, keys := range a.anyDeclared {
-		for _, k := range keys {
-			i := strings.IndexByte(k, '[')
-			if i <= 0 {
-				continue
-			}
-			w := k[:i]
-			if w == "Class" {
-				w = k
-			}
+		id := declID{unsafe.SliceData(keys), len(keys)}
+		kinds, ok := a.sys.declKinds[id]
+		if !ok {
+			kinds = kindsOf(keys)
+		}
+		seen[id] = kinds
+		for _, w := range kinds {
 			if want[w] {
 				want[w] = false
-				if left--; left == 0 {
-					return nil
-				}
+				left--
 			}
 		}
+	}
+	a.sys.declKinds = seen
+	if left == 0 {
+		return nil
 	}
 	var names []string
 	for w, un := range want {
@@ -90,4 +92,37 @@ func (a *analyzer) unreachedSpecs() []*runSpec {
 		a.unreached[name] = true
 	}
 	return specs
+}
+
+// declID is a run's list of declared keys (or patterns) by identity: a
+// run restored from its snapshot keeps the very list, and a rebuilt or
+// patched one has a new one.
+type declID struct {
+	p *string
+	n int
+}
+
+// kindsOf is what a list of declared keys says of definitions: each class
+// ("Class[x]") and each other type declared, once. Scanning every key of
+// operations-puppet's 1,140 runs took 16-29 ms of each complete analysis
+// after an edit; a list kept from the last analysis is not read again
+// (System.declKinds): 5-7 ms.
+func kindsOf(keys []string) []string {
+	var out []string
+	had := map[string]bool{}
+	for _, k := range keys {
+		i := strings.IndexByte(k, '[')
+		if i <= 0 {
+			continue
+		}
+		w := k[:i]
+		if w == "Class" {
+			w = k
+		}
+		if !had[w] {
+			had[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
 }
